@@ -1,0 +1,334 @@
+package graphs
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// Graph is a decoded artifact. It reads the bytes given to Decode in place: the caller must not
+// modify them while the Graph is in use. Every accessor takes ids that Decode proved in range
+// for in-range arguments; out-of-range arguments panic like a slice index would.
+type Graph struct {
+	data     []byte
+	major    int
+	minor    int
+	sections []SectionInfo
+
+	strs       []byte
+	skil       []byte
+	eoff, etgt []byte
+	ewgt, easc []byte
+	eatr       []byte
+	k1, b, avg float32
+	ltrm, lpof []byte
+	lpst, ldoc []byte
+	params     []byte
+	n, e, t, p int
+}
+
+// Decode validates b as an artifact and returns a Graph over it. It checks every offset,
+// length, id and value once, so that later accessors need no checks; it allocates only the
+// section table, never in proportion to a count it has not checked against the input length.
+func Decode(b []byte) (*Graph, error) {
+	if len(b) < 4 || string(b[:4]) != Magic {
+		return nil, ErrNotArtifact
+	}
+	if len(b) < headerSize {
+		return nil, fmt.Errorf("%w: %d bytes, header needs %d", ErrTruncated, len(b), headerSize)
+	}
+	g := &Graph{
+		data:  b,
+		major: int(binary.LittleEndian.Uint16(b[4:])),
+		minor: int(binary.LittleEndian.Uint16(b[6:])),
+	}
+	if g.major != Major {
+		return nil, fmt.Errorf("%w: %d.%d (this build reads %d.x)", ErrVersion, g.major, g.minor, Major)
+	}
+	ns := binary.LittleEndian.Uint32(b[8:])
+	if ns > MaxSections {
+		return nil, fmt.Errorf("%w: %d sections (at most %d)", ErrCorrupt, ns, MaxSections)
+	}
+	tableEnd := headerSize + sectionSize*int(ns)
+	if len(b) < tableEnd {
+		return nil, fmt.Errorf("%w: %d bytes, section table needs %d", ErrTruncated, len(b), tableEnd)
+	}
+	g.sections = make([]SectionInfo, ns)
+	prevEnd := tableEnd
+	for i := range g.sections {
+		rec := b[headerSize+sectionSize*i:]
+		s := SectionInfo{
+			Tag:    string(rec[:4]),
+			Offset: int(binary.LittleEndian.Uint32(rec[4:])),
+			Length: int(binary.LittleEndian.Uint32(rec[8:])),
+		}
+		if s.Offset < prevEnd || s.Offset%8 != 0 || binary.LittleEndian.Uint32(rec[12:]) != 0 {
+			return nil, fmt.Errorf("%w: section %q at offset %d overlaps, is unaligned or has reserved bits set",
+				ErrCorrupt, s.Tag, s.Offset)
+		}
+		if s.Offset+s.Length > len(b) {
+			return nil, fmt.Errorf("%w: section %q ends at %d, file has %d bytes",
+				ErrTruncated, s.Tag, s.Offset+s.Length, len(b))
+		}
+		prevEnd = s.Offset + s.Length
+		g.sections[i] = s
+	}
+	if want, got := binary.LittleEndian.Uint32(b[12:]), crc32.Checksum(b[headerSize:], castagnoli); want != got {
+		return nil, fmt.Errorf("%w: header says %08x, contents give %08x", ErrChecksum, want, got)
+	}
+	if err := g.bind(); err != nil {
+		return nil, err
+	}
+	if err := g.validate(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// section returns the body of the first section tagged tag.
+func (g *Graph) section(tag string) ([]byte, error) {
+	for _, s := range g.sections {
+		if s.Tag == tag {
+			return g.data[s.Offset : s.Offset+s.Length : s.Offset+s.Length], nil
+		}
+	}
+	return nil, fmt.Errorf("%w: missing section %q", ErrCorrupt, tag)
+}
+
+// bind locates every section and derives the counts from their lengths.
+func (g *Graph) bind() error {
+	var err error
+	get := func(tag string, unit int) []byte {
+		if err != nil {
+			return nil
+		}
+		var s []byte
+		if s, err = g.section(tag); err == nil && len(s)%unit != 0 {
+			err = fmt.Errorf("%w: section %q length %d is not a multiple of %d", ErrCorrupt, tag, len(s), unit)
+		}
+		return s
+	}
+	g.strs = get(tagStrings, 1)
+	g.skil = get(tagSkills, skillRecord)
+	g.eoff = get(tagEdgeOff, 4)
+	g.etgt = get(tagEdgeTgt, 4)
+	g.ewgt = get(tagEdgeWgt, 4)
+	g.easc = get(tagEdgeAsc, 4)
+	g.eatr = get(tagEdgeAttr, 2)
+	lhdr := get(tagLexHdr, 16)
+	g.ltrm = get(tagLexTerms, 8)
+	g.lpof = get(tagLexPOff, 4)
+	g.lpst = get(tagLexPost, 8)
+	g.ldoc = get(tagLexDoc, 4)
+	g.params = get(tagParams, 1)
+	if err != nil {
+		return err
+	}
+	g.n, g.e = len(g.skil)/skillRecord, len(g.etgt)/4
+	g.t, g.p = len(g.ltrm)/8, len(g.lpst)/8
+	switch {
+	case len(lhdr) != 16:
+		return fmt.Errorf("%w: section %q has %d bytes, want 16", ErrCorrupt, tagLexHdr, len(lhdr))
+	case len(g.eoff) != 4*(g.n+1):
+		return fmt.Errorf("%w: %q has %d entries for %d skills", ErrCorrupt, tagEdgeOff, len(g.eoff)/4, g.n)
+	case len(g.ewgt) != 4*g.e || len(g.easc) != 4*g.e || len(g.eatr) != 2*g.e:
+		return fmt.Errorf("%w: edge sections disagree on the edge count %d", ErrCorrupt, g.e)
+	case len(g.lpof) != 4*(g.t+1):
+		return fmt.Errorf("%w: %q has %d entries for %d terms", ErrCorrupt, tagLexPOff, len(g.lpof)/4, g.t)
+	case len(g.ldoc) != 4*g.n:
+		return fmt.Errorf("%w: %q has %d entries for %d skills", ErrCorrupt, tagLexDoc, len(g.ldoc)/4, g.n)
+	}
+	g.k1, g.b, g.avg = f32(lhdr, 0), f32(lhdr, 1), f32(lhdr, 2)
+	return nil
+}
+
+// validate checks every invariant the accessors rely on.
+func (g *Graph) validate() error {
+	for _, f := range []float32{g.k1, g.b, g.avg} {
+		if !finite(f) || f < 0 {
+			return fmt.Errorf("%w: lexicon parameter %v", ErrCorrupt, f)
+		}
+	}
+	for i := 0; i < 4*g.n; i++ {
+		if err := g.checkString(g.skil, i, "skill"); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < g.n; i++ {
+		if len(g.Name(i)) == 0 {
+			return fmt.Errorf("%w: skill %d has an empty name", ErrCorrupt, i)
+		}
+		if d := f32(g.ldoc, i); !finite(d) || d < 0 {
+			return fmt.Errorf("%w: skill %d has document length %v", ErrCorrupt, i, d)
+		}
+	}
+	if err := csr(g.eoff, g.n, g.e, tagEdgeOff); err != nil {
+		return err
+	}
+	for i := 0; i < g.n; i++ {
+		lo, hi := g.Out(i)
+		for e := lo; e < hi; e++ {
+			t := u32(g.etgt, e)
+			if int(t) >= g.n || int(t) == i || (e > lo && t <= u32(g.etgt, e-1)) {
+				return fmt.Errorf("%w: edge %d of skill %d: target %d out of range, a self loop or out of order",
+					ErrCorrupt, e, i, t)
+			}
+			if w, a := f32(g.ewgt, e), f32(g.easc, e); !unit(w) || !unit(a) {
+				return fmt.Errorf("%w: edge %d: weight %v or association %v outside [0, 1]", ErrCorrupt, e, w, a)
+			}
+			if g.eatr[2*e] >= byte(numStates) || g.eatr[2*e+1] >= byte(numRelations) {
+				return fmt.Errorf("%w: edge %d: unknown state %d or type %d", ErrCorrupt, e, g.eatr[2*e], g.eatr[2*e+1])
+			}
+		}
+	}
+	for t := 0; t < g.t; t++ {
+		if err := g.checkString(g.ltrm, t, "term"); err != nil {
+			return err
+		}
+		if t > 0 && g.Term(t-1) >= g.Term(t) {
+			return fmt.Errorf("%w: lexicon term %d not in ascending order", ErrCorrupt, t)
+		}
+	}
+	if err := csr(g.lpof, g.t, g.p, tagLexPOff); err != nil {
+		return err
+	}
+	for t := 0; t < g.t; t++ {
+		lo, hi := g.Postings(t)
+		for p := lo; p < hi; p++ {
+			d, tf := u32(g.lpst, 2*p), f32(g.lpst, 2*p+1)
+			if int(d) >= g.n || (p > lo && d <= u32(g.lpst, 2*p-2)) || !finite(tf) || tf < 0 {
+				return fmt.Errorf("%w: posting %d of term %d: document %d or frequency %v invalid", ErrCorrupt, p, t, d, tf)
+			}
+		}
+	}
+	if !json.Valid(g.params) {
+		return fmt.Errorf("%w: section %q is not valid JSON", ErrCorrupt, tagParams)
+	}
+	return nil
+}
+
+// checkString validates the i-th string reference of recs against the string heap.
+func (g *Graph) checkString(recs []byte, i int, what string) error {
+	off, n := u32(recs, 2*i), u32(recs, 2*i+1)
+	if uint64(off)+uint64(n) > uint64(len(g.strs)) {
+		return fmt.Errorf("%w: %s string %d (offset %d, length %d) outside the string heap of %d bytes",
+			ErrCorrupt, what, i, off, n, len(g.strs))
+	}
+	if !utf8.Valid(g.strs[off : off+n]) {
+		return fmt.Errorf("%w: %s string %d is not valid UTF-8", ErrCorrupt, what, i)
+	}
+	return nil
+}
+
+// csr checks that offs holds rows+1 non-decreasing offsets from 0 to total.
+func csr(offs []byte, rows, total int, tag string) error {
+	if u32(offs, 0) != 0 || int(u32(offs, rows)) != total {
+		return fmt.Errorf("%w: %q must run from 0 to %d", ErrCorrupt, tag, total)
+	}
+	for i := 1; i <= rows; i++ {
+		if u32(offs, i) < u32(offs, i-1) {
+			return fmt.Errorf("%w: %q decreases at row %d", ErrCorrupt, tag, i)
+		}
+	}
+	return nil
+}
+
+func u32(b []byte, i int) uint32 { return binary.LittleEndian.Uint32(b[4*i:]) }
+func f32(b []byte, i int) float32 {
+	return math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+}
+
+// str returns the i-th string reference of recs without copying.
+func (g *Graph) str(recs []byte, i int) string {
+	off, n := u32(recs, 2*i), u32(recs, 2*i+1)
+	if n == 0 {
+		return ""
+	}
+	return unsafe.String(&g.strs[off], int(n))
+}
+
+// Version returns the artifact's major and minor version.
+func (g *Graph) Version() (major, minor int) { return g.major, g.minor }
+
+// Size is the artifact's length in bytes.
+func (g *Graph) Size() int { return len(g.data) }
+
+// Sections lists the artifact's sections in file order.
+func (g *Graph) Sections() []SectionInfo { return append([]SectionInfo(nil), g.sections...) }
+
+// NumSkills is the number of skills (nodes).
+func (g *Graph) NumSkills() int { return g.n }
+
+// NumEdges is the number of published edges.
+func (g *Graph) NumEdges() int { return g.e }
+
+// Name of skill i.
+func (g *Graph) Name(i int) string { return g.str(g.skil, 4*i) }
+
+// Description of skill i.
+func (g *Graph) Description(i int) string { return g.str(g.skil, 4*i+1) }
+
+// Source is the file skill i came from.
+func (g *Graph) Source(i int) string { return g.str(g.skil, 4*i+2) }
+
+// Body is the head of skill i's body text.
+func (g *Graph) Body(i int) string { return g.str(g.skil, 4*i+3) }
+
+// Out returns the edge index range [lo, hi) of skill i's outgoing edges.
+func (g *Graph) Out(i int) (lo, hi int) { return int(u32(g.eoff, i)), int(u32(g.eoff, i+1)) }
+
+// Target of edge e.
+func (g *Graph) Target(e int) int { return int(u32(g.etgt, e)) }
+
+// Weight is edge e's published weight.
+func (g *Graph) Weight(e int) float32 { return f32(g.ewgt, e) }
+
+// Assoc is edge e's association score A.
+func (g *Graph) Assoc(e int) float32 { return f32(g.easc, e) }
+
+// State is edge e's calibration state.
+func (g *Graph) State(e int) State { return State(g.eatr[2*e]) }
+
+// Type is edge e's relation type.
+func (g *Graph) Type(e int) Relation { return Relation(g.eatr[2*e+1]) }
+
+// BM25 returns the lexicon's k1, b and average document length.
+func (g *Graph) BM25() (k1, b, avgDL float32) { return g.k1, g.b, g.avg }
+
+// NumTerms is the size of the lexicon.
+func (g *Graph) NumTerms() int { return g.t }
+
+// Term t of the lexicon.
+func (g *Graph) Term(t int) string { return g.str(g.ltrm, t) }
+
+// FindTerm returns the index of term s in the lexicon.
+func (g *Graph) FindTerm(s string) (int, bool) {
+	lo, hi := 0, g.t
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if g.Term(m) < s {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < g.t && g.Term(lo) == s
+}
+
+// Postings returns the posting index range [lo, hi) of term t.
+func (g *Graph) Postings(t int) (lo, hi int) { return int(u32(g.lpof, t)), int(u32(g.lpof, t+1)) }
+
+// Posting returns posting p's document and weighted term frequency.
+func (g *Graph) Posting(p int) (doc int, tf float32) {
+	return int(u32(g.lpst, 2*p)), f32(g.lpst, 2*p+1)
+}
+
+// DocLen is skill i's weighted document length.
+func (g *Graph) DocLen(i int) float32 { return f32(g.ldoc, i) }
+
+// Params returns the build parameters as the JSON object they were written as.
+func (g *Graph) Params() []byte { return g.params }

@@ -1,0 +1,248 @@
+package graphs
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Skill is one node of an Artifact.
+type Skill struct {
+	Name        string
+	Description string
+	Source      string
+	Body        string // the head of the skill's body, already cut to the builder's budget
+}
+
+// Edge is one published edge of an Artifact, from Skills[Source] to Skills[Target].
+type Edge struct {
+	Source, Target int
+	Weight         float32 // published weight in [0, 1]
+	Assoc          float32 // association score A in [0, 1]
+	State          State
+	Type           Relation
+}
+
+// Posting is one document of a term's posting list.
+type Posting struct {
+	Doc uint32
+	TF  float32 // field-weighted term frequency
+}
+
+// Lexicon is the BM25 index stored in the artifact.
+type Lexicon struct {
+	K1, B, AvgDL float32
+	Terms        []string    // strictly ascending byte order
+	Postings     [][]Posting // Postings[t] belongs to Terms[t]; documents strictly ascending
+	DocLen       []float32   // one per skill
+}
+
+// Artifact is everything a .skg file holds, in memory. Encode turns it into bytes.
+type Artifact struct {
+	Skills  []Skill
+	Edges   []Edge // any order; Encode sorts by (Source, Target)
+	Lexicon Lexicon
+	Params  map[string]any // build parameters; encoded as JSON with sorted keys
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Encode returns the artifact's bytes. The same Artifact always gives the same bytes.
+func Encode(a *Artifact) ([]byte, error) {
+	n := len(a.Skills)
+	if err := a.check(); err != nil {
+		return nil, err
+	}
+	edges := slices.Clone(a.Edges)
+	slices.SortFunc(edges, func(x, y Edge) int {
+		if x.Source != y.Source {
+			return x.Source - y.Source
+		}
+		return x.Target - y.Target
+	})
+	for i := 1; i < len(edges); i++ {
+		if edges[i].Source == edges[i-1].Source && edges[i].Target == edges[i-1].Target {
+			return nil, fmt.Errorf("graphs: duplicate edge %q -> %q",
+				a.Skills[edges[i].Source].Name, a.Skills[edges[i].Target].Name)
+		}
+	}
+
+	var heap stringHeap
+	skil := make([]byte, 0, n*skillRecord)
+	for _, s := range a.Skills {
+		for _, str := range []string{s.Name, s.Description, s.Source, s.Body} {
+			skil = heap.ref(skil, str)
+		}
+	}
+
+	eoff := make([]byte, 0, 4*(n+1))
+	etgt := make([]byte, 0, 4*len(edges))
+	ewgt := make([]byte, 0, 4*len(edges))
+	easc := make([]byte, 0, 4*len(edges))
+	eatr := make([]byte, 0, 2*len(edges))
+	e := 0
+	for i := 0; i <= n; i++ {
+		eoff = binary.LittleEndian.AppendUint32(eoff, uint32(e))
+		for e < len(edges) && edges[e].Source == i {
+			ed := edges[e]
+			etgt = binary.LittleEndian.AppendUint32(etgt, uint32(ed.Target))
+			ewgt = binary.LittleEndian.AppendUint32(ewgt, math.Float32bits(ed.Weight))
+			easc = binary.LittleEndian.AppendUint32(easc, math.Float32bits(ed.Assoc))
+			eatr = append(eatr, byte(ed.State), byte(ed.Type))
+			e++
+		}
+	}
+
+	lx := &a.Lexicon
+	lhdr := binary.LittleEndian.AppendUint32(nil, math.Float32bits(lx.K1))
+	lhdr = binary.LittleEndian.AppendUint32(lhdr, math.Float32bits(lx.B))
+	lhdr = binary.LittleEndian.AppendUint32(lhdr, math.Float32bits(lx.AvgDL))
+	lhdr = binary.LittleEndian.AppendUint32(lhdr, 0)
+	var ltrm, lpof, lpst, ldoc []byte
+	p := 0
+	for t, term := range lx.Terms {
+		ltrm = heap.ref(ltrm, term)
+		lpof = binary.LittleEndian.AppendUint32(lpof, uint32(p))
+		for _, ps := range lx.Postings[t] {
+			lpst = binary.LittleEndian.AppendUint32(lpst, ps.Doc)
+			lpst = binary.LittleEndian.AppendUint32(lpst, math.Float32bits(ps.TF))
+			p++
+		}
+	}
+	lpof = binary.LittleEndian.AppendUint32(lpof, uint32(p))
+	for _, d := range lx.DocLen {
+		ldoc = binary.LittleEndian.AppendUint32(ldoc, math.Float32bits(d))
+	}
+
+	params := []byte("{}")
+	if a.Params != nil {
+		var err error
+		// encoding/json sorts map keys, which keeps the bytes deterministic.
+		if params, err = json.Marshal(a.Params); err != nil {
+			return nil, fmt.Errorf("graphs: encoding params: %w", err)
+		}
+	}
+
+	bodies := map[string][]byte{
+		tagStrings: heap.buf.Bytes(), tagSkills: skil, tagEdgeOff: eoff, tagEdgeTgt: etgt,
+		tagEdgeWgt: ewgt, tagEdgeAsc: easc, tagEdgeAttr: eatr, tagLexHdr: lhdr,
+		tagLexTerms: ltrm, tagLexPOff: lpof, tagLexPost: lpst, tagLexDoc: ldoc, tagParams: params,
+	}
+	return assemble(sectionOrder, bodies, Minor)
+}
+
+// assemble lays out the header, the section table and the bodies of tags in order.
+func assemble(tags []string, bodies map[string][]byte, minor uint16) ([]byte, error) {
+	off := headerSize + sectionSize*len(tags)
+	total := off
+	for _, tag := range tags {
+		total = align8(total) + len(bodies[tag])
+	}
+	if total > math.MaxUint32 {
+		return nil, fmt.Errorf("graphs: artifact would be %d bytes, over the 4 GiB limit", total)
+	}
+	out := make([]byte, total)
+	copy(out, Magic)
+	binary.LittleEndian.PutUint16(out[4:], Major)
+	binary.LittleEndian.PutUint16(out[6:], minor)
+	binary.LittleEndian.PutUint32(out[8:], uint32(len(tags)))
+	for i, tag := range tags {
+		off = align8(off)
+		body := bodies[tag]
+		rec := out[headerSize+sectionSize*i:]
+		copy(rec, tag)
+		binary.LittleEndian.PutUint32(rec[4:], uint32(off))
+		binary.LittleEndian.PutUint32(rec[8:], uint32(len(body)))
+		copy(out[off:], body)
+		off += len(body)
+	}
+	binary.LittleEndian.PutUint32(out[12:], crc32.Checksum(out[headerSize:], castagnoli))
+	return out, nil
+}
+
+// check rejects an Artifact that would decode as corrupt, naming the offending item.
+func (a *Artifact) check() error {
+	n := len(a.Skills)
+	for i, s := range a.Skills {
+		if s.Name == "" {
+			return fmt.Errorf("graphs: skill %d has an empty name", i)
+		}
+	}
+	for _, e := range a.Edges {
+		if e.Source < 0 || e.Source >= n || e.Target < 0 || e.Target >= n {
+			return fmt.Errorf("graphs: edge %d -> %d out of range (%d skills)", e.Source, e.Target, n)
+		}
+		if e.Source == e.Target {
+			return fmt.Errorf("graphs: self edge on %q", a.Skills[e.Source].Name)
+		}
+		if !unit(e.Weight) || !unit(e.Assoc) {
+			return fmt.Errorf("graphs: edge %q -> %q: weight %v / association %v outside [0, 1]",
+				a.Skills[e.Source].Name, a.Skills[e.Target].Name, e.Weight, e.Assoc)
+		}
+		if e.State >= numStates || e.Type >= numRelations {
+			return fmt.Errorf("graphs: edge %q -> %q: unknown state %d or type %d",
+				a.Skills[e.Source].Name, a.Skills[e.Target].Name, e.State, e.Type)
+		}
+	}
+	lx := &a.Lexicon
+	if len(lx.Postings) != len(lx.Terms) {
+		return fmt.Errorf("graphs: lexicon has %d terms but %d posting lists", len(lx.Terms), len(lx.Postings))
+	}
+	if len(lx.DocLen) != n {
+		return fmt.Errorf("graphs: lexicon has %d document lengths for %d skills", len(lx.DocLen), n)
+	}
+	for t, term := range lx.Terms {
+		if t > 0 && strings.Compare(lx.Terms[t-1], term) >= 0 {
+			return fmt.Errorf("graphs: lexicon terms not strictly ascending at %q", term)
+		}
+		for i, p := range lx.Postings[t] {
+			if int(p.Doc) >= n || (i > 0 && p.Doc <= lx.Postings[t][i-1].Doc) {
+				return fmt.Errorf("graphs: postings of %q out of range or not ascending", term)
+			}
+			if !finite(p.TF) || p.TF < 0 {
+				return fmt.Errorf("graphs: postings of %q: bad term frequency %v", term, p.TF)
+			}
+		}
+	}
+	for _, f := range []float32{lx.K1, lx.B, lx.AvgDL} {
+		if !finite(f) || f < 0 {
+			return fmt.Errorf("graphs: lexicon parameter %v is not a finite non-negative number", f)
+		}
+	}
+	for _, d := range lx.DocLen {
+		if !finite(d) || d < 0 {
+			return fmt.Errorf("graphs: document length %v is not a finite non-negative number", d)
+		}
+	}
+	return nil
+}
+
+func unit(f float32) bool   { return f >= 0 && f <= 1 }
+func finite(f float32) bool { return !math.IsNaN(float64(f)) && !math.IsInf(float64(f), 0) }
+func align8(n int) int      { return (n + 7) &^ 7 }
+
+// stringHeap appends strings to one buffer, storing each distinct string once.
+type stringHeap struct {
+	buf  bytes.Buffer
+	seen map[string]uint32
+}
+
+// ref appends the (offset, length) reference of s to dst.
+func (h *stringHeap) ref(dst []byte, s string) []byte {
+	if h.seen == nil {
+		h.seen = map[string]uint32{}
+	}
+	off, ok := h.seen[s]
+	if !ok {
+		off = uint32(h.buf.Len())
+		h.buf.WriteString(s)
+		h.seen[s] = off
+	}
+	dst = binary.LittleEndian.AppendUint32(dst, off)
+	return binary.LittleEndian.AppendUint32(dst, uint32(len(s)))
+}

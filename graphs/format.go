@@ -1,0 +1,172 @@
+// Package graphs defines the .skg artifact: the published skill graph, its lexical index and
+// its build parameters in one little-endian binary file that is validated once and then read in
+// place, without copying.
+//
+// Byte layout (all integers little-endian, every section 8-byte aligned):
+//
+//	offset  size        field
+//	0       4           magic "\x00skg"
+//	4       2           major version (readers refuse a major they do not know)
+//	6       2           minor version (readers read the sections they know of a newer minor)
+//	8       4           section count S
+//	12      4           CRC-32C (Castagnoli) of bytes [16, end)
+//	16      16·S        section table: tag [4]byte, offset u32, length u32, reserved u32 (0)
+//	...                 section bodies, in table order, offsets ascending, no overlap
+//
+// Sections of version 1.0 (N skills, E edges, T terms, P postings):
+//
+//	STRS  bytes            string heap; strings are (offset u32, length u32) pairs into it
+//	SKIL  N × 32           skill records: name, description, source, body head (4 string refs)
+//	EOFF  (N+1) × u32      CSR row offsets: EOFF[0] = 0, non-decreasing, EOFF[N] = E
+//	ETGT  E × u32          edge targets; within a row strictly ascending, never the row itself
+//	EWGT  E × f32          published weight in [0, 1]
+//	EASC  E × f32          association score A in [0, 1]
+//	EATR  E × 2 bytes      edge state (State), relation type (Relation)
+//	LHDR  16               BM25 k1 f32, b f32, average document length f32, reserved u32
+//	LTRM  T × 8            lexicon terms (string refs), strictly ascending byte order
+//	LPOF  (T+1) × u32      CSR offsets of each term's postings
+//	LPST  P × 8            postings: document u32 (strictly ascending per term), weighted tf f32
+//	LDOC  N × f32          weighted document length
+//	PARM  bytes            build parameters, a JSON object with sorted keys
+//
+// Unknown tags are skipped, so a newer minor version can add sections. The encoder writes the
+// same bytes for the same Artifact: no timestamps, no map iteration, no padding garbage.
+package graphs
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Version of the format this package writes.
+const (
+	Major = 1
+	Minor = 0
+)
+
+// Magic starts every artifact. The leading NUL keeps text tools from mistaking it for text.
+const Magic = "\x00skg"
+
+const (
+	headerSize  = 16
+	sectionSize = 16
+	skillRecord = 32
+	// MaxSections bounds the section table so a corrupt count cannot make the reader walk far.
+	MaxSections = 64
+)
+
+// Named errors. Decode wraps them with detail; test with errors.Is.
+var (
+	// ErrNotArtifact means the bytes do not start with the magic: not a .skg file at all.
+	ErrNotArtifact = errors.New("graphs: not a caskg artifact")
+	// ErrVersion means the major version is one this build cannot read.
+	ErrVersion = errors.New("graphs: unsupported artifact version")
+	// ErrTruncated means the file ends before its header, section table or a section does.
+	ErrTruncated = errors.New("graphs: artifact truncated")
+	// ErrChecksum means the bytes changed after the artifact was written.
+	ErrChecksum = errors.New("graphs: artifact checksum mismatch")
+	// ErrCorrupt means the checksum matched but the contents break an invariant.
+	ErrCorrupt = errors.New("graphs: artifact corrupt")
+)
+
+// State is an edge's calibration state (DESIGN §3.5–3.6).
+type State uint8
+
+// Edge states. Unvalidated edges were never probed; Scaffold edges are unvalidated edges kept to
+// connect the graph.
+const (
+	Unvalidated State = iota
+	Confirmed
+	Uncertain
+	Rejected
+	Scaffold
+	numStates
+)
+
+var stateNames = [...]string{"unvalidated", "confirmed", "uncertain", "rejected", "scaffold"}
+
+func (s State) String() string {
+	if s < numStates {
+		return stateNames[s]
+	}
+	return fmt.Sprintf("state(%d)", uint8(s))
+}
+
+// States lists every valid state in order.
+func States() []State { return []State{Unvalidated, Confirmed, Uncertain, Rejected, Scaffold} }
+
+// Relation is the kind of link an edge stands for; retrieval weighs reverse traversal by it.
+type Relation uint8
+
+// Relation types. Dependency: the source produces what the target needs or is declared as its
+// prerequisite. Workflow: the source comes earlier in a typical procedure. Semantic: the two are
+// about the same thing. Alternative: either can do the job.
+const (
+	Dependency Relation = iota
+	Workflow
+	Semantic
+	Alternative
+	numRelations
+)
+
+var relationNames = [...]string{"dependency", "workflow", "semantic", "alternative"}
+
+func (r Relation) String() string {
+	if r < numRelations {
+		return relationNames[r]
+	}
+	return fmt.Sprintf("relation(%d)", uint8(r))
+}
+
+// Relations lists every valid relation type in order.
+func Relations() []Relation { return []Relation{Dependency, Workflow, Semantic, Alternative} }
+
+// ParseState returns the state named s.
+func ParseState(s string) (State, bool) {
+	for i, n := range stateNames {
+		if n == s {
+			return State(i), true
+		}
+	}
+	return 0, false
+}
+
+// ParseRelation returns the relation named s.
+func ParseRelation(s string) (Relation, bool) {
+	for i, n := range relationNames {
+		if n == s {
+			return Relation(i), true
+		}
+	}
+	return 0, false
+}
+
+// Section tags of format 1.0.
+const (
+	tagStrings  = "STRS"
+	tagSkills   = "SKIL"
+	tagEdgeOff  = "EOFF"
+	tagEdgeTgt  = "ETGT"
+	tagEdgeWgt  = "EWGT"
+	tagEdgeAsc  = "EASC"
+	tagEdgeAttr = "EATR"
+	tagLexHdr   = "LHDR"
+	tagLexTerms = "LTRM"
+	tagLexPOff  = "LPOF"
+	tagLexPost  = "LPST"
+	tagLexDoc   = "LDOC"
+	tagParams   = "PARM"
+)
+
+// sectionOrder is the order the encoder writes sections in; every one is required in 1.0.
+var sectionOrder = []string{
+	tagStrings, tagSkills, tagEdgeOff, tagEdgeTgt, tagEdgeWgt, tagEdgeAsc, tagEdgeAttr,
+	tagLexHdr, tagLexTerms, tagLexPOff, tagLexPost, tagLexDoc, tagParams,
+}
+
+// SectionInfo describes one section of a decoded artifact.
+type SectionInfo struct {
+	Tag    string `json:"tag"`
+	Offset int    `json:"offset"`
+	Length int    `json:"length"`
+}
