@@ -1,0 +1,186 @@
+package build
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/wasm/engine"
+)
+
+// Role is a skill's place in a typical procedure (DESIGN §3.1, structural signal). Roles are
+// ordered: a skill of an earlier role tends to precede one of a later role on the same object.
+type Role int
+
+// Roles in procedure order. RoleRepair and RoleNone stand outside the order.
+const (
+	RoleNone Role = iota
+	RoleLocate
+	RoleAcquire
+	RoleTransform
+	RoleVerify
+	RoleDeliver
+	RoleRepair
+)
+
+var roleNames = [...]string{"none", "locate", "acquire", "transform", "verify", "deliver", "repair"}
+
+func (r Role) String() string { return roleNames[r] }
+
+func (r Role) ordered() bool { return r >= RoleLocate && r <= RoleDeliver }
+
+// roleVerbs maps a stemmed leading verb to its role. The lists favour the verbs that open skill
+// and tool names ("get_", "find-", "validate_", "send_").
+var roleVerbs = func() map[string]Role {
+	m := map[string]Role{}
+	for role, verbs := range map[Role]string{
+		RoleLocate: `find locate search lookup look discover detect scan explore browse list query
+			navigate go goto walk move identify seek`,
+		RoleAcquire: `get fetch retrieve read load download pick take grab open obtain collect gather
+			acquire import extract receive pull access parse fill prepare setup install connect
+			login authenticate init initialize start`,
+		RoleTransform: `set update change convert transform heat cool warm chill boil melt freeze mix
+			combine build create make generate compute calculate edit modify write slice cut clean
+			wash turn toggle switch enable disable adjust apply add remove delete plant water grow
+			translate format merge split sort filter compress encode decode render design train
+			analyze analyse process run execute use configure assemble attach wire insert pour
+			stir dissolve`,
+		RoleVerify: `check verify validate test measure inspect confirm examine ensure assert review
+			compare evaluate monitor audit observe debug lint`,
+		RoleDeliver: `send share place put deliver publish submit report save store export email
+			post notify upload deploy return present close finish store commit drop give print
+			show display output`,
+		RoleRepair: `fix repair recover retry troubleshoot restore reset rollback undo reopen resolve
+			handle`,
+	} {
+		for _, v := range strings.Fields(verbs) {
+			m[engine.Stem(v)] = role
+		}
+	}
+	return m
+}()
+
+// slot is one input or output of a skill: a declared field or one extracted from text.
+type slot struct {
+	key      string   // normalized name, for exact matching of declared fields
+	tokens   []string // stemmed content tokens
+	declared bool
+}
+
+// features is what the signals read about one skill.
+type features struct {
+	role    Role
+	object  map[string]float64 // name tokens without the role verb, TF-IDF weighted, unit length
+	text    map[string]float64 // name, description and tags, TF-IDF weighted, unit length
+	inputs  []slot
+	outputs []slot
+	deps    []int // skills this one declares as prerequisites
+}
+
+// extractFeatures computes the features of every skill. index maps names to skill ids.
+func extractFeatures(skills []ingest.Skill, index map[string]int) ([]features, map[string]float64) {
+	n := len(skills)
+	texts := make([][]string, n)
+	objects := make([][]string, n)
+	df := map[string]int{}
+	fs := make([]features, n)
+	for i, s := range skills {
+		texts[i] = engine.Tokenize(s.Name + " " + s.Description + " " + strings.Join(s.Tags, " "))
+		seen := map[string]bool{}
+		for _, t := range texts[i] {
+			if !seen[t] {
+				seen[t] = true
+				df[t]++
+			}
+		}
+		fs[i].role, objects[i] = nameRole(s.Name, s.Description)
+	}
+	idf := make(map[string]float64, len(df))
+	for t, d := range df {
+		idf[t] = math.Log(1 + float64(n)/float64(d))
+	}
+	for i, s := range skills {
+		f := &fs[i]
+		f.text = unitVector(texts[i], idf)
+		f.object = unitVector(objects[i], idf)
+		for _, in := range s.Inputs {
+			f.inputs = append(f.inputs, declaredSlot(in.Name))
+		}
+		for _, out := range s.Outputs {
+			f.outputs = append(f.outputs, declaredSlot(out.Name))
+		}
+		if len(s.Outputs) == 0 && (f.role == RoleAcquire || f.role == RoleLocate || f.role == RoleTransform) &&
+			len(objects[i]) > 0 {
+			// A getter's product is what its name says it gets: get_system_language → language.
+			f.outputs = append(f.outputs, slot{key: strings.Join(objects[i], " "), tokens: objects[i]})
+		}
+		for _, d := range s.DependsOn {
+			if j, ok := index[d]; ok && j != i {
+				f.deps = append(f.deps, j)
+			}
+		}
+		sort.Ints(f.deps)
+	}
+	return fs, idf
+}
+
+// nameRole finds the role of a skill from the first role verb of its name (or, failing that,
+// of its description) and returns the remaining content tokens of the name as its object.
+func nameRole(name, description string) (Role, []string) {
+	words := engine.Tokenize(name)
+	role := RoleNone
+	var object []string
+	for k, w := range words {
+		if r, ok := roleVerbs[w]; ok && role == RoleNone && k < 2 {
+			role = r
+			continue
+		}
+		object = append(object, w)
+	}
+	if role == RoleNone {
+		for k, w := range engine.Tokenize(description) {
+			if k >= 3 {
+				break
+			}
+			if r, ok := roleVerbs[w]; ok {
+				role = r
+				break
+			}
+		}
+	}
+	return role, object
+}
+
+func declaredSlot(name string) slot {
+	return slot{key: strings.Join(engine.Words(name), " "), tokens: engine.Tokenize(name), declared: true}
+}
+
+// unitVector returns the TF-IDF vector of tokens scaled to unit length.
+func unitVector(tokens []string, idf map[string]float64) map[string]float64 {
+	v := map[string]float64{}
+	for _, t := range tokens {
+		v[t] += idf[t]
+	}
+	var norm float64
+	for _, x := range v {
+		norm += x * x
+	}
+	norm = math.Sqrt(norm)
+	for t := range v {
+		v[t] /= norm
+	}
+	return v
+}
+
+// cosine of two unit vectors.
+func cosine(a, b map[string]float64) float64 {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	var s float64
+	for t, x := range a {
+		s += x * b[t]
+	}
+	return min(1, s)
+}

@@ -1,0 +1,174 @@
+// Package cli implements the caskg command: build, query, inspect, export and eval. Run is the
+// whole program behind main, so tests drive it in-process with their own streams.
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/wasm/engine"
+)
+
+// Version of the caskg command.
+const Version = "0.1.0"
+
+type command struct {
+	name, args, summary string
+	run                 func(c *ctx, args []string) error
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"build", "LIBRARY... -o OUT.skg", "build a skill graph artifact from SKILL.md trees and tool catalogs", runBuild},
+		{"query", "ARTIFACT \"task\" | --batch TASKS.jsonl", "retrieve a ranked skill bundle for a task", runQuery},
+		{"inspect", "ARTIFACT", "show an artifact's counts, degree statistics and sections", runInspect},
+		{"export", "ARTIFACT --format json|dot|graphml", "write the published graph in an interchange format", runExport},
+		{"eval", "ARTIFACT --tasks TASKS.jsonl", "score retrieval (R@k, COMP@k, nDCG@10) and edges against gold", runEval},
+	}
+}
+
+// ctx carries the output streams of one run.
+type ctx struct {
+	stdout, stderr io.Writer
+}
+
+// errUsage marks an error that the usage text should follow.
+var errUsage = errors.New("usage")
+
+// Run runs the command line args (without the program name) and returns the exit status.
+func Run(args []string, stdout, stderr io.Writer) int {
+	c := &ctx{stdout, stderr}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		c.usage(stdout)
+		return 0
+	}
+	if args[0] == "version" || args[0] == "--version" {
+		fmt.Fprintln(stdout, "caskg", Version)
+		return 0
+	}
+	for _, cmd := range commands {
+		if cmd.name == args[0] {
+			err := cmd.run(c, args[1:])
+			switch {
+			case err == nil:
+				return 0
+			case errors.Is(err, flag.ErrHelp):
+				return 0
+			case errors.Is(err, errUsage):
+				fmt.Fprintf(stderr, "caskg %s: %v\nusage: caskg %s %s\n", cmd.name, strings.TrimPrefix(err.Error(), "usage: "), cmd.name, cmd.args)
+				return 2
+			default:
+				fmt.Fprintf(stderr, "caskg %s: %v\n", cmd.name, err)
+				return 1
+			}
+		}
+	}
+	fmt.Fprintf(stderr, "caskg: unknown command %q\n", args[0])
+	c.usage(stderr)
+	return 2
+}
+
+func (c *ctx) usage(w io.Writer) {
+	fmt.Fprintln(w, "caskg — counterfactual-causal skill graphs for agent skill retrieval")
+	fmt.Fprintln(w, "\nusage: caskg COMMAND [flags]")
+	for _, cmd := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n           %s\n", cmd.name, cmd.summary, cmd.args)
+	}
+	fmt.Fprintln(w, "\nRun 'caskg COMMAND -h' for a command's flags.")
+}
+
+// usagef returns an error that prints the command's usage after the message.
+func usagef(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, a...))
+}
+
+// parse parses flags that may come before, between or after positional arguments, and returns
+// the positional arguments. "--" ends flag parsing.
+func parse(c *ctx, fs *flag.FlagSet, args []string, synopsis string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(c.stdout)
+				fmt.Fprintf(c.stdout, "usage: caskg %s %s\n", fs.Name(), synopsis)
+				fs.PrintDefaults()
+				return nil, err
+			}
+			return nil, usagef("%v", err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		if args[0] == "--" {
+			pos = append(pos, args[1:]...)
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	return pos, nil
+}
+
+// loadArtifact reads and decodes an artifact file, naming the file in any error.
+func loadArtifact(path string) (*graphs.Graph, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	g, err := graphs.Decode(data)
+	if err != nil {
+		if errors.Is(err, graphs.ErrNotArtifact) {
+			return nil, fmt.Errorf("%s: not a caskg artifact (.skg); build one with 'caskg build'", path)
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return g, nil
+}
+
+// loadEngine loads an artifact and prepares an engine over it.
+func loadEngine(path string) (*engine.Engine, error) {
+	g, err := loadArtifact(path)
+	if err != nil {
+		return nil, err
+	}
+	return engine.New(g), nil
+}
+
+// writeFileAtomic writes data to path through a temporary file in the same directory and a
+// rename, so a crash never leaves a half-written file where a good one was.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp, 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return werr
+	}
+	return nil
+}

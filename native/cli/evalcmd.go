@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/wasm/engine"
+)
+
+// evalReport is what eval prints with --json.
+type evalReport struct {
+	Artifact string                      `json:"artifact"`
+	Tasks    string                      `json:"tasks"`
+	Mode     string                      `json:"mode"`
+	Summary  eval.Summary                `json:"summary"`
+	Unknown  int                         `json:"unknown_gold"` // gold names not in the artifact
+	Edges    map[string]*eval.EdgeScores `json:"edges,omitempty"`
+}
+
+func runEval(c *ctx, args []string) error {
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	var q queryFlags
+	q.register(fs, 0)
+	tasksPath := fs.String("tasks", "", "task `file` (JSONL: id, query, gold) — required")
+	goldEdges := fs.String("gold-edges", "", "gold edge `file` (JSONL: source, target) to score the published graph")
+	ksFlag := fs.String("ks", "5,10", "comma-separated cutoffs `k` for R@k and COMP@k")
+	jsonOut := fs.Bool("json", false, "print JSON")
+	pos, err := parse(c, fs, args, "ARTIFACT --tasks TASKS.jsonl [--gold-edges EDGES.jsonl] [--ks 5,10] [--no-graph]")
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want exactly one ARTIFACT, got %d arguments", len(pos))
+	}
+	if *tasksPath == "" {
+		return usagef("flag -tasks is required")
+	}
+	var ks []int
+	for _, f := range strings.Split(*ksFlag, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || k < 1 || k > engine.MaxK {
+			return usagef("flag -ks: %q is not a cutoff in [1, %d]", f, engine.MaxK)
+		}
+		ks = append(ks, k)
+	}
+	sort.Ints(ks)
+	eng, err := loadEngine(pos[0])
+	if err != nil {
+		return err
+	}
+	g := eng.Graph()
+	tasks, err := eval.ReadTasks(*tasksPath, true)
+	if err != nil {
+		return err
+	}
+	rep, err := evaluate(eng, tasks, q, ks)
+	if err != nil {
+		return err
+	}
+	rep.Artifact, rep.Tasks = pos[0], *tasksPath
+	if *goldEdges != "" {
+		gold, err := eval.ReadGoldEdges(*goldEdges)
+		if err != nil {
+			return err
+		}
+		rep.Edges = scoreEdges(g, gold)
+	}
+	if *jsonOut {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		fmt.Fprintf(c.stdout, "%s\n", b)
+		return nil
+	}
+	w := tabwriter.NewWriter(c.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintf(w, "%s on %s (%d tasks, %s)\n", pos[0], *tasksPath, rep.Summary.Tasks, rep.Mode)
+	if rep.Unknown > 0 {
+		fmt.Fprintf(w, "warning: %d gold names are not skills of the artifact\n", rep.Unknown)
+	}
+	for _, k := range ks {
+		fmt.Fprintf(w, "R@%d\t%.4f\n", k, rep.Summary.Recall[k])
+	}
+	for _, k := range ks {
+		fmt.Fprintf(w, "COMP@%d\t%.4f\n", k, rep.Summary.Complete[k])
+	}
+	fmt.Fprintf(w, "nDCG@10\t%.4f\n", rep.Summary.NDCG10)
+	if rep.Edges != nil {
+		fmt.Fprintln(w, "\nedges\tpublished\tgold\thits\tprecision\trecall\tF1")
+		keys := make([]string, 0, len(rep.Edges))
+		for k := range rep.Edges {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			s := rep.Edges[k]
+			fmt.Fprintf(w, "  %s\t%d\t%d\t%d\t%.4f\t%.4f\t%.4f\n", k, s.Published, s.Gold, s.Hits, s.Precision, s.Recall, s.F1)
+		}
+	}
+	return w.Flush()
+}
+
+// evaluate runs every task and averages the metrics. k defaults to the largest cutoff.
+func evaluate(eng *engine.Engine, tasks []eval.Task, q queryFlags, ks []int) (*evalReport, error) {
+	g := eng.Graph()
+	known := make(map[string]bool, g.NumSkills())
+	for i := range g.NumSkills() {
+		known[g.Name(i)] = true
+	}
+	if q.k == 0 {
+		q.k = ks[len(ks)-1]
+	}
+	rep := &evalReport{Mode: "graph"}
+	if q.noGraph {
+		rep.Mode = "no-graph"
+	}
+	var all []eval.Scores
+	for _, t := range tasks {
+		for _, name := range t.Gold {
+			if !known[name] {
+				rep.Unknown++
+			}
+		}
+		resp, err := eng.Query(q.request(t.Query))
+		if err != nil {
+			return nil, fmt.Errorf("task %s (line %d): %w", t.ID, t.Line, err)
+		}
+		names := make([]string, len(resp.Results))
+		for i, r := range resp.Results {
+			names[i] = r.Name
+		}
+		all = append(all, eval.Score(names, t.Gold, ks))
+	}
+	rep.Summary = eval.Summarize(all, ks)
+	return rep, nil
+}
+
+// scoreEdges scores the published edges against gold, in all and by state.
+func scoreEdges(g *graphs.Graph, gold []eval.GoldEdge) map[string]*eval.EdgeScores {
+	known := make(map[string]bool, g.NumSkills())
+	for i := range g.NumSkills() {
+		known[g.Name(i)] = true
+	}
+	byState := map[string][][2]string{}
+	var all [][2]string
+	for u := range g.NumSkills() {
+		lo, hi := g.Out(u)
+		for e := lo; e < hi; e++ {
+			pair := [2]string{g.Name(u), g.Name(g.Target(e))}
+			all = append(all, pair)
+			st := g.State(e).String()
+			byState[st] = append(byState[st], pair)
+		}
+	}
+	out := map[string]*eval.EdgeScores{}
+	s := eval.ScoreEdges(all, gold, known)
+	out["all"] = &s
+	for st, pairs := range byState {
+		s := eval.ScoreEdges(pairs, gold, known)
+		out[st] = &s
+	}
+	return out
+}

@@ -1,0 +1,253 @@
+// Package eval scores retrieval against task sets with gold bundles and published graphs
+// against gold dependency edges (formats: ../shared/data/README.md).
+package eval
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+)
+
+// Task is one line of a task file.
+type Task struct {
+	ID    string   `json:"id"`
+	Query string   `json:"query"`
+	Gold  []string `json:"gold"`
+	Main  string   `json:"main,omitempty"`
+	Line  int      `json:"-"`
+}
+
+// GoldEdge is one line of a gold edge file: Source supports or precedes Target.
+type GoldEdge struct {
+	Source string `json:"source"`
+	Target string `json:"target"`
+	Type   string `json:"type,omitempty"`
+}
+
+// flexID accepts a JSON string or number as an id.
+type flexID string
+
+func (f *flexID) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*f = flexID(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("id must be a string or a number")
+	}
+	*f = flexID(n.String())
+	return nil
+}
+
+// ReadJSONL calls fn for every non-blank line of path with its 1-based number. An error from
+// fn is reported with the file and line.
+func ReadJSONL(path string, fn func(line int, data []byte) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	defer f.Close()
+	return ScanJSONL(f, path, fn)
+}
+
+// ScanJSONL is ReadJSONL over a reader; name stands for it in errors.
+func ScanJSONL(r io.Reader, path string, fn func(line int, data []byte) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		data := bytes.TrimSpace(sc.Bytes())
+		if len(data) == 0 {
+			continue
+		}
+		if err := fn(line, data); err != nil {
+			return fmt.Errorf("eval: %s:%d: %w", path, line, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("eval: %s:%d: %w", path, line+1, err)
+	}
+	return nil
+}
+
+// ReadTasks reads a task file. Every task needs an id and a non-empty query; requireGold also
+// demands a non-empty gold list.
+func ReadTasks(path string, requireGold bool) ([]Task, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	defer f.Close()
+	return ParseTasks(f, path, requireGold)
+}
+
+// ParseTasks reads tasks from r; name stands for it in errors.
+func ParseTasks(r io.Reader, path string, requireGold bool) ([]Task, error) {
+	var tasks []Task
+	err := ScanJSONL(r, path, func(line int, data []byte) error {
+		var raw struct {
+			ID    *flexID  `json:"id"`
+			Query *string  `json:"query"`
+			Gold  []string `json:"gold"`
+			Main  string   `json:"main"`
+		}
+		if err := json.Unmarshal(data, &raw); err != nil {
+			return fmt.Errorf("not a JSON task: %w", err)
+		}
+		switch {
+		case raw.ID == nil:
+			return fmt.Errorf("field \"id\" missing")
+		case raw.Query == nil || strings.TrimSpace(*raw.Query) == "":
+			return fmt.Errorf("field \"query\" missing or empty")
+		case requireGold && len(raw.Gold) == 0:
+			return fmt.Errorf("field \"gold\" missing or empty")
+		}
+		tasks = append(tasks, Task{ID: string(*raw.ID), Query: *raw.Query, Gold: raw.Gold, Main: raw.Main, Line: line})
+		return nil
+	})
+	if err == nil && len(tasks) == 0 {
+		err = fmt.Errorf("eval: %s: no tasks", path)
+	}
+	return tasks, err
+}
+
+// ReadGoldEdges reads a gold edge file.
+func ReadGoldEdges(path string) ([]GoldEdge, error) {
+	var edges []GoldEdge
+	err := ReadJSONL(path, func(line int, data []byte) error {
+		var e GoldEdge
+		if err := json.Unmarshal(data, &e); err != nil {
+			return fmt.Errorf("not a JSON edge: %w", err)
+		}
+		if e.Source == "" || e.Target == "" {
+			return fmt.Errorf("fields \"source\" and \"target\" are required")
+		}
+		edges = append(edges, e)
+		return nil
+	})
+	return edges, err
+}
+
+// Scores are the retrieval metrics of one task.
+type Scores struct {
+	Recall   map[int]float64 // R@k: share of gold in the top k
+	Complete map[int]bool    // COMP@k: every gold item in the top k
+	NDCG10   float64
+}
+
+// Score computes the metrics of one ranked list against gold at every cutoff in ks.
+func Score(ranked []string, gold []string, ks []int) Scores {
+	g := map[string]bool{}
+	for _, x := range gold {
+		g[x] = true
+	}
+	s := Scores{Recall: map[int]float64{}, Complete: map[int]bool{}}
+	for _, k := range ks {
+		found := 0
+		seen := map[string]bool{}
+		for _, r := range ranked[:min(k, len(ranked))] {
+			if g[r] && !seen[r] {
+				seen[r] = true
+				found++
+			}
+		}
+		if len(g) > 0 {
+			s.Recall[k] = float64(found) / float64(len(g))
+		}
+		s.Complete[k] = found == len(g)
+	}
+	var dcg, ideal float64
+	seen := map[string]bool{}
+	for i, r := range ranked[:min(10, len(ranked))] {
+		if g[r] && !seen[r] {
+			seen[r] = true
+			dcg += 1 / math.Log2(float64(i+2))
+		}
+	}
+	for i := range min(10, len(g)) {
+		ideal += 1 / math.Log2(float64(i+2))
+	}
+	if ideal > 0 {
+		s.NDCG10 = dcg / ideal
+	}
+	return s
+}
+
+// Summary averages Scores over tasks.
+type Summary struct {
+	Tasks    int             `json:"tasks"`
+	Recall   map[int]float64 `json:"recall"`
+	Complete map[int]float64 `json:"complete"`
+	NDCG10   float64         `json:"ndcg10"`
+}
+
+// Summarize averages per-task scores.
+func Summarize(all []Scores, ks []int) Summary {
+	s := Summary{Tasks: len(all), Recall: map[int]float64{}, Complete: map[int]float64{}}
+	if len(all) == 0 {
+		return s
+	}
+	for _, sc := range all {
+		for _, k := range ks {
+			s.Recall[k] += sc.Recall[k]
+			if sc.Complete[k] {
+				s.Complete[k]++
+			}
+		}
+		s.NDCG10 += sc.NDCG10
+	}
+	n := float64(len(all))
+	for _, k := range ks {
+		s.Recall[k] /= n
+		s.Complete[k] /= n
+	}
+	s.NDCG10 /= n
+	return s
+}
+
+// EdgeScores are precision, recall and F1 of published edges against gold edges.
+type EdgeScores struct {
+	Published int     `json:"published"`
+	Gold      int     `json:"gold"`
+	Hits      int     `json:"hits"`
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	F1        float64 `json:"f1"`
+}
+
+// ScoreEdges compares directed published edges with gold edges. Gold edges whose endpoints are
+// not both in known are left out of the gold count (they could never be published).
+func ScoreEdges(published [][2]string, gold []GoldEdge, known map[string]bool) EdgeScores {
+	g := map[[2]string]bool{}
+	for _, e := range gold {
+		if known == nil || (known[e.Source] && known[e.Target]) {
+			g[[2]string{e.Source, e.Target}] = true
+		}
+	}
+	s := EdgeScores{Published: len(published), Gold: len(g)}
+	seen := map[[2]string]bool{}
+	for _, e := range published {
+		if g[e] && !seen[e] {
+			seen[e] = true
+			s.Hits++
+		}
+	}
+	if s.Published > 0 {
+		s.Precision = float64(s.Hits) / float64(s.Published)
+	}
+	if s.Gold > 0 {
+		s.Recall = float64(s.Hits) / float64(s.Gold)
+	}
+	if s.Precision+s.Recall > 0 {
+		s.F1 = 2 * s.Precision * s.Recall / (s.Precision + s.Recall)
+	}
+	return s
+}

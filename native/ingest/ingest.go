@@ -1,0 +1,367 @@
+// Package ingest reads skill libraries — SKILL.md trees and MCP tool catalogs — into Skills,
+// reporting every bad entry without stopping.
+//
+// A library is loaded from paths: directories are searched for SKILL.md files, .json files hold
+// an MCP tools/list result (or a bare array of tools), .jsonl/.ndjson files hold one tool a line,
+// and a .md file given directly is one skill. Identity is the skill name. An entry that cannot be
+// used (no front matter, broken YAML or JSON, empty name or description, duplicate name, ...) is
+// skipped and recorded as a Problem that names its file and line; loading goes on. Only a path
+// that cannot be read, an unsupported file type or a library with no skills at all stops Load.
+//
+// Results are deterministic: paths are read in the order given and directories in lexical order.
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// MaxFileSize is the largest file Load reads; larger files are skipped with a Problem.
+const MaxFileSize = 4 << 20
+
+// Kinds of Skill.
+const (
+	KindSkill = "skill" // from a SKILL.md file
+	KindTool  = "tool"  // from an MCP tool catalog (JSON or JSONL)
+)
+
+// Field is one declared input or output of a skill or tool.
+type Field struct {
+	Name        string `json:"name"`
+	Type        string `json:"type,omitempty"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required,omitempty"`
+}
+
+// Skill is one usable entry of a library: a SKILL.md skill or an MCP tool. Name and Description
+// are never empty (both are trimmed); Name is unique within a Library.
+type Skill struct {
+	Name        string
+	Title       string // optional: MCP "title" or front matter "title"
+	Description string
+	// Source is the path of the file the skill came from as reached from the path given to Load
+	// (filepath.Join(root, rel)), slash-separated.
+	Source string
+	// Line is the 1-based line where the entry starts: 1 for SKILL.md, the line for JSONL, the
+	// line of the tool object for JSON.
+	Line int
+	Kind string // KindSkill or KindTool
+	Body string // the markdown body after the front matter, trimmed, LF line endings; "" for tools
+	Tags []string
+	// Inputs are the declared inputs: front matter `inputs`, or the properties of an MCP
+	// inputSchema sorted by name with Required taken from the schema's required list.
+	Inputs []Field
+	// Outputs are front matter `outputs`, or the properties of an MCP outputSchema.
+	Outputs []Field
+	// DependsOn lists the names from front matter `depends_on` and `requires`, trimmed and
+	// deduplicated, in the order given.
+	DependsOn []string
+	// SchemaText is, for tools, the property names and descriptions of the input and output
+	// schemas (nested properties and items included, depth-limited) as flat text for lexical
+	// indexing, one property a line; "" for SKILL.md.
+	SchemaText string
+}
+
+// Problem is one bad entry: either skipped (a broken file, an empty name, a duplicate, ...) or,
+// for a warning such as a malformed optional field, kept with the field ignored.
+type Problem struct {
+	File  string // path as in Skill.Source
+	Line  int    // 1-based; 0 when unknown
+	Field string // the offending field when there is one ("name", "description", "front matter", ...)
+	Skill string // the skill name when known
+	Msg   string
+}
+
+// Error formats the problem as file[:line]: [field "f": ]msg.
+func (p Problem) Error() string {
+	var b strings.Builder
+	if p.File != "" {
+		b.WriteString(p.File)
+		if p.Line > 0 {
+			b.WriteByte(':')
+			b.WriteString(strconv.Itoa(p.Line))
+		}
+		b.WriteString(": ")
+	}
+	if p.Field != "" {
+		fmt.Fprintf(&b, "field %q: ", p.Field)
+	}
+	b.WriteString(p.Msg)
+	return b.String()
+}
+
+// Library is the result of loading skill libraries.
+type Library struct {
+	// Skills are in read order: paths in the order given, files within a directory in lexical
+	// order, tools in file order.
+	Skills   []Skill
+	Problems []Problem
+}
+
+// Options changes how LoadWith reads a library.
+type Options struct {
+	// Strict makes the first Problem (warnings included) a fatal error.
+	Strict bool
+}
+
+// Load reads the skill libraries at paths with default Options. See LoadWith.
+func Load(paths ...string) (*Library, error) {
+	return LoadWith(Options{}, paths...)
+}
+
+// LoadWith reads every path into one Library:
+//   - a directory is searched recursively for files named exactly SKILL.md, skipping hidden
+//     directories and node_modules;
+//   - a file ending in .json is an MCP tools/list result {"tools":[...]}, the JSON-RPC response
+//     {"result":{"tools":[...]}}, or a bare JSON array of tools;
+//   - a file ending in .jsonl or .ndjson holds one tool a line (blank lines skipped);
+//   - a file named SKILL.md or ending in .md is one skill.
+//
+// Bad entries are skipped and recorded in Library.Problems. The error, always prefixed
+// "ingest: ", is returned for a path that does not exist or cannot be read or walked, a file of
+// another kind, a library with no skills at all, and — when opt.Strict — the first Problem
+// (which it wraps, for errors.As). For an empty library the Library is returned along with the
+// error so its Problems can be reported; for other errors it is nil.
+func LoadWith(opt Options, paths ...string) (*Library, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("ingest: no paths given")
+	}
+	l := &loader{strict: opt.Strict, seen: map[string]bool{}, names: map[string]int{}}
+	for _, p := range paths {
+		if err := l.loadPath(p); err != nil {
+			if errors.Is(err, errStop) {
+				break
+			}
+			return nil, err
+		}
+		if l.stopped() {
+			break
+		}
+	}
+	if l.stopped() {
+		return nil, fmt.Errorf("ingest: %w", l.lib.Problems[0])
+	}
+	if len(l.lib.Skills) == 0 {
+		n := len(l.lib.Problems)
+		plural := "s"
+		if n == 1 {
+			plural = ""
+		}
+		return &l.lib, fmt.Errorf("ingest: empty library: no skills found in %s (%d problem%s)",
+			strings.Join(paths, ", "), n, plural)
+	}
+	return &l.lib, nil
+}
+
+// errStop ends a directory walk early in strict mode.
+var errStop = errors.New("ingest: stop")
+
+// fileKind is how a file is parsed.
+type fileKind int
+
+const (
+	kindUnsupported fileKind = iota
+	kindSkillMD
+	kindJSON
+	kindJSONL
+)
+
+func kindOf(path string) fileKind {
+	base := filepath.Base(path)
+	if base == "SKILL.md" {
+		return kindSkillMD
+	}
+	switch strings.ToLower(filepath.Ext(base)) {
+	case ".md":
+		return kindSkillMD
+	case ".json":
+		return kindJSON
+	case ".jsonl", ".ndjson":
+		return kindJSONL
+	}
+	return kindUnsupported
+}
+
+type loader struct {
+	strict bool
+	lib    Library
+	seen   map[string]bool // files already read, by Source
+	names  map[string]int  // skill name → index in lib.Skills
+}
+
+func (l *loader) stopped() bool { return l.strict && len(l.lib.Problems) > 0 }
+
+func (l *loader) loadPath(p string) error {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return fmt.Errorf("ingest: %w", err)
+	}
+	if fi.IsDir() {
+		return l.walk(p)
+	}
+	if kindOf(p) == kindUnsupported {
+		return fmt.Errorf("ingest: %s: unsupported file type; want a directory of SKILL.md files, "+
+			"a SKILL.md or .md file, a .json MCP tool list or array of tools, or a .jsonl/.ndjson file of tools", p)
+	}
+	data, prob, err := readFile(p)
+	if err != nil {
+		return fmt.Errorf("ingest: %w", err)
+	}
+	l.loadFile(p, data, prob)
+	return nil
+}
+
+func (l *loader) walk(root string) error {
+	// WalkDir does not follow a symlinked root; a trailing separator makes it.
+	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 && !os.IsPathSeparator(root[len(root)-1]) {
+		root += string(filepath.Separator)
+	}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path == root {
+				return err
+			}
+			l.lib.Problems = append(l.lib.Problems, Problem{File: filepath.ToSlash(path), Msg: "cannot read: " + pathErrText(err)})
+			if l.stopped() {
+				return errStop
+			}
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Name() != "SKILL.md" {
+			return nil
+		}
+		data, prob, err := readFile(path)
+		if err != nil {
+			prob = &Problem{Msg: "cannot read: " + pathErrText(err)}
+		}
+		l.loadFile(path, data, prob)
+		if l.stopped() {
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return fmt.Errorf("ingest: %w", err)
+	}
+	return err
+}
+
+// loadFile parses one file's data, or records prob (whose File it fills in) when reading failed.
+func (l *loader) loadFile(path string, data []byte, prob *Problem) {
+	src := filepath.ToSlash(filepath.Clean(path))
+	if l.seen[src] {
+		return
+	}
+	l.seen[src] = true
+	if prob != nil {
+		prob.File = src
+		l.lib.Problems = append(l.lib.Problems, *prob)
+		return
+	}
+	var entries []entry
+	var probs []Problem
+	switch kindOf(path) {
+	case kindSkillMD:
+		entries, probs = parseSkillMD(data, src)
+	case kindJSON:
+		entries, probs = parseTools(data, src)
+	case kindJSONL:
+		entries, probs = parseToolsJSONL(data, src)
+	}
+	l.lib.Problems = append(l.lib.Problems, probs...)
+	for _, e := range entries {
+		l.add(e)
+	}
+}
+
+// add appends e's skill unless its name is taken, in which case it records the duplicate.
+func (l *loader) add(e entry) {
+	s := e.skill
+	if i, ok := l.names[s.Name]; ok {
+		first := l.lib.Skills[i]
+		where := first.Source
+		if first.Kind == KindTool && first.Line > 0 {
+			where += ":" + strconv.Itoa(first.Line)
+		}
+		l.lib.Problems = append(l.lib.Problems, Problem{
+			File: s.Source, Line: e.nameLine, Field: "name", Skill: s.Name,
+			Msg: fmt.Sprintf("duplicate name %q: already defined in %s; skipped", s.Name, where),
+		})
+		return
+	}
+	l.names[s.Name] = len(l.lib.Skills)
+	l.lib.Skills = append(l.lib.Skills, s)
+}
+
+// entry is a parsed skill with the line of its name, for duplicate reports.
+type entry struct {
+	skill    Skill
+	nameLine int
+}
+
+func skillsOf(entries []entry) []Skill {
+	if len(entries) == 0 {
+		return nil
+	}
+	out := make([]Skill, len(entries))
+	for i, e := range entries {
+		out[i] = e.skill
+	}
+	return out
+}
+
+// readFile reads a file of at most MaxFileSize bytes. A larger file gives a Problem (without
+// File); a file that cannot be opened or read gives an error.
+func readFile(path string) ([]byte, *Problem, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if fi.IsDir() {
+		return nil, nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("is a directory")}
+	}
+	if fi.Size() > MaxFileSize {
+		return nil, tooLarge(fi.Size()), nil
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, tooLarge(int64(len(data))), nil
+	}
+	return data, nil, nil
+}
+
+func tooLarge(n int64) *Problem {
+	return &Problem{Msg: fmt.Sprintf("file is larger than %d MiB (%d bytes or more); skipped", MaxFileSize>>20, n)}
+}
+
+// pathErrText is err without the path an *fs.PathError repeats.
+func pathErrText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,424 @@
+// Package engine is caskg's retrieval core: given a decoded skill graph and a task text, it
+// ranks seed skills lexically (BM25 over the artifact's index, typo-tolerant terms, fuzzy skill
+// identifiers), fuses the rankings, and spreads relevance from the seeds over the published
+// graph with personalized PageRank (DESIGN §4). It is pure Go with no host concerns, so the
+// native CLI and every WebAssembly host run the same code and give the same answers.
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/caskg/caskg/graphs"
+)
+
+// Defaults of DESIGN §4.
+const (
+	DefaultK      = 8
+	DefaultSeeds  = 5
+	DefaultGamma  = 0.2
+	MaxIterations = 50
+	Tolerance     = 1e-6 // L1 change between PPR iterations that counts as converged
+	MaxK          = 1000
+	MaxSeeds      = 100
+	MaxQueryBytes = 64 << 10
+	maxVia        = 3
+	rrfK          = 60 // reciprocal-rank-fusion constant
+)
+
+// ReverseWeight is the share of an edge's weight that flows against its direction, by relation
+// type: a follow-up pulls in its prerequisite at full strength, a look-alike barely pulls back.
+var ReverseWeight = [...]float64{
+	graphs.Dependency:  1.0,
+	graphs.Workflow:    0.5,
+	graphs.Semantic:    0.2,
+	graphs.Alternative: 0.1,
+}
+
+// ErrEmptyQuery is returned for a query with no text.
+var ErrEmptyQuery = errors.New("engine: empty query")
+
+// Request is one retrieval call. Zero values mean the defaults.
+type Request struct {
+	Query   string  `json:"query"`
+	K       int     `json:"k,omitempty"`
+	Seeds   int     `json:"seeds,omitempty"`
+	Gamma   float64 `json:"gamma,omitempty"`
+	NoGraph bool    `json:"no_graph,omitempty"`
+}
+
+// Via is a published edge that carried relevance to a result. From is the neighbour the
+// relevance came from; Reverse means the published edge points from the result to From (the
+// result is a prerequisite of From) and was walked backwards.
+type Via struct {
+	From    string  `json:"from"`
+	State   string  `json:"state"`
+	Weight  float64 `json:"weight"`
+	Type    string  `json:"type"`
+	Reverse bool    `json:"reverse,omitempty"`
+}
+
+// Result is one ranked skill.
+type Result struct {
+	ID       int     `json:"-"`
+	Name     string  `json:"name"`
+	Score    float64 `json:"score"`
+	SeedRank int     `json:"seed_rank,omitempty"` // 1-based rank among the seeds; 0 when not a seed
+	Via      []Via   `json:"via,omitempty"`
+}
+
+// Response is the answer to a Request.
+type Response struct {
+	Results    []Result `json:"results"`
+	Iterations int      `json:"iterations,omitempty"` // PPR iterations run
+}
+
+// Engine answers queries over one graph. It is safe for concurrent use.
+type Engine struct {
+	g     *graphs.Graph
+	names []string // normalized skill names for fuzzy matching
+
+	// The propagation matrix T in CSR form, rows normalized: every published edge u→v gives an
+	// entry u→v and a reverse entry v→u weighted by ReverseWeight. edge and rev record which
+	// published edge an entry came from, for the Via evidence.
+	off  []int32
+	to   []int32
+	w    []float64
+	edge []int32
+	rev  []bool
+	// The transpose's CSR (entries into each node), as indexes into the arrays above.
+	inOff []int32
+	in    []int32
+}
+
+// New prepares an engine over g. Its cost is linear in the graph's size.
+func New(g *graphs.Graph) *Engine {
+	n := g.NumSkills()
+	e := &Engine{g: g, names: make([]string, n)}
+	for i := range n {
+		e.names[i] = normName(g.Name(i))
+	}
+	deg := make([]int32, n+1)
+	for u := range n {
+		lo, hi := g.Out(u)
+		for k := lo; k < hi; k++ {
+			deg[u]++
+			if ReverseWeight[g.Type(k)] > 0 {
+				deg[g.Target(k)]++
+			}
+		}
+	}
+	e.off = make([]int32, n+1)
+	for u := range n {
+		e.off[u+1] = e.off[u] + deg[u]
+	}
+	m := e.off[n]
+	e.to, e.w, e.edge, e.rev = make([]int32, m), make([]float64, m), make([]int32, m), make([]bool, m)
+	fill := append([]int32(nil), e.off[:n]...)
+	put := func(u, v, k int, w float64, rev bool) {
+		i := fill[u]
+		fill[u]++
+		e.to[i], e.w[i], e.edge[i], e.rev[i] = int32(v), w, int32(k), rev
+	}
+	for u := range n {
+		lo, hi := g.Out(u)
+		for k := lo; k < hi; k++ {
+			v := g.Target(k)
+			w := float64(g.Weight(k))
+			put(u, v, k, w, false)
+			if rw := ReverseWeight[g.Type(k)]; rw > 0 {
+				put(v, u, k, w*rw, true)
+			}
+		}
+	}
+	for u := range n {
+		var sum float64
+		for i := e.off[u]; i < e.off[u+1]; i++ {
+			sum += e.w[i]
+		}
+		for i := e.off[u]; i < e.off[u+1]; i++ {
+			if sum > 0 {
+				e.w[i] /= sum
+			}
+		}
+	}
+	e.inOff = make([]int32, n+1)
+	for _, v := range e.to {
+		e.inOff[v+1]++
+	}
+	for v := range n {
+		e.inOff[v+1] += e.inOff[v]
+	}
+	e.in = make([]int32, m)
+	fill = append(fill[:0], e.inOff[:n]...)
+	for i, v := range e.to {
+		e.in[fill[v]] = int32(i)
+		fill[v]++
+	}
+	return e
+}
+
+// Graph returns the graph the engine serves.
+func (e *Engine) Graph() *graphs.Graph { return e.g }
+
+// normalize fills in defaults and rejects out-of-range options, naming the field.
+func (r *Request) normalize() error {
+	if strings.TrimSpace(r.Query) == "" {
+		return ErrEmptyQuery
+	}
+	if len(r.Query) > MaxQueryBytes {
+		return fmt.Errorf("engine: query is %d bytes, at most %d", len(r.Query), MaxQueryBytes)
+	}
+	if r.K == 0 {
+		r.K = DefaultK
+	}
+	if r.Seeds == 0 {
+		r.Seeds = DefaultSeeds
+	}
+	if r.Gamma == 0 {
+		r.Gamma = DefaultGamma
+	}
+	switch {
+	case r.K < 1 || r.K > MaxK:
+		return fmt.Errorf("engine: field \"k\": %d is outside [1, %d]", r.K, MaxK)
+	case r.Seeds < 1 || r.Seeds > MaxSeeds:
+		return fmt.Errorf("engine: field \"seeds\": %d is outside [1, %d]", r.Seeds, MaxSeeds)
+	case !(r.Gamma > 0 && r.Gamma <= 1):
+		return fmt.Errorf("engine: field \"gamma\": %v is outside (0, 1]", r.Gamma)
+	}
+	return nil
+}
+
+// Query ranks the graph's skills for req.
+func (e *Engine) Query(req Request) (Response, error) {
+	if err := req.normalize(); err != nil {
+		return Response{}, err
+	}
+	fused := e.seedRanking(req.Query)
+	n := e.g.NumSkills()
+	if req.NoGraph {
+		res := make([]Result, 0, min(req.K, len(fused)))
+		for i, c := range fused[:min(req.K, len(fused))] {
+			r := Result{ID: c.id, Name: e.g.Name(c.id), Score: c.score}
+			if i < req.Seeds {
+				r.SeedRank = i + 1
+			}
+			res = append(res, r)
+		}
+		return Response{Results: res}, nil
+	}
+
+	seeds := fused[:min(req.Seeds, len(fused))]
+	pi := make([]float64, n)
+	var mass float64
+	for i := range seeds {
+		mass += 1 / float64(i+1)
+	}
+	for i, c := range seeds {
+		pi[c.id] = 1 / float64(i+1) / mass
+	}
+	p, iters := e.ppr(pi, req.Gamma)
+
+	seedRank := make(map[int]int, len(seeds))
+	for i, c := range seeds {
+		seedRank[c.id] = i + 1
+	}
+	fusedRank := make(map[int]int, len(fused))
+	for i, c := range fused {
+		fusedRank[c.id] = i + 1
+	}
+	var ids []int
+	for v := range n {
+		if p[v] > 0 {
+			ids = append(ids, v)
+		}
+	}
+	sort.Slice(ids, func(a, b int) bool {
+		x, y := ids[a], ids[b]
+		if p[x] != p[y] {
+			return p[x] > p[y]
+		}
+		return x < y
+	})
+	ids = ids[:min(req.K, len(ids))]
+	// Too few skills reached: fill up with the next lexical candidates, at score 0.
+	for _, c := range fused {
+		if len(ids) >= req.K {
+			break
+		}
+		if p[c.id] == 0 {
+			ids = append(ids, c.id)
+		}
+	}
+	inResult := make(map[int]bool, len(ids))
+	for _, v := range ids {
+		inResult[v] = true
+	}
+	res := make([]Result, len(ids))
+	for i, v := range ids {
+		res[i] = Result{ID: v, Name: e.g.Name(v), Score: p[v], SeedRank: seedRank[v],
+			Via: e.via(v, p, inResult)}
+	}
+	return Response{Results: res, Iterations: iters}, nil
+}
+
+// ppr runs p ← γπ + (1−γ)Tᵀp from p = π. Rows without entries keep their mass.
+func (e *Engine) ppr(pi []float64, gamma float64) ([]float64, int) {
+	n := len(pi)
+	p := append([]float64(nil), pi...)
+	next := make([]float64, n)
+	iters := 0
+	for iters < MaxIterations {
+		iters++
+		for v := range next {
+			next[v] = gamma * pi[v]
+		}
+		for u, pu := range p {
+			if pu == 0 {
+				continue
+			}
+			lo, hi := e.off[u], e.off[u+1]
+			if lo == hi {
+				next[u] += (1 - gamma) * pu
+				continue
+			}
+			share := (1 - gamma) * pu
+			for i := lo; i < hi; i++ {
+				next[e.to[i]] += share * e.w[i]
+			}
+		}
+		var diff float64
+		for v := range p {
+			diff += math.Abs(next[v] - p[v])
+		}
+		p, next = next, p
+		if diff < Tolerance {
+			break
+		}
+	}
+	return p, iters
+}
+
+// via lists the published edges that carried the most relevance into v from the seeds or other
+// results, strongest first.
+func (e *Engine) via(v int, p []float64, inResult map[int]bool) []Via {
+	type cand struct {
+		entry int32
+		flow  float64
+	}
+	var cs []cand
+	for _, i := range e.in[e.inOff[v]:e.inOff[v+1]] {
+		u := e.source(i)
+		if !inResult[u] || p[u] == 0 {
+			continue
+		}
+		cs = append(cs, cand{i, p[u] * e.w[i]})
+	}
+	sort.Slice(cs, func(a, b int) bool {
+		if cs[a].flow != cs[b].flow {
+			return cs[a].flow > cs[b].flow
+		}
+		return cs[a].entry < cs[b].entry
+	})
+	var out []Via
+	for _, c := range cs[:min(maxVia, len(cs))] {
+		k := int(e.edge[c.entry])
+		out = append(out, Via{
+			From:    e.g.Name(e.source(c.entry)),
+			State:   e.g.State(k).String(),
+			Weight:  float64(e.g.Weight(k)),
+			Type:    e.g.Type(k).String(),
+			Reverse: e.rev[c.entry],
+		})
+	}
+	return out
+}
+
+// source returns the row an entry of T belongs to.
+func (e *Engine) source(i int32) int {
+	// Rows are contiguous in CSR order: binary search the row offsets.
+	return sort.Search(len(e.off)-1, func(u int) bool { return e.off[u+1] > i })
+}
+
+// candidate is a skill with its fused seed score.
+type candidate struct {
+	id    int
+	score float64
+}
+
+// seedRanking ranks skills for query by fusing BM25 (with typo-corrected terms) and fuzzy
+// identifier matches with reciprocal-rank fusion. The fused score keeps the BM25 order when
+// there is nothing else to fuse, and an identifier written into the query wins outright.
+func (e *Engine) seedRanking(query string) []candidate {
+	g := e.g
+	n := g.NumSkills()
+	counts := map[string]int{}
+	var order []string
+	for _, t := range Tokenize(query) {
+		if counts[t] == 0 {
+			order = append(order, t)
+		}
+		counts[t]++
+	}
+	var terms []queryTerm
+	for _, t := range order {
+		if idx, ok := g.FindTerm(t); ok {
+			terms = append(terms, queryTerm{idx, float64(counts[t])})
+			continue
+		}
+		for _, idx := range typoTerms(g, t) {
+			terms = append(terms, queryTerm{idx, typoWeight * float64(counts[t])})
+		}
+	}
+	scores := make([]float64, n)
+	touched := bm25(g, terms, scores, nil)
+	lex := make([]candidate, 0, len(touched))
+	for _, d := range touched {
+		lex = append(lex, candidate{d, scores[d]})
+	}
+	sortCandidates(lex)
+
+	var names []candidate
+	if ids := identifiers(query); len(ids) > 0 {
+		for v, name := range e.names {
+			best := 0.0
+			for _, id := range ids {
+				best = max(best, nameSimilarity(id, name))
+			}
+			if best >= nameMatchMin {
+				names = append(names, candidate{v, best})
+			}
+		}
+		sortCandidates(names)
+	}
+
+	fused := map[int]float64{}
+	for _, list := range [][]candidate{lex, names} {
+		for r, c := range list {
+			fused[c.id] += 1 / float64(rrfK+r+1)
+		}
+	}
+	// Identifier matches outrank every purely lexical candidate.
+	for _, c := range names {
+		fused[c.id] += c.score
+	}
+	out := make([]candidate, 0, len(fused))
+	for id, s := range fused {
+		out = append(out, candidate{id, s})
+	}
+	sortCandidates(out)
+	return out
+}
+
+// sortCandidates orders by score descending, then by id, so ties never depend on map order.
+func sortCandidates(cs []candidate) {
+	sort.Slice(cs, func(a, b int) bool {
+		if cs[a].score != cs[b].score {
+			return cs[a].score > cs[b].score
+		}
+		return cs[a].id < cs[b].id
+	})
+}

@@ -1,0 +1,123 @@
+package engine
+
+import (
+	"math"
+	"sort"
+	"unicode/utf8"
+
+	"github.com/caskg/caskg/graphs"
+)
+
+// Doc is the text of one skill as the lexical index sees it.
+type Doc struct {
+	Name        string
+	Description string
+	Tags        []string
+	Schema      string // parameter names and descriptions of a tool's schemas
+	Body        string
+}
+
+// Field weights of the BM25F-style index: a term in the name counts three times as much as one
+// in the body head. Only the first BodyHeadRunes runes of a body are indexed, so a long manual
+// cannot drown its own name.
+const (
+	WeightName        = 3.0
+	WeightDescription = 2.0
+	WeightTags        = 2.0
+	WeightSchema      = 1.0
+	WeightBody        = 0.5
+	BodyHeadRunes     = 1500
+
+	DefaultK1 = 1.2
+	DefaultB  = 0.75
+)
+
+// BuildLexicon indexes docs (one per skill, in skill order) for BM25 retrieval.
+func BuildLexicon(docs []Doc) graphs.Lexicon {
+	tf := map[string]map[uint32]float32{}
+	lens := make([]float32, len(docs))
+	var total float64
+	for i, d := range docs {
+		add := func(text string, w float32) {
+			for _, t := range Tokenize(text) {
+				m := tf[t]
+				if m == nil {
+					m = map[uint32]float32{}
+					tf[t] = m
+				}
+				m[uint32(i)] += w
+				lens[i] += w
+			}
+		}
+		add(d.Name, WeightName)
+		add(d.Description, WeightDescription)
+		for _, tag := range d.Tags {
+			add(tag, WeightTags)
+		}
+		add(d.Schema, WeightSchema)
+		add(headRunes(d.Body, BodyHeadRunes), WeightBody)
+		total += float64(lens[i])
+	}
+	lx := graphs.Lexicon{K1: DefaultK1, B: DefaultB, DocLen: lens}
+	if len(docs) > 0 {
+		lx.AvgDL = float32(total / float64(len(docs)))
+	}
+	for t := range tf {
+		lx.Terms = append(lx.Terms, t)
+	}
+	sort.Strings(lx.Terms)
+	lx.Postings = make([][]graphs.Posting, len(lx.Terms))
+	for i, t := range lx.Terms {
+		ps := make([]graphs.Posting, 0, len(tf[t]))
+		for d, f := range tf[t] {
+			ps = append(ps, graphs.Posting{Doc: d, TF: f})
+		}
+		sort.Slice(ps, func(a, b int) bool { return ps[a].Doc < ps[b].Doc })
+		lx.Postings[i] = ps
+	}
+	return lx
+}
+
+// headRunes returns at most n runes of s, cut at a rune boundary.
+func headRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := 0
+	for j := 0; j < n && i < len(s); j++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i]
+}
+
+// queryTerm is one distinct query term found in the lexicon, with its weight in the query.
+type queryTerm struct {
+	term   int
+	weight float64
+}
+
+// bm25 scores every document containing a query term into scores (indexed by skill) and
+// returns the skills touched.
+func bm25(g *graphs.Graph, terms []queryTerm, scores []float64, touched []int) []int {
+	k1, b, avg := g.BM25()
+	n := float64(g.NumSkills())
+	if avg <= 0 {
+		avg = 1
+	}
+	for _, qt := range terms {
+		lo, hi := g.Postings(qt.term)
+		df := float64(hi - lo)
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for p := lo; p < hi; p++ {
+			d, tf := g.Posting(p)
+			norm := float64(k1) * (1 - float64(b) + float64(b)*float64(g.DocLen(d))/float64(avg))
+			s := qt.weight * idf * float64(tf) * (float64(k1) + 1) / (float64(tf) + norm)
+			if scores[d] == 0 {
+				touched = append(touched, d)
+			}
+			scores[d] += s
+		}
+	}
+	return touched
+}
