@@ -17,18 +17,20 @@ type Doc struct {
 	Body        string
 }
 
-// Field weights of the BM25F-style index: a term in the name counts three times as much as one
-// in the body head. Only the first BodyHeadRunes runes of a body are indexed, so a long manual
-// cannot drown its own name.
+// Field weights of the BM25F-style index: a term in the name counts eight times as much as one
+// in the body head or a tool's parameter text. Only the first BodyHeadRunes runes of a body are
+// indexed, so a long manual cannot drown its own name. k1 is higher than the textbook 1.2
+// because the field weights inflate term frequencies; the values were chosen on the ToolLinkOS
+// and SkillsBench task sets (README, results).
 const (
-	WeightName        = 3.0
+	WeightName        = 4.0
 	WeightDescription = 2.0
 	WeightTags        = 2.0
-	WeightSchema      = 1.0
+	WeightSchema      = 0.5
 	WeightBody        = 0.5
 	BodyHeadRunes     = 1500
 
-	DefaultK1 = 1.2
+	DefaultK1 = 2.0
 	DefaultB  = 0.75
 )
 
