@@ -1,0 +1,55 @@
+# caskg — every entry point a person types. `make` lists them.
+GO      ?= go
+BIN     := bin
+CASKG   := $(BIN)/caskg
+SAMPLE  := $(BIN)/sample.skg
+SHARED  ?= ../shared/data
+GOFLAGS_BUILD := -trimpath
+
+.DEFAULT_GOAL := help
+.PHONY: help build demo test bench check fuzz eval-toollinkos clean
+
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+build: ## build bin/caskg
+	@mkdir -p $(BIN)
+	$(GO) build $(GOFLAGS_BUILD) -o $(CASKG) ./native/cmd/caskg
+
+demo: build ## build the sample graph from graphs/sample and answer sample tasks
+	$(CASKG) build graphs/sample -o $(SAMPLE)
+	@echo
+	$(CASKG) query $(SAMPLE) "heat some egg and put it in the garbage can" -k 6
+	@echo
+	$(CASKG) query $(SAMPLE) "Your task is to determine if a metal fork is electrically conductive" -k 6
+	@echo
+	$(CASKG) eval $(SAMPLE) --tasks graphs/sample-tasks.jsonl
+	@echo
+	$(CASKG) eval $(SAMPLE) --tasks graphs/sample-tasks.jsonl --no-graph
+
+test: ## run every check CI runs: vet, formatting, unit, end-to-end and short fuzz tests
+	@test -z "$$(gofmt -l graphs native wasm)" || { echo "gofmt needed:"; gofmt -l graphs native wasm; exit 1; }
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+	$(MAKE) --no-print-directory fuzz FUZZTIME=10s
+
+FUZZTIME ?= 30s
+fuzz: ## run every fuzz target for FUZZTIME (default 30s) each
+	$(GO) test ./graphs -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./native/ingest -run '^$$' -fuzz '^FuzzParseSkillMD$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./native/ingest -run '^$$' -fuzz '^FuzzParseTools$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./wasm/engine -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZTIME)
+
+bench: ## print the benchmark tables (query latency, build time, decode)
+	$(GO) test -run '^$$' -bench . -benchmem ./graphs ./wasm/engine ./native/build
+
+check: test ## alias of test plus a build of every command
+	$(GO) build ./...
+
+eval-toollinkos: build ## the walking skeleton's bar on ToolLinkOS (needs ../shared/data)
+	$(CASKG) build $(SHARED)/eval/toollinkos/tools.json -o $(BIN)/toollinkos.skg
+	$(CASKG) eval $(BIN)/toollinkos.skg --tasks $(SHARED)/eval/toollinkos/tasks_test.jsonl --gold-edges $(SHARED)/eval/toollinkos/gold_edges.jsonl
+	$(CASKG) eval $(BIN)/toollinkos.skg --tasks $(SHARED)/eval/toollinkos/tasks_test.jsonl --no-graph
+
+clean: ## remove build outputs
+	rm -rf $(BIN)
