@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
@@ -47,8 +48,19 @@ func runBuild(c *ctx, args []string) error {
 		return usagef("flag -body-head: %d is negative", *bodyHead)
 	}
 
+	if st, err := os.Stat(*out); err == nil && st.IsDir() {
+		return fmt.Errorf("-o %s: is a directory", *out)
+	}
 	lib, err := ingest.LoadWith(ingest.Options{Strict: *strict}, libs...)
 	if err != nil {
+		if lib != nil && len(lib.Problems) > 0 {
+			// An empty library: say what emptied it.
+			var b strings.Builder
+			for _, p := range lib.Problems {
+				fmt.Fprintf(&b, "\n  skipped %s", p.Error())
+			}
+			return fmt.Errorf("%w%s", err, b.String())
+		}
 		return err
 	}
 	opt := def
@@ -60,7 +72,7 @@ func runBuild(c *ctx, args []string) error {
 		return err
 	}
 	if err := writeFileAtomic(*out, data); err != nil {
-		return fmt.Errorf("writing artifact: %w", err)
+		return fmt.Errorf("writing artifact %s: %w", *out, err)
 	}
 	skipped := make([]string, len(lib.Problems))
 	for i, p := range lib.Problems {
@@ -74,7 +86,7 @@ func runBuild(c *ctx, args []string) error {
 	if *report != "" {
 		b, _ := json.MarshalIndent(summary, "", "  ")
 		if err := writeFileAtomic(*report, append(b, '\n')); err != nil {
-			return fmt.Errorf("writing report: %w", err)
+			return fmt.Errorf("writing report %s: %w", *report, err)
 		}
 	}
 	if *jsonOut {

@@ -165,7 +165,7 @@ func runExport(c *ctx, args []string) error {
 		return err
 	}
 	if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
-		return err
+		return fmt.Errorf("writing %s: %w", *out, err)
 	}
 	fmt.Fprintf(c.stderr, "wrote %s (%d bytes)\n", *out, buf.Len())
 	return nil

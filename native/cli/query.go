@@ -33,7 +33,7 @@ func (q *queryFlags) request(text string) engine.Request {
 
 // batchLine is one line of --batch output.
 type batchLine struct {
-	ID      any             `json:"id"`
+	ID      json.RawMessage `json:"id"` // echoed as given: a number stays a number
 	Results []engine.Result `json:"results"`
 	Error   string          `json:"error,omitempty"`
 }
@@ -74,7 +74,7 @@ func runQuery(c *ctx, args []string) error {
 		fmt.Fprintf(c.stdout, "%s\n", b)
 		return nil
 	}
-	printResults(c.stdout, eng, text, resp.Results)
+	printResults(c.stdout, eng, text, resp.Results, q.noGraph)
 	return nil
 }
 
@@ -99,10 +99,10 @@ func queryBatch(c *ctx, eng *engine.Engine, q *queryFlags, path string, jsonOut 
 				fmt.Fprintf(w, "error: %v\n", err)
 				continue
 			}
-			printResults(w, eng, t.Query, resp.Results)
+			printResults(w, eng, t.Query, resp.Results, q.noGraph)
 			continue
 		}
-		line := batchLine{ID: t.ID, Results: resp.Results}
+		line := batchLine{ID: t.RawID, Results: resp.Results}
 		if err != nil {
 			line.Error = err.Error()
 		}
@@ -123,11 +123,14 @@ func readTasksFrom(c *ctx, name string) ([]eval.Task, error) {
 }
 
 // printResults prints a ranked bundle for people.
-func printResults(w io.Writer, eng *engine.Engine, query string, res []engine.Result) {
+func printResults(w io.Writer, eng *engine.Engine, query string, res []engine.Result, noGraph bool) {
 	g := eng.Graph()
 	fmt.Fprintf(w, "%d skills for %q\n", len(res), clipText(query, 80))
 	for i, r := range res {
 		tag := "via graph"
+		if noGraph {
+			tag = "lexical"
+		}
 		if r.SeedRank > 0 {
 			tag = fmt.Sprintf("seed #%d", r.SeedRank)
 		}

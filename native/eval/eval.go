@@ -15,11 +15,12 @@ import (
 
 // Task is one line of a task file.
 type Task struct {
-	ID    string   `json:"id"`
-	Query string   `json:"query"`
-	Gold  []string `json:"gold"`
-	Main  string   `json:"main,omitempty"`
-	Line  int      `json:"-"`
+	ID    string          `json:"id"`
+	Query string          `json:"query"`
+	Gold  []string        `json:"gold"`
+	Main  string          `json:"main,omitempty"`
+	Line  int             `json:"-"`
+	RawID json.RawMessage `json:"-"` // the id exactly as written, string or number
 }
 
 // GoldEdge is one line of a gold edge file: Source supports or precedes Target.
@@ -94,23 +95,26 @@ func ParseTasks(r io.Reader, path string, requireGold bool) ([]Task, error) {
 	var tasks []Task
 	err := ScanJSONL(r, path, func(line int, data []byte) error {
 		var raw struct {
-			ID    *flexID  `json:"id"`
-			Query *string  `json:"query"`
-			Gold  []string `json:"gold"`
-			Main  string   `json:"main"`
+			ID    json.RawMessage `json:"id"`
+			Query *string         `json:"query"`
+			Gold  []string        `json:"gold"`
+			Main  string          `json:"main"`
 		}
 		if err := json.Unmarshal(data, &raw); err != nil {
 			return fmt.Errorf("not a JSON task: %w", err)
 		}
+		var id flexID
 		switch {
-		case raw.ID == nil:
+		case raw.ID == nil || string(raw.ID) == "null":
 			return fmt.Errorf("field \"id\" missing")
+		case id.UnmarshalJSON(raw.ID) != nil:
+			return fmt.Errorf("field \"id\": %s is not a string or a number", raw.ID)
 		case raw.Query == nil || strings.TrimSpace(*raw.Query) == "":
 			return fmt.Errorf("field \"query\" missing or empty")
 		case requireGold && len(raw.Gold) == 0:
 			return fmt.Errorf("field \"gold\" missing or empty")
 		}
-		tasks = append(tasks, Task{ID: string(*raw.ID), Query: *raw.Query, Gold: raw.Gold, Main: raw.Main, Line: line})
+		tasks = append(tasks, Task{ID: string(id), RawID: raw.ID, Query: *raw.Query, Gold: raw.Gold, Main: raw.Main, Line: line})
 		return nil
 	})
 	if err == nil && len(tasks) == 0 {

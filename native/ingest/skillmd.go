@@ -74,6 +74,21 @@ func rewriteYAMLError(msg string, offset int) (string, int) {
 	return msg, first
 }
 
+// firstBadLine returns the 1-based number of the first line of yml such that the lines up to
+// it no longer parse, or 0 when every prefix parses (or yml is too long to search).
+func firstBadLine(yml []byte) int {
+	lines := bytes.SplitAfter(yml, []byte("\n"))
+	if len(lines) > 400 {
+		return 0 // quadratic search; very long front matter keeps yaml.v3's own line
+	}
+	for k := 1; k <= len(lines); k++ {
+		if _, err := parseYAML(bytes.Join(lines[:k], nil)); err != nil {
+			return k
+		}
+	}
+	return 0
+}
+
 // parseYAML parses front matter into a node, turning a parser panic into an error.
 func parseYAML(yml []byte) (doc yaml.Node, err error) {
 	defer func() {
@@ -121,7 +136,14 @@ func parseSkillMD(data []byte, file string) ([]entry, []Problem) {
 	yml = bytes.ReplaceAll(yml, []byte("\r\n"), []byte("\n"))
 	doc, err := parseYAML(yml)
 	if err != nil {
+		// yaml.v3 reports where the enclosing construct began, sometimes a line early; the
+		// first prefix of the front matter that fails to parse ends at the offending line.
+		bad := firstBadLine(yml)
 		m, line := rewriteYAMLError(err.Error(), p.offset)
+		if bad > 0 {
+			line = bad + p.offset
+			m = yamlLineRE.ReplaceAllString(m, "line "+strconv.Itoa(line))
+		}
 		if line == 0 {
 			line = 1
 		}

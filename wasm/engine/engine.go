@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -79,7 +80,7 @@ type Response struct {
 // Engine answers queries over one graph. It is safe for concurrent use.
 type Engine struct {
 	g     *graphs.Graph
-	names []string // normalized skill names for fuzzy matching
+	names nameIndex // normalized skill names for fuzzy matching
 
 	// The propagation matrix T in CSR form, rows normalized: every published edge u→v gives an
 	// entry u→v and a reverse entry v→u weighted by ReverseWeight. edge and rev record which
@@ -97,14 +98,16 @@ type Engine struct {
 // New prepares an engine over g. Its cost is linear in the graph's size.
 func New(g *graphs.Graph) *Engine {
 	n := g.NumSkills()
-	e := &Engine{g: g, names: make([]string, n)}
-	for i := range n {
-		e.names[i] = normName(g.Name(i))
-	}
+	e := &Engine{g: g, names: newNameIndex(g)}
 	deg := make([]int32, n+1)
 	for u := range n {
 		lo, hi := g.Out(u)
 		for k := lo; k < hi; k++ {
+			// Zero-weight edges carry nothing; leaving them out keeps a row of them dangling,
+			// so the node keeps its mass instead of losing it to a zero row.
+			if g.Weight(k) == 0 {
+				continue
+			}
 			deg[u]++
 			if ReverseWeight[g.Type(k)] > 0 {
 				deg[g.Target(k)]++
@@ -128,6 +131,9 @@ func New(g *graphs.Graph) *Engine {
 		for k := lo; k < hi; k++ {
 			v := g.Target(k)
 			w := float64(g.Weight(k))
+			if w == 0 {
+				continue
+			}
 			put(u, v, k, w, false)
 			if rw := ReverseWeight[g.Type(k)]; rw > 0 {
 				put(v, u, k, w*rw, true)
@@ -383,31 +389,31 @@ func (e *Engine) seedRanking(query string) []candidate {
 
 	var names []candidate
 	if ids := identifiers(query); len(ids) > 0 {
-		for v, name := range e.names {
-			best := 0.0
-			for _, id := range ids {
-				best = max(best, nameSimilarity(id, name))
-			}
-			if best >= nameMatchMin {
-				names = append(names, candidate{v, best})
-			}
-		}
+		names = e.names.match(ids)
 		sortCandidates(names)
 	}
 
-	fused := map[int]float64{}
+	// scores is reused for the fused score; touched already lists every lexical candidate.
+	for _, d := range touched {
+		scores[d] = 0
+	}
+	for _, c := range names {
+		if scores[c.id] == 0 && !slices.Contains(touched, c.id) {
+			touched = append(touched, c.id)
+		}
+	}
 	for _, list := range [][]candidate{lex, names} {
 		for r, c := range list {
-			fused[c.id] += 1 / float64(rrfK+r+1)
+			scores[c.id] += 1 / float64(rrfK+r+1)
 		}
 	}
 	// Identifier matches outrank every purely lexical candidate.
 	for _, c := range names {
-		fused[c.id] += c.score
+		scores[c.id] += c.score
 	}
-	out := make([]candidate, 0, len(fused))
-	for id, s := range fused {
-		out = append(out, candidate{id, s})
+	out := lex[:0]
+	for _, d := range touched {
+		out = append(out, candidate{d, scores[d]})
 	}
 	sortCandidates(out)
 	return out

@@ -11,9 +11,10 @@ import (
 // Fuzzy matching covers what exact terms miss: typos in query words and skill identifiers
 // written into a query ("run extract_tables", "use pdf-extarct").
 const (
-	typoWeight    = 0.7  // a corrected query term counts this much of an exact one
-	nameMatchMin  = 0.75 // least name similarity (1 - distance/length) that counts as a mention
-	minTypoLength = 4    // shorter words have too many neighbours at distance 1
+	typoWeight     = 0.7  // a corrected query term counts this much of an exact one
+	nameMatchMin   = 0.75 // least name similarity (1 - distance/length) that counts as a mention
+	minTypoLength  = 4    // shorter words have too many neighbours at distance 1
+	maxIdentifiers = 32   // identifiers of one query compared with the skill names
 )
 
 // typoTerms returns lexicon terms within a small edit distance of word, which is not itself a
@@ -49,17 +50,25 @@ func typoTerms(g *graphs.Graph, word string) []int {
 	return best
 }
 
-// identifiers returns the tokens of a query that look like skill identifiers: runs of letters
-// and digits joined by '_', '-', '.', '/' or ':', normalized by normName.
+// identifiers returns the distinct tokens of a query that look like skill identifiers — runs of
+// letters and digits joined by '_', '-', '.', '/' or ':', or camelCase — normalized by normName,
+// at most maxIdentifiers of them.
 func identifiers(query string) []string {
 	var out []string
+	seen := map[string]bool{}
 	for _, f := range strings.FieldsFunc(query, func(r rune) bool {
 		return !(r == '_' || r == '-' || r == '.' || r == '/' || r == ':' ||
 			r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127)
 	}) {
 		f = strings.Trim(f, "_-./:")
 		if strings.ContainsAny(f, "_-.:/") || hasInnerUpper(f) {
-			out = append(out, normName(f))
+			if id := normName(f); id != "" && !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+				if len(out) == maxIdentifiers {
+					break
+				}
+			}
 		}
 	}
 	return out
@@ -88,4 +97,96 @@ func nameSimilarity(a, b string) float64 {
 		return 0
 	}
 	return 1 - float64(levenshtein.ComputeDistance(a, b))/float64(n)
+}
+
+// nameIndex finds skill names similar to an identifier without comparing it to every name. It
+// relies on the q-gram lemma: two strings within edit distance d share at least
+// max(len) − 1 − 2d bigrams (counted with multiplicity), so only names reaching that count
+// need the exact Levenshtein check.
+type nameIndex struct {
+	names []string
+	grams map[string][]int32 // bigram with its occurrence number → names holding it
+	short []int32            // names too short for the bigram bound to exclude anything
+}
+
+func newNameIndex(g *graphs.Graph) nameIndex {
+	ix := nameIndex{names: make([]string, g.NumSkills()), grams: map[string][]int32{}}
+	for i := range ix.names {
+		name := normName(g.Name(i))
+		ix.names[i] = name
+		if gramBound(len(name), len(name)) <= 0 {
+			ix.short = append(ix.short, int32(i))
+		}
+		for _, q := range bigrams(name) {
+			ix.grams[q] = append(ix.grams[q], int32(i))
+		}
+	}
+	return ix
+}
+
+// bigrams lists the byte bigrams of s, each tagged with how many times it occurred before.
+func bigrams(s string) []string {
+	seen := map[string]int{}
+	out := make([]string, 0, max(0, len(s)-1))
+	for i := 0; i+1 < len(s); i++ {
+		b := s[i : i+2]
+		out = append(out, b+string(rune('0'+min(seen[b], 70))))
+		seen[b]++
+	}
+	return out
+}
+
+// gramBound is the least number of shared bigrams of strings of lengths la and lb whose
+// similarity can reach nameMatchMin.
+func gramBound(la, lb int) int {
+	n := max(la, lb)
+	d := int((1 - nameMatchMin) * float64(n))
+	return n - 1 - 2*d
+}
+
+// match returns the names similar to any of ids, with their best similarity.
+func (ix *nameIndex) match(ids []string) []candidate {
+	best := map[int32]float64{}
+	check := func(id string, v int32) {
+		if s := nameSimilarity(id, ix.names[v]); s >= nameMatchMin && s > best[v] {
+			best[v] = s
+		}
+	}
+	shared := make([]int32, len(ix.names))
+	var hit []int32
+	for _, id := range ids {
+		for _, v := range hit {
+			shared[v] = 0
+		}
+		hit = hit[:0]
+		for _, q := range bigrams(id) {
+			for _, v := range ix.grams[q] {
+				if shared[v] == 0 {
+					hit = append(hit, v)
+				}
+				shared[v]++
+			}
+		}
+		for _, v := range hit {
+			if int(shared[v]) >= gramBound(len(id), len(ix.names[v])) {
+				check(id, v)
+			}
+		}
+		for _, v := range ix.short {
+			if shared[v] == 0 {
+				check(id, v)
+			}
+		}
+		if gramBound(len(id), len(id)) <= 0 {
+			// A very short identifier can match names it shares no bigram with.
+			for v := range ix.names {
+				check(id, int32(v))
+			}
+		}
+	}
+	out := make([]candidate, 0, len(best))
+	for v, s := range best {
+		out = append(out, candidate{int(v), s})
+	}
+	return out
 }

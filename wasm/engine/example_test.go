@@ -1,0 +1,53 @@
+package engine_test
+
+import (
+	"fmt"
+
+	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/wasm/engine"
+)
+
+func ExampleEngine_Query() {
+	skills := []graphs.Skill{
+		{Name: "fill-kettle", Description: "Fill a kettle from the tap."},
+		{Name: "boil-water", Description: "Boil water on the stove."},
+		{Name: "brew-tea", Description: "Steep tea leaves in hot water."},
+	}
+	docs := make([]engine.Doc, len(skills))
+	for i, s := range skills {
+		docs[i] = engine.Doc{Name: s.Name, Description: s.Description}
+	}
+	data, err := graphs.Encode(&graphs.Artifact{
+		Skills: skills,
+		Edges: []graphs.Edge{
+			{Source: 0, Target: 1, Weight: 0.9, Assoc: 0.9, State: graphs.Confirmed, Type: graphs.Dependency},
+			{Source: 1, Target: 2, Weight: 0.6, Assoc: 0.6, State: graphs.Uncertain, Type: graphs.Workflow},
+		},
+		Lexicon: engine.BuildLexicon(docs),
+	})
+	if err != nil {
+		panic(err)
+	}
+	g, err := graphs.Decode(data)
+	if err != nil {
+		panic(err)
+	}
+
+	// "boil water" matches boil-water and, on "water", brew-tea: two seeds. fill-kettle shares
+	// no word with the query; the graph brings it in as boil-water's prerequisite.
+	resp, err := engine.New(g).Query(engine.Request{Query: "boil water", K: 3})
+	if err != nil {
+		panic(err)
+	}
+	for _, r := range resp.Results {
+		fmt.Printf("%-11s %.3f seed=%d", r.Name, r.Score, r.SeedRank)
+		for _, v := range r.Via {
+			fmt.Printf("  via %s (%s %s, reverse=%v)", v.From, v.State, v.Type, v.Reverse)
+		}
+		fmt.Println()
+	}
+	// Output:
+	// boil-water  0.519 seed=1  via fill-kettle (confirmed dependency, reverse=false)  via brew-tea (uncertain workflow, reverse=true)
+	// fill-kettle 0.249 seed=0  via boil-water (confirmed dependency, reverse=true)
+	// brew-tea    0.233 seed=2  via boil-water (uncertain workflow, reverse=false)
+}

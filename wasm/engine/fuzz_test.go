@@ -1,0 +1,88 @@
+package engine
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+func FuzzQuery(f *testing.F) {
+	for _, q := range []string{
+		"boil", "boil boil dishes", "hot water for the tea", "pick the object", "micrwave",
+		"heat it in the microwve", "kettel", "use pick_up_object", "use PickUpObject",
+		"then run pick-up-object.", "call pick_up_objekt", "zzzz qqqq", "   ", "",
+		"数据分析 café", "getHTTPResponseCode", "ab\xffcd", "a-b_c.d/e:f", "__--..//::",
+	} {
+		f.Add(q, 0, 0, 0.0, false)
+	}
+	for _, req := range deterministicQueries {
+		f.Add(req.Query, req.K, req.Seeds, req.Gamma, req.NoGraph)
+	}
+	f.Add("boil", 1, 1, 1.0, false)
+	f.Add("boil", -1, 0, 0.0, false)
+	f.Add("tea", MaxK, MaxSeeds, 1e-300, false)
+	f.Add("tea", 3, 2, math.NaN(), true)
+
+	e := kitchen()
+	n := e.Graph().NumSkills()
+	f.Fuzz(func(t *testing.T, q string, k, seeds int, gamma float64, noGraph bool) {
+		req := Request{Query: q, K: k, Seeds: seeds, Gamma: gamma, NoGraph: noGraph}
+		resp, err := e.Query(req)
+
+		wantK, wantSeeds := k, seeds
+		if wantK == 0 {
+			wantK = DefaultK
+		}
+		if wantSeeds == 0 {
+			wantSeeds = DefaultSeeds
+		}
+		g := gamma
+		if g == 0 {
+			g = DefaultGamma
+		}
+		empty := strings.TrimSpace(q) == ""
+		invalid := empty || len(q) > MaxQueryBytes || wantK < 1 || wantK > MaxK ||
+			wantSeeds < 1 || wantSeeds > MaxSeeds || !(g > 0 && g <= 1)
+		if invalid != (err != nil) {
+			t.Fatalf("Query(%+v): error %v, want an error: %v", req, err, invalid)
+		}
+		if err != nil {
+			if empty != errors.Is(err, ErrEmptyQuery) {
+				t.Fatalf("Query(%+v): error %v; empty query: %v", req, err, empty)
+			}
+			return
+		}
+
+		res := resp.Results
+		if len(res) > wantK || len(res) > n {
+			t.Fatalf("%d results for k %d over %d skills", len(res), wantK, n)
+		}
+		seen := map[string]bool{}
+		ranks := map[int]bool{}
+		var mass float64
+		for i, r := range res {
+			if math.IsNaN(r.Score) || math.IsInf(r.Score, 0) || r.Score < 0 {
+				t.Fatalf("result %s: score %v", r.Name, r.Score)
+			}
+			if seen[r.Name] {
+				t.Fatalf("result %s twice", r.Name)
+			}
+			seen[r.Name] = true
+			if r.Name != e.Graph().Name(r.ID) {
+				t.Fatalf("result id %d named %q, graph says %q", r.ID, r.Name, e.Graph().Name(r.ID))
+			}
+			if r.SeedRank < 0 || r.SeedRank > wantSeeds || r.SeedRank > 0 && ranks[r.SeedRank] {
+				t.Fatalf("result %s: seed rank %d (seeds %d, seen %v)", r.Name, r.SeedRank, wantSeeds, ranks)
+			}
+			ranks[r.SeedRank] = r.SeedRank > 0
+			if i > 0 && r.Score > res[i-1].Score {
+				t.Fatalf("scores not descending: %v after %v", r.Score, res[i-1].Score)
+			}
+			mass += r.Score
+		}
+		if !noGraph && mass > 1+1e-9 {
+			t.Fatalf("PPR scores sum to %v > 1", mass)
+		}
+	})
+}
