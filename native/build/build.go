@@ -1,9 +1,13 @@
-// Package build turns a skill library into a published skill graph artifact: it extracts
-// features, scores candidate edges with pluggable signal channels, computes the association
-// score with the structural floor (DESIGN §3.1–3.2) and publishes edges with a pluggable rule.
+// Package build turns a skill library into a published skill graph artifact (DESIGN §3): it
+// extracts features, scores candidate edges with pluggable signal channels, computes the
+// association score with the structural floor, selects a frontier, runs counterfactual probes
+// on it (removal, substitution, reorder) through a pluggable Prober, calibrates each edge with a
+// Beta posterior into confirmed / uncertain / rejected, and publishes a state-weighted graph
+// with a bounded scaffold of unvalidated edges.
 package build
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -14,37 +18,65 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-// Options are the build parameters. The zero value is not valid; start from DefaultOptions.
+// Variants of the pipeline (the paper's ablation table).
+const (
+	VariantFull         = "full"          // every active channel, probes, calibration, scaffold
+	VariantNoJudge      = "no-judge"      // full without the LLM judge channel
+	VariantSemanticOnly = "semantic-only" // candidates from the semantic channel alone, then full calibration
+	VariantPublishAll   = "publish-all"   // every candidate at weight A, no probes (the GoS-like baseline)
+)
+
+// Variants lists the valid variants.
+var Variants = []string{VariantFull, VariantNoJudge, VariantSemanticOnly, VariantPublishAll}
+
+// Options are the build parameters. Start from DefaultOptions.
 type Options struct {
-	Variant      string             // publication rule: "publish-all"
-	Lambda       map[string]float64 // channel weights λ
+	Variant      string
+	Lambda       map[string]float64 // channel weights λ; a channel without data is inactive
 	TauStr       float64            // structural floor threshold τ_str
 	EtaStr       float64            // structural floor factor η_str
+	JudgeGate    float64            // the judge runs only on candidates with preliminary A above it
 	Cap          int                // most candidate targets per source
 	PerChannel   int                // most targets each channel proposes per source
+	Budget       int                // frontier size |F|; 0 probes every candidate
+	FrontierMin  float64            // least A of a frontier edge
+	EpsE         float64            // least evidence weight δ of one probe (ε_e)
+	TauConfirm   float64            // c above it: confirmed (τ_c)
+	TauReject    float64            // c below it: rejected
+	RhoConfirmed float64            // publication factor ρ of confirmed edges
+	RhoUncertain float64            // … of uncertain edges
+	RhoScaffold  float64            // … of scaffold edges
+	ScaffoldOut  int                // most scaffold edges out of one node
+	ScaffoldIn   int                // most scaffold edges into one node
 	EpsWeight    float64            // least published weight ε_w
 	BodyHead     int                // runes of each body kept in the artifact
-	MaxPostingDF int                // tokens shared by more skills than this do not propose pairs (0: automatic)
+	MaxPostingDF int                // tokens shared by more skills do not propose pairs (0: automatic)
+
+	DryRun   bool    // stop after the frontier and count the model calls a build would make
+	Traces   []Trace // successful runs, for the trace channel and the probes
+	Prober   Prober  // answers probes; nil means the offline contract prober
+	Judge    Judge   // scores candidate edges for the judge channel; nil disables the channel
+	Progress func(stage string, done, total int)
 }
 
 // DefaultOptions returns the defaults of DESIGN §3.
 func DefaultOptions() Options {
 	return Options{
-		Variant:    VariantPublishAll,
-		Lambda:     map[string]float64{ChanLexical: 0.10, ChanIO: 0.25, ChanStructural: 0.20},
-		TauStr:     0.65,
-		EtaStr:     0.7,
-		Cap:        12,
-		PerChannel: 12,
-		EpsWeight:  0.01,
-		BodyHead:   2400,
+		Variant: VariantFull,
+		Lambda: map[string]float64{
+			ChanSemantic: 0.25, ChanLexical: 0.10, ChanIO: 0.25, ChanStructural: 0.20,
+			ChanJudge: 0.10, ChanTraces: 0.20, ChanRepair: 0.10,
+		},
+		TauStr: 0.65, EtaStr: 0.7, JudgeGate: 0.4,
+		Cap: 12, PerChannel: 12,
+		Budget: 500, FrontierMin: 0.05,
+		EpsE: 0.1, TauConfirm: 0.7, TauReject: 0.3,
+		RhoConfirmed: 1, RhoUncertain: 0.55, RhoScaffold: 0.18,
+		ScaffoldOut: 4, ScaffoldIn: 4,
+		EpsWeight: 0.01,
+		BodyHead:  2400,
 	}
 }
-
-// Variants of the publication rule.
-const (
-	VariantPublishAll = "publish-all"
-)
 
 // Candidate is a scored candidate edge.
 type Candidate struct {
@@ -52,69 +84,72 @@ type Candidate struct {
 	Phi            map[string]float64 // signal values by channel
 	A              float64            // association score
 	Type           graphs.Relation
-}
-
-// Publisher decides which candidates become published edges, with which state and weight.
-type Publisher interface {
-	Publish(cands []Candidate) []graphs.Edge
-}
-
-// publishAll publishes every candidate at weight A, unvalidated (the GoS-like baseline).
-type publishAll struct{ eps float64 }
-
-func (p publishAll) Publish(cands []Candidate) []graphs.Edge {
-	out := make([]graphs.Edge, 0, len(cands))
-	for _, c := range cands {
-		out = append(out, graphs.Edge{
-			Source: c.Source, Target: c.Target,
-			Weight: float32(clip(c.A, p.eps, 1)), Assoc: float32(clip(c.A, 0, 1)),
-			State: graphs.Unvalidated, Type: c.Type,
-		})
-	}
-	return out
+	Evidence       []float64 // probe results e ∈ [0, 1] (failed probes left out)
+	C              float64   // posterior mean ĉ; meaningful when probed
+	Probed         bool
+	State          graphs.State
 }
 
 // Report summarizes a build for people and machines.
 type Report struct {
-	Skills      int                `json:"skills"`
-	Candidates  int                `json:"candidates"`
-	PerChannel  map[string]int     `json:"per_channel"` // candidates each channel proposed
-	Published   int                `json:"published"`
-	ByState     map[string]int     `json:"by_state"`
-	ByType      map[string]int     `json:"by_type"`
-	Bytes       int                `json:"bytes"`
-	StageTimes  map[string]float64 `json:"stage_seconds"`
-	TotalSecond float64            `json:"seconds"`
+	Variant       string             `json:"variant"`
+	Skills        int                `json:"skills"`
+	Candidates    int                `json:"candidates"`
+	PerChannel    map[string]int     `json:"per_channel"` // candidates each channel proposed
+	Channels      []string           `json:"active_channels"`
+	Frontier      int                `json:"frontier"`
+	Prober        string             `json:"prober,omitempty"`
+	ProbesRun     int                `json:"probes_run"`
+	ProbesCached  int                `json:"probes_cached"`
+	ProbesFailed  int                `json:"probes_failed"`
+	JudgeCalls    int                `json:"judge_calls"`
+	Calibrated    map[string]int     `json:"calibrated"` // candidates per state before publication
+	Published     int                `json:"published"`
+	ByState       map[string]int     `json:"by_state"` // published edges per state
+	ByType        map[string]int     `json:"by_type"`
+	TraceSkipped  int                `json:"trace_names_unknown,omitempty"`
+	Bytes         int                `json:"bytes"`
+	StageSeconds  map[string]float64 `json:"stage_seconds"`
+	TotalSeconds  float64            `json:"seconds"`
+	FailedSamples []string           `json:"failed_samples,omitempty"` // a few failed probe answers
+	PlannedProbes int                `json:"planned_probes,omitempty"` // dry run: probes and judge prompts
+	PlannedCalls  int                `json:"planned_calls,omitempty"`  // dry run: of those, not cached
+}
+
+// planner is implemented by probers that call a model and cache its answers.
+type planner interface {
+	Uncached(skills []ingest.Skill, probes []Probe, pairs [][2]int) int
 }
 
 type builder struct {
 	opt     Options
 	skills  []ingest.Skill
+	index   map[string]int
 	feat    []features
 	idf     map[string]float64
 	maxIDF  float64
 	signals []Signal
+	traces  *traceStats
+	rep     *Report
 }
 
-// Build makes the artifact for skills (identity by name; the caller has removed duplicates).
-// Skills are ordered by name, so the artifact does not depend on the order they were read in.
+// Build is BuildContext with a background context.
 func Build(skills []ingest.Skill, opt Options) ([]byte, *Report, error) {
+	return BuildContext(context.Background(), skills, opt)
+}
+
+// BuildContext makes the artifact for skills (identity by name; the caller removed duplicates).
+// Skills are ordered by name, so the artifact does not depend on the order they were read in.
+func BuildContext(ctx context.Context, skills []ingest.Skill, opt Options) ([]byte, *Report, error) {
 	start := time.Now()
-	rep := &Report{PerChannel: map[string]int{}, ByState: map[string]int{}, ByType: map[string]int{},
-		StageTimes: map[string]float64{}}
-	stage := func(name string, t time.Time) { rep.StageTimes[name] = time.Since(t).Seconds() }
+	rep := &Report{Variant: opt.Variant, PerChannel: map[string]int{}, ByState: map[string]int{},
+		ByType: map[string]int{}, Calibrated: map[string]int{}, StageSeconds: map[string]float64{}}
+	stage := func(name string, t time.Time) { rep.StageSeconds[name] += time.Since(t).Seconds() }
+	if err := opt.Validate(); err != nil {
+		return nil, nil, err
+	}
 	if len(skills) == 0 {
 		return nil, nil, fmt.Errorf("build: no skills to build from")
-	}
-	var pub Publisher
-	switch opt.Variant {
-	case VariantPublishAll:
-		pub = publishAll{opt.EpsWeight}
-	default:
-		return nil, nil, fmt.Errorf("build: unknown variant %q (this build has %q)", opt.Variant, VariantPublishAll)
-	}
-	if opt.Cap < 1 || opt.PerChannel < 1 {
-		return nil, nil, fmt.Errorf("build: cap %d and per-channel %d must be at least 1", opt.Cap, opt.PerChannel)
 	}
 	skills = append([]ingest.Skill(nil), skills...)
 	sort.Slice(skills, func(a, b int) bool { return skills[a].Name < skills[b].Name })
@@ -127,15 +162,17 @@ func Build(skills []ingest.Skill, opt Options) ([]byte, *Report, error) {
 	}
 
 	t := time.Now()
-	b := &builder{opt: opt, skills: skills}
+	b := &builder{opt: opt, skills: skills, index: index, rep: rep}
 	b.feat, b.idf = extractFeatures(skills, index)
 	for _, w := range b.idf {
 		b.maxIDF = max(b.maxIDF, w)
 	}
-	b.signals = []Signal{
-		{Name: ChanLexical, Lambda: opt.Lambda[ChanLexical], Min: 0.05, Score: b.lexical},
-		{Name: ChanIO, Lambda: opt.Lambda[ChanIO], Min: 0.3, Score: b.io},
-		{Name: ChanStructural, Lambda: opt.Lambda[ChanStructural], Min: 0.2, Score: b.structural},
+	b.traces, rep.TraceSkipped = newTraceStats(opt.Traces, index)
+	b.signals = b.activeSignals()
+	for _, s := range b.signals {
+		if s.Lambda > 0 {
+			rep.Channels = append(rep.Channels, s.Name)
+		}
 	}
 	stage("features", t)
 
@@ -144,9 +181,42 @@ func Build(skills []ingest.Skill, opt Options) ([]byte, *Report, error) {
 	rep.Candidates = len(cands)
 	stage("candidates", t)
 
-	t = time.Now()
-	edges := pub.Publish(cands)
-	stage("publish", t)
+	if opt.DryRun {
+		b.plan(cands)
+		rep.Skills = len(skills)
+		rep.TotalSeconds = time.Since(start).Seconds()
+		return nil, rep, nil
+	}
+	if opt.Judge != nil && b.lambda(ChanJudge) > 0 {
+		t = time.Now()
+		if err := b.judge(ctx, cands); err != nil {
+			return nil, nil, err
+		}
+		stage("judge", t)
+	}
+
+	var edges []graphs.Edge
+	if opt.Variant == VariantPublishAll {
+		t = time.Now()
+		edges = publishAll(cands, opt.EpsWeight)
+		stage("publish", t)
+	} else {
+		t = time.Now()
+		frontier := b.frontier(cands)
+		rep.Frontier = len(frontier)
+		stage("frontier", t)
+
+		t = time.Now()
+		if err := b.probe(ctx, cands, frontier); err != nil {
+			return nil, nil, err
+		}
+		stage("probes", t)
+
+		t = time.Now()
+		b.calibrate(cands)
+		edges = b.publish(cands)
+		stage("publish", t)
+	}
 
 	t = time.Now()
 	art := &graphs.Artifact{Params: b.params()}
@@ -171,136 +241,83 @@ func Build(skills []ingest.Skill, opt Options) ([]byte, *Report, error) {
 		rep.ByType[e.Type.String()]++
 	}
 	rep.Bytes = len(data)
-	rep.TotalSecond = time.Since(start).Seconds()
+	rep.TotalSeconds = time.Since(start).Seconds()
 	return data, rep, nil
 }
 
-// candidates proposes, for every source, the top targets of each active channel among the
-// skills it shares a token with (or declares a dependency on), scores them, and keeps the Cap
-// best by association.
-func (b *builder) candidates(rep *Report) []Candidate {
-	n := len(b.skills)
-	// Blocking: only pairs that share a not-too-common token are scored, which keeps induction
-	// near-linear for large libraries instead of quadratic.
-	post := map[string][]int{}
-	for j, f := range b.feat {
-		seen := map[string]bool{}
-		add := func(t string) {
-			if !seen[t] {
-				seen[t] = true
-				post[t] = append(post[t], j)
-			}
-		}
-		for t := range f.text {
-			add(t)
-		}
-		for _, in := range f.inputs {
-			for _, t := range in.tokens {
-				add(t)
-			}
+// Validate rejects options outside their ranges, naming the option.
+func (o *Options) Validate() error {
+	known := false
+	for _, v := range Variants {
+		known = known || v == o.Variant
+	}
+	if !known {
+		return fmt.Errorf("build: unknown variant %q (want one of %v)", o.Variant, Variants)
+	}
+	for name, v := range o.Lambda {
+		if !(v >= 0 && v <= 1) {
+			return fmt.Errorf("build: lambda-%s: %v is outside [0, 1]", name, v)
 		}
 	}
-	maxDF := b.opt.MaxPostingDF
-	if maxDF <= 0 {
-		maxDF = max(50, min(n/10, 1000))
-	}
-	followers := make([][]int, n) // followers[i]: skills that declare i as a prerequisite
-	for j, f := range b.feat {
-		for _, d := range f.deps {
-			followers[d] = append(followers[d], j)
+	unit := map[string]float64{"tau-str": o.TauStr, "eta-str": o.EtaStr, "judge-gate": o.JudgeGate,
+		"frontier-min": o.FrontierMin, "eps-e": o.EpsE, "tau-c": o.TauConfirm, "tau-reject": o.TauReject,
+		"rho-confirmed": o.RhoConfirmed, "rho-uncertain": o.RhoUncertain, "rho-scaffold": o.RhoScaffold,
+		"eps-w": o.EpsWeight}
+	for name, v := range unit {
+		if !(v >= 0 && v <= 1) {
+			return fmt.Errorf("build: %s: %v is outside [0, 1]", name, v)
 		}
 	}
+	switch {
+	case o.TauReject > o.TauConfirm:
+		return fmt.Errorf("build: tau-reject %v is above tau-c %v", o.TauReject, o.TauConfirm)
+	case o.Cap < 1 || o.PerChannel < 1:
+		return fmt.Errorf("build: cap %d and per-channel %d must be at least 1", o.Cap, o.PerChannel)
+	case o.Budget < 0 || o.ScaffoldOut < 0 || o.ScaffoldIn < 0 || o.BodyHead < 0:
+		return fmt.Errorf("build: budget, scaffold caps and body-head must not be negative")
+	}
+	return nil
+}
 
-	var out []Candidate
-	mark := make([]int, n)
-	for i := range mark {
-		mark[i] = -1
+// plan counts the probes and judge prompts a build would ask and how many are not cached.
+func (b *builder) plan(cands []Candidate) {
+	var pairs [][2]int
+	if b.opt.Judge != nil && b.lambda(ChanJudge) > 0 {
+		for _, c := range cands {
+			if c.A > b.opt.JudgeGate {
+				pairs = append(pairs, [2]int{c.Source, c.Target})
+			}
+		}
 	}
-	var sumL float64
+	var probes []Probe
+	if b.opt.Variant != VariantPublishAll {
+		frontier := b.frontier(cands)
+		b.rep.Frontier = len(frontier)
+		subs := newSubstitutes(b)
+		for _, k := range frontier {
+			c := cands[k]
+			probes = append(probes, Probe{Kind: Removal, Source: c.Source, Target: c.Target},
+				Probe{Kind: Substitution, Source: c.Source, Target: c.Target, Substitute: subs.pick(c.Source, c.Target)},
+				Probe{Kind: Reorder, Source: c.Source, Target: c.Target})
+		}
+	}
+	b.rep.PlannedProbes = len(probes) + len(pairs)
+	if p, ok := b.opt.Prober.(planner); ok {
+		b.rep.PlannedCalls += p.Uncached(b.skills, probes, nil)
+	}
+	if p, ok := b.opt.Judge.(planner); ok {
+		b.rep.PlannedCalls += p.Uncached(b.skills, nil, pairs)
+	}
+}
+
+// lambda is the weight of an active channel, 0 for an inactive one.
+func (b *builder) lambda(name string) float64 {
 	for _, s := range b.signals {
-		sumL += s.Lambda
+		if s.Name == name {
+			return s.Lambda
+		}
 	}
-	for i := range n {
-		var pool []int
-		visit := func(j int) {
-			if j != i && mark[j] != i {
-				mark[j] = i
-				pool = append(pool, j)
-			}
-		}
-		f := &b.feat[i]
-		probe := func(t string) {
-			if ps := post[t]; len(ps) <= maxDF {
-				for _, j := range ps {
-					visit(j)
-				}
-			}
-		}
-		for t := range f.text {
-			probe(t)
-		}
-		for _, o := range f.outputs {
-			for _, t := range o.tokens {
-				probe(t)
-			}
-		}
-		for _, j := range followers[i] {
-			visit(j)
-		}
-		sort.Ints(pool)
-
-		phis := make([][]float64, len(pool))
-		for k, j := range pool {
-			phis[k] = make([]float64, len(b.signals))
-			for c, s := range b.signals {
-				if s.Lambda > 0 {
-					phis[k][c] = s.Score(i, j)
-				}
-			}
-		}
-		chosen := map[int]bool{}
-		for c, s := range b.signals {
-			if s.Lambda <= 0 {
-				continue
-			}
-			var ks []int
-			for k := range pool {
-				if phis[k][c] >= s.Min {
-					ks = append(ks, k)
-				}
-			}
-			sort.SliceStable(ks, func(x, y int) bool { return phis[ks[x]][c] > phis[ks[y]][c] })
-			for _, k := range ks[:min(len(ks), b.opt.PerChannel)] {
-				if !chosen[k] {
-					chosen[k] = true
-				}
-				rep.PerChannel[s.Name]++
-			}
-		}
-		var mine []Candidate
-		for k := range pool {
-			if !chosen[k] {
-				continue
-			}
-			c := Candidate{Source: i, Target: pool[k], Phi: map[string]float64{}}
-			var sum float64
-			for ch, s := range b.signals {
-				c.Phi[s.Name] = phis[k][ch]
-				sum += s.Lambda * phis[k][ch]
-			}
-			if sumL > 0 {
-				c.A = clip(sum/sumL, 0, 1)
-			}
-			if st := c.Phi[ChanStructural]; st > b.opt.TauStr {
-				c.A = max(c.A, b.opt.EtaStr*st)
-			}
-			c.Type = b.relation(&c)
-			mine = append(mine, c)
-		}
-		sort.SliceStable(mine, func(x, y int) bool { return mine[x].A > mine[y].A })
-		out = append(out, mine[:min(len(mine), b.opt.Cap)]...)
-	}
-	return out
+	return 0
 }
 
 // params records the build options in the artifact.
@@ -309,11 +326,27 @@ func (b *builder) params() map[string]any {
 	for _, s := range b.signals {
 		lam[s.Name] = s.Lambda
 	}
-	return map[string]any{
-		"variant": b.opt.Variant, "lambda": lam, "tau_str": b.opt.TauStr, "eta_str": b.opt.EtaStr,
-		"cap": b.opt.Cap, "per_channel": b.opt.PerChannel, "eps_weight": b.opt.EpsWeight,
-		"body_head": b.opt.BodyHead,
+	o := b.opt
+	p := map[string]any{
+		"variant": o.Variant, "lambda": lam, "tau_str": o.TauStr, "eta_str": o.EtaStr,
+		"cap": o.Cap, "per_channel": o.PerChannel, "eps_weight": o.EpsWeight, "body_head": o.BodyHead,
+		"traces": len(o.Traces),
 	}
+	if o.Variant != VariantPublishAll {
+		p["budget"], p["frontier_min"], p["eps_e"] = o.Budget, o.FrontierMin, o.EpsE
+		p["tau_c"], p["tau_reject"] = o.TauConfirm, o.TauReject
+		p["rho"] = map[string]any{"confirmed": o.RhoConfirmed, "uncertain": o.RhoUncertain, "scaffold": o.RhoScaffold}
+		p["scaffold_caps"] = []int{o.ScaffoldOut, o.ScaffoldIn}
+		name := "contract"
+		if o.Prober != nil {
+			name = o.Prober.Name()
+		}
+		p["prober"] = name
+	}
+	if o.Judge != nil {
+		p["judge"], p["judge_gate"] = o.Judge.Name(), o.JudgeGate
+	}
+	return p
 }
 
 func clip(x, lo, hi float64) float64 {

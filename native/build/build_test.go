@@ -55,7 +55,7 @@ func fakeBuilder(n int, opt Options, sig map[string]map[[2]int]float64) *builder
 	}
 	for _, name := range []string{ChanLexical, ChanIO, ChanStructural} {
 		table := sig[name]
-		b.signals = append(b.signals, Signal{Name: name, Lambda: opt.Lambda[name], Min: 0.01,
+		b.signals = append(b.signals, Signal{Name: name, Lambda: opt.Lambda[name], Min: 0.01, Propose: true,
 			Score: func(i, j int) float64 { return table[[2]int{i, j}] }})
 	}
 	// Blocking needs a shared token: give every skill the same one.
@@ -133,7 +133,7 @@ func TestCandidateCap(t *testing.T) {
 
 func TestPublishAll(t *testing.T) {
 	cands := []Candidate{{Source: 0, Target: 1, A: 0.4, Type: graphs.Dependency}, {Source: 1, Target: 0, A: 0.001, Type: graphs.Semantic}}
-	got := publishAll{eps: 0.01}.Publish(cands)
+	got := publishAll(cands, 0.01)
 	if len(got) != 2 || got[0].Weight != 0.4 || got[1].Weight != 0.01 || got[1].Assoc != 0.001 ||
 		got[0].State != graphs.Unvalidated {
 		t.Errorf("Publish = %+v", got)
@@ -226,8 +226,8 @@ func TestBuildErrors(t *testing.T) {
 		t.Errorf("empty: %v", err)
 	}
 	opt := DefaultOptions()
-	opt.Variant = "full"
-	if _, _, err := Build(skills[:1], opt); err == nil || !strings.Contains(err.Error(), `unknown variant "full"`) {
+	opt.Variant = "bogus"
+	if _, _, err := Build(skills[:1], opt); err == nil || !strings.Contains(err.Error(), `unknown variant "bogus"`) {
 		t.Errorf("variant: %v", err)
 	}
 }

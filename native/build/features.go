@@ -2,6 +2,7 @@ package build
 
 import (
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -70,12 +71,13 @@ type slot struct {
 
 // features is what the signals read about one skill.
 type features struct {
-	role    Role
-	object  map[string]float64 // name tokens without the role verb, TF-IDF weighted, unit length
-	text    map[string]float64 // name, description and tags, TF-IDF weighted, unit length
-	inputs  []slot
-	outputs []slot
-	deps    []int // skills this one declares as prerequisites
+	role     Role
+	object   map[string]float64 // name tokens without the role verb, TF-IDF weighted, unit length
+	text     map[string]float64 // name, description and tags, TF-IDF weighted, unit length
+	inputs   []slot
+	outputs  []slot
+	deps     []int // skills this one declares as prerequisites
+	mentions []int // skills whose names its description or body mentions
 }
 
 // extractFeatures computes the features of every skill. index maps names to skill ids.
@@ -121,6 +123,7 @@ func extractFeatures(skills []ingest.Skill, index map[string]int) ([]features, m
 			}
 		}
 		sort.Ints(f.deps)
+		f.mentions = mentions(s.Description+"\n"+s.Body, index, i)
 	}
 	return fs, idf
 }
@@ -183,4 +186,21 @@ func cosine(a, b map[string]float64) float64 {
 		s += x * b[t]
 	}
 	return min(1, s)
+}
+
+// identRE matches identifiers joined by '-' or '_', the way skill and tool names are written.
+var identRE = regexp.MustCompile(`[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+`)
+
+// mentions returns the ids of the skills named in text, other than self, ascending.
+func mentions(text string, index map[string]int, self int) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, m := range identRE.FindAllString(text, -1) {
+		if j, ok := index[m]; ok && j != self && !seen[j] {
+			seen[j] = true
+			out = append(out, j)
+		}
+	}
+	sort.Ints(out)
+	return out
 }

@@ -1,23 +1,62 @@
 package build
 
-import "github.com/caskg/caskg/graphs"
+import (
+	"math"
+
+	"github.com/caskg/caskg/graphs"
+)
 
 // Signal is one channel of evidence that s_i should precede or support s_j, normalized to [0, 1]
 // per ordered pair (DESIGN §3.1). Channels plug into candidate induction and the association
-// score by appearing in Builder.signals; a channel whose Lambda is 0 is inactive.
+// score by appearing in builder.signals; only channels with data for this build are active.
 type Signal struct {
-	Name   string
-	Lambda float64
-	Min    float64 // least value that makes a pair a candidate of this channel
-	Score  func(i, j int) float64
+	Name    string
+	Lambda  float64
+	Min     float64 // least value that makes a pair a candidate of this channel
+	Score   func(i, j int) float64
+	Propose bool // whether the channel proposes candidates (the judge only scores them)
 }
 
-// Channel names, as they appear in reports and parameters.
+// Channel names, as they appear in reports, flags and parameters.
 const (
+	ChanSemantic   = "semantic"
 	ChanLexical    = "lexical"
 	ChanIO         = "io"
 	ChanStructural = "structural"
+	ChanJudge      = "judge"
+	ChanTraces     = "traces"
+	ChanRepair     = "repair"
 )
+
+// Channels lists every channel name.
+var Channels = []string{ChanSemantic, ChanLexical, ChanIO, ChanStructural, ChanJudge, ChanTraces, ChanRepair}
+
+// activeSignals returns the channels with data for this build and variant. The judge's values
+// come later (judge), for gated candidates only.
+func (b *builder) activeSignals() []Signal {
+	l := b.opt.Lambda
+	all := []Signal{
+		{Name: ChanLexical, Lambda: l[ChanLexical], Min: 0.05, Score: b.lexical, Propose: true},
+		{Name: ChanIO, Lambda: l[ChanIO], Min: 0.3, Score: b.io, Propose: true},
+		{Name: ChanStructural, Lambda: l[ChanStructural], Min: 0.2, Score: b.structural, Propose: true},
+	}
+	if b.traces != nil {
+		all = append(all, Signal{Name: ChanTraces, Lambda: l[ChanTraces], Min: 0.05, Score: b.trace, Propose: true})
+	}
+	if b.hasRepairSkills() {
+		all = append(all, Signal{Name: ChanRepair, Lambda: l[ChanRepair], Min: 0.2, Score: b.repair, Propose: true})
+	}
+	if b.opt.Judge != nil && b.opt.Variant != VariantNoJudge && b.opt.Variant != VariantPublishAll {
+		all = append(all, Signal{Name: ChanJudge, Lambda: l[ChanJudge]})
+	}
+	var out []Signal
+	for _, s := range all {
+		if s.Lambda > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
 
 // lexical is the cosine of the two skills' TF-IDF vectors over name, description and tags.
 func (b *builder) lexical(i, j int) float64 { return cosine(b.feat[i].text, b.feat[j].text) }
@@ -87,11 +126,49 @@ func (b *builder) structural(i, j int) float64 {
 	return order * cosine(b.feat[i].object, b.feat[j].object)
 }
 
+// repair is how much s_i, a recovery skill, helps recover or complete s_j: 1 when s_j's text
+// names s_i, else the similarity of what they act on.
+func (b *builder) repair(i, j int) float64 {
+	if b.feat[i].role != RoleRepair || i == j {
+		return 0
+	}
+	for _, m := range b.feat[j].mentions {
+		if m == i {
+			return 1
+		}
+	}
+	return max(cosine(b.feat[i].object, b.feat[j].object), cosine(b.feat[i].text, b.feat[j].text))
+}
+
+func (b *builder) hasRepairSkills() bool {
+	for _, f := range b.feat {
+		if f.role == RoleRepair {
+			return true
+		}
+	}
+	return false
+}
+
+// trace is the co-occurrence of s_i and s_j in successful runs (cosine of their occurrence
+// sets), weighted towards the order the runs used them in.
+func (b *builder) trace(i, j int) float64 {
+	t := b.traces
+	co := t.co[pair{i, j}]
+	if co == 0 {
+		return 0
+	}
+	cos := float64(co) / math.Sqrt(float64(t.count[i])*float64(t.count[j]))
+	order := float64(t.before[pair{i, j}]) / float64(co)
+	return clip(cos*(0.5+0.5*order), 0, 1)
+}
+
 // relation names the kind of link a candidate stands for, from the channel that supports it.
 func (b *builder) relation(c *Candidate) graphs.Relation {
 	switch {
 	case c.Phi[ChanIO] >= 0.5:
 		return graphs.Dependency
+	case c.Phi[ChanTraces] >= 0.3, c.Phi[ChanRepair] >= 0.5:
+		return graphs.Workflow
 	case c.Phi[ChanStructural] >= 0.3 && b.feat[c.Source].role < b.feat[c.Target].role:
 		return graphs.Workflow
 	case b.feat[c.Source].role == b.feat[c.Target].role && c.Phi[ChanLexical] >= 0.5:

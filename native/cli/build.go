@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
 
@@ -14,20 +16,39 @@ import (
 
 func runBuild(c *ctx, args []string) error {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
-	def := build.DefaultOptions()
+	opt := build.DefaultOptions()
 	out := fs.String("o", "", "output artifact `path` (required)")
 	strict := fs.Bool("strict", false, "fail the build on any bad skill instead of skipping it")
-	variant := fs.String("variant", def.Variant, "publication rule")
-	capFlag := fs.Int("cap", def.Cap, "most candidate targets per source skill")
-	perChan := fs.Int("per-channel", def.PerChannel, "most targets each signal channel proposes per source")
-	tauStr := fs.Float64("tau-str", def.TauStr, "structural floor threshold τ_str")
-	etaStr := fs.Float64("eta-str", def.EtaStr, "structural floor factor η_str")
-	lamLex := fs.Float64("lambda-lex", def.Lambda[build.ChanLexical], "weight λ of the lexical channel")
-	lamIO := fs.Float64("lambda-io", def.Lambda[build.ChanIO], "weight λ of the I/O channel")
-	lamStruct := fs.Float64("lambda-struct", def.Lambda[build.ChanStructural], "weight λ of the structural channel")
-	bodyHead := fs.Int("body-head", def.BodyHead, "characters of each skill body kept in the artifact")
+	fs.StringVar(&opt.Variant, "variant", opt.Variant, "pipeline: "+strings.Join(build.Variants, ", "))
+	fs.IntVar(&opt.Cap, "cap", opt.Cap, "most candidate targets per source skill")
+	fs.IntVar(&opt.PerChannel, "per-channel", opt.PerChannel, "most targets each signal channel proposes per source")
+	fs.Float64Var(&opt.TauStr, "tau-str", opt.TauStr, "structural floor threshold τ_str")
+	fs.Float64Var(&opt.EtaStr, "eta-str", opt.EtaStr, "structural floor factor η_str")
+	fs.Float64Var(&opt.JudgeGate, "judge-gate", opt.JudgeGate, "the LLM judge scores only candidates with preliminary A above this")
+	fs.IntVar(&opt.Budget, "budget", opt.Budget, "frontier size: how many candidates get probed (0: all)")
+	fs.Float64Var(&opt.FrontierMin, "frontier-min", opt.FrontierMin, "least association A of a probed candidate")
+	fs.Float64Var(&opt.EpsE, "eps-e", opt.EpsE, "least evidence weight δ of one probe (ε_e)")
+	fs.Float64Var(&opt.TauConfirm, "tau-c", opt.TauConfirm, "posterior above this: confirmed (τ_c)")
+	fs.Float64Var(&opt.TauReject, "tau-reject", opt.TauReject, "posterior below this: rejected")
+	fs.Float64Var(&opt.RhoConfirmed, "rho-confirmed", opt.RhoConfirmed, "publication factor ρ of confirmed edges")
+	fs.Float64Var(&opt.RhoUncertain, "rho-uncertain", opt.RhoUncertain, "publication factor ρ of uncertain edges")
+	fs.Float64Var(&opt.RhoScaffold, "rho-scaffold", opt.RhoScaffold, "publication factor ρ of scaffold edges")
+	fs.IntVar(&opt.ScaffoldOut, "scaffold-out", opt.ScaffoldOut, "most scaffold edges out of one skill")
+	fs.IntVar(&opt.ScaffoldIn, "scaffold-in", opt.ScaffoldIn, "most scaffold edges into one skill")
+	fs.Float64Var(&opt.EpsWeight, "eps-w", opt.EpsWeight, "least published weight ε_w")
+	lambdas := map[string]*float64{}
+	for _, ch := range build.Channels {
+		v := opt.Lambda[ch]
+		lambdas[ch] = &v
+		fs.Float64Var(lambdas[ch], "lambda-"+ch, v, "weight λ of the "+ch+" channel")
+	}
+	fs.IntVar(&opt.BodyHead, "body-head", opt.BodyHead, "characters of each skill body kept in the artifact")
+	traces := fs.String("traces", "", "JSONL `file` of successful runs {\"id\", \"skills\": [...]} for the trace channel")
+	var lf llmFlags
+	lf.register(fs)
 	report := fs.String("report", "", "also write the build report as JSON to `file`")
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
+	quiet := fs.Bool("quiet", false, "no progress bars")
 	libs, err := parse(c, fs, args, "LIBRARY... -o OUT.skg [flags]")
 	if err != nil {
 		return err
@@ -35,19 +56,27 @@ func runBuild(c *ctx, args []string) error {
 	if len(libs) == 0 {
 		return usagef("no LIBRARY given (a SKILL.md tree, an MCP tools/list .json, a JSON array of tools or a .jsonl of tools)")
 	}
-	if *out == "" {
+	if *out == "" && !lf.dryRun {
 		return usagef("flag -o OUT.skg is required")
 	}
-	for name, v := range map[string]float64{"tau-str": *tauStr, "eta-str": *etaStr, "lambda-lex": *lamLex,
-		"lambda-io": *lamIO, "lambda-struct": *lamStruct} {
-		if v < 0 || v > 1 {
-			return usagef("flag -%s: %v is outside [0, 1]", name, v)
+	for ch, v := range lambdas {
+		opt.Lambda[ch] = *v
+	}
+	if err := opt.Validate(); err != nil {
+		return usagef("flag -%s", strings.TrimPrefix(err.Error(), "build: "))
+	}
+	if *traces != "" {
+		if opt.Traces, err = build.ReadTraces(*traces); err != nil {
+			return err
 		}
 	}
-	if *bodyHead < 0 {
-		return usagef("flag -body-head: %d is negative", *bodyHead)
+	if !*quiet && !*jsonOut {
+		opt.Progress = newProgress(c.stderr)
 	}
-
+	opt.DryRun = lf.dryRun
+	if err := lf.configure(&opt); err != nil {
+		return err
+	}
 	if st, err := os.Stat(*out); err == nil && st.IsDir() {
 		return fmt.Errorf("-o %s: is a directory", *out)
 	}
@@ -63,13 +92,16 @@ func runBuild(c *ctx, args []string) error {
 		}
 		return err
 	}
-	opt := def
-	opt.Variant, opt.Cap, opt.PerChannel, opt.TauStr, opt.EtaStr, opt.BodyHead =
-		*variant, *capFlag, *perChan, *tauStr, *etaStr, *bodyHead
-	opt.Lambda = map[string]float64{build.ChanLexical: *lamLex, build.ChanIO: *lamIO, build.ChanStructural: *lamStruct}
-	data, rep, err := build.Build(lib.Skills, opt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	data, rep, err := build.BuildContext(ctx, lib.Skills, opt)
 	if err != nil {
 		return err
+	}
+	if opt.DryRun {
+		fmt.Fprintf(c.stdout, "dry run: %d skills, %d candidates, frontier %d, %d probes and judge prompts, %d model calls not cached\n",
+			rep.Skills, rep.Candidates, rep.Frontier, rep.PlannedProbes, rep.PlannedCalls)
+		return nil
 	}
 	if err := writeFileAtomic(*out, data); err != nil {
 		return fmt.Errorf("writing artifact %s: %w", *out, err)
@@ -102,10 +134,32 @@ func runBuild(c *ctx, args []string) error {
 			fmt.Fprintf(w, "          %s\n", s)
 		}
 	}
-	fmt.Fprintf(w, "candidates %d (%s)\n", rep.Candidates, counts(rep.PerChannel))
-	fmt.Fprintf(w, "published %d edges (%s; %s)\n", rep.Published, counts(rep.ByState), counts(rep.ByType))
-	fmt.Fprintf(w, "wrote     %s, %d bytes, in %.2fs\n", *out, rep.Bytes, rep.TotalSecond)
+	fmt.Fprintf(w, "candidates %d (%s; active channels: %s)\n", rep.Candidates, counts(rep.PerChannel), strings.Join(rep.Channels, ", "))
+	if rep.Variant != build.VariantPublishAll {
+		fmt.Fprintf(w, "frontier  %d probed by %s: %d probes run, %d cached, %d failed\n",
+			rep.Frontier, rep.Prober, rep.ProbesRun, rep.ProbesCached, rep.ProbesFailed)
+		for _, f := range rep.FailedSamples {
+			fmt.Fprintf(w, "          failed: %s\n", f)
+		}
+		fmt.Fprintf(w, "calibrated %s\n", counts(rep.Calibrated))
+	}
+	if rep.JudgeCalls > 0 {
+		fmt.Fprintf(w, "judge     %d candidates scored\n", rep.JudgeCalls)
+	}
+	fmt.Fprintf(w, "published %d edges (%s; %s) — variant %s\n", rep.Published, counts(rep.ByState), counts(rep.ByType), rep.Variant)
+	fmt.Fprintf(w, "wrote     %s, %d bytes, in %.2fs (%s)\n", *out, rep.Bytes, rep.TotalSeconds, stageTimes(rep.StageSeconds))
 	return nil
+}
+
+// stageTimes renders stage durations in pipeline order.
+func stageTimes(m map[string]float64) string {
+	var parts []string
+	for _, st := range []string{"features", "candidates", "judge", "frontier", "probes", "publish", "encode"} {
+		if v, ok := m[st]; ok {
+			parts = append(parts, fmt.Sprintf("%s %.2fs", st, v))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // counts renders a count map as "a 3, b 1", keys sorted.

@@ -1,0 +1,170 @@
+package build
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/caskg/caskg/graphs"
+)
+
+// Posterior is the Beta(1, 1) update of DESIGN §3.5: every probe result e adds δ = max(2|e−.5|,
+// ε_e) to α when e > .5 and to β otherwise; it returns α, β and the mean c = α/(α+β).
+func Posterior(evidence []float64, epsE float64) (alpha, beta, c float64) {
+	alpha, beta = 1, 1
+	for _, e := range evidence {
+		d := math.Max(2*math.Abs(e-0.5), epsE)
+		if e > 0.5 {
+			alpha += d
+		} else {
+			beta += d
+		}
+	}
+	return alpha, beta, alpha / (alpha + beta)
+}
+
+// StateOf maps a posterior mean to a state: confirmed above tauC, rejected below tauR,
+// uncertain between.
+func StateOf(c, tauC, tauR float64) graphs.State {
+	switch {
+	case c > tauC:
+		return graphs.Confirmed
+	case c < tauR:
+		return graphs.Rejected
+	}
+	return graphs.Uncertain
+}
+
+// calibrate gives every probed candidate its posterior and state; the rest stay unvalidated.
+func (b *builder) calibrate(cands []Candidate) {
+	for k := range cands {
+		c := &cands[k]
+		if !c.Probed {
+			c.State = graphs.Unvalidated
+		} else {
+			_, _, c.C = Posterior(c.Evidence, b.opt.EpsE)
+			c.State = StateOf(c.C, b.opt.TauConfirm, b.opt.TauReject)
+		}
+		b.rep.Calibrated[c.State.String()]++
+	}
+}
+
+// Weight is the published weight of DESIGN §3.6: b = max(A, ĉ, ε_w), w = clip(ρ·b, ε_w, 1).
+func Weight(a, c, rho, epsW float64) float64 {
+	return clip(rho*math.Max(math.Max(a, c), epsW), epsW, 1)
+}
+
+// publish keeps confirmed and uncertain edges at their state weights, drops rejected ones, and
+// adds a bounded scaffold of unvalidated edges.
+func (b *builder) publish(cands []Candidate) []graphs.Edge {
+	o := b.opt
+	n := len(b.skills)
+	var out []graphs.Edge
+	live := make([]bool, n) // nodes touched by a live edge
+	for _, c := range cands {
+		var rho float64
+		switch c.State {
+		case graphs.Confirmed:
+			rho = o.RhoConfirmed
+		case graphs.Uncertain:
+			rho = o.RhoUncertain
+		default:
+			continue
+		}
+		out = append(out, edge(c, Weight(c.A, c.C, rho, o.EpsWeight), c.State))
+		live[c.Source], live[c.Target] = true, true
+	}
+	for _, k := range b.scaffold(cands, live, len(out)) {
+		c := cands[k]
+		out = append(out, edge(c, Weight(c.A, 0, o.RhoScaffold, o.EpsWeight), graphs.Scaffold))
+	}
+	return out
+}
+
+// scaffold selects unvalidated candidates to keep the graph connected (DESIGN §3.6): at most
+// ScaffoldOut out of and ScaffoldIn into any node, at most max(4N, live) in all, highest A
+// first — and first of all those that attach a node no live edge reaches.
+func (b *builder) scaffold(cands []Candidate, live []bool, liveEdges int) []int {
+	if b.opt.RhoScaffold == 0 {
+		return nil
+	}
+	var pool []int
+	for k, c := range cands {
+		if c.State == graphs.Unvalidated {
+			pool = append(pool, k)
+		}
+	}
+	sort.SliceStable(pool, func(x, y int) bool { return cands[pool[x]].A > cands[pool[y]].A })
+	n := len(b.skills)
+	limit := max(4*n, liveEdges)
+	outDeg, inDeg := make([]int, n), make([]int, n)
+	attached := append([]bool(nil), live...)
+	taken := make([]bool, len(cands))
+	var chosen []int
+	take := func(k int) {
+		c := cands[k]
+		if taken[k] || len(chosen) >= limit || outDeg[c.Source] >= b.opt.ScaffoldOut || inDeg[c.Target] >= b.opt.ScaffoldIn {
+			return
+		}
+		taken[k] = true
+		chosen = append(chosen, k)
+		outDeg[c.Source]++
+		inDeg[c.Target]++
+		attached[c.Source], attached[c.Target] = true, true
+	}
+	for _, k := range pool {
+		if c := cands[k]; !attached[c.Source] || !attached[c.Target] {
+			take(k)
+		}
+	}
+	for _, k := range pool {
+		take(k)
+	}
+	sort.Ints(chosen)
+	return chosen
+}
+
+// publishAll publishes every candidate at weight A, unvalidated (the GoS-like baseline).
+func publishAll(cands []Candidate, eps float64) []graphs.Edge {
+	out := make([]graphs.Edge, 0, len(cands))
+	for _, c := range cands {
+		out = append(out, edge(c, clip(c.A, eps, 1), graphs.Unvalidated))
+	}
+	return out
+}
+
+func edge(c Candidate, w float64, s graphs.State) graphs.Edge {
+	return graphs.Edge{Source: c.Source, Target: c.Target, Weight: float32(w),
+		Assoc: float32(clip(c.A, 0, 1)), State: s, Type: c.Type}
+}
+
+// judge scores the candidates whose preliminary A passes the gate and folds φ_judge into A.
+func (b *builder) judge(ctx context.Context, cands []Candidate) error {
+	var idx []int
+	var pairs [][2]int
+	for k, c := range cands {
+		if c.A > b.opt.JudgeGate {
+			idx = append(idx, k)
+			pairs = append(pairs, [2]int{c.Source, c.Target})
+		}
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	res, err := b.opt.Judge.Judge(ctx, b.skills, pairs)
+	if err != nil {
+		return fmt.Errorf("build: judge %s: %w", b.opt.Judge.Name(), err)
+	}
+	for p, r := range res {
+		b.rep.JudgeCalls++
+		if !r.OK {
+			b.rep.ProbesFailed++
+			continue
+		}
+		c := &cands[idx[p]]
+		c.Phi[ChanJudge] = clip(r.E, 0, 1)
+		c.A = b.association(c.Phi)
+	}
+	return nil
+}

@@ -1,0 +1,175 @@
+package build
+
+import (
+	"sort"
+)
+
+// candidates proposes, for every source, the top targets of each proposing channel among the
+// skills it shares a token with, co-occurs with in traces, or is declared a prerequisite of;
+// scores them on every active channel, computes the association score, and keeps the Cap best.
+func (b *builder) candidates(rep *Report) []Candidate {
+	n := len(b.skills)
+	// Blocking: only pairs that share a not-too-common token are scored, which keeps induction
+	// near-linear for large libraries instead of quadratic.
+	post := map[string][]int{}
+	for j, f := range b.feat {
+		seen := map[string]bool{}
+		add := func(t string) {
+			if !seen[t] {
+				seen[t] = true
+				post[t] = append(post[t], j)
+			}
+		}
+		for t := range f.text {
+			add(t)
+		}
+		for _, in := range f.inputs {
+			for _, t := range in.tokens {
+				add(t)
+			}
+		}
+	}
+	maxDF := b.opt.MaxPostingDF
+	if maxDF <= 0 {
+		maxDF = max(50, min(n/10, 1000))
+	}
+	linked := make([][]int, n) // declared and mentioned relations, both ways
+	for j, f := range b.feat {
+		for _, d := range f.deps {
+			linked[d] = append(linked[d], j)
+		}
+		for _, m := range f.mentions {
+			linked[m] = append(linked[m], j)
+			linked[j] = append(linked[j], m)
+		}
+	}
+
+	var out []Candidate
+	mark := make([]int, n)
+	for i := range mark {
+		mark[i] = -1
+	}
+	for i := range n {
+		b.progress("candidates", i, n)
+		var pool []int
+		visit := func(j int) {
+			if j != i && mark[j] != i {
+				mark[j] = i
+				pool = append(pool, j)
+			}
+		}
+		f := &b.feat[i]
+		probe := func(t string) {
+			if ps := post[t]; len(ps) <= maxDF {
+				for _, j := range ps {
+					visit(j)
+				}
+			}
+		}
+		for t := range f.text {
+			probe(t)
+		}
+		for _, o := range f.outputs {
+			for _, t := range o.tokens {
+				probe(t)
+			}
+		}
+		for _, j := range linked[i] {
+			visit(j)
+		}
+		if b.traces != nil {
+			for _, j := range b.traces.neighbors[i] {
+				visit(j)
+			}
+		}
+		sort.Ints(pool)
+
+		phis := make([][]float64, len(pool))
+		for k, j := range pool {
+			phis[k] = make([]float64, len(b.signals))
+			for c, s := range b.signals {
+				if s.Score != nil {
+					phis[k][c] = s.Score(i, j)
+				}
+			}
+		}
+		chosen := make([]bool, len(pool))
+		for c, s := range b.signals {
+			if !s.Propose {
+				continue
+			}
+			var ks []int
+			for k := range pool {
+				if phis[k][c] >= s.Min {
+					ks = append(ks, k)
+				}
+			}
+			sort.SliceStable(ks, func(x, y int) bool { return phis[ks[x]][c] > phis[ks[y]][c] })
+			for _, k := range ks[:min(len(ks), b.opt.PerChannel)] {
+				chosen[k] = true
+				rep.PerChannel[s.Name]++
+			}
+		}
+		var mine []Candidate
+		for k := range pool {
+			if !chosen[k] {
+				continue
+			}
+			c := Candidate{Source: i, Target: pool[k], Phi: map[string]float64{}}
+			for ch, s := range b.signals {
+				if s.Score != nil {
+					c.Phi[s.Name] = phis[k][ch]
+				}
+			}
+			c.A = b.association(c.Phi)
+			c.Type = b.relation(&c)
+			mine = append(mine, c)
+		}
+		sort.SliceStable(mine, func(x, y int) bool { return mine[x].A > mine[y].A })
+		out = append(out, mine[:min(len(mine), b.opt.Cap)]...)
+	}
+	b.progress("candidates", n, n)
+	return out
+}
+
+// association is A = clip(Σλφ / Σλ) over the channels present in phi, then the structural
+// floor A = max(A, η·φ_struct) when φ_struct > τ_str (DESIGN §3.2).
+func (b *builder) association(phi map[string]float64) float64 {
+	var sum, sumL float64
+	for _, s := range b.signals {
+		if v, ok := phi[s.Name]; ok {
+			sum += s.Lambda * v
+			sumL += s.Lambda
+		}
+	}
+	a := 0.0
+	if sumL > 0 {
+		a = clip(sum/sumL, 0, 1)
+	}
+	if st := phi[ChanStructural]; st > b.opt.TauStr {
+		a = max(a, b.opt.EtaStr*st)
+	}
+	return a
+}
+
+// frontier returns the indexes of the candidates to probe: the highest A first, at least
+// FrontierMin, at most Budget of them (all when Budget is 0). Ties keep candidate order.
+func (b *builder) frontier(cands []Candidate) []int {
+	var idx []int
+	for k, c := range cands {
+		if c.A >= b.opt.FrontierMin {
+			idx = append(idx, k)
+		}
+	}
+	sort.SliceStable(idx, func(x, y int) bool { return cands[idx[x]].A > cands[idx[y]].A })
+	if b.opt.Budget > 0 && len(idx) > b.opt.Budget {
+		idx = idx[:b.opt.Budget]
+	}
+	return idx
+}
+
+func (b *builder) progress(stage string, done, total int) {
+	if b.opt.Progress != nil {
+		b.opt.Progress(stage, done, total)
+	}
+}

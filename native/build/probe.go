@@ -1,0 +1,299 @@
+package build
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"sort"
+
+	"github.com/caskg/caskg/native/ingest"
+)
+
+// ProbeKind is one of the three counterfactual probes of an edge s_i → s_j (DESIGN §3.4).
+type ProbeKind int
+
+// Probe kinds. Every probe answers e ∈ [0, 1], where a high e supports the edge.
+const (
+	// Removal: is s_j impaired without s_i?
+	Removal ProbeKind = iota
+	// Substitution: is s_j impaired when s_i is replaced by a low-overlap substitute?
+	Substitution
+	// Reorder: is running s_j before s_i incoherent?
+	Reorder
+)
+
+var probeNames = [...]string{"removal", "substitution", "reorder"}
+
+func (k ProbeKind) String() string { return probeNames[k] }
+
+// Probe is one question about the candidate edge Source → Target.
+type Probe struct {
+	Kind           ProbeKind
+	Source, Target int
+	Substitute     int // for Substitution
+}
+
+// ProbeResult is a prober's answer. OK false means the probe failed (no usable answer); it is
+// counted and left out of the calibration, never read as a neutral 0.5.
+type ProbeResult struct {
+	E      float64
+	OK     bool
+	Cached bool
+	Raw    string // the raw answer of a failed probe, for the report
+}
+
+// Prober answers probes about skills (indexed as in skills, which are sorted by name).
+type Prober interface {
+	Name() string
+	Probe(ctx context.Context, skills []ingest.Skill, probes []Probe) ([]ProbeResult, error)
+}
+
+// Judge scores candidate edges directly: how strongly does s_i support or precede s_j.
+type Judge interface {
+	Name() string
+	Judge(ctx context.Context, skills []ingest.Skill, pairs [][2]int) ([]ProbeResult, error)
+}
+
+// probe runs the three probes on every frontier candidate and stores the evidence.
+func (b *builder) probe(ctx context.Context, cands []Candidate, frontier []int) error {
+	var probes []Probe
+	subs := newSubstitutes(b)
+	for _, k := range frontier {
+		c := &cands[k]
+		c.Probed = true
+		probes = append(probes,
+			Probe{Kind: Removal, Source: c.Source, Target: c.Target},
+			Probe{Kind: Substitution, Source: c.Source, Target: c.Target, Substitute: subs.pick(c.Source, c.Target)},
+			Probe{Kind: Reorder, Source: c.Source, Target: c.Target})
+	}
+	var prober Prober = contractProber{b}
+	if b.opt.Prober != nil {
+		prober = b.opt.Prober
+	}
+	b.rep.Prober = prober.Name()
+	res, err := prober.Probe(ctx, b.skills, probes)
+	if err != nil {
+		return fmt.Errorf("build: %s prober: %w", prober.Name(), err)
+	}
+	if len(res) != len(probes) {
+		return fmt.Errorf("build: %s prober answered %d of %d probes", prober.Name(), len(res), len(probes))
+	}
+	for p, r := range res {
+		c := &cands[frontier[p/3]]
+		switch {
+		case !r.OK:
+			b.rep.ProbesFailed++
+			if len(b.rep.FailedSamples) < 5 {
+				b.rep.FailedSamples = append(b.rep.FailedSamples, fmt.Sprintf("%s %s -> %s: %q",
+					probes[p].Kind, b.skills[c.Source].Name, b.skills[c.Target].Name, r.Raw))
+			}
+			continue
+		case r.Cached:
+			b.rep.ProbesCached++
+		default:
+			b.rep.ProbesRun++
+		}
+		c.Evidence = append(c.Evidence, clip(r.E, 0, 1))
+	}
+	return nil
+}
+
+// substitutes picks, for an edge s_i → s_j, a substitute for s_i deterministically from the
+// quarter of the library least similar to s_i (DESIGN §3.4).
+type substitutes struct {
+	b     *builder
+	cache map[int][]int
+}
+
+func newSubstitutes(b *builder) *substitutes { return &substitutes{b: b, cache: map[int][]int{}} }
+
+func (s *substitutes) pick(i, j int) int {
+	quarter, ok := s.cache[i]
+	if !ok {
+		n := len(s.b.skills)
+		type sim struct {
+			id int
+			v  float64
+		}
+		all := make([]sim, 0, n)
+		for k := range n {
+			if k != i {
+				all = append(all, sim{k, s.b.lexical(i, k)})
+			}
+		}
+		sort.SliceStable(all, func(x, y int) bool { return all[x].v < all[y].v })
+		for _, a := range all[:max(1, min(len(all), (len(all)+3)/4))] {
+			quarter = append(quarter, a.id)
+		}
+		s.cache[i] = quarter
+	}
+	h := fnv.New64a()
+	h.Write([]byte(s.b.skills[i].Name + "\x00" + s.b.skills[j].Name))
+	for off := range len(quarter) {
+		if k := quarter[(int(h.Sum64()%uint64(len(quarter)))+off)%len(quarter)]; k != j {
+			return k
+		}
+	}
+	return quarter[0]
+}
+
+// contractProber is the offline, deterministic prober: it simulates each probe from what the
+// skills declare and do — their inputs and outputs, declared prerequisites, roles and, when
+// given, the traces of successful runs. It approximates the LLM probes: where a skill declares
+// nothing, its answers stay close to neutral and carry little weight.
+type contractProber struct{ b *builder }
+
+func (contractProber) Name() string { return "contract" }
+
+func (p contractProber) Probe(ctx context.Context, _ []ingest.Skill, probes []Probe) ([]ProbeResult, error) {
+	out := make([]ProbeResult, len(probes))
+	needs := map[int][]need{}
+	for k, pr := range probes {
+		if k%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			p.b.progress("probes", k, len(probes))
+		}
+		ns, ok := needs[pr.Target]
+		if !ok {
+			ns = p.needs(pr.Target)
+			needs[pr.Target] = ns
+		}
+		var e float64
+		switch pr.Kind {
+		case Removal:
+			e = p.removal(pr.Source, pr.Target, ns)
+		case Substitution:
+			e = p.substitution(pr.Source, pr.Target, pr.Substitute, ns)
+		case Reorder:
+			e = p.reorder(pr.Source, pr.Target)
+		}
+		out[k] = ProbeResult{E: clip(e, 0, 1), OK: true}
+	}
+	p.b.progress("probes", len(probes), len(probes))
+	return out, nil
+}
+
+// need is one thing a skill needs: a declared prerequisite or an input, with the number of
+// skills in the library that can supply it.
+type need struct {
+	dep       int // a declared prerequisite's id, or -1
+	input     slot
+	suppliers int
+}
+
+// needs lists what skill j needs and counts each need's suppliers.
+func (p contractProber) needs(j int) []need {
+	b := p.b
+	var out []need
+	for _, d := range b.feat[j].deps {
+		out = append(out, need{dep: d, suppliers: 1})
+	}
+	for _, x := range b.feat[j].inputs {
+		nd := need{dep: -1, input: x}
+		for k := range b.skills {
+			if k != j && p.supply(k, nd) >= 0.5 {
+				nd.suppliers++
+			}
+		}
+		out = append(out, nd)
+	}
+	return out
+}
+
+// supply is how well skill k supplies need nd.
+func (p contractProber) supply(k int, nd need) float64 {
+	if nd.dep >= 0 {
+		if k == nd.dep {
+			return 1
+		}
+		return 0
+	}
+	best := 0.0
+	for _, o := range p.b.feat[k].outputs {
+		best = max(best, p.b.slotMatch(o, nd.input))
+	}
+	return best
+}
+
+// share is the part of j's needs that k supplies, each need divided among its suppliers when
+// exclusive is set.
+func (p contractProber) share(k int, ns []need, exclusive bool) float64 {
+	var s float64
+	for _, nd := range ns {
+		v := p.supply(k, nd)
+		if exclusive {
+			v /= float64(max(1, nd.suppliers))
+		}
+		s += v
+	}
+	return s / float64(len(ns))
+}
+
+// affinity is the undeclared evidence that s_i belongs before s_j: role order, repair links,
+// mentions and lexical closeness.
+func (p contractProber) affinity(i, j int) float64 {
+	b := p.b
+	a := max(b.structural(i, j), 0.5*b.lexical(i, j))
+	if b.feat[i].role == RoleRepair {
+		a = max(a, b.repair(i, j))
+	}
+	for _, m := range b.feat[j].mentions {
+		if m == i {
+			a = max(a, 0.8)
+		}
+	}
+	return a
+}
+
+// removal: how exclusively s_i supplies the need of s_j it matters most for — 1 when it is the
+// only supplier, 1/k when k skills could supply it; with traces, also how often the runs that
+// used s_j needed s_i. A skill that declares nothing falls back to its affinity,
+// scaled into [0.25, 0.75] so that it never decides an edge on its own.
+func (p contractProber) removal(i, j int, ns []need) float64 {
+	var e float64
+	if len(ns) > 0 {
+		// s_j is impaired as soon as one need loses its supplier: the need s_i is most
+		// critical for decides, discounted by the other skills that could supply it.
+		for _, nd := range ns {
+			e = max(e, p.supply(i, nd)/float64(max(1, nd.suppliers)))
+		}
+	} else {
+		e = 0.25 + 0.5*p.affinity(i, j)
+	}
+	if p.b.traces != nil {
+		e = max(e, p.b.traces.given(i, j))
+	}
+	return e
+}
+
+// substitution: how much of what s_i supplies to s_j the substitute s fails to supply. When s_i
+// supplies nothing s_j needs, replacing it costs s_j nothing: e = 0.
+func (p contractProber) substitution(i, j, s int, ns []need) float64 {
+	var e float64
+	if len(ns) > 0 {
+		e = p.share(i, ns, false) - p.share(s, ns, false)
+	} else {
+		e = p.affinity(i, j) - p.affinity(s, j)
+	}
+	if t := p.b.traces; t != nil {
+		e = max(e, t.given(i, j)-t.given(s, j))
+	}
+	return clip(e, 0, 1)
+}
+
+// reorder: how much better the forward order is supported than the reverse, from I/O
+// direction, role order and the order runs used the two skills in. Two skills with no order
+// between them can run either way round: e = 0.
+func (p contractProber) reorder(i, j int) float64 {
+	b := p.b
+	dir := func(a, c int) float64 {
+		v := max(b.io(a, c), b.structural(a, c))
+		if t := b.traces; t != nil && t.co[pair{a, c}] > 0 {
+			v = max(v, float64(t.before[pair{a, c}])/float64(t.co[pair{a, c}]))
+		}
+		return v
+	}
+	return clip(dir(i, j)-dir(j, i), 0, 1)
+}

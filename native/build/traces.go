@@ -1,0 +1,124 @@
+package build
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Trace is one successful run: the skills it used, in execution order.
+type Trace struct {
+	ID     string   `json:"id"`
+	Skills []string `json:"skills"`
+}
+
+// ReadTraces reads a JSONL trace file ({"id", "skills": [...]} per line), naming the file and
+// line of any bad entry.
+func ReadTraces(path string) ([]Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("build: traces: %w", err)
+	}
+	defer f.Close()
+	return parseTraces(f, path)
+}
+
+func parseTraces(r io.Reader, path string) ([]Trace, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	var out []Trace
+	line := 0
+	for sc.Scan() {
+		line++
+		data := bytes.TrimSpace(sc.Bytes())
+		if len(data) == 0 {
+			continue
+		}
+		var raw struct {
+			ID     json.RawMessage `json:"id"`
+			Skills []string        `json:"skills"`
+		}
+		if err := json.Unmarshal(data, &raw); err != nil {
+			return nil, fmt.Errorf("build: traces %s:%d: not a JSON trace: %w", path, line, err)
+		}
+		if raw.Skills == nil {
+			return nil, fmt.Errorf("build: traces %s:%d: field \"skills\" missing", path, line)
+		}
+		id := string(bytes.Trim(raw.ID, `"`))
+		out = append(out, Trace{ID: id, Skills: raw.Skills})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("build: traces %s:%d: %w", path, line+1, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("build: traces %s: no traces", path)
+	}
+	return out, nil
+}
+
+type pair struct{ i, j int }
+
+// traceStats counts, over all traces, how often each skill ran, how often two ran together and
+// how often one ran before the other.
+type traceStats struct {
+	count     map[int]int
+	co        map[pair]int // unordered: stored both ways
+	before    map[pair]int // i ran before j in this many traces
+	neighbors map[int][]int
+	traces    int
+}
+
+// newTraceStats indexes traces by skill id; names not in the library are skipped and counted.
+func newTraceStats(traces []Trace, index map[string]int) (*traceStats, int) {
+	if len(traces) == 0 {
+		return nil, 0
+	}
+	t := &traceStats{count: map[int]int{}, co: map[pair]int{}, before: map[pair]int{}, neighbors: map[int][]int{}}
+	unknown := 0
+	for _, tr := range traces {
+		var ids []int
+		seen := map[int]bool{}
+		for _, name := range tr.Skills {
+			id, ok := index[name]
+			if !ok {
+				unknown++
+				continue
+			}
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		t.traces++
+		for p, a := range ids {
+			t.count[a]++
+			for _, b := range ids[p+1:] {
+				if t.co[pair{a, b}] == 0 {
+					t.neighbors[a] = append(t.neighbors[a], b)
+					t.neighbors[b] = append(t.neighbors[b], a)
+				}
+				t.co[pair{a, b}]++
+				t.co[pair{b, a}]++
+				t.before[pair{a, b}]++
+			}
+		}
+	}
+	if t.traces == 0 {
+		return nil, unknown
+	}
+	return t, unknown
+}
+
+// given is P(i ran | j ran): how often the runs that needed s_j also used s_i.
+func (t *traceStats) given(i, j int) float64 {
+	if t == nil || t.count[j] == 0 {
+		return 0
+	}
+	return float64(t.co[pair{i, j}]) / float64(t.count[j])
+}

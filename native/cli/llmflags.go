@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/llm"
+)
+
+// llmFlags configure the probers: the offline contract prober, or an OpenAI-compatible model
+// for the probes and the judge channel.
+type llmFlags struct {
+	prober      string
+	url, model  string
+	temperature float64
+	concurrency int
+	rpm         int
+	timeout     time.Duration
+	retries     int
+	cacheDir    string
+	judge       bool
+	dryRun      bool
+}
+
+func (f *llmFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.prober, "prober", "", "probe answerer: contract (offline) or llm (default: llm when an LLM endpoint is configured)")
+	fs.StringVar(&f.url, "llm-url", "", "OpenAI-compatible base `URL` (default $OPENAI_BASE_URL); key from $CASKG_LLM_API_KEY or $OPENAI_API_KEY")
+	fs.StringVar(&f.model, "llm-model", "", "chat `model` name for the llm prober and judge")
+	fs.Float64Var(&f.temperature, "llm-temperature", 0, "sampling temperature")
+	fs.IntVar(&f.concurrency, "llm-concurrency", 4, "requests in flight")
+	fs.IntVar(&f.rpm, "llm-rpm", 0, "requests per minute limit (0: none)")
+	fs.DurationVar(&f.timeout, "llm-timeout", 60*time.Second, "timeout of one request")
+	fs.IntVar(&f.retries, "llm-retries", 4, "retries on 429, 5xx and timeouts, with backoff")
+	fs.StringVar(&f.cacheDir, "cache-dir", "", "answer cache `dir` (default: the user cache dir/caskg)")
+	fs.BoolVar(&f.judge, "judge", true, "with an LLM, also score gated candidates with the judge channel")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "count the probes and model calls a build would make, build nothing")
+}
+
+// configure sets the prober and judge of opt from the flags and the environment.
+func (f *llmFlags) configure(opt *build.Options) error {
+	cfg := llm.ConfigFromEnv(f.url, f.model)
+	prober := f.prober
+	if prober == "" {
+		prober = "contract"
+		if cfg.URL != "" && cfg.Model != "" {
+			prober = "llm"
+		}
+	}
+	switch prober {
+	case "contract":
+		return nil
+	case "llm":
+	default:
+		return usagef("flag -prober: %q is not contract or llm", f.prober)
+	}
+	if cfg.URL == "" || cfg.Model == "" {
+		return usagef("the llm prober needs -llm-url (or $OPENAI_BASE_URL) and -llm-model")
+	}
+	dir := f.cacheDir
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return fmt.Errorf("no cache dir: %v; give -cache-dir", err)
+		}
+		dir = filepath.Join(base, "caskg")
+	}
+	cfg.CacheDir = filepath.Join(dir, "llm")
+	cfg.Temperature, cfg.Concurrency, cfg.RPM = f.temperature, f.concurrency, f.rpm
+	cfg.Timeout, cfg.Retries = f.timeout, f.retries
+	client, err := llm.New(cfg)
+	if err != nil {
+		return err
+	}
+	p := &build.LLMProber{Client: client, Progress: opt.Progress}
+	opt.Prober = p
+	if f.judge && opt.Variant != build.VariantNoJudge {
+		opt.Judge = p
+	}
+	return nil
+}
+
+// progressBars draws one bar per build stage on w when w is a terminal.
+type progressBars struct {
+	mu    sync.Mutex
+	w     io.Writer
+	stage string
+	bar   *progressbar.ProgressBar
+}
+
+// newProgress returns a progress callback for build stages, or nil when w is not a terminal.
+func newProgress(w io.Writer) func(stage string, done, total int) {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	p := &progressBars{w: w}
+	return p.update
+}
+
+func (p *progressBars) update(stage string, done, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if stage != p.stage || p.bar == nil {
+		if p.bar != nil {
+			p.bar.Finish()
+		}
+		p.stage = stage
+		p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(p.w),
+			progressbar.OptionSetDescription(fmt.Sprintf("%-10s", stage)), progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish())
+	}
+	p.bar.Set(done)
+	if done >= total {
+		p.bar.Finish()
+		p.bar = nil
+		p.stage = ""
+	}
+}
