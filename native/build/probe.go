@@ -248,8 +248,8 @@ func (p contractProber) affinity(i, j int) float64 {
 }
 
 // removal: how exclusively s_i supplies the need of s_j it matters most for — 1 when it is the
-// only supplier, 1/k when k skills could supply it; with traces, also how often the runs that
-// used s_j needed s_i. A skill that declares nothing falls back to its affinity,
+// only supplier, 1/k when k skills could supply it; with traces, also how much more often the
+// runs that used s_j used s_i than runs in general (traceStats.support). A skill that declares nothing falls back to its affinity,
 // scaled into [0.25, 0.75] so that it never decides an edge on its own.
 func (p contractProber) removal(i, j int, ns []need) float64 {
 	var e float64
@@ -263,7 +263,7 @@ func (p contractProber) removal(i, j int, ns []need) float64 {
 		e = 0.25 + 0.5*p.affinity(i, j)
 	}
 	if p.b.traces != nil {
-		e = max(e, p.b.traces.given(i, j))
+		e = max(e, p.b.traces.support(i, j))
 	}
 	return e
 }
@@ -278,22 +278,27 @@ func (p contractProber) substitution(i, j, s int, ns []need) float64 {
 		e = p.affinity(i, j) - p.affinity(s, j)
 	}
 	if t := p.b.traces; t != nil {
-		e = max(e, t.given(i, j)-t.given(s, j))
+		e = max(e, t.support(i, j)-t.support(s, j))
 	}
 	return clip(e, 0, 1)
 }
 
 // reorder: how much better the forward order is supported than the reverse, from I/O
 // direction, role order and the order runs used the two skills in. Two skills with no order
-// between them can run either way round: e = 0.
+// between them can run either way round: e = 0 — unless unordered runs used them together,
+// which says nothing about their order: e = .5.
 func (p contractProber) reorder(i, j int) float64 {
 	b := p.b
 	dir := func(a, c int) float64 {
 		v := max(b.io(a, c), b.structural(a, c))
-		if t := b.traces; t != nil && t.co[pair{a, c}] > 0 {
+		if t := b.traces; t != nil && t.ordered && t.co[pair{a, c}] > 0 {
 			v = max(v, float64(t.before[pair{a, c}])/float64(t.co[pair{a, c}]))
 		}
 		return v
 	}
-	return clip(dir(i, j)-dir(j, i), 0, 1)
+	f, r := dir(i, j), dir(j, i)
+	if t := b.traces; f == 0 && r == 0 && t != nil && !t.ordered && t.co[pair{i, j}] > 0 {
+		return 0.5 // used together, in runs that do not record their order: no evidence either way
+	}
+	return clip(f-r, 0, 1)
 }

@@ -1,10 +1,6 @@
 package build
 
-import (
-	"math"
-
-	"github.com/caskg/caskg/graphs"
-)
+import "github.com/caskg/caskg/graphs"
 
 // Signal is one channel of evidence that s_i should precede or support s_j, normalized to [0, 1]
 // per ordered pair (DESIGN §3.1). Channels plug into candidate induction and the association
@@ -149,17 +145,16 @@ func (b *builder) hasRepairSkills() bool {
 	return false
 }
 
-// trace is the co-occurrence of s_i and s_j in successful runs (cosine of their occurrence
-// sets), weighted towards the order the runs used them in.
+// trace is how reliably s_i and s_j run together in successful runs: the overlap coefficient
+// co(i, j) / min(n_i, n_j), 1 when every run of the rarer of the two also used the other. The
+// order the runs used them in is left to the reorder probe.
 func (b *builder) trace(i, j int) float64 {
 	t := b.traces
 	co := t.co[pair{i, j}]
 	if co == 0 {
 		return 0
 	}
-	cos := float64(co) / math.Sqrt(float64(t.count[i])*float64(t.count[j]))
-	order := float64(t.before[pair{i, j}]) / float64(co)
-	return clip(cos*(0.5+0.5*order), 0, 1)
+	return clip(float64(co)/float64(min(t.count[i], t.count[j])), 0, 1)
 }
 
 // relation names the kind of link a candidate stands for, from the channel that supports it.

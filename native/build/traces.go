@@ -69,6 +69,7 @@ type traceStats struct {
 	before    map[pair]int // i ran before j in this many traces
 	neighbors map[int][]int
 	traces    int
+	ordered   bool // whether the runs' order carries information (see newTraceStats)
 }
 
 // newTraceStats indexes traces by skill id; names not in the library are skipped and counted.
@@ -78,7 +79,11 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, int) {
 	}
 	t := &traceStats{count: map[int]int{}, co: map[pair]int{}, before: map[pair]int{}, neighbors: map[int][]int{}}
 	unknown := 0
+	sorted := true
 	for _, tr := range traces {
+		for k := 1; k < len(tr.Skills); k++ {
+			sorted = sorted && tr.Skills[k-1] <= tr.Skills[k]
+		}
 		var ids []int
 		seen := map[int]bool{}
 		for _, name := range tr.Skills {
@@ -112,13 +117,21 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, int) {
 	if t.traces == 0 {
 		return nil, unknown
 	}
+	// Runs that all list their skills in sorted order were sorted by whoever wrote them, not
+	// executed that way: their order is no evidence of which skill comes first.
+	t.ordered = !sorted
 	return t, unknown
 }
 
-// given is P(i ran | j ran): how often the runs that needed s_j also used s_i.
-func (t *traceStats) given(i, j int) float64 {
-	if t == nil || t.count[j] == 0 {
+// support is the trace evidence that s_i supports s_j: how much more often the runs that used
+// s_j used s_i than runs do in general, as 1 − P(i)/P(i | j) clipped to [0, 1] — 0 when s_j's
+// runs use s_i no more than any run does, near 1 when they use it far more. P(i | j) is
+// co(i, j)/(n_j + 1), so that a single run is not taken as certainty.
+func (t *traceStats) support(i, j int) float64 {
+	if t == nil || t.count[j] == 0 || t.co[pair{i, j}] == 0 {
 		return 0
 	}
-	return float64(t.co[pair{i, j}]) / float64(t.count[j])
+	given := float64(t.co[pair{i, j}]) / float64(t.count[j]+1)
+	base := float64(t.count[i]) / float64(t.traces)
+	return clip(1-base/given, 0, 1)
 }
