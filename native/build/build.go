@@ -182,7 +182,9 @@ func BuildContext(ctx context.Context, skills []ingest.Skill, opt Options) ([]by
 	stage("candidates", t)
 
 	if opt.DryRun {
-		b.plan(cands)
+		if err := b.plan(ctx, cands); err != nil {
+			return nil, nil, err
+		}
 		rep.Skills = len(skills)
 		rep.TotalSeconds = time.Since(start).Seconds()
 		return nil, rep, nil
@@ -279,14 +281,28 @@ func (o *Options) Validate() error {
 	return nil
 }
 
-// plan counts the probes and judge prompts a build would ask and how many are not cached.
-func (b *builder) plan(cands []Candidate) {
+// plan counts the probes and judge prompts a build would ask and how many are not cached. When
+// every judge answer is cached it applies them first, so the planned frontier is the one the
+// build will probe; otherwise the frontier is estimated from the association before the judge.
+func (b *builder) plan(ctx context.Context, cands []Candidate) error {
 	var pairs [][2]int
-	if b.opt.Judge != nil && b.lambda(ChanJudge) > 0 {
+	judging := b.opt.Judge != nil && b.lambda(ChanJudge) > 0
+	if judging {
 		for _, c := range cands {
 			if c.A > b.opt.JudgeGate {
 				pairs = append(pairs, [2]int{c.Source, c.Target})
 			}
+		}
+	}
+	jp, _ := b.opt.Judge.(planner)
+	if judging && jp != nil {
+		missing := jp.Uncached(b.skills, nil, pairs)
+		b.rep.PlannedCalls += missing
+		if missing == 0 {
+			if err := b.judge(ctx, cands); err != nil {
+				return err
+			}
+			b.rep.JudgeCalls = 0 // answered from the cache; nothing was asked
 		}
 	}
 	var probes []Probe
@@ -305,9 +321,7 @@ func (b *builder) plan(cands []Candidate) {
 	if p, ok := b.opt.Prober.(planner); ok {
 		b.rep.PlannedCalls += p.Uncached(b.skills, probes, nil)
 	}
-	if p, ok := b.opt.Judge.(planner); ok {
-		b.rep.PlannedCalls += p.Uncached(b.skills, nil, pairs)
-	}
+	return nil
 }
 
 // lambda is the weight of an active channel, 0 for an inactive one.

@@ -20,8 +20,8 @@ func (b *builder) candidates(rep *Report) []Candidate {
 				post[t] = append(post[t], j)
 			}
 		}
-		for t := range f.text {
-			add(t)
+		for _, e := range f.text {
+			add(e.term)
 		}
 		for _, in := range f.inputs {
 			for _, t := range in.tokens {
@@ -66,8 +66,8 @@ func (b *builder) candidates(rep *Report) []Candidate {
 				}
 			}
 		}
-		for t := range f.text {
-			probe(t)
+		for _, e := range f.text {
+			probe(e.term)
 		}
 		for _, o := range f.outputs {
 			for _, t := range o.tokens {
@@ -129,6 +129,29 @@ func (b *builder) candidates(rep *Report) []Candidate {
 		out = append(out, mine[:min(len(mine), b.opt.Cap)]...)
 	}
 	b.progress("candidates", n, n)
+	// A proposed pair enters in both directions: the channels find neighbours, and it is the
+	// reorder probe that decides which way an edge points. Without the reverse, a prerequisite
+	// that many skills need could only ever reach the Cap of them it proposed itself.
+	have := make(map[pair]bool, len(out))
+	for _, c := range out {
+		have[pair{c.Source, c.Target}] = true
+	}
+	for k, m := 0, len(out); k < m; k++ {
+		i, j := out[k].Target, out[k].Source
+		if have[pair{i, j}] {
+			continue
+		}
+		have[pair{i, j}] = true
+		c := Candidate{Source: i, Target: j, Phi: map[string]float64{}}
+		for _, s := range b.signals {
+			if s.Score != nil {
+				c.Phi[s.Name] = s.Score(i, j)
+			}
+		}
+		c.A = b.association(c.Phi)
+		c.Type = b.relation(&c)
+		out = append(out, c)
+	}
 	return out
 }
 

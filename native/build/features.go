@@ -72,8 +72,8 @@ type slot struct {
 // features is what the signals read about one skill.
 type features struct {
 	role     Role
-	object   map[string]float64 // name tokens without the role verb, TF-IDF weighted, unit length
-	text     map[string]float64 // name, description and tags, TF-IDF weighted, unit length
+	object   sparse // name tokens without the role verb, TF-IDF weighted, unit length
+	text     sparse // name, description and tags, TF-IDF weighted, unit length
 	inputs   []slot
 	outputs  []slot
 	deps     []int // skills this one declares as prerequisites
@@ -159,31 +159,51 @@ func declaredSlot(name string) slot {
 	return slot{key: strings.Join(engine.Words(name), " "), tokens: engine.Tokenize(name), declared: true}
 }
 
+// sparse is a vector over terms, sorted by term, so that sums run in one fixed order and the
+// same library always gives the same floats.
+type sparse []termWeight
+
+type termWeight struct {
+	term string
+	w    float64
+}
+
 // unitVector returns the TF-IDF vector of tokens scaled to unit length.
-func unitVector(tokens []string, idf map[string]float64) map[string]float64 {
-	v := map[string]float64{}
+func unitVector(tokens []string, idf map[string]float64) sparse {
+	acc := map[string]float64{}
 	for _, t := range tokens {
-		v[t] += idf[t]
+		acc[t] += idf[t]
 	}
+	v := make(sparse, 0, len(acc))
+	for t, w := range acc {
+		v = append(v, termWeight{t, w})
+	}
+	sort.Slice(v, func(a, b int) bool { return v[a].term < v[b].term })
 	var norm float64
-	for _, x := range v {
-		norm += x * x
+	for _, e := range v {
+		norm += e.w * e.w
 	}
 	norm = math.Sqrt(norm)
-	for t := range v {
-		v[t] /= norm
+	for k := range v {
+		v[k].w /= norm
 	}
 	return v
 }
 
 // cosine of two unit vectors.
-func cosine(a, b map[string]float64) float64 {
-	if len(a) > len(b) {
-		a, b = b, a
-	}
+func cosine(a, b sparse) float64 {
 	var s float64
-	for t, x := range a {
-		s += x * b[t]
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i].term < b[j].term:
+			i++
+		case a[i].term > b[j].term:
+			j++
+		default:
+			s += a[i].w * b[j].w
+			i++
+			j++
+		}
 	}
 	return min(1, s)
 }

@@ -263,7 +263,7 @@ func (p contractProber) removal(i, j int, ns []need) float64 {
 		e = 0.25 + 0.5*p.affinity(i, j)
 	}
 	if p.b.traces != nil {
-		e = max(e, p.b.traces.support(i, j))
+		e = max(e, p.b.traces.given(i, j))
 	}
 	return e
 }
@@ -278,7 +278,7 @@ func (p contractProber) substitution(i, j, s int, ns []need) float64 {
 		e = p.affinity(i, j) - p.affinity(s, j)
 	}
 	if t := p.b.traces; t != nil {
-		e = max(e, t.support(i, j)-t.support(s, j))
+		e = max(e, t.given(i, j)-t.given(s, j))
 	}
 	return clip(e, 0, 1)
 }

@@ -160,7 +160,7 @@ func (b *builder) trace(i, j int) float64 {
 // relation names the kind of link a candidate stands for, from the channel that supports it.
 func (b *builder) relation(c *Candidate) graphs.Relation {
 	switch {
-	case c.Phi[ChanIO] >= 0.5:
+	case c.Phi[ChanIO] >= 0.5, b.traces.given(c.Source, c.Target) >= 0.5:
 		return graphs.Dependency
 	case c.Phi[ChanTraces] >= 0.3, c.Phi[ChanRepair] >= 0.5:
 		return graphs.Workflow

@@ -123,6 +123,15 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, int) {
 	return t, unknown
 }
 
+// given is P(i ran | j ran), smoothed as co(i, j)/(n_j + 1) so that a single run is not taken
+// as certainty: how often the runs that needed s_j also used s_i.
+func (t *traceStats) given(i, j int) float64 {
+	if t == nil || t.co[pair{i, j}] == 0 {
+		return 0
+	}
+	return float64(t.co[pair{i, j}]) / float64(t.count[j]+1)
+}
+
 // support is the trace evidence that s_i supports s_j: how much more often the runs that used
 // s_j used s_i than runs do in general, as 1 − P(i)/P(i | j) clipped to [0, 1] — 0 when s_j's
 // runs use s_i no more than any run does, near 1 when they use it far more. P(i | j) is
