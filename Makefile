@@ -27,7 +27,7 @@ demo: build ## build the sample graph from graphs/sample and answer sample tasks
 	@echo
 	$(CASKG) eval $(SAMPLE) --tasks graphs/sample-tasks.jsonl --no-graph
 
-test: ## run every check CI runs: vet, formatting, unit, end-to-end and short fuzz tests
+test: onnxruntime ## run every check CI runs: vet, formatting, unit, end-to-end and short fuzz tests
 	@test -z "$$(gofmt -l graphs native wasm)" || { echo "gofmt needed:"; gofmt -l graphs native wasm; exit 1; }
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
@@ -39,9 +39,13 @@ fuzz: ## run every fuzz target for FUZZTIME (default 30s) each
 	$(GO) test ./native/ingest -run '^$$' -fuzz '^FuzzParseSkillMD$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./native/ingest -run '^$$' -fuzz '^FuzzParseTools$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./wasm/engine -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./wasm/engine -run '^$$' -fuzz '^FuzzQueryVector$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./native/embed -run '^$$' -fuzz '^FuzzTokenize$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./native/embed -run '^$$' -fuzz '^FuzzParseTokenizerJSON$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./native/embed -run '^$$' -fuzz '^FuzzParseVocab$$' -fuzztime $(FUZZTIME)
 
 bench: ## print the benchmark tables (query latency, build time, decode)
-	$(GO) test -run '^$$' -bench . -benchmem ./graphs ./wasm/engine ./native/build
+	$(GO) test -run '^$$' -bench . -benchmem ./graphs ./wasm/engine ./native/build ./native/embed
 
 check: test ## alias of test plus a build of every command
 	$(GO) build ./...
@@ -53,3 +57,20 @@ eval-toollinkos: build ## the walking skeleton's bar on ToolLinkOS (needs ../sha
 
 clean: ## remove build outputs
 	rm -rf $(BIN)
+
+# ONNX Runtime for the onnx embedder and its tests: the shared library shipped inside the npm
+# package onnxruntime-node (no install scripts run, nothing else downloaded).
+ORT_VERSION := 1.24.1
+ORT_DIR     := .cache/onnxruntime
+ORT_LIB     := $(ORT_DIR)/libonnxruntime.so.1
+ORT_ARCH    := $(if $(filter aarch64 arm64,$(shell uname -m)),arm64,x64)
+
+.PHONY: onnxruntime
+onnxruntime: $(ORT_LIB) ## install libonnxruntime.so.1 from npm onnxruntime-node 1.24.1 into .cache/onnxruntime
+
+$(ORT_LIB):
+	@rm -rf $(ORT_DIR)/npm && mkdir -p $(ORT_DIR)/npm
+	cd $(ORT_DIR)/npm && npm pack --ignore-scripts --silent onnxruntime-node@$(ORT_VERSION) >/dev/null
+	tar -xzf $(ORT_DIR)/npm/onnxruntime-node-$(ORT_VERSION).tgz -C $(ORT_DIR)/npm package/bin/napi-v6/linux/$(ORT_ARCH)/libonnxruntime.so.1
+	mv $(ORT_DIR)/npm/package/bin/napi-v6/linux/$(ORT_ARCH)/libonnxruntime.so.1 $@.tmp && mv $@.tmp $@ && touch $@
+	rm -rf $(ORT_DIR)/npm

@@ -6,7 +6,11 @@ require (
 	github.com/agnivade/levenshtein v1.2.1
 	github.com/google/go-cmp v0.7.0
 	github.com/schollz/progressbar/v3 v3.19.1
+	github.com/tetratelabs/wazero v1.12.0
+	github.com/yalue/onnxruntime_go v1.27.0
 	golang.org/x/term v0.44.0
+	golang.org/x/text v0.43.0
+	gonum.org/v1/gonum v0.17.0
 	gopkg.in/yaml.v3 v3.0.1
 )
 

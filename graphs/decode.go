@@ -29,6 +29,15 @@ type Graph struct {
 	lpst, ldoc []byte
 	params     []byte
 	n, e, t, p int
+
+	// Format 1.1 (optional): skill vectors and the query encoder. dim is 0 without vectors.
+	dim        int
+	model      string
+	vscl, vdat []byte
+	hasEnc     bool
+	qtrm, qwgt []byte
+	qscl, qvec []byte
+	v          int // encoder terms
 }
 
 // Decode validates b as an artifact and returns a Graph over it. It checks every offset,
@@ -86,17 +95,28 @@ func Decode(b []byte) (*Graph, error) {
 	if err := g.validate(); err != nil {
 		return nil, err
 	}
+	if err := g.bindVectors(); err != nil {
+		return nil, err
+	}
 	return g, nil
 }
 
 // section returns the body of the first section tagged tag.
 func (g *Graph) section(tag string) ([]byte, error) {
-	for _, s := range g.sections {
-		if s.Tag == tag {
-			return g.data[s.Offset : s.Offset+s.Length : s.Offset+s.Length], nil
-		}
+	if s, ok := g.lookup(tag); ok {
+		return s, nil
 	}
 	return nil, fmt.Errorf("%w: missing section %q", ErrCorrupt, tag)
+}
+
+// lookup returns the body of the first section tagged tag, if there is one.
+func (g *Graph) lookup(tag string) ([]byte, bool) {
+	for _, s := range g.sections {
+		if s.Tag == tag {
+			return g.data[s.Offset : s.Offset+s.Length : s.Offset+s.Length], true
+		}
+	}
+	return nil, false
 }
 
 // bind locates every section and derives the counts from their lengths.
@@ -332,3 +352,202 @@ func (g *Graph) DocLen(i int) float32 { return f32(g.ldoc, i) }
 
 // Params returns the build parameters as the JSON object they were written as.
 func (g *Graph) Params() []byte { return g.params }
+
+// bindVectors locates and validates the optional sections of format 1.1. A group is present
+// when its header is; then all of its sections must be.
+func (g *Graph) bindVectors() error {
+	_, hasV := g.lookup(tagVecHdr)
+	_, hasQ := g.lookup(tagEncHdr)
+	if !hasV {
+		for _, tag := range append(vectorSections[1:], encoderSections...) {
+			if _, ok := g.lookup(tag); ok {
+				return fmt.Errorf("%w: section %q without %q", ErrCorrupt, tag, tagVecHdr)
+			}
+		}
+		return nil
+	}
+	vhdr, _ := g.lookup(tagVecHdr)
+	if len(vhdr) != 16 {
+		return fmt.Errorf("%w: section %q has %d bytes, want 16", ErrCorrupt, tagVecHdr, len(vhdr))
+	}
+	dim := int(u32(vhdr, 0))
+	if dim < 1 || dim > MaxDim || u32(vhdr, 1) != 0 {
+		return fmt.Errorf("%w: vector dimension %d outside [1, %d] or reserved bits set", ErrCorrupt, dim, MaxDim)
+	}
+	if err := g.checkString(vhdr[8:], 0, "vector model"); err != nil {
+		return err
+	}
+	var err error
+	if g.vscl, err = g.section(tagVecScale); err != nil {
+		return err
+	}
+	if g.vdat, err = g.section(tagVecData); err != nil {
+		return err
+	}
+	if len(g.vscl) != 4*g.n || len(g.vdat) != g.n*dim {
+		return fmt.Errorf("%w: vector sections hold %d bytes of scales and %d of values for %d skills of dimension %d",
+			ErrCorrupt, len(g.vscl), len(g.vdat), g.n, dim)
+	}
+	if err := checkQuantized(g.vscl, nil, g.vdat, "skill vector"); err != nil {
+		return err
+	}
+	g.dim, g.model = dim, g.str(vhdr[8:], 0)
+	if !hasQ {
+		for _, tag := range encoderSections[1:] {
+			if _, ok := g.lookup(tag); ok {
+				return fmt.Errorf("%w: section %q without %q", ErrCorrupt, tag, tagEncHdr)
+			}
+		}
+		return nil
+	}
+	qhdr, _ := g.lookup(tagEncHdr)
+	if len(qhdr) != 8 || int(u32(qhdr, 0)) != dim || u32(qhdr, 1) != 0 {
+		return fmt.Errorf("%w: section %q must be 8 bytes giving the vector dimension %d", ErrCorrupt, tagEncHdr, dim)
+	}
+	for _, p := range []struct {
+		dst *[]byte
+		tag string
+	}{{&g.qtrm, tagEncTerms}, {&g.qwgt, tagEncWgt}, {&g.qscl, tagEncScale}, {&g.qvec, tagEncData}} {
+		if *p.dst, err = g.section(p.tag); err != nil {
+			return err
+		}
+	}
+	if len(g.qtrm)%8 != 0 {
+		return fmt.Errorf("%w: section %q length %d is not a multiple of 8", ErrCorrupt, tagEncTerms, len(g.qtrm))
+	}
+	v := len(g.qtrm) / 8
+	if len(g.qwgt) != 4*v || len(g.qscl) != 4*v || len(g.qvec) != v*dim {
+		return fmt.Errorf("%w: query encoder sections disagree on %d terms of dimension %d", ErrCorrupt, v, dim)
+	}
+	for t := 0; t < v; t++ {
+		if err := g.checkString(g.qtrm, t, "encoder term"); err != nil {
+			return err
+		}
+		if t > 0 && g.str(g.qtrm, t-1) >= g.str(g.qtrm, t) {
+			return fmt.Errorf("%w: encoder term %d not in ascending order", ErrCorrupt, t)
+		}
+	}
+	if err := checkQuantized(g.qscl, g.qwgt, g.qvec, "encoder term"); err != nil {
+		return err
+	}
+	g.hasEnc, g.v = true, v
+	return nil
+}
+
+// checkQuantized checks scales and weights (finite, ≥ 0) and values (not -128).
+func checkQuantized(scale, weight, data []byte, what string) error {
+	for i := 0; i < len(scale)/4; i++ {
+		if s := f32(scale, i); !finite(s) || s < 0 {
+			return fmt.Errorf("%w: %s %d has scale %v", ErrCorrupt, what, i, s)
+		}
+	}
+	for i := 0; i < len(weight)/4; i++ {
+		if w := f32(weight, i); !finite(w) || w < 0 {
+			return fmt.Errorf("%w: %s %d has weight %v", ErrCorrupt, what, i, w)
+		}
+	}
+	for i, b := range data {
+		if b == 0x80 {
+			return fmt.Errorf("%w: %s value %d is -128, outside [-127, 127]", ErrCorrupt, what, i)
+		}
+	}
+	return nil
+}
+
+// VectorDim is the dimension of the skill vectors, 0 when the artifact has none.
+func (g *Graph) VectorDim() int { return g.dim }
+
+// VectorModel is the id of the embedder the skill vectors came from ("" without vectors).
+func (g *Graph) VectorModel() string { return g.model }
+
+// Vector returns skill i's quantized vector, read in place, and the scale that restores it.
+func (g *Graph) Vector(i int) (row []int8, scale float32) {
+	return i8s(g.vdat[i*g.dim : (i+1)*g.dim]), f32(g.vscl, i)
+}
+
+// HasEncoder reports whether the artifact holds a query encoder.
+func (g *Graph) HasEncoder() bool { return g.hasEnc }
+
+// NumEncoderTerms is the size of the query encoder's vocabulary.
+func (g *Graph) NumEncoderTerms() int { return g.v }
+
+// EncoderTerm t of the query encoder.
+func (g *Graph) EncoderTerm(t int) string { return g.str(g.qtrm, t) }
+
+// FindEncoderTerm returns the index of term s in the query encoder.
+func (g *Graph) FindEncoderTerm(s string) (int, bool) {
+	lo, hi := 0, g.v
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if g.EncoderTerm(m) < s {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < g.v && g.EncoderTerm(lo) == s
+}
+
+// EncoderVector returns term t's quantized vector, read in place, its scale and its weight.
+func (g *Graph) EncoderVector(t int) (row []int8, scale, weight float32) {
+	return i8s(g.qvec[t*g.dim : (t+1)*g.dim]), f32(g.qscl, t), f32(g.qwgt, t)
+}
+
+func i8s(b []byte) []int8 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int8)(unsafe.Pointer(&b[0])), len(b))
+}
+
+// Artifact copies the graph back into an Artifact, so that a decoded artifact can be changed
+// (vectors attached, say) and encoded again.
+func (g *Graph) Artifact() (*Artifact, error) {
+	a := &Artifact{}
+	for i := 0; i < g.n; i++ {
+		a.Skills = append(a.Skills, Skill{Name: g.Name(i), Description: g.Description(i), Source: g.Source(i), Body: g.Body(i)})
+		lo, hi := g.Out(i)
+		for e := lo; e < hi; e++ {
+			a.Edges = append(a.Edges, Edge{Source: i, Target: g.Target(e), Weight: g.Weight(e), Assoc: g.Assoc(e),
+				State: g.State(e), Type: g.Type(e)})
+		}
+	}
+	a.Lexicon.K1, a.Lexicon.B, a.Lexicon.AvgDL = g.BM25()
+	a.Lexicon.Terms = make([]string, g.t)
+	a.Lexicon.Postings = make([][]Posting, g.t)
+	for t := 0; t < g.t; t++ {
+		a.Lexicon.Terms[t] = g.Term(t)
+		lo, hi := g.Postings(t)
+		ps := make([]Posting, 0, hi-lo)
+		for p := lo; p < hi; p++ {
+			d, tf := g.Posting(p)
+			ps = append(ps, Posting{Doc: uint32(d), TF: tf})
+		}
+		a.Lexicon.Postings[t] = ps
+	}
+	a.Lexicon.DocLen = make([]float32, g.n)
+	for i := range a.Lexicon.DocLen {
+		a.Lexicon.DocLen[i] = g.DocLen(i)
+	}
+	if err := json.Unmarshal(g.params, &a.Params); err != nil {
+		return nil, fmt.Errorf("graphs: build parameters: %w", err)
+	}
+	if g.dim > 0 {
+		v := &Vectors{Model: g.model, Dim: g.dim, Scale: make([]float32, g.n), Data: make([]int8, g.n*g.dim)}
+		for i := 0; i < g.n; i++ {
+			v.Scale[i] = f32(g.vscl, i)
+		}
+		copy(v.Data, i8s(g.vdat))
+		a.Vectors = v
+	}
+	if g.hasEnc {
+		q := &QueryEncoder{Dim: g.dim, Terms: make([]string, g.v), Weight: make([]float32, g.v),
+			Scale: make([]float32, g.v), Data: make([]int8, g.v*g.dim)}
+		for t := 0; t < g.v; t++ {
+			q.Terms[t], q.Weight[t], q.Scale[t] = g.EncoderTerm(t), f32(g.qwgt, t), f32(g.qscl, t)
+		}
+		copy(q.Data, i8s(g.qvec))
+		a.Encoder = q
+	}
+	return a, nil
+}

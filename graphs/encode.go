@@ -48,6 +48,8 @@ type Artifact struct {
 	Edges   []Edge // any order; Encode sorts by (Source, Target)
 	Lexicon Lexicon
 	Params  map[string]any // build parameters; encoded as JSON with sorted keys
+	Vectors *Vectors       // skill embeddings (format 1.1); nil: none
+	Encoder *QueryEncoder  // query encoder (format 1.1); nil: none. Needs Vectors.
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -129,11 +131,19 @@ func Encode(a *Artifact) ([]byte, error) {
 	}
 
 	bodies := map[string][]byte{
-		tagStrings: heap.buf.Bytes(), tagSkills: skil, tagEdgeOff: eoff, tagEdgeTgt: etgt,
+		tagSkills: skil, tagEdgeOff: eoff, tagEdgeTgt: etgt,
 		tagEdgeWgt: ewgt, tagEdgeAsc: easc, tagEdgeAttr: eatr, tagLexHdr: lhdr,
 		tagLexTerms: ltrm, tagLexPOff: lpof, tagLexPost: lpst, tagLexDoc: ldoc, tagParams: params,
 	}
-	return assemble(sectionOrder, bodies, Minor)
+	tags := sectionOrder
+	// An artifact without 1.1 sections is written as 1.0, byte for byte what a 1.0 encoder wrote.
+	minor := uint16(0)
+	if extra := a.vectorBodies(&heap, bodies); len(extra) > 0 {
+		tags = append(slices.Clone(sectionOrder), extra...)
+		minor = Minor
+	}
+	bodies[tagStrings] = heap.buf.Bytes()
+	return assemble(tags, bodies, minor)
 }
 
 // assemble lays out the header, the section table and the bodies of tags in order.
@@ -219,7 +229,7 @@ func (a *Artifact) check() error {
 			return fmt.Errorf("graphs: document length %v is not a finite non-negative number", d)
 		}
 	}
-	return nil
+	return a.checkVectors()
 }
 
 func unit(f float32) bool   { return f >= 0 && f <= 1 }

@@ -29,6 +29,25 @@
 //	LDOC  N × f32          weighted document length
 //	PARM  bytes            build parameters, a JSON object with sorted keys
 //
+// Sections added in 1.1, optional (D dimensions, V encoder terms). The vector sections come as
+// a group of three or not at all; the encoder sections likewise, and only with the vectors:
+//
+//	VHDR  16               skill vectors: dimension D u32 (1..MaxDim), reserved u32 (0),
+//	                       embedder id (string ref) naming the model the vectors came from
+//	VSCL  N × f32          per-skill scale, finite and ≥ 0: skill i's vector is VSCL[i]·VDAT[i]
+//	VDAT  N × D × i8       quantized skill vectors, row-major, each in [-127, 127]
+//	QHDR  8                query encoder: dimension u32 (equal to D), reserved u32 (0)
+//	QTRM  V × 8            encoder terms (string refs), strictly ascending byte order
+//	QWGT  V × f32          term weight, finite and ≥ 0
+//	QSCL  V × f32          per-term scale, finite and ≥ 0: term t's vector is QSCL[t]·QVEC[t]
+//	QVEC  V × D × i8       quantized term vectors, row-major, each in [-127, 127]
+//
+// The query encoder lets a host embed a query without a model runtime: the query's terms come
+// from the engine's tokenizer (engine.Tokenize, the same one as the lexicon), and its vector is
+// the L2-normalized sum, over its distinct terms t found in QTRM, of (1 + ln count(t))·QWGT[t]
+// times term t's vector. The encoder writes minor version 0 when an artifact has none of the
+// 1.1 sections, so such a file stays readable by 1.0 readers byte for byte.
+//
 // Unknown tags are skipped, so a newer minor version can add sections. The encoder writes the
 // same bytes for the same Artifact: no timestamps, no map iteration, no padding garbage.
 package graphs
@@ -41,7 +60,7 @@ import (
 // Version of the format this package writes.
 const (
 	Major = 1
-	Minor = 0
+	Minor = 1
 )
 
 // Magic starts every artifact. The leading NUL keeps text tools from mistaking it for text.
@@ -53,6 +72,8 @@ const (
 	skillRecord = 32
 	// MaxSections bounds the section table so a corrupt count cannot make the reader walk far.
 	MaxSections = 64
+	// MaxDim bounds the dimension of skill and term vectors.
+	MaxDim = 8192
 )
 
 // Named errors. Decode wraps them with detail; test with errors.Is.
@@ -158,11 +179,29 @@ const (
 	tagParams   = "PARM"
 )
 
+// Section tags of format 1.1, all optional.
+const (
+	tagVecHdr   = "VHDR"
+	tagVecScale = "VSCL"
+	tagVecData  = "VDAT"
+	tagEncHdr   = "QHDR"
+	tagEncTerms = "QTRM"
+	tagEncWgt   = "QWGT"
+	tagEncScale = "QSCL"
+	tagEncData  = "QVEC"
+)
+
 // sectionOrder is the order the encoder writes sections in; every one is required in 1.0.
 var sectionOrder = []string{
 	tagStrings, tagSkills, tagEdgeOff, tagEdgeTgt, tagEdgeWgt, tagEdgeAsc, tagEdgeAttr,
 	tagLexHdr, tagLexTerms, tagLexPOff, tagLexPost, tagLexDoc, tagParams,
 }
+
+// vectorSections and encoderSections are written after sectionOrder when present.
+var (
+	vectorSections  = []string{tagVecHdr, tagVecScale, tagVecData}
+	encoderSections = []string{tagEncHdr, tagEncTerms, tagEncWgt, tagEncScale, tagEncData}
+)
 
 // SectionInfo describes one section of a decoded artifact.
 type SectionInfo struct {

@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"math"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -33,6 +35,20 @@ func testArtifact() *Artifact {
 	}
 }
 
+// testVectorArtifact is testArtifact with skill vectors and a query encoder (format 1.1).
+func testVectorArtifact() *Artifact {
+	a := testArtifact()
+	a.Vectors = &Vectors{Model: "builtin-lsa:test", Dim: 4,
+		Scale: []float32{0.01, 0.5, 0},
+		Data:  []int8{127, 0, -127, 3, 1, 2, 3, 4, 0, 0, 0, 0}}
+	a.Encoder = &QueryEncoder{Dim: 4,
+		Terms:  []string{"heat", "object", "pick"},
+		Weight: []float32{1.5, 0.2, 2},
+		Scale:  []float32{0.008, 0.004, 0.1},
+		Data:   []int8{127, -127, 0, 1, 5, 5, 5, 5, 0, 0, 127, 0}}
+	return a
+}
+
 // view reads a Graph back into an Artifact through the public accessors.
 func view(g *Graph) *Artifact {
 	a := &Artifact{}
@@ -55,11 +71,39 @@ func view(g *Graph) *Artifact {
 		}
 		a.Lexicon.Postings = append(a.Lexicon.Postings, ps)
 	}
+	if dim := g.VectorDim(); dim > 0 {
+		a.Vectors = &Vectors{Model: g.VectorModel(), Dim: dim}
+		for i := 0; i < g.NumSkills(); i++ {
+			row, scale := g.Vector(i)
+			a.Vectors.Scale = append(a.Vectors.Scale, scale)
+			a.Vectors.Data = append(a.Vectors.Data, row...)
+		}
+	}
+	if g.HasEncoder() {
+		a.Encoder = &QueryEncoder{Dim: g.VectorDim()}
+		for t := 0; t < g.NumEncoderTerms(); t++ {
+			row, scale, w := g.EncoderVector(t)
+			a.Encoder.Terms = append(a.Encoder.Terms, g.EncoderTerm(t))
+			a.Encoder.Weight = append(a.Encoder.Weight, w)
+			a.Encoder.Scale = append(a.Encoder.Scale, scale)
+			a.Encoder.Data = append(a.Encoder.Data, row...)
+		}
+	}
 	return a
 }
 
 func TestRoundTrip(t *testing.T) {
-	a := testArtifact()
+	for _, tc := range []struct {
+		name  string
+		make  func() *Artifact
+		minor int
+	}{{"1.0 without vectors", testArtifact, 0}, {"1.1 with vectors", testVectorArtifact, Minor}} {
+		t.Run(tc.name, func(t *testing.T) { testRoundTrip(t, tc.make, tc.minor) })
+	}
+}
+
+func testRoundTrip(t *testing.T, make func() *Artifact, minor int) {
+	a := make()
 	b, err := Encode(a)
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +113,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := view(g)
-	want := testArtifact()
+	want := make()
 	want.Params = nil
 	// Encode sorts edges by (source, target).
 	want.Edges = []Edge{want.Edges[1], want.Edges[2], want.Edges[0]}
@@ -88,8 +132,112 @@ func TestRoundTrip(t *testing.T) {
 			t.Errorf("FindTerm(%q) = %d, %v; want %d, %v", c.term, idx, ok, c.idx, c.ok)
 		}
 	}
-	if maj, min := g.Version(); maj != Major || min != Minor {
-		t.Errorf("version %d.%d", maj, min)
+	if maj, min := g.Version(); maj != Major || min != minor {
+		t.Errorf("version %d.%d, want %d.%d", maj, min, Major, minor)
+	}
+	// Artifact copies everything back: encoding it again gives the same bytes.
+	back, err := g.Artifact()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Encode(back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, again) {
+		t.Error("Graph.Artifact re-encodes to different bytes")
+	}
+	if g.VectorDim() > 0 {
+		for _, c := range []struct {
+			term string
+			idx  int
+			ok   bool
+		}{{"heat", 0, true}, {"pick", 2, true}, {"a", 0, false}, {"zz", 3, false}} {
+			if idx, ok := g.FindEncoderTerm(c.term); idx != c.idx || ok != c.ok {
+				t.Errorf("FindEncoderTerm(%q) = %d, %v; want %d, %v", c.term, idx, ok, c.idx, c.ok)
+			}
+		}
+	}
+}
+
+// A 1.0 artifact holds exactly the 1.0 sections, so readers of 1.0 take it as their own.
+func TestOneZeroLayout(t *testing.T) {
+	b, err := Encode(testArtifact())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tags []string
+	for _, s := range g.Sections() {
+		tags = append(tags, s.Tag)
+	}
+	if diff := cmp.Diff(sectionOrder, tags); diff != "" {
+		t.Errorf("sections of an artifact without vectors (-1.0 +got):\n%s", diff)
+	}
+	if g.VectorDim() != 0 || g.HasEncoder() || g.VectorModel() != "" {
+		t.Errorf("vectors dim %d, encoder %v, model %q in an artifact without them", g.VectorDim(), g.HasEncoder(), g.VectorModel())
+	}
+}
+
+func TestQuantize(t *testing.T) {
+	tests := []struct {
+		name  string
+		in    []float32
+		want  []int8
+		scale float32
+	}{
+		{"unit", []float32{1, -0.5, 0}, []int8{127, -64, 0}, 1.0 / 127},
+		{"zero", []float32{0, 0}, []int8{0, 0}, 0},
+		{"nan and inf are zero", []float32{float32(math.NaN()), float32(math.Inf(1)), 2}, []int8{0, 0, 127}, 2.0 / 127},
+		{"negative max", []float32{-4, 1}, []int8{-127, 32}, 4.0 / 127},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := make([]int8, len(tc.in))
+			scale := Quantize(tc.in, got)
+			if diff := cmp.Diff(tc.want, got); diff != "" || math.Abs(float64(scale-tc.scale)) > 1e-7 {
+				t.Errorf("Quantize(%v) = %v, %v; want %v, %v", tc.in, got, scale, tc.want, tc.scale)
+			}
+		})
+	}
+	// Dequantized unit vectors stay within half a step of the original.
+	v := []float32{0.6, -0.8, 0.001}
+	q := make([]int8, 3)
+	s := Quantize(v, q)
+	for j := range v {
+		if d := math.Abs(float64(s)*float64(q[j]) - float64(v[j])); d > float64(s)/2+1e-7 {
+			t.Errorf("component %d off by %v", j, d)
+		}
+	}
+}
+
+func TestNewVectorsAndEncoder(t *testing.T) {
+	v, err := NewVectors("m", [][]float32{{1, 0}, {0, -2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Dim != 2 || !slices.Equal(v.Data, []int8{127, 0, 0, -127}) || v.Scale[1] != 2.0/127 {
+		t.Errorf("NewVectors = %+v", v)
+	}
+	if _, err := NewVectors("m", [][]float32{{1, 0}, {0}}); err == nil {
+		t.Error("NewVectors accepted mixed dimensions")
+	}
+	if _, err := NewVectors("m", nil); err == nil {
+		t.Error("NewVectors accepted no vectors")
+	}
+	q, err := NewQueryEncoder([]string{"b", "a"}, []float32{2, 1}, [][]float32{{0, 1}, {1, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(q.Terms, []string{"a", "b"}) || !slices.Equal(q.Weight, []float32{1, 2}) ||
+		!slices.Equal(q.Data, []int8{127, 0, 0, 127}) {
+		t.Errorf("NewQueryEncoder did not sort its rows together: %+v", q)
+	}
+	if _, err := NewQueryEncoder([]string{"a", "a"}, []float32{1, 1}, [][]float32{{1}, {1}}); err == nil {
+		t.Error("NewQueryEncoder accepted a duplicate term")
 	}
 }
 
@@ -124,10 +272,19 @@ func TestEncodeRejects(t *testing.T) {
 		{"unsorted terms", func(a *Artifact) { a.Lexicon.Terms[0] = "zzz" }, "not strictly ascending"},
 		{"doc lengths", func(a *Artifact) { a.Lexicon.DocLen = a.Lexicon.DocLen[:1] }, "document lengths"},
 		{"posting out of range", func(a *Artifact) { a.Lexicon.Postings[0][0].Doc = 3 }, "postings"},
+		{"encoder without vectors", func(a *Artifact) { a.Vectors = nil }, "needs skill vectors"},
+		{"vector dimension 0", func(a *Artifact) { a.Vectors.Dim = 0 }, "dimension 0"},
+		{"too few vectors", func(a *Artifact) { a.Vectors.Scale = a.Vectors.Scale[:2] }, "for 3 skills"},
+		{"vector value -128", func(a *Artifact) { a.Vectors.Data[5] = -128 }, "-128"},
+		{"NaN scale", func(a *Artifact) { a.Vectors.Scale[0] = float32(math.NaN()) }, "scale NaN"},
+		{"encoder dimension", func(a *Artifact) { a.Encoder.Dim = 2 }, "dimension 2"},
+		{"encoder unsorted", func(a *Artifact) { a.Encoder.Terms[0] = "zzz" }, "not strictly ascending"},
+		{"encoder negative weight", func(a *Artifact) { a.Encoder.Weight[1] = -1 }, "weight -1"},
+		{"encoder values", func(a *Artifact) { a.Encoder.Data = a.Encoder.Data[1:] }, "values"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			a := testArtifact()
+			a := testVectorArtifact()
 			tc.modify(a)
 			_, err := Encode(a)
 			if err == nil || !bytes.Contains([]byte(err.Error()), []byte(tc.want)) {
@@ -144,7 +301,7 @@ func reseal(b []byte) []byte {
 }
 
 func TestDecodeErrors(t *testing.T) {
-	good, err := Encode(testArtifact())
+	good, err := Encode(testVectorArtifact())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,6 +345,67 @@ func TestDecodeErrors(t *testing.T) {
 		}), ErrCorrupt},
 		{"missing section", clone(func(b []byte) []byte {
 			copy(b[headerSize:], "XXXX")
+			return reseal(b)
+		}), ErrCorrupt},
+		{"vector dimension 0", clone(func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[secOff(b, tagVecHdr):], 0)
+			return reseal(b)
+		}), ErrCorrupt},
+		{"vector dimension disagrees with data", clone(func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[secOff(b, tagVecHdr):], 3)
+			return reseal(b)
+		}), ErrCorrupt},
+		{"vector dimension huge", clone(func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[secOff(b, tagVecHdr):], 1<<31)
+			return reseal(b)
+		}), ErrCorrupt},
+		{"vector model past heap", clone(func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[secOff(b, tagVecHdr)+8:], 1<<30)
+			return reseal(b)
+		}), ErrCorrupt},
+		{"vector scale infinite", clone(func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[secOff(b, tagVecScale)+4:], 0x7f800000)
+			return reseal(b)
+		}), ErrCorrupt},
+		{"vector scale negative", clone(func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[secOff(b, tagVecScale):], math.Float32bits(-1))
+			return reseal(b)
+		}), ErrCorrupt},
+		{"vector value -128", clone(func(b []byte) []byte { b[secOff(b, tagVecData)+1] = 0x80; return reseal(b) }), ErrCorrupt},
+		{"vector header without data", clone(func(b []byte) []byte {
+			copy(b[headerSize+sectionSize*(len(sectionOrder)+2):], "XXXX")
+			return reseal(b)
+		}), ErrCorrupt},
+		{"encoder without vectors", clone(func(b []byte) []byte {
+			copy(b[headerSize+sectionSize*len(sectionOrder):], "XXXX")
+			return reseal(b)
+		}), ErrCorrupt},
+		{"encoder dimension differs", clone(func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[secOff(b, tagEncHdr):], 2)
+			return reseal(b)
+		}), ErrCorrupt},
+		{"encoder terms out of order", clone(func(b []byte) []byte {
+			o := secOff(b, tagEncTerms)
+			first := append([]byte(nil), b[o:o+8]...)
+			copy(b[o:], b[o+8:o+16])
+			copy(b[o+8:], first)
+			return reseal(b)
+		}), ErrCorrupt},
+		{"encoder term past heap", clone(func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[secOff(b, tagEncTerms)+4:], 1<<20)
+			return reseal(b)
+		}), ErrCorrupt},
+		{"encoder weight NaN", clone(func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[secOff(b, tagEncWgt):], 0x7fc00000)
+			return reseal(b)
+		}), ErrCorrupt},
+		{"encoder scale negative", clone(func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[secOff(b, tagEncScale)+8:], math.Float32bits(-0.5))
+			return reseal(b)
+		}), ErrCorrupt},
+		{"encoder value -128", clone(func(b []byte) []byte { b[secOff(b, tagEncData)+11] = 0x80; return reseal(b) }), ErrCorrupt},
+		{"encoder header reserved", clone(func(b []byte) []byte {
+			b[secOff(b, tagEncHdr)+4] = 1
 			return reseal(b)
 		}), ErrCorrupt},
 	}
@@ -240,6 +458,11 @@ func FuzzDecode(f *testing.F) {
 	f.Add(good)
 	f.Add(good[:len(good)/2])
 	f.Add([]byte(Magic))
+	withVectors, err := Encode(testVectorArtifact())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(withVectors)
 	empty, _ := Encode(&Artifact{})
 	f.Add(empty)
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -251,6 +474,15 @@ func FuzzDecode(f *testing.F) {
 		view(g)
 		for i := 0; i < g.NumSkills(); i++ {
 			g.FindTerm(g.Name(i))
+			g.FindEncoderTerm(g.Name(i))
+		}
+		// What decodes must encode again to an artifact that decodes.
+		if a, err := g.Artifact(); err == nil {
+			if b2, err := Encode(a); err != nil {
+				t.Errorf("a decoded artifact does not encode: %v", err)
+			} else if _, err := Decode(b2); err != nil {
+				t.Errorf("a re-encoded artifact does not decode: %v", err)
+			}
 		}
 		// Decode may allocate the Graph and the section table, nothing proportional to a count.
 		var before, after runtime.MemStats

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/embed"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/wasm/engine"
 )
@@ -52,10 +53,11 @@ type Options struct {
 	BodyHead     int                // runes of each body kept in the artifact
 	MaxPostingDF int                // tokens shared by more skills do not propose pairs (0: automatic)
 
-	DryRun   bool    // stop after the frontier and count the model calls a build would make
-	Traces   []Trace // successful runs, for the trace channel and the probes
-	Prober   Prober  // answers probes; nil means the offline contract prober
-	Judge    Judge   // scores candidate edges for the judge channel; nil disables the channel
+	DryRun   bool           // stop after the frontier and count the model calls a build would make
+	Traces   []Trace        // successful runs, for the trace channel and the probes
+	Embedder embed.Embedder // the semantic channel's model; nil disables the channel and the artifact's vectors
+	Prober   Prober         // answers probes; nil means the offline contract prober
+	Judge    Judge          // scores candidate edges for the judge channel; nil disables the channel
 	Progress func(stage string, done, total int)
 }
 
@@ -97,6 +99,7 @@ type Report struct {
 	Candidates    int                `json:"candidates"`
 	PerChannel    map[string]int     `json:"per_channel"` // candidates each channel proposed
 	Channels      []string           `json:"active_channels"`
+	Embedder      string             `json:"embedder,omitempty"`
 	Frontier      int                `json:"frontier"`
 	Prober        string             `json:"prober,omitempty"`
 	ProbesRun     int                `json:"probes_run"`
@@ -130,6 +133,8 @@ type builder struct {
 	maxIDF  float64
 	signals []Signal
 	traces  *traceStats
+	vectors *graphs.Vectors
+	encoder *graphs.QueryEncoder
 	rep     *Report
 }
 
@@ -168,6 +173,19 @@ func BuildContext(ctx context.Context, skills []ingest.Skill, opt Options) ([]by
 		b.maxIDF = max(b.maxIDF, w)
 	}
 	b.traces, rep.TraceSkipped = newTraceStats(opt.Traces, index)
+	stage("features", t)
+	if opt.Embedder != nil {
+		t = time.Now()
+		var err error
+		if b.vectors, b.encoder, err = Semantic(ctx, opt.Embedder, skills); err != nil {
+			return nil, nil, err
+		}
+		rep.Embedder = opt.Embedder.ID()
+		stage("embed", t)
+	} else if opt.Variant == VariantSemanticOnly {
+		return nil, nil, fmt.Errorf("build: variant %s needs an embedder", VariantSemanticOnly)
+	}
+	t = time.Now()
 	b.signals = b.activeSignals()
 	for _, s := range b.signals {
 		if s.Lambda > 0 {
@@ -230,6 +248,7 @@ func BuildContext(ctx context.Context, skills []ingest.Skill, opt Options) ([]by
 	}
 	art.Edges = edges
 	art.Lexicon = engine.BuildLexicon(docs)
+	art.Vectors, art.Encoder = b.vectors, b.encoder
 	data, err := graphs.Encode(art)
 	if err != nil {
 		return nil, nil, fmt.Errorf("build: %w", err)
@@ -345,6 +364,9 @@ func (b *builder) params() map[string]any {
 		"variant": o.Variant, "lambda": lam, "tau_str": o.TauStr, "eta_str": o.EtaStr,
 		"cap": o.Cap, "per_channel": o.PerChannel, "eps_weight": o.EpsWeight, "body_head": o.BodyHead,
 		"traces": len(o.Traces),
+	}
+	if b.vectors != nil {
+		p["embedder"] = b.vectors.Model
 	}
 	if o.Variant != VariantPublishAll {
 		p["budget"], p["frontier_min"], p["eps_e"] = o.Budget, o.FrontierMin, o.EpsE

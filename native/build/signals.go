@@ -1,6 +1,10 @@
 package build
 
-import "github.com/caskg/caskg/graphs"
+import (
+	"math"
+
+	"github.com/caskg/caskg/graphs"
+)
 
 // Signal is one channel of evidence that s_i should precede or support s_j, normalized to [0, 1]
 // per ordered pair (DESIGN §3.1). Channels plug into candidate induction and the association
@@ -31,11 +35,19 @@ var Channels = []string{ChanSemantic, ChanLexical, ChanIO, ChanStructural, ChanJ
 // come later (judge), for gated candidates only.
 func (b *builder) activeSignals() []Signal {
 	l := b.opt.Lambda
+	var sem []Signal
+	if b.vectors != nil {
+		sem = []Signal{{Name: ChanSemantic, Lambda: l[ChanSemantic], Min: 0.3, Score: b.semantic, Propose: true}}
+	}
+	if b.opt.Variant == VariantSemanticOnly {
+		return sem
+	}
 	all := []Signal{
 		{Name: ChanLexical, Lambda: l[ChanLexical], Min: 0.05, Score: b.lexical, Propose: true},
 		{Name: ChanIO, Lambda: l[ChanIO], Min: 0.3, Score: b.io, Propose: true},
 		{Name: ChanStructural, Lambda: l[ChanStructural], Min: 0.2, Score: b.structural, Propose: true},
 	}
+	all = append(sem, all...)
 	if b.traces != nil {
 		all = append(all, Signal{Name: ChanTraces, Lambda: l[ChanTraces], Min: 0.05, Score: b.trace, Propose: true})
 	}
@@ -52,6 +64,22 @@ func (b *builder) activeSignals() []Signal {
 		}
 	}
 	return out
+}
+
+// semantic is the cosine of the two skills' embeddings, clipped to [0, 1].
+func (b *builder) semantic(i, j int) float64 {
+	v := b.vectors
+	x, y := v.Data[i*v.Dim:(i+1)*v.Dim], v.Data[j*v.Dim:(j+1)*v.Dim]
+	var dot, nx, ny int64
+	for k := range x {
+		dot += int64(x[k]) * int64(y[k])
+		nx += int64(x[k]) * int64(x[k])
+		ny += int64(y[k]) * int64(y[k])
+	}
+	if nx == 0 || ny == 0 {
+		return 0
+	}
+	return clip(float64(dot)/math.Sqrt(float64(nx)*float64(ny)), 0, 1)
 }
 
 // lexical is the cosine of the two skills' TF-IDF vectors over name, description and tags.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"sort"
@@ -46,6 +47,8 @@ func runBuild(c *ctx, args []string) error {
 	traces := fs.String("traces", "", "JSONL `file` of successful runs {\"id\", \"skills\": [...]} for the trace channel")
 	var lf llmFlags
 	lf.register(fs)
+	var ef embedFlags
+	ef.register(fs)
 	report := fs.String("report", "", "also write the build report as JSON to `file`")
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
 	quiet := fs.Bool("quiet", false, "no progress bars")
@@ -92,6 +95,17 @@ func runBuild(c *ctx, args []string) error {
 		}
 		return err
 	}
+	ef.cacheDir = lf.cacheDir
+	sorted := append([]ingest.Skill(nil), lib.Skills...)
+	sort.Slice(sorted, func(a, b int) bool { return sorted[a].Name < sorted[b].Name })
+	emb, err := ef.embedder(sorted)
+	if err != nil {
+		return err
+	}
+	if cl, ok := emb.(io.Closer); ok {
+		defer cl.Close()
+	}
+	opt.Embedder = emb
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	data, rep, err := build.BuildContext(ctx, lib.Skills, opt)
@@ -154,7 +168,7 @@ func runBuild(c *ctx, args []string) error {
 // stageTimes renders stage durations in pipeline order.
 func stageTimes(m map[string]float64) string {
 	var parts []string
-	for _, st := range []string{"features", "candidates", "judge", "frontier", "probes", "publish", "encode"} {
+	for _, st := range []string{"features", "embed", "candidates", "judge", "frontier", "probes", "publish", "encode"} {
 		if v, ok := m[st]; ok {
 			parts = append(parts, fmt.Sprintf("%s %.2fs", st, v))
 		}

@@ -40,7 +40,7 @@ func (f *llmFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.rpm, "llm-rpm", 0, "requests per minute limit (0: none)")
 	fs.DurationVar(&f.timeout, "llm-timeout", 60*time.Second, "timeout of one request")
 	fs.IntVar(&f.retries, "llm-retries", 4, "retries on 429, 5xx and timeouts, with backoff")
-	fs.StringVar(&f.cacheDir, "cache-dir", "", "answer cache `dir` (default: the user cache dir/caskg)")
+	fs.StringVar(&f.cacheDir, "cache-dir", "", "cache `dir` of LLM answers (llm/) and embeddings (embeddings/); default: the user cache dir/caskg; \"off\" disables the embedding cache")
 	fs.BoolVar(&f.judge, "judge", true, "with an LLM, also score gated candidates with the judge channel")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "count the probes and model calls a build would make, build nothing")
 }
@@ -65,13 +65,12 @@ func (f *llmFlags) configure(opt *build.Options) error {
 	if cfg.URL == "" || cfg.Model == "" {
 		return usagef("the llm prober needs -llm-url (or $OPENAI_BASE_URL) and -llm-model")
 	}
-	dir := f.cacheDir
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return fmt.Errorf("no cache dir: %v; give -cache-dir", err)
-		}
-		dir = filepath.Join(base, "caskg")
+	if f.cacheDir == "off" {
+		return usagef("the llm prober needs its answer cache; -cache-dir off is for embeddings only")
+	}
+	dir, err := cacheBase(f.cacheDir)
+	if err != nil {
+		return err
 	}
 	cfg.CacheDir = filepath.Join(dir, "llm")
 	cfg.Temperature, cfg.Concurrency, cfg.RPM = f.temperature, f.concurrency, f.rpm
@@ -86,6 +85,18 @@ func (f *llmFlags) configure(opt *build.Options) error {
 		opt.Judge = p
 	}
 	return nil
+}
+
+// cacheBase is the folder of the build's caches: dir, or the user cache dir/caskg.
+func cacheBase(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no user cache dir (%v); give -cache-dir", err)
+	}
+	return filepath.Join(base, "caskg"), nil
 }
 
 // progressBars draws one bar per build stage on w when w is a terminal.

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 
@@ -18,16 +17,17 @@ import (
 
 // Defaults of DESIGN §4.
 const (
-	DefaultK      = 8
-	DefaultSeeds  = 5
-	DefaultGamma  = 0.2
-	MaxIterations = 50
-	Tolerance     = 1e-6 // L1 change between PPR iterations that counts as converged
-	MaxK          = 1000
-	MaxSeeds      = 100
-	MaxQueryBytes = 64 << 10
-	maxVia        = 3
-	rrfK          = 60 // reciprocal-rank-fusion constant
+	DefaultK          = 8
+	DefaultSeeds      = 5
+	DefaultGamma      = 0.2
+	MaxIterations     = 50
+	Tolerance         = 1e-6 // L1 change between PPR iterations that counts as converged
+	MaxK              = 1000
+	MaxSeeds          = 100
+	MaxQueryBytes     = 64 << 10
+	MaxSemanticWeight = 100
+	maxVia            = 3
+	rrfK              = 60 // reciprocal-rank-fusion constant
 )
 
 // ReverseWeight is the share of an edge's weight that flows against its direction, by relation
@@ -49,6 +49,14 @@ type Request struct {
 	Seeds   int     `json:"seeds,omitempty"`
 	Gamma   float64 `json:"gamma,omitempty"`
 	NoGraph bool    `json:"no_graph,omitempty"`
+	// Vector is an exact embedding of Query by the model that made the artifact's skill
+	// vectors (Engine.VectorModel), of dimension Engine.VectorDim. Without it, semantic seeding
+	// uses the artifact's query encoder.
+	Vector []float32 `json:"vector,omitempty"`
+	// SemanticWeight is the semantic list's weight in the seed fusion; 0 means
+	// DefaultSemanticWeight. NoSemantic turns semantic seeding off.
+	SemanticWeight float64 `json:"semantic_weight,omitempty"`
+	NoSemantic     bool    `json:"no_semantic,omitempty"`
 }
 
 // Via is a published edge that carried relevance to a result. From is the neighbour the
@@ -93,12 +101,14 @@ type Engine struct {
 	// The transpose's CSR (entries into each node), as indexes into the arrays above.
 	inOff []int32
 	in    []int32
+
+	invNorm []float32 // 1/‖quantized vector‖ per skill; nil without vectors
 }
 
 // New prepares an engine over g. Its cost is linear in the graph's size.
 func New(g *graphs.Graph) *Engine {
 	n := g.NumSkills()
-	e := &Engine{g: g, names: newNameIndex(g)}
+	e := &Engine{g: g, names: newNameIndex(g), invNorm: vectorNorms(g)}
 	deg := make([]int32, n+1)
 	for u := range n {
 		lo, hi := g.Out(u)
@@ -187,6 +197,9 @@ func (r *Request) normalize() error {
 	if r.Gamma == 0 {
 		r.Gamma = DefaultGamma
 	}
+	if r.SemanticWeight == 0 {
+		r.SemanticWeight = DefaultSemanticWeight
+	}
 	switch {
 	case r.K < 1 || r.K > MaxK:
 		return fmt.Errorf("engine: field \"k\": %d is outside [1, %d]", r.K, MaxK)
@@ -194,6 +207,8 @@ func (r *Request) normalize() error {
 		return fmt.Errorf("engine: field \"seeds\": %d is outside [1, %d]", r.Seeds, MaxSeeds)
 	case !(r.Gamma > 0 && r.Gamma <= 1):
 		return fmt.Errorf("engine: field \"gamma\": %v is outside (0, 1]", r.Gamma)
+	case !(r.SemanticWeight > 0 && r.SemanticWeight <= MaxSemanticWeight):
+		return fmt.Errorf("engine: field \"semantic_weight\": %v is outside (0, %d]", r.SemanticWeight, MaxSemanticWeight)
 	}
 	return nil
 }
@@ -203,7 +218,19 @@ func (e *Engine) Query(req Request) (Response, error) {
 	if err := req.normalize(); err != nil {
 		return Response{}, err
 	}
-	fused := e.seedRanking(req.Query)
+	var qvec []float32
+	if len(req.Vector) > 0 {
+		var err error
+		if qvec, err = e.checkVector(req.Vector); err != nil {
+			return Response{}, err
+		}
+	} else if !req.NoSemantic {
+		qvec = e.Embed(req.Query)
+	}
+	if req.NoSemantic {
+		qvec = nil
+	}
+	fused := e.seedRanking(req.Query, qvec, req.SemanticWeight)
 	n := e.g.NumSkills()
 	if req.NoGraph {
 		res := make([]Result, 0, min(req.K, len(fused)))
@@ -355,10 +382,12 @@ type candidate struct {
 	score float64
 }
 
-// seedRanking ranks skills for query by fusing BM25 (with typo-corrected terms) and fuzzy
-// identifier matches with reciprocal-rank fusion. The fused score keeps the BM25 order when
-// there is nothing else to fuse, and an identifier written into the query wins outright.
-func (e *Engine) seedRanking(query string) []candidate {
+// seedRanking ranks skills for query by fusing BM25 (with typo-corrected terms), fuzzy
+// identifier matches and, when qvec is not nil, the skills closest to the unit query vector qvec
+// with reciprocal-rank fusion (the semantic list weighted by semWeight). The fused score keeps
+// the BM25 order when there is nothing else to fuse, and an identifier written into the query
+// wins outright.
+func (e *Engine) seedRanking(query string, qvec []float32, semWeight float64) []candidate {
 	g := e.g
 	n := g.NumSkills()
 	counts := map[string]int{}
@@ -393,19 +422,34 @@ func (e *Engine) seedRanking(query string) []candidate {
 		sortCandidates(names)
 	}
 
+	var sem []candidate
+	if qvec != nil {
+		sem = e.semanticRanking(qvec)
+	}
+
 	// scores is reused for the fused score; touched already lists every lexical candidate.
 	for _, d := range touched {
 		scores[d] = 0
 	}
-	for _, c := range names {
-		if scores[c.id] == 0 && !slices.Contains(touched, c.id) {
-			touched = append(touched, c.id)
+	inLex := make(map[int]bool, len(touched))
+	for _, d := range touched {
+		inLex[d] = true
+	}
+	for _, list := range [][]candidate{names, sem} {
+		for _, c := range list {
+			if !inLex[c.id] {
+				inLex[c.id] = true
+				touched = append(touched, c.id)
+			}
 		}
 	}
 	for _, list := range [][]candidate{lex, names} {
 		for r, c := range list {
 			scores[c.id] += 1 / float64(rrfK+r+1)
 		}
+	}
+	for r, c := range sem {
+		scores[c.id] += semWeight / float64(rrfK+r+1)
 	}
 	// Identifier matches outrank every purely lexical candidate.
 	for _, c := range names {

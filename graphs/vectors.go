@@ -1,0 +1,210 @@
+package graphs
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Vectors are the skill embeddings of an Artifact (format 1.1), quantized to int8 with one
+// scale per skill: skill i's vector is Scale[i]·Data[i·Dim : (i+1)·Dim].
+type Vectors struct {
+	Model string    // id of the embedder that made them (hosts passing exact query vectors must use it)
+	Dim   int       // in [1, MaxDim]
+	Scale []float32 // one per skill, finite and ≥ 0
+	Data  []int8    // len(Skills)·Dim values in [-127, 127]
+}
+
+// QueryEncoder is a term → vector table that embeds a query without a model runtime (format
+// 1.1): the query vector is the L2-normalized sum over the query's distinct terms t of
+// (1 + ln count(t))·Weight[t]·Scale[t]·Data[t·Dim : (t+1)·Dim].
+type QueryEncoder struct {
+	Dim    int       // equal to the Vectors' Dim
+	Terms  []string  // strictly ascending byte order, as engine.Tokenize produces them
+	Weight []float32 // one per term, finite and ≥ 0
+	Scale  []float32 // one per term, finite and ≥ 0
+	Data   []int8    // len(Terms)·Dim values in [-127, 127]
+}
+
+// Quantize writes v into dst (len(dst) == len(v)) as int8 in [-127, 127] and returns the
+// scale that restores it: v[j] ≈ scale·dst[j]. A zero vector gets scale 0. Non-finite values
+// are treated as 0.
+func Quantize(v []float32, dst []int8) float32 {
+	var m float64
+	for _, x := range v {
+		if a := math.Abs(float64(x)); a > m && !math.IsInf(a, 0) {
+			m = a
+		}
+	}
+	if m == 0 || math.IsNaN(m) {
+		clear(dst)
+		return 0
+	}
+	scale := m / 127
+	for j, x := range v {
+		q := math.Round(float64(x) / scale)
+		if math.IsNaN(q) || math.IsInf(q, 0) {
+			q = 0
+		}
+		dst[j] = int8(max(-127, min(127, q)))
+	}
+	return float32(scale)
+}
+
+// NewVectors quantizes one vector per skill, all of one dimension.
+func NewVectors(model string, vecs [][]float32) (*Vectors, error) {
+	dim := 0
+	if len(vecs) > 0 {
+		dim = len(vecs[0])
+	}
+	if dim < 1 || dim > MaxDim {
+		return nil, fmt.Errorf("graphs: vector dimension %d outside [1, %d]", dim, MaxDim)
+	}
+	v := &Vectors{Model: model, Dim: dim, Scale: make([]float32, len(vecs)), Data: make([]int8, len(vecs)*dim)}
+	for i, x := range vecs {
+		if len(x) != dim {
+			return nil, fmt.Errorf("graphs: vector %d has dimension %d, the first has %d", i, len(x), dim)
+		}
+		v.Scale[i] = Quantize(x, v.Data[i*dim:(i+1)*dim])
+	}
+	return v, nil
+}
+
+// NewQueryEncoder quantizes a term table. Terms may come in any order; they are sorted, and a
+// duplicate term is an error.
+func NewQueryEncoder(terms []string, weights []float32, vecs [][]float32) (*QueryEncoder, error) {
+	if len(weights) != len(terms) || len(vecs) != len(terms) {
+		return nil, fmt.Errorf("graphs: query encoder with %d terms, %d weights and %d vectors", len(terms), len(weights), len(vecs))
+	}
+	if len(terms) == 0 {
+		return nil, fmt.Errorf("graphs: query encoder without terms")
+	}
+	dim := len(vecs[0])
+	if dim < 1 || dim > MaxDim {
+		return nil, fmt.Errorf("graphs: vector dimension %d outside [1, %d]", dim, MaxDim)
+	}
+	order := make([]int, len(terms))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(terms[a], terms[b]) })
+	q := &QueryEncoder{Dim: dim, Terms: make([]string, len(terms)), Weight: make([]float32, len(terms)),
+		Scale: make([]float32, len(terms)), Data: make([]int8, len(terms)*dim)}
+	for k, i := range order {
+		if len(vecs[i]) != dim {
+			return nil, fmt.Errorf("graphs: vector of term %q has dimension %d, want %d", terms[i], len(vecs[i]), dim)
+		}
+		if k > 0 && q.Terms[k-1] == terms[i] {
+			return nil, fmt.Errorf("graphs: query encoder term %q twice", terms[i])
+		}
+		q.Terms[k], q.Weight[k] = terms[i], weights[i]
+		q.Scale[k] = Quantize(vecs[i], q.Data[k*dim:(k+1)*dim])
+	}
+	return q, nil
+}
+
+// checkVectors rejects vectors or an encoder that would decode as corrupt.
+func (a *Artifact) checkVectors() error {
+	v, q := a.Vectors, a.Encoder
+	if v == nil {
+		if q != nil {
+			return fmt.Errorf("graphs: a query encoder needs skill vectors")
+		}
+		return nil
+	}
+	n := len(a.Skills)
+	if v.Dim < 1 || v.Dim > MaxDim {
+		return fmt.Errorf("graphs: vector dimension %d outside [1, %d]", v.Dim, MaxDim)
+	}
+	if len(v.Scale) != n || len(v.Data) != n*v.Dim {
+		return fmt.Errorf("graphs: %d vector scales and %d values for %d skills of dimension %d",
+			len(v.Scale), len(v.Data), n, v.Dim)
+	}
+	if err := checkRows(v.Scale, nil, v.Data); err != nil {
+		return fmt.Errorf("graphs: skill vectors: %w", err)
+	}
+	if q == nil {
+		return nil
+	}
+	t := len(q.Terms)
+	if q.Dim != v.Dim {
+		return fmt.Errorf("graphs: query encoder dimension %d, skill vectors %d", q.Dim, v.Dim)
+	}
+	if len(q.Weight) != t || len(q.Scale) != t || len(q.Data) != t*q.Dim {
+		return fmt.Errorf("graphs: query encoder with %d terms has %d weights, %d scales and %d values",
+			t, len(q.Weight), len(q.Scale), len(q.Data))
+	}
+	for i := 1; i < t; i++ {
+		if q.Terms[i-1] >= q.Terms[i] {
+			return fmt.Errorf("graphs: query encoder terms not strictly ascending at %q", q.Terms[i])
+		}
+	}
+	if err := checkRows(q.Scale, q.Weight, q.Data); err != nil {
+		return fmt.Errorf("graphs: query encoder: %w", err)
+	}
+	return nil
+}
+
+// checkRows checks that scales and weights are finite and non-negative and that every value is
+// in [-127, 127].
+func checkRows(scale, weight []float32, data []int8) error {
+	for i, s := range scale {
+		if !finite(s) || s < 0 {
+			return fmt.Errorf("row %d has scale %v", i, s)
+		}
+	}
+	for i, w := range weight {
+		if !finite(w) || w < 0 {
+			return fmt.Errorf("row %d has weight %v", i, w)
+		}
+	}
+	for i, x := range data {
+		if x == math.MinInt8 {
+			return fmt.Errorf("value %d is -128", i)
+		}
+	}
+	return nil
+}
+
+// vectorBodies returns the 1.1 section bodies of a (checked) artifact, appending strings to heap.
+func (a *Artifact) vectorBodies(heap *stringHeap, bodies map[string][]byte) []string {
+	v, q := a.Vectors, a.Encoder
+	if v == nil {
+		return nil
+	}
+	hdr := binary.LittleEndian.AppendUint32(nil, uint32(v.Dim))
+	hdr = binary.LittleEndian.AppendUint32(hdr, 0)
+	hdr = heap.ref(hdr, v.Model)
+	bodies[tagVecHdr], bodies[tagVecScale], bodies[tagVecData] = hdr, f32Bytes(v.Scale), i8Bytes(v.Data)
+	tags := slices.Clone(vectorSections)
+	if q == nil {
+		return tags
+	}
+	qhdr := binary.LittleEndian.AppendUint32(nil, uint32(q.Dim))
+	qhdr = binary.LittleEndian.AppendUint32(qhdr, 0)
+	var qtrm []byte
+	for _, t := range q.Terms {
+		qtrm = heap.ref(qtrm, t)
+	}
+	bodies[tagEncHdr], bodies[tagEncTerms] = qhdr, qtrm
+	bodies[tagEncWgt], bodies[tagEncScale], bodies[tagEncData] = f32Bytes(q.Weight), f32Bytes(q.Scale), i8Bytes(q.Data)
+	return append(tags, encoderSections...)
+}
+
+func f32Bytes(fs []float32) []byte {
+	out := make([]byte, 0, 4*len(fs))
+	for _, f := range fs {
+		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(f))
+	}
+	return out
+}
+
+func i8Bytes(xs []int8) []byte {
+	out := make([]byte, len(xs))
+	for i, x := range xs {
+		out[i] = byte(x)
+	}
+	return out
+}

@@ -1,0 +1,278 @@
+package embed
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/caskg/caskg/wasm/engine"
+)
+
+// Defaults of BuiltinOptions.
+const (
+	DefaultBuiltinDim = 128
+	// builtinOversample and builtinPowerIters set the randomized SVD's accuracy (Halko,
+	// Martinsson and Tropp 2011): a few extra directions and power iterations make the leading
+	// singular vectors near exact for term-document matrices, whose spectrum decays slowly.
+	builtinOversample = 16
+	builtinPowerIters = 3
+	builtinSeed       = 0x636173_6b67 // "caskg": the random projection is fixed, the model deterministic
+)
+
+// BuiltinOptions configure NewBuiltin. Zero values take the defaults.
+type BuiltinOptions struct {
+	Dim int // dimensions kept; default DefaultBuiltinDim, at most the rank of the term-document matrix
+}
+
+// Builtin is latent semantic analysis learned from a library: each text is a TF-IDF vector over
+// the engine's terms (engine.QueryTerms weights, so 1 + ln tf, times IDF), and the model keeps
+// the top singular directions of the term-document matrix. A term's vector is its row of U_k;
+// a text's vector is the normalized IDF-weighted sum of its terms' vectors, which is the text's
+// TF-IDF vector projected onto the latent space. Because that is exactly the query encoder's
+// formula, the artifact's encoder is the model itself.
+type Builtin struct {
+	id    string
+	dim   int
+	terms []string  // sorted
+	idf   []float64 // per term
+	vecs  []float64 // len(terms)·dim, row-major
+}
+
+// NewBuiltin learns the model from texts (one per skill). The same texts, in any order, and
+// options always give the same model.
+func NewBuiltin(texts []string, opt BuiltinOptions) (*Builtin, error) {
+	texts = slices.Clone(texts)
+	slices.Sort(texts) // the random projection pairs rows with texts: fix their order
+	if opt.Dim == 0 {
+		opt.Dim = DefaultBuiltinDim
+	}
+	if opt.Dim < 1 {
+		return nil, fmt.Errorf("embed: builtin dimension %d must be at least 1", opt.Dim)
+	}
+	if len(texts) == 0 {
+		return nil, fmt.Errorf("embed: the builtin model needs at least one text to learn from")
+	}
+	type entry struct {
+		term int
+		x    float64
+	}
+	index := map[string]int{}
+	var terms []string
+	df := []int{}
+	docs := make([][]entry, len(texts))
+	for d, text := range texts {
+		ts, ws := engine.QueryTerms(text)
+		for i, t := range ts {
+			k, ok := index[t]
+			if !ok {
+				k = len(terms)
+				index[t] = k
+				terms = append(terms, t)
+				df = append(df, 0)
+			}
+			df[k]++
+			docs[d] = append(docs[d], entry{k, ws[i]})
+		}
+	}
+	if len(terms) == 0 {
+		return nil, fmt.Errorf("embed: the builtin model found no terms in %d texts", len(texts))
+	}
+	// Renumber terms in sorted order so that nothing depends on the order texts came in.
+	order := make([]int, len(terms))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return terms[order[a]] < terms[order[b]] })
+	rank := make([]int, len(terms))
+	sorted := make([]string, len(terms))
+	for r, k := range order {
+		rank[k], sorted[r] = r, terms[k]
+	}
+	n, nt := len(texts), len(terms)
+	idf := make([]float64, nt)
+	for k, c := range df {
+		idf[rank[k]] = math.Log(float64(1+n)/float64(1+c)) + 1
+	}
+	// X: the term-document matrix, one sparse column per text, columns at unit length.
+	cols := make([][]entry, n)
+	for d, es := range docs {
+		col := make([]entry, len(es))
+		var ss float64
+		for i, e := range es {
+			x := e.x * idf[rank[e.term]]
+			col[i] = entry{rank[e.term], x}
+			ss += x * x
+		}
+		if ss > 0 {
+			inv := 1 / math.Sqrt(ss)
+			for i := range col {
+				col[i].x *= inv
+			}
+		}
+		slices.SortFunc(col, func(a, b entry) int { return a.term - b.term })
+		cols[d] = col
+	}
+	k := min(opt.Dim, nt, n)
+	l := min(k+builtinOversample, nt, n)
+
+	// Randomized range finder: Q spans X·Ω, refined by power iterations (X·Xᵀ)^q.
+	rng := rand.New(rand.NewPCG(builtinSeed, builtinSeed))
+	omega := make([]float64, n*l)
+	for i := range omega {
+		omega[i] = rng.NormFloat64()
+	}
+	mulX := func(z []float64) []float64 { // (T×l) = X · z, z is N×l
+		y := make([]float64, nt*l)
+		for d, col := range cols {
+			zd := z[d*l : (d+1)*l]
+			for _, e := range col {
+				blas64.Implementation().Daxpy(l, e.x, zd, 1, y[e.term*l:(e.term+1)*l], 1)
+			}
+		}
+		return y
+	}
+	mulXT := func(q []float64) []float64 { // (N×l) = Xᵀ · q, q is T×l
+		z := make([]float64, n*l)
+		for d, col := range cols {
+			zd := z[d*l : (d+1)*l]
+			for _, e := range col {
+				blas64.Implementation().Daxpy(l, e.x, q[e.term*l:(e.term+1)*l], 1, zd, 1)
+			}
+		}
+		return z
+	}
+	q := orthonormalize(mulX(omega), nt, l)
+	for range builtinPowerIters {
+		z := orthonormalize(mulXT(q), n, l)
+		q = orthonormalize(mulX(z), nt, l)
+	}
+	// B = Qᵀ X is small (l×N); its SVD B = Ub·Σ·Vᵀ gives U ≈ Q·Ub.
+	bt := mulXT(q) // Bᵀ, N×l
+	var svd mat.SVD
+	if !svd.Factorize(mat.NewDense(n, l, bt).T(), mat.SVDThin) {
+		return nil, fmt.Errorf("embed: the builtin model's SVD did not converge")
+	}
+	var ub mat.Dense
+	svd.UTo(&ub) // l×min(l, N)
+	u := mat.NewDense(nt, l, nil)
+	u.Mul(mat.NewDense(nt, l, q), ub.Slice(0, l, 0, l))
+	vals := svd.Values(nil)
+	for k > 1 && vals[k-1] <= vals[0]*1e-10 {
+		k-- // directions the texts do not span carry only rounding noise
+	}
+
+	m := &Builtin{dim: k, terms: sorted, idf: idf, vecs: make([]float64, nt*k)}
+	for j := range k {
+		// Fix each direction's sign (largest component positive), so the model does not depend on
+		// the SVD routine's sign convention.
+		best := 0.0
+		for t := range nt {
+			if x := u.At(t, j); math.Abs(x) > math.Abs(best) {
+				best = x
+			}
+		}
+		sign := 1.0
+		if best < 0 {
+			sign = -1
+		}
+		for t := range nt {
+			m.vecs[t*k+j] = sign * u.At(t, j)
+		}
+	}
+	h := sha256.New()
+	var buf [8]byte
+	for t, term := range sorted {
+		h.Write([]byte(term))
+		h.Write([]byte{0})
+		binary.LittleEndian.PutUint64(buf[:], math.Float64bits(idf[t]))
+		h.Write(buf[:])
+		for _, x := range m.vecs[t*k : (t+1)*k] {
+			binary.LittleEndian.PutUint32(buf[:4], math.Float32bits(float32(x)))
+			h.Write(buf[:4])
+		}
+	}
+	m.id = fmt.Sprintf("builtin-lsa-v1:%d:%s", k, hex.EncodeToString(h.Sum(nil))[:16])
+	return m, nil
+}
+
+// orthonormalize replaces the r×c row-major matrix a (r ≥ c) by an orthonormal basis of its
+// column space (a thin Householder QR), and returns it.
+func orthonormalize(a []float64, r, c int) []float64 {
+	g := blas64.General{Rows: r, Cols: c, Stride: c, Data: a}
+	tau := make([]float64, c)
+	work := []float64{0}
+	lapack64.Geqrf(g, tau, work, -1)
+	work = make([]float64, max(1, int(work[0])))
+	lapack64.Geqrf(g, tau, work, len(work))
+	work = []float64{0}
+	lapack64.Orgqr(g, tau, work, -1)
+	work = make([]float64, max(1, int(work[0])))
+	lapack64.Orgqr(g, tau, work, len(work))
+	return a
+}
+
+// ID names the model: its dimension and a hash of its terms, weights and vectors.
+func (m *Builtin) ID() string { return m.id }
+
+// Dim is the number of latent dimensions.
+func (m *Builtin) Dim() int { return m.dim }
+
+// Embed returns the texts' vectors; a text with no term of the model's vocabulary gets the zero
+// vector. It never fails except for a cancelled ctx.
+func (m *Builtin) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	acc := make([]float64, m.dim)
+	for i, text := range texts {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		clear(acc)
+		ts, ws := engine.QueryTerms(text)
+		for j, t := range ts {
+			k, ok := slices.BinarySearch(m.terms, t)
+			if !ok {
+				continue
+			}
+			f := ws[j] * m.idf[k]
+			for d, x := range m.vecs[k*m.dim : (k+1)*m.dim] {
+				acc[d] += f * x
+			}
+		}
+		v := make([]float32, m.dim)
+		for d, x := range acc {
+			v[d] = float32(x)
+		}
+		normalize(v)
+		out[i] = v
+	}
+	return out, nil
+}
+
+// QueryEncoder returns the model as a term table: terms sorted, weights the IDF, vectors the
+// terms' latent vectors.
+func (m *Builtin) QueryEncoder() (terms []string, weights []float32, vecs [][]float32) {
+	terms = slices.Clone(m.terms)
+	weights = make([]float32, len(terms))
+	vecs = make([][]float32, len(terms))
+	for t := range terms {
+		weights[t] = float32(m.idf[t])
+		v := make([]float32, m.dim)
+		for d, x := range m.vecs[t*m.dim : (t+1)*m.dim] {
+			v[d] = float32(x)
+		}
+		vecs[t] = v
+	}
+	return terms, weights, vecs
+}

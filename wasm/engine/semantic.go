@@ -1,0 +1,191 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/caskg/caskg/graphs"
+)
+
+// Semantic seeding (DESIGN §4.1): when the artifact holds skill vectors, the skills closest to
+// the query vector form a third ranked list in the seed fusion. The query vector is the one the
+// request carries (an exact embedding from the artifact's model) or else the artifact's query
+// encoder applied to the query text.
+const (
+	// DefaultSemanticWeight is the semantic list's share in the reciprocal-rank fusion, relative
+	// to the lexical list's 1. Chosen on the sample and SkillsBench task sets (README, results).
+	DefaultSemanticWeight = 1.0
+	// semanticDepth is how many of the closest skills the semantic list holds: deeper entries
+	// add little rank mass and would only pad the candidate list.
+	semanticDepth = 50
+)
+
+// QueryTerms returns the distinct terms of text (engine.Tokenize) in order of first occurrence
+// with their query-side weight 1 + ln(count). The query encoder and the builder's models weigh
+// terms this way, so an encoder embeds a text exactly as the model it was made from does.
+func QueryTerms(text string) (terms []string, weights []float64) {
+	counts := map[string]int{}
+	for _, t := range Tokenize(text) {
+		if counts[t] == 0 {
+			terms = append(terms, t)
+		}
+		counts[t]++
+	}
+	weights = make([]float64, len(terms))
+	for i, t := range terms {
+		weights[i] = 1 + math.Log(float64(counts[t]))
+	}
+	return terms, weights
+}
+
+// Embed returns the query vector the artifact's query encoder gives text: unit length, of the
+// dimension of the skill vectors. It returns nil when the artifact has no encoder or none of
+// the text's terms is in the encoder's vocabulary.
+func (e *Engine) Embed(text string) []float32 {
+	g := e.g
+	if !g.HasEncoder() {
+		return nil
+	}
+	terms, weights := QueryTerms(text)
+	acc := make([]float64, g.VectorDim())
+	found := false
+	for i, t := range terms {
+		idx, ok := g.FindEncoderTerm(t)
+		if !ok {
+			continue
+		}
+		row, scale, w := g.EncoderVector(idx)
+		f := weights[i] * float64(w) * float64(scale)
+		if f == 0 {
+			continue
+		}
+		found = true
+		for j, x := range row {
+			acc[j] += f * float64(x)
+		}
+	}
+	if !found {
+		return nil
+	}
+	return unit32(acc)
+}
+
+// VectorDim is the dimension of the artifact's skill vectors (and of Request.Vector); 0 when the
+// artifact has none.
+func (e *Engine) VectorDim() int { return e.g.VectorDim() }
+
+// VectorModel is the id of the embedder that made the artifact's skill vectors.
+func (e *Engine) VectorModel() string { return e.g.VectorModel() }
+
+// vectorNorms returns 1/‖row‖ of every quantized skill vector (0 for a zero vector), so that
+// ranking computes true cosines whatever the quantization did to the lengths.
+func vectorNorms(g *graphs.Graph) []float32 {
+	if g.VectorDim() == 0 {
+		return nil
+	}
+	out := make([]float32, g.NumSkills())
+	for i := range out {
+		row, scale := g.Vector(i)
+		var ss float64
+		for _, x := range row {
+			ss += float64(x) * float64(x)
+		}
+		if ss > 0 && scale > 0 {
+			out[i] = float32(1 / math.Sqrt(ss))
+		}
+	}
+	return out
+}
+
+// unit32 returns v scaled to unit length as float32, or nil for a zero vector.
+func unit32(v []float64) []float32 {
+	var ss float64
+	for _, x := range v {
+		ss += x * x
+	}
+	if ss == 0 || math.IsNaN(ss) || math.IsInf(ss, 0) {
+		return nil
+	}
+	inv := 1 / math.Sqrt(ss)
+	out := make([]float32, len(v))
+	for j, x := range v {
+		out[j] = float32(x * inv)
+	}
+	return out
+}
+
+// checkVector validates a request's exact query vector against the artifact and returns it at
+// unit length.
+func (e *Engine) checkVector(v []float32) ([]float32, error) {
+	dim := e.g.VectorDim()
+	if dim == 0 {
+		return nil, fmt.Errorf("engine: field \"vector\": the artifact has no skill vectors to compare it with")
+	}
+	if len(v) != dim {
+		return nil, fmt.Errorf("engine: field \"vector\": %d dimensions, the artifact's vectors (%s) have %d",
+			len(v), e.g.VectorModel(), dim)
+	}
+	acc := make([]float64, dim)
+	for j, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return nil, fmt.Errorf("engine: field \"vector\": component %d is %v", j, x)
+		}
+		acc[j] = float64(x)
+	}
+	u := unit32(acc)
+	if u == nil {
+		return nil, fmt.Errorf("engine: field \"vector\": the zero vector has no direction")
+	}
+	return u, nil
+}
+
+// semanticRanking returns the semanticDepth skills with the highest cosine to the unit query
+// vector q, best first, leaving out skills at cosine ≤ 0.
+func (e *Engine) semanticRanking(q []float32) []candidate {
+	g := e.g
+	n := g.NumSkills()
+	out := make([]candidate, 0, min(n, semanticDepth+1))
+	// A bounded selection: keep the best semanticDepth in out, its worst at the end.
+	for i := range n {
+		if e.invNorm[i] == 0 {
+			continue
+		}
+		row, _ := g.Vector(i)
+		q := q[:len(row)]
+		var d0, d1, d2, d3 float32
+		j := 0
+		for ; j+4 <= len(row); j += 4 {
+			d0 += q[j] * float32(row[j])
+			d1 += q[j+1] * float32(row[j+1])
+			d2 += q[j+2] * float32(row[j+2])
+			d3 += q[j+3] * float32(row[j+3])
+		}
+		for ; j < len(row); j++ {
+			d0 += q[j] * float32(row[j])
+		}
+		dot := (d0 + d1) + (d2 + d3)
+		s := float64(dot * e.invNorm[i])
+		if s <= 0 {
+			continue
+		}
+		if len(out) == semanticDepth && !better(candidate{i, s}, out[len(out)-1]) {
+			continue
+		}
+		k := sort.Search(len(out), func(k int) bool { return better(candidate{i, s}, out[k]) })
+		if len(out) < semanticDepth {
+			out = append(out, candidate{})
+		}
+		copy(out[k+1:], out[k:len(out)-1])
+		out[k] = candidate{i, s}
+	}
+	return out
+}
+
+// better orders candidates by score descending, then id ascending.
+func better(a, b candidate) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.id < b.id
+}

@@ -1,0 +1,219 @@
+package engine
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/caskg/caskg/graphs"
+)
+
+// semanticEngine is the kitchen library with 3-dimensional skill vectors on three axes —
+// water (x), food (y), tools (z) — and a query encoder that knows a few words of each.
+func semanticEngine(t testing.TB) *Engine {
+	t.Helper()
+	art := &graphs.Artifact{Edges: kitchenEdges}
+	docs := make([]Doc, len(kitchenSkills))
+	for i, s := range kitchenSkills {
+		art.Skills = append(art.Skills, graphs.Skill{Name: s.name, Description: s.desc, Body: s.body})
+		docs[i] = Doc{Name: s.name, Description: s.desc, Body: s.body}
+	}
+	art.Lexicon = BuildLexicon(docs)
+	skillVecs := [][]float32{
+		fillKettle: {1, 0, 0.2}, boilWater: {1, 0.1, 0}, brewTea: {0.8, 0.5, 0},
+		microwave: {0.1, 1, 0}, pickUpObject: {0, 0, 1}, graspObject: {0, 0.1, 1},
+		sliceBread: {0, 0.7, 0.7}, washDishes: {0.6, 0, 0.4},
+	}
+	var err error
+	if art.Vectors, err = graphs.NewVectors("test-axes", skillVecs); err != nil {
+		t.Fatal(err)
+	}
+	// "beverag" only exists in the encoder: no skill mentions it, so lexical search misses it.
+	if art.Encoder, err = graphs.NewQueryEncoder(
+		[]string{"beverag", "snack", "gripper", "hot"},
+		[]float32{2, 2, 1, 0.5},
+		[][]float32{{1, 0.3, 0}, {0, 1, 0.1}, {0, 0, 1}, {0.5, 0.5, 0}},
+	); err != nil {
+		t.Fatal(err)
+	}
+	b, err := graphs.Encode(art)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := graphs.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(g)
+}
+
+func TestEmbed(t *testing.T) {
+	e := semanticEngine(t)
+	if e.VectorDim() != 3 || e.VectorModel() != "test-axes" {
+		t.Fatalf("dim %d model %q", e.VectorDim(), e.VectorModel())
+	}
+	tests := []struct {
+		name string
+		in   string
+		want []float64 // direction; nil for no vector
+	}{
+		{"one term", "a beverage", []float64{1, 0.3, 0}},
+		{"weights and counts", "snack gripper gripper", []float64{0, 2 * 1, 2*0.1 + (1+math.Log(2))*1}},
+		{"unknown terms only", "zzz qqq", nil},
+		{"stop words only", "the and of", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := e.Embed(tc.in)
+			if tc.want == nil {
+				if got != nil {
+					t.Fatalf("Embed(%q) = %v, want nil", tc.in, got)
+				}
+				return
+			}
+			var norm float64
+			for _, x := range tc.want {
+				norm += x * x
+			}
+			norm = math.Sqrt(norm)
+			for j := range tc.want {
+				// The encoder's vectors are quantized to 8 bits: allow a step.
+				if math.Abs(float64(got[j])-tc.want[j]/norm) > 0.02 {
+					t.Fatalf("Embed(%q) = %v, want the direction of %v", tc.in, got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+func TestSemanticSeeds(t *testing.T) {
+	e := semanticEngine(t)
+	// No skill says "beverage": lexical search finds nothing, the encoder finds the tea.
+	resp, err := e.Query(Request{Query: "some beverage", K: 3, NoGraph: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(resp.Results); len(got) == 0 || got[0] != "boil-water" && got[0] != "brew-tea" && got[0] != "fill-kettle" {
+		t.Errorf("semantic seeds for a beverage: %v", got)
+	}
+	if resp, _ := e.Query(Request{Query: "some beverage", K: 3, NoGraph: true, NoSemantic: true}); len(resp.Results) != 0 {
+		t.Errorf("lexical seeds alone found %v for a query no skill mentions", names(resp.Results))
+	}
+	// An exact vector overrides the encoder: point at the tools axis.
+	resp, err = e.Query(Request{Query: "some beverage", K: 2, NoGraph: true, Vector: []float32{0, 0, 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(resp.Results); !slices.Equal(got, []string{"grasp-object", "pick_up_object"}) &&
+		!slices.Equal(got, []string{"pick_up_object", "grasp-object"}) {
+		t.Errorf("exact tools vector gave %v", got)
+	}
+	// Lexical and semantic evidence add up: "boil" is lexical, "beverage" semantic.
+	resp, err = e.Query(Request{Query: "boil a beverage", K: 8, NoGraph: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Results[0].Name != "boil-water" {
+		t.Errorf("fused seeds %v, want boil-water first", names(resp.Results))
+	}
+	// A heavier semantic weight never removes the lexical candidates.
+	heavy, err := e.Query(Request{Query: "boil a beverage", K: 8, NoGraph: true, SemanticWeight: 50})
+	if err != nil || !slices.Contains(names(heavy.Results), "boil-water") {
+		t.Errorf("heavy semantic weight: %v, %v", names(heavy.Results), err)
+	}
+	// With the graph, semantic seeds spread like lexical ones.
+	resp, err = e.Query(Request{Query: "some beverage", K: 4})
+	if err != nil || len(resp.Results) == 0 || resp.Results[0].SeedRank == 0 {
+		t.Errorf("graph mode: %+v, %v", resp.Results, err)
+	}
+}
+
+func TestVectorValidation(t *testing.T) {
+	e := semanticEngine(t)
+	nan := float32(math.NaN())
+	tests := []struct {
+		name string
+		req  Request
+		want string
+	}{
+		{"wrong dimension", Request{Query: "tea", Vector: []float32{1, 0}}, "2 dimensions, the artifact's vectors (test-axes) have 3"},
+		{"NaN", Request{Query: "tea", Vector: []float32{1, nan, 0}}, "component 1 is NaN"},
+		{"infinity", Request{Query: "tea", Vector: []float32{float32(math.Inf(-1)), 0, 0}}, "component 0 is -Inf"},
+		{"zero vector", Request{Query: "tea", Vector: []float32{0, 0, 0}}, "zero vector"},
+		{"negative weight", Request{Query: "tea", SemanticWeight: -1}, `"semantic_weight"`},
+		{"huge weight", Request{Query: "tea", SemanticWeight: MaxSemanticWeight + 1}, `"semantic_weight"`},
+		{"NaN weight", Request{Query: "tea", SemanticWeight: math.NaN()}, `"semantic_weight"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := e.Query(tc.req)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+	// An artifact without vectors refuses a vector and ignores the semantic options otherwise.
+	k := kitchen()
+	if _, err := k.Query(Request{Query: "tea", Vector: []float32{1}}); err == nil || !strings.Contains(err.Error(), "no skill vectors") {
+		t.Errorf("vector without skill vectors: %v", err)
+	}
+	if k.Embed("tea") != nil || k.VectorDim() != 0 {
+		t.Error("an artifact without an encoder embedded a query")
+	}
+	if _, err := k.Query(Request{Query: "", Vector: []float32{1}}); !errors.Is(err, ErrEmptyQuery) {
+		t.Errorf("empty query with a vector: %v", err)
+	}
+}
+
+// Without vectors, semantic options change nothing.
+func TestNoVectorsNoChange(t *testing.T) {
+	k := kitchen()
+	for _, q := range []string{"boil water for tea", "pick the object", "slice bread"} {
+		a, err := k.Query(Request{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := k.Query(Request{Query: q, NoSemantic: true, SemanticWeight: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(names(a.Results), names(b.Results)) {
+			t.Errorf("%q: %v vs %v", q, names(a.Results), names(b.Results))
+		}
+	}
+}
+
+func FuzzQueryVector(f *testing.F) {
+	f.Add("some beverage", float32(0), float32(0), float32(1), 0.0, false)
+	f.Add("boil", float32(1), float32(0), float32(0), 2.0, true)
+	f.Add("tea", float32(0), float32(0), float32(0), -1.0, false)
+	f.Add("snack", float32(math.NaN()), float32(1), float32(1), 0.0, false)
+	f.Add("", float32(1), float32(1), float32(1), 0.0, false)
+	e := semanticEngine(f)
+	f.Fuzz(func(t *testing.T, q string, x, y, z float32, w float64, noGraph bool) {
+		for _, v := range [][]float32{nil, {x, y, z}} {
+			resp, err := e.Query(Request{Query: q, Vector: v, SemanticWeight: w, NoGraph: noGraph})
+			if err != nil {
+				continue
+			}
+			seen := map[string]bool{}
+			for _, r := range resp.Results {
+				if math.IsNaN(r.Score) || math.IsInf(r.Score, 0) || r.Score < 0 || seen[r.Name] {
+					t.Fatalf("result %+v (seen %v)", r, seen)
+				}
+				seen[r.Name] = true
+			}
+		}
+		if v := e.Embed(q); v != nil {
+			var ss float64
+			for _, c := range v {
+				ss += float64(c) * float64(c)
+			}
+			if math.Abs(ss-1) > 1e-4 {
+				t.Fatalf("Embed(%q) has |v|² = %v", q, ss)
+			}
+		}
+	})
+}
