@@ -135,6 +135,7 @@ type builder struct {
 	traces  *traceStats
 	vectors *graphs.Vectors
 	encoder *graphs.QueryEncoder
+	outPost map[string][]int // skills by output token, for the contract prober
 	rep     *Report
 }
 

@@ -4,6 +4,9 @@ import (
 	"sort"
 )
 
+// poolSize is the most skills scored per source: the ones sharing the most token IDF mass.
+const poolSize = 400
+
 // candidates proposes, for every source, the top targets of each proposing channel among the
 // skills it shares a token with, co-occurs with in traces, or is declared a prerequisite of;
 // scores them on every active channel, computes the association score, and keeps the Cap best.
@@ -31,7 +34,7 @@ func (b *builder) candidates(rep *Report) []Candidate {
 	}
 	maxDF := b.opt.MaxPostingDF
 	if maxDF <= 0 {
-		maxDF = max(50, min(n/10, 1000))
+		maxDF = max(50, min(n/10, 300))
 	}
 	linked := make([][]int, n) // declared and mentioned relations, both ways
 	for j, f := range b.feat {
@@ -49,6 +52,8 @@ func (b *builder) candidates(rep *Report) []Candidate {
 	for i := range mark {
 		mark[i] = -1
 	}
+	shared := make([]float64, n) // IDF mass of the tokens source i shares with each skill
+	var touched []int
 	for i := range n {
 		b.progress("candidates", i, n)
 		var pool []int
@@ -59,11 +64,27 @@ func (b *builder) candidates(rep *Report) []Candidate {
 			}
 		}
 		f := &b.feat[i]
+		for _, j := range touched {
+			shared[j] = 0
+		}
+		touched = touched[:0]
 		probe := func(t string) {
-			if ps := post[t]; len(ps) <= maxDF {
-				for _, j := range ps {
-					visit(j)
+			ps := post[t]
+			if len(ps) > maxDF {
+				return
+			}
+			w := b.idf[t]
+			if w == 0 {
+				w = b.maxIDF
+			}
+			for _, j := range ps {
+				if j == i {
+					continue
 				}
+				if shared[j] == 0 {
+					touched = append(touched, j)
+				}
+				shared[j] += w
 			}
 		}
 		for _, e := range f.text {
@@ -73,6 +94,19 @@ func (b *builder) candidates(rep *Report) []Candidate {
 			for _, t := range o.tokens {
 				probe(t)
 			}
+		}
+		// Approximate neighbour search: only the skills sharing the most IDF mass with the
+		// source are scored, so induction stays linear in the library size.
+		if len(touched) > poolSize {
+			sort.Slice(touched, func(x, y int) bool {
+				if shared[touched[x]] != shared[touched[y]] {
+					return shared[touched[x]] > shared[touched[y]]
+				}
+				return touched[x] < touched[y]
+			})
+		}
+		for _, j := range touched[:min(len(touched), poolSize)] {
+			visit(j)
 		}
 		for _, j := range linked[i] {
 			visit(j)

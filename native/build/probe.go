@@ -110,21 +110,7 @@ func newSubstitutes(b *builder) *substitutes { return &substitutes{b: b, cache: 
 func (s *substitutes) pick(i, j int) int {
 	quarter, ok := s.cache[i]
 	if !ok {
-		n := len(s.b.skills)
-		type sim struct {
-			id int
-			v  float64
-		}
-		all := make([]sim, 0, n)
-		for k := range n {
-			if k != i {
-				all = append(all, sim{k, s.b.lexical(i, k)})
-			}
-		}
-		sort.SliceStable(all, func(x, y int) bool { return all[x].v < all[y].v })
-		for _, a := range all[:max(1, min(len(all), (len(all)+3)/4))] {
-			quarter = append(quarter, a.id)
-		}
+		quarter = s.leastSimilarQuarter(i)
 		s.cache[i] = quarter
 	}
 	h := fnv.New64a()
@@ -135,6 +121,53 @@ func (s *substitutes) pick(i, j int) int {
 		}
 	}
 	return quarter[0]
+}
+
+// substituteSample is the library size above which the least similar quarter is taken from a
+// deterministic sample of that many skills rather than from the whole library.
+const substituteSample = 256
+
+// leastSimilarQuarter returns the quarter of the library (or of a deterministic sample of it,
+// for large libraries) least lexically similar to skill i, least similar first.
+func (s *substitutes) leastSimilarQuarter(i int) []int {
+	n := len(s.b.skills)
+	ids := make([]int, 0, min(n, substituteSample))
+	if n <= substituteSample {
+		for k := range n {
+			if k != i {
+				ids = append(ids, k)
+			}
+		}
+	} else {
+		h := fnv.New64a()
+		h.Write([]byte(s.b.skills[i].Name))
+		x := h.Sum64()
+		for len(ids) < substituteSample {
+			x = x*6364136223846793005 + 1442695040888963407 // a fixed LCG: the same sample every time
+			if k := int(x>>33) % n; k != i {
+				ids = append(ids, k)
+			}
+		}
+	}
+	sims := make([]float64, len(ids))
+	for x, k := range ids {
+		sims[x] = s.b.lexical(i, k)
+	}
+	order := make([]int, len(ids))
+	for x := range order {
+		order[x] = x
+	}
+	sort.SliceStable(order, func(x, y int) bool {
+		if sims[order[x]] != sims[order[y]] {
+			return sims[order[x]] < sims[order[y]]
+		}
+		return ids[order[x]] < ids[order[y]]
+	})
+	quarter := make([]int, 0, (len(ids)+3)/4)
+	for _, x := range order[:max(1, (len(ids)+3)/4)] {
+		quarter = append(quarter, ids[x])
+	}
+	return quarter
 }
 
 // contractProber is the offline, deterministic prober: it simulates each probe from what the
@@ -192,14 +225,41 @@ func (p contractProber) needs(j int) []need {
 	}
 	for _, x := range b.feat[j].inputs {
 		nd := need{dep: -1, input: x}
-		for k := range b.skills {
-			if k != j && p.supply(k, nd) >= 0.5 {
-				nd.suppliers++
+		// A supplier's output shares a token with the input (or, declared, its name, whose
+		// tokens are the same): only those skills are checked.
+		seen := map[int]bool{}
+		for _, t := range x.tokens {
+			for _, k := range b.producers()[t] {
+				if k != j && !seen[k] {
+					seen[k] = true
+					if p.supply(k, nd) >= 0.5 {
+						nd.suppliers++
+					}
+				}
 			}
 		}
 		out = append(out, nd)
 	}
 	return out
+}
+
+// producers indexes skills by the tokens of their outputs (built once).
+func (b *builder) producers() map[string][]int {
+	if b.outPost == nil {
+		b.outPost = map[string][]int{}
+		for k, f := range b.feat {
+			seen := map[string]bool{}
+			for _, o := range f.outputs {
+				for _, t := range o.tokens {
+					if !seen[t] {
+						seen[t] = true
+						b.outPost[t] = append(b.outPost[t], k)
+					}
+				}
+			}
+		}
+	}
+	return b.outPost
 }
 
 // supply is how well skill k supplies need nd.

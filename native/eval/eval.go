@@ -255,3 +255,43 @@ func ScoreEdges(published [][2]string, gold []GoldEdge, known map[string]bool) E
 	}
 	return s
 }
+
+// MainScores are the metrics that need a task's main skill.
+type MainScores struct {
+	RR        float64 // reciprocal rank of the main skill in the whole ranking (0 when absent)
+	Coverage  float64 // share of the other gold skills in the top k when main is there, else 0
+	HasPrereq bool    // whether the task has gold skills besides main (Coverage is defined)
+}
+
+// ScoreMain computes the reciprocal rank of main and the prerequisite coverage at k: the share
+// of the main skill's supporting gold skills retrieved along with it.
+func ScoreMain(ranked []string, gold []string, main string, k int) MainScores {
+	var s MainScores
+	inTop := false
+	for i, r := range ranked {
+		if r == main {
+			s.RR = 1 / float64(i+1)
+			inTop = i < k
+			break
+		}
+	}
+	top := map[string]bool{}
+	for _, r := range ranked[:min(k, len(ranked))] {
+		top[r] = true
+	}
+	var others, found int
+	for _, g := range gold {
+		if g == main {
+			continue
+		}
+		others++
+		if top[g] {
+			found++
+		}
+	}
+	s.HasPrereq = others > 0
+	if s.HasPrereq && inTop {
+		s.Coverage = float64(found) / float64(others)
+	}
+	return s
+}

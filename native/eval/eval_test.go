@@ -86,3 +86,24 @@ func TestReadTasksErrors(t *testing.T) {
 		t.Fatalf("ReadTasks = %+v, %v", tasks, err)
 	}
 }
+
+func TestScoreMain(t *testing.T) {
+	tests := []struct {
+		name   string
+		ranked []string
+		gold   []string
+		main   string
+		want   MainScores
+	}{
+		{"main first, one of two prerequisites", []string{"m", "a", "x"}, []string{"a", "b", "m"}, "m", MainScores{RR: 1, Coverage: 0.5, HasPrereq: true}},
+		{"main third", []string{"a", "b", "m"}, []string{"a", "b", "m"}, "m", MainScores{RR: 1.0 / 3, Coverage: 1, HasPrereq: true}},
+		{"main outside k: no coverage", []string{"a", "b", "x", "m"}, []string{"a", "m"}, "m", MainScores{RR: 0.25, Coverage: 0, HasPrereq: true}},
+		{"main missing", []string{"a"}, []string{"a", "m"}, "m", MainScores{HasPrereq: true}},
+		{"main alone", []string{"m"}, []string{"m"}, "m", MainScores{RR: 1}},
+	}
+	for _, tc := range tests {
+		if got := ScoreMain(tc.ranked, tc.gold, tc.main, 3); got != tc.want {
+			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
