@@ -43,6 +43,8 @@ fuzz: ## run every fuzz target for FUZZTIME (default 30s) each
 	$(GO) test ./native/embed -run '^$$' -fuzz '^FuzzTokenize$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./native/embed -run '^$$' -fuzz '^FuzzParseTokenizerJSON$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./native/embed -run '^$$' -fuzz '^FuzzParseVocab$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./wasm/internal/tinyjson -run '^$$' -fuzz '^FuzzDecoder$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./wasm/host -run '^$$' -fuzz '^FuzzWASM$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 
 bench: ## print the benchmark tables (query latency, build time, decode)
 	$(GO) test -run '^$$' -bench . -benchmem ./graphs ./wasm/engine ./native/build ./native/embed
@@ -74,3 +76,18 @@ $(ORT_LIB):
 	tar -xzf $(ORT_DIR)/npm/onnxruntime-node-$(ORT_VERSION).tgz -C $(ORT_DIR)/npm package/bin/napi-v6/linux/$(ORT_ARCH)/libonnxruntime.so.1
 	mv $(ORT_DIR)/npm/package/bin/napi-v6/linux/$(ORT_ARCH)/libonnxruntime.so.1 $@.tmp && mv $@.tmp $@ && touch $@
 	rm -rf $(ORT_DIR)/npm
+
+# WebAssembly: one module, the WASI reactor of wasm/reactor, for browsers, workers, Node
+# (wasm/js) and Go programs over wazero (wasm/host). The Go tests build their own copy.
+WASM := $(BIN)/caskg.wasm
+
+.PHONY: wasm bench-wasm
+wasm: ## build bin/caskg.wasm, the module for browsers, workers, Node and wazero, and print its sizes
+	@mkdir -p $(BIN)
+	GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -buildmode=c-shared -o $(WASM) ./wasm/reactor
+	@node wasm/js/size.mjs $(WASM) 2>/dev/null || echo "$(WASM): $$(wc -c < $(WASM)) bytes raw, $$(gzip -9c $(WASM) | wc -c) gzip -9"
+
+bench-wasm: wasm build ## query latency and load time: native vs wazero vs Node on ../shared/data/skills
+	$(CASKG) build $(SHARED)/skills -o $(BIN)/skills.skg
+	CASKG_BENCH_ARTIFACT=$(CURDIR)/$(BIN)/skills.skg $(GO) test -run '^$$' -bench 'Query|Load' -benchtime 3s ./wasm/host
+	node wasm/js/bench.mjs $(WASM) $(BIN)/skills.skg $(SHARED)/eval/skillsbench/tasks.jsonl

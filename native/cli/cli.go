@@ -32,6 +32,7 @@ func init() {
 		{"inspect", "ARTIFACT", "show an artifact's counts, degree statistics and sections", runInspect},
 		{"export", "ARTIFACT --format json|dot|graphml", "write the published graph in an interchange format", runExport},
 		{"eval", "ARTIFACT --tasks TASKS.jsonl", "score retrieval (R@k, COMP@k, nDCG@10) and edges against gold", runEval},
+		{"mcp", "ARTIFACT [--library DIR]", "serve the graph to agents over MCP on stdio (retrieve_skills, get_skill, ...)", runMCP},
 	}
 }
 

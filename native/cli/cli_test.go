@@ -778,10 +778,11 @@ func TestHelpAndVersion(t *testing.T) {
 
 	flags := map[string][]string{
 		"build":   {"-o", "-strict", "-json", "-report", "-variant", "-cap", "-body-head"},
-		"query":   {"-k", "-batch", "-json", "-no-graph", "-seeds", "-gamma"},
+		"query":   {"-k", "-batch", "-json", "-no-graph", "-seeds", "-gamma", "-render", "-skill-budget", "-total-budget"},
 		"inspect": {"-json"},
 		"export":  {"-format", "-o"},
 		"eval":    {"-tasks", "-ks", "-gold-edges", "-no-graph", "-json", "-k"},
+		"mcp":     {"-library"},
 	}
 	for _, c := range commands {
 		for _, h := range []string{"-h", "--help"} {

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/build"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/wasm/engine"
 )
@@ -32,25 +33,27 @@ func runEval(c *ctx, args []string) error {
 	goldEdges := fs.String("gold-edges", "", "gold edge `file` (JSONL: source, target) to score the published graph")
 	ksFlag := fs.String("ks", "5,10", "comma-separated cutoffs `k` for R@k and COMP@k")
 	jsonOut := fs.Bool("json", false, "print JSON")
-	pos, err := parse(c, fs, args, "ARTIFACT --tasks TASKS.jsonl [--gold-edges EDGES.jsonl] [--ks 5,10] [--no-graph]")
+	cmp := fs.Bool("compare", false, "the arguments are libraries: build every variant (full, no-judge, semantic-only, publish-all) and score them with the seed baselines in one table")
+	traces := fs.String("traces", "", "with -compare: JSONL `file` of successful runs for the trace channel")
+	budget := fs.Int("budget", build.DefaultOptions().Budget, "with -compare: frontier size (0: probe every candidate)")
+	title := fs.String("title", "", "with -compare: print Markdown under this heading")
+	pos, err := parse(c, fs, args, "ARTIFACT --tasks TASKS.jsonl [--gold-edges EDGES.jsonl] [--ks 5,10] [--no-graph]\n       caskg eval --compare LIBRARY... --tasks TASKS.jsonl [--gold-edges E] [--traces R] [--budget N] [--title T]")
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want exactly one ARTIFACT, got %d arguments", len(pos))
 	}
 	if *tasksPath == "" {
 		return usagef("flag -tasks is required")
 	}
-	var ks []int
-	for _, f := range strings.Split(*ksFlag, ",") {
-		k, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || k < 1 || k > engine.MaxK {
-			return usagef("flag -ks: %q is not a cutoff in [1, %d]", f, engine.MaxK)
-		}
-		ks = append(ks, k)
+	if *cmp {
+		return runCompare(c, pos, *tasksPath, *goldEdges, *traces, *budget, *ksFlag, *title, *jsonOut)
 	}
-	sort.Ints(ks)
+	if len(pos) != 1 {
+		return usagef("want exactly one ARTIFACT, got %d arguments", len(pos))
+	}
+	ks, err := parseKs(*ksFlag)
+	if err != nil {
+		return err
+	}
 	eng, err := loadEngine(pos[0])
 	if err != nil {
 		return err
@@ -164,4 +167,63 @@ func scoreEdges(g *graphs.Graph, gold []eval.GoldEdge) map[string]*eval.EdgeScor
 		out[st] = &s
 	}
 	return out
+}
+
+// parseKs parses the comma-separated cutoffs of -ks, ascending.
+func parseKs(flagValue string) ([]int, error) {
+	var ks []int
+	for _, f := range strings.Split(flagValue, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || k < 1 || k > engine.MaxK {
+			return nil, usagef("flag -ks: %q is not a cutoff in [1, %d]", f, engine.MaxK)
+		}
+		ks = append(ks, k)
+	}
+	sort.Ints(ks)
+	return ks, nil
+}
+
+// runCompare is eval --compare.
+func runCompare(c *ctx, libs []string, tasksPath, goldPath, tracesPath string, budget int, ksFlag, title string, jsonOut bool) error {
+	if len(libs) == 0 {
+		return usagef("-compare needs at least one LIBRARY")
+	}
+	ks, err := parseKs(ksFlag)
+	if err != nil {
+		return err
+	}
+	tasks, err := eval.ReadTasks(tasksPath, true)
+	if err != nil {
+		return err
+	}
+	var gold []eval.GoldEdge
+	if goldPath != "" {
+		if gold, err = eval.ReadGoldEdges(goldPath); err != nil {
+			return err
+		}
+	}
+	opt := build.DefaultOptions()
+	opt.Budget = budget
+	if tracesPath != "" {
+		if opt.Traces, err = build.ReadTraces(tracesPath); err != nil {
+			return err
+		}
+	}
+	if err := opt.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	rows, err := compare(c, libs, tasks, gold, opt, ks)
+	if err != nil {
+		return err
+	}
+	if jsonOut {
+		b, _ := json.MarshalIndent(rows, "", "  ")
+		fmt.Fprintf(c.stdout, "%s\n", b)
+		return nil
+	}
+	if title == "" {
+		title = fmt.Sprintf("%s on %s", strings.Join(libs, " "), tasksPath)
+	}
+	writeCompareMarkdown(c.stdout, title, rows, ks)
+	return nil
 }

@@ -31,11 +31,47 @@ func (q *queryFlags) request(text string) engine.Request {
 	return engine.Request{Query: text, K: q.k, Seeds: q.seeds, Gamma: q.gamma, NoGraph: q.noGraph}
 }
 
+// renderFlags ask query for the rendered bundle (engine Request.Render) instead of the list.
+type renderFlags struct {
+	on           bool
+	skill, total int
+}
+
+func (r *renderFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&r.on, "render", false, "print the bundle an agent reads: the skills' text within the budgets")
+	fs.IntVar(&r.skill, "skill-budget", engine.DefaultSkillBudget, "characters of rendered text per skill (implies --render)")
+	fs.IntVar(&r.total, "total-budget", engine.DefaultTotalBudget, "characters of rendered text in all (implies --render)")
+}
+
+// check validates the budgets and lets a budget given on the command line imply --render.
+func (r *renderFlags) check(fs *flag.FlagSet) error {
+	for _, b := range []struct {
+		name string
+		v    int
+	}{{"skill-budget", r.skill}, {"total-budget", r.total}} {
+		if b.v < 1 || b.v > engine.MaxBudget {
+			return usagef("flag -%s: %d is outside [1, %d]", b.name, b.v, engine.MaxBudget)
+		}
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "skill-budget" || f.Name == "total-budget" {
+			r.on = true
+		}
+	})
+	return nil
+}
+
+func (r *renderFlags) apply(req engine.Request) engine.Request {
+	req.Render, req.SkillBudget, req.TotalBudget = r.on, r.skill, r.total
+	return req
+}
+
 // batchLine is one line of --batch output.
 type batchLine struct {
-	ID      json.RawMessage `json:"id"` // echoed as given: a number stays a number
-	Results []engine.Result `json:"results"`
-	Error   string          `json:"error,omitempty"`
+	ID       json.RawMessage `json:"id"` // echoed as given: a number stays a number
+	Results  []engine.Result `json:"results"`
+	Rendered string          `json:"rendered,omitempty"`
+	Error    string          `json:"error,omitempty"`
 }
 
 func runQuery(c *ctx, args []string) error {
@@ -44,8 +80,13 @@ func runQuery(c *ctx, args []string) error {
 	q.register(fs, engine.DefaultK)
 	jsonOut := fs.Bool("json", false, "print JSON instead of text")
 	batch := fs.String("batch", "", "answer every line {\"id\", \"query\"} of a JSONL `file` (- for stdin)")
-	pos, err := parse(c, fs, args, "ARTIFACT \"task text\" [-k 8] [--json] | ARTIFACT --batch TASKS.jsonl [--json]")
+	var rf renderFlags
+	rf.register(fs)
+	pos, err := parse(c, fs, args, "ARTIFACT \"task text\" [-k 8] [--json] [--render [--skill-budget N] [--total-budget N]] | ARTIFACT --batch TASKS.jsonl [--json]")
 	if err != nil {
+		return err
+	}
+	if err := rf.check(fs); err != nil {
 		return err
 	}
 	if len(pos) == 0 {
@@ -59,13 +100,13 @@ func runQuery(c *ctx, args []string) error {
 		if len(pos) > 1 {
 			return usagef("give either a task text or --batch, not both")
 		}
-		return queryBatch(c, eng, &q, *batch, *jsonOut)
+		return queryBatch(c, eng, &q, &rf, *batch, *jsonOut)
 	}
 	if len(pos) < 2 {
 		return usagef("no task text given")
 	}
 	text := strings.Join(pos[1:], " ")
-	resp, err := eng.Query(q.request(text))
+	resp, err := eng.Query(rf.apply(q.request(text)))
 	if err != nil {
 		return err
 	}
@@ -74,11 +115,15 @@ func runQuery(c *ctx, args []string) error {
 		fmt.Fprintf(c.stdout, "%s\n", b)
 		return nil
 	}
+	if rf.on {
+		fmt.Fprint(c.stdout, resp.Rendered)
+		return nil
+	}
 	printResults(c.stdout, eng, text, resp.Results, q.noGraph)
 	return nil
 }
 
-func queryBatch(c *ctx, eng *engine.Engine, q *queryFlags, path string, jsonOut bool) error {
+func queryBatch(c *ctx, eng *engine.Engine, q *queryFlags, rf *renderFlags, path string, jsonOut bool) error {
 	var tasks []eval.Task
 	var err error
 	if path == "-" {
@@ -92,17 +137,20 @@ func queryBatch(c *ctx, eng *engine.Engine, q *queryFlags, path string, jsonOut 
 	w := bufio.NewWriter(c.stdout)
 	defer w.Flush()
 	for _, t := range tasks {
-		resp, err := eng.Query(q.request(t.Query))
+		resp, err := eng.Query(rf.apply(q.request(t.Query)))
 		if !jsonOut {
 			fmt.Fprintf(w, "== %s\n", t.ID)
-			if err != nil {
+			switch {
+			case err != nil:
 				fmt.Fprintf(w, "error: %v\n", err)
-				continue
+			case rf.on:
+				fmt.Fprint(w, resp.Rendered)
+			default:
+				printResults(w, eng, t.Query, resp.Results, q.noGraph)
 			}
-			printResults(w, eng, t.Query, resp.Results, q.noGraph)
 			continue
 		}
-		line := batchLine{ID: t.RawID, Results: resp.Results}
+		line := batchLine{ID: t.RawID, Results: resp.Results, Rendered: resp.Rendered}
 		if err != nil {
 			line.Error = err.Error()
 		}

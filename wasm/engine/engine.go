@@ -57,6 +57,15 @@ type Request struct {
 	// DefaultSemanticWeight. NoSemantic turns semantic seeding off.
 	SemanticWeight float64 `json:"semantic_weight,omitempty"`
 	NoSemantic     bool    `json:"no_semantic,omitempty"`
+	// NoLexical drops the BM25 and fuzzy-name lists: seeds come from the vectors alone (the
+	// vector-only baseline). It needs an artifact with vectors.
+	NoLexical bool `json:"no_lexical,omitempty"`
+	// Render asks for Response.Rendered: the results' text for an agent within SkillBudget
+	// characters per skill and TotalBudget in all (0 means DefaultSkillBudget and
+	// DefaultTotalBudget; characters are Unicode code points).
+	Render      bool `json:"render,omitempty"`
+	SkillBudget int  `json:"skill_budget,omitempty"`
+	TotalBudget int  `json:"total_budget,omitempty"`
 }
 
 // Via is a published edge that carried relevance to a result. From is the neighbour the
@@ -82,7 +91,12 @@ type Result struct {
 // Response is the answer to a Request.
 type Response struct {
 	Results    []Result `json:"results"`
-	Iterations int      `json:"iterations,omitempty"` // PPR iterations run
+	Iterations int      `json:"iterations,omitempty"` // PPR power iterations run
+	Pushes     int      `json:"pushes,omitempty"`     // forward pushes run (large graphs)
+	Residual   float64  `json:"residual,omitempty"`   // forward push: L1 error bound of the scores
+	// Rendered is the bundle text of Request.Render: a header, then each result's name,
+	// description, source, evidence and body head, cut to the budgets (see render.go).
+	Rendered string `json:"rendered,omitempty"`
 }
 
 // Engine answers queries over one graph. It is safe for concurrent use.
@@ -200,6 +214,12 @@ func (r *Request) normalize() error {
 	if r.SemanticWeight == 0 {
 		r.SemanticWeight = DefaultSemanticWeight
 	}
+	if r.SkillBudget == 0 {
+		r.SkillBudget = DefaultSkillBudget
+	}
+	if r.TotalBudget == 0 {
+		r.TotalBudget = DefaultTotalBudget
+	}
 	switch {
 	case r.K < 1 || r.K > MaxK:
 		return fmt.Errorf("engine: field \"k\": %d is outside [1, %d]", r.K, MaxK)
@@ -209,15 +229,28 @@ func (r *Request) normalize() error {
 		return fmt.Errorf("engine: field \"gamma\": %v is outside (0, 1]", r.Gamma)
 	case !(r.SemanticWeight > 0 && r.SemanticWeight <= MaxSemanticWeight):
 		return fmt.Errorf("engine: field \"semantic_weight\": %v is outside (0, %d]", r.SemanticWeight, MaxSemanticWeight)
+	case r.SkillBudget < 1 || r.SkillBudget > MaxBudget:
+		return fmt.Errorf("engine: field \"skill_budget\": %d is outside [1, %d]", r.SkillBudget, MaxBudget)
+	case r.TotalBudget < 1 || r.TotalBudget > MaxBudget:
+		return fmt.Errorf("engine: field \"total_budget\": %d is outside [1, %d]", r.TotalBudget, MaxBudget)
 	}
 	return nil
 }
 
-// Query ranks the graph's skills for req.
+// Query ranks the graph's skills for req and, when req.Render is set, renders them.
 func (e *Engine) Query(req Request) (Response, error) {
 	if err := req.normalize(); err != nil {
 		return Response{}, err
 	}
+	resp, err := e.rank(req)
+	if err == nil && req.Render {
+		resp.Rendered = e.render(&req, resp.Results)
+	}
+	return resp, err
+}
+
+// rank answers a normalized request.
+func (e *Engine) rank(req Request) (Response, error) {
 	var qvec []float32
 	if len(req.Vector) > 0 {
 		var err error
@@ -230,7 +263,10 @@ func (e *Engine) Query(req Request) (Response, error) {
 	if req.NoSemantic {
 		qvec = nil
 	}
-	fused := e.seedRanking(req.Query, qvec, req.SemanticWeight)
+	if req.NoLexical && qvec == nil {
+		return Response{}, fmt.Errorf("engine: field \"no_lexical\": no semantic seeds to rank by (the artifact has no vectors or no_semantic is set)")
+	}
+	fused := e.seedRanking(req.Query, qvec, req.SemanticWeight, req.NoLexical)
 	n := e.g.NumSkills()
 	if req.NoGraph {
 		res := make([]Result, 0, min(req.K, len(fused)))
@@ -253,7 +289,14 @@ func (e *Engine) Query(req Request) (Response, error) {
 	for i, c := range seeds {
 		pi[c.id] = 1 / float64(i+1) / mass
 	}
-	p, iters := e.ppr(pi, req.Gamma)
+	var p []float64
+	var iters, pushes int
+	var residual float64
+	if n >= PushThreshold {
+		p, residual, pushes = e.push(pi, req.Gamma, PushEpsilon)
+	} else {
+		p, iters = e.ppr(pi, req.Gamma)
+	}
 
 	seedRank := make(map[int]int, len(seeds))
 	for i, c := range seeds {
@@ -295,7 +338,7 @@ func (e *Engine) Query(req Request) (Response, error) {
 		res[i] = Result{ID: v, Name: e.g.Name(v), Score: p[v], SeedRank: seedRank[v],
 			Via: e.via(v, p, inResult)}
 	}
-	return Response{Results: res, Iterations: iters}, nil
+	return Response{Results: res, Iterations: iters, Pushes: pushes, Residual: residual}, nil
 }
 
 // ppr runs p ← γπ + (1−γ)Tᵀp from p = π. Rows without entries keep their mass.
@@ -387,7 +430,7 @@ type candidate struct {
 // with reciprocal-rank fusion (the semantic list weighted by semWeight). The fused score keeps
 // the BM25 order when there is nothing else to fuse, and an identifier written into the query
 // wins outright.
-func (e *Engine) seedRanking(query string, qvec []float32, semWeight float64) []candidate {
+func (e *Engine) seedRanking(query string, qvec []float32, semWeight float64, noLexical bool) []candidate {
 	g := e.g
 	n := g.NumSkills()
 	counts := map[string]int{}
@@ -399,6 +442,9 @@ func (e *Engine) seedRanking(query string, qvec []float32, semWeight float64) []
 		counts[t]++
 	}
 	var terms []queryTerm
+	if noLexical {
+		order = nil
+	}
 	for _, t := range order {
 		if idx, ok := g.FindTerm(t); ok {
 			terms = append(terms, queryTerm{idx, float64(counts[t])})
@@ -417,7 +463,7 @@ func (e *Engine) seedRanking(query string, qvec []float32, semWeight float64) []
 	sortCandidates(lex)
 
 	var names []candidate
-	if ids := identifiers(query); len(ids) > 0 {
+	if ids := identifiers(query); len(ids) > 0 && !noLexical {
 		names = e.names.match(ids)
 		sortCandidates(names)
 	}

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/caskg/caskg/native/mcpserver"
+)
+
+// runMCP serves an artifact to agents over MCP on stdin and stdout until the client hangs up.
+// Everything for people goes to stderr: stdout carries the protocol.
+func runMCP(c *ctx, args []string) error {
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	library := fs.String("library", "", "folder of SKILL.md files the artifact was built from; get_skill serves whole files from it")
+	pos, err := parse(c, fs, args, "ARTIFACT [--library DIR]")
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want exactly one ARTIFACT, got %d arguments", len(pos))
+	}
+	g, err := loadArtifact(pos[0])
+	if err != nil {
+		return err
+	}
+	srv, err := mcpserver.New(g, mcpserver.Options{Library: *library, Artifact: pos[0], Version: Version})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	fmt.Fprintf(c.stderr, "caskg mcp: serving %s (%d skills, %d edges) on stdio\n", pos[0], g.NumSkills(), g.NumEdges())
+	if lib := srv.Library(); lib != nil {
+		fmt.Fprintf(c.stderr, "caskg mcp: library %s: whole SKILL.md files for %d of %d skills", lib.Dir, lib.Served, g.NumSkills())
+		if lib.Problems > 0 {
+			fmt.Fprintf(c.stderr, " (%d bad entries skipped; first: %v)", lib.Problems, srv.Problems()[0].Error())
+		}
+		fmt.Fprintln(c.stderr)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{c.stdout}}
+	err = srv.Run(ctx, t)
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,21 @@
+package mcpserver
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func TestSafeRecoversPanics(t *testing.T) {
+	h := safe(func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, *Info, error) {
+		var m map[string]int
+		m["boom"]++ // panics: assignment to a nil map
+		return nil, nil, nil
+	})
+	res, out, err := h(context.Background(), nil, struct{}{})
+	if res != nil || out != nil || err == nil || !strings.HasPrefix(err.Error(), "internal error: ") {
+		t.Errorf("safe(panicking handler) = %v, %v, %v; want an internal error", res, out, err)
+	}
+}

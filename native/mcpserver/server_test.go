@@ -1,0 +1,681 @@
+package mcpserver_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/mcpserver"
+	"github.com/caskg/caskg/wasm/engine"
+)
+
+const (
+	sampleLib   = "../../graphs/sample"
+	sampleTasks = "../../graphs/sample-tasks.jsonl"
+)
+
+// buildGraph builds an artifact from the SKILL.md library in dir, as `caskg build` does
+// without the semantic channel.
+func buildGraph(t *testing.T, dir string) *graphs.Graph {
+	t.Helper()
+	lib, err := ingest.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _, err := build.Build(lib.Skills, build.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := graphs.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+var sampleGraph struct {
+	once sync.Once
+	g    *graphs.Graph
+}
+
+func sample(t *testing.T) *graphs.Graph {
+	t.Helper()
+	sampleGraph.once.Do(func() { sampleGraph.g = buildGraph(t, sampleLib) })
+	if sampleGraph.g == nil {
+		t.Fatal("sample graph failed to build")
+	}
+	return sampleGraph.g
+}
+
+// connect starts a server over g with opt and connects an SDK client to it in memory.
+func connect(t *testing.T, g *graphs.Graph, opt mcpserver.Options) *mcp.ClientSession {
+	t.Helper()
+	srv, err := mcpserver.New(g, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// call calls a tool and returns its result; a protocol error fails the test.
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s(%v): protocol error %v", tool, args, err)
+	}
+	return res
+}
+
+// text is a result's single text content.
+func text(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	if len(res.Content) != 1 {
+		t.Fatalf("%d content blocks, want 1", len(res.Content))
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("content is %T, want text", res.Content[0])
+	}
+	return tc.Text
+}
+
+// structured decodes a successful result's structured content into v.
+func structured(t *testing.T, res *mcp.CallToolResult, v any) {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("tool error: %s", text(t, res))
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("structured content %s: %v", b, err)
+	}
+}
+
+// wantError checks that res is a tool error whose message contains every one of want.
+func wantError(t *testing.T, res *mcp.CallToolResult, want ...string) {
+	t.Helper()
+	if !res.IsError {
+		t.Errorf("no tool error; result %s", text(t, res))
+		return
+	}
+	msg := text(t, res)
+	for _, w := range want {
+		if !strings.Contains(msg, w) {
+			t.Errorf("error %q lacks %q", msg, w)
+		}
+	}
+}
+
+func TestListTools(t *testing.T) {
+	cs := connect(t, sample(t), mcpserver.Options{})
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		if tool.Description == "" || tool.InputSchema == nil || tool.OutputSchema == nil {
+			t.Errorf("%s: description, input or output schema missing", tool.Name)
+		}
+		if a := tool.Annotations; a == nil || !a.ReadOnlyHint || a.OpenWorldHint == nil || *a.OpenWorldHint {
+			t.Errorf("%s: annotations %+v, want read-only and closed-world", tool.Name, a)
+		}
+	}
+	slices.Sort(names)
+	if want := []string{"get_skill", "graph_info", "retrieve_skills", "skill_neighbors"}; !cmp.Equal(names, want) {
+		t.Errorf("tools %v, want %v", names, want)
+	}
+	if cs.InitializeResult().Instructions == "" {
+		t.Error("no server instructions")
+	}
+}
+
+// retrieved is retrieve_skills' structured content.
+type retrieved struct {
+	Query   string `json:"query"`
+	Results []struct {
+		Rank        int          `json:"rank"`
+		Name        string       `json:"name"`
+		Score       float64      `json:"score"`
+		SeedRank    int          `json:"seed_rank"`
+		Description string       `json:"description"`
+		Source      string       `json:"source"`
+		Via         []engine.Via `json:"via"`
+	} `json:"results"`
+}
+
+// sampleQueries are the sample task texts.
+func sampleQueries(t *testing.T) []string {
+	t.Helper()
+	f, err := os.Open(sampleTasks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var qs []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var task struct{ Query string }
+		if err := json.Unmarshal(sc.Bytes(), &task); err != nil {
+			t.Fatal(err)
+		}
+		qs = append(qs, task.Query)
+	}
+	return qs
+}
+
+// TestRetrieveSkills holds the tool to the engine: the same ranking, scores, seed ranks and
+// evidence, and the engine's rendered bundle as the text, for every sample task and a range
+// of options.
+func TestRetrieveSkills(t *testing.T) {
+	g := sample(t)
+	eng := engine.New(g)
+	cs := connect(t, g, mcpserver.Options{})
+	type opts struct {
+		args map[string]any
+		req  engine.Request
+	}
+	variants := []opts{
+		{map[string]any{}, engine.Request{Render: true}},
+		{map[string]any{"k": 3}, engine.Request{K: 3, Render: true}},
+		{map[string]any{"k": 12, "render": false}, engine.Request{K: 12}},
+		{map[string]any{"skill_budget": 300, "total_budget": 1500}, engine.Request{Render: true, SkillBudget: 300, TotalBudget: 1500}},
+		{map[string]any{"no_graph": true, "k": 5}, engine.Request{NoGraph: true, K: 5, Render: true}},
+	}
+	queries := sampleQueries(t)
+	if len(queries) < 10 {
+		t.Fatalf("%d sample tasks", len(queries))
+	}
+	for i, q := range queries {
+		v := variants[i%len(variants)]
+		args := map[string]any{"query": q}
+		for k, x := range v.args {
+			args[k] = x
+		}
+		req := v.req
+		req.Query = q
+		want, err := eng.Query(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := call(t, cs, "retrieve_skills", args)
+		var got retrieved
+		structured(t, res, &got)
+		if got.Query != q || len(got.Results) != len(want.Results) {
+			t.Fatalf("%q %v: query %q, %d results; want %d", q, v.args, got.Query, len(got.Results), len(want.Results))
+		}
+		for j, r := range want.Results {
+			h := got.Results[j]
+			if h.Rank != j+1 || h.Name != r.Name || h.Score != r.Score || h.SeedRank != r.SeedRank ||
+				h.Description != g.Description(r.ID) || h.Source != g.Source(r.ID) || !cmp.Equal(h.Via, r.Via) {
+				t.Errorf("%q %v: result %d = %+v, want %+v", q, v.args, j+1, h, r)
+			}
+		}
+		body := text(t, res)
+		if req.Render {
+			if body != want.Rendered {
+				t.Errorf("%q %v: text differs from the engine's rendering:\n%s", q, v.args, cmp.Diff(want.Rendered, body))
+			}
+			continue
+		}
+		// The short list: a numbered line per skill, in rank order.
+		for j, r := range want.Results {
+			line := strings.Split(body, "\n")
+			if !slices.ContainsFunc(line, func(l string) bool { return strings.HasPrefix(l, itoa(j+1)+". "+r.Name+" (") }) {
+				t.Errorf("%q: short list lacks %d. %s:\n%s", q, j+1, r.Name, body)
+			}
+		}
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func TestRetrieveSkillsBadArguments(t *testing.T) {
+	cs := connect(t, sample(t), mcpserver.Options{})
+	tests := []struct {
+		name string
+		args any
+		want []string
+	}{
+		{"no query", map[string]any{}, []string{"query"}},
+		{"empty query", map[string]any{"query": ""}, []string{"query"}},
+		{"blank query", map[string]any{"query": " \t\n"}, []string{`field "query": empty`}},
+		{"query not a string", map[string]any{"query": 42}, []string{"query"}},
+		{"query too long", map[string]any{"query": strings.Repeat("egg ", 20000)}, []string{"query"}},
+		{"k zero", map[string]any{"query": "egg", "k": 0}, []string{"k"}},
+		{"k negative", map[string]any{"query": "egg", "k": -3}, []string{"k"}},
+		{"k too large", map[string]any{"query": "egg", "k": 1001}, []string{"k"}},
+		{"k fractional", map[string]any{"query": "egg", "k": 2.5}, []string{"k"}},
+		{"k a string", map[string]any{"query": "egg", "k": "five"}, []string{"k"}},
+		{"render not a bool", map[string]any{"query": "egg", "render": "yes"}, []string{"render"}},
+		{"skill budget zero", map[string]any{"query": "egg", "skill_budget": 0}, []string{"skill_budget"}},
+		{"total budget negative", map[string]any{"query": "egg", "total_budget": -1}, []string{"total_budget"}},
+		{"total budget too large", map[string]any{"query": "egg", "total_budget": 1 << 30}, []string{"total_budget"}},
+		{"unknown argument", map[string]any{"query": "egg", "top_k": 3}, []string{"top_k"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantError(t, call(t, cs, "retrieve_skills", tt.args), tt.want...)
+		})
+	}
+	// The server is still there.
+	var got retrieved
+	structured(t, call(t, cs, "retrieve_skills", map[string]any{"query": "heat an egg"}), &got)
+	if len(got.Results) == 0 {
+		t.Error("no results after the bad calls")
+	}
+}
+
+// skillText is get_skill's structured content.
+type skillText struct {
+	Name     string `json:"name"`
+	Source   string `json:"source"`
+	Complete bool   `json:"complete"`
+	Text     string `json:"text"`
+	Note     string `json:"note"`
+}
+
+func TestGetSkill(t *testing.T) {
+	g := sample(t)
+	withLib := connect(t, g, mcpserver.Options{Library: sampleLib})
+	noLib := connect(t, g, mcpserver.Options{})
+	for _, name := range []string{"pick-up-object", "heat-object-in-microwave", "find-lamp"} {
+		file := filepath.Join(sampleLib, name, "SKILL.md")
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := call(t, withLib, "get_skill", map[string]any{"name": name})
+		var got skillText
+		structured(t, res, &got)
+		if !got.Complete || got.Name != name || got.Text != string(data) || text(t, res) != string(data) {
+			t.Errorf("get_skill(%s) with the library: complete %v, name %q, text %q; want the file %s",
+				name, got.Complete, got.Name, got.Text, file)
+		}
+		if got.Source != filepath.ToSlash(file) {
+			t.Errorf("get_skill(%s): source %q, want %q", name, got.Source, filepath.ToSlash(file))
+		}
+
+		res = call(t, noLib, "get_skill", map[string]any{"name": name})
+		got = skillText{}
+		structured(t, res, &got)
+		id := skillID(t, g, name)
+		if got.Complete || !strings.Contains(got.Text, g.Description(id)) || !strings.Contains(got.Text, strings.TrimSpace(g.Body(id))) {
+			t.Errorf("get_skill(%s) without a library: complete %v, text %q; want the description and body head", name, got.Complete, got.Text)
+		}
+		if !strings.Contains(got.Note, "head of the body") || !strings.Contains(got.Note, "--library") ||
+			!strings.Contains(text(t, res), got.Note) {
+			t.Errorf("get_skill(%s) without a library: note %q, text %q; want the head explained in both", name, got.Note, text(t, res))
+		}
+	}
+	// Names are found in another spelling when it is unique.
+	var got skillText
+	structured(t, call(t, noLib, "get_skill", map[string]any{"name": "Pick_Up_Object"}), &got)
+	if got.Name != "pick-up-object" {
+		t.Errorf("get_skill(Pick_Up_Object) = %q, want pick-up-object", got.Name)
+	}
+}
+
+func skillID(t *testing.T, g *graphs.Graph, name string) int {
+	t.Helper()
+	for i := range g.NumSkills() {
+		if g.Name(i) == name {
+			return i
+		}
+	}
+	t.Fatalf("no skill %q", name)
+	return -1
+}
+
+func TestGetSkillBadArguments(t *testing.T) {
+	cs := connect(t, sample(t), mcpserver.Options{Library: sampleLib})
+	tests := []struct {
+		name string
+		args any
+		want []string
+	}{
+		{"no name", map[string]any{}, []string{"name"}},
+		{"empty", map[string]any{"name": ""}, []string{"name"}},
+		{"blank", map[string]any{"name": "   "}, []string{`field "name": empty`}},
+		{"not a string", map[string]any{"name": []int{1}}, []string{"name"}},
+		{"too long", map[string]any{"name": strings.Repeat("a", 600)}, []string{"name"}},
+		{"typo", map[string]any{"name": "pick-up-objcet"}, []string{`unknown skill "pick-up-objcet"`, "closest names are: pick-up-object"}},
+		{"words", map[string]any{"name": "find the lamp"}, []string{"find-lamp"}},
+		{"nothing close", map[string]any{"name": "zzzzqqqq"}, []string{"no name is close", "retrieve_skills"}},
+		{"a path", map[string]any{"name": "../../graphs/sample/find-lamp/SKILL.md"}, []string{"unknown skill"}},
+		{"an absolute path", map[string]any{"name": "/etc/passwd"}, []string{"unknown skill"}},
+		{"unknown argument", map[string]any{"name": "find-lamp", "path": "/etc/passwd"}, []string{"path"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := call(t, cs, "get_skill", tt.args)
+			wantError(t, res, tt.want...)
+			if strings.Contains(text(t, res), "root:x:") {
+				t.Errorf("error shows a file: %s", text(t, res))
+			}
+		})
+	}
+}
+
+// TestGetSkillLibraryFiles checks that get_skill reads the file fresh and reads nothing but the
+// files the library load found, inside the folder.
+func TestGetSkillLibraryFiles(t *testing.T) {
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "lib")
+	outside := filepath.Join(dir, "secret.md")
+	write := func(path, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	skill := func(name, desc, body string) string {
+		return "---\nname: " + name + "\ndescription: " + desc + "\n---\n\n" + body + "\n"
+	}
+	write(filepath.Join(lib, "boil-water", "SKILL.md"), skill("boil-water", "Boil water in a kettle.", "## Steps\n1. Fill the kettle.\n2. Switch it on."))
+	write(filepath.Join(lib, "brew-tea", "SKILL.md"), skill("brew-tea", "Brew tea with boiled water.", "## Steps\n1. Pour the water on the leaves."))
+	write(filepath.Join(lib, "serve-tea", "SKILL.md"), skill("serve-tea", "Serve tea in cups.", "## Steps\n1. Pour."))
+	// A SKILL.md that is a symlink out of the folder: the library load reads it, get_skill must not.
+	write(outside, skill("leak-secret", "Secret text outside the library.", "TOP SECRET"))
+	if err := os.MkdirAll(filepath.Join(lib, "leak-secret"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(lib, "leak-secret", "SKILL.md")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	g := buildGraph(t, lib)
+	cs := connect(t, g, mcpserver.Options{Library: lib})
+
+	get := func(name string) skillText {
+		t.Helper()
+		var got skillText
+		structured(t, call(t, cs, "get_skill", map[string]any{"name": name}), &got)
+		return got
+	}
+	if got := get("brew-tea"); !got.Complete || !strings.Contains(got.Text, "Pour the water") {
+		t.Errorf("brew-tea: %+v", got)
+	}
+	// Fresh from disk: an edit after the server started shows.
+	edited := skill("brew-tea", "Brew tea with boiled water.", "## Steps\n1. Warm the pot first.")
+	write(filepath.Join(lib, "brew-tea", "SKILL.md"), edited)
+	if got := get("brew-tea"); !got.Complete || got.Text != edited {
+		t.Errorf("after an edit: %+v, want the new file", got)
+	}
+	// The escaping symlink is not followed; the graph's head is served instead.
+	if got := get("leak-secret"); got.Complete || !strings.Contains(got.Note, "could not be read") {
+		t.Errorf("symlink out of the library: %+v; want the head and a note", got)
+	}
+	// A file replaced by a symlink out of the folder after the load is not followed either.
+	if err := os.Remove(filepath.Join(lib, "serve-tea", "SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(lib, "serve-tea", "SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+	if got := get("serve-tea"); got.Complete || strings.Contains(got.Text, "Secret") {
+		t.Errorf("serve-tea replaced by a symlink: %+v", got)
+	}
+	// A deleted file: the head, with the reason.
+	if err := os.Remove(filepath.Join(lib, "boil-water", "SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+	if got := get("boil-water"); got.Complete || !strings.Contains(got.Text, "Boil water in a kettle.") || !strings.Contains(got.Note, "could not be read") {
+		t.Errorf("deleted file: %+v", got)
+	}
+	// The reason leaves out the path the server tried.
+	if got := get("boil-water"); !strings.Contains(got.Note, "could not be read from the library (no such file or directory)") {
+		t.Errorf("deleted file: note %q", got.Note)
+	}
+}
+
+func TestNewLibraryErrors(t *testing.T) {
+	g := sample(t)
+	file := filepath.Join(sampleLib, "find-lamp", "SKILL.md")
+	for _, lib := range []string{filepath.Join(t.TempDir(), "missing"), file, t.TempDir()} {
+		if _, err := mcpserver.New(g, mcpserver.Options{Library: lib}); err == nil || !strings.HasPrefix(err.Error(), "mcpserver: library") {
+			t.Errorf("New(library %s) error %v, want one naming the library", lib, err)
+		}
+	}
+}
+
+// neighbors is skill_neighbors' structured content.
+type neighbors struct {
+	Name     string `json:"name"`
+	Out, In  []edge
+	OutTotal int `json:"out_total"`
+	InTotal  int `json:"in_total"`
+}
+
+type edge struct {
+	Skill, State, Type, Evidence string
+	Weight, Assoc                float64
+}
+
+func TestSkillNeighbors(t *testing.T) {
+	g := sample(t)
+	cs := connect(t, g, mcpserver.Options{})
+	// The edges straight from the graph, as "skill state type weight" per direction.
+	key := func(skill string, e int) string {
+		return skill + " " + g.State(e).String() + " " + g.Type(e).String() + " " + jsonFloat(float64(g.Weight(e)))
+	}
+	wantOut, wantIn := map[string][]string{}, map[string][]string{}
+	for u := range g.NumSkills() {
+		lo, hi := g.Out(u)
+		for e := lo; e < hi; e++ {
+			v := g.Target(e)
+			wantOut[g.Name(u)] = append(wantOut[g.Name(u)], key(g.Name(v), e))
+			wantIn[g.Name(v)] = append(wantIn[g.Name(v)], key(g.Name(u), e))
+		}
+	}
+	checked := 0
+	for i := range g.NumSkills() {
+		name := g.Name(i)
+		var got neighbors
+		res := call(t, cs, "skill_neighbors", map[string]any{"name": name, "limit": 1000})
+		structured(t, res, &got)
+		for _, part := range []struct {
+			dir   string
+			edges []edge
+			total int
+			want  []string
+		}{{"out", got.Out, got.OutTotal, wantOut[name]}, {"in", got.In, got.InTotal, wantIn[name]}} {
+			var keys []string
+			for j, e := range part.edges {
+				keys = append(keys, e.Skill+" "+e.State+" "+e.Type+" "+jsonFloat(e.Weight))
+				if j > 0 && e.Weight > part.edges[j-1].Weight {
+					t.Errorf("%s %s: edges not strongest first", name, part.dir)
+				}
+				if !strings.Contains(e.Evidence, e.Skill) || !strings.Contains(text(t, res), "- "+e.Evidence+"\n") {
+					t.Errorf("%s %s: evidence %q not about %s or not in the text", name, part.dir, e.Evidence, e.Skill)
+				}
+			}
+			slices.Sort(keys)
+			want := slices.Clone(part.want)
+			slices.Sort(want)
+			if !cmp.Equal(keys, want, cmp.Comparer(func(a, b []string) bool { return slices.Equal(a, b) })) || part.total != len(want) {
+				t.Errorf("%s %s: %v (total %d), want %v", name, part.dir, keys, part.total, want)
+			}
+		}
+		checked += len(got.Out)
+	}
+	if checked != g.NumEdges() || checked == 0 {
+		t.Errorf("%d edges seen out, graph has %d", checked, g.NumEdges())
+	}
+
+	// A dependency seen from both ends: the prerequisite is "needed by", the other "needs".
+	var pick neighbors
+	structured(t, call(t, cs, "skill_neighbors", map[string]any{"name": "pick-up-object"}), &pick)
+	found := false
+	for _, e := range pick.In {
+		if e.Type == "dependency" {
+			found = true
+			if !strings.HasPrefix(e.Evidence, "needs "+e.Skill+" (") {
+				t.Errorf("in-edge evidence %q", e.Evidence)
+			}
+		}
+	}
+	for _, e := range pick.Out {
+		if e.Type == "dependency" && !strings.HasPrefix(e.Evidence, "needed by "+e.Skill+" (") {
+			t.Errorf("out-edge evidence %q", e.Evidence)
+		}
+	}
+	if !found {
+		t.Error("pick-up-object has no dependency edge in; the sample graph changed?")
+	}
+
+	// limit keeps the strongest and says how many more there are.
+	var two neighbors
+	res := call(t, cs, "skill_neighbors", map[string]any{"name": "pick-up-object", "limit": 2})
+	structured(t, res, &two)
+	if len(two.Out) != min(2, pick.OutTotal) || len(two.In) != min(2, pick.InTotal) || two.OutTotal != pick.OutTotal ||
+		!cmp.Equal(two.Out, pick.Out[:len(two.Out)]) {
+		t.Errorf("limit 2: %d out, %d in (totals %d, %d)", len(two.Out), len(two.In), two.OutTotal, two.InTotal)
+	}
+	if pick.OutTotal > 2 && !strings.Contains(text(t, res), "more (raise limit)") {
+		t.Errorf("limit 2: the text does not say more edges exist:\n%s", text(t, res))
+	}
+
+	for _, tt := range []struct {
+		args any
+		want string
+	}{
+		{map[string]any{"name": "pick-up-object", "limit": 0}, "limit"},
+		{map[string]any{"name": "pick-up-object", "limit": 5000}, "limit"},
+		{map[string]any{"name": "pick-up-object", "limit": "ten"}, "limit"},
+		{map[string]any{"name": "pikc-up-object"}, "pick-up-object"},
+		{map[string]any{}, "name"},
+	} {
+		wantError(t, call(t, cs, "skill_neighbors", tt.args), tt.want)
+	}
+}
+
+func jsonFloat(f float64) string { b, _ := json.Marshal(f); return string(b) }
+
+func TestGraphInfo(t *testing.T) {
+	g := sample(t)
+	for _, lib := range []string{"", sampleLib} {
+		cs := connect(t, g, mcpserver.Options{Library: lib, Artifact: "sample.skg"})
+		var got mcpserver.Info
+		res := call(t, cs, "graph_info", map[string]any{})
+		structured(t, res, &got)
+		maj, minor := g.Version()
+		if got.Artifact != "sample.skg" || got.Version != itoa(maj)+"."+itoa(minor) || got.Bytes != g.Size() ||
+			got.Skills != g.NumSkills() || got.Edges != g.NumEdges() || got.Terms != g.NumTerms() {
+			t.Errorf("graph_info = %+v", got)
+		}
+		sum := 0
+		for _, n := range got.ByState {
+			sum += n
+		}
+		if sum != g.NumEdges() || len(got.ByState) != len(graphs.States()) || len(got.ByType) != len(graphs.Relations()) {
+			t.Errorf("by_state %v, by_type %v for %d edges", got.ByState, got.ByType, g.NumEdges())
+		}
+		if got.Params["body_head"] != float64(build.DefaultOptions().BodyHead) {
+			t.Errorf("params %v lack body_head", got.Params)
+		}
+		switch {
+		case lib == "" && got.Library != nil:
+			t.Errorf("library %+v without one", got.Library)
+		case lib != "" && (got.Library == nil || got.Library.Served != g.NumSkills() || got.Library.Skills != g.NumSkills()):
+			t.Errorf("library %+v, want all %d skills served", got.Library, g.NumSkills())
+		}
+		// The text is the same information as JSON.
+		var fromText mcpserver.Info
+		if err := json.Unmarshal([]byte(text(t, res)), &fromText); err != nil || !cmp.Equal(fromText, got) {
+			t.Errorf("text content %s does not hold the info: %v", text(t, res), err)
+		}
+		wantError(t, call(t, cs, "graph_info", map[string]any{"verbose": true}), "verbose")
+	}
+}
+
+func TestUnknownTool(t *testing.T) {
+	cs := connect(t, sample(t), mcpserver.Options{})
+	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "delete_skills", Arguments: map[string]any{}})
+	if err == nil {
+		t.Error("calling an unknown tool succeeded")
+	}
+	// The session survives it.
+	if res := call(t, cs, "graph_info", map[string]any{}); res.IsError {
+		t.Errorf("graph_info after an unknown tool: %s", text(t, res))
+	}
+}
+
+// TestConcurrentCalls is meant for -race: one server, many sessions and calls at once.
+func TestConcurrentCalls(t *testing.T) {
+	g := sample(t)
+	srv, err := mcpserver.New(g, mcpserver.Options{Library: sampleLib})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ms := srv.MCP()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for w := range 4 {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := ms.Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ss.Close()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		wg.Go(func() {
+			for j := range 10 {
+				var res *mcp.CallToolResult
+				var err error
+				switch (w + j) % 3 {
+				case 0:
+					res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "retrieve_skills", Arguments: map[string]any{"query": "heat an egg"}})
+				case 1:
+					res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_skill", Arguments: map[string]any{"name": "find-lamp"}})
+				default:
+					res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "skill_neighbors", Arguments: map[string]any{"name": "find-lamp"}})
+				}
+				if err != nil || res.IsError {
+					t.Errorf("worker %d call %d: %v %v", w, j, err, res)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -1,0 +1,343 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The rendered bundle (DESIGN §4) is the text an agent reads: the top skills' own text within a
+// character budget, so a host can put it straight into a prompt. Every host gets it from here,
+// so the CLI, the WASM API and the MCP server hand out the same text for the same request.
+//
+// Budgets count characters as Unicode code points. TotalBudget bounds the whole text, header
+// and separators included; SkillBudget bounds each skill's section. The layout:
+//
+//	8 skills for this task, most relevant first.
+//	Task: heat some egg and put it in the garbage can
+//	Why: ... (what "seed" and "via graph" mean)
+//	Text marked [… cut] goes on in the skill's source file.
+//
+//	[1] heat-object-in-microwave (seed #1)
+//	Warm a held food or drink item in the microwave and take it back out once it is hot.
+//	source: graphs/sample/heat-object-in-microwave/SKILL.md
+//	- needs pick-up-object (confirmed dependency, w=0.73)
+//
+//	## When to use                 ← the body head, cut at a line boundary when it must be cut
+//	...
+//	[… cut]
+//
+//	[2] ...
+//
+// Space is shared out in tiers, each in rank order: headings, descriptions, evidence and
+// source lines, body heads; so every result is named and described before any body is shown.
+// From the first skill whose heading no longer fits, the skills are named in a closing line
+// instead, for which some room is kept. The text is always valid UTF-8 and ends in a newline;
+// the same request gives the same text.
+
+// Rendering defaults and limits, in characters.
+const (
+	DefaultSkillBudget = 2400
+	DefaultTotalBudget = 12000
+	MaxBudget          = 1 << 20
+	maxTaskRunes       = 200 // of the task text quoted in the header
+	minClipRunes       = 24  // a body head or description cut shorter than this is left out
+	leftOutReserve     = 160 // room kept for naming the skills left out
+)
+
+const cutMark = "[… cut]"
+
+// Evidence describes a published edge from the result's side in a few words, e.g.
+// "needed by heat-object-in-microwave (confirmed dependency, w=0.73)".
+func (v Via) Evidence() string {
+	return fmt.Sprintf("%s %s (%s %s, w=%.2f)", v.relation(), v.From, v.State, v.Type, v.Weight)
+}
+
+// relation says how the result stands to v.From. A published edge u→v means u comes first: for
+// a dependency, v needs u; for a workflow, v follows u. Reverse flips the roles.
+func (v Via) relation() string {
+	switch v.Type {
+	case "dependency":
+		if v.Reverse {
+			return "needed by"
+		}
+		return "needs"
+	case "semantic":
+		return "similar to"
+	case "alternative":
+		return "alternative to"
+	}
+	if v.Reverse {
+		return "before"
+	}
+	return "after"
+}
+
+// section is one skill's part of the bundle.
+type section struct {
+	heading, desc, source string
+	evidence              []string
+	body                  string // body head, possibly cut; "" for none
+	cut                   bool   // body was cut
+	runes                 int    // of the section so far
+}
+
+func (s *section) String() string {
+	lines := []string{s.heading}
+	for _, l := range []string{s.desc, s.source} {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	lines = append(lines, s.evidence...)
+	text := strings.Join(lines, "\n")
+	if s.body != "" {
+		text += "\n\n" + s.body
+		if s.cut {
+			text += "\n" + cutMark
+		}
+	}
+	return text
+}
+
+// render lays out res for req within req's budgets. req is normalized.
+//
+// Space goes out in tiers, each in rank order, so that a smaller budget drops the least useful
+// text first: headings; descriptions; evidence and source lines; body heads.
+func (e *Engine) render(req *Request, res []Result) string {
+	g := e.g
+	// The text is the header, then each block after a blank line, then a final newline.
+	header := clipRunes(renderHeader(req, res), req.TotalBudget-1)
+	left := req.TotalBudget - runeCount(header) - 1
+	const sep = 2 // "\n\n" before each block
+	// take spends n characters of section s if both its skill budget and the total allow.
+	take := func(s *section, n int) bool {
+		if s.runes+n > req.SkillBudget || n > left {
+			return false
+		}
+		s.runes += n
+		left -= n
+		return true
+	}
+
+	// Headings, until one does not fit. Room is kept to name the skills after each one, should
+	// they be left out.
+	var secs []*section
+	for i, r := range res {
+		reserve := 0
+		if i+1 < len(res) {
+			reserve = sep + runeCount(leftOutLine(res[i+1:], leftOutReserve))
+		}
+		heading := fmt.Sprintf("[%d] %s (%s)", i+1, oneLine(g.Name(r.ID), MaxBudget), why(req, r))
+		n := runeCount(heading)
+		if n > req.SkillBudget || sep+n+reserve > left {
+			break
+		}
+		secs = append(secs, &section{heading: heading, runes: n})
+		left -= sep + n
+	}
+	var footer string
+	if len(secs) < len(res) {
+		if footer = leftOutLine(res[len(secs):], left-sep); footer != "" {
+			left -= sep + runeCount(footer)
+		}
+	}
+	// Descriptions, each clipped to fit when enough of it does.
+	for i, s := range secs {
+		desc := oneLine(g.Description(res[i].ID), MaxBudget)
+		room := min(req.SkillBudget-s.runes, left) - 1
+		if n := runeCount(desc); desc == "" || n > room && (room < minClipRunes || n <= minClipRunes) {
+			continue
+		}
+		s.desc = clipRunes(desc, room)
+		take(s, 1+runeCount(s.desc))
+	}
+	// Evidence, then the source, each line whole or not at all.
+	for i, s := range secs {
+		for _, v := range res[i].Via {
+			if line := "- " + oneLine(v.Evidence(), MaxBudget); take(s, 1+runeCount(line)) {
+				s.evidence = append(s.evidence, line)
+			}
+		}
+		if src := oneLine(g.Source(res[i].ID), MaxBudget); src != "" {
+			if line := "source: " + src; take(s, 1+runeCount(line)) {
+				s.source = line
+			}
+		}
+	}
+	// Body heads, each whole or cut to what is left, preferably at a line break.
+	for i, s := range secs {
+		room := min(req.SkillBudget-s.runes, left) - sep
+		if room < minClipRunes {
+			continue
+		}
+		body := strings.TrimSpace(cleanText(g.Body(res[i].ID)))
+		if body == "" {
+			continue
+		}
+		if n := runeCount(body); n <= room {
+			take(s, sep+n)
+			s.body = body
+			continue
+		}
+		markCost := 1 + runeCount(cutMark) // "\n" + mark
+		cut := cutText(body, room-markCost)
+		if runeCount(cut) < minClipRunes {
+			continue
+		}
+		take(s, sep+runeCount(cut)+markCost)
+		s.body, s.cut = cut, true
+	}
+
+	var b strings.Builder
+	b.WriteString(header)
+	for _, s := range secs {
+		b.WriteString("\n\n")
+		b.WriteString(s.String())
+	}
+	if footer != "" {
+		b.WriteString("\n\n")
+		b.WriteString(footer)
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
+
+func renderHeader(req *Request, res []Result) string {
+	task := "Task: " + oneLine(req.Query, maxTaskRunes)
+	if len(res) == 0 {
+		return "No skills found for this task.\n" + task
+	}
+	count := fmt.Sprintf("%d skills for this task, most relevant first.", len(res))
+	if len(res) == 1 {
+		count = "1 skill for this task."
+	}
+	why := "Why: a seed matches the task's words; a skill via graph was reached from the seeds " +
+		"over the skill graph's published edges. Under each skill, the edges that link it to the " +
+		"others, with calibration state and weight."
+	if req.NoGraph {
+		why = "Why: each skill matches the task's words (the skill graph was not used)."
+	}
+	return count + "\n" + task + "\n" + why + "\nText marked " + cutMark + " goes on in the skill's source file."
+}
+
+// why says how result r got into the bundle.
+func why(req *Request, r Result) string {
+	switch {
+	case r.SeedRank > 0:
+		return fmt.Sprintf("seed #%d", r.SeedRank)
+	case req.NoGraph || r.Score == 0:
+		// A no-graph result, or one the graph did not reach that fills up the k.
+		return "lexical match"
+	}
+	return "via graph"
+}
+
+// leftOutLine names the skills that did not fit, within budget characters: all of them when
+// they fit, else as many as fit followed by "…"; "" when not even their count fits.
+func leftOutLine(rest []Result, budget int) string {
+	line := leftOutCount(len(rest))
+	if runeCount(line) > budget {
+		return ""
+	}
+	// "[N more ... budget: a, b, …]": the names that fit, in rank order.
+	var b strings.Builder
+	b.WriteString(strings.TrimSuffix(line, "]") + ": ")
+	used := runeCount(b.String())
+	for i, r := range rest {
+		name := oneLine(r.Name, MaxBudget)
+		sepLen := 0
+		if i > 0 {
+			sepLen = 2
+		}
+		tail := 1 // "]"
+		if i+1 < len(rest) {
+			tail = 4 // ", …]"
+		}
+		n := runeCount(name)
+		if used+sepLen+n+tail > budget {
+			if i == 0 {
+				return line
+			}
+			b.WriteString(", …]")
+			return b.String()
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(name)
+		used += sepLen + n
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+func leftOutCount(n int) string {
+	if n == 1 {
+		return "[1 more skill left out by the budget]"
+	}
+	return fmt.Sprintf("[%d more skills left out by the budget]", n)
+}
+
+// cutText returns a prefix of s of at most n runes, ending at a line break when one falls in
+// the second half of the prefix, else at a space there, else at a rune boundary; trailing
+// white space is dropped.
+func cutText(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if runeCount(s) <= n {
+		return s
+	}
+	p := s[:runeOffset(s, n)]
+	if i := strings.LastIndexByte(p, '\n'); i >= len(p)/2 {
+		p = p[:i]
+	} else if i := strings.LastIndexByte(p, ' '); i >= len(p)/2 {
+		p = p[:i]
+	}
+	return strings.TrimRightFunc(p, unicode.IsSpace)
+}
+
+// clipRunes shortens s to at most n runes, ending in "…" when it cut.
+func clipRunes(s string, n int) string {
+	switch {
+	case runeCount(s) <= n:
+		return s
+	case n <= 0:
+		return ""
+	case n == 1:
+		return "…"
+	}
+	return strings.TrimRightFunc(s[:runeOffset(s, n-1)], unicode.IsSpace) + "…"
+}
+
+// oneLine collapses white space and control characters in s to single spaces and clips it to n
+// runes.
+func oneLine(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, cleanText(s))
+	return clipRunes(strings.Join(strings.Fields(s), " "), n)
+}
+
+// cleanText makes s valid UTF-8 so that rune counts are exact, and drops carriage returns.
+func cleanText(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\r", "")
+}
+
+func runeCount(s string) int { return utf8.RuneCountInString(s) }
+
+// runeOffset is the byte offset of s's n-th rune (len(s) when s is shorter).
+func runeOffset(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
+}

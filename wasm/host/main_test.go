@@ -1,0 +1,85 @@
+package host_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/tetratelabs/wazero"
+
+	"github.com/caskg/caskg/wasm/host"
+)
+
+// wasmPath is the module TestMain builds from wasm/reactor, as `make wasm` does.
+var wasmPath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "caskg-host-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	wasmPath = filepath.Join(dir, "caskg.wasm")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-buildmode=c-shared",
+		"-o", wasmPath, "github.com/caskg/caskg/wasm/reactor")
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building the module: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if cache != nil {
+		cache.Close(context.Background())
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// cache shares compiled code between the tests' modules: wazero compiles the module once per
+// test binary.
+var (
+	cache     wazero.CompilationCache
+	cacheOnce sync.Once
+)
+
+func wasmBytes(tb testing.TB) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(wasmPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// sharedCache returns the compilation cache of the test binary. It keeps compiled code in the
+// user's cache directory, so that later runs, fuzzing workers and race-instrumented builds
+// (which compile many times slower) find it; without that directory it is in memory only.
+func sharedCache() wazero.CompilationCache {
+	cacheOnce.Do(func() {
+		if dir, err := os.UserCacheDir(); err == nil {
+			if c, err := wazero.NewCompilationCacheWithDir(filepath.Join(dir, "caskg", "wazero")); err == nil {
+				cache = c
+				return
+			}
+		}
+		cache = wazero.NewCompilationCache()
+	})
+	return cache
+}
+
+// compile compiles the test module with the shared cache and the given options.
+func compile(tb testing.TB, opts host.Options) *host.Module {
+	tb.Helper()
+	opts.Cache = sharedCache()
+	m, err := host.Compile(context.Background(), wasmBytes(tb), &opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { m.Close(context.Background()) })
+	return m
+}

@@ -1,0 +1,188 @@
+package host_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/host"
+)
+
+// The same module must answer exactly as the native engine, in every host: same skills, same
+// order, same float64 scores to the last bit, same evidence, same errors.
+
+func TestParitySample(t *testing.T) {
+	fx := need(t, sampleFixture, "")
+	var reqs []engine.Request
+	for _, task := range fx.tasks {
+		reqs = append(reqs,
+			engine.Request{Query: task.Query, K: 10},
+			engine.Request{Query: task.Query, K: 10, NoGraph: true})
+	}
+	reqs = append(reqs,
+		engine.Request{Query: "heat the egg", K: engine.MaxK, Seeds: engine.MaxSeeds, Gamma: 1},
+		engine.Request{Query: "HEAT-object-in-micrwave, then cool_it", K: 3, Seeds: 1, Gamma: 0.05},
+		engine.Request{Query: "zzqx unmatched wordz"},
+		engine.Request{Query: " \t\n"},         // refused: empty
+		engine.Request{Query: "egg", K: -1},    // refused: k out of range
+		engine.Request{Query: "egg", Gamma: 2}, // refused: γ out of range
+	)
+	checkParity(t, fx, reqs)
+}
+
+func TestParityToolLinkOS(t *testing.T) {
+	fx := need(t, toolsFixture, toolsCatalog)
+	if len(fx.tasks) != 200 {
+		t.Fatalf("%d ToolLinkOS tasks, want 200", len(fx.tasks))
+	}
+	reqs := make([]engine.Request, len(fx.tasks))
+	for i, task := range fx.tasks {
+		reqs[i] = engine.Request{Query: task.Query, K: 10}
+	}
+	checkParity(t, fx, reqs)
+}
+
+// answer is a response or an error, as every host reports it.
+type answer struct {
+	Results    []engine.Result `json:"results"`
+	Iterations int             `json:"iterations"`
+	Error      string          `json:"error"`
+}
+
+func errorAnswer(msg string) []byte {
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	return b
+}
+
+func checkParity(t *testing.T, fx fixture, reqs []engine.Request) {
+	t.Helper()
+	ctx := context.Background()
+	native := engine.New(fx.graph)
+	want := make([][]byte, len(reqs))
+	lines := make([][]byte, len(reqs))
+	for i, r := range reqs {
+		resp, err := native.Query(r)
+		if err != nil {
+			want[i] = errorAnswer(err.Error())
+		} else {
+			want[i], _ = json.Marshal(resp) // what `caskg query --json` prints
+		}
+		lines[i], _ = json.Marshal(r)
+	}
+
+	t.Run("wazero", func(t *testing.T) {
+		e, err := compile(t, host.Options{}).Load(ctx, fx.artifact)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close(ctx)
+		bad := 0
+		for i := range reqs {
+			got, err := e.QueryJSON(ctx, lines[i])
+			var me *host.Error
+			switch {
+			case errors.As(err, &me):
+				got = errorAnswer(me.Msg)
+			case err != nil:
+				t.Fatalf("request %s: %v", lines[i], err)
+			}
+			if !bytes.Equal(got, want[i]) {
+				bad++
+				if bad <= 3 {
+					t.Errorf("request %s:\nwazero %s\nnative %s", lines[i], got, want[i])
+				}
+			}
+		}
+		if bad > 0 {
+			t.Errorf("%d of %d answers differ from the native engine's", bad, len(reqs))
+		}
+	})
+
+	t.Run("node", func(t *testing.T) {
+		node := nodeOrSkip(t)
+		dir := t.TempDir()
+		art := filepath.Join(dir, "artifact.skg")
+		in := filepath.Join(dir, "requests.jsonl")
+		if err := os.WriteFile(art, fx.artifact, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(in, append(bytes.Join(lines, []byte("\n")), '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		cmd := exec.Command(node, "../js/run.mjs", wasmPath, art, in)
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("node run.mjs: %v\n%s", err, stderr.Bytes())
+		}
+		got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+		if len(got) != len(reqs) {
+			t.Fatalf("node answered %d requests of %d", len(got), len(reqs))
+		}
+		bad := 0
+		for i := range reqs {
+			// JavaScript writes numbers in its own notation; compare the values, which must be
+			// the same float64s.
+			var g, w answer
+			if err := json.Unmarshal([]byte(got[i]), &g); err != nil {
+				t.Fatalf("node answer %d: %v: %s", i, err, got[i])
+			}
+			if err := json.Unmarshal(want[i], &w); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(w, g); diff != "" {
+				bad++
+				if bad <= 3 {
+					t.Errorf("request %s (-native +node):\n%s", lines[i], diff)
+				}
+			}
+		}
+		if bad > 0 {
+			t.Errorf("%d of %d answers differ from the native engine's", bad, len(reqs))
+		}
+	})
+}
+
+// nodeOrSkip returns the node binary, or skips the test when Node 20 or newer is not on PATH.
+func nodeOrSkip(tb testing.TB) string {
+	tb.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		tb.Skip("node is not on PATH: the Node side of this test needs Node.js 20 or newer")
+	}
+	out, err := exec.Command(node, "--version").Output()
+	if err != nil {
+		tb.Skipf("node --version: %v", err)
+	}
+	v := strings.TrimPrefix(strings.TrimSpace(string(out)), "v")
+	major, _, _ := strings.Cut(v, ".")
+	if n, err := strconv.Atoi(major); err != nil || n < 20 {
+		tb.Skipf("node %s is too old: the Node side of this test needs Node.js 20 or newer", v)
+	}
+	return node
+}
+
+// TestJSModule runs wasm/js/test.mjs: caskg.js's sources, info, errors and memory growth.
+func TestJSModule(t *testing.T) {
+	node := nodeOrSkip(t)
+	fx := need(t, sampleFixture, "")
+	art := filepath.Join(t.TempDir(), "sample.skg")
+	if err := os.WriteFile(art, fx.artifact, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(node, "../js/test.mjs", wasmPath, art, strconv.Itoa(fx.graph.NumSkills())).CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "ok" {
+		t.Fatalf("node test.mjs: %v\n%s", err, out)
+	}
+}

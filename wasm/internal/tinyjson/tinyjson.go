@@ -1,0 +1,530 @@
+// Package tinyjson holds the JSON primitives of the WebAssembly reactor: string and number
+// formatting byte-identical to encoding/json, and a small pull decoder. encoding/json and fmt
+// together cost the module about a quarter of its compressed size, and even a reflection-driven
+// codec costs a fifth; these primitives, called from typed code generated for the request and
+// response types, cost a few KB.
+//
+// The decoder accepts what encoding/json.Unmarshal accepts for the same Go types, except that
+// object keys must match a field's JSON name exactly (encoding/json also folds case) and
+// unknown keys are errors (as with DisallowUnknownFields).
+package tinyjson
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// MaxDepth bounds the nesting of arrays and objects, so hostile input cannot exhaust the stack.
+const MaxDepth = 1000
+
+// AppendFloat appends f formatted as encoding/json formats a float of the given bit size:
+// shortest representation, exponent form only outside [1e-6, 1e21), no leading zero in a
+// negative exponent. NaN and infinities are errors, as in encoding/json.
+func AppendFloat(b []byte, f float64, bits int) ([]byte, error) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return b, errors.New("json: unsupported value " + strconv.FormatFloat(f, 'g', -1, bits))
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 {
+		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
+	}
+	b = strconv.AppendFloat(b, f, format, -1, bits)
+	if format == 'e' {
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendString appends s as a JSON string, escaped as encoding/json escapes it: quotes,
+// backslashes and control characters, the HTML-sensitive <, > and &, U+2028 and U+2029, and
+// invalid UTF-8 as U+FFFD.
+func AppendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// AppendKey appends the key of an object member, given as its encoded form `"name":`, and the
+// comma before it unless it is the object's first member.
+func AppendKey(b []byte, key string) []byte {
+	if len(b) > 0 && b[len(b)-1] != '{' {
+		b = append(b, ',')
+	}
+	return append(b, key...)
+}
+
+// Valid reports whether data is one well-formed JSON value nested at most MaxDepth deep.
+func Valid(data []byte) bool {
+	d := NewDecoder(data)
+	return d.Skip() == nil && d.End() == nil
+}
+
+// SyntaxError is a malformed or mistyped input: where, in which field, and what is wrong.
+type SyntaxError struct {
+	Offset int
+	Field  string // dotted path of the member being decoded; empty at the top level
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string {
+	s := "json at offset " + strconv.Itoa(e.Offset) + ": "
+	if e.Field != "" {
+		s += "field " + strconv.Quote(e.Field) + ": "
+	}
+	return s + e.Msg
+}
+
+// Decoder reads one JSON value from a byte slice, a token at a time, driven by typed code
+// that knows the shape it expects.
+type Decoder struct {
+	data  []byte
+	i     int
+	depth int
+	path  []string
+}
+
+// NewDecoder returns a decoder at the start of data.
+func NewDecoder(data []byte) *Decoder { return &Decoder{data: data} }
+
+// End checks that nothing but white space follows the value.
+func (d *Decoder) End() error {
+	if d.peek() != 0 || d.i < len(d.data) {
+		return d.fail("data after the JSON value")
+	}
+	return nil
+}
+
+func (d *Decoder) fail(msg string) error {
+	return &SyntaxError{Offset: d.i, Field: strings.Join(d.path, "."), Msg: msg}
+}
+
+// peek skips white space and returns the next byte, or 0 at the end of the input.
+func (d *Decoder) peek() byte {
+	for d.i < len(d.data) {
+		switch c := d.data[d.i]; c {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return c
+		}
+	}
+	return 0
+}
+
+func (d *Decoder) literal(lit string) bool {
+	if len(d.data)-d.i >= len(lit) && string(d.data[d.i:d.i+len(lit)]) == lit {
+		d.i += len(lit)
+		return true
+	}
+	return false
+}
+
+// describe names the kind of value starting with c, for error messages.
+func (d *Decoder) describe(c byte) string {
+	switch {
+	case c == '{':
+		return "an object"
+	case c == '[':
+		return "an array"
+	case c == '"':
+		return "a string"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == 'n':
+		return "null"
+	case c == '-' || c >= '0' && c <= '9':
+		return "a number"
+	case c == 0 && d.i >= len(d.data):
+		return "the end of the input"
+	}
+	return strconv.QuoteRune(rune(c))
+}
+
+func (d *Decoder) mismatch(want string, c byte) error {
+	return d.fail("want " + want + ", got " + d.describe(c))
+}
+
+// Null consumes a null and reports whether there was one.
+func (d *Decoder) Null() bool {
+	return d.peek() == 'n' && d.literal("null")
+}
+
+// UnknownField is the error for an object key the caller has no field for.
+func (d *Decoder) UnknownField() error { return d.fail("unknown field") }
+
+func (d *Decoder) enter() error {
+	if d.depth++; d.depth > MaxDepth {
+		return d.fail("nested too deeply")
+	}
+	return nil
+}
+
+// Object reads an object, calling member for each key with the decoder at the member's value;
+// member must consume the value. null is an empty object.
+func (d *Decoder) Object(member func(key string) error) error {
+	if d.Null() {
+		return nil
+	}
+	if c := d.peek(); c != '{' {
+		return d.mismatch("an object", c)
+	}
+	if err := d.enter(); err != nil {
+		return err
+	}
+	d.i++
+	if d.peek() == '}' {
+		d.i++
+		d.depth--
+		return nil
+	}
+	for {
+		if c := d.peek(); c != '"' {
+			return d.mismatch("a string key", c)
+		}
+		keyAt := d.i
+		key, err := d.str()
+		if err != nil {
+			return err
+		}
+		if c := d.peek(); c != ':' {
+			return d.mismatch("':'", c)
+		}
+		d.i++
+		d.path = append(d.path, key)
+		valueAt := d.i
+		if err := member(key); err != nil {
+			if se, ok := err.(*SyntaxError); ok && se.Msg == "unknown field" && d.i == valueAt {
+				se.Offset = keyAt
+			}
+			return err
+		}
+		d.path = d.path[:len(d.path)-1]
+		switch c := d.peek(); c {
+		case ',':
+			d.i++
+		case '}':
+			d.i++
+			d.depth--
+			return nil
+		default:
+			return d.mismatch("',' or '}'", c)
+		}
+	}
+}
+
+// Array reads an array, calling elem for each element with the decoder at it; elem must consume
+// the element. null is an empty array.
+func (d *Decoder) Array(elem func(i int) error) error {
+	if d.Null() {
+		return nil
+	}
+	if c := d.peek(); c != '[' {
+		return d.mismatch("an array", c)
+	}
+	if err := d.enter(); err != nil {
+		return err
+	}
+	d.i++
+	if d.peek() == ']' {
+		d.i++
+		d.depth--
+		return nil
+	}
+	for n := 0; ; n++ {
+		d.path = append(d.path, strconv.Itoa(n))
+		if err := elem(n); err != nil {
+			return err
+		}
+		d.path = d.path[:len(d.path)-1]
+		switch c := d.peek(); c {
+		case ',':
+			d.i++
+		case ']':
+			d.i++
+			d.depth--
+			return nil
+		default:
+			return d.mismatch("',' or ']'", c)
+		}
+	}
+}
+
+// Bool reads true or false.
+func (d *Decoder) Bool() (bool, error) {
+	c := d.peek()
+	switch {
+	case c == 't' && d.literal("true"):
+		return true, nil
+	case c == 'f' && d.literal("false"):
+		return false, nil
+	}
+	return false, d.mismatch("a boolean", c)
+}
+
+// String reads a string. Invalid UTF-8 and unpaired surrogates become U+FFFD, as in
+// encoding/json.
+func (d *Decoder) String() (string, error) {
+	if c := d.peek(); c != '"' {
+		return "", d.mismatch("a string", c)
+	}
+	return d.str()
+}
+
+// Int reads an integer that fits in bits bits.
+func (d *Decoder) Int(bits int) (int64, error) {
+	tok, err := d.number()
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(tok, 10, bits)
+	if err != nil {
+		return 0, d.fail("number " + tok + " is not a " + strconv.Itoa(bits) + "-bit integer")
+	}
+	return n, nil
+}
+
+// Uint reads an unsigned integer that fits in bits bits.
+func (d *Decoder) Uint(bits int) (uint64, error) {
+	tok, err := d.number()
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseUint(tok, 10, bits)
+	if err != nil {
+		return 0, d.fail("number " + tok + " is not a " + strconv.Itoa(bits) + "-bit unsigned integer")
+	}
+	return n, nil
+}
+
+// Float reads a number as a float of bits bits; out of range is an error, as in encoding/json.
+func (d *Decoder) Float(bits int) (float64, error) {
+	tok, err := d.number()
+	if err != nil {
+		return 0, err
+	}
+	f, err := strconv.ParseFloat(tok, bits)
+	if err != nil {
+		return 0, d.fail("number " + tok + " is out of range for a " + strconv.Itoa(bits) + "-bit float")
+	}
+	return f, nil
+}
+
+// number scans a JSON number and returns its text.
+func (d *Decoder) number() (string, error) {
+	if c := d.peek(); c != '-' && (c < '0' || c > '9') {
+		return "", d.mismatch("a number", c)
+	}
+	start := d.i
+	digits := func() int {
+		n := 0
+		for d.i < len(d.data) && d.data[d.i] >= '0' && d.data[d.i] <= '9' {
+			d.i++
+			n++
+		}
+		return n
+	}
+	if d.data[d.i] == '-' {
+		d.i++
+	}
+	switch {
+	case d.i < len(d.data) && d.data[d.i] == '0':
+		d.i++
+	case digits() == 0:
+		return "", d.fail("invalid number")
+	}
+	if d.i < len(d.data) && d.data[d.i] == '.' {
+		d.i++
+		if digits() == 0 {
+			return "", d.fail("invalid number")
+		}
+	}
+	if d.i < len(d.data) && (d.data[d.i] == 'e' || d.data[d.i] == 'E') {
+		d.i++
+		if d.i < len(d.data) && (d.data[d.i] == '+' || d.data[d.i] == '-') {
+			d.i++
+		}
+		if digits() == 0 {
+			return "", d.fail("invalid number")
+		}
+	}
+	return string(d.data[start:d.i]), nil
+}
+
+// str decodes the string whose opening quote is at the cursor.
+func (d *Decoder) str() (string, error) {
+	d.i++
+	start := d.i
+	// Fast path: printable ASCII without escapes.
+	for d.i < len(d.data) {
+		c := d.data[d.i]
+		if c == '"' {
+			d.i++
+			return string(d.data[start : d.i-1]), nil
+		}
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			break
+		}
+		d.i++
+	}
+	b := append([]byte(nil), d.data[start:d.i]...)
+	for d.i < len(d.data) {
+		c := d.data[d.i]
+		switch {
+		case c == '"':
+			d.i++
+			return string(b), nil
+		case c < 0x20:
+			return "", d.fail("control character in string")
+		case c == '\\':
+			if d.i+1 >= len(d.data) {
+				return "", d.fail("unterminated string")
+			}
+			d.i++
+			switch e := d.data[d.i]; e {
+			case '"', '\\', '/':
+				b = append(b, e)
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				r, ok := d.hex4(d.i + 1)
+				if !ok {
+					return "", d.fail(`invalid \u escape`)
+				}
+				d.i += 4
+				if hi := r; utf16.IsSurrogate(hi) {
+					// A pair is consumed whole; anything else leaves U+FFFD for the first half.
+					r = utf8.RuneError
+					if d.i+2 < len(d.data) && d.data[d.i+1] == '\\' && d.data[d.i+2] == 'u' {
+						if lo, ok := d.hex4(d.i + 3); ok {
+							if dec := utf16.DecodeRune(hi, lo); dec != utf8.RuneError {
+								r = dec
+								d.i += 6
+							}
+						}
+					}
+				}
+				b = utf8.AppendRune(b, r)
+			default:
+				return "", d.fail("invalid escape")
+			}
+			d.i++
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			d.i++
+		default:
+			r, size := utf8.DecodeRune(d.data[d.i:])
+			d.i += size
+			b = utf8.AppendRune(b, r) // U+FFFD for each invalid byte
+		}
+	}
+	return "", d.fail("unterminated string")
+}
+
+func (d *Decoder) hex4(at int) (rune, bool) {
+	if at+4 > len(d.data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range d.data[at : at+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// Skip checks and steps over one value of any kind.
+func (d *Decoder) Skip() error {
+	switch c := d.peek(); c {
+	case '{':
+		return d.Object(func(string) error { return d.Skip() })
+	case '[':
+		return d.Array(func(int) error { return d.Skip() })
+	case '"':
+		_, err := d.str()
+		return err
+	case 't', 'f':
+		_, err := d.Bool()
+		return err
+	case 'n':
+		if d.Null() {
+			return nil
+		}
+		return d.fail("invalid literal")
+	default:
+		_, err := d.number()
+		return err
+	}
+}

@@ -1,0 +1,305 @@
+// caskg.js — caskg's retrieval engine in browsers, workers and Node (20 or newer).
+//
+//   import { Caskg } from "./caskg.js";
+//   const engine = await Caskg.load(new URL("caskg.wasm", import.meta.url), artifactBytes);
+//   const { results } = engine.query("heat some egg", { k: 6 });
+//   engine.close();
+//
+// The module is the WASI reactor built by `make wasm` (wasm/reactor). This file supplies the few
+// WASI calls the Go runtime makes — clocks, randomness, standard output and error to the
+// console — and nothing else: no file system, no network. It uses only what every host has
+// (WebAssembly, TextEncoder/TextDecoder, crypto.getRandomValues, performance.now, fetch).
+
+const WASI = "wasi_snapshot_preview1";
+const ESUCCESS = 0;
+const EBADF = 8;
+const EINVAL = 28;
+const ENOSYS = 52;
+
+/** An error reported by the module (a bad artifact or request) or by this wrapper. */
+export class CaskgError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "CaskgError";
+  }
+}
+
+/** Thrown by proc_exit to unwind out of the module; the instance is unusable afterwards. */
+class WasiExit extends Error {
+  constructor(code) {
+    super(`caskg: module exited with code ${code}`);
+    this.code = code;
+  }
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * Resolves bytes from a Uint8Array, an ArrayBuffer (or view), a Response, a URL or a URL string.
+ * file: URLs are read with node:fs, for Node; other URLs are fetched.
+ */
+async function bytesOf(src, what) {
+  src = await src;
+  if (src instanceof Uint8Array) return src;
+  if (src instanceof ArrayBuffer) return new Uint8Array(src);
+  if (ArrayBuffer.isView(src)) return new Uint8Array(src.buffer, src.byteOffset, src.byteLength);
+  if (typeof Response !== "undefined" && src instanceof Response) {
+    if (!src.ok) throw new CaskgError(`caskg: ${what}: HTTP ${src.status} for ${src.url}`);
+    return new Uint8Array(await src.arrayBuffer());
+  }
+  if (typeof src === "string" || src instanceof URL) {
+    const url = new URL(src, globalThis.location?.href);
+    if (url.protocol === "file:") {
+      const { readFile } = await import("node:fs/promises");
+      return new Uint8Array(await readFile(url));
+    }
+    return bytesOf(await fetch(url), what);
+  }
+  throw new CaskgError(`caskg: ${what}: want bytes, an ArrayBuffer, a Response or a URL`);
+}
+
+/** Compiles the module from any source bytesOf accepts, or returns a compiled one as is. */
+async function compile(wasm) {
+  wasm = await wasm;
+  if (wasm instanceof WebAssembly.Module) return wasm;
+  if (typeof Response !== "undefined" && wasm instanceof Response && WebAssembly.compileStreaming) {
+    try {
+      return await WebAssembly.compileStreaming(wasm.clone());
+    } catch {
+      // Served without Content-Type: application/wasm; compile from the bytes instead.
+    }
+  }
+  return WebAssembly.compile(await bytesOf(wasm, "module"));
+}
+
+/** The WASI imports of one instance. memory() returns the instance's memory once it exists. */
+function wasiImports(module, memory, out) {
+  const view = () => new DataView(memory().buffer);
+  const bytes = () => new Uint8Array(memory().buffer);
+  const lines = { 1: "", 2: "" };
+  const fns = {
+    args_sizes_get(argc, bufSize) {
+      view().setUint32(argc, 0, true);
+      view().setUint32(bufSize, 0, true);
+      return ESUCCESS;
+    },
+    args_get: () => ESUCCESS,
+    environ_sizes_get(count, bufSize) {
+      view().setUint32(count, 0, true);
+      view().setUint32(bufSize, 0, true);
+      return ESUCCESS;
+    },
+    environ_get: () => ESUCCESS,
+    clock_res_get(id, res) {
+      view().setBigUint64(res, 1000n, true);
+      return ESUCCESS;
+    },
+    clock_time_get(id, precision, time) {
+      let ns;
+      if (id === 0) ns = BigInt(Date.now()) * 1000000n; // realtime
+      else if (id === 1) ns = BigInt(Math.round(performance.now() * 1e6)); // monotonic
+      else return EINVAL;
+      view().setBigUint64(time, ns, true);
+      return ESUCCESS;
+    },
+    random_get(ptr, len) {
+      // getRandomValues fills at most 65536 bytes a call.
+      for (let off = 0; off < len; off += 65536) {
+        crypto.getRandomValues(new Uint8Array(memory().buffer, ptr + off, Math.min(65536, len - off)));
+      }
+      return ESUCCESS;
+    },
+    fd_write(fd, iovs, iovsLen, nwritten) {
+      if (fd !== 1 && fd !== 2) return EBADF;
+      const v = view();
+      let n = 0;
+      for (let i = 0; i < iovsLen; i++) {
+        const ptr = v.getUint32(iovs + 8 * i, true);
+        const len = v.getUint32(iovs + 8 * i + 4, true);
+        lines[fd] += decoder.decode(bytes().subarray(ptr, ptr + len), { stream: true });
+        n += len;
+      }
+      // Whole lines go to the console. The start of fd 2 is kept for error messages: it is
+      // where the Go runtime says why it gave up.
+      const parts = lines[fd].split("\n");
+      lines[fd] = parts.pop();
+      for (const line of parts) {
+        if (fd === 2) {
+          if (out.stderr.length < 4096) out.stderr += line + "\n";
+          console.error(line);
+        } else {
+          console.log(line);
+        }
+      }
+      view().setUint32(nwritten, n, true);
+      return ESUCCESS;
+    },
+    fd_fdstat_get(fd, stat) {
+      if (fd > 2) return EBADF;
+      const v = view();
+      v.setUint8(stat, 2); // character device
+      v.setUint16(stat + 2, 0, true);
+      v.setBigUint64(stat + 8, 0xffffffffffffffffn, true);
+      v.setBigUint64(stat + 16, 0xffffffffffffffffn, true);
+      return ESUCCESS;
+    },
+    fd_fdstat_set_flags: (fd) => (fd > 2 ? EBADF : ESUCCESS),
+    fd_prestat_get: () => EBADF, // no preopened directories: the module sees no file system
+    fd_prestat_dir_name: () => EBADF,
+    fd_read(fd, iovs, iovsLen, nread) {
+      if (fd !== 0) return EBADF;
+      view().setUint32(nread, 0, true); // standard input is empty
+      return ESUCCESS;
+    },
+    fd_close: (fd) => (fd > 2 ? EBADF : ESUCCESS),
+    poll_oneoff(subs, events, n, nevents) {
+      // Nothing can block here: report every subscription as ready at once.
+      const v = view();
+      for (let i = 0; i < n; i++) {
+        const s = subs + 48 * i;
+        const e = events + 32 * i;
+        v.setBigUint64(e, v.getBigUint64(s, true), true); // userdata
+        v.setUint16(e + 8, 0, true); // error
+        v.setUint8(e + 10, v.getUint8(s + 8)); // type
+        for (let k = 11; k < 32; k++) v.setUint8(e + k, 0);
+      }
+      v.setUint32(nevents, n, true);
+      return ESUCCESS;
+    },
+    sched_yield: () => ESUCCESS,
+    proc_exit(code) {
+      throw new WasiExit(code);
+    },
+  };
+  // Anything else the module imports from WASI answers "not supported".
+  const wasi = {};
+  for (const imp of WebAssembly.Module.imports(module)) {
+    if (imp.module !== WASI || imp.kind !== "function") continue;
+    wasi[imp.name] = fns[imp.name] ?? (() => ENOSYS);
+  }
+  return { [WASI]: wasi };
+}
+
+/** One instance of the module: the ABI of wasm/reactor, with JSON in and out. */
+class Instance {
+  constructor(exports, out) {
+    this.x = exports;
+    this.out = out;
+    this.dead = null;
+  }
+
+  /** Calls an export; a trap or exit kills the instance and becomes a CaskgError. */
+  call(name, ...args) {
+    if (this.dead) throw this.dead;
+    try {
+      return this.x[name](...args);
+    } catch (err) {
+      let msg = err instanceof WasiExit ? err.message : `caskg: module trapped in ${name}: ${err.message}`;
+      const first = this.out.stderr.split("\n")[0];
+      if (first) msg += ` (module stderr: ${first})`;
+      this.dead = new CaskgError(msg);
+      throw this.dead;
+    }
+  }
+
+  /** Copies bytes into a fresh module buffer and returns its address. */
+  put(data) {
+    const ptr = this.call("alloc", data.length) >>> 0;
+    if (ptr === 0) throw new CaskgError(`caskg: cannot allocate ${data.length} bytes in the module`);
+    // memory.buffer is replaced whenever memory grows: take it after alloc.
+    new Uint8Array(this.x.memory.buffer, ptr, data.length).set(data);
+    return ptr;
+  }
+
+  /** Reads and frees a packed (ptr << 32 | len) result, returning its text. */
+  take(packed) {
+    const ptr = Number(packed >> 32n);
+    const len = Number(packed & 0xffffffffn);
+    const text = decoder.decode(new Uint8Array(this.x.memory.buffer, ptr, len));
+    this.call("free", ptr);
+    return text;
+  }
+}
+
+/** Parses a module answer, throwing its {"error"} as a CaskgError. */
+function answer(text) {
+  const v = JSON.parse(text);
+  if (v && typeof v.error === "string") throw new CaskgError(v.error);
+  return v;
+}
+
+/** An artifact loaded into its own instance of the module. Not for concurrent use across workers. */
+export class Caskg {
+  /** Compiles the module once, for several load calls: pass the result as their wasm. */
+  static compile(wasm) {
+    return compile(wasm);
+  }
+
+  /**
+   * Instantiates the module and loads an artifact into it.
+   * @param wasm the module: bytes, ArrayBuffer, Response, URL, or a compiled WebAssembly.Module
+   * @param artifact the .skg artifact: bytes, ArrayBuffer, Response or URL
+   */
+  static async load(wasm, artifact) {
+    const [module, data] = await Promise.all([compile(wasm), bytesOf(artifact, "artifact")]);
+    const out = { stderr: "" };
+    let memory = null;
+    const instance = await WebAssembly.instantiate(module, wasiImports(module, () => memory, out));
+    memory = instance.exports.memory;
+    const inst = new Instance(instance.exports, out);
+    inst.call("_initialize");
+    const version = answer(inst.take(inst.call("version")));
+    const res = inst.call("load", inst.put(data), data.length); // load keeps the buffer
+    if (res >> 32n !== 0n) answer(inst.take(res));
+    const handle = Number(res);
+    return new Caskg(inst, handle, version);
+  }
+
+  constructor(inst, handle, version) {
+    this.inst = inst;
+    this.handle = handle;
+    this.version = version;
+  }
+
+  /**
+   * Ranks the artifact's skills for a task. options are the request fields of `caskg query
+   * --json` as they are named there (k, seeds, gamma, no_graph, vector, …) and pass through
+   * unchanged; a Float32Array vector is sent as an array.
+   */
+  query(text, options = {}) {
+    const req = { ...options, query: text };
+    if (ArrayBuffer.isView(req.vector)) req.vector = Array.from(req.vector);
+    return answer(this.queryJSON(JSON.stringify(req)));
+  }
+
+  /** Answers a request given as JSON text with the module's response JSON text, unparsed. */
+  queryJSON(request) {
+    this.check();
+    const data = encoder.encode(request);
+    const ptr = this.inst.put(data);
+    try {
+      return this.inst.take(this.inst.call("query", this.handle, ptr, data.length));
+    } finally {
+      if (!this.inst.dead) this.inst.call("free", ptr);
+    }
+  }
+
+  /** Counts, format version and build parameters of the artifact, and the module's version. */
+  info() {
+    this.check();
+    return { ...answer(this.inst.take(this.inst.call("info", this.handle))), module: this.version };
+  }
+
+  /** Releases the artifact and the instance. */
+  close() {
+    if (this.inst && !this.inst.dead) this.inst.call("unload", this.handle);
+    this.inst = null;
+  }
+
+  check() {
+    if (!this.inst) throw new CaskgError("caskg: engine is closed");
+  }
+}
+
+export default Caskg;

@@ -1,0 +1,77 @@
+// test.mjs — checks caskg.js's API in Node; the Go test TestJSModule (wasm/host) runs it with a
+// freshly built module and the sample artifact:
+//
+//   node wasm/js/test.mjs MODULE.wasm ARTIFACT.skg SKILLS
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { pathToFileURL } from "node:url";
+import { Caskg, CaskgError } from "./caskg.js";
+
+const [wasmPath, artifactPath, skills] = process.argv.slice(2);
+const wasm = await readFile(wasmPath);
+const artifact = await readFile(artifactPath);
+
+async function rejects(promise, message) {
+  await assert.rejects(promise, (err) => err instanceof CaskgError && err.message.includes(message));
+}
+function throws(fn, message) {
+  assert.throws(fn, (err) => err instanceof CaskgError && err.message.includes(message));
+}
+
+// Every kind of source loads: bytes, ArrayBuffer, a Response (served without the wasm content
+// type, so not streamed), a file: URL, and a module compiled once.
+const compiled = await Caskg.compile(wasm);
+const sources = [
+  [wasm, artifact],
+  [wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength), new Uint8Array(artifact).buffer],
+  [new Response(wasm), new Response(artifact)],
+  [pathToFileURL(wasmPath), pathToFileURL(artifactPath).href],
+  [compiled, artifact],
+];
+for (const [w, a] of sources) {
+  const engine = await Caskg.load(w, a);
+  assert.equal(engine.info().skills, Number(skills));
+  engine.close();
+}
+
+const engine = await Caskg.load(compiled, artifact);
+const info = engine.info();
+assert.equal(info.bytes, artifact.length);
+assert.match(info.format, /^\d+\.\d+$/);
+assert.match(info.module.version, /^\d+\.\d+\.\d+/);
+assert.equal(typeof info.params, "object");
+
+const res = engine.query("heat some egg and put it in the garbage can", { k: 4 });
+assert.equal(res.results.length, 4);
+assert.ok(res.results[0].score >= res.results[3].score);
+const lexical = engine.query("heat some egg", { k: 3, no_graph: true });
+assert.equal(lexical.results.length, 3);
+assert.equal(lexical.results[0].seed_rank, 1);
+assert.deepEqual(JSON.parse(engine.queryJSON(JSON.stringify({ query: "heat some egg", k: 3, no_graph: true }))), lexical);
+
+// Refusals are CaskgErrors and leave the engine working.
+throws(() => engine.query("  "), "engine: empty query");
+throws(() => engine.query("egg", { k: 0.5 }), 'field "k"');
+throws(() => engine.query("egg", { nograph: true }), 'field "nograph": unknown field');
+// Options pass through unchanged: a typed-array vector arrives as a JSON array, and the engine,
+// not this wrapper, judges it.
+try {
+  engine.query("egg", { vector: new Float32Array([0.5, 0.25]) });
+} catch (err) {
+  assert.ok(err instanceof CaskgError);
+  assert.doesNotMatch(err.message, /reactor: request/);
+}
+
+// Memory grows under long queries; every call must see the current buffer.
+const long = Array.from({ length: 6000 }, (_, i) => `qz${"abcdefghij"[i % 10].repeat(3 + (i % 5))}${i}`).join(" ");
+for (let i = 0; i < 20; i++) engine.query(long.slice(0, 60000 - i), { k: 50 });
+assert.deepEqual(engine.query("heat some egg", { k: 3, no_graph: true }), lexical);
+
+engine.close();
+throws(() => engine.query("egg"), "engine is closed");
+engine.close(); // closing twice is fine
+
+await rejects(Caskg.load(wasm, new Uint8Array([1, 2, 3])), "graphs: not a caskg artifact");
+await rejects(Caskg.load(wasm, artifact.subarray(0, 100)), "graphs: artifact truncated");
+await rejects(Caskg.load(wasm, 42), "want bytes, an ArrayBuffer, a Response or a URL");
+console.log("ok");

@@ -1,0 +1,196 @@
+// Command reactor is caskg's WebAssembly entry point: a WASI reactor (GOOS=wasip1,
+// -buildmode=c-shared) that every WASM host loads — the JS module in browsers, workers and Node,
+// and the Go package over wazero. It is a thin adapter: artifact bytes and request JSON in,
+// response JSON out, everything else is the engine's.
+//
+// # ABI
+//
+// All exports take and return plain integers. A "packed" result is ptr<<32 | len of a buffer in
+// linear memory that the host reads and then frees with free(ptr).
+//
+//	alloc(size u32) u32                 a buffer the host may write; 0 if size is out of range
+//	free(ptr u32)                       releases a buffer from alloc or a packed result
+//	load(ptr u32, len u32) u64          decodes the artifact in the buffer at ptr and keeps it:
+//	                                    < 1<<32: the handle; else packed {"error": "..."}
+//	query(handle u32, ptr, len u32) u64 packed response JSON for the request JSON at ptr
+//	info(handle u32) u64                packed {"skills", "edges", "terms", "bytes", "format", "params"}
+//	unload(handle u32) u32              1 if the handle existed; releases it and its artifact
+//	version() u64                       packed {"version", "format", "go"}
+//
+// load takes the buffer over: it belongs to the handle (the graph reads the artifact in place)
+// and is released with it, or at once if decoding fails; the host must not free or write it.
+// query only reads its buffer; the host frees it. The request is engine.Request as JSON, and
+// the response engine.Response as JSON (the schema of `caskg query --json`) or {"error": "..."}.
+// Every failure, a panic included, comes back as such an error object, never as a trap; the one
+// exception is the Go runtime running out of memory (beyond the host's limit), which traps after
+// printing why to standard error. Results nobody frees stay allocated.
+//
+// A reactor is single-threaded: hosts serialize calls into one instance and run several
+// instances for concurrency.
+package main
+
+import (
+	"errors"
+	"runtime"
+	"strconv"
+
+	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/internal/tinyjson"
+)
+
+// Version of the module; it matches the caskg command's.
+const Version = "0.1.0"
+
+// loaded is one artifact and the engine over it. data is the artifact the graph reads in place;
+// holding it here keeps it alive for as long as the handle exists.
+type loaded struct {
+	data []byte
+	eng  *engine.Engine
+}
+
+// reactor is the state behind the exports: the loaded artifacts by handle. Like everything in
+// this package it avoids fmt and encoding/json, which would add about 150 KB to the module's
+// compressed size.
+type reactor struct {
+	handles map[uint32]*loaded
+	next    uint32
+}
+
+func newReactor() *reactor { return &reactor{handles: map[uint32]*loaded{}, next: 1} }
+
+// errorJSON is the body of every failure.
+func errorJSON(err error) []byte {
+	b := append([]byte(`{"error":`), tinyjson.AppendString(nil, err.Error())...)
+	return append(b, '}')
+}
+
+// guard turns a panic in the engine or the decoder into an error object, so a bug shows up as
+// an answer and not as a trap that would take the instance down.
+func guard(out *[]byte) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	msg := "unknown panic"
+	switch r := r.(type) {
+	case error:
+		msg = r.Error()
+	case string:
+		msg = r
+	}
+	*out = errorJSON(errors.New("reactor: internal error: " + msg))
+}
+
+// load decodes data and keeps it under a new handle; on failure it returns the error object.
+func (r *reactor) load(data []byte) (h uint32, out []byte) {
+	defer guard(&out)
+	g, err := graphs.Decode(data)
+	if err != nil {
+		return 0, errorJSON(err)
+	}
+	eng := engine.New(g)
+	for r.next == 0 || r.handles[r.next] != nil {
+		r.next++
+	}
+	h = r.next
+	r.next++
+	r.handles[h] = &loaded{data: data, eng: eng}
+	return h, nil
+}
+
+// errHandle names a handle that was never returned by load or was unloaded.
+func errHandle(h uint32) error {
+	return errors.New("reactor: no artifact loaded as handle " + strconv.FormatUint(uint64(h), 10))
+}
+
+// query answers the request JSON req with the artifact behind h.
+func (r *reactor) query(h uint32, req []byte) (out []byte) {
+	defer guard(&out)
+	l := r.handles[h]
+	if l == nil {
+		return errorJSON(errHandle(h))
+	}
+	q, err := decodeRequest(req)
+	if err != nil {
+		return errorJSON(errors.New("reactor: request: " + err.Error()))
+	}
+	resp, err := l.eng.Query(q)
+	if err != nil {
+		return errorJSON(err)
+	}
+	b, err := appendEngineResponse(nil, &resp)
+	if err != nil {
+		return errorJSON(errors.New("reactor: response: " + err.Error()))
+	}
+	return b
+}
+
+// decodeRequest decodes the request JSON with the code generated from engine.Request (wire.go):
+// every field the engine declares, and nothing else, so a misspelt option is an error rather
+// than silently ignored.
+func decodeRequest(b []byte) (engine.Request, error) {
+	var q engine.Request
+	d := tinyjson.NewDecoder(b)
+	if err := decodeEngineRequest(d, &q); err != nil {
+		return q, err
+	}
+	return q, d.End()
+}
+
+// info describes the artifact behind h: {"skills", "edges", "terms", "bytes", "format",
+// "params"}, params being the build parameters as stored (or null if they are not JSON).
+func (r *reactor) info(h uint32) (out []byte) {
+	defer guard(&out)
+	l := r.handles[h]
+	if l == nil {
+		return errorJSON(errHandle(h))
+	}
+	g := l.eng.Graph()
+	maj, mnr := g.Version()
+	b := []byte(`{"skills":`)
+	b = strconv.AppendInt(b, int64(g.NumSkills()), 10)
+	b = append(b, `,"edges":`...)
+	b = strconv.AppendInt(b, int64(g.NumEdges()), 10)
+	b = append(b, `,"terms":`...)
+	b = strconv.AppendInt(b, int64(g.NumTerms()), 10)
+	b = append(b, `,"bytes":`...)
+	b = strconv.AppendInt(b, int64(g.Size()), 10)
+	b = append(b, `,"format":`...)
+	b = tinyjson.AppendString(b, formatVersion(maj, mnr))
+	b = append(b, `,"params":`...)
+	if p := g.Params(); len(p) > 0 && tinyjson.Valid(p) {
+		b = append(b, p...)
+	} else {
+		b = append(b, "null"...)
+	}
+	return append(b, '}')
+}
+
+func (r *reactor) unload(h uint32) bool {
+	_, ok := r.handles[h]
+	delete(r.handles, h)
+	return ok
+}
+
+func formatVersion(major, minor int) string {
+	return strconv.Itoa(major) + "." + strconv.Itoa(minor)
+}
+
+// versionJSON is {"version", "format", "go"}: the module's version, the artifact format version
+// it writes and reads (any minor of its major), and the Go release it was built with.
+func versionJSON() []byte {
+	b := []byte(`{"version":`)
+	b = tinyjson.AppendString(b, Version)
+	b = append(b, `,"format":`...)
+	b = tinyjson.AppendString(b, formatVersion(graphs.Major, graphs.Minor))
+	b = append(b, `,"go":`...)
+	b = tinyjson.AppendString(b, runtime.Version())
+	return append(b, '}')
+}
+
+// errBuffer names a pointer that is not the start of a buffer from alloc, or a length beyond it.
+func errBuffer(ptr, n uint32) error {
+	return errors.New("reactor: " + strconv.FormatUint(uint64(n), 10) + " bytes at " +
+		strconv.FormatUint(uint64(ptr), 10) + ": not a buffer from alloc, or longer than it")
+}
