@@ -35,15 +35,15 @@ test: onnxruntime ## run every check CI runs: vet, formatting, unit, end-to-end 
 
 FUZZTIME ?= 30s
 fuzz: ## run every fuzz target for FUZZTIME (default 30s) each
-	$(GO) test ./graphs -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./native/ingest -run '^$$' -fuzz '^FuzzParseSkillMD$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./native/ingest -run '^$$' -fuzz '^FuzzParseTools$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./wasm/engine -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./wasm/engine -run '^$$' -fuzz '^FuzzQueryVector$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./native/embed -run '^$$' -fuzz '^FuzzTokenize$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./native/embed -run '^$$' -fuzz '^FuzzParseTokenizerJSON$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./native/embed -run '^$$' -fuzz '^FuzzParseVocab$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./wasm/internal/tinyjson -run '^$$' -fuzz '^FuzzDecoder$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./graphs -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+	$(GO) test ./native/ingest -run '^$$' -fuzz '^FuzzParseSkillMD$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+	$(GO) test ./native/ingest -run '^$$' -fuzz '^FuzzParseTools$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+	$(GO) test ./wasm/engine -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+	$(GO) test ./wasm/engine -run '^$$' -fuzz '^FuzzQueryVector$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+	$(GO) test ./native/embed -run '^$$' -fuzz '^FuzzTokenize$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+	$(GO) test ./native/embed -run '^$$' -fuzz '^FuzzParseTokenizerJSON$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+	$(GO) test ./native/embed -run '^$$' -fuzz '^FuzzParseVocab$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+	$(GO) test ./wasm/internal/tinyjson -run '^$$' -fuzz '^FuzzDecoder$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 	$(GO) test ./wasm/host -run '^$$' -fuzz '^FuzzWASM$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 
 bench: ## print the benchmark tables (query latency, build time, decode)
