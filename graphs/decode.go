@@ -2,8 +2,6 @@ package graphs
 
 import (
 	"encoding/binary"
-	"encoding/json"
-	"fmt"
 	"hash/crc32"
 	"math"
 	"unicode/utf8"
@@ -48,7 +46,7 @@ func Decode(b []byte) (*Graph, error) {
 		return nil, ErrNotArtifact
 	}
 	if len(b) < headerSize {
-		return nil, fmt.Errorf("%w: %d bytes, header needs %d", ErrTruncated, len(b), headerSize)
+		return nil, wrapErr(ErrTruncated, ": "+itoa(len(b))+" bytes, header needs "+itoa(headerSize))
 	}
 	g := &Graph{
 		data:  b,
@@ -56,15 +54,15 @@ func Decode(b []byte) (*Graph, error) {
 		minor: int(binary.LittleEndian.Uint16(b[6:])),
 	}
 	if g.major != Major {
-		return nil, fmt.Errorf("%w: %d.%d (this build reads %d.x)", ErrVersion, g.major, g.minor, Major)
+		return nil, wrapErr(ErrVersion, ": "+itoa(g.major)+"."+itoa(g.minor)+" (this build reads "+itoa(Major)+".x)")
 	}
 	ns := binary.LittleEndian.Uint32(b[8:])
 	if ns > MaxSections {
-		return nil, fmt.Errorf("%w: %d sections (at most %d)", ErrCorrupt, ns, MaxSections)
+		return nil, wrapErr(ErrCorrupt, ": "+itoa(ns)+" sections (at most "+itoa(MaxSections)+")")
 	}
 	tableEnd := headerSize + sectionSize*int(ns)
 	if len(b) < tableEnd {
-		return nil, fmt.Errorf("%w: %d bytes, section table needs %d", ErrTruncated, len(b), tableEnd)
+		return nil, wrapErr(ErrTruncated, ": "+itoa(len(b))+" bytes, section table needs "+itoa(tableEnd))
 	}
 	g.sections = make([]SectionInfo, ns)
 	prevEnd := tableEnd
@@ -76,18 +74,16 @@ func Decode(b []byte) (*Graph, error) {
 			Length: int(binary.LittleEndian.Uint32(rec[8:])),
 		}
 		if s.Offset < prevEnd || s.Offset%8 != 0 || binary.LittleEndian.Uint32(rec[12:]) != 0 {
-			return nil, fmt.Errorf("%w: section %q at offset %d overlaps, is unaligned or has reserved bits set",
-				ErrCorrupt, s.Tag, s.Offset)
+			return nil, wrapErr(ErrCorrupt, ": section "+quote(s.Tag)+" at offset "+itoa(s.Offset)+" overlaps, is unaligned or has reserved bits set")
 		}
 		if s.Offset+s.Length > len(b) {
-			return nil, fmt.Errorf("%w: section %q ends at %d, file has %d bytes",
-				ErrTruncated, s.Tag, s.Offset+s.Length, len(b))
+			return nil, wrapErr(ErrTruncated, ": section "+quote(s.Tag)+" ends at "+itoa(s.Offset+s.Length)+", file has "+itoa(len(b))+" bytes")
 		}
 		prevEnd = s.Offset + s.Length
 		g.sections[i] = s
 	}
 	if want, got := binary.LittleEndian.Uint32(b[12:]), crc32.Checksum(b[headerSize:], castagnoli); want != got {
-		return nil, fmt.Errorf("%w: header says %08x, contents give %08x", ErrChecksum, want, got)
+		return nil, wrapErr(ErrChecksum, ": header says "+hex8(want)+", contents give "+hex8(got))
 	}
 	if err := g.bind(); err != nil {
 		return nil, err
@@ -106,7 +102,7 @@ func (g *Graph) section(tag string) ([]byte, error) {
 	if s, ok := g.lookup(tag); ok {
 		return s, nil
 	}
-	return nil, fmt.Errorf("%w: missing section %q", ErrCorrupt, tag)
+	return nil, wrapErr(ErrCorrupt, ": missing section "+quote(tag))
 }
 
 // lookup returns the body of the first section tagged tag, if there is one.
@@ -128,7 +124,7 @@ func (g *Graph) bind() error {
 		}
 		var s []byte
 		if s, err = g.section(tag); err == nil && len(s)%unit != 0 {
-			err = fmt.Errorf("%w: section %q length %d is not a multiple of %d", ErrCorrupt, tag, len(s), unit)
+			err = wrapErr(ErrCorrupt, ": section "+quote(tag)+" length "+itoa(len(s))+" is not a multiple of "+itoa(unit))
 		}
 		return s
 	}
@@ -152,15 +148,15 @@ func (g *Graph) bind() error {
 	g.t, g.p = len(g.ltrm)/8, len(g.lpst)/8
 	switch {
 	case len(lhdr) != 16:
-		return fmt.Errorf("%w: section %q has %d bytes, want 16", ErrCorrupt, tagLexHdr, len(lhdr))
+		return wrapErr(ErrCorrupt, ": section "+quote(tagLexHdr)+" has "+itoa(len(lhdr))+" bytes, want 16")
 	case len(g.eoff) != 4*(g.n+1):
-		return fmt.Errorf("%w: %q has %d entries for %d skills", ErrCorrupt, tagEdgeOff, len(g.eoff)/4, g.n)
+		return wrapErr(ErrCorrupt, ": "+quote(tagEdgeOff)+" has "+itoa(len(g.eoff)/4)+" entries for "+itoa(g.n)+" skills")
 	case len(g.ewgt) != 4*g.e || len(g.easc) != 4*g.e || len(g.eatr) != 2*g.e:
-		return fmt.Errorf("%w: edge sections disagree on the edge count %d", ErrCorrupt, g.e)
+		return wrapErr(ErrCorrupt, ": edge sections disagree on the edge count "+itoa(g.e))
 	case len(g.lpof) != 4*(g.t+1):
-		return fmt.Errorf("%w: %q has %d entries for %d terms", ErrCorrupt, tagLexPOff, len(g.lpof)/4, g.t)
+		return wrapErr(ErrCorrupt, ": "+quote(tagLexPOff)+" has "+itoa(len(g.lpof)/4)+" entries for "+itoa(g.t)+" terms")
 	case len(g.ldoc) != 4*g.n:
-		return fmt.Errorf("%w: %q has %d entries for %d skills", ErrCorrupt, tagLexDoc, len(g.ldoc)/4, g.n)
+		return wrapErr(ErrCorrupt, ": "+quote(tagLexDoc)+" has "+itoa(len(g.ldoc)/4)+" entries for "+itoa(g.n)+" skills")
 	}
 	g.k1, g.b, g.avg = f32(lhdr, 0), f32(lhdr, 1), f32(lhdr, 2)
 	return nil
@@ -170,7 +166,7 @@ func (g *Graph) bind() error {
 func (g *Graph) validate() error {
 	for _, f := range []float32{g.k1, g.b, g.avg} {
 		if !finite(f) || f < 0 {
-			return fmt.Errorf("%w: lexicon parameter %v", ErrCorrupt, f)
+			return wrapErr(ErrCorrupt, ": lexicon parameter "+ftoa(f))
 		}
 	}
 	for i := 0; i < 4*g.n; i++ {
@@ -180,10 +176,10 @@ func (g *Graph) validate() error {
 	}
 	for i := 0; i < g.n; i++ {
 		if len(g.Name(i)) == 0 {
-			return fmt.Errorf("%w: skill %d has an empty name", ErrCorrupt, i)
+			return wrapErr(ErrCorrupt, ": skill "+itoa(i)+" has an empty name")
 		}
 		if d := f32(g.ldoc, i); !finite(d) || d < 0 {
-			return fmt.Errorf("%w: skill %d has document length %v", ErrCorrupt, i, d)
+			return wrapErr(ErrCorrupt, ": skill "+itoa(i)+" has document length "+ftoa(d))
 		}
 	}
 	if err := csr(g.eoff, g.n, g.e, tagEdgeOff); err != nil {
@@ -194,14 +190,13 @@ func (g *Graph) validate() error {
 		for e := lo; e < hi; e++ {
 			t := u32(g.etgt, e)
 			if int(t) >= g.n || int(t) == i || (e > lo && t <= u32(g.etgt, e-1)) {
-				return fmt.Errorf("%w: edge %d of skill %d: target %d out of range, a self loop or out of order",
-					ErrCorrupt, e, i, t)
+				return wrapErr(ErrCorrupt, ": edge "+itoa(e)+" of skill "+itoa(i)+": target "+itoa(t)+" out of range, a self loop or out of order")
 			}
 			if w, a := f32(g.ewgt, e), f32(g.easc, e); !unit(w) || !unit(a) {
-				return fmt.Errorf("%w: edge %d: weight %v or association %v outside [0, 1]", ErrCorrupt, e, w, a)
+				return wrapErr(ErrCorrupt, ": edge "+itoa(e)+": weight "+ftoa(w)+" or association "+ftoa(a)+" outside [0, 1]")
 			}
 			if g.eatr[2*e] >= byte(numStates) || g.eatr[2*e+1] >= byte(numRelations) {
-				return fmt.Errorf("%w: edge %d: unknown state %d or type %d", ErrCorrupt, e, g.eatr[2*e], g.eatr[2*e+1])
+				return wrapErr(ErrCorrupt, ": edge "+itoa(e)+": unknown state "+itoa(g.eatr[2*e])+" or type "+itoa(g.eatr[2*e+1]))
 			}
 		}
 	}
@@ -210,7 +205,7 @@ func (g *Graph) validate() error {
 			return err
 		}
 		if t > 0 && g.Term(t-1) >= g.Term(t) {
-			return fmt.Errorf("%w: lexicon term %d not in ascending order", ErrCorrupt, t)
+			return wrapErr(ErrCorrupt, ": lexicon term "+itoa(t)+" not in ascending order")
 		}
 	}
 	if err := csr(g.lpof, g.t, g.p, tagLexPOff); err != nil {
@@ -221,12 +216,12 @@ func (g *Graph) validate() error {
 		for p := lo; p < hi; p++ {
 			d, tf := u32(g.lpst, 2*p), f32(g.lpst, 2*p+1)
 			if int(d) >= g.n || (p > lo && d <= u32(g.lpst, 2*p-2)) || !finite(tf) || tf < 0 {
-				return fmt.Errorf("%w: posting %d of term %d: document %d or frequency %v invalid", ErrCorrupt, p, t, d, tf)
+				return wrapErr(ErrCorrupt, ": posting "+itoa(p)+" of term "+itoa(t)+": document "+itoa(d)+" or frequency "+ftoa(tf)+" invalid")
 			}
 		}
 	}
-	if !json.Valid(g.params) {
-		return fmt.Errorf("%w: section %q is not valid JSON", ErrCorrupt, tagParams)
+	if !validJSON(g.params) {
+		return wrapErr(ErrCorrupt, ": section "+quote(tagParams)+" is not valid JSON")
 	}
 	return nil
 }
@@ -235,11 +230,10 @@ func (g *Graph) validate() error {
 func (g *Graph) checkString(recs []byte, i int, what string) error {
 	off, n := u32(recs, 2*i), u32(recs, 2*i+1)
 	if uint64(off)+uint64(n) > uint64(len(g.strs)) {
-		return fmt.Errorf("%w: %s string %d (offset %d, length %d) outside the string heap of %d bytes",
-			ErrCorrupt, what, i, off, n, len(g.strs))
+		return wrapErr(ErrCorrupt, ": "+what+" string "+itoa(i)+" (offset "+itoa(off)+", length "+itoa(n)+") outside the string heap of "+itoa(len(g.strs))+" bytes")
 	}
 	if !utf8.Valid(g.strs[off : off+n]) {
-		return fmt.Errorf("%w: %s string %d is not valid UTF-8", ErrCorrupt, what, i)
+		return wrapErr(ErrCorrupt, ": "+what+" string "+itoa(i)+" is not valid UTF-8")
 	}
 	return nil
 }
@@ -247,11 +241,11 @@ func (g *Graph) checkString(recs []byte, i int, what string) error {
 // csr checks that offs holds rows+1 non-decreasing offsets from 0 to total.
 func csr(offs []byte, rows, total int, tag string) error {
 	if u32(offs, 0) != 0 || int(u32(offs, rows)) != total {
-		return fmt.Errorf("%w: %q must run from 0 to %d", ErrCorrupt, tag, total)
+		return wrapErr(ErrCorrupt, ": "+quote(tag)+" must run from 0 to "+itoa(total))
 	}
 	for i := 1; i <= rows; i++ {
 		if u32(offs, i) < u32(offs, i-1) {
-			return fmt.Errorf("%w: %q decreases at row %d", ErrCorrupt, tag, i)
+			return wrapErr(ErrCorrupt, ": "+quote(tag)+" decreases at row "+itoa(i))
 		}
 	}
 	return nil
@@ -361,18 +355,18 @@ func (g *Graph) bindVectors() error {
 	if !hasV {
 		for _, tag := range append(vectorSections[1:], encoderSections...) {
 			if _, ok := g.lookup(tag); ok {
-				return fmt.Errorf("%w: section %q without %q", ErrCorrupt, tag, tagVecHdr)
+				return wrapErr(ErrCorrupt, ": section "+quote(tag)+" without "+quote(tagVecHdr))
 			}
 		}
 		return nil
 	}
 	vhdr, _ := g.lookup(tagVecHdr)
 	if len(vhdr) != 16 {
-		return fmt.Errorf("%w: section %q has %d bytes, want 16", ErrCorrupt, tagVecHdr, len(vhdr))
+		return wrapErr(ErrCorrupt, ": section "+quote(tagVecHdr)+" has "+itoa(len(vhdr))+" bytes, want 16")
 	}
 	dim := int(u32(vhdr, 0))
 	if dim < 1 || dim > MaxDim || u32(vhdr, 1) != 0 {
-		return fmt.Errorf("%w: vector dimension %d outside [1, %d] or reserved bits set", ErrCorrupt, dim, MaxDim)
+		return wrapErr(ErrCorrupt, ": vector dimension "+itoa(dim)+" outside [1, "+itoa(MaxDim)+"] or reserved bits set")
 	}
 	if err := g.checkString(vhdr[8:], 0, "vector model"); err != nil {
 		return err
@@ -385,8 +379,7 @@ func (g *Graph) bindVectors() error {
 		return err
 	}
 	if len(g.vscl) != 4*g.n || len(g.vdat) != g.n*dim {
-		return fmt.Errorf("%w: vector sections hold %d bytes of scales and %d of values for %d skills of dimension %d",
-			ErrCorrupt, len(g.vscl), len(g.vdat), g.n, dim)
+		return wrapErr(ErrCorrupt, ": vector sections hold "+itoa(len(g.vscl))+" bytes of scales and "+itoa(len(g.vdat))+" of values for "+itoa(g.n)+" skills of dimension "+itoa(dim))
 	}
 	if err := checkQuantized(g.vscl, nil, g.vdat, "skill vector"); err != nil {
 		return err
@@ -395,14 +388,14 @@ func (g *Graph) bindVectors() error {
 	if !hasQ {
 		for _, tag := range encoderSections[1:] {
 			if _, ok := g.lookup(tag); ok {
-				return fmt.Errorf("%w: section %q without %q", ErrCorrupt, tag, tagEncHdr)
+				return wrapErr(ErrCorrupt, ": section "+quote(tag)+" without "+quote(tagEncHdr))
 			}
 		}
 		return nil
 	}
 	qhdr, _ := g.lookup(tagEncHdr)
 	if len(qhdr) != 8 || int(u32(qhdr, 0)) != dim || u32(qhdr, 1) != 0 {
-		return fmt.Errorf("%w: section %q must be 8 bytes giving the vector dimension %d", ErrCorrupt, tagEncHdr, dim)
+		return wrapErr(ErrCorrupt, ": section "+quote(tagEncHdr)+" must be 8 bytes giving the vector dimension "+itoa(dim))
 	}
 	for _, p := range []struct {
 		dst *[]byte
@@ -413,18 +406,18 @@ func (g *Graph) bindVectors() error {
 		}
 	}
 	if len(g.qtrm)%8 != 0 {
-		return fmt.Errorf("%w: section %q length %d is not a multiple of 8", ErrCorrupt, tagEncTerms, len(g.qtrm))
+		return wrapErr(ErrCorrupt, ": section "+quote(tagEncTerms)+" length "+itoa(len(g.qtrm))+" is not a multiple of 8")
 	}
 	v := len(g.qtrm) / 8
 	if len(g.qwgt) != 4*v || len(g.qscl) != 4*v || len(g.qvec) != v*dim {
-		return fmt.Errorf("%w: query encoder sections disagree on %d terms of dimension %d", ErrCorrupt, v, dim)
+		return wrapErr(ErrCorrupt, ": query encoder sections disagree on "+itoa(v)+" terms of dimension "+itoa(dim))
 	}
 	for t := 0; t < v; t++ {
 		if err := g.checkString(g.qtrm, t, "encoder term"); err != nil {
 			return err
 		}
 		if t > 0 && g.str(g.qtrm, t-1) >= g.str(g.qtrm, t) {
-			return fmt.Errorf("%w: encoder term %d not in ascending order", ErrCorrupt, t)
+			return wrapErr(ErrCorrupt, ": encoder term "+itoa(t)+" not in ascending order")
 		}
 	}
 	if err := checkQuantized(g.qscl, g.qwgt, g.qvec, "encoder term"); err != nil {
@@ -438,17 +431,17 @@ func (g *Graph) bindVectors() error {
 func checkQuantized(scale, weight, data []byte, what string) error {
 	for i := 0; i < len(scale)/4; i++ {
 		if s := f32(scale, i); !finite(s) || s < 0 {
-			return fmt.Errorf("%w: %s %d has scale %v", ErrCorrupt, what, i, s)
+			return wrapErr(ErrCorrupt, ": "+what+" "+itoa(i)+" has scale "+ftoa(s))
 		}
 	}
 	for i := 0; i < len(weight)/4; i++ {
 		if w := f32(weight, i); !finite(w) || w < 0 {
-			return fmt.Errorf("%w: %s %d has weight %v", ErrCorrupt, what, i, w)
+			return wrapErr(ErrCorrupt, ": "+what+" "+itoa(i)+" has weight "+ftoa(w))
 		}
 	}
 	for i, b := range data {
 		if b == 0x80 {
-			return fmt.Errorf("%w: %s value %d is -128, outside [-127, 127]", ErrCorrupt, what, i)
+			return wrapErr(ErrCorrupt, ": "+what+" value "+itoa(i)+" is -128, outside [-127, 127]")
 		}
 	}
 	return nil
@@ -529,8 +522,9 @@ func (g *Graph) Artifact() (*Artifact, error) {
 	for i := range a.Lexicon.DocLen {
 		a.Lexicon.DocLen[i] = g.DocLen(i)
 	}
-	if err := json.Unmarshal(g.params, &a.Params); err != nil {
-		return nil, fmt.Errorf("graphs: build parameters: %w", err)
+	var err error
+	if a.Params, err = unmarshalParams(g.params); err != nil {
+		return nil, wrapTail(err, "graphs: build parameters: "+err.Error())
 	}
 	if g.dim > 0 {
 		v := &Vectors{Model: g.model, Dim: g.dim, Scale: make([]float32, g.n), Data: make([]int8, g.n*g.dim)}

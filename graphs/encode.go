@@ -3,11 +3,11 @@ package graphs
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
-	"fmt"
+	"errors"
 	"hash/crc32"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -69,8 +69,7 @@ func Encode(a *Artifact) ([]byte, error) {
 	})
 	for i := 1; i < len(edges); i++ {
 		if edges[i].Source == edges[i-1].Source && edges[i].Target == edges[i-1].Target {
-			return nil, fmt.Errorf("graphs: duplicate edge %q -> %q",
-				a.Skills[edges[i].Source].Name, a.Skills[edges[i].Target].Name)
+			return nil, errors.New("graphs: duplicate edge " + strconv.Quote(a.Skills[edges[i].Source].Name) + " -> " + strconv.Quote(a.Skills[edges[i].Target].Name))
 		}
 	}
 
@@ -124,9 +123,9 @@ func Encode(a *Artifact) ([]byte, error) {
 	params := []byte("{}")
 	if a.Params != nil {
 		var err error
-		// encoding/json sorts map keys, which keeps the bytes deterministic.
-		if params, err = json.Marshal(a.Params); err != nil {
-			return nil, fmt.Errorf("graphs: encoding params: %w", err)
+		// Map keys are sorted, as encoding/json sorts them, which keeps the bytes deterministic.
+		if params, err = marshalParams(a.Params); err != nil {
+			return nil, wrapTail(err, "graphs: encoding params: "+err.Error())
 		}
 	}
 
@@ -154,7 +153,7 @@ func assemble(tags []string, bodies map[string][]byte, minor uint16) ([]byte, er
 		total = align8(total) + len(bodies[tag])
 	}
 	if total > math.MaxUint32 {
-		return nil, fmt.Errorf("graphs: artifact would be %d bytes, over the 4 GiB limit", total)
+		return nil, errors.New("graphs: artifact would be " + itoa(total) + " bytes, over the 4 GiB limit")
 	}
 	out := make([]byte, total)
 	copy(out, Magic)
@@ -180,53 +179,51 @@ func (a *Artifact) check() error {
 	n := len(a.Skills)
 	for i, s := range a.Skills {
 		if s.Name == "" {
-			return fmt.Errorf("graphs: skill %d has an empty name", i)
+			return errors.New("graphs: skill " + itoa(i) + " has an empty name")
 		}
 	}
 	for _, e := range a.Edges {
 		if e.Source < 0 || e.Source >= n || e.Target < 0 || e.Target >= n {
-			return fmt.Errorf("graphs: edge %d -> %d out of range (%d skills)", e.Source, e.Target, n)
+			return errors.New("graphs: edge " + itoa(e.Source) + " -> " + itoa(e.Target) + " out of range (" + itoa(n) + " skills)")
 		}
 		if e.Source == e.Target {
-			return fmt.Errorf("graphs: self edge on %q", a.Skills[e.Source].Name)
+			return errors.New("graphs: self edge on " + strconv.Quote(a.Skills[e.Source].Name))
 		}
 		if !unit(e.Weight) || !unit(e.Assoc) {
-			return fmt.Errorf("graphs: edge %q -> %q: weight %v / association %v outside [0, 1]",
-				a.Skills[e.Source].Name, a.Skills[e.Target].Name, e.Weight, e.Assoc)
+			return errors.New("graphs: edge " + strconv.Quote(a.Skills[e.Source].Name) + " -> " + strconv.Quote(a.Skills[e.Target].Name) + ": weight " + ftoa(e.Weight) + " / association " + ftoa(e.Assoc) + " outside [0, 1]")
 		}
 		if e.State >= numStates || e.Type >= numRelations {
-			return fmt.Errorf("graphs: edge %q -> %q: unknown state %d or type %d",
-				a.Skills[e.Source].Name, a.Skills[e.Target].Name, e.State, e.Type)
+			return errors.New("graphs: edge " + strconv.Quote(a.Skills[e.Source].Name) + " -> " + strconv.Quote(a.Skills[e.Target].Name) + ": unknown state " + itoa(e.State) + " or type " + itoa(e.Type))
 		}
 	}
 	lx := &a.Lexicon
 	if len(lx.Postings) != len(lx.Terms) {
-		return fmt.Errorf("graphs: lexicon has %d terms but %d posting lists", len(lx.Terms), len(lx.Postings))
+		return errors.New("graphs: lexicon has " + itoa(len(lx.Terms)) + " terms but " + itoa(len(lx.Postings)) + " posting lists")
 	}
 	if len(lx.DocLen) != n {
-		return fmt.Errorf("graphs: lexicon has %d document lengths for %d skills", len(lx.DocLen), n)
+		return errors.New("graphs: lexicon has " + itoa(len(lx.DocLen)) + " document lengths for " + itoa(n) + " skills")
 	}
 	for t, term := range lx.Terms {
 		if t > 0 && strings.Compare(lx.Terms[t-1], term) >= 0 {
-			return fmt.Errorf("graphs: lexicon terms not strictly ascending at %q", term)
+			return errors.New("graphs: lexicon terms not strictly ascending at " + strconv.Quote(term))
 		}
 		for i, p := range lx.Postings[t] {
 			if int(p.Doc) >= n || (i > 0 && p.Doc <= lx.Postings[t][i-1].Doc) {
-				return fmt.Errorf("graphs: postings of %q out of range or not ascending", term)
+				return errors.New("graphs: postings of " + strconv.Quote(term) + " out of range or not ascending")
 			}
 			if !finite(p.TF) || p.TF < 0 {
-				return fmt.Errorf("graphs: postings of %q: bad term frequency %v", term, p.TF)
+				return errors.New("graphs: postings of " + strconv.Quote(term) + ": bad term frequency " + ftoa(p.TF))
 			}
 		}
 	}
 	for _, f := range []float32{lx.K1, lx.B, lx.AvgDL} {
 		if !finite(f) || f < 0 {
-			return fmt.Errorf("graphs: lexicon parameter %v is not a finite non-negative number", f)
+			return errors.New("graphs: lexicon parameter " + ftoa(f) + " is not a finite non-negative number")
 		}
 	}
 	for _, d := range lx.DocLen {
 		if !finite(d) || d < 0 {
-			return fmt.Errorf("graphs: document length %v is not a finite non-negative number", d)
+			return errors.New("graphs: document length " + ftoa(d) + " is not a finite non-negative number")
 		}
 	}
 	return a.checkVectors()

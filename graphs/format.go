@@ -54,7 +54,6 @@ package graphs
 
 import (
 	"errors"
-	"fmt"
 )
 
 // Version of the format this package writes.
@@ -110,7 +109,7 @@ func (s State) String() string {
 	if s < numStates {
 		return stateNames[s]
 	}
-	return fmt.Sprintf("state(%d)", uint8(s))
+	return "state(" + itoa(uint8(s)) + ")"
 }
 
 // States lists every valid state in order.
@@ -136,7 +135,7 @@ func (r Relation) String() string {
 	if r < numRelations {
 		return relationNames[r]
 	}
-	return fmt.Sprintf("relation(%d)", uint8(r))
+	return "relation(" + itoa(uint8(r)) + ")"
 }
 
 // Relations lists every valid relation type in order.

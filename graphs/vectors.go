@@ -2,9 +2,10 @@ package graphs
 
 import (
 	"encoding/binary"
-	"fmt"
+	"errors"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -60,12 +61,12 @@ func NewVectors(model string, vecs [][]float32) (*Vectors, error) {
 		dim = len(vecs[0])
 	}
 	if dim < 1 || dim > MaxDim {
-		return nil, fmt.Errorf("graphs: vector dimension %d outside [1, %d]", dim, MaxDim)
+		return nil, errors.New("graphs: vector dimension " + itoa(dim) + " outside [1, " + itoa(MaxDim) + "]")
 	}
 	v := &Vectors{Model: model, Dim: dim, Scale: make([]float32, len(vecs)), Data: make([]int8, len(vecs)*dim)}
 	for i, x := range vecs {
 		if len(x) != dim {
-			return nil, fmt.Errorf("graphs: vector %d has dimension %d, the first has %d", i, len(x), dim)
+			return nil, errors.New("graphs: vector " + itoa(i) + " has dimension " + itoa(len(x)) + ", the first has " + itoa(dim))
 		}
 		v.Scale[i] = Quantize(x, v.Data[i*dim:(i+1)*dim])
 	}
@@ -76,14 +77,14 @@ func NewVectors(model string, vecs [][]float32) (*Vectors, error) {
 // duplicate term is an error.
 func NewQueryEncoder(terms []string, weights []float32, vecs [][]float32) (*QueryEncoder, error) {
 	if len(weights) != len(terms) || len(vecs) != len(terms) {
-		return nil, fmt.Errorf("graphs: query encoder with %d terms, %d weights and %d vectors", len(terms), len(weights), len(vecs))
+		return nil, errors.New("graphs: query encoder with " + itoa(len(terms)) + " terms, " + itoa(len(weights)) + " weights and " + itoa(len(vecs)) + " vectors")
 	}
 	if len(terms) == 0 {
-		return nil, fmt.Errorf("graphs: query encoder without terms")
+		return nil, errors.New("graphs: query encoder without terms")
 	}
 	dim := len(vecs[0])
 	if dim < 1 || dim > MaxDim {
-		return nil, fmt.Errorf("graphs: vector dimension %d outside [1, %d]", dim, MaxDim)
+		return nil, errors.New("graphs: vector dimension " + itoa(dim) + " outside [1, " + itoa(MaxDim) + "]")
 	}
 	order := make([]int, len(terms))
 	for i := range order {
@@ -94,10 +95,10 @@ func NewQueryEncoder(terms []string, weights []float32, vecs [][]float32) (*Quer
 		Scale: make([]float32, len(terms)), Data: make([]int8, len(terms)*dim)}
 	for k, i := range order {
 		if len(vecs[i]) != dim {
-			return nil, fmt.Errorf("graphs: vector of term %q has dimension %d, want %d", terms[i], len(vecs[i]), dim)
+			return nil, errors.New("graphs: vector of term " + strconv.Quote(terms[i]) + " has dimension " + itoa(len(vecs[i])) + ", want " + itoa(dim))
 		}
 		if k > 0 && q.Terms[k-1] == terms[i] {
-			return nil, fmt.Errorf("graphs: query encoder term %q twice", terms[i])
+			return nil, errors.New("graphs: query encoder term " + strconv.Quote(terms[i]) + " twice")
 		}
 		q.Terms[k], q.Weight[k] = terms[i], weights[i]
 		q.Scale[k] = Quantize(vecs[i], q.Data[k*dim:(k+1)*dim])
@@ -110,39 +111,37 @@ func (a *Artifact) checkVectors() error {
 	v, q := a.Vectors, a.Encoder
 	if v == nil {
 		if q != nil {
-			return fmt.Errorf("graphs: a query encoder needs skill vectors")
+			return errors.New("graphs: a query encoder needs skill vectors")
 		}
 		return nil
 	}
 	n := len(a.Skills)
 	if v.Dim < 1 || v.Dim > MaxDim {
-		return fmt.Errorf("graphs: vector dimension %d outside [1, %d]", v.Dim, MaxDim)
+		return errors.New("graphs: vector dimension " + itoa(v.Dim) + " outside [1, " + itoa(MaxDim) + "]")
 	}
 	if len(v.Scale) != n || len(v.Data) != n*v.Dim {
-		return fmt.Errorf("graphs: %d vector scales and %d values for %d skills of dimension %d",
-			len(v.Scale), len(v.Data), n, v.Dim)
+		return errors.New("graphs: " + itoa(len(v.Scale)) + " vector scales and " + itoa(len(v.Data)) + " values for " + itoa(n) + " skills of dimension " + itoa(v.Dim))
 	}
 	if err := checkRows(v.Scale, nil, v.Data); err != nil {
-		return fmt.Errorf("graphs: skill vectors: %w", err)
+		return wrapTail(err, "graphs: skill vectors: "+err.Error())
 	}
 	if q == nil {
 		return nil
 	}
 	t := len(q.Terms)
 	if q.Dim != v.Dim {
-		return fmt.Errorf("graphs: query encoder dimension %d, skill vectors %d", q.Dim, v.Dim)
+		return errors.New("graphs: query encoder dimension " + itoa(q.Dim) + ", skill vectors " + itoa(v.Dim))
 	}
 	if len(q.Weight) != t || len(q.Scale) != t || len(q.Data) != t*q.Dim {
-		return fmt.Errorf("graphs: query encoder with %d terms has %d weights, %d scales and %d values",
-			t, len(q.Weight), len(q.Scale), len(q.Data))
+		return errors.New("graphs: query encoder with " + itoa(t) + " terms has " + itoa(len(q.Weight)) + " weights, " + itoa(len(q.Scale)) + " scales and " + itoa(len(q.Data)) + " values")
 	}
 	for i := 1; i < t; i++ {
 		if q.Terms[i-1] >= q.Terms[i] {
-			return fmt.Errorf("graphs: query encoder terms not strictly ascending at %q", q.Terms[i])
+			return errors.New("graphs: query encoder terms not strictly ascending at " + strconv.Quote(q.Terms[i]))
 		}
 	}
 	if err := checkRows(q.Scale, q.Weight, q.Data); err != nil {
-		return fmt.Errorf("graphs: query encoder: %w", err)
+		return wrapTail(err, "graphs: query encoder: "+err.Error())
 	}
 	return nil
 }
@@ -152,17 +151,17 @@ func (a *Artifact) checkVectors() error {
 func checkRows(scale, weight []float32, data []int8) error {
 	for i, s := range scale {
 		if !finite(s) || s < 0 {
-			return fmt.Errorf("row %d has scale %v", i, s)
+			return errors.New("row " + itoa(i) + " has scale " + ftoa(s))
 		}
 	}
 	for i, w := range weight {
 		if !finite(w) || w < 0 {
-			return fmt.Errorf("row %d has weight %v", i, w)
+			return errors.New("row " + itoa(i) + " has weight " + ftoa(w))
 		}
 	}
 	for i, x := range data {
 		if x == math.MinInt8 {
-			return fmt.Errorf("value %d is -128", i)
+			return errors.New("value " + itoa(i) + " is -128")
 		}
 	}
 	return nil

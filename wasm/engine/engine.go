@@ -6,10 +6,10 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
-	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/caskg/caskg/graphs"
@@ -200,7 +200,7 @@ func (r *Request) normalize() error {
 		return ErrEmptyQuery
 	}
 	if len(r.Query) > MaxQueryBytes {
-		return fmt.Errorf("engine: query is %d bytes, at most %d", len(r.Query), MaxQueryBytes)
+		return newError("engine: query is " + itoa(len(r.Query)) + " bytes, at most " + itoa(MaxQueryBytes))
 	}
 	if r.K == 0 {
 		r.K = DefaultK
@@ -222,17 +222,17 @@ func (r *Request) normalize() error {
 	}
 	switch {
 	case r.K < 1 || r.K > MaxK:
-		return fmt.Errorf("engine: field \"k\": %d is outside [1, %d]", r.K, MaxK)
+		return newError("engine: field \"k\": " + itoa(r.K) + " is outside [1, " + itoa(MaxK) + "]")
 	case r.Seeds < 1 || r.Seeds > MaxSeeds:
-		return fmt.Errorf("engine: field \"seeds\": %d is outside [1, %d]", r.Seeds, MaxSeeds)
+		return newError("engine: field \"seeds\": " + itoa(r.Seeds) + " is outside [1, " + itoa(MaxSeeds) + "]")
 	case !(r.Gamma > 0 && r.Gamma <= 1):
-		return fmt.Errorf("engine: field \"gamma\": %v is outside (0, 1]", r.Gamma)
+		return newError("engine: field \"gamma\": " + ftoa(r.Gamma) + " is outside (0, 1]")
 	case !(r.SemanticWeight > 0 && r.SemanticWeight <= MaxSemanticWeight):
-		return fmt.Errorf("engine: field \"semantic_weight\": %v is outside (0, %d]", r.SemanticWeight, MaxSemanticWeight)
+		return newError("engine: field \"semantic_weight\": " + ftoa(r.SemanticWeight) + " is outside (0, " + itoa(MaxSemanticWeight) + "]")
 	case r.SkillBudget < 1 || r.SkillBudget > MaxBudget:
-		return fmt.Errorf("engine: field \"skill_budget\": %d is outside [1, %d]", r.SkillBudget, MaxBudget)
+		return newError("engine: field \"skill_budget\": " + itoa(r.SkillBudget) + " is outside [1, " + itoa(MaxBudget) + "]")
 	case r.TotalBudget < 1 || r.TotalBudget > MaxBudget:
-		return fmt.Errorf("engine: field \"total_budget\": %d is outside [1, %d]", r.TotalBudget, MaxBudget)
+		return newError("engine: field \"total_budget\": " + itoa(r.TotalBudget) + " is outside [1, " + itoa(MaxBudget) + "]")
 	}
 	return nil
 }
@@ -264,7 +264,7 @@ func (e *Engine) rank(req Request) (Response, error) {
 		qvec = nil
 	}
 	if req.NoLexical && qvec == nil {
-		return Response{}, fmt.Errorf("engine: field \"no_lexical\": no semantic seeds to rank by (the artifact has no vectors or no_semantic is set)")
+		return Response{}, newError("engine: field \"no_lexical\": no semantic seeds to rank by (the artifact has no vectors or no_semantic is set)")
 	}
 	fused := e.seedRanking(req.Query, qvec, req.SemanticWeight, req.NoLexical)
 	n := e.g.NumSkills()
@@ -306,20 +306,18 @@ func (e *Engine) rank(req Request) (Response, error) {
 	for i, c := range fused {
 		fusedRank[c.id] = i + 1
 	}
-	var ids []int
+	// Sorted as candidates (score descending, then id), so that the module links one sort.
+	var reached []candidate
 	for v := range n {
 		if p[v] > 0 {
-			ids = append(ids, v)
+			reached = append(reached, candidate{v, p[v]})
 		}
 	}
-	sort.Slice(ids, func(a, b int) bool {
-		x, y := ids[a], ids[b]
-		if p[x] != p[y] {
-			return p[x] > p[y]
-		}
-		return x < y
-	})
-	ids = ids[:min(req.K, len(ids))]
+	sortCandidates(reached)
+	ids := make([]int, 0, min(req.K, len(reached)))
+	for _, c := range reached[:min(req.K, len(reached))] {
+		ids = append(ids, c.id)
+	}
 	// Too few skills reached: fill up with the next lexical candidates, at score 0.
 	for _, c := range fused {
 		if len(ids) >= req.K {
@@ -381,33 +379,26 @@ func (e *Engine) ppr(pi []float64, gamma float64) ([]float64, int) {
 // via lists the published edges that carried the most relevance into v from the seeds or other
 // results, strongest first.
 func (e *Engine) via(v int, p []float64, inResult map[int]bool) []Via {
-	type cand struct {
-		entry int32
-		flow  float64
-	}
-	var cs []cand
+	// Each candidate is an entry of T (its id) and the relevance that flowed over it (its
+	// score): sorted by flow descending, then by entry.
+	var cs []candidate
 	for _, i := range e.in[e.inOff[v]:e.inOff[v+1]] {
 		u := e.source(i)
 		if !inResult[u] || p[u] == 0 {
 			continue
 		}
-		cs = append(cs, cand{i, p[u] * e.w[i]})
+		cs = append(cs, candidate{int(i), p[u] * e.w[i]})
 	}
-	sort.Slice(cs, func(a, b int) bool {
-		if cs[a].flow != cs[b].flow {
-			return cs[a].flow > cs[b].flow
-		}
-		return cs[a].entry < cs[b].entry
-	})
+	sortCandidates(cs)
 	var out []Via
 	for _, c := range cs[:min(maxVia, len(cs))] {
-		k := int(e.edge[c.entry])
+		k := int(e.edge[c.id])
 		out = append(out, Via{
-			From:    e.g.Name(e.source(c.entry)),
+			From:    e.g.Name(e.source(int32(c.id))),
 			State:   e.g.State(k).String(),
 			Weight:  float64(e.g.Weight(k)),
 			Type:    e.g.Type(k).String(),
-			Reverse: e.rev[c.entry],
+			Reverse: e.rev[c.id],
 		})
 	}
 	return out
@@ -416,7 +407,7 @@ func (e *Engine) via(v int, p []float64, inResult map[int]bool) []Via {
 // source returns the row an entry of T belongs to.
 func (e *Engine) source(i int32) int {
 	// Rows are contiguous in CSR order: binary search the row offsets.
-	return sort.Search(len(e.off)-1, func(u int) bool { return e.off[u+1] > i })
+	return search(len(e.off)-1, func(u int) bool { return e.off[u+1] > i })
 }
 
 // candidate is a skill with its fused seed score.
@@ -511,10 +502,33 @@ func (e *Engine) seedRanking(query string, qvec []float32, semWeight float64, no
 
 // sortCandidates orders by score descending, then by id, so ties never depend on map order.
 func sortCandidates(cs []candidate) {
-	sort.Slice(cs, func(a, b int) bool {
-		if cs[a].score != cs[b].score {
-			return cs[a].score > cs[b].score
+	slices.SortFunc(cs, func(a, b candidate) int {
+		if a.score != b.score {
+			return byScoreDesc(a.score, b.score)
 		}
-		return cs[a].id < cs[b].id
+		return cmp.Compare(a.id, b.id)
 	})
+}
+
+// byScoreDesc orders two different scores, the higher first.
+func byScoreDesc[T ~float32 | ~float64](x, y T) int {
+	if x > y {
+		return -1
+	}
+	return 1
+}
+
+// search is sort.Search: the smallest index in [0, n) at which f is true, or n if there is none;
+// f must be false and then true. Written out so that the module does not link package sort.
+func search(n int, f func(int) bool) int {
+	lo, hi := 0, n
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if !f(h) {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	return lo
 }

@@ -50,6 +50,9 @@ func typoTerms(g *graphs.Graph, word string) []int {
 	return best
 }
 
+// isNamePunct reports whether r is one of the separators _ - . / : of skill names.
+func isNamePunct(r rune) bool { return r == '_' || r == '-' || r == '.' || r == '/' || r == ':' }
+
 // identifiers returns the distinct tokens of a query that look like skill identifiers — runs of
 // letters and digits joined by '_', '-', '.', '/' or ':', or camelCase — normalized by normName,
 // at most maxIdentifiers of them.
@@ -60,8 +63,10 @@ func identifiers(query string) []string {
 		return !(r == '_' || r == '-' || r == '.' || r == '/' || r == ':' ||
 			r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127)
 	}) {
-		f = strings.Trim(f, "_-./:")
-		if strings.ContainsAny(f, "_-.:/") || hasInnerUpper(f) {
+		// strings.Trim(f, "_-./:") and strings.ContainsAny(f, "_-.:/"), with functions the
+		// WebAssembly module links anyway.
+		f = strings.TrimFunc(f, isNamePunct)
+		if strings.ContainsFunc(f, isNamePunct) || hasInnerUpper(f) {
 			if id := normName(f); id != "" && !seen[id] {
 				seen[id] = true
 				out = append(out, id)

@@ -1,8 +1,9 @@
 package engine
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/caskg/caskg/graphs"
@@ -67,14 +68,14 @@ func BuildLexicon(docs []Doc) graphs.Lexicon {
 	for t := range tf {
 		lx.Terms = append(lx.Terms, t)
 	}
-	sort.Strings(lx.Terms)
+	slices.Sort(lx.Terms)
 	lx.Postings = make([][]graphs.Posting, len(lx.Terms))
 	for i, t := range lx.Terms {
 		ps := make([]graphs.Posting, 0, len(tf[t]))
 		for d, f := range tf[t] {
 			ps = append(ps, graphs.Posting{Doc: d, TF: f})
 		}
-		sort.Slice(ps, func(a, b int) bool { return ps[a].Doc < ps[b].Doc })
+		slices.SortFunc(ps, func(a, b graphs.Posting) int { return cmp.Compare(a.Doc, b.Doc) })
 		lx.Postings[i] = ps
 	}
 	return lx

@@ -1,7 +1,7 @@
 package engine
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -51,7 +51,7 @@ const cutMark = "[… cut]"
 // Evidence describes a published edge from the result's side in a few words, e.g.
 // "needed by heat-object-in-microwave (confirmed dependency, w=0.73)".
 func (v Via) Evidence() string {
-	return fmt.Sprintf("%s %s (%s %s, w=%.2f)", v.relation(), v.From, v.State, v.Type, v.Weight)
+	return v.relation() + " " + v.From + " (" + v.State + " " + v.Type + ", w=" + strconv.FormatFloat(v.Weight, 'f', 2, 64) + ")"
 }
 
 // relation says how the result stands to v.From. A published edge u→v means u comes first: for
@@ -129,7 +129,7 @@ func (e *Engine) render(req *Request, res []Result) string {
 		if i+1 < len(res) {
 			reserve = sep + runeCount(leftOutLine(res[i+1:], leftOutReserve))
 		}
-		heading := fmt.Sprintf("[%d] %s (%s)", i+1, oneLine(g.Name(r.ID), MaxBudget), why(req, r))
+		heading := "[" + itoa(i+1) + "] " + oneLine(g.Name(r.ID), MaxBudget) + " (" + why(req, r) + ")"
 		n := runeCount(heading)
 		if n > req.SkillBudget || sep+n+reserve > left {
 			break
@@ -209,7 +209,7 @@ func renderHeader(req *Request, res []Result) string {
 	if len(res) == 0 {
 		return "No skills found for this task.\n" + task
 	}
-	count := fmt.Sprintf("%d skills for this task, most relevant first.", len(res))
+	count := itoa(len(res)) + " skills for this task, most relevant first."
 	if len(res) == 1 {
 		count = "1 skill for this task."
 	}
@@ -226,7 +226,7 @@ func renderHeader(req *Request, res []Result) string {
 func why(req *Request, r Result) string {
 	switch {
 	case r.SeedRank > 0:
-		return fmt.Sprintf("seed #%d", r.SeedRank)
+		return "seed #" + itoa(r.SeedRank)
 	case req.NoGraph || r.Score == 0:
 		// A no-graph result, or one the graph did not reach that fills up the k.
 		return "lexical match"
@@ -277,7 +277,7 @@ func leftOutCount(n int) string {
 	if n == 1 {
 		return "[1 more skill left out by the budget]"
 	}
-	return fmt.Sprintf("[%d more skills left out by the budget]", n)
+	return "[" + itoa(n) + " more skills left out by the budget]"
 }
 
 // cutText returns a prefix of s of at most n runes, ending at a line break when one falls in
@@ -324,11 +324,44 @@ func oneLine(s string, n int) string {
 	return clipRunes(strings.Join(strings.Fields(s), " "), n)
 }
 
-// cleanText makes s valid UTF-8 so that rune counts are exact, and drops carriage returns.
+// cleanText makes s valid UTF-8 so that rune counts are exact, and drops carriage returns:
+// strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\r", ""), written out as one pass
+// because those two functions cost the WebAssembly module several KB.
 func cleanText(s string) string {
-	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\r", "")
+	if strings.IndexByte(s, '\r') < 0 && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	invalid := false // inside a run of invalid bytes, which becomes one U+FFFD
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c != '\r' {
+				b.WriteByte(c)
+			}
+			i++
+			invalid = false
+			continue
+		}
+		if _, n := utf8.DecodeRuneInString(s[i:]); n > 1 {
+			b.WriteString(s[i : i+n])
+			i += n
+			invalid = false
+			continue
+		}
+		if !invalid {
+			b.WriteString("\uFFFD")
+			invalid = true
+		}
+		i++
+	}
+	return b.String()
 }
 
+// runeCount is not inlined: called from many places, inlined it would grow the WebAssembly
+// module.
+//
+//go:noinline
 func runeCount(s string) int { return utf8.RuneCountInString(s) }
 
 // runeOffset is the byte offset of s's n-th rune (len(s) when s is shorter).

@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"fmt"
 	"math"
-	"sort"
 
 	"github.com/caskg/caskg/graphs"
 )
@@ -120,22 +118,21 @@ func unit32(v []float64) []float32 {
 func (e *Engine) checkVector(v []float32) ([]float32, error) {
 	dim := e.g.VectorDim()
 	if dim == 0 {
-		return nil, fmt.Errorf("engine: field \"vector\": the artifact has no skill vectors to compare it with")
+		return nil, newError("engine: field \"vector\": the artifact has no skill vectors to compare it with")
 	}
 	if len(v) != dim {
-		return nil, fmt.Errorf("engine: field \"vector\": %d dimensions, the artifact's vectors (%s) have %d",
-			len(v), e.g.VectorModel(), dim)
+		return nil, newError("engine: field \"vector\": " + itoa(len(v)) + " dimensions, the artifact's vectors (" + e.g.VectorModel() + ") have " + itoa(dim))
 	}
 	acc := make([]float64, dim)
 	for j, x := range v {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return nil, fmt.Errorf("engine: field \"vector\": component %d is %v", j, x)
+			return nil, newError("engine: field \"vector\": component " + itoa(j) + " is " + ftoa(x))
 		}
 		acc[j] = float64(x)
 	}
 	u := unit32(acc)
 	if u == nil {
-		return nil, fmt.Errorf("engine: field \"vector\": the zero vector has no direction")
+		return nil, newError("engine: field \"vector\": the zero vector has no direction")
 	}
 	return u, nil
 }
@@ -172,7 +169,7 @@ func (e *Engine) semanticRanking(q []float32) []candidate {
 		if len(out) == semanticDepth && !better(candidate{i, s}, out[len(out)-1]) {
 			continue
 		}
-		k := sort.Search(len(out), func(k int) bool { return better(candidate{i, s}, out[k]) })
+		k := search(len(out), func(k int) bool { return better(candidate{i, s}, out[k]) })
 		if len(out) < semanticDepth {
 			out = append(out, candidate{})
 		}

@@ -102,6 +102,10 @@ func AppendString(b []byte, s string) []byte {
 
 // AppendKey appends the key of an object member, given as its encoded form `"name":`, and the
 // comma before it unless it is the object's first member.
+//
+// Not inlined, like Decoder.fail.
+//
+//go:noinline
 func AppendKey(b []byte, key string) []byte {
 	if len(b) > 0 && b[len(b)-1] != '{' {
 		b = append(b, ',')
@@ -150,11 +154,18 @@ func (d *Decoder) End() error {
 	return nil
 }
 
+// fail is not inlined, nor are literal and Null: each is called from many places of the
+// generated decoders, and inlined they would grow the WebAssembly module.
+//
+//go:noinline
 func (d *Decoder) fail(msg string) error {
 	return &SyntaxError{Offset: d.i, Field: strings.Join(d.path, "."), Msg: msg}
 }
 
-// peek skips white space and returns the next byte, or 0 at the end of the input.
+// peek skips white space and returns the next byte, or 0 at the end of the input. Not inlined,
+// like fail.
+//
+//go:noinline
 func (d *Decoder) peek() byte {
 	for d.i < len(d.data) {
 		switch c := d.data[d.i]; c {
@@ -167,6 +178,7 @@ func (d *Decoder) peek() byte {
 	return 0
 }
 
+//go:noinline
 func (d *Decoder) literal(lit string) bool {
 	if len(d.data)-d.i >= len(lit) && string(d.data[d.i:d.i+len(lit)]) == lit {
 		d.i += len(lit)
@@ -201,6 +213,8 @@ func (d *Decoder) mismatch(want string, c byte) error {
 }
 
 // Null consumes a null and reports whether there was one.
+//
+//go:noinline
 func (d *Decoder) Null() bool {
 	return d.peek() == 'n' && d.literal("null")
 }
