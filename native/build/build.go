@@ -244,7 +244,7 @@ func BuildContext(ctx context.Context, skills []ingest.Skill, opt Options) ([]by
 	docs := make([]engine.Doc, len(skills))
 	for i, s := range skills {
 		art.Skills = append(art.Skills, graphs.Skill{Name: s.Name, Description: s.Description,
-			Source: s.Source, Body: headRunes(s.Body, opt.BodyHead)})
+			Source: s.Source, Body: engine.HeadRunes(s.Body, opt.BodyHead)})
 		docs[i] = engine.Doc{Name: s.Name, Description: s.Description, Tags: s.Tags, Schema: s.SchemaText, Body: s.Body}
 	}
 	art.Edges = edges
@@ -391,16 +391,4 @@ func clip(x, lo, hi float64) float64 {
 		return lo
 	}
 	return math.Max(lo, math.Min(hi, x))
-}
-
-// headRunes returns at most n runes of s.
-func headRunes(s string, n int) string {
-	k := 0
-	for i := range s {
-		if k == n {
-			return s[:i]
-		}
-		k++
-	}
-	return s
 }

@@ -40,7 +40,7 @@ func SkillText(s ingest.Skill) string {
 	if extra == "" {
 		extra = s.SchemaText
 	}
-	if extra = strings.TrimSpace(headRunes(extra, SkillTextBodyRunes)); extra != "" {
+	if extra = strings.TrimSpace(engine.HeadRunes(extra, SkillTextBodyRunes)); extra != "" {
 		b.WriteString("\n")
 		b.WriteString(extra)
 	}

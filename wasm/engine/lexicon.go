@@ -58,7 +58,7 @@ func BuildLexicon(docs []Doc) graphs.Lexicon {
 			add(tag, WeightTags)
 		}
 		add(d.Schema, WeightSchema)
-		add(headRunes(d.Body, BodyHeadRunes), WeightBody)
+		add(HeadRunes(d.Body, BodyHeadRunes), WeightBody)
 		total += float64(lens[i])
 	}
 	lx := graphs.Lexicon{K1: DefaultK1, B: DefaultB, DocLen: lens}
@@ -81,8 +81,8 @@ func BuildLexicon(docs []Doc) graphs.Lexicon {
 	return lx
 }
 
-// headRunes returns at most n runes of s, cut at a rune boundary.
-func headRunes(s string, n int) string {
+// HeadRunes returns at most n runes of s, cut at a rune boundary.
+func HeadRunes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
