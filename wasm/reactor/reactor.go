@@ -37,6 +37,7 @@ import (
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/internal/tinyjson"
+	"github.com/caskg/caskg/wasm/internal/wire"
 )
 
 // Version of the module; it matches the caskg command's.
@@ -111,7 +112,7 @@ func (r *reactor) query(h uint32, req []byte) (out []byte) {
 	if l == nil {
 		return errorJSON(errHandle(h))
 	}
-	q, err := decodeRequest(req)
+	q, err := wire.DecodeRequest(req)
 	if err != nil {
 		return errorJSON(errors.New("reactor: request: " + err.Error()))
 	}
@@ -119,23 +120,11 @@ func (r *reactor) query(h uint32, req []byte) (out []byte) {
 	if err != nil {
 		return errorJSON(err)
 	}
-	b, err := appendEngineResponse(nil, &resp)
+	b, err := wire.AppendResponse(nil, &resp)
 	if err != nil {
 		return errorJSON(errors.New("reactor: response: " + err.Error()))
 	}
 	return b
-}
-
-// decodeRequest decodes the request JSON with the code generated from engine.Request (wire.go):
-// every field the engine declares, and nothing else, so a misspelt option is an error rather
-// than silently ignored.
-func decodeRequest(b []byte) (engine.Request, error) {
-	var q engine.Request
-	d := tinyjson.NewDecoder(b)
-	if err := decodeEngineRequest(d, &q); err != nil {
-		return q, err
-	}
-	return q, d.End()
 }
 
 // info describes the artifact behind h: {"skills", "edges", "terms", "bytes", "format",
