@@ -1,0 +1,38 @@
+# workerd configuration of caskg's edge worker, for local serving and the end-to-end test.
+# make worker copies it into bin/worker beside the bundle it names (paths are relative to it):
+#
+#   workerd serve bin/worker/workerd.capnp                  one Go program per isolate (default)
+#   workerd serve bin/worker/workerd.capnp perRequest       a Go program per request (stock glue)
+#   --socket-addr http=127.0.0.1:9000                       another address
+#
+# Deploying to Cloudflare uses wrangler.toml at the repository's root instead.
+using Workerd = import "/workerd/workerd.capnp";
+
+const config :Workerd.Config = (
+  services = [(name = "caskg", worker = .worker)],
+  sockets = [(name = "http", address = "127.0.0.1:8787", http = (), service = "caskg")],
+);
+
+const perRequest :Workerd.Config = (
+  services = [(name = "caskg", worker = .perRequestWorker)],
+  sockets = [(name = "http", address = "127.0.0.1:8787", http = (), service = "caskg")],
+);
+
+const worker :Workerd.Worker = (
+  modules = .modules,
+  compatibilityDate = "2026-11-01",
+  bindings = [(name = "CASKG_INSTANCE", text = "isolate")],
+);
+
+const perRequestWorker :Workerd.Worker = (
+  modules = .modules,
+  compatibilityDate = "2026-11-01",
+  bindings = [(name = "CASKG_INSTANCE", text = "per-request")],
+);
+
+const modules :List(Workerd.Worker.Module) = [
+  (name = "entry.mjs", esModule = embed "entry.mjs"),
+  (name = "wasm_exec.js", esModule = embed "wasm_exec.js"),
+  (name = "app.wasm", wasm = embed "app.wasm"),
+  (name = "caskg.skg", data = embed "caskg.skg"),
+];
