@@ -53,21 +53,27 @@ function program(env, ctx) {
   return running;
 }
 
-function failure(err) {
-  const body = JSON.stringify({ error: String(err && err.message ? err.message : err) });
-  return new Response(body, {
-    status: 500,
+function answer(status, message) {
+  return new Response(JSON.stringify({ error: message }), {
+    status,
     headers: { "content-type": "application/json; charset=utf-8", "access-control-allow-origin": "*" },
   });
 }
 
+// A percent sign not followed by two hex digits: Go's url.Parse rejects such a path before
+// the handler runs (syumai/workers would answer 500), URL parsers of the web keep it.
+const badEscape = /%(?![0-9A-Fa-f]{2})/;
+
 export default {
   async fetch(req, env, ctx) {
+    if (badEscape.test(new URL(req.url).pathname)) {
+      return answer(400, "worker: malformed percent-encoding in the URL path");
+    }
     try {
       const p = env.CASKG_INSTANCE === "per-request" ? await start(env, ctx, false) : await program(env, ctx);
       return await p.binding.handleRequest(req);
     } catch (err) {
-      return failure(err);
+      return answer(500, "worker: " + String(err && err.message ? err.message : err));
     }
   },
 };

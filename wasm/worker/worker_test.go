@@ -1,0 +1,321 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/cli"
+	"github.com/caskg/caskg/wasm/engine"
+)
+
+// The handler runs natively here and under workerd in e2e_test.go, on the same cases.
+
+var sample struct {
+	once sync.Once
+	data []byte
+	err  error
+}
+
+// sampleArtifact is what `caskg build graphs/sample` writes, built once per test binary.
+func sampleArtifact(tb testing.TB) []byte {
+	tb.Helper()
+	sample.once.Do(func() {
+		dir, err := os.MkdirTemp("", "caskg-worker-")
+		if err != nil {
+			sample.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		out := filepath.Join(dir, "sample.skg")
+		var stderr bytes.Buffer
+		if code := cli.Run([]string{"build", "../../graphs/sample", "-o", out}, io.Discard, &stderr); code != 0 {
+			sample.err = errors.New("caskg build: " + stderr.String())
+			return
+		}
+		sample.data, sample.err = os.ReadFile(out)
+	})
+	if sample.err != nil {
+		tb.Fatal(sample.err)
+	}
+	return sample.data
+}
+
+func sampleServer(tb testing.TB) *server {
+	tb.Helper()
+	s, err := newServer(sampleArtifact(tb))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// apiCase is one request and what a client must see: the status, a part of the body and, when
+// given, a header's value.
+type apiCase struct {
+	name, method, target, body string
+	header                     map[string]string // request headers
+	status                     int
+	want                       string // a substring of the body
+	wantHeader                 [2]string
+}
+
+var longQuery = strings.Repeat("heat the egg ", 700) // 9,100 bytes
+
+func apiCases() []apiCase {
+	return []apiCase{
+		{name: "health", method: "GET", target: "/v1/health", status: 200,
+			want: `"artifact":{"format":"1.1","checksum":"crc32c:`},
+		{name: "health counts", method: "GET", target: "/v1/health", status: 200, want: `"skills":96,"edges":`},
+		{name: "retrieve GET", method: "GET", target: "/v1/retrieve?q=heat+some+egg&k=3", status: 200,
+			want: `{"results":[{"name":"heat-object-in-microwave","score":`},
+		{name: "retrieve GET render", method: "GET", target: "/v1/retrieve?q=heat%20some%20egg&k=2&render=1", status: 200,
+			want: `"rendered":"2 skills for this task`},
+		{name: "retrieve GET no graph", method: "GET", target: "/v1/retrieve?q=heat+some+egg&no_graph=true", status: 200,
+			want: `"seed_rank":1`},
+		{name: "retrieve GET no q", method: "GET", target: "/v1/retrieve?k=3", status: 400, want: `parameter \"q\": missing`},
+		{name: "retrieve GET empty q", method: "GET", target: "/v1/retrieve?q=+", status: 400, want: `"engine: empty query"`},
+		{name: "retrieve GET k zero", method: "GET", target: "/v1/retrieve?q=egg&k=0", status: 400,
+			want: `field \"k\": \"0\" is not a whole number in [1, 100]`},
+		{name: "retrieve GET k too big", method: "GET", target: "/v1/retrieve?q=egg&k=101", status: 400, want: `field \"k\": \"101\"`},
+		{name: "retrieve GET k not a number", method: "GET", target: "/v1/retrieve?q=egg&k=ten", status: 400, want: `field \"k\": \"ten\"`},
+		{name: "retrieve GET long query", method: "GET", target: "/v1/retrieve?q=" + url.QueryEscape(longQuery), status: 400,
+			want: `field \"q\": query is 9100 bytes, at most 8192`},
+		{name: "retrieve GET unknown parameter", method: "GET", target: "/v1/retrieve?q=egg&top=3", status: 400,
+			want: `unknown parameter \"top\"`},
+		{name: "retrieve GET repeated parameter", method: "GET", target: "/v1/retrieve?q=egg&q=fork", status: 400,
+			want: `parameter \"q\" is given 2 times`},
+		{name: "retrieve GET bad bool", method: "GET", target: "/v1/retrieve?q=egg&render=yes", status: 400,
+			want: `parameter \"render\": \"yes\"`},
+		{name: "retrieve GET bad escape", method: "GET", target: "/v1/retrieve?q=%zz", status: 400, want: `worker: query string: `},
+		{name: "retrieve POST", method: "POST", target: "/v1/retrieve", body: `{"query":"put a cool tomato in the microwave","k":5}`,
+			header: map[string]string{"Content-Type": "application/json"}, status: 200, want: `{"results":[{"name":"cool-object-in-fridge"`},
+		{name: "retrieve POST bad JSON", method: "POST", target: "/v1/retrieve", body: `{"query":"egg",`, status: 400,
+			want: `worker: body: json at offset 15`},
+		{name: "retrieve POST unknown field", method: "POST", target: "/v1/retrieve", body: `{"query":"egg","K":3}`, status: 400,
+			want: `field \"K\": unknown field`},
+		{name: "retrieve POST wrong type", method: "POST", target: "/v1/retrieve", body: `{"query":"egg","k":"3"}`, status: 400,
+			want: `worker: body: json at offset`},
+		{name: "retrieve POST empty body", method: "POST", target: "/v1/retrieve", status: 400, want: `body: want a JSON request`},
+		{name: "retrieve POST oversized body", method: "POST", target: "/v1/retrieve",
+			body: `{"query":"` + strings.Repeat("egg ", 17000) + `"}`, status: 413, want: `body is 68012 bytes, at most 65536`},
+		{name: "retrieve POST long query", method: "POST", target: "/v1/retrieve", body: `{"query":"` + longQuery + `"}`,
+			status: 400, want: `field \"query\": query is 9100 bytes`},
+		{name: "retrieve POST k too big", method: "POST", target: "/v1/retrieve", body: `{"query":"egg","k":1000}`, status: 400,
+			want: `field \"k\": \"1000\"`},
+		{name: "retrieve POST engine check", method: "POST", target: "/v1/retrieve", body: `{"query":"egg","gamma":2}`, status: 400,
+			want: `{"error":"engine: field \"gamma\": 2 is outside (0, 1]"}`},
+		{name: "retrieve PUT", method: "PUT", target: "/v1/retrieve", body: `{}`, status: 405,
+			want: `PUT /v1/retrieve: allowed are GET, POST, OPTIONS`, wantHeader: [2]string{"Allow", "GET, POST, OPTIONS"}},
+		{name: "health POST", method: "POST", target: "/v1/health", body: `{}`, status: 405, want: `allowed are GET, OPTIONS`},
+		{name: "preflight", method: "OPTIONS", target: "/v1/retrieve",
+			header: map[string]string{"Origin": "https://agent.example", "Access-Control-Request-Method": "POST",
+				"Access-Control-Request-Headers": "content-type"},
+			status: 204, wantHeader: [2]string{"Access-Control-Allow-Methods", "GET, POST, OPTIONS"}},
+		{name: "preflight headers", method: "OPTIONS", target: "/v1/skills/find-object", status: 204,
+			wantHeader: [2]string{"Access-Control-Allow-Headers", "Content-Type"}},
+		{name: "skill", method: "GET", target: "/v1/skills/pick-up-object", status: 200,
+			want: `{"name":"pick-up-object","description":"Take a located object`},
+		{name: "skill edges", method: "GET", target: "/v1/skills/heat-object-in-microwave", status: 200,
+			want: `{"name":"go-to-location","type":"dependency","state":"confirmed","weight":0.73170733}`},
+		{name: "skill escaped", method: "GET", target: "/v1/skills/pick%2Dup%2Dobject", status: 200, want: `{"name":"pick-up-object"`},
+		{name: "skill unknown", method: "GET", target: "/v1/skills/fly-to-the-moon", status: 404,
+			want: `{"error":"worker: no skill named \"fly-to-the-moon\""}`},
+		{name: "skills without a name", method: "GET", target: "/v1/skills/", status: 404, want: `no route \"/v1/skills/\"`},
+		{name: "unknown route", method: "GET", target: "/v2/retrieve?q=egg", status: 404, want: `no route \"/v2/retrieve\"`},
+		{name: "root", method: "GET", target: "/", status: 404, want: `no route \"/\"`},
+	}
+}
+
+// checkAnswer holds an answer to a case: status, the CORS header on every answer, a JSON body
+// (an error object for 4xx) holding the wanted part, and the wanted header.
+func checkAnswer(t *testing.T, c apiCase, status int, h http.Header, body []byte) {
+	t.Helper()
+	if status != c.status {
+		t.Errorf("%s %s: status %d, want %d; body %s", c.method, c.target, status, c.status, body)
+	}
+	if got := h.Get("Access-Control-Allow-Origin"); got != "*" {
+		t.Errorf("%s %s: Access-Control-Allow-Origin %q, want *", c.method, c.target, got)
+	}
+	if c.wantHeader[0] != "" && h.Get(c.wantHeader[0]) != c.wantHeader[1] {
+		t.Errorf("%s %s: %s %q, want %q", c.method, c.target, c.wantHeader[0], h.Get(c.wantHeader[0]), c.wantHeader[1])
+	}
+	if status == http.StatusNoContent {
+		if len(body) != 0 {
+			t.Errorf("%s %s: 204 with body %q", c.method, c.target, body)
+		}
+		return
+	}
+	if ct := h.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+		t.Errorf("%s %s: Content-Type %q", c.method, c.target, ct)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Errorf("%s %s: body is not a JSON object (%v): %s", c.method, c.target, err, body)
+	}
+	if _, isErr := v["error"]; isErr != (status >= 400) {
+		t.Errorf("%s %s: status %d with body %s", c.method, c.target, status, body)
+	}
+	if !bytes.Contains(body, []byte(c.want)) {
+		t.Errorf("%s %s: body %s\nwant it to contain %s", c.method, c.target, body, c.want)
+	}
+}
+
+func serveNative(s *server, c apiCase) *httptest.ResponseRecorder {
+	var body io.Reader
+	if c.body != "" {
+		body = strings.NewReader(c.body)
+	}
+	r := httptest.NewRequest(c.method, c.target, body)
+	for k, v := range c.header {
+		r.Header.Set(k, v)
+	}
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	return w
+}
+
+func TestHandler(t *testing.T) {
+	s := sampleServer(t)
+	for _, c := range apiCases() {
+		t.Run(c.name, func(t *testing.T) {
+			w := serveNative(s, c)
+			checkAnswer(t, c, w.Code, w.Header(), w.Body.Bytes())
+		})
+	}
+}
+
+// A body without a Content-Length is cut at the limit too.
+func TestHandlerChunkedBody(t *testing.T) {
+	s := sampleServer(t)
+	r := httptest.NewRequest("POST", "/v1/retrieve", strings.NewReader(`{"query":"`+strings.Repeat("x", MaxBodyBytes)+`"}`))
+	r.ContentLength = -1
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	if w.Code != 413 || !strings.Contains(w.Body.String(), "body is larger than 65536 bytes") {
+		t.Errorf("status %d, body %s", w.Code, w.Body)
+	}
+}
+
+// Both forms of /v1/retrieve answer what `caskg query --json` prints: encoding/json of the
+// native engine's response.
+func TestHandlerMatchesEngine(t *testing.T) {
+	s := sampleServer(t)
+	g, err := graphs.Decode(sampleArtifact(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := engine.New(g)
+	for _, task := range sampleTasks(t)[:5] {
+		want := nativeJSON(t, eng, task)
+		for _, c := range retrieveCases(task) {
+			if w := serveNative(s, c); w.Code != 200 || w.Body.String() != want {
+				t.Errorf("%s %s: %d %s\nwant %s", c.method, c.target, w.Code, w.Body, want)
+			}
+		}
+	}
+}
+
+func TestBadArtifact(t *testing.T) {
+	data := append([]byte(nil), sampleArtifact(t)...)
+	data[len(data)-1] ^= 1
+	for _, tt := range []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"missing", nil, "worker: artifact: graphs: "},
+		{"text", []byte("# notes"), "worker: artifact: graphs: not a caskg artifact"},
+		{"flipped byte", data, "worker: artifact: graphs: artifact checksum mismatch"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := newServer(tt.in); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("newServer = %v, want an error starting %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// task is a line of graphs/sample-tasks.jsonl.
+type task struct {
+	ID    string `json:"id"`
+	Query string `json:"query"`
+}
+
+func sampleTasks(tb testing.TB) []task {
+	tb.Helper()
+	b, err := os.ReadFile("../../graphs/sample-tasks.jsonl")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var tasks []task
+	for i, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var t task
+		if err := json.Unmarshal(line, &t); err != nil {
+			tb.Fatalf("sample-tasks.jsonl:%d: %v", i+1, err)
+		}
+		tasks = append(tasks, t)
+	}
+	if len(tasks) != 40 {
+		tb.Fatalf("sample-tasks.jsonl has %d tasks, want 40", len(tasks))
+	}
+	return tasks
+}
+
+// retrieveCases asks for a task's top 10 by GET and by POST.
+func retrieveCases(t task) []apiCase {
+	post, _ := json.Marshal(engine.Request{Query: t.Query, K: 10})
+	return []apiCase{
+		{name: t.ID + " GET", method: "GET", target: "/v1/retrieve?k=10&q=" + url.QueryEscape(t.Query), status: 200},
+		{name: t.ID + " POST", method: "POST", target: "/v1/retrieve", body: string(post), status: 200},
+	}
+}
+
+func nativeJSON(tb testing.TB, eng *engine.Engine, t task) string {
+	tb.Helper()
+	resp, err := eng.Query(engine.Request{Query: t.Query, K: 10})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, err := json.Marshal(resp)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
+// FuzzHandler sends arbitrary requests: every answer is JSON (an error object unless 200) and
+// nothing panics (a panic would be a 500).
+func FuzzHandler(f *testing.F) {
+	for _, c := range apiCases() {
+		u, _ := url.Parse(c.target)
+		f.Add(c.method, u.EscapedPath(), u.RawQuery, []byte(c.body))
+	}
+	s := sampleServer(f)
+	f.Fuzz(func(t *testing.T, method, path, rawQuery string, body []byte) {
+		r := &http.Request{Method: method, URL: &url.URL{Path: path, RawPath: path, RawQuery: rawQuery},
+			Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body))}
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		if w.Code == http.StatusNoContent {
+			return
+		}
+		var v map[string]any
+		if err := json.Unmarshal(w.Body.Bytes(), &v); err != nil {
+			t.Fatalf("%s %s?%s: body is not JSON (%v): %s", method, path, rawQuery, err, w.Body)
+		}
+		if _, isErr := v["error"]; w.Code >= 500 || isErr != (w.Code != 200) {
+			t.Fatalf("%s %s?%s: %d %s", method, path, rawQuery, w.Code, w.Body)
+		}
+	})
+}
