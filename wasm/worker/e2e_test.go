@@ -120,8 +120,30 @@ func TestMain(m *testing.M) {
 // stopped when the test ends.
 func startWorkerd(tb testing.TB, config string) string {
 	tb.Helper()
+	base := serveBundle(tb, bundleDir(tb), config)
+	// The first request starts the Go program; wait for it a bounded number of times.
+	var lastErr error
+	for range 100 {
+		resp, err := client.Get(base + "/v1/health")
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return base
+			}
+			err = errors.New(resp.Status)
+		}
+		lastErr = err
+		time.Sleep(100 * time.Millisecond)
+	}
+	tb.Fatalf("workerd at %s is not ready after 100 tries: %v", base, lastErr)
+	return ""
+}
+
+// serveBundle starts workerd on the bundle in dir and returns its base URL once it listens.
+func serveBundle(tb testing.TB, dir, config string) string {
+	tb.Helper()
 	bin := workerdPath(tb)
-	dir := bundleDir(tb)
 	ctl, ctlW, err := os.Pipe()
 	if err != nil {
 		tb.Fatal(err)
@@ -160,32 +182,15 @@ func startWorkerd(tb testing.TB, config string) string {
 			}
 		}
 	}()
-	var base string
 	select {
 	case p, ok := <-port:
 		if !ok || p == 0 {
 			tb.Fatalf("workerd ended without listening:\n%s", logs.String())
 		}
-		base = "http://127.0.0.1:" + strconv.Itoa(p)
+		return "http://127.0.0.1:" + strconv.Itoa(p)
 	case <-time.After(60 * time.Second):
 		tb.Fatalf("workerd did not listen within 60 s:\n%s", logs.String())
 	}
-	// The first request starts the Go program; wait for it a bounded number of times.
-	var lastErr error
-	for range 100 {
-		resp, err := client.Get(base + "/v1/health")
-		if err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return base
-			}
-			err = errors.New(resp.Status)
-		}
-		lastErr = err
-		time.Sleep(100 * time.Millisecond)
-	}
-	tb.Fatalf("workerd at %s is not ready after 100 tries: %v", base, lastErr)
 	return ""
 }
 
@@ -295,6 +300,31 @@ func TestWorkerdPerRequest(t *testing.T) {
 	c := apiCases()[0]
 	status, h, body := do(t, base, c)
 	checkAnswer(t, c, status, h, body)
+}
+
+// A worker whose artifact does not decode answers every request with a 500 naming the problem.
+func TestWorkerdBadArtifact(t *testing.T) {
+	src := bundleDir(t)
+	dir := t.TempDir()
+	for _, f := range []string{"app.wasm", "wasm_exec.js", "entry.mjs", "workerd.capnp", "caskg.skg"} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "caskg.skg" {
+			b[len(b)-1] ^= 1
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := serveBundle(t, dir, "config")
+	for range 2 {
+		c := apiCase{method: "GET", target: "/v1/health", status: 500,
+			want: `{"error":"worker: artifact: graphs: artifact checksum mismatch: header says `}
+		status, h, body := do(t, base, c)
+		checkAnswer(t, c, status, h, body)
+	}
 }
 
 // BenchmarkWorker sends b.N sequential GET /v1/retrieve requests (the 40 sample tasks in turn,

@@ -28,7 +28,7 @@ async function start(env, ctx, persistent) {
   await Promise.race([
     isReady,
     exited.then(() => {
-      throw new Error("worker: the Go program exited before serving (see the log)");
+      throw new Error(binding.startError || "worker: the Go program exited before serving (see the log)");
     }),
   ]);
   return { binding, exited };
@@ -73,7 +73,8 @@ export default {
       const p = env.CASKG_INSTANCE === "per-request" ? await start(env, ctx, false) : await program(env, ctx);
       return await p.binding.handleRequest(req);
     } catch (err) {
-      return answer(500, "worker: " + String(err && err.message ? err.message : err));
+      const msg = String(err && err.message ? err.message : err);
+      return answer(500, msg.startsWith("worker: ") ? msg : "worker: " + msg);
     }
   },
 };

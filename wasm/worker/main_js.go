@@ -17,8 +17,10 @@ func main() {
 	ctx := js.Global().Get("context")
 	s, err := newServer(artifact(ctx.Get("artifact")))
 	if err != nil {
+		// entry.mjs answers every request with this error until a start succeeds.
 		js.Global().Get("console").Call("error", err.Error())
-		panic(err) // entry.mjs answers 500 with the message it logged
+		ctx.Get("binding").Set("startError", err.Error())
+		return
 	}
 	workers.ServeNonBlock(s)
 	workers.Ready()
