@@ -3,19 +3,20 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/cli"
+	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/embed"
+	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -27,23 +28,28 @@ var sample struct {
 	err  error
 }
 
-// sampleArtifact is what `caskg build graphs/sample` writes, built once per test binary.
+// sampleArtifact is what `caskg build graphs/sample` writes (default options, the builtin
+// semantic model learnt from the library), built once per test binary.
 func sampleArtifact(tb testing.TB) []byte {
 	tb.Helper()
 	sample.once.Do(func() {
-		dir, err := os.MkdirTemp("", "caskg-worker-")
+		lib, err := ingest.Load("../../graphs/sample")
 		if err != nil {
 			sample.err = err
 			return
 		}
-		defer os.RemoveAll(dir)
-		out := filepath.Join(dir, "sample.skg")
-		var stderr bytes.Buffer
-		if code := cli.Run([]string{"build", "../../graphs/sample", "-o", out}, io.Discard, &stderr); code != 0 {
-			sample.err = errors.New("caskg build: " + stderr.String())
+		skills := slices.Clone(lib.Skills)
+		slices.SortFunc(skills, func(a, b ingest.Skill) int { return strings.Compare(a.Name, b.Name) })
+		texts := make([]string, len(skills))
+		for i, s := range skills {
+			texts[i] = build.SkillText(s)
+		}
+		opt := build.DefaultOptions()
+		if opt.Embedder, err = embed.NewBuiltin(texts, embed.BuiltinOptions{}); err != nil {
+			sample.err = err
 			return
 		}
-		sample.data, sample.err = os.ReadFile(out)
+		sample.data, _, sample.err = build.Build(lib.Skills, opt)
 	})
 	if sample.err != nil {
 		tb.Fatal(sample.err)
