@@ -83,7 +83,6 @@ func fail(status int, msg string) *httpError { return &httpError{status, "worker
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Access-Control-Expose-Headers", "Content-Length")
 	defer func() {
 		// A bug must come back as a 500, not end the Go program that serves the isolate.
 		if p := recover(); p != nil {
