@@ -137,3 +137,27 @@ worker-dev: worker workerd ## serve the edge worker with workerd on WORKER_ADDR 
 
 bench-worker: workerd ## p50/p95 of 1,000 sequential loopback requests to the worker under workerd, per isolate and per request
 	$(GO) test -run '^$$' -bench 'Worker' -benchtime 1000x -count 1 ./wasm/worker
+
+# --- Evaluation (issue 8, part A) -------------------------------------------------------------
+# make eval compares the build variants (full, no-judge, semantic-only, publish-all) with the
+# seed baselines and the whole library on the sample tasks, SkillsBench and ToolLinkOS without
+# and with the training traces (caskg eval --compare, one JSON result a set in bin/eval), then
+# writes EVALUATION.md and rewrites the README between <!-- eval:begin --> and <!-- eval:end -->
+# (caskg eval --report). Deterministic; under a minute on two cores.
+EVAL_DIR  := $(BIN)/eval
+TOOLLINK  := $(SHARED)/eval/toollinkos
+EVAL_SETS := sample skillsbench toollinkos toollinkos-traces
+
+.PHONY: eval
+eval: build ## compare builds and baselines on every task set; write EVALUATION.md and the README results (needs ../shared/data)
+	@mkdir -p $(EVAL_DIR)
+	$(CASKG) eval --compare graphs/sample --tasks graphs/sample-tasks.jsonl \
+		--title "Sample tasks (graphs/sample)" --label "sample" --json -o $(EVAL_DIR)/sample.json
+	$(CASKG) eval --compare $(SHARED)/skills --tasks $(SHARED)/eval/skillsbench/tasks.jsonl \
+		--title "SkillsBench (all 859 skills)" --label "SkillsBench" --json -o $(EVAL_DIR)/skillsbench.json
+	$(CASKG) eval --compare $(TOOLLINK)/tools.json --tasks $(TOOLLINK)/tasks_test.jsonl --gold-edges $(TOOLLINK)/gold_edges.jsonl \
+		--title "ToolLinkOS tasks_test" --label "ToolLinkOS" --json -o $(EVAL_DIR)/toollinkos.json
+	$(CASKG) eval --compare $(TOOLLINK)/tools.json --tasks $(TOOLLINK)/tasks_test.jsonl --gold-edges $(TOOLLINK)/gold_edges.jsonl \
+		--traces $(TOOLLINK)/traces_train.jsonl \
+		--title "ToolLinkOS tasks_test with traces_train" --label "ToolLinkOS + traces" --json -o $(EVAL_DIR)/toollinkos-traces.json
+	$(CASKG) eval --report $(EVAL_SETS:%=$(EVAL_DIR)/%.json) -o EVALUATION.md --readme README.md

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -33,19 +34,32 @@ func runEval(c *ctx, args []string) error {
 	goldEdges := fs.String("gold-edges", "", "gold edge `file` (JSONL: source, target) to score the published graph")
 	ksFlag := fs.String("ks", "5,10", "comma-separated cutoffs `k` for R@k and COMP@k")
 	jsonOut := fs.Bool("json", false, "print JSON")
-	cmp := fs.Bool("compare", false, "the arguments are libraries: build every variant (full, no-judge, semantic-only, publish-all) and score them with the seed baselines in one table")
+	cmp := fs.Bool("compare", false, "the arguments are libraries: build every variant (full, no-judge, semantic-only, publish-all) and score them with the seed baselines and the whole library in one table")
 	traces := fs.String("traces", "", "with -compare: JSONL `file` of successful runs for the trace channel")
 	budget := fs.Int("budget", build.DefaultOptions().Budget, "with -compare: frontier size (0: probe every candidate)")
-	title := fs.String("title", "", "with -compare: print Markdown under this heading")
-	pos, err := parse(c, fs, args, "ARTIFACT --tasks TASKS.jsonl [--gold-edges EDGES.jsonl] [--ks 5,10] [--no-graph]\n       caskg eval --compare LIBRARY... --tasks TASKS.jsonl [--gold-edges E] [--traces R] [--budget N] [--title T]")
+	title := fs.String("title", "", "with -compare: the table's heading")
+	label := fs.String("label", "", "with -compare: a short name of the comparison for the README summary (default: the title)")
+	out := fs.String("o", "", "with -compare or -report: write to this `file` (atomically) instead of standard output")
+	report := fs.Bool("report", false, "the arguments are JSON files of eval -compare -json: write EVALUATION.md from them")
+	readme := fs.String("readme", "", "with -report: rewrite the results between <!-- eval:begin --> and <!-- eval:end --> in this `file`")
+	pos, err := parse(c, fs, args, "ARTIFACT --tasks TASKS.jsonl [--gold-edges EDGES.jsonl] [--ks 5,10] [--no-graph]\n"+
+		"       caskg eval --compare LIBRARY... --tasks TASKS.jsonl [--gold-edges E] [--traces R] [--budget N] [--title T] [--label L] [--json] [-o FILE]\n"+
+		"       caskg eval --report RESULT.json... [-o EVALUATION.md] [--readme README.md]")
 	if err != nil {
 		return err
+	}
+	if *report {
+		return runReport(c, pos, *out, *readme)
 	}
 	if *tasksPath == "" {
 		return usagef("flag -tasks is required")
 	}
 	if *cmp {
-		return runCompare(c, pos, *tasksPath, *goldEdges, *traces, *budget, *ksFlag, *title, *jsonOut)
+		return runCompare(c, compareArgs{libs: pos, tasks: *tasksPath, gold: *goldEdges, traces: *traces,
+			budget: *budget, ks: *ksFlag, title: *title, label: *label, json: *jsonOut, out: *out})
+	}
+	if *out != "" || *readme != "" {
+		return usagef("flags -o and -readme need -compare or -report")
 	}
 	if len(pos) != 1 {
 		return usagef("want exactly one ARTIFACT, got %d arguments", len(pos))
@@ -183,47 +197,102 @@ func parseKs(flagValue string) ([]int, error) {
 	return ks, nil
 }
 
+// compareArgs are the flags of eval --compare.
+type compareArgs struct {
+	libs                []string
+	tasks, gold, traces string
+	budget              int
+	ks, title, label    string
+	json                bool
+	out                 string
+}
+
+// command is the eval --compare command line that prints this comparison's tables.
+func (a compareArgs) command() string {
+	words := []string{"bin/caskg", "eval", "--compare"}
+	words = append(words, a.libs...)
+	words = append(words, "--tasks", a.tasks)
+	if a.gold != "" {
+		words = append(words, "--gold-edges", a.gold)
+	}
+	if a.traces != "" {
+		words = append(words, "--traces", a.traces)
+	}
+	if a.budget != build.DefaultOptions().Budget {
+		words = append(words, "--budget", strconv.Itoa(a.budget))
+	}
+	if a.ks != "5,10" {
+		words = append(words, "--ks", a.ks)
+	}
+	if a.title != "" {
+		words = append(words, "--title", a.title)
+	}
+	for i, w := range words {
+		words[i] = shellQuote(w)
+	}
+	return strings.Join(words, " ")
+}
+
+// shellQuote quotes a word for a POSIX shell when it needs it.
+func shellQuote(w string) string {
+	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,=:@+") == "" {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}
+
 // runCompare is eval --compare.
-func runCompare(c *ctx, libs []string, tasksPath, goldPath, tracesPath string, budget int, ksFlag, title string, jsonOut bool) error {
-	if len(libs) == 0 {
+func runCompare(c *ctx, a compareArgs) error {
+	if len(a.libs) == 0 {
 		return usagef("-compare needs at least one LIBRARY")
 	}
-	ks, err := parseKs(ksFlag)
+	ks, err := parseKs(a.ks)
 	if err != nil {
 		return err
 	}
-	tasks, err := eval.ReadTasks(tasksPath, true)
+	tasks, err := eval.ReadTasks(a.tasks, true)
 	if err != nil {
 		return err
 	}
 	var gold []eval.GoldEdge
-	if goldPath != "" {
-		if gold, err = eval.ReadGoldEdges(goldPath); err != nil {
+	if a.gold != "" {
+		if gold, err = eval.ReadGoldEdges(a.gold); err != nil {
 			return err
 		}
 	}
 	opt := build.DefaultOptions()
-	opt.Budget = budget
-	if tracesPath != "" {
-		if opt.Traces, err = build.ReadTraces(tracesPath); err != nil {
+	opt.Budget = a.budget
+	if a.traces != "" {
+		if opt.Traces, err = build.ReadTraces(a.traces); err != nil {
 			return err
 		}
 	}
 	if err := opt.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	rows, err := compare(c, libs, tasks, gold, opt, ks)
+	rows, skills, err := compare(a.libs, tasks, gold, opt, ks)
 	if err != nil {
 		return err
 	}
-	if jsonOut {
-		b, _ := json.MarshalIndent(rows, "", "  ")
-		fmt.Fprintf(c.stdout, "%s\n", b)
-		return nil
+	res := &compareResult{Title: a.title, Label: a.label, Command: a.command(), Libraries: a.libs, Tasks: a.tasks,
+		NumTasks: len(tasks), Skills: skills, GoldEdges: a.gold, Traces: a.traces, Budget: a.budget, Ks: ks, Rows: rows}
+	if res.Title == "" {
+		res.Title = fmt.Sprintf("%s on %s", strings.Join(a.libs, " "), a.tasks)
 	}
-	if title == "" {
-		title = fmt.Sprintf("%s on %s", strings.Join(libs, " "), tasksPath)
+	if res.Label == "" {
+		res.Label = res.Title
 	}
-	writeCompareMarkdown(c.stdout, title, rows, ks)
-	return nil
+	var buf bytes.Buffer
+	if a.json {
+		b, _ := json.MarshalIndent(res, "", "  ")
+		buf.Write(b)
+		buf.WriteByte('\n')
+	} else {
+		res.writeMarkdown(&buf)
+	}
+	if a.out != "" {
+		return writeFileAtomic(a.out, buf.Bytes())
+	}
+	_, err = c.stdout.Write(buf.Bytes())
+	return err
 }
