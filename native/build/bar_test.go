@@ -31,9 +31,9 @@ func builtinOptions(t *testing.T, skills []ingest.Skill) Options {
 }
 
 // TestCalibrationBar is the CaSKG bar on ToolLinkOS, built from tools.json alone (gold edges
-// hidden) and then with the training traces: the calibrated graph (`full`, the contract prober
-// probing every candidate) beats both the uncalibrated `publish-all` graph and the seeds alone
-// on COMP@10.
+// hidden) and then with the training traces: the calibrated graph at the default options
+// (`full`, the contract prober, the automatic frontier budget) beats both the uncalibrated
+// `publish-all` graph and the seeds alone on COMP@10.
 func TestCalibrationBar(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds six ToolLinkOS graphs")
@@ -56,7 +56,6 @@ func TestCalibrationBar(t *testing.T) {
 		if withTraces {
 			opt.Traces = traces
 		}
-		opt.Budget = 0
 		full, _ := buildGraph(t, skills, opt)
 		opt.Variant = VariantPublishAll
 		all, _ := buildGraph(t, skills, opt)

@@ -39,7 +39,7 @@ type Options struct {
 	JudgeGate    float64            // the judge runs only on candidates with preliminary A above it
 	Cap          int                // most candidate targets per source
 	PerChannel   int                // most targets each channel proposes per source
-	Budget       int                // frontier size |F|; 0 probes every candidate
+	Budget       int                // frontier size |F|; 0 probes every candidate; BudgetAuto: see frontierBudget
 	FrontierMin  float64            // least A of a frontier edge
 	EpsE         float64            // least evidence weight δ of one probe (ε_e)
 	TauConfirm   float64            // c above it: confirmed (τ_c)
@@ -71,7 +71,7 @@ func DefaultOptions() Options {
 		},
 		TauStr: 0.65, EtaStr: 0.7, JudgeGate: 0.4,
 		Cap: 12, PerChannel: 12,
-		Budget: 500, FrontierMin: 0.05,
+		Budget: BudgetAuto, FrontierMin: 0.05,
 		EpsE: 0.1, TauConfirm: 0.7, TauReject: 0.3,
 		RhoConfirmed: 1, RhoUncertain: 0.55, RhoScaffold: 0.18,
 		ScaffoldOut: 4, ScaffoldIn: 4,
@@ -79,6 +79,14 @@ func DefaultOptions() Options {
 		BodyHead:  2400,
 	}
 }
+
+// Frontier budgets. The budget bounds what probing costs, and only a prober that asks a model
+// has a cost: BudgetAuto, the default, is ModelBudget probed edges with a model prober and every
+// candidate with the offline contract prober (see RATIONALE.md).
+const (
+	BudgetAuto  = -1
+	ModelBudget = 500
+)
 
 // Candidate is a scored candidate edge.
 type Candidate struct {
@@ -94,29 +102,30 @@ type Candidate struct {
 
 // Report summarizes a build for people and machines.
 type Report struct {
-	Variant       string             `json:"variant"`
-	Skills        int                `json:"skills"`
-	Candidates    int                `json:"candidates"`
-	PerChannel    map[string]int     `json:"per_channel"` // candidates each channel proposed
-	Channels      []string           `json:"active_channels"`
-	Embedder      string             `json:"embedder,omitempty"`
-	Frontier      int                `json:"frontier"`
-	Prober        string             `json:"prober,omitempty"`
-	ProbesRun     int                `json:"probes_run"`
-	ProbesCached  int                `json:"probes_cached"`
-	ProbesFailed  int                `json:"probes_failed"`
-	JudgeCalls    int                `json:"judge_calls"`
-	Calibrated    map[string]int     `json:"calibrated"` // candidates per state before publication
-	Published     int                `json:"published"`
-	ByState       map[string]int     `json:"by_state"` // published edges per state
-	ByType        map[string]int     `json:"by_type"`
-	TraceSkipped  int                `json:"trace_names_unknown,omitempty"`
-	Bytes         int                `json:"bytes"`
-	StageSeconds  map[string]float64 `json:"stage_seconds"`
-	TotalSeconds  float64            `json:"seconds"`
-	FailedSamples []string           `json:"failed_samples,omitempty"` // a few failed probe answers
-	PlannedProbes int                `json:"planned_probes,omitempty"` // dry run: probes and judge prompts
-	PlannedCalls  int                `json:"planned_calls,omitempty"`  // dry run: of those, not cached
+	Variant         string             `json:"variant"`
+	Skills          int                `json:"skills"`
+	Candidates      int                `json:"candidates"`
+	PerChannel      map[string]int     `json:"per_channel"` // candidates each channel proposed
+	Channels        []string           `json:"active_channels"`
+	Embedder        string             `json:"embedder,omitempty"`
+	Frontier        int                `json:"frontier"`
+	Prober          string             `json:"prober,omitempty"`
+	ProbesRun       int                `json:"probes_run"`
+	ProbesCached    int                `json:"probes_cached"`
+	ProbesFailed    int                `json:"probes_failed"`
+	ProbesAbstained int                `json:"probes_abstained,omitempty"` // answers with nothing to go on (contract prober)
+	JudgeCalls      int                `json:"judge_calls"`
+	Calibrated      map[string]int     `json:"calibrated"` // candidates per state before publication
+	Published       int                `json:"published"`
+	ByState         map[string]int     `json:"by_state"` // published edges per state
+	ByType          map[string]int     `json:"by_type"`
+	TraceSkipped    int                `json:"trace_names_unknown,omitempty"`
+	Bytes           int                `json:"bytes"`
+	StageSeconds    map[string]float64 `json:"stage_seconds"`
+	TotalSeconds    float64            `json:"seconds"`
+	FailedSamples   []string           `json:"failed_samples,omitempty"` // a few failed probe answers
+	PlannedProbes   int                `json:"planned_probes,omitempty"` // dry run: probes and judge prompts
+	PlannedCalls    int                `json:"planned_calls,omitempty"`  // dry run: of those, not cached
 }
 
 // planner is implemented by probers that call a model and cache its answers.
@@ -295,8 +304,10 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("build: tau-reject %v is above tau-c %v", o.TauReject, o.TauConfirm)
 	case o.Cap < 1 || o.PerChannel < 1:
 		return fmt.Errorf("build: cap %d and per-channel %d must be at least 1", o.Cap, o.PerChannel)
-	case o.Budget < 0 || o.ScaffoldOut < 0 || o.ScaffoldIn < 0 || o.BodyHead < 0:
-		return fmt.Errorf("build: budget, scaffold caps and body-head must not be negative")
+	case o.Budget < BudgetAuto:
+		return fmt.Errorf("build: budget %d: want %d (auto), 0 (every candidate) or a positive size", o.Budget, BudgetAuto)
+	case o.ScaffoldOut < 0 || o.ScaffoldIn < 0 || o.BodyHead < 0:
+		return fmt.Errorf("build: scaffold caps and body-head must not be negative")
 	}
 	return nil
 }
@@ -370,7 +381,7 @@ func (b *builder) params() map[string]any {
 		p["embedder"] = b.vectors.Model
 	}
 	if o.Variant != VariantPublishAll {
-		p["budget"], p["frontier_min"], p["eps_e"] = o.Budget, o.FrontierMin, o.EpsE
+		p["budget"], p["frontier_min"], p["eps_e"] = b.frontierBudget(), o.FrontierMin, o.EpsE
 		p["tau_c"], p["tau_reject"] = o.TauConfirm, o.TauReject
 		p["rho"] = map[string]any{"confirmed": o.RhoConfirmed, "uncertain": o.RhoUncertain, "scaffold": o.RhoScaffold}
 		p["scaffold_caps"] = []int{o.ScaffoldOut, o.ScaffoldIn}

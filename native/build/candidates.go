@@ -209,8 +209,20 @@ func (b *builder) association(phi map[string]float64) float64 {
 	return a
 }
 
+// frontierBudget is the frontier size of this build, 0 for every candidate: the Budget option,
+// or for BudgetAuto every candidate with the free contract prober and ModelBudget with any other.
+func (b *builder) frontierBudget() int {
+	switch {
+	case b.opt.Budget != BudgetAuto:
+		return b.opt.Budget
+	case b.opt.Prober == nil:
+		return 0
+	}
+	return ModelBudget
+}
+
 // frontier returns the indexes of the candidates to probe: the highest A first, at least
-// FrontierMin, at most Budget of them (all when Budget is 0). Ties keep candidate order.
+// FrontierMin, at most frontierBudget of them (all when it is 0). Ties keep candidate order.
 func (b *builder) frontier(cands []Candidate) []int {
 	var idx []int
 	for k, c := range cands {
@@ -219,8 +231,8 @@ func (b *builder) frontier(cands []Candidate) []int {
 		}
 	}
 	sort.SliceStable(idx, func(x, y int) bool { return cands[idx[x]].A > cands[idx[y]].A })
-	if b.opt.Budget > 0 && len(idx) > b.opt.Budget {
-		idx = idx[:b.opt.Budget]
+	if budget := b.frontierBudget(); budget > 0 && len(idx) > budget {
+		idx = idx[:budget]
 	}
 	return idx
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"sort"
 
 	"github.com/caskg/caskg/native/ingest"
@@ -40,6 +41,9 @@ type ProbeResult struct {
 	OK     bool
 	Cached bool
 	Raw    string // the raw answer of a failed probe, for the report
+	// Abstain means the prober has nothing to go on for this pair: the answer is neither
+	// evidence for nor against the edge. An edge whose every probe abstains stays unvalidated.
+	Abstain bool
 }
 
 // Prober answers probes about skills (indexed as in skills, which are sorted by name).
@@ -78,9 +82,16 @@ func (b *builder) probe(ctx context.Context, cands []Candidate, frontier []int) 
 	if len(res) != len(probes) {
 		return fmt.Errorf("build: %s prober answered %d of %d probes", prober.Name(), len(res), len(probes))
 	}
+	abstained := make([]int, len(frontier))
 	for p, r := range res {
 		c := &cands[frontier[p/3]]
 		switch {
+		case r.Abstain:
+			b.rep.ProbesAbstained++
+			if abstained[p/3]++; abstained[p/3] == 3 {
+				c.Probed = false
+			}
+			continue
 		case !r.OK:
 			b.rep.ProbesFailed++
 			if len(b.rep.FailedSamples) < 5 {
@@ -188,6 +199,10 @@ func (p contractProber) Probe(ctx context.Context, _ []ingest.Skill, probes []Pr
 			}
 			p.b.progress("probes", k, len(probes))
 		}
+		if !p.informed(pr.Source, pr.Target) {
+			out[k] = ProbeResult{Abstain: true, OK: true}
+			continue
+		}
 		ns, ok := needs[pr.Target]
 		if !ok {
 			ns = p.needs(pr.Target)
@@ -206,6 +221,27 @@ func (p contractProber) Probe(ctx context.Context, _ []ingest.Skill, probes []Pr
 	}
 	p.b.progress("probes", len(probes), len(probes))
 	return out, nil
+}
+
+// informed reports whether anything the two skills declare or the runs record bears on the
+// pair: a declared prerequisite or input of the target, I/O or role order either way, a
+// mention of one in the other, a repair link, or runs that used both.
+// Without any of these, the probes' answers would rest on lexical closeness alone, which the
+// candidate's association already counts: the prober abstains and the edge stays unvalidated,
+// where the scaffold may keep it at its association, rather than being rejected for a silence.
+func (p contractProber) informed(i, j int) bool {
+	b := p.b
+	fi, fj := &b.feat[i], &b.feat[j]
+	if len(fj.deps) > 0 || len(fj.inputs) > 0 {
+		return true
+	}
+	if t := b.traces; t != nil && t.co[pair{i, j}] > 0 {
+		return true
+	}
+	if b.io(i, j) > 0 || b.io(j, i) > 0 || b.structural(i, j) > 0 || b.structural(j, i) > 0 || b.repair(i, j) > 0 {
+		return true
+	}
+	return slices.Contains(fj.mentions, i) || slices.Contains(fi.mentions, j)
 }
 
 // need is one thing a skill needs: a declared prerequisite or an input, with the number of

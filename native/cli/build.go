@@ -26,7 +26,7 @@ func runBuild(c *ctx, args []string) error {
 	fs.Float64Var(&opt.TauStr, "tau-str", opt.TauStr, "structural floor threshold τ_str")
 	fs.Float64Var(&opt.EtaStr, "eta-str", opt.EtaStr, "structural floor factor η_str")
 	fs.Float64Var(&opt.JudgeGate, "judge-gate", opt.JudgeGate, "the LLM judge scores only candidates with preliminary A above this")
-	fs.IntVar(&opt.Budget, "budget", opt.Budget, "frontier size: how many candidates get probed (0: all)")
+	fs.IntVar(&opt.Budget, "budget", opt.Budget, "frontier size: how many candidates get probed (0: all; -1: all with the free contract prober, 500 with a model prober)")
 	fs.Float64Var(&opt.FrontierMin, "frontier-min", opt.FrontierMin, "least association A of a probed candidate")
 	fs.Float64Var(&opt.EpsE, "eps-e", opt.EpsE, "least evidence weight δ of one probe (ε_e)")
 	fs.Float64Var(&opt.TauConfirm, "tau-c", opt.TauConfirm, "posterior above this: confirmed (τ_c)")
@@ -150,8 +150,12 @@ func runBuild(c *ctx, args []string) error {
 	}
 	fmt.Fprintf(w, "candidates %d (%s; active channels: %s)\n", rep.Candidates, counts(rep.PerChannel), strings.Join(rep.Channels, ", "))
 	if rep.Variant != build.VariantPublishAll {
-		fmt.Fprintf(w, "frontier  %d probed by %s: %d probes run, %d cached, %d failed\n",
+		fmt.Fprintf(w, "frontier  %d probed by %s: %d probes run, %d cached, %d failed",
 			rep.Frontier, rep.Prober, rep.ProbesRun, rep.ProbesCached, rep.ProbesFailed)
+		if rep.ProbesAbstained > 0 {
+			fmt.Fprintf(w, ", %d abstained (nothing to go on)", rep.ProbesAbstained)
+		}
+		fmt.Fprintln(w)
 		for _, f := range rep.FailedSamples {
 			fmt.Fprintf(w, "          failed: %s\n", f)
 		}

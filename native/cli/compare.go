@@ -242,7 +242,7 @@ func (r *compareResult) header(w io.Writer) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "; frontier budget %d. Rerun:\n\n```sh\n%s\n```\n\n", r.Budget, r.Command)
+	fmt.Fprintf(w, "; frontier: %s. Rerun:\n\n```sh\n%s\n```\n\n", budgetText(r.Budget), r.Command)
 }
 
 // writeMarkdown prints the comparison as Markdown: the retrieval table and, with gold edges,
@@ -329,4 +329,13 @@ func writeTable(w io.Writer, head []string, rows [][]string) {
 	for _, r := range rows {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
 	}
+}
+
+// budgetText says what a frontier budget means for a build with the contract prober.
+func budgetText(b int) string {
+	switch b {
+	case build.BudgetAuto, 0:
+		return "every candidate probed"
+	}
+	return fmt.Sprintf("the %d highest-A candidates probed", b)
 }

@@ -36,7 +36,7 @@ func runEval(c *ctx, args []string) error {
 	jsonOut := fs.Bool("json", false, "print JSON")
 	cmp := fs.Bool("compare", false, "the arguments are libraries: build every variant (full, no-judge, semantic-only, publish-all) and score them with the seed baselines and the whole library in one table")
 	traces := fs.String("traces", "", "with -compare: JSONL `file` of successful runs for the trace channel")
-	budget := fs.Int("budget", build.DefaultOptions().Budget, "with -compare: frontier size (0: probe every candidate)")
+	budget := fs.Int("budget", build.DefaultOptions().Budget, "with -compare: frontier size (0: probe every candidate; -1: every candidate with the contract prober, 500 with a model prober)")
 	title := fs.String("title", "", "with -compare: the table's heading")
 	label := fs.String("label", "", "with -compare: a short name of the comparison for the README summary (default: the title)")
 	out := fs.String("o", "", "with -compare or -report: write to this `file` (atomically) instead of standard output")

@@ -77,7 +77,7 @@ func TestWriteMarkdown(t *testing.T) {
 	out := buf.String()
 	for _, want := range []string{
 		"### set title\n",
-		"2 tasks, 3 skills, gold edges `gold.jsonl` (2 between skills of the library); frontier budget 500. Rerun:",
+		"2 tasks, 3 skills, gold edges `gold.jsonl` (2 between skills of the library); frontier: the 500 highest-A candidates probed. Rerun:",
 		"```sh\nbin/caskg eval --compare lib --tasks t.jsonl\n```",
 		"| build | R@5 | R@10 | COMP@5 | COMP@10 | nDCG@10 | MRR main | prereq. cov. | bundle chars |",
 		"| `full` | 0.375 | 0.750 | 0.250 | 0.500 | 0.250 | 0.500 | — | 1234 |",
