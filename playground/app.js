@@ -1,0 +1,469 @@
+// app.js — the caskg playground: the engine as WebAssembly (caskg.js over caskg.wasm) on an
+// artifact, a query box answered as you type, the bundle with and without the graph, the graph
+// around the bundle, and the rendered bundle text.
+//
+// Skill names and text come from the artifact, which may be anyone's: they reach the page only
+// through textContent and attributes, never as HTML.
+
+import { Caskg } from "./caskg.js";
+import { drawGraph } from "./graph.js";
+
+const $ = (id) => document.getElementById(id);
+
+// Skills just outside the bundle that the graph view shows for context.
+const NEAR = 4;
+// Budgets of the renders read for skill text: large enough that nothing is cut.
+const WHOLE = { skill_budget: 1 << 18, total_budget: 1 << 20 };
+const DEBOUNCE_MS = 150;
+
+const state = {
+  module: null, // Promise<WebAssembly.Module>
+  engine: null,
+  label: "",
+  tasks: [], // sample tasks of the served artifact: {id, query, gold}
+  servedArtifact: true, // the loaded artifact is the one the tasks belong to
+  texts: new Map(), // skill name → its parsed section of a render
+  firstResult: false,
+  runs: 0,
+};
+
+// ---- loading ---------------------------------------------------------------------------------
+
+async function init() {
+  const params = new URLSearchParams(location.search);
+  state.module = Caskg.compile(fetch("caskg.wasm"));
+  const artifactURL = params.get("artifact");
+  const tasks = artifactURL ? Promise.resolve([]) : fetchTasks();
+  wireControls();
+  await loadArtifact(fetch(artifactURL || "artifact.skg"), artifactURL ? fileName(artifactURL) : "the served artifact", !artifactURL);
+  state.tasks = await tasks;
+  showTasks();
+  const q = params.get("q") ?? state.tasks[0]?.query ?? "";
+  if (q && !$("q").value) {
+    $("q").value = q;
+    syncTaskSelect();
+  }
+  run();
+}
+
+async function fetchTasks() {
+  try {
+    const resp = await fetch("tasks.json");
+    if (!resp.ok) return [];
+    const tasks = await resp.json();
+    return Array.isArray(tasks) ? tasks.filter((t) => typeof t?.query === "string") : [];
+  } catch {
+    return []; // a static copy of the page without tasks
+  }
+}
+
+function fileName(url) {
+  try {
+    return decodeURIComponent(new URL(url, location.href).pathname.split("/").pop()) || url;
+  } catch {
+    return url;
+  }
+}
+
+/** Loads an artifact from anything caskg.js accepts and makes it the current one. */
+async function loadArtifact(source, label, served) {
+  setStatus(`Loading ${label}…`);
+  let engine;
+  try {
+    engine = await Caskg.load(await state.module, source);
+  } catch (err) {
+    showError(`Could not load ${label}: ${err.message}`);
+    setStatus("");
+    return false;
+  }
+  state.engine?.close();
+  state.engine = engine;
+  state.label = label;
+  state.servedArtifact = served;
+  hideError();
+  showStats(engine.info());
+  showTasks();
+  run();
+  return true;
+}
+
+async function loadFile(file) {
+  if (!file) return;
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  await loadArtifact(bytes, file.name, false);
+}
+
+function showStats(info) {
+  const stats = $("stats");
+  stats.replaceChildren();
+  const name = document.createElement("b");
+  name.textContent = state.label;
+  stats.append("Skill graph: ", name);
+  const facts = [
+    `${fmtInt(info.skills)} skills`,
+    `${fmtInt(info.edges)} published edges`,
+    `${fmtInt(info.terms)} index terms`,
+    `${fmtBytes(info.bytes)}`,
+    `format ${info.format}`,
+  ];
+  const p = info.params ?? {};
+  if (typeof p.variant === "string") facts.push(`build ${p.variant}`);
+  if (typeof p.prober === "string") facts.push(`${p.prober} prober`);
+  for (const f of facts) {
+    const s = document.createElement("span");
+    s.className = "fact";
+    s.textContent = f;
+    stats.append(s);
+  }
+  stats.dataset.skills = info.skills;
+  stats.dataset.edges = info.edges;
+  const dl = $("params-list");
+  dl.replaceChildren();
+  for (const [k, v] of Object.entries(p)) {
+    const dt = document.createElement("dt");
+    dt.textContent = k;
+    const dd = document.createElement("dd");
+    dd.textContent = typeof v === "object" ? JSON.stringify(v) : String(v);
+    dl.append(dt, dd);
+  }
+  $("version").textContent = `${info.module.version} (engine module for artifact format ${info.module.format}, ${info.module.go})`;
+}
+
+function showTasks() {
+  const sel = $("tasks");
+  const show = state.servedArtifact && state.tasks.length > 0;
+  sel.hidden = !show;
+  if (!show || sel.options.length > 1) return;
+  for (const t of state.tasks) {
+    const o = document.createElement("option");
+    o.value = t.query;
+    o.textContent = `${t.id}: ${t.query}`;
+    sel.append(o);
+  }
+}
+
+// ---- controls --------------------------------------------------------------------------------
+
+function wireControls() {
+  let timer = 0;
+  $("q").addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      syncTaskSelect();
+      run();
+    }, DEBOUNCE_MS);
+  });
+  $("tasks").addEventListener("change", () => {
+    if (!$("tasks").value) return;
+    $("q").value = $("tasks").value;
+    run();
+  });
+  for (const id of ["k", "seeds", "gamma", "use-graph"]) $(id).addEventListener("input", run);
+  $("gamma").addEventListener("input", () => ($("gamma-out").textContent = Number($("gamma").value).toFixed(2)));
+  $("file").addEventListener("change", () => loadFile($("file").files[0]));
+  $("url-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const url = $("url").value.trim();
+    if (url) loadArtifact(fetch(url), fileName(url), false);
+  });
+  document.addEventListener("dragover", (ev) => {
+    ev.preventDefault();
+    document.body.classList.add("dropping");
+  });
+  document.addEventListener("dragleave", (ev) => {
+    if (ev.target === document.documentElement || ev.target === document.body) document.body.classList.remove("dropping");
+  });
+  document.addEventListener("drop", (ev) => {
+    ev.preventDefault();
+    document.body.classList.remove("dropping");
+    loadFile(ev.dataTransfer?.files?.[0]);
+  });
+  $("copy").addEventListener("click", copyBundle);
+}
+
+function syncTaskSelect() {
+  const sel = $("tasks");
+  const q = $("q").value.trim();
+  sel.value = [...sel.options].some((o) => o.value === q) ? q : "";
+}
+
+/** The knobs, clamped to what the inputs allow. */
+function knobs() {
+  const num = (id, lo, hi, def) => {
+    const v = Number($(id).value);
+    return Number.isFinite(v) ? Math.min(hi, Math.max(lo, Math.round(v * 100) / 100)) : def;
+  };
+  return {
+    k: Math.round(num("k", 1, 50, 8)),
+    seeds: Math.round(num("seeds", 1, 20, 5)),
+    gamma: num("gamma", 0.05, 0.95, 0.2),
+    graph: $("use-graph").checked,
+  };
+}
+
+// ---- answering -------------------------------------------------------------------------------
+
+function run() {
+  const engine = state.engine;
+  if (!engine) return;
+  const text = $("q").value.trim();
+  const { k, seeds, gamma, graph } = knobs();
+  document.body.classList.toggle("no-graph", !graph);
+  if (!text) {
+    clearResults();
+    setStatus("Type a task to see its skills.");
+    return;
+  }
+  const base = { k, seeds, gamma, no_graph: !graph };
+  let main, plain, wide;
+  const t0 = performance.now();
+  try {
+    main = engine.query(text, { ...base, render: true });
+    plain = engine.query(text, { ...base, no_graph: true, render: true, ...WHOLE });
+    wide = engine.query(text, { ...base, k: k + NEAR, render: true, ...WHOLE });
+  } catch (err) {
+    clearResults();
+    showError(err.message);
+    return;
+  }
+  const ms = performance.now() - t0;
+  hideError();
+
+  state.texts = new Map([...sections(plain.rendered, plain.results), ...sections(wide.rendered, wide.results)]);
+  const gold = goldFor(text);
+  const inMain = new Set(main.results.map((r) => r.name));
+  const inPlain = new Set(plain.results.map((r) => r.name));
+
+  $("main-title").firstChild.textContent = graph ? "With the graph " : "Graph off: seeds only ";
+  showList($("results"), main.results, { other: inPlain, otherTag: "added by graph", gold, graph });
+  showList($("plain"), plain.results, { other: inMain, otherTag: "left out with graph", gold, graph: false });
+  showGold($("main-gold"), main.results, gold);
+  showGold($("plain-gold"), plain.results, gold);
+  showGraph(wide.results, k);
+  showBundle(main.rendered);
+  const shown = $("skill").dataset.name;
+  if (main.results.length && !(shown && inMain.has(shown))) showSkill(main.results[0].name);
+
+  state.runs++;
+  const results = $("results");
+  results.dataset.query = text;
+  results.dataset.k = k;
+  results.dataset.graph = graph ? "on" : "off";
+  results.dataset.run = state.runs;
+  setStatus(`${main.results.length} skills in ${ms.toFixed(1)} ms (3 queries, WebAssembly in this tab)`);
+  if (!state.firstResult && main.results.length > 0) {
+    // Navigation start to the first ranked bundle on screen: the number the README reports.
+    state.firstResult = true;
+    requestAnimationFrame(() => (document.body.dataset.firstResultMs = performance.now().toFixed(1)));
+  }
+}
+
+function clearResults() {
+  for (const id of ["results", "plain", "main-gold", "plain-gold", "graph", "bundle", "bundle-size"]) $(id).replaceChildren();
+  $("results").dataset.query = "";
+}
+
+/** The gold skills of the sample task whose text is the query, when the served artifact is loaded. */
+function goldFor(text) {
+  if (!state.servedArtifact) return null;
+  const t = state.tasks.find((t) => t.query.trim() === text);
+  return t && Array.isArray(t.gold) && t.gold.length ? new Set(t.gold) : null;
+}
+
+/**
+ * Splits a render made with budgets that cut nothing into one entry per result: its heading,
+ * description, source, evidence lines and body head. Each section starts with the line
+ * "[i] name (why)" after a blank line, in result order.
+ */
+function sections(rendered, results) {
+  const out = new Map();
+  if (typeof rendered !== "string") return out;
+  const starts = [];
+  let pos = 0;
+  for (let i = 0; i < results.length; i++) {
+    const head = `\n\n[${i + 1}] ${oneLine(results[i].name)} (`;
+    const at = rendered.indexOf(head, pos);
+    if (at < 0) break;
+    starts.push(at + 2);
+    pos = at + head.length;
+  }
+  starts.forEach((start, i) => {
+    const text = rendered.slice(start, i + 1 < starts.length ? starts[i + 1] - 2 : rendered.length).replace(/\n+$/, "");
+    const blank = text.indexOf("\n\n");
+    const lines = (blank < 0 ? text : text.slice(0, blank)).split("\n");
+    const entry = { description: lines[1] ?? "", source: "", evidence: [], body: blank < 0 ? "" : text.slice(blank + 2) };
+    for (const line of lines.slice(2)) {
+      if (line.startsWith("source: ")) entry.source = line.slice(8);
+      else if (line.startsWith("- ")) entry.evidence.push(line.slice(2));
+    }
+    out.set(results[i].name, entry);
+  });
+  return out;
+}
+
+/** The engine's oneLine for names: white space and control characters collapsed to one space. */
+function oneLine(s) {
+  return s.replace(/[\s\p{Cc}]+/gu, " ").trim();
+}
+
+/** How the result stands to v.from, in the engine's words (wasm/engine render.go). */
+function relation(v) {
+  switch (v.type) {
+    case "dependency":
+      return v.reverse ? "needed by" : "needs";
+    case "semantic":
+      return "similar to";
+    case "alternative":
+      return "alternative to";
+  }
+  return v.reverse ? "before" : "after";
+}
+
+function el(tag, className, text) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function showList(list, results, { other, otherTag, gold, graph }) {
+  list.replaceChildren();
+  const top = results[0]?.score || 1;
+  results.forEach((r) => {
+    const li = el("li", "result");
+    li.dataset.name = r.name;
+    li.dataset.score = String(r.score);
+    li.dataset.seedRank = String(r.seed_rank ?? 0);
+    const head = el("div", "head");
+    const name = el("button", "name", r.name);
+    name.type = "button";
+    name.title = "Show this skill";
+    name.addEventListener("click", () => showSkill(r.name));
+    head.append(name);
+    if (r.seed_rank) head.append(el("span", "tag seed", `seed #${r.seed_rank}`));
+    else if (graph && r.score > 0) head.append(el("span", "tag via", "via graph"));
+    else head.append(el("span", "tag plain", "word match"));
+    if (!other.has(r.name)) head.append(el("span", `tag ${otherTag.startsWith("added") ? "added" : "dropped"}`, otherTag));
+    if (gold?.has(r.name)) head.append(el("span", "tag gold", "✓ needed"));
+    const score = el("span", "score", r.score.toFixed(4));
+    score.title = `score ${r.score}`;
+    const bar = el("span", "bar");
+    const fill = el("i");
+    fill.style.width = `${Math.max(2, Math.round((100 * r.score) / top))}%`;
+    bar.append(fill);
+    head.append(score, bar);
+    li.append(head);
+    const text = state.texts.get(r.name);
+    if (text?.description) li.append(el("p", "desc", text.description));
+    if (r.via?.length) {
+      const ul = el("ul", "via");
+      for (const v of r.via) {
+        const item = el("li", `edge-line ${v.state}`);
+        item.dataset.from = v.from;
+        item.dataset.state = v.state;
+        item.dataset.weight = String(v.weight);
+        item.dataset.type = v.type;
+        item.dataset.reverse = v.reverse ? "true" : "false";
+        item.append(`↳ ${relation(v)} `, el("b", "", v.from), " ", el("span", `state ${v.state}`, v.state), ` ${v.type} edge, w=${v.weight.toFixed(2)}`);
+        ul.append(item);
+      }
+      li.append(ul);
+    }
+    list.append(li);
+  });
+}
+
+function showGold(p, results, gold) {
+  p.replaceChildren();
+  p.className = "score-line";
+  if (!gold) return;
+  const found = results.filter((r) => gold.has(r.name)).length;
+  p.textContent = `${found} of the ${gold.size} skills this sample task needs`;
+  p.classList.add(found === gold.size ? "all" : "some");
+}
+
+function showGraph(results, k) {
+  const nodes = results.map((r, i) => ({
+    name: r.name,
+    kind: i >= k ? "near" : r.seed_rank ? "seed" : "via",
+    rank: i + 1,
+    label: r.seed_rank ? `seed #${r.seed_rank}` : i >= k ? "outside" : "via graph",
+  }));
+  const edges = new Map();
+  for (const r of results) {
+    for (const v of r.via ?? []) {
+      // A published edge u→v means u comes first; reverse flow ran against the edge.
+      const [from, to] = v.reverse ? [r.name, v.from] : [v.from, r.name];
+      const key = `${from}\u0000${to}`;
+      if (!edges.has(key) || edges.get(key).weight < v.weight) edges.set(key, { from, to, state: v.state, type: v.type, weight: v.weight });
+    }
+  }
+  drawGraph($("graph"), nodes, [...edges.values()], showSkill);
+}
+
+function showSkill(name) {
+  const panel = $("skill");
+  panel.replaceChildren();
+  panel.dataset.name = name;
+  panel.append(el("h3", "", name));
+  const t = state.texts.get(name);
+  if (!t) {
+    panel.append(el("p", "note", "This skill's text is not in the current answer."));
+    return;
+  }
+  panel.append(el("p", "desc", t.description));
+  if (t.source) panel.append(el("p", "source", `source: ${t.source}`));
+  if (t.evidence.length) {
+    const ul = el("ul", "via");
+    for (const e of t.evidence) ul.append(el("li", "", e));
+    panel.append(ul);
+  }
+  if (t.body) panel.append(el("pre", "body", t.body));
+  for (const li of document.querySelectorAll("#graph .gnode")) li.classList.toggle("selected", li.dataset.name === name);
+}
+
+function showBundle(text) {
+  $("bundle").textContent = text ?? "";
+  $("bundle-size").textContent = text ? `${fmtInt([...text].length)} characters (default budgets)` : "";
+}
+
+async function copyBundle() {
+  const text = $("bundle").textContent;
+  const btn = $("copy");
+  try {
+    await navigator.clipboard.writeText(text);
+    btn.textContent = "Copied";
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents($("bundle"));
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+    btn.textContent = document.execCommand("copy") ? "Copied" : "Selected: press Ctrl+C";
+  }
+  setTimeout(() => (btn.textContent = "Copy"), 1500);
+}
+
+// ---- status ----------------------------------------------------------------------------------
+
+function setStatus(text) {
+  $("status").textContent = text;
+}
+
+function showError(text) {
+  $("error").textContent = text;
+  $("error").hidden = false;
+}
+
+function hideError() {
+  $("error").hidden = true;
+}
+
+const fmtInt = (n) => Number(n).toLocaleString("en-US");
+
+function fmtBytes(n) {
+  if (n < 1024) return `${n} bytes`;
+  if (n < 1 << 20) return `${(n / 1024).toFixed(0)} KiB`;
+  return `${(n / (1 << 20)).toFixed(1)} MiB`;
+}
+
+init().catch((err) => showError(`The playground could not start: ${err.message}`));

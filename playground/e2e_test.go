@@ -1,0 +1,432 @@
+package playground
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/embed"
+	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/serve"
+	"github.com/caskg/caskg/wasm/engine"
+)
+
+// The end-to-end test serves the playground with native/serve on 127.0.0.1, opens it in headless
+// Chromium and uses it as a person would: it waits for the first answer, runs the 40 sample
+// tasks from the task menu and by typing, turns the graph off and on, and loads a second
+// artifact through the file input. Every list the page shows must equal the native engine's
+// answer for the same request. Screenshots go to ../artifacts/playground/.
+
+// chromiumPath finds the browser: CASKG_CHROMIUM (make test sets it; the test fails if it names
+// no program), else chromium on the PATH; without either the test is skipped.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("CASKG_CHROMIUM"); p != "" {
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			t.Fatalf("CASKG_CHROMIUM=%s: not an executable browser (%v); run make chromium", p, err)
+		}
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no Chromium (make chromium installs it, make test sets CASKG_CHROMIUM); skipping the browser end-to-end test")
+	return ""
+}
+
+// buildModule builds the WASI reactor as make wasm does.
+func buildModule(t *testing.T, dir string) string {
+	t.Helper()
+	out := filepath.Join(dir, "caskg.wasm")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-buildmode=c-shared", "-o", out, "github.com/caskg/caskg/wasm/reactor")
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the module: %v\n%s", err, b)
+	}
+	return out
+}
+
+// buildArtifact builds a library folder with the builtin model, as caskg build does by default.
+func buildArtifact(t *testing.T, lib, out string) *engine.Engine {
+	t.Helper()
+	l, err := ingest.Load(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skills := slices.Clone(l.Skills)
+	slices.SortFunc(skills, func(a, b ingest.Skill) int { return strings.Compare(a.Name, b.Name) })
+	texts := make([]string, len(skills))
+	for i, s := range skills {
+		texts[i] = build.SkillText(s)
+	}
+	opt := build.DefaultOptions()
+	if opt.Embedder, err = embed.NewBuiltin(texts, embed.BuiltinOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	data, _, err := build.Build(l.Skills, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err := graphs.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return engine.New(g)
+}
+
+// hostile is the description of a skill in the second artifact: text that would run script if
+// the page ever handed it to the HTML parser.
+const hostile = `Read a gauge dial <img src=x onerror=alert(1)> and report its value.`
+
+// writeSecondLibrary writes a small library whose skills chain: locate the gauge, read it (the
+// hostile description), log the reading.
+func writeSecondLibrary(t *testing.T, dir string) {
+	t.Helper()
+	skills := []struct{ name, desc, extra, body string }{
+		{"locate-pressure-gauge", "Find the pressure gauge on the boiler panel before taking a reading.", "outputs: [gauge location]", "Walk the panel from left to right."},
+		{"read-gauge-dial", hostile, "inputs: [gauge location]\noutputs: [gauge reading]\ndepends_on: [locate-pressure-gauge]", "Look straight at the needle. <script>alert(2)</script>"},
+		{"log-gauge-reading", "Write the gauge reading into the boiler log with the time.", "inputs: [gauge reading]\ndepends_on: [read-gauge-dial]", "Use the log book by the door."},
+		{"vent-boiler-steam", "Open the relief valve to vent steam when the pressure is too high.", "inputs: [gauge reading]", "Turn the red handle a quarter turn."},
+	}
+	for _, s := range skills {
+		d := filepath.Join(dir, s.name)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		md := fmt.Sprintf("---\nname: %s\ndescription: %q\n%s\n---\n\n## Steps\n%s\n", s.name, s.desc, s.extra, s.body)
+		if err := os.WriteFile(filepath.Join(d, "SKILL.md"), []byte(md), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// shownResult is one entry of a list on the page, read from its data attributes.
+type shownResult struct {
+	Name     string `json:"name"`
+	Score    string `json:"score"`
+	SeedRank string `json:"seedRank"`
+	Via      []struct {
+		From, State, Weight, Type, Reverse string
+	} `json:"via"`
+}
+
+// readList is the script that reads a results list (#results or #plain) from the page.
+func readList(id string) string {
+	return `[...document.querySelectorAll("#` + id + ` > li")].map((li) => ({
+		name: li.dataset.name, score: li.dataset.score, seedRank: li.dataset.seedRank,
+		via: [...li.querySelectorAll("li.edge-line")].map((v) => ({From: v.dataset.from, State: v.dataset.state,
+			Weight: v.dataset.weight, Type: v.dataset.type, Reverse: v.dataset.reverse})),
+	}))`
+}
+
+// sameResults reports how the page's list differs from the engine's results, "" if not at all.
+// Scores and weights must be the same float64: the page shows the shortest text that reads back
+// as the number, so parsing it gives the module's value exactly.
+func sameResults(shown []shownResult, want []engine.Result) string {
+	if len(shown) != len(want) {
+		return fmt.Sprintf("page shows %d results, native has %d", len(shown), len(want))
+	}
+	num := func(s string) float64 {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return math.NaN()
+		}
+		return f
+	}
+	for i, w := range want {
+		s := shown[i]
+		if s.Name != w.Name || num(s.Score) != w.Score || s.SeedRank != strconv.Itoa(w.SeedRank) || len(s.Via) != len(w.Via) {
+			return fmt.Sprintf("result %d: page %s score %s seed %s (%d edges), native %s score %v seed %d (%d edges)",
+				i+1, s.Name, s.Score, s.SeedRank, len(s.Via), w.Name, w.Score, w.SeedRank, len(w.Via))
+		}
+		for j, v := range w.Via {
+			sv := s.Via[j]
+			if sv.From != v.From || sv.State != v.State || num(sv.Weight) != v.Weight || sv.Type != v.Type || sv.Reverse != strconv.FormatBool(v.Reverse) {
+				return fmt.Sprintf("result %d (%s), edge %d: page %+v, native %+v", i+1, w.Name, j+1, sv, v)
+			}
+		}
+	}
+	return ""
+}
+
+// page drives one tab of the playground.
+type pageT struct {
+	t   *testing.T
+	ctx context.Context
+	run int // the page's run counter last seen
+}
+
+func (p *pageT) do(what string, steps ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	if err := chromedp.Do(p.ctx, steps...); err != nil {
+		p.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+func evalJS[T any](p *pageT, what, expr string) T {
+	p.t.Helper()
+	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		p.t.Fatalf("%s: %v", what, err)
+	}
+	return v
+}
+
+// waitAnswer waits until the page has answered query with the graph on or off after the last
+// answer seen, and returns both lists.
+func (p *pageT) waitAnswer(query string, graph bool) (main, plain []shownResult) {
+	p.t.Helper()
+	state := "off"
+	if graph {
+		state = "on"
+	}
+	q, _ := json.Marshal(query)
+	expr := fmt.Sprintf(`(() => { const r = document.getElementById("results").dataset;
+		return r.query === %s && r.graph === %q && Number(r.run) > %d ? Number(r.run) : 0; })()`, q, state, p.run)
+	run, err := chromedp.Run(p.ctx, chromedp.Poll[int](expr, chromedp.WithPollingTimeout(20*time.Second), chromedp.WithPollingInterval(10*time.Millisecond)))
+	if err != nil {
+		errText := evalJS[string](p, "reading the error", `document.getElementById("error").hidden ? "" : document.getElementById("error").textContent`)
+		p.t.Fatalf("no answer for %q (graph %s): %v; page error: %q", query, state, err, errText)
+	}
+	p.run = run
+	return evalJS[[]shownResult](p, "reading the list", readList("results")), evalJS[[]shownResult](p, "reading the plain list", readList("plain"))
+}
+
+// clearQuery empties the query box without an input event, as selecting its text would before
+// typing over it.
+func (p *pageT) clearQuery() {
+	p.t.Helper()
+	evalJS[bool](p, "clearing the query", `(document.getElementById("q").value = "", true)`)
+}
+
+func (p *pageT) screenshot(name string) {
+	p.t.Helper()
+	b, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(90))
+	if err != nil {
+		p.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	dir := filepath.Join("..", "artifacts", "playground")
+	if err := os.MkdirAll(dir, 0o755); err == nil {
+		err = os.WriteFile(filepath.Join(dir, name), b, 0o644)
+	}
+}
+
+func TestPlaygroundEndToEnd(t *testing.T) {
+	browser := chromiumPath(t)
+	dir := t.TempDir()
+	wasm := buildModule(t, dir)
+	sampleSkg := filepath.Join(dir, "sample.skg")
+	sample := buildArtifact(t, "../graphs/sample", sampleSkg)
+	lib2 := filepath.Join(dir, "gauges")
+	writeSecondLibrary(t, lib2)
+	secondSkg := filepath.Join(dir, "gauges.skg")
+	second := buildArtifact(t, lib2, secondSkg)
+	tasks, err := eval.ReadTasks("../graphs/sample-tasks.jsonl", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	srv, err := serve.New(serve.Options{Artifact: sampleSkg, Playground: ".", JS: "../wasm/js", WASM: wasm,
+		Tasks: "../graphs/sample-tasks.jsonl", Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ts := httptest.NewServer(srv) // 127.0.0.1, a free port
+	defer ts.Close()
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(browser),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.UserDataDir(filepath.Join(dir, "chromium-profile")),
+		chromedp.WindowSize(1400, 1000),
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	tab, cancelTab := chromedp.NewContext(allocCtx)
+	defer cancelTab()
+	// Start the browser without a deadline (a deadline on the first call bounds the browser's
+	// life), then bound the whole session.
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatalf("starting %s: %v", browser, err)
+	}
+	ctx, cancel := context.WithTimeout(tab, 4*time.Minute)
+	defer cancel()
+	p := &pageT{t: t, ctx: ctx}
+
+	// Bytes on the wire, from the DevTools network events; and any dialog the page opens.
+	var mu sync.Mutex
+	wire := map[network.RequestID]float64{}
+	var dialogs []string
+	if err := chromedp.Listen(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev := ev.(type) {
+		case *network.EventLoadingFinished:
+			wire[ev.RequestID] = ev.EncodedDataLength
+		case *page.EventJavascriptDialogOpening:
+			dialogs = append(dialogs, ev.Message)
+			go chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true}); err != nil {
+		t.Fatal(err)
+	}
+
+	// 1. Open the page: the served sample graph with the first sample task answered.
+	start := time.Now()
+	p.do("opening the page", chromedp.Navigate(ts.URL+"/"))
+	first := tasks[0]
+	main, plain := p.waitAnswer(first.Query, true)
+	wall := time.Since(start)
+	firstMs, err := chromedp.Run(ctx, chromedp.Poll[string](`document.body.dataset.firstResultMs`, chromedp.WithPollingTimeout(5*time.Second)))
+	if err != nil {
+		t.Fatalf("the page did not record its first result: %v", err)
+	}
+	perfBytes := evalJS[float64](p, "reading transfer sizes", `performance.getEntriesByType("navigation").concat(performance.getEntriesByType("resource")).reduce((s, e) => s + e.transferSize, 0)`)
+	mu.Lock()
+	var cdpBytes float64
+	for _, n := range wire {
+		cdpBytes += n
+	}
+	requests := len(wire)
+	mu.Unlock()
+	t.Logf("navigation to first result: %s ms by the page's clock (performance.now at the first painted answer), %d ms by the test's", firstMs, wall.Milliseconds())
+	t.Logf("bytes transferred to the first result: %.0f in %d requests (DevTools network events), %.0f (Performance API transferSize)", cdpBytes, requests, perfBytes)
+	if requests < 6 || cdpBytes < 100_000 {
+		t.Errorf("the page loaded %d requests of %.0f bytes; want at least the page, its scripts, the module and the artifact", requests, cdpBytes)
+	}
+	p.screenshot("1-sample-first-task.png")
+	if got := evalJS[string](p, "reading the stats", `document.getElementById("stats").dataset.skills`); got != strconv.Itoa(sample.Graph().NumSkills()) {
+		t.Errorf("stats show %s skills, the artifact has %d", got, sample.Graph().NumSkills())
+	}
+	check := func(eng *engine.Engine, query string, graph bool, main, plain []shownResult) {
+		t.Helper()
+		want, err := eng.Query(engine.Request{Query: query, K: 8, Seeds: 5, Gamma: 0.2, NoGraph: !graph})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := sameResults(main, want.Results); d != "" {
+			t.Errorf("%q (graph %v), main list: %s", query, graph, d)
+		}
+		wantPlain, err := eng.Query(engine.Request{Query: query, K: 8, Seeds: 5, Gamma: 0.2, NoGraph: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := sameResults(plain, wantPlain.Results); d != "" {
+			t.Errorf("%q, without-graph list: %s", query, d)
+		}
+	}
+	check(sample, first.Query, true, main, plain)
+
+	// 2. Every sample task from the task menu; the graph view must draw the bundle.
+	for _, task := range tasks[1:] {
+		q, _ := json.Marshal(task.Query)
+		evalJS[bool](p, "choosing a task", `(() => { const s = document.getElementById("tasks"); s.value = `+string(q)+`; s.dispatchEvent(new Event("change")); return true; })()`)
+		main, plain := p.waitAnswer(task.Query, true)
+		check(sample, task.Query, true, main, plain)
+	}
+	if n := evalJS[int](p, "counting graph nodes", `document.querySelectorAll("#graph .gnode").length`); n < 8 {
+		t.Errorf("the graph view shows %d skills, want the 8 of the bundle and its neighbours", n)
+	}
+	if n := evalJS[int](p, "counting graph edges", `document.querySelectorAll("#graph .gedge").length`); n == 0 {
+		t.Error("the graph view shows no edges")
+	}
+
+	// 3. Typing: the answer follows the text once typing pauses (debounced).
+	typed := tasks[4].Query
+	p.clearQuery()
+	p.do("typing a task", chromedp.SendKeys("#q", typed))
+	main, plain = p.waitAnswer(typed, true)
+	check(sample, typed, true, main, plain)
+	p.do("clicking a node", chromedp.Click("#graph .gnode.via"))
+	if got := evalJS[string](p, "reading the skill panel", `document.querySelector("#skill h3")?.textContent ?? ""`); got == "" {
+		t.Error("clicking a skill in the graph shows no skill")
+	}
+	p.screenshot("2-typed-task.png")
+
+	// 4. The graph off and on again.
+	p.do("turning the graph off", chromedp.Click("#use-graph"))
+	main, plain = p.waitAnswer(typed, false)
+	check(sample, typed, false, main, plain)
+	p.screenshot("3-graph-off.png")
+	p.do("turning the graph on", chromedp.Click("#use-graph"))
+	main, plain = p.waitAnswer(typed, true)
+	check(sample, typed, true, main, plain)
+
+	// 5. A second artifact through the file input; its hostile description must show as text.
+	p.do("choosing a file", chromedp.SetUploadFiles("#file", []string{secondSkg}))
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`document.getElementById("stats").dataset.skills === "%d"`, second.Graph().NumSkills()),
+		chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		t.Fatalf("the second artifact did not load: %v", err)
+	}
+	gaugeQuery := "read the boiler gauge and log the reading"
+	p.clearQuery()
+	p.do("typing a gauge task", chromedp.SendKeys("#q", gaugeQuery))
+	main, plain = p.waitAnswer(gaugeQuery, true)
+	check(second, gaugeQuery, true, main, plain)
+	if !slices.ContainsFunc(main, func(r shownResult) bool { return r.Name == "read-gauge-dial" }) {
+		t.Fatalf("the gauge task does not bring up read-gauge-dial: %+v", main)
+	}
+	p.do("opening the hostile skill", chromedp.Click(`#results li[data-name="read-gauge-dial"] button.name`))
+	p.screenshot("4-second-artifact.png")
+	texts := evalJS[[]string](p, "reading the description", `[document.querySelector('#results li[data-name="read-gauge-dial"] .desc')?.textContent ?? "",
+		document.querySelector("#skill .desc")?.textContent ?? "", document.querySelector("#skill .body")?.textContent ?? ""]`)
+	if texts[0] != hostile || texts[1] != hostile {
+		t.Errorf("the description shows as %q in the list and %q in the skill panel, want the text %q", texts[0], texts[1], hostile)
+	}
+	if !strings.Contains(texts[2], "<script>alert(2)</script>") {
+		t.Errorf("the skill body shows as %q, want its <script> as text", texts[2])
+	}
+	if n := evalJS[int](p, "counting elements the text could make", `document.querySelectorAll("img, script:not([src])").length`); n != 0 {
+		t.Errorf("skill text became %d img or inline script elements", n)
+	}
+	if !strings.Contains(evalJS[string](p, "reading the bundle", `document.getElementById("bundle").textContent`), hostile) {
+		t.Error("the rendered bundle lacks the description as text")
+	}
+	mu.Lock()
+	if len(dialogs) > 0 {
+		t.Errorf("the page opened dialogs: %q", dialogs)
+	}
+	mu.Unlock()
+	if msg := evalJS[string](p, "reading the error", `document.getElementById("error").hidden ? "" : document.getElementById("error").textContent`); msg != "" {
+		t.Errorf("the page shows an error: %s", msg)
+	}
+}
