@@ -25,15 +25,24 @@ type realData struct {
 	err     error
 }
 
-// loadReal builds the artifact of the real 859-skill library once per test binary.
+// loadReal builds the artifact of the real 859-skill library once per test binary, or reads the
+// artifact CASKG_BENCH_ARTIFACT names (make bench-wasm passes the one `caskg build` made, with
+// the builtin model's vectors; caskg-bench passes its synthesized libraries).
 var loadReal = sync.OnceValue(func() realData {
-	lib, err := ingest.Load(realSkills)
-	if err != nil {
-		return realData{err: err}
-	}
-	data, _, err := build.Build(lib.Skills, build.DefaultOptions())
-	if err != nil {
-		return realData{err: err}
+	var data []byte
+	if path := os.Getenv("CASKG_BENCH_ARTIFACT"); path != "" {
+		var err error
+		if data, err = os.ReadFile(path); err != nil {
+			return realData{err: err}
+		}
+	} else {
+		lib, err := ingest.Load(realSkills)
+		if err != nil {
+			return realData{err: err}
+		}
+		if data, _, err = build.Build(lib.Skills, build.DefaultOptions()); err != nil {
+			return realData{err: err}
+		}
 	}
 	g, err := graphs.Decode(data)
 	if err != nil {

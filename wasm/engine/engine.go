@@ -11,6 +11,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/caskg/caskg/graphs"
 )
@@ -117,12 +118,18 @@ type Engine struct {
 	in    []int32
 
 	invNorm []float32 // 1/‖quantized vector‖ per skill; nil without vectors
+	signs   []uint64  // sign bits of every skill vector, for the large-library prefilter (semantic.go)
+
+	pool [scratchSlots]atomic.Pointer[scratch] // scratches for reuse (scratch.go)
 }
 
 // New prepares an engine over g. Its cost is linear in the graph's size.
 func New(g *graphs.Graph) *Engine {
 	n := g.NumSkills()
 	e := &Engine{g: g, names: newNameIndex(g), invNorm: vectorNorms(g)}
+	if n >= LargeLibrary {
+		e.signs = vectorSigns(g)
+	}
 	deg := make([]int32, n+1)
 	for u := range n {
 		lo, hi := g.Out(u)
@@ -266,7 +273,12 @@ func (e *Engine) rank(req Request) (Response, error) {
 	if req.NoLexical && qvec == nil {
 		return Response{}, newError("engine: field \"no_lexical\": no semantic seeds to rank by (the artifact has no vectors or no_semantic is set)")
 	}
-	fused := e.seedRanking(req.Query, qvec, req.SemanticWeight, req.NoLexical)
+	sc := e.getScratch()
+	defer e.putScratch(sc)
+	// The caller reads at most the first max(Seeds, 2K) fused entries: the seeds, and without
+	// the graph the top K; with it, when fewer than K skills are reached, the fill-up below
+	// skips at most the (fewer than K) reached ones.
+	fused := e.seedRanking(sc, req.Query, qvec, req.SemanticWeight, req.NoLexical, max(req.Seeds, 2*req.K))
 	n := e.g.NumSkills()
 	if req.NoGraph {
 		res := make([]Result, 0, min(req.K, len(fused)))
@@ -281,7 +293,7 @@ func (e *Engine) rank(req Request) (Response, error) {
 	}
 
 	seeds := fused[:min(req.Seeds, len(fused))]
-	pi := make([]float64, n)
+	pi := sc.pi
 	var mass float64
 	for i := range seeds {
 		mass += 1 / float64(i+1)
@@ -292,30 +304,33 @@ func (e *Engine) rank(req Request) (Response, error) {
 	var p []float64
 	var iters, pushes int
 	var residual float64
-	if n >= PushThreshold {
-		p, residual, pushes = e.push(pi, req.Gamma, PushEpsilon)
+	top := topCandidates{k: req.K}
+	if n >= LargeLibrary {
+		p, residual, pushes = e.push(sc, req.Gamma, PushEpsilon)
+		for _, v := range sc.nodes {
+			if p[v] > 0 {
+				top.offer(candidate{int(v), p[v]})
+			}
+		}
 	} else {
-		p, iters = e.ppr(pi, req.Gamma)
+		p, iters = e.ppr(sc, req.Gamma)
+		for v, x := range p {
+			if x > 0 {
+				top.offer(candidate{v, x})
+			}
+		}
+	}
+	for _, c := range seeds {
+		pi[c.id] = 0
 	}
 
 	seedRank := make(map[int]int, len(seeds))
 	for i, c := range seeds {
 		seedRank[c.id] = i + 1
 	}
-	fusedRank := make(map[int]int, len(fused))
-	for i, c := range fused {
-		fusedRank[c.id] = i + 1
-	}
-	// Sorted as candidates (score descending, then id), so that the module links one sort.
-	var reached []candidate
-	for v := range n {
-		if p[v] > 0 {
-			reached = append(reached, candidate{v, p[v]})
-		}
-	}
-	sortCandidates(reached)
-	ids := make([]int, 0, min(req.K, len(reached)))
-	for _, c := range reached[:min(req.K, len(reached))] {
+	reached := top.sorted()
+	ids := make([]int, 0, req.K)
+	for _, c := range reached {
 		ids = append(ids, c.id)
 	}
 	// Too few skills reached: fill up with the next lexical candidates, at score 0.
@@ -336,14 +351,24 @@ func (e *Engine) rank(req Request) (Response, error) {
 		res[i] = Result{ID: v, Name: e.g.Name(v), Score: p[v], SeedRank: seedRank[v],
 			Via: e.via(v, p, inResult)}
 	}
+	if n >= LargeLibrary {
+		for _, v := range sc.nodes {
+			sc.p[v], sc.q[v], sc.queued[v] = 0, 0, false
+		}
+	} else {
+		clear(sc.p)
+		clear(sc.q)
+	}
 	return Response{Results: res, Iterations: iters, Pushes: pushes, Residual: residual}, nil
 }
 
-// ppr runs p ← γπ + (1−γ)Tᵀp from p = π. Rows without entries keep their mass.
-func (e *Engine) ppr(pi []float64, gamma float64) ([]float64, int) {
-	n := len(pi)
-	p := append([]float64(nil), pi...)
-	next := make([]float64, n)
+// ppr runs p ← γπ + (1−γ)Tᵀp from p = π, π in sc.pi, and returns p (sc.p or sc.q; the caller
+// clears both). Rows without entries keep their mass.
+func (e *Engine) ppr(sc *scratch, gamma float64) ([]float64, int) {
+	pi := sc.pi
+	p := sc.p
+	copy(p, pi)
+	next := sc.q
 	iters := 0
 	for iters < MaxIterations {
 		iters++
@@ -360,13 +385,14 @@ func (e *Engine) ppr(pi []float64, gamma float64) ([]float64, int) {
 				continue
 			}
 			share := (1 - gamma) * pu
-			for i := lo; i < hi; i++ {
-				next[e.to[i]] += share * e.w[i]
+			to, w := e.to[lo:hi], e.w[lo:hi]
+			for i, v := range to {
+				next[v] += share * w[i]
 			}
 		}
 		var diff float64
-		for v := range p {
-			diff += math.Abs(next[v] - p[v])
+		for v, x := range p {
+			diff += math.Abs(next[v] - x)
 		}
 		p, next = next, p
 		if diff < Tolerance {
@@ -418,12 +444,17 @@ type candidate struct {
 
 // seedRanking ranks skills for query by fusing BM25 (with typo-corrected terms), fuzzy
 // identifier matches and, when qvec is not nil, the skills closest to the unit query vector qvec
-// with reciprocal-rank fusion (the semantic list weighted by semWeight). The fused score keeps
-// the BM25 order when there is nothing else to fuse, and an identifier written into the query
-// wins outright.
-func (e *Engine) seedRanking(query string, qvec []float32, semWeight float64, noLexical bool) []candidate {
+// with reciprocal-rank fusion (the semantic list weighted by semWeight), and returns the first
+// need entries of the fused ranking. The fused score keeps the BM25 order when there is nothing
+// else to fuse, and an identifier written into the query wins outright.
+//
+// Only the head of the fused ranking is computed, not all of it: a skill that is neither in the
+// BM25 top need nor on the name or semantic list scores 1/(rrfK+r+1) for its BM25 rank r ≥ need,
+// below each of the BM25 top need, so it cannot be among the first need. The BM25 rank of each
+// name or semantic candidate outside that head is counted exactly, so every fused score is the
+// one a full sort would give.
+func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeight float64, noLexical bool, need int) []candidate {
 	g := e.g
-	n := g.NumSkills()
 	counts := map[string]int{}
 	var order []string
 	for _, t := range Tokenize(query) {
@@ -445,59 +476,115 @@ func (e *Engine) seedRanking(query string, qvec []float32, semWeight float64, no
 			terms = append(terms, queryTerm{idx, typoWeight * float64(counts[t])})
 		}
 	}
-	scores := make([]float64, n)
+	scores := sc.bm25
 	touched := bm25(g, terms, scores, nil)
-	lex := make([]candidate, 0, len(touched))
-	for _, d := range touched {
-		lex = append(lex, candidate{d, scores[d]})
-	}
-	sortCandidates(lex)
 
 	var names []candidate
 	if ids := identifiers(query); len(ids) > 0 && !noLexical {
-		names = e.names.match(ids)
+		names = e.names.match(sc, ids)
 		sortCandidates(names)
 	}
-
 	var sem []candidate
 	if qvec != nil {
 		sem = e.semanticRanking(qvec)
 	}
 
-	// scores is reused for the fused score; touched already lists every lexical candidate.
+	// The BM25 head, and the exact BM25 rank of every other listed skill.
+	head := topCandidates{k: need}
 	for _, d := range touched {
-		scores[d] = 0
+		head.offer(candidate{d, scores[d]})
 	}
-	inLex := make(map[int]bool, len(touched))
-	for _, d := range touched {
-		inLex[d] = true
+	lex := head.sorted()
+	lexRank := make(map[int]int, len(lex)+len(names)+len(sem))
+	for r, c := range lex {
+		lexRank[c.id] = r
 	}
+	var deep []candidate // listed skills with a BM25 score below the head, best first
 	for _, list := range [][]candidate{names, sem} {
 		for _, c := range list {
-			if !inLex[c.id] {
-				inLex[c.id] = true
-				touched = append(touched, c.id)
+			if _, ok := lexRank[c.id]; !ok && scores[c.id] > 0 {
+				lexRank[c.id] = -1
+				deep = append(deep, candidate{c.id, scores[c.id]})
 			}
 		}
 	}
-	for _, list := range [][]candidate{lex, names} {
-		for r, c := range list {
-			scores[c.id] += 1 / float64(rrfK+r+1)
+	if len(deep) > 0 {
+		sortCandidates(deep)
+		// above[k] counts the skills outside the head that rank before deep[k] but not before
+		// deep[k-1]; its prefix sums are the ranks.
+		above := make([]int, len(deep)+1)
+		last := deep[len(deep)-1]
+		for _, d := range touched {
+			c := candidate{d, scores[d]}
+			if !better(c, last) {
+				continue
+			}
+			if _, inHead := lexRank[d]; inHead && lexRank[d] >= 0 {
+				continue
+			}
+			above[search(len(deep), func(k int) bool { return better(c, deep[k]) })]++
+		}
+		r := len(lex)
+		for k, c := range deep {
+			r += above[k]
+			lexRank[c.id] = r
 		}
 	}
-	for r, c := range sem {
-		scores[c.id] += semWeight / float64(rrfK+r+1)
-	}
-	// Identifier matches outrank every purely lexical candidate.
-	for _, c := range names {
-		scores[c.id] += c.score
-	}
-	out := lex[:0]
 	for _, d := range touched {
-		out = append(out, candidate{d, scores[d]})
+		scores[d] = 0
+	}
+
+	// The fused scores, added up in the order of the full computation: BM25, names, semantic,
+	// then the name similarity.
+	type fusion struct {
+		id             int
+		lex, name, sem int // 0-based ranks; -1 when not on the list
+		nameScore      float64
+	}
+	at := make(map[int]int, len(lex)+len(names)+len(sem)) // skill → index in listed
+	listed := make([]fusion, 0, len(lex)+len(names)+len(sem))
+	entry := func(id int) *fusion {
+		k, ok := at[id]
+		if !ok {
+			k = len(listed)
+			at[id] = k
+			f := fusion{id: id, lex: -1, name: -1, sem: -1}
+			if r, ok := lexRank[id]; ok {
+				f.lex = r
+			}
+			listed = append(listed, f)
+		}
+		return &listed[k]
+	}
+	for _, c := range lex {
+		entry(c.id)
+	}
+	for r, c := range names {
+		f := entry(c.id)
+		f.name, f.nameScore = r, c.score
+	}
+	for r, c := range sem {
+		entry(c.id).sem = r
+	}
+	out := make([]candidate, 0, len(listed))
+	for _, f := range listed {
+		var s float64
+		if f.lex >= 0 {
+			s += 1 / float64(rrfK+f.lex+1)
+		}
+		if f.name >= 0 {
+			s += 1 / float64(rrfK+f.name+1)
+		}
+		if f.sem >= 0 {
+			s += semWeight / float64(rrfK+f.sem+1)
+		}
+		if f.name >= 0 {
+			s += f.nameScore
+		}
+		out = append(out, candidate{f.id, s})
 	}
 	sortCandidates(out)
-	return out
+	return out[:min(need, len(out))]
 }
 
 // sortCandidates orders by score descending, then by id, so ties never depend on map order.

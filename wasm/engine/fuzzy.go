@@ -3,8 +3,6 @@ package engine
 import (
 	"strings"
 
-	"github.com/agnivade/levenshtein"
-
 	"github.com/caskg/caskg/graphs"
 )
 
@@ -15,6 +13,7 @@ const (
 	nameMatchMin   = 0.75 // least name similarity (1 - distance/length) that counts as a mention
 	minTypoLength  = 4    // shorter words have too many neighbours at distance 1
 	maxIdentifiers = 32   // identifiers of one query compared with the skill names
+	longPosting    = 256  // a bigram held by more names (and 1/32 of them) may go unread (nameIndex.match)
 )
 
 // typoTerms returns lexicon terms within a small edit distance of word, which is not itself a
@@ -39,7 +38,7 @@ func typoTerms(g *graphs.Graph, word string) []int {
 		if diff := len(term) - len(word); diff > maxd || -diff > maxd {
 			continue
 		}
-		d := levenshtein.ComputeDistance(word, term)
+		d := editDistance(word, term, bestd)
 		switch {
 		case d < bestd:
 			best, bestd = append(best[:0], t), d
@@ -98,47 +97,79 @@ func nameSimilarity(a, b string) float64 {
 	if n == 0 {
 		return 0
 	}
-	if d := len(a) - len(b); float64(max(d, -d)) > (1-nameMatchMin)*float64(n) {
+	if !similarLength(len(a), len(b)) {
 		return 0
 	}
-	return 1 - float64(levenshtein.ComputeDistance(a, b))/float64(n)
+	// Beyond this distance the similarity is below nameMatchMin, whatever the exact distance.
+	bound := int((1-nameMatchMin)*float64(n)) + 1
+	return 1 - float64(editDistance(a, b, bound))/float64(n)
 }
 
 // nameIndex finds skill names similar to an identifier without comparing it to every name. It
 // relies on the q-gram lemma: two strings within edit distance d share at least
 // max(len) − 1 − 2d bigrams (counted with multiplicity), so only names reaching that count
-// need the exact Levenshtein check.
+// need the exact Levenshtein check. A name reaching it shares at least one of the identifier's
+// bigrams outside any (that count − 1) of them (prefix filtering), so only the postings of the
+// identifier's rarest bigrams are read.
 type nameIndex struct {
 	names []string
-	grams map[string][]int32 // bigram with its occurrence number → names holding it
+	grams map[uint32][]int32 // bigram with its occurrence number → names holding it
 	short []int32            // names too short for the bigram bound to exclude anything
 }
 
 func newNameIndex(g *graphs.Graph) nameIndex {
-	ix := nameIndex{names: make([]string, g.NumSkills()), grams: map[string][]int32{}}
+	ix := nameIndex{names: make([]string, g.NumSkills()), grams: map[uint32][]int32{}}
+	var buf []uint32
 	for i := range ix.names {
 		name := normName(g.Name(i))
 		ix.names[i] = name
 		if gramBound(len(name), len(name)) <= 0 {
 			ix.short = append(ix.short, int32(i))
 		}
-		for _, q := range bigrams(name) {
+		buf = bigrams(name, buf[:0])
+		for _, q := range buf {
 			ix.grams[q] = append(ix.grams[q], int32(i))
 		}
 	}
 	return ix
 }
 
-// bigrams lists the byte bigrams of s, each tagged with how many times it occurred before.
-func bigrams(s string) []string {
-	seen := map[string]int{}
-	out := make([]string, 0, max(0, len(s)-1))
+// bigrams appends the byte bigrams of s to out, each tagged with how many times it occurred
+// before (capped at 70): bytes b0, b1 and the count packed as b0<<16 | b1<<8 | count.
+func bigrams(s string, out []uint32) []uint32 {
+	start := len(out)
 	for i := 0; i+1 < len(s); i++ {
-		b := s[i : i+2]
-		out = append(out, b+string(rune('0'+min(seen[b], 70))))
-		seen[b]++
+		q := uint32(s[i])<<16 | uint32(s[i+1])<<8
+		seen := uint32(0)
+		for _, p := range out[start:] {
+			if p&^0xff == q {
+				seen++
+			}
+		}
+		out = append(out, q|min(seen, 70))
 	}
 	return out
+}
+
+// similarLength reports whether names of lengths la and lb can reach nameMatchMin: they differ
+// by at most the distance it allows.
+func similarLength(la, lb int) bool {
+	n := max(la, lb)
+	return float64(n-min(la, lb)) <= (1-nameMatchMin)*float64(n)
+}
+
+// hasGram reports whether s holds bigram q (bytes and occurrence number, as bigrams packs them).
+func hasGram(s string, q uint32) bool {
+	b0, b1, seen := byte(q>>16), byte(q>>8), uint32(0)
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == b0 && s[i+1] == b1 {
+			if min(seen, 70) == q&0xff {
+				return true
+			}
+			seen++
+		}
+	}
+	return false
 }
 
 // gramBound is the least number of shared bigrams of strings of lengths la and lb whose
@@ -149,49 +180,102 @@ func gramBound(la, lb int) int {
 	return n - 1 - 2*d
 }
 
-// match returns the names similar to any of ids, with their best similarity.
-func (ix *nameIndex) match(ids []string) []candidate {
+// match returns the names similar to any of ids, with their best similarity, in no particular
+// order. sc.mark keeps a name from being checked twice for one identifier.
+func (ix *nameIndex) match(sc *scratch, ids []string) []candidate {
 	best := map[int32]float64{}
+	var order []int32
 	check := func(id string, v int32) {
 		if s := nameSimilarity(id, ix.names[v]); s >= nameMatchMin && s > best[v] {
+			if _, ok := best[v]; !ok {
+				order = append(order, v)
+			}
 			best[v] = s
 		}
 	}
-	shared := make([]int32, len(ix.names))
+	var idGrams []uint32
+	var lens []int
 	var hit []int32
 	for _, id := range ids {
-		for _, v := range hit {
-			shared[v] = 0
-		}
-		hit = hit[:0]
-		for _, q := range bigrams(id) {
-			for _, v := range ix.grams[q] {
-				if shared[v] == 0 {
-					hit = append(hit, v)
+		stamp := sc.nextStamp()
+		idGrams = bigrams(id, idGrams[:0])
+		// The fewest bigrams a similar name shares with id: the bound at the name lengths the
+		// similarity allows (gramBound is not monotone in the length).
+		least := -1
+		for lb := len(id) * 3 / 4; lb <= len(id)*4/3+1; lb++ {
+			if similarLength(len(id), lb) {
+				if b := gramBound(len(id), lb); least < 0 || b < least {
+					least = b
 				}
-				shared[v]++
 			}
 		}
-		for _, v := range hit {
-			if int(shared[v]) >= gramBound(len(id), len(ix.names[v])) {
-				check(id, v)
+		if least > 0 {
+			// Count the bigrams each name shares with id, leaving out the postings of up to
+			// least-1 of id's commonest bigrams when they are long (at 100,000 skills "-v" or
+			// "er" would visit most names): a name sharing enough bigrams still shares at
+			// least one that is counted, and its count falls short by at most the skipped ones.
+			lens = lens[:0]
+			for _, q := range idGrams {
+				lens = append(lens, len(ix.grams[q])<<8|len(lens))
+			}
+			// Insertion sort: an identifier has a few dozen bigrams at most, and the module
+			// need not link another sort.
+			for i := 1; i < len(lens); i++ {
+				for j := i; j > 0 && lens[j] < lens[j-1]; j-- {
+					lens[j], lens[j-1] = lens[j-1], lens[j]
+				}
+			}
+			skip := 0
+			long := max(longPosting, len(ix.names)/32)
+			for skip < least-1 && lens[len(lens)-1-skip]>>8 > long {
+				skip++
+			}
+			hit = hit[:0]
+			for _, l := range lens[:len(lens)-skip] {
+				for _, v := range ix.grams[idGrams[l&0xff]] {
+					if sc.mark[v] != stamp {
+						sc.mark[v] = stamp
+						sc.count[v] = 0
+						hit = append(hit, v)
+					}
+					sc.count[v]++
+				}
+			}
+			skipped := lens[len(lens)-skip:]
+			for _, v := range hit {
+				name := ix.names[v]
+				bound := gramBound(len(id), len(name))
+				if int(sc.count[v]) < bound-skip || !similarLength(len(id), len(name)) {
+					continue
+				}
+				// The exact count, as if every posting had been read: the skipped bigrams
+				// the name holds too.
+				shared := int(sc.count[v])
+				for _, l := range skipped {
+					if hasGram(name, idGrams[l&0xff]) {
+						shared++
+					}
+				}
+				if shared >= bound {
+					check(id, v)
+				}
 			}
 		}
 		for _, v := range ix.short {
-			if shared[v] == 0 {
+			if sc.mark[v] != stamp {
 				check(id, v)
 			}
 		}
-		if gramBound(len(id), len(id)) <= 0 {
+		if least <= 0 {
 			// A very short identifier can match names it shares no bigram with.
 			for v := range ix.names {
 				check(id, int32(v))
 			}
 		}
 	}
-	out := make([]candidate, 0, len(best))
-	for v, s := range best {
-		out = append(out, candidate{int(v), s})
+	out := make([]candidate, 0, len(order))
+	for _, v := range order {
+		out = append(out, candidate{int(v), best[v]})
 	}
 	return out
 }

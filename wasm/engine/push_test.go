@@ -58,9 +58,9 @@ func TestPushMatchesPowerIteration(t *testing.T) {
 			pi[s] = 1 / float64(i+1) / mass
 		}
 		// The power iteration stops at 50 iterations; run it to a tighter fixed point.
-		exact := e.pprTo(pi, DefaultGamma, 1e-13, 2000)
+		exact, _ := e.PowerIteration(pi, DefaultGamma, 1e-13, 2000)
 		for _, eps := range []float64{1e-6, PushEpsilon} {
-			p, residual, pushes := e.push(pi, DefaultGamma, eps)
+			p, residual, pushes := e.ForwardPush(pi, DefaultGamma, eps)
 			var l1 float64
 			for v := range p {
 				l1 += math.Abs(p[v] - exact[v])
@@ -76,36 +76,6 @@ func TestPushMatchesPowerIteration(t *testing.T) {
 			}
 		}
 	}
-}
-
-// pprTo is the power iteration without the 50-iteration cap, for reference values.
-func (e *Engine) pprTo(pi []float64, gamma, tol float64, maxIter int) []float64 {
-	p := append([]float64(nil), pi...)
-	next := make([]float64, len(pi))
-	for range maxIter {
-		for v := range next {
-			next[v] = gamma * pi[v]
-		}
-		for u, pu := range p {
-			lo, hi := e.off[u], e.off[u+1]
-			if lo == hi {
-				next[u] += (1 - gamma) * pu
-				continue
-			}
-			for i := lo; i < hi; i++ {
-				next[e.to[i]] += (1 - gamma) * pu * e.w[i]
-			}
-		}
-		var diff float64
-		for v := range p {
-			diff += math.Abs(next[v] - p[v])
-		}
-		p, next = next, p
-		if diff < tol {
-			break
-		}
-	}
-	return p
 }
 
 func top(p []float64, k int) []int {
@@ -125,13 +95,13 @@ func BenchmarkPush(b *testing.B) {
 		b.Run(fmt.Sprintf("push-%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				e.push(pi, DefaultGamma, PushEpsilon)
+				e.ForwardPush(pi, DefaultGamma, PushEpsilon)
 			}
 		})
 		b.Run(fmt.Sprintf("power-%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				e.ppr(pi, DefaultGamma)
+				e.PowerIteration(pi, DefaultGamma, Tolerance, MaxIterations)
 			}
 		})
 	}

@@ -138,45 +138,130 @@ func (e *Engine) checkVector(v []float32) ([]float32, error) {
 }
 
 // semanticRanking returns the semanticDepth skills with the highest cosine to the unit query
-// vector q, best first, leaving out skills at cosine ≤ 0.
+// vector q, best first, leaving out skills at cosine ≤ 0. Below LargeLibrary skills every
+// vector is compared with q; from LargeLibrary on, only the SemanticPool skills a one-bit sketch
+// ranks highest (see signSketch) are, which costs a sixth as much at 100,000 skills and keeps
+// about 98% of the exact top 50 (BENCHMARKS.md, "semantic prefilter").
 func (e *Engine) semanticRanking(q []float32) []candidate {
 	g := e.g
-	n := g.NumSkills()
-	out := make([]candidate, 0, min(n, semanticDepth+1))
-	// A bounded selection: keep the best semanticDepth in out, its worst at the end.
-	for i := range n {
+	out := make([]candidate, 0, min(g.NumSkills(), semanticDepth+1))
+	if e.signs != nil {
+		for _, c := range e.signSketch(q, SemanticPool) {
+			out = e.offerCosine(out, q, c.id)
+		}
+		return out
+	}
+	for i := range g.NumSkills() {
+		out = e.offerCosine(out, q, i)
+	}
+	return out
+}
+
+// offerCosine adds skill i to out, the best semanticDepth so far with the worst at the end, if
+// its cosine to q is positive and good enough.
+func (e *Engine) offerCosine(out []candidate, q []float32, i int) []candidate {
+	if e.invNorm[i] == 0 {
+		return out
+	}
+	row, _ := e.g.Vector(i)
+	q = q[:len(row)]
+	var d0, d1, d2, d3 float32
+	j := 0
+	for ; j+4 <= len(row); j += 4 {
+		d0 += q[j] * float32(row[j])
+		d1 += q[j+1] * float32(row[j+1])
+		d2 += q[j+2] * float32(row[j+2])
+		d3 += q[j+3] * float32(row[j+3])
+	}
+	for ; j < len(row); j++ {
+		d0 += q[j] * float32(row[j])
+	}
+	dot := (d0 + d1) + (d2 + d3)
+	s := float64(dot * e.invNorm[i])
+	if s <= 0 {
+		return out
+	}
+	c := candidate{i, s}
+	if len(out) == semanticDepth && !better(c, out[len(out)-1]) {
+		return out
+	}
+	k := search(len(out), func(k int) bool { return better(c, out[k]) })
+	if len(out) < semanticDepth {
+		out = append(out, candidate{})
+	}
+	copy(out[k+1:], out[k:len(out)-1])
+	out[k] = c
+	return out
+}
+
+// LargeLibrary is the library size from which a query takes the large-library paths: forward
+// push instead of power iteration (push.go) and the sign-sketch prefilter for semantic seeds.
+const LargeLibrary = PushThreshold
+
+// SemanticPool is how many skills the sign sketch passes on to the exact cosine in a large
+// library.
+const SemanticPool = 4000
+
+// vectorSigns returns, for every skill, the sign bits of its vector (bit j set when component j
+// is positive), in words of 64 bits.
+func vectorSigns(g *graphs.Graph) []uint64 {
+	dim := g.VectorDim()
+	if dim == 0 {
+		return nil
+	}
+	words := (dim + 63) / 64
+	out := make([]uint64, g.NumSkills()*words)
+	for i := range g.NumSkills() {
+		row, _ := g.Vector(i)
+		w := out[i*words : (i+1)*words]
+		for j, x := range row {
+			if x > 0 {
+				w[j/64] |= 1 << (j % 64)
+			}
+		}
+	}
+	return out
+}
+
+// signSketch returns the pool skills (with a non-zero vector) whose sign bits agree best with q:
+// the asymmetric one-bit estimate Σ_j q_j·sign(x_j), up to a constant, which is the sum of q_j
+// over the set bits. Byte tables make it 16 lookups per skill at 128 dimensions. Ties go to the
+// lower id, so the pool is deterministic.
+func (e *Engine) signSketch(q []float32, pool int) []candidate {
+	dim := len(q)
+	words := (dim + 63) / 64
+	nbytes := words * 8
+	// table[b*256+v]: the sum of q_j over the set bits j of byte value v at byte b.
+	table := make([]float32, nbytes*256)
+	for b := range nbytes {
+		t := table[b*256 : (b+1)*256]
+		for bit := range 8 {
+			j := b*8 + bit
+			if j >= dim {
+				break
+			}
+			step := 1 << bit
+			for v := step; v < 256; v += 2 * step {
+				for u := v; u < v+step; u++ {
+					t[u] = t[u-step] + q[j]
+				}
+			}
+		}
+	}
+	top := topCandidates{k: pool}
+	for i := range e.g.NumSkills() {
 		if e.invNorm[i] == 0 {
 			continue
 		}
-		row, _ := g.Vector(i)
-		q := q[:len(row)]
-		var d0, d1, d2, d3 float32
-		j := 0
-		for ; j+4 <= len(row); j += 4 {
-			d0 += q[j] * float32(row[j])
-			d1 += q[j+1] * float32(row[j+1])
-			d2 += q[j+2] * float32(row[j+2])
-			d3 += q[j+3] * float32(row[j+3])
+		var s float32
+		for w, x := range e.signs[i*words : (i+1)*words] {
+			t := table[w*2048 : (w+1)*2048]
+			s += t[x&0xff] + t[256+(x>>8&0xff)] + t[512+(x>>16&0xff)] + t[768+(x>>24&0xff)] +
+				t[1024+(x>>32&0xff)] + t[1280+(x>>40&0xff)] + t[1536+(x>>48&0xff)] + t[1792+(x>>56)]
 		}
-		for ; j < len(row); j++ {
-			d0 += q[j] * float32(row[j])
-		}
-		dot := (d0 + d1) + (d2 + d3)
-		s := float64(dot * e.invNorm[i])
-		if s <= 0 {
-			continue
-		}
-		if len(out) == semanticDepth && !better(candidate{i, s}, out[len(out)-1]) {
-			continue
-		}
-		k := search(len(out), func(k int) bool { return better(candidate{i, s}, out[k]) })
-		if len(out) < semanticDepth {
-			out = append(out, candidate{})
-		}
-		copy(out[k+1:], out[k:len(out)-1])
-		out[k] = candidate{i, s}
+		top.offer(candidate{i, float64(s)})
 	}
-	return out
+	return top.h
 }
 
 // better orders candidates by score descending, then id ascending.

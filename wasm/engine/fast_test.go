@@ -1,0 +1,332 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/caskg/caskg/graphs"
+)
+
+// The query path computes only what the answer needs (the head of the seed fusion, the best
+// names, the top of a bounded selection). These tests hold each shortcut to the full
+// computation it replaces on a random library, so a shortcut that drops or reorders anything
+// fails here before it shows as a changed answer.
+
+var fastWords = strings.Fields("extract table pdf convert image resize audio transcribe chart plot " +
+	"csv parse json validate schema upload file download report summary email send calendar " +
+	"event search index query database migrate backup restore deploy server log monitor alert")
+
+// randomLibrary builds an engine over n deterministic random skills with identifier-like names,
+// descriptions from fastWords, dim-dimensional vectors (0: none) and random edges.
+func randomLibrary(tb testing.TB, n, dim int) *Engine {
+	tb.Helper()
+	rng := rand.New(rand.NewPCG(7, uint64(n)))
+	art := &graphs.Artifact{}
+	docs := make([]Doc, n)
+	seps := []string{"-", "_", ".", ""}
+	vecs := make([][]float32, n)
+	for i := range n {
+		var name, desc []string
+		for range 1 + rng.IntN(3) {
+			name = append(name, fastWords[rng.IntN(len(fastWords))])
+		}
+		for range 4 + rng.IntN(8) {
+			desc = append(desc, fastWords[rng.IntN(len(fastWords))])
+		}
+		nm := strings.Join(name, seps[rng.IntN(len(seps))]) + fmt.Sprintf("-%d", i)
+		art.Skills = append(art.Skills, graphs.Skill{Name: nm, Description: strings.Join(desc, " ")})
+		docs[i] = Doc{Name: nm, Description: strings.Join(desc, " ")}
+		if dim > 0 {
+			vecs[i] = make([]float32, dim)
+			for j := range vecs[i] {
+				vecs[i][j] = float32(rng.NormFloat64()) / float32(1+j/8)
+			}
+		}
+		for range rng.IntN(4) {
+			if j := rng.IntN(n); j != i {
+				art.Edges = append(art.Edges, graphs.Edge{Source: i, Target: j, Weight: 0.05 + 0.9*rng.Float32(),
+					Assoc: 0.5, State: graphs.Uncertain, Type: graphs.Relation(rng.IntN(4))})
+			}
+		}
+	}
+	slices.SortFunc(art.Edges, func(a, b graphs.Edge) int {
+		if a.Source != b.Source {
+			return a.Source - b.Source
+		}
+		return a.Target - b.Target
+	})
+	art.Edges = slices.CompactFunc(art.Edges, func(a, b graphs.Edge) bool { return a.Source == b.Source && a.Target == b.Target })
+	art.Lexicon = BuildLexicon(docs)
+	if dim > 0 {
+		var err error
+		if art.Vectors, err = graphs.NewVectors("test-random", vecs); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	data, err := graphs.Encode(art)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	g, err := graphs.Decode(data)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return New(g)
+}
+
+var fastQueries = []string{
+	"extract the table from a pdf and plot a chart",
+	"convert image, resize it and upload the file",
+	"run pdf_extract-3 then csv.parse on the report",
+	"send an email summary of the calendar event",
+	"transcribe audio then search the index for the query",
+	"migrate the database and restore the backup; use deploy-server",
+	"validate json schema", "monitr the server log and alrt", "plot",
+}
+
+// fullFusion is the seed fusion over every candidate, sorted in full: the reference.
+func fullFusion(e *Engine, sc *scratch, query string, qvec []float32, semWeight float64) []candidate {
+	counts := map[string]int{}
+	var order []string
+	for _, t := range Tokenize(query) {
+		if counts[t] == 0 {
+			order = append(order, t)
+		}
+		counts[t]++
+	}
+	var terms []queryTerm
+	for _, t := range order {
+		if idx, ok := e.g.FindTerm(t); ok {
+			terms = append(terms, queryTerm{idx, float64(counts[t])})
+			continue
+		}
+		for _, idx := range typoTerms(e.g, t) {
+			terms = append(terms, queryTerm{idx, typoWeight * float64(counts[t])})
+		}
+	}
+	scores := make([]float64, e.g.NumSkills())
+	touched := bm25(e.g, terms, scores, nil)
+	var lex []candidate
+	for _, d := range touched {
+		lex = append(lex, candidate{d, scores[d]})
+	}
+	sortCandidates(lex)
+	var names []candidate
+	if ids := identifiers(query); len(ids) > 0 {
+		names = bruteNames(e, ids)
+	}
+	var sem []candidate
+	if qvec != nil {
+		sem = e.semanticRanking(qvec)
+	}
+	fused := make([]float64, e.g.NumSkills())
+	seen := map[int]bool{}
+	var all []int
+	for _, list := range [][]candidate{lex, names, sem} {
+		for _, c := range list {
+			if !seen[c.id] {
+				seen[c.id] = true
+				all = append(all, c.id)
+			}
+		}
+	}
+	for _, list := range [][]candidate{lex, names} {
+		for r, c := range list {
+			fused[c.id] += 1 / float64(rrfK+r+1)
+		}
+	}
+	for r, c := range sem {
+		fused[c.id] += semWeight / float64(rrfK+r+1)
+	}
+	for _, c := range names {
+		fused[c.id] += c.score
+	}
+	var out []candidate
+	for _, id := range all {
+		out = append(out, candidate{id, fused[id]})
+	}
+	sortCandidates(out)
+	return out
+}
+
+// bruteNames compares every identifier with every name.
+func bruteNames(e *Engine, ids []string) []candidate {
+	best := map[int]float64{}
+	for _, id := range ids {
+		for v, name := range e.names.names {
+			n := max(len(id), len(name))
+			if n == 0 {
+				continue
+			}
+			if d := len(id) - len(name); float64(max(d, -d)) > (1-nameMatchMin)*float64(n) {
+				continue
+			}
+			s := 1 - float64(editDistanceFull(id, name))/float64(n)
+			if s >= nameMatchMin && s > best[v] {
+				best[v] = s
+			}
+		}
+	}
+	var out []candidate
+	for v, s := range best {
+		out = append(out, candidate{v, s})
+	}
+	sortCandidates(out)
+	return out
+}
+
+func editDistanceFull(a, b string) int { return editDistance(a, b, len(a)+len(b)) }
+
+func TestSeedHeadMatchesFullFusion(t *testing.T) {
+	e := randomLibrary(t, 3000, 24)
+	for _, q := range fastQueries {
+		for _, need := range []int{1, 5, 20, 200} {
+			sc := e.getScratch()
+			qvec := e.Embed(q) // nil: the library has no encoder
+			if qvec == nil {
+				qvec = unit32(func() []float64 {
+					v := make([]float64, 24)
+					for j := range v {
+						v[j] = math.Sin(float64(len(q) + j))
+					}
+					return v
+				}())
+			}
+			got := e.seedRanking(sc, q, qvec, 1, false, need)
+			want := fullFusion(e, sc, q, qvec, 1)
+			want = want[:min(need, len(want))]
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(candidate{})); diff != "" {
+				t.Errorf("%q need %d: head differs from the full fusion (-want +got):\n%s", q, need, diff)
+			}
+			for i, x := range sc.bm25 {
+				if x != 0 {
+					t.Fatalf("%q: scratch BM25 score of skill %d left at %v", q, i, x)
+				}
+			}
+			e.putScratch(sc)
+		}
+	}
+}
+
+func TestNameMatchMatchesBruteForce(t *testing.T) {
+	e := randomLibrary(t, 3000, 0)
+	matched := 0
+	queries := append(fastQueries, "pdf-extract-1 csv_parse-17 imageResize x.y a-b")
+	for _, i := range []int{5, 77, 1234, 2999} {
+		// Names of the library, whole, with a letter dropped, and cut short.
+		name := e.g.Name(i)
+		queries = append(queries, "use "+name+" now", "then "+name[:len(name)/2]+name[len(name)/2+1:]+"-x",
+			name[:len(name)*3/4]+"_z")
+	}
+	for _, q := range queries {
+		ids := identifiers(q)
+		sc := e.getScratch()
+		got := e.names.match(sc, ids)
+		e.putScratch(sc)
+		sortCandidates(got)
+		want := bruteNames(e, ids)
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(candidate{}), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%q: name matches differ from comparing every name (-want +got):\n%s", q, diff)
+		}
+		matched += len(want)
+	}
+	if matched < 10 {
+		t.Errorf("only %d name matches in all: the test library does not exercise matching", matched)
+	}
+}
+
+func TestTopCandidates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct{ n, k int }{{0, 3}, {5, 10}, {100, 1}, {1000, 17}, {50, 50}, {10, 0}} {
+		var all []candidate
+		top := topCandidates{k: tc.k}
+		for i := range tc.n {
+			c := candidate{i, float64(rng.IntN(20))} // many ties: the id must break them
+			all = append(all, c)
+			top.offer(c)
+		}
+		sortCandidates(all)
+		want := all[:min(tc.k, len(all))]
+		if diff := cmp.Diff(want, top.sorted(), cmp.AllowUnexported(candidate{}), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("n %d k %d (-want +got):\n%s", tc.n, tc.k, diff)
+		}
+	}
+}
+
+// TestSignSketch checks the byte tables against the sum they stand for, and that with a pool as
+// large as the library the prefiltered ranking is the exact one.
+func TestSignSketch(t *testing.T) {
+	for _, dim := range []int{3, 24, 64, 130} {
+		e := randomLibrary(t, 500, dim)
+		e.signs = vectorSigns(e.g)
+		q := make([]float64, dim)
+		for j := range q {
+			q[j] = math.Cos(float64(3*j + 1))
+		}
+		qv := unit32(q)
+		for _, c := range e.signSketch(qv, 500) {
+			row, _ := e.g.Vector(c.id)
+			var want float64
+			for j, x := range row {
+				if x > 0 {
+					want += float64(qv[j])
+				}
+			}
+			if math.Abs(want-c.score) > 1e-4 {
+				t.Fatalf("dim %d skill %d: sketch %v, sum of q over the set bits %v", dim, c.id, c.score, want)
+			}
+		}
+		exact := func() []candidate {
+			s := e.signs
+			e.signs = nil
+			defer func() { e.signs = s }()
+			return e.semanticRanking(qv)
+		}()
+		if diff := cmp.Diff(exact, e.semanticRankingPool(qv, 500), cmp.AllowUnexported(candidate{})); diff != "" {
+			t.Errorf("dim %d: full pool differs from the exact ranking (-want +got):\n%s", dim, diff)
+		}
+	}
+}
+
+// semanticRankingPool is semanticRanking through the sketch with the given pool.
+func (e *Engine) semanticRankingPool(q []float32, pool int) []candidate {
+	var out []candidate
+	for _, c := range e.signSketch(q, pool) {
+		out = e.offerCosine(out, q, c.id)
+	}
+	return out
+}
+
+// TestQueryScratchClean runs queries of every kind in a row on a large-library engine and a small
+// one: a scratch left dirty by one would change the next answer.
+func TestQueryScratchClean(t *testing.T) {
+	e := randomLibrary(t, 2000, 16)
+	reqs := []Request{{Query: fastQueries[0]}, {Query: fastQueries[2], K: 30, Seeds: 20}, {Query: fastQueries[4], NoGraph: true}}
+	first := make([]Response, len(reqs))
+	for i, r := range reqs {
+		first[i] = query2(t, e, r)
+	}
+	for range 3 {
+		for i, r := range reqs {
+			if diff := cmp.Diff(first[i], query2(t, e, r)); diff != "" {
+				t.Fatalf("request %d answered differently the second time:\n%s", i, diff)
+			}
+		}
+	}
+}
+
+func query2(t *testing.T, e *Engine, r Request) Response {
+	t.Helper()
+	resp, err := e.Query(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}

@@ -1,0 +1,108 @@
+package engine
+
+// A query's work must not grow with the library beyond what it touches: at 100,000 skills a
+// fresh set of per-skill arrays costs more than the rest of the query (and, in WebAssembly, a
+// garbage collection every few queries). Each query therefore borrows a scratch — per-skill
+// arrays that are all zero (or false) between queries — and gives it back clean, resetting only
+// the entries it touched. Concurrent queries each borrow their own.
+
+// scratch is one query's per-skill workspace. Every array has one entry per skill.
+type scratch struct {
+	bm25   []float64 // BM25 scores of the query's lexical candidates
+	pi     []float64 // PPR restart vector
+	p, q   []float64 // PPR estimate; power iteration's next iterate or forward push's residual
+	queued []bool    // forward push: on the queue
+	mark   []uint32  // per-pass visit marks: a skill is visited in the pass whose stamp it holds
+	stamp  uint32
+	count  []int32 // name matching: bigrams shared with the identifier, valid where marked
+	nodes  []int32 // forward push: every node whose residual became non-zero
+}
+
+func (e *Engine) getScratch() *scratch {
+	for i := range e.pool {
+		if s := e.pool[i].Swap(nil); s != nil {
+			return s
+		}
+	}
+	n := e.g.NumSkills()
+	return &scratch{bm25: make([]float64, n), pi: make([]float64, n), p: make([]float64, n),
+		q: make([]float64, n), queued: make([]bool, n), mark: make([]uint32, n),
+		count: make([]int32, n)}
+}
+
+// nextStamp returns a stamp no entry of s.mark holds yet.
+func (s *scratch) nextStamp() uint32 {
+	s.stamp++
+	if s.stamp == 0 { // wrapped: no old mark may look current
+		clear(s.mark)
+		s.stamp = 1
+	}
+	return s.stamp
+}
+
+// putScratch returns s to the pool; its arrays must be zero again.
+func (e *Engine) putScratch(s *scratch) {
+	s.nodes = s.nodes[:0]
+	for i := range e.pool {
+		if e.pool[i].CompareAndSwap(nil, s) {
+			return
+		}
+	}
+}
+
+// scratchSlots is how many scratches an engine keeps for reuse: as many queries can run at once
+// without allocating (a WebAssembly instance runs one). A slot array of atomic pointers rather
+// than a sync.Pool, which would add about 10 KB gzip to the module.
+const scratchSlots = 8
+
+// topCandidates keeps the best k candidates offered to it (score descending, then id), in a
+// heap whose root is the worst kept, so that selecting the top k of m candidates costs
+// O(m + k log k · log m) instead of sorting all m.
+type topCandidates struct {
+	k int
+	h []candidate
+}
+
+// worse reports whether a ranks after b.
+func worse(a, b candidate) bool { return better(b, a) }
+
+// offer considers c.
+func (t *topCandidates) offer(c candidate) {
+	if len(t.h) < t.k {
+		t.h = append(t.h, c)
+		// Sift up: the root must be the worst.
+		for i := len(t.h) - 1; i > 0; {
+			parent := (i - 1) / 2
+			if !worse(t.h[i], t.h[parent]) {
+				break
+			}
+			t.h[i], t.h[parent] = t.h[parent], t.h[i]
+			i = parent
+		}
+		return
+	}
+	if t.k == 0 || !better(c, t.h[0]) {
+		return
+	}
+	t.h[0] = c
+	for i := 0; ; {
+		w, l, r := i, 2*i+1, 2*i+2
+		if l < len(t.h) && worse(t.h[l], t.h[w]) {
+			w = l
+		}
+		if r < len(t.h) && worse(t.h[r], t.h[w]) {
+			w = r
+		}
+		if w == i {
+			break
+		}
+		t.h[i], t.h[w] = t.h[w], t.h[i]
+		i = w
+	}
+}
+
+// sorted returns the kept candidates, best first.
+func (t *topCandidates) sorted() []candidate {
+	sortCandidates(t.h)
+	return t.h
+}
