@@ -477,7 +477,8 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 		}
 	}
 	scores := sc.bm25
-	touched := bm25(g, terms, scores, nil)
+	touched := bm25(g, terms, scores, sc.docs[:0])
+	defer func() { sc.docs = touched[:0] }()
 
 	var names []candidate
 	if ids := identifiers(query); len(ids) > 0 && !noLexical {
@@ -492,7 +493,9 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 	// The BM25 head, and the exact BM25 rank of every other listed skill.
 	head := topCandidates{k: need}
 	for _, d := range touched {
-		head.offer(candidate{d, scores[d]})
+		if c := (candidate{d, scores[d]}); !head.full() || better(c, head.h[0]) {
+			head.offer(c)
+		}
 	}
 	lex := head.sorted()
 	lexRank := make(map[int]int, len(lex)+len(names)+len(sem))

@@ -13,7 +13,6 @@ const (
 	nameMatchMin   = 0.75 // least name similarity (1 - distance/length) that counts as a mention
 	minTypoLength  = 4    // shorter words have too many neighbours at distance 1
 	maxIdentifiers = 32   // identifiers of one query compared with the skill names
-	longPosting    = 256  // a bigram held by more names (and 1/32 of them) may go unread (nameIndex.match)
 )
 
 // typoTerms returns lexicon terms within a small edit distance of word, which is not itself a
@@ -108,12 +107,11 @@ func nameSimilarity(a, b string) float64 {
 // nameIndex finds skill names similar to an identifier without comparing it to every name. It
 // relies on the q-gram lemma: two strings within edit distance d share at least
 // max(len) − 1 − 2d bigrams (counted with multiplicity), so only names reaching that count
-// need the exact Levenshtein check. A name reaching it shares at least one of the identifier's
-// bigrams outside any (that count − 1) of them (prefix filtering), so only the postings of the
-// identifier's rarest bigrams are read.
+// need the exact Levenshtein check. Postings are kept per bigram and name length, so an
+// identifier reads only those of the lengths a similar name can have.
 type nameIndex struct {
 	names []string
-	grams map[uint32][]int32 // bigram with its occurrence number → names holding it
+	grams map[uint32][]int32 // gramKey(bigram with its occurrence number, name length) → names
 	short []int32            // names too short for the bigram bound to exclude anything
 }
 
@@ -128,7 +126,8 @@ func newNameIndex(g *graphs.Graph) nameIndex {
 		}
 		buf = bigrams(name, buf[:0])
 		for _, q := range buf {
-			ix.grams[q] = append(ix.grams[q], int32(i))
+			k := gramKey(q, len(name))
+			ix.grams[k] = append(ix.grams[k], int32(i))
 		}
 	}
 	return ix
@@ -151,25 +150,15 @@ func bigrams(s string, out []uint32) []uint32 {
 	return out
 }
 
+// gramKey packs a tagged bigram (24 bits, the count below 128) with a name length (longer
+// names share the class 255).
+func gramKey(q uint32, length int) uint32 { return (q&^0xff)<<7 | (q&0x7f)<<8 | uint32(min(length, 255)) }
+
 // similarLength reports whether names of lengths la and lb can reach nameMatchMin: they differ
 // by at most the distance it allows.
 func similarLength(la, lb int) bool {
 	n := max(la, lb)
 	return float64(n-min(la, lb)) <= (1-nameMatchMin)*float64(n)
-}
-
-// hasGram reports whether s holds bigram q (bytes and occurrence number, as bigrams packs them).
-func hasGram(s string, q uint32) bool {
-	b0, b1, seen := byte(q>>16), byte(q>>8), uint32(0)
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] == b0 && s[i+1] == b1 {
-			if min(seen, 70) == q&0xff {
-				return true
-			}
-			seen++
-		}
-	}
-	return false
 }
 
 // gramBound is the least number of shared bigrams of strings of lengths la and lb whose
@@ -181,7 +170,7 @@ func gramBound(la, lb int) int {
 }
 
 // match returns the names similar to any of ids, with their best similarity, in no particular
-// order. sc.mark keeps a name from being checked twice for one identifier.
+// order.
 func (ix *nameIndex) match(sc *scratch, ids []string) []candidate {
 	best := map[int32]float64{}
 	var order []int32
@@ -194,69 +183,41 @@ func (ix *nameIndex) match(sc *scratch, ids []string) []candidate {
 		}
 	}
 	var idGrams []uint32
-	var lens []int
 	var hit []int32
 	for _, id := range ids {
 		stamp := sc.nextStamp()
 		idGrams = bigrams(id, idGrams[:0])
-		// The fewest bigrams a similar name shares with id: the bound at the name lengths the
-		// similarity allows (gramBound is not monotone in the length).
-		least := -1
+		// The name lengths the similarity allows, and the fewest bigrams a similar name shares
+		// with id over them (gramBound is not monotone in the length).
+		least, lo, hi := -1, -1, -1
 		for lb := len(id) * 3 / 4; lb <= len(id)*4/3+1; lb++ {
 			if similarLength(len(id), lb) {
+				if lo < 0 {
+					lo = lb
+				}
+				hi = lb
 				if b := gramBound(len(id), lb); least < 0 || b < least {
 					least = b
 				}
 			}
 		}
 		if least > 0 {
-			// Count the bigrams each name shares with id, leaving out the postings of up to
-			// least-1 of id's commonest bigrams when they are long (at 100,000 skills "-v" or
-			// "er" would visit most names): a name sharing enough bigrams still shares at
-			// least one that is counted, and its count falls short by at most the skipped ones.
-			lens = lens[:0]
-			for _, q := range idGrams {
-				lens = append(lens, len(ix.grams[q])<<8|len(lens))
-			}
-			// Insertion sort: an identifier has a few dozen bigrams at most, and the module
-			// need not link another sort.
-			for i := 1; i < len(lens); i++ {
-				for j := i; j > 0 && lens[j] < lens[j-1]; j-- {
-					lens[j], lens[j-1] = lens[j-1], lens[j]
-				}
-			}
-			skip := 0
-			long := max(longPosting, len(ix.names)/32)
-			for skip < least-1 && lens[len(lens)-1-skip]>>8 > long {
-				skip++
-			}
+			// Count the bigrams each name of a possible length shares with id.
 			hit = hit[:0]
-			for _, l := range lens[:len(lens)-skip] {
-				for _, v := range ix.grams[idGrams[l&0xff]] {
-					if sc.mark[v] != stamp {
-						sc.mark[v] = stamp
-						sc.count[v] = 0
-						hit = append(hit, v)
+			for _, q := range idGrams {
+				for lb := lo; lb <= min(hi, 255); lb++ {
+					for _, v := range ix.grams[gramKey(q, lb)] {
+						if sc.mark[v] != stamp {
+							sc.mark[v] = stamp
+							sc.count[v] = 0
+							hit = append(hit, v)
+						}
+						sc.count[v]++
 					}
-					sc.count[v]++
 				}
 			}
-			skipped := lens[len(lens)-skip:]
 			for _, v := range hit {
-				name := ix.names[v]
-				bound := gramBound(len(id), len(name))
-				if int(sc.count[v]) < bound-skip || !similarLength(len(id), len(name)) {
-					continue
-				}
-				// The exact count, as if every posting had been read: the skipped bigrams
-				// the name holds too.
-				shared := int(sc.count[v])
-				for _, l := range skipped {
-					if hasGram(name, idGrams[l&0xff]) {
-						shared++
-					}
-				}
-				if shared >= bound {
+				if int(sc.count[v]) >= gramBound(len(id), len(ix.names[v])) {
 					check(id, v)
 				}
 			}

@@ -16,6 +16,7 @@ type scratch struct {
 	stamp  uint32
 	count  []int32 // name matching: bigrams shared with the identifier, valid where marked
 	nodes  []int32 // forward push: every node whose residual became non-zero
+	docs   []int   // BM25: the skills scored
 }
 
 func (e *Engine) getScratch() *scratch {
@@ -100,6 +101,10 @@ func (t *topCandidates) offer(c candidate) {
 		i = w
 	}
 }
+
+// full reports whether t keeps k candidates already; then only a candidate better than
+// t.h[0] changes it.
+func (t *topCandidates) full() bool { return len(t.h) == t.k }
 
 // sorted returns the kept candidates, best first.
 func (t *topCandidates) sorted() []candidate {

@@ -259,7 +259,9 @@ func (e *Engine) signSketch(q []float32, pool int) []candidate {
 			s += t[x&0xff] + t[256+(x>>8&0xff)] + t[512+(x>>16&0xff)] + t[768+(x>>24&0xff)] +
 				t[1024+(x>>32&0xff)] + t[1280+(x>>40&0xff)] + t[1536+(x>>48&0xff)] + t[1792+(x>>56)]
 		}
-		top.offer(candidate{i, float64(s)})
+		if c := (candidate{i, float64(s)}); !top.full() || better(c, top.h[0]) {
+			top.offer(c)
+		}
 	}
 	return top.h
 }
