@@ -152,7 +152,9 @@ func bigrams(s string, out []uint32) []uint32 {
 
 // gramKey packs a tagged bigram (24 bits, the count below 128) with a name length (longer
 // names share the class 255).
-func gramKey(q uint32, length int) uint32 { return (q&^0xff)<<7 | (q&0x7f)<<8 | uint32(min(length, 255)) }
+func gramKey(q uint32, length int) uint32 {
+	return (q&^0xff)<<7 | (q&0x7f)<<8 | uint32(min(length, 255))
+}
 
 // similarLength reports whether names of lengths la and lb can reach nameMatchMin: they differ
 // by at most the distance it allows.
