@@ -16,7 +16,7 @@ build: ## build bin/caskg
 	@mkdir -p $(BIN)
 	$(GO) build $(GOFLAGS_BUILD) -o $(CASKG) ./native/cmd/caskg
 
-demo: build ## build the sample graph from graphs/sample and answer sample tasks
+demo: build wasm ## build the sample graph, answer sample tasks, then serve the playground until Ctrl-C (DEMO_SERVE=0: don't serve)
 	$(CASKG) build graphs/sample -o $(SAMPLE)
 	@echo
 	$(CASKG) query $(SAMPLE) "heat some egg and put it in the garbage can" -k 6
@@ -26,9 +26,11 @@ demo: build ## build the sample graph from graphs/sample and answer sample tasks
 	$(CASKG) eval $(SAMPLE) --tasks graphs/sample-tasks.jsonl
 	@echo
 	$(CASKG) eval $(SAMPLE) --tasks graphs/sample-tasks.jsonl --no-graph
+	@echo
+	$(if $(filter 0,$(DEMO_SERVE)),@echo "playground: skipped (DEMO_SERVE=0); make serve starts it",$(MAKE) --no-print-directory serve-only)
 
-test: onnxruntime workerd ## run every check CI runs: vet, formatting, unit, end-to-end and short fuzz tests
-	@test -z "$$(gofmt -l graphs native wasm)" || { echo "gofmt needed:"; gofmt -l graphs native wasm; exit 1; }
+test: onnxruntime workerd chromium ## run every check CI runs: vet, formatting, unit, end-to-end and short fuzz tests
+	@test -z "$$(gofmt -l graphs native wasm playground)" || { echo "gofmt needed:"; gofmt -l graphs native wasm playground; exit 1; }
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 	$(MAKE) --no-print-directory fuzz FUZZTIME=20000x
@@ -49,6 +51,7 @@ fuzz: ## run every fuzz target for FUZZTIME (default 30s; a count such as 20000x
 	$(GO) test ./wasm/internal/tinyjson -run '^$$' -fuzz '^FuzzDecoder$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 	$(GO) test ./wasm/host -run '^$$' -fuzz '^FuzzWASM$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 	$(GO) test ./wasm/worker -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+	$(GO) test ./native/serve -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 
 bench: ## print the benchmark tables (query latency, build time, decode)
 	$(GO) test -run '^$$' -bench . -benchmem ./graphs ./wasm/engine ./native/build ./native/embed
@@ -161,3 +164,25 @@ eval: build ## compare builds and baselines on every task set; write EVALUATION.
 		--traces $(TOOLLINK)/traces_train.jsonl \
 		--title "ToolLinkOS tasks_test with traces_train" --label "ToolLinkOS + traces" --json -o $(EVAL_DIR)/toollinkos-traces.json
 	$(CASKG) eval --report $(EVAL_SETS:%=$(EVAL_DIR)/%.json) -o EVALUATION.md --readme README.md
+
+# --- Browser playground and caskg serve (issue 7) ----------------------------------------------
+# make serve (and the end of make demo) serves playground/ with bin/caskg.wasm, wasm/js/caskg.js,
+# the sample graph and its tasks on SERVE_ADDR until Ctrl-C; make demo DEMO_SERVE=0 stops before
+# serving. The end-to-end test (go test ./playground) drives the page in headless Chromium from
+# Debian's package, found through CASKG_CHROMIUM; make chromium installs it when it is missing.
+SERVE_ADDR ?= 127.0.0.1:8080
+DEMO_SERVE ?= 1
+CHROMIUM   ?= /usr/bin/chromium
+export CASKG_CHROMIUM := $(CHROMIUM)
+
+.PHONY: serve serve-only chromium
+serve: build wasm ## serve the playground and the /v1/retrieve API for bin/sample.skg on SERVE_ADDR (127.0.0.1:8080) until Ctrl-C
+	@test -f $(SAMPLE) || $(CASKG) build graphs/sample -o $(SAMPLE)
+	@$(MAKE) --no-print-directory serve-only
+
+serve-only:
+	$(CASKG) serve $(SAMPLE) --tasks graphs/sample-tasks.jsonl --addr $(SERVE_ADDR)
+
+chromium: ## install Chromium from Debian (apt-get, as root) when $(CHROMIUM) is missing
+	@test -x $(CHROMIUM) || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
+	@test -x $(CHROMIUM) || { echo "chromium: $(CHROMIUM) is still missing; set CHROMIUM=/path/to/chromium"; exit 1; }

@@ -35,7 +35,10 @@ async function init() {
   const artifactURL = params.get("artifact");
   const tasks = artifactURL ? Promise.resolve([]) : fetchTasks();
   wireControls();
-  await loadArtifact(fetch(artifactURL || "artifact.skg"), artifactURL ? fileName(artifactURL) : "the served artifact", !artifactURL);
+  const resp = fetch(artifactURL || "artifact.skg");
+  // The server names the served file in Content-Disposition; a URL names itself.
+  const label = artifactURL ? fileName(artifactURL) : await resp.then((r) => servedName(r), () => "artifact.skg");
+  await loadArtifact(resp, label, !artifactURL);
   state.tasks = await tasks;
   showTasks();
   const q = params.get("q") ?? state.tasks[0]?.query ?? "";
@@ -55,6 +58,11 @@ async function fetchTasks() {
   } catch {
     return []; // a static copy of the page without tasks
   }
+}
+
+function servedName(resp) {
+  const m = /filename="?([^";]+)"?/.exec(resp.headers.get("Content-Disposition") ?? "");
+  return m ? m[1] : "artifact.skg";
 }
 
 function fileName(url) {
@@ -377,8 +385,10 @@ function showGold(p, results, gold) {
   p.replaceChildren();
   p.className = "score-line";
   if (!gold) return;
-  const found = results.filter((r) => gold.has(r.name)).length;
-  p.textContent = `${found} of the ${gold.size} skills this sample task needs`;
+  const names = new Set(results.map((r) => r.name));
+  const missing = [...gold].filter((g) => !names.has(g));
+  const found = gold.size - missing.length;
+  p.textContent = `${found} of the ${gold.size} skills this sample task needs` + (missing.length ? ` — missing: ${missing.join(", ")}` : " — all there");
   p.classList.add(found === gold.size ? "all" : "some");
 }
 

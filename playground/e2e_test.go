@@ -224,7 +224,7 @@ func (p *pageT) clearQuery() {
 
 func (p *pageT) screenshot(name string) {
 	p.t.Helper()
-	b, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(90))
+	b, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		p.t.Fatalf("screenshot %s: %v", name, err)
 	}

@@ -110,15 +110,22 @@ export function drawGraph(container, nodes, edges, onSelect) {
 /** Positions of the nodes: layers left to right for the linked ones, a row below for the rest. */
 function layout(nodes, edges, index) {
   const n = nodes.length;
+  // Dependency and workflow edges order the columns; similarity and alternative edges say
+  // nothing about order, so they are drawn but do not place nodes.
   const out = nodes.map(() => []);
   const inn = nodes.map(() => []);
+  const linked = nodes.map(() => false);
   for (const e of edges) {
-    out[index.get(e.from)].push(index.get(e.to));
-    inn[index.get(e.to)].push(index.get(e.from));
+    const [u, v] = [index.get(e.from), index.get(e.to)];
+    linked[u] = linked[v] = true;
+    if (e.type !== "dependency" && e.type !== "workflow") continue;
+    out[u].push(v);
+    inn[v].push(u);
   }
   for (const l of [...out, ...inn]) l.sort((a, b) => a - b);
 
-  // Break cycles: a depth-first search in rank order marks edges back to the path as back edges.
+  // Break cycles: a depth-first search, from the nodes nothing points to first and then in rank
+  // order, marks edges back to the path as back edges.
   const back = new Set();
   const mark = new Array(n).fill(0); // 0 new, 1 on the path, 2 done
   const visit = (u) => {
@@ -129,7 +136,8 @@ function layout(nodes, edges, index) {
     }
     mark[u] = 2;
   };
-  for (let u = 0; u < n; u++) if (mark[u] === 0) visit(u);
+  const starts = nodes.map((_, i) => i).sort((a, b) => (inn[a].length > 0) - (inn[b].length > 0) || a - b);
+  for (const u of starts) if (mark[u] === 0) visit(u);
   const fwd = (u, v) => !back.has(u * n + v);
 
   // Longest-path layers over the forward edges, in a topological order that prefers rank.
@@ -147,7 +155,6 @@ function layout(nodes, edges, index) {
     }
   }
 
-  const linked = nodes.map((_, i) => out[i].length + inn[i].length > 0);
   const columns = [];
   for (let i = 0; i < n; i++) {
     if (!linked[i]) continue;

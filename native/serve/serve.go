@@ -32,6 +32,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"mime"
 	"net/http"
 	"net/url"
 	"os"
@@ -211,6 +212,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/caskg.js", "/caskg.d.ts":
 		s.serveFile(w, r, s.jsRoot, p[1:])
 	case "/artifact.skg":
+		// The page shows the file's own name.
+		w.Header().Set("Content-Disposition", mime.FormatMediaType("inline", map[string]string{"filename": filepath.Base(s.opts.Artifact)}))
 		serveBytes(w, r, "artifact.skg", s.data, "")
 	case "/tasks.json":
 		if s.tasks == nil {

@@ -1,0 +1,333 @@
+package serve
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/embed"
+	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/wasm/engine"
+)
+
+var sample struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// testFiles writes the sample artifact (built as caskg build does by default), a fake module
+// and a tasks file into a folder shared by the tests, and returns the server's options.
+func testFiles(tb testing.TB) Options {
+	tb.Helper()
+	sample.once.Do(func() {
+		sample.dir, sample.err = os.MkdirTemp("", "caskg-serve-test-")
+		if sample.err != nil {
+			return
+		}
+		lib, err := ingest.Load("../../graphs/sample")
+		if err != nil {
+			sample.err = err
+			return
+		}
+		skills := slices.Clone(lib.Skills)
+		slices.SortFunc(skills, func(a, b ingest.Skill) int { return strings.Compare(a.Name, b.Name) })
+		texts := make([]string, len(skills))
+		for i, s := range skills {
+			texts[i] = build.SkillText(s)
+		}
+		opt := build.DefaultOptions()
+		if opt.Embedder, err = embed.NewBuiltin(texts, embed.BuiltinOptions{}); err != nil {
+			sample.err = err
+			return
+		}
+		data, _, err := build.Build(lib.Skills, opt)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(sample.dir, "sample.skg"), data, 0o644)
+		}
+		if err == nil {
+			// Not a real module: the server only sends the bytes. Compressible, so gzip applies.
+			err = os.WriteFile(filepath.Join(sample.dir, "caskg.wasm"), append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte{0}, 4096)...), 0o644)
+		}
+		sample.err = err
+	})
+	if sample.err != nil {
+		tb.Fatal(sample.err)
+	}
+	return Options{
+		Artifact:   filepath.Join(sample.dir, "sample.skg"),
+		Playground: "../../playground",
+		JS:         "../../wasm/js",
+		WASM:       filepath.Join(sample.dir, "caskg.wasm"),
+		Tasks:      "../../graphs/sample-tasks.jsonl",
+		Version:    "test",
+	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sample.dir != "" {
+		os.RemoveAll(sample.dir)
+	}
+	os.Exit(code)
+}
+
+func newTestServer(tb testing.TB) *Server {
+	tb.Helper()
+	s, err := New(testFiles(tb))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+func do(s *Server, method, target, body string, header ...string) *httptest.ResponseRecorder {
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, target, r)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, req)
+	return w
+}
+
+func TestAPI(t *testing.T) {
+	s := newTestServer(t)
+	query := func(req engine.Request) string {
+		resp, err := s.Engine().Query(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(resp)
+		return string(b)
+	}
+	tests := []struct {
+		name, method, target, body string
+		status                     int
+		want                       string // the whole body, or for an error a part of it
+	}{
+		{"get", "GET", "/v1/retrieve?q=heat+some+egg&k=4", "", 200, query(engine.Request{Query: "heat some egg", K: 4})},
+		{"get no graph", "GET", "/v1/retrieve?q=heat+some+egg&no_graph=1", "", 200, query(engine.Request{Query: "heat some egg", NoGraph: true})},
+		{"get render", "GET", "/v1/retrieve?q=heat+some+egg&render=true&k=2", "", 200, query(engine.Request{Query: "heat some egg", K: 2, Render: true})},
+		{"post", "POST", "/v1/retrieve", `{"query": "heat some egg", "k": 3, "gamma": 0.3, "seeds": 2}`, 200, query(engine.Request{Query: "heat some egg", K: 3, Gamma: 0.3, Seeds: 2})},
+		{"missing q", "GET", "/v1/retrieve?k=4", "", 400, `parameter \"q\": missing`},
+		{"k zero", "GET", "/v1/retrieve?q=x&k=0", "", 400, `parameter \"k\": \"0\" is not a whole number in [1, 100]`},
+		{"k big", "POST", "/v1/retrieve", `{"query": "x", "k": 101}`, 400, `field \"k\": 101`},
+		{"twice", "GET", "/v1/retrieve?q=a&q=b", "", 400, `parameter \"q\" is given 2 times`},
+		{"unknown parameter", "GET", "/v1/retrieve?q=a&gamma=1", "", 400, `unknown parameter \"gamma\"`},
+		{"bad bool", "GET", "/v1/retrieve?q=a&no_graph=yes", "", 400, `parameter \"no_graph\": \"yes\"`},
+		{"unknown field", "POST", "/v1/retrieve", `{"query": "x", "kk": 1}`, 400, `unknown field \"kk\"`},
+		{"bad JSON", "POST", "/v1/retrieve", `{"query": `, 400, `serve: body:`},
+		{"wrong type", "POST", "/v1/retrieve", `{"query": 5}`, 400, `field \"query\": want string`},
+		{"two values", "POST", "/v1/retrieve", `{"query": "x"} {}`, 400, `more than one JSON value`},
+		{"empty body", "POST", "/v1/retrieve", "", 400, `want a JSON request`},
+		{"engine refusal", "POST", "/v1/retrieve", `{"query": "x", "gamma": 2}`, 400, `engine: field \"gamma\"`},
+		{"long query", "GET", "/v1/retrieve?q=" + strings.Repeat("a", MaxQueryBytes+1), "", 400, `8193 bytes, at most 8192`},
+		{"big body", "POST", "/v1/retrieve", `{"query": "` + strings.Repeat("a", MaxBodyBytes) + `"}`, 413, `at most 65536`},
+		{"skill", "GET", "/v1/skills/find-object", "", 200, `"name":"find-object","description":"Locate a named household object`},
+		{"unknown skill", "GET", "/v1/skills/nope", "", 404, `no skill named \"nope\"`},
+		{"health", "GET", "/v1/health", "", 200, `"status":"ok","version":"test"`},
+		{"no route", "GET", "/v1/other", "", 404, `no route \"/v1/other\"`},
+		{"wrong method", "DELETE", "/v1/retrieve", "", 405, `allowed are GET, HEAD, POST`},
+		{"post health", "POST", "/v1/health", "{}", 405, `allowed are GET, HEAD`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := do(s, tt.method, tt.target, tt.body)
+			got := w.Body.String()
+			if w.Code != tt.status {
+				t.Fatalf("status %d, want %d: %s", w.Code, tt.status, got)
+			}
+			if ct := w.Header().Get("Content-Type"); ct != "application/json; charset=utf-8" {
+				t.Errorf("Content-Type %q", ct)
+			}
+			if tt.status == 200 && strings.HasPrefix(tt.want, "{") {
+				if got != tt.want {
+					t.Errorf("body\n%s\nwant\n%s", got, tt.want)
+				}
+				return
+			}
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("body %s lacks %s", got, tt.want)
+			}
+			if tt.status != 200 && !strings.HasPrefix(got, `{"error":"`) {
+				t.Errorf("error body %s is not {\"error\": ...}", got)
+			}
+		})
+	}
+}
+
+func TestStatic(t *testing.T) {
+	s := newTestServer(t)
+	opts := testFiles(t)
+	file := func(path string) string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	tests := []struct {
+		name, target, gzip string
+		status             int
+		ctype, want        string
+	}{
+		{"index", "/", "", 200, "text/html; charset=utf-8", file("../../playground/index.html")},
+		{"index gzip", "/", "gzip", 200, "text/html; charset=utf-8", file("../../playground/index.html")},
+		{"app", "/app.js", "gzip, deflate", 200, "text/javascript; charset=utf-8", file("../../playground/app.js")},
+		{"style", "/style.css", "", 200, "text/css; charset=utf-8", file("../../playground/style.css")},
+		{"js module", "/caskg.js", "gzip", 200, "text/javascript; charset=utf-8", file("../../wasm/js/caskg.js")},
+		{"module", "/caskg.wasm", "gzip", 200, "application/wasm", file(opts.WASM)},
+		{"artifact", "/artifact.skg", "", 200, "application/octet-stream", file(opts.Artifact)},
+		{"go source", "/doc.go", "", 404, "application/json; charset=utf-8", `no file \"/doc.go\"`},
+		{"test source", "/e2e_test.go", "", 404, "application/json; charset=utf-8", `no file`},
+		{"up", "/../go.mod", "", 404, "application/json; charset=utf-8", `no file`},
+		{"subfolder", "/x/index.html", "", 404, "application/json; charset=utf-8", `no file`},
+		{"hidden", "/.git", "", 404, "application/json; charset=utf-8", `no file`},
+		{"missing", "/nope.js", "", 404, "application/json; charset=utf-8", `no file \"/nope.js\"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := do(s, "GET", tt.target, "", "Accept-Encoding", tt.gzip)
+			if w.Code != tt.status {
+				t.Fatalf("status %d, want %d: %s", w.Code, tt.status, w.Body.String())
+			}
+			if ct := w.Header().Get("Content-Type"); ct != tt.ctype {
+				t.Errorf("Content-Type %q, want %q", ct, tt.ctype)
+			}
+			body := w.Body.Bytes()
+			if w.Header().Get("Content-Encoding") == "gzip" {
+				if tt.gzip == "" {
+					t.Fatal("gzip sent to a client that did not ask for it")
+				}
+				zr, err := gzip.NewReader(bytes.NewReader(body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if body, err = io.ReadAll(zr); err != nil {
+					t.Fatal(err)
+				}
+			} else if tt.gzip != "" && tt.status == 200 && len(tt.want) > 4096 {
+				t.Error("a large file went out uncompressed to a client that accepts gzip")
+			}
+			if tt.status == 200 && string(body) != tt.want {
+				t.Errorf("body differs from the file (%d bytes, want %d)", len(body), len(tt.want))
+			}
+			if tt.status != 200 && !strings.Contains(string(body), tt.want) {
+				t.Errorf("body %s lacks %s", body, tt.want)
+			}
+		})
+	}
+}
+
+func TestRevalidate(t *testing.T) {
+	s := newTestServer(t)
+	w := do(s, "GET", "/caskg.wasm", "", "Accept-Encoding", "gzip")
+	tag := w.Header().Get("ETag")
+	if tag == "" {
+		t.Fatal("no ETag")
+	}
+	if w := do(s, "GET", "/caskg.wasm", "", "Accept-Encoding", "gzip", "If-None-Match", tag); w.Code != http.StatusNotModified || w.Body.Len() != 0 {
+		t.Errorf("revalidation: status %d with %d bytes, want 304 and none", w.Code, w.Body.Len())
+	}
+	if w := do(s, "GET", "/caskg.wasm", "", "If-None-Match", tag); w.Code != 200 {
+		t.Errorf("the gzip ETag matched the identity body: status %d", w.Code)
+	}
+	if w := do(s, "HEAD", "/caskg.wasm", ""); w.Code != 200 || w.Body.Len() != 0 || w.Header().Get("Content-Length") == "" {
+		t.Errorf("HEAD: status %d, %d body bytes, Content-Length %q", w.Code, w.Body.Len(), w.Header().Get("Content-Length"))
+	}
+}
+
+func TestTasks(t *testing.T) {
+	s := newTestServer(t)
+	w := do(s, "GET", "/tasks.json", "")
+	var tasks []struct {
+		ID, Query string
+		Gold      []string
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &tasks); err != nil || len(tasks) != 40 || tasks[0].ID != "t01" || len(tasks[0].Gold) == 0 {
+		t.Fatalf("tasks.json: %v, %d tasks: %.200s", err, len(tasks), w.Body.String())
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.skg")
+	os.WriteFile(bad, []byte("not an artifact"), 0o644)
+	badTasks := filepath.Join(dir, "tasks.jsonl")
+	os.WriteFile(badTasks, []byte(`{"id": "a", "query": "x", "gold": ["no-such-skill"]}`+"\n"), 0o644)
+	tests := []struct {
+		name string
+		edit func(*Options)
+		want string
+	}{
+		{"no artifact", func(o *Options) { o.Artifact = filepath.Join(dir, "none.skg") }, "serve: artifact: open"},
+		{"not an artifact", func(o *Options) { o.Artifact = bad }, "bad.skg: not a caskg artifact"},
+		{"no module", func(o *Options) { o.WASM = filepath.Join(dir, "caskg.wasm") }, "WebAssembly module not found; run 'make wasm'"},
+		{"no page", func(o *Options) { o.Playground = dir }, "playground not found"},
+		{"no JS", func(o *Options) { o.JS = dir }, "JS module not found"},
+		{"unknown gold", func(o *Options) { o.Tasks = badTasks }, `tasks.jsonl: line 1: gold skill "no-such-skill" is not in the artifact`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := testFiles(t)
+			tt.edit(&o)
+			s, err := New(o)
+			if err == nil {
+				s.Close()
+				t.Fatal("no error")
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q lacks %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzHandler sends arbitrary requests to the API and the file routes: every answer must be a
+// well-formed status with JSON for the API, and no request may panic the handler.
+func FuzzHandler(f *testing.F) {
+	for _, seed := range []struct{ method, target, body string }{
+		{"GET", "/v1/retrieve?q=heat+some+egg&k=4", ""},
+		{"POST", "/v1/retrieve", `{"query": "heat some egg", "k": 3, "render": true}`},
+		{"POST", "/v1/retrieve", `{"query": "x", "vector": [1, 2]}`},
+		{"GET", "/v1/skills/find-object", ""},
+		{"GET", "/app.js", ""},
+		{"GET", "/..%2f..%2fgo.mod", ""},
+	} {
+		f.Add(seed.method, seed.target, seed.body)
+	}
+	s := newTestServer(f)
+	f.Fuzz(func(t *testing.T, method, target, body string) {
+		if !strings.HasPrefix(target, "/") {
+			target = "/" + target
+		}
+		req, err := http.NewRequest(method, "http://127.0.0.1"+target, strings.NewReader(body))
+		if err != nil {
+			return
+		}
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		if w.Code < 200 || w.Code >= 600 || w.Code == 500 {
+			t.Fatalf("%s %s: status %d: %s", method, target, w.Code, w.Body.String())
+		}
+		if strings.HasPrefix(req.URL.Path, "/v1/") && !json.Valid(w.Body.Bytes()) {
+			t.Fatalf("%s %s: not JSON: %.200s", method, target, w.Body.String())
+		}
+	})
+}
