@@ -320,6 +320,10 @@ func TestPlaygroundEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the page did not record its first result: %v", err)
 	}
+	timeline := evalJS[string](p, "reading the timeline", `[...performance.getEntriesByType("resource").map((e) => e.name.split("/").pop() + " " + e.startTime.toFixed(0) + "–" + e.responseEnd.toFixed(0)),
+		...performance.getEntriesByType("mark").map((e) => e.name + " " + e.startTime.toFixed(0)),
+		"DOMContentLoaded " + performance.getEntriesByType("navigation")[0].domContentLoadedEventEnd.toFixed(0)].join(", ")`)
+	t.Logf("timeline (ms after navigation): %s", timeline)
 	perfBytes := evalJS[float64](p, "reading transfer sizes", `performance.getEntriesByType("navigation").concat(performance.getEntriesByType("resource")).reduce((s, e) => s + e.transferSize, 0)`)
 	mu.Lock()
 	var cdpBytes float64

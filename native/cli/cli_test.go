@@ -783,6 +783,7 @@ func TestHelpAndVersion(t *testing.T) {
 		"export":  {"-format", "-o"},
 		"eval":    {"-tasks", "-ks", "-gold-edges", "-no-graph", "-json", "-k"},
 		"mcp":     {"-library"},
+		"serve":   {"-addr", "-root", "-playground", "-js", "-wasm", "-tasks"},
 	}
 	for _, c := range commands {
 		for _, h := range []string{"-h", "--help"} {

@@ -16,6 +16,15 @@ import (
 	"github.com/caskg/caskg/native/serve"
 )
 
+// serveContext is the life of a serve run: until SIGINT or SIGTERM. serveReady is told the
+// address once the server listens. Tests replace both.
+var (
+	serveContext = func() (context.Context, context.CancelFunc) {
+		return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	}
+	serveReady = func(addr string) {}
+)
+
 // runServe serves the playground, the WebAssembly module, the artifact and the retrieval API
 // until interrupted. Files are found under the repository (--root, else the first folder above
 // the working directory or the executable that holds playground/index.html).
@@ -65,7 +74,7 @@ func runServe(c *ctx, args []string) error {
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		return err
+		return fmt.Errorf("--addr %s: %w", *addr, err)
 	}
 	g := srv.Engine().Graph()
 	fmt.Fprintf(c.stderr, "caskg serve: %s (%d skills, %d edges)\n", artifact, g.NumSkills(), g.NumEdges())
@@ -73,10 +82,11 @@ func runServe(c *ctx, args []string) error {
 	fmt.Fprintf(c.stderr, "caskg serve: API at http://%s/v1/retrieve?q=…; Ctrl-C stops\n", ln.Addr())
 
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := serveContext()
 	defer stop()
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
+	serveReady(ln.Addr().String())
 	select {
 	case err := <-done:
 		return err

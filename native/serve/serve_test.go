@@ -194,6 +194,7 @@ func TestStatic(t *testing.T) {
 		{"js module", "/caskg.js", "gzip", 200, "text/javascript; charset=utf-8", file("../../wasm/js/caskg.js")},
 		{"module", "/caskg.wasm", "gzip", 200, "application/wasm", file(opts.WASM)},
 		{"artifact", "/artifact.skg", "", 200, "application/octet-stream", file(opts.Artifact)},
+		{"artifact gzip", "/artifact.skg", "gzip", 200, "application/octet-stream", file(opts.Artifact)},
 		{"go source", "/doc.go", "", 404, "application/json; charset=utf-8", `no file \"/doc.go\"`},
 		{"test source", "/e2e_test.go", "", 404, "application/json; charset=utf-8", `no file`},
 		{"up", "/../go.mod", "", 404, "application/json; charset=utf-8", `no file`},
