@@ -386,6 +386,7 @@ func (e *Engine) ppr(sc *scratch, gamma float64) ([]float64, int) {
 			}
 			share := (1 - gamma) * pu
 			to, w := e.to[lo:hi], e.w[lo:hi]
+			w = w[:len(to)] // one length for both: no bounds check on w[i]
 			for i, v := range to {
 				next[v] += share * w[i]
 			}

@@ -56,6 +56,7 @@ func (e *Engine) push(sc *scratch, gamma, eps float64) (p []float64, residual fl
 		p[u] += gamma * ru
 		share := (1 - gamma) * ru
 		to, w := e.to[lo:hi], e.w[lo:hi]
+		w = w[:len(to)] // one length for both: no bounds check on w[i]
 		for i, v := range to {
 			if mark[v] != stamp {
 				mark[v] = stamp

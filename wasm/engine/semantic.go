@@ -194,6 +194,25 @@ func (e *Engine) offerCosine(out []candidate, q []float32, i int) []candidate {
 	return out
 }
 
+// SemanticNeighbors returns the ids of the skills semantic seeding ranks for the unit query
+// vector q, best first: through the sign-sketch prefilter in a large library, or with exact set,
+// by comparing q with every vector. It is for benchmarks of the prefilter's recall.
+func (e *Engine) SemanticNeighbors(q []float32, exact bool) []int {
+	var cs []candidate
+	if exact && e.signs != nil {
+		for i := range e.g.NumSkills() {
+			cs = e.offerCosine(cs, q, i)
+		}
+	} else {
+		cs = e.semanticRanking(q)
+	}
+	ids := make([]int, len(cs))
+	for i, c := range cs {
+		ids[i] = c.id
+	}
+	return ids
+}
+
 // LargeLibrary is the library size from which a query takes the large-library paths: forward
 // push instead of power iteration (push.go) and the sign-sketch prefilter for semantic seeds.
 const LargeLibrary = PushThreshold

@@ -1,11 +1,15 @@
 // bench.mjs — Node's side of `make bench-wasm`: module compile time, artifact load time and
 // per-query latency through caskg.js (request JSON in, parsed response out).
 //
-//   node wasm/js/bench.mjs MODULE.wasm ARTIFACT.skg TASKS.jsonl [K] [ROUNDS]
+//   node wasm/js/bench.mjs MODULE.wasm ARTIFACT.skg TASKS.jsonl [K] [ROUNDS] [--json]
+//
+// --json prints one line for caskg-bench: {"queries", "median", "p95", "load", "compile"} in ms.
 import { readFile } from "node:fs/promises";
 import { Caskg } from "./caskg.js";
 
-const [wasmPath, artifactPath, tasksPath, k = "10", rounds = "5"] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const asJSON = args.includes("--json");
+const [wasmPath, artifactPath, tasksPath, k = "10", rounds = "5"] = args.filter((a) => a !== "--json");
 if (!tasksPath) {
   console.error("usage: node bench.mjs MODULE.wasm ARTIFACT.skg TASKS.jsonl [K] [ROUNDS]");
   process.exit(2);
@@ -47,6 +51,12 @@ for (let r = 0; r < Number(rounds); r++) {
 const info = engine.info();
 engine.close();
 
+if (asJSON) {
+  const sorted = [...times].sort((a, b) => a - b);
+  console.log(JSON.stringify({ queries: times.length, median: median(times), p95: sorted[Math.floor(sorted.length * 0.95)],
+    load: median(loads), compile: compileMs }));
+  process.exit(0);
+}
 console.log(`node ${process.version}: ${info.skills} skills, ${artifact.length} bytes, ${queries.length} queries × ${rounds} rounds, k=${k}`);
 console.log(`compile  ${ms(compileMs)}`);
 console.log(`load     ${ms(median(loads))}  median of ${loads.length} (instantiate, start the Go runtime, load)`);

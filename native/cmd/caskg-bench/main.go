@@ -1,108 +1,533 @@
-// Command caskg-bench measures build time, peak memory, artifact size and query latency of
-// caskg on libraries grown from the real ones by native/synth, and prints a Markdown table.
+// Command caskg-bench is `make bench`: it grows libraries from the real skills with native/synth
+// (documented there), builds each in a process of its own (build time, peak memory, artifact
+// bytes), times queries natively, over wazero and in Node, measures forward push against power
+// iteration and the semantic prefilter against the exact scan on the largest library, prints
+// the tables and writes BENCHMARKS.md and the README section between its markers.
+//
+//	caskg-bench [-sizes 1000,10000,100000] [-curve 2000,5000,20000,50000] [-dir bin/bench]
+//	            [-wasm bin/caskg.wasm] [-o BENCHMARKS.md] [-readme README.md] [-reuse]
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/tetratelabs/wazero"
+
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/bench"
 	"github.com/caskg/caskg/native/build"
 	"github.com/caskg/caskg/native/embed"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/native/synth"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/host"
 )
 
+type config struct {
+	sizes, curve   []int
+	base, tasks    string
+	dir, wasm      string
+	out, readme    string
+	reuse, noWasm  bool
+	rounds         int
+	pushEps        []float64
+	pushQueries    int
+	semanticRounds int
+}
+
 func main() {
-	sizes := flag.String("sizes", "1000,10000,100000", "library sizes to build")
-	base := flag.String("base", "../shared/data/skills", "real library the synthetic ones grow from")
-	tasks := flag.String("tasks", "../shared/data/eval/skillsbench/tasks.jsonl", "queries to time")
-	semantic := flag.Bool("semantic", true, "train the builtin embedder")
-	out := flag.String("o", "", "also write each built artifact to this directory")
+	if len(os.Args) > 1 && os.Args[1] == "build-one" {
+		if err := buildOne(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "caskg-bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	var c config
+	sizes := flag.String("sizes", "1000,10000,100000", "synthesized library sizes to build and query")
+	curve := flag.String("curve", "2000,5000,20000,50000", "further sizes to build only, for the build curve")
+	flag.StringVar(&c.base, "base", "../shared/data/skills", "the real library the synthetic ones grow from")
+	flag.StringVar(&c.tasks, "tasks", "../shared/data/eval/skillsbench/tasks.jsonl", "the queries to time (JSONL with \"query\")")
+	flag.StringVar(&c.dir, "dir", "bin/bench", "where the artifacts and results.json go")
+	flag.StringVar(&c.wasm, "wasm", "bin/caskg.wasm", "the module for the wazero and Node rows (make wasm)")
+	flag.StringVar(&c.out, "o", "BENCHMARKS.md", "the report to write")
+	flag.StringVar(&c.readme, "readme", "README.md", "the README whose bench section to rewrite (\"\" for none)")
+	flag.BoolVar(&c.reuse, "reuse", false, "reuse artifacts and build rows of an earlier run in -dir")
+	flag.BoolVar(&c.noWasm, "no-wasm", false, "native rows only")
+	flag.IntVar(&c.rounds, "rounds", 3, "passes over the tasks per host and library")
+	flag.IntVar(&c.pushQueries, "push-queries", 87, "tasks for the push and prefilter accuracy")
 	flag.Parse()
-	if err := run(*sizes, *base, *tasks, *semantic, *out); err != nil {
+	var err error
+	if c.sizes, err = ints(*sizes); err == nil {
+		c.curve, err = ints(*curve)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "caskg-bench:", err)
+		os.Exit(2)
+	}
+	c.pushEps = []float64{1e-7, 1e-6, engine.PushEpsilon, 1e-4}
+	if err := run(&c); err != nil {
 		fmt.Fprintln(os.Stderr, "caskg-bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(sizes, base, tasksPath string, semantic bool, out string) error {
-	lib, err := ingest.Load(base)
-	if err != nil {
-		return err
-	}
-	tasks, err := eval.ReadTasks(tasksPath, false)
-	if err != nil {
-		return err
-	}
-	fmt.Println("| skills | build s | peak RSS MB | artifact MB | bytes/skill | edges | query median µs (graph) | query p95 µs | load ms |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|")
-	for _, f := range strings.Split(sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil {
-			return fmt.Errorf("size %q: %v", f, err)
+func ints(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
 		}
-		skills, err := synth.Grow(lib.Skills, n)
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("size %q is not a positive integer", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func run(c *config) error {
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return err
+	}
+	tasks, err := eval.ReadTasks(c.tasks, false)
+	if err != nil {
+		return err
+	}
+	queries := make([]string, len(tasks))
+	for i, t := range tasks {
+		queries[i] = t.Query
+	}
+	r := &bench.Report{Machine: machine(), Go: runtime.Version(), Node: nodeVersion(), Tasks: strconv.Itoa(len(queries)) + " SkillsBench",
+		Command: "make bench"}
+
+	// Builds, each in a child process so that its peak RSS is its own.
+	type lib struct {
+		label string
+		n     int
+		path  string
+		query bool
+	}
+	libs := []lib{{"real", 0, filepath.Join(c.dir, "real.skg"), true}}
+	all := append(slices.Clone(c.sizes), c.curve...)
+	slices.Sort(all)
+	for _, n := range slices.Compact(all) {
+		libs = append(libs, lib{"synth", n, filepath.Join(c.dir, fmt.Sprintf("synth-%d.skg", n)), slices.Contains(c.sizes, n)})
+	}
+	for _, l := range libs {
+		row, err := buildChild(c, l.n, l.path)
 		if err != nil {
 			return err
 		}
-		runtime.GC()
-		start := time.Now()
-		opt := build.DefaultOptions()
-		if semantic {
-			sorted := append([]ingest.Skill(nil), skills...)
-			sort.Slice(sorted, func(a, b int) bool { return sorted[a].Name < sorted[b].Name })
-			texts := make([]string, len(sorted))
-			for i, s := range sorted {
-				texts[i] = build.SkillText(s)
+		row.Label = l.label
+		r.Builds = append(r.Builds, row)
+		fmt.Fprintf(os.Stderr, "built %s %d skills in %.1fs, peak RSS %.0f MB, %d edges\n", l.label, row.Skills, row.Seconds, row.PeakRSSMB, row.Edges)
+	}
+
+	var mod *host.Module
+	ctx := context.Background()
+	if !c.noWasm {
+		wasm, err := os.ReadFile(c.wasm)
+		if err != nil {
+			return fmt.Errorf("%w (make wasm builds it)", err)
+		}
+		r.Wasm, err = sizes(c.wasm, wasm)
+		if err != nil {
+			return err
+		}
+		cache, err := wazero.NewCompilationCacheWithDir(filepath.Join(".cache", "wazero"))
+		if err != nil {
+			return err
+		}
+		defer cache.Close(ctx)
+		if mod, err = host.Compile(ctx, wasm, &host.Options{Cache: cache, Instances: 1}); err != nil {
+			return err
+		}
+		defer mod.Close(ctx)
+	}
+	for k, l := range libs {
+		if !l.query {
+			continue
+		}
+		data, err := os.ReadFile(l.path)
+		if err != nil {
+			return err
+		}
+		n := r.Builds[k].Skills
+		q, eng, err := timeNative(data, queries, c.rounds)
+		if err != nil {
+			return fmt.Errorf("%s: %w", l.path, err)
+		}
+		q.Label, q.Skills = l.label, n
+		r.Queries = append(r.Queries, q)
+		fmt.Fprintf(os.Stderr, "native %s %d: median %.2f ms\n", l.label, n, q.MedianMs)
+		if mod != nil {
+			q, err := timeWazero(ctx, mod, data, queries, c.rounds)
+			if err != nil {
+				return fmt.Errorf("%s over wazero: %w", l.path, err)
 			}
-			m, err := embed.NewBuiltin(texts, embed.BuiltinOptions{})
+			q.Label, q.Skills = l.label, n
+			r.Queries = append(r.Queries, q)
+			fmt.Fprintf(os.Stderr, "wazero %s %d: median %.2f ms\n", l.label, n, q.MedianMs)
+			if q, err = timeNode(c, l.path); err != nil {
+				return fmt.Errorf("%s in Node: %w", l.path, err)
+			}
+			q.Label, q.Skills = l.label, n
+			r.Queries = append(r.Queries, q)
+			fmt.Fprintf(os.Stderr, "node %s %d: median %.2f ms\n", l.label, n, q.MedianMs)
+		}
+		if l.label == "synth" && n == slices.Max(c.sizes) && n >= engine.LargeLibrary {
+			pq := queries[:min(len(queries), c.pushQueries)]
+			r.PushSize = n
+			if r.Push, err = pushAccuracy(eng, pq, c.pushEps); err != nil {
+				return err
+			}
+			s, err := semanticRecall(eng, pq)
 			if err != nil {
 				return err
 			}
-			opt.Embedder = m
+			r.Semantic = append(r.Semantic, s)
 		}
-		data, rep, err := build.BuildContext(context.Background(), skills, opt)
-		if err != nil {
-			return err
-		}
-		buildSec := time.Since(start).Seconds()
-		var ru syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		if out != "" {
-			os.WriteFile(fmt.Sprintf("%s/synth-%d.skg", out, n), data, 0o644)
-		}
-		t0 := time.Now()
-		g, err := graphs.Decode(data)
-		if err != nil {
-			return err
-		}
-		eng := engine.New(g)
-		load := time.Since(t0)
-		var lat []time.Duration
-		for r := 0; r < 3; r++ {
-			for _, t := range tasks {
-				q := time.Now()
-				if _, err := eng.Query(engine.Request{Query: t.Query, K: 10}); err != nil {
-					return err
-				}
-				lat = append(lat, time.Since(q))
-			}
-		}
-		sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
-		fmt.Printf("| %d | %.1f | %.0f | %.1f | %d | %d | %d | %d | %d |\n", n, buildSec, float64(ru.Maxrss)/1024,
-			float64(len(data))/1e6, len(data)/n, rep.Published, lat[len(lat)/2].Microseconds(),
-			lat[len(lat)*95/100].Microseconds(), load.Milliseconds())
+	}
+
+	js, _ := json.MarshalIndent(r, "", "  ")
+	if err := bench.WriteFileAtomic(filepath.Join(c.dir, "results.json"), append(js, '\n')); err != nil {
+		return err
+	}
+	fmt.Print(r.Terminal())
+	if err := bench.WriteFileAtomic(c.out, []byte(document(r, c))); err != nil {
+		return err
+	}
+	if c.readme != "" {
+		return bench.UpdateFile(c.readme, bench.BeginMarker, bench.EndMarker, []byte(r.README()))
 	}
 	return nil
+}
+
+// buildChild builds library n (0: the real one) in a child process and returns its row.
+func buildChild(c *config, n int, out string) (bench.Build, error) {
+	rowPath := out + ".json"
+	if c.reuse {
+		if b, err := os.ReadFile(rowPath); err == nil {
+			if _, err := os.Stat(out); err == nil {
+				var row bench.Build
+				if err := json.Unmarshal(b, &row); err == nil {
+					return row, nil
+				}
+			}
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return bench.Build{}, err
+	}
+	cmd := exec.Command(self, "build-one", "-n", strconv.Itoa(n), "-base", c.base, "-o", out)
+	cmd.Stderr = os.Stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return bench.Build{}, fmt.Errorf("building %d skills: %w", n, err)
+	}
+	var row bench.Build
+	if err := json.Unmarshal(b, &row); err != nil {
+		return bench.Build{}, fmt.Errorf("building %d skills: %w", n, err)
+	}
+	return row, bench.WriteFileAtomic(rowPath, b)
+}
+
+// buildOne is the child: grow, embed, build, write the artifact, print the row as JSON.
+func buildOne(args []string) error {
+	fs := flag.NewFlagSet("build-one", flag.ContinueOnError)
+	n := fs.Int("n", 0, "skills to synthesize; 0 builds the base library as it is")
+	base := fs.String("base", "", "base library")
+	out := fs.String("o", "", "artifact")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	start := time.Now()
+	lib, err := ingest.Load(*base)
+	if err != nil {
+		return err
+	}
+	skills := lib.Skills
+	if *n > 0 {
+		if skills, err = synth.Grow(lib.Skills, *n); err != nil {
+			return err
+		}
+	}
+	opt := build.DefaultOptions()
+	sorted := slices.Clone(skills)
+	slices.SortFunc(sorted, func(a, b ingest.Skill) int { return strings.Compare(a.Name, b.Name) })
+	texts := make([]string, len(sorted))
+	for i, s := range sorted {
+		texts[i] = build.SkillText(s)
+	}
+	if opt.Embedder, err = embed.NewBuiltin(texts, embed.BuiltinOptions{}); err != nil {
+		return err
+	}
+	data, rep, err := build.BuildContext(context.Background(), skills, opt)
+	if err != nil {
+		return err
+	}
+	secs := time.Since(start).Seconds()
+	if err := bench.WriteFileAtomic(*out, data); err != nil {
+		return err
+	}
+	g, err := graphs.Decode(data)
+	if err != nil {
+		return err
+	}
+	sections := map[string]int{}
+	for _, s := range g.Sections() {
+		sections[s.Tag] += s.Length
+	}
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	row := bench.Build{Skills: len(skills), Seconds: secs, Stages: rep.StageSeconds, PeakRSSMB: float64(ru.Maxrss) / 1024,
+		Candidates: rep.Candidates, Edges: rep.Published, Bytes: len(data), Sections: sections}
+	return json.NewEncoder(os.Stdout).Encode(row)
+}
+
+// timeNative is the engine called in process: load = decode and prepare; then one warm-up pass
+// and rounds timed passes over the queries.
+func timeNative(data []byte, queries []string, rounds int) (bench.Query, *engine.Engine, error) {
+	t := time.Now()
+	g, err := graphs.Decode(data)
+	if err != nil {
+		return bench.Query{}, nil, err
+	}
+	eng := engine.New(g)
+	load := time.Since(t)
+	lat, err := timeQueries(queries, rounds, func(q string) error {
+		_, err := eng.Query(engine.Request{Query: q, K: 10})
+		return err
+	})
+	q := summarize("native", lat)
+	q.LoadMs = msec(load)
+	return q, eng, err
+}
+
+// timeWazero is the module over wazero: request JSON in, response JSON out.
+func timeWazero(ctx context.Context, mod *host.Module, data []byte, queries []string, rounds int) (bench.Query, error) {
+	t := time.Now()
+	e, err := mod.Load(ctx, data)
+	if err != nil {
+		return bench.Query{}, err
+	}
+	load := time.Since(t)
+	defer e.Close(ctx)
+	lines := make(map[string][]byte, len(queries))
+	for _, q := range queries {
+		lines[q], _ = json.Marshal(engine.Request{Query: q, K: 10})
+	}
+	lat, err := timeQueries(queries, rounds, func(q string) error {
+		_, err := e.QueryJSON(ctx, lines[q])
+		return err
+	})
+	q := summarize("wazero", lat)
+	q.LoadMs = msec(load)
+	return q, err
+}
+
+// timeNode runs wasm/js/bench.mjs, Node's side, and reads its JSON line.
+func timeNode(c *config, artifact string) (bench.Query, error) {
+	cmd := exec.Command("node", "wasm/js/bench.mjs", c.wasm, artifact, c.tasks, "10", strconv.Itoa(c.rounds), "--json")
+	cmd.Stderr = os.Stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return bench.Query{}, err
+	}
+	var res struct {
+		Queries        int
+		Median, P95    float64
+		Load           float64
+		Compile, Total float64
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(b), &res); err != nil {
+		return bench.Query{}, fmt.Errorf("bench.mjs printed %q: %w", b, err)
+	}
+	return bench.Query{Host: "node", Queries: res.Queries, MedianMs: res.Median, P95Ms: res.P95, LoadMs: res.Load}, nil
+}
+
+func timeQueries(queries []string, rounds int, query func(string) error) ([]time.Duration, error) {
+	for _, q := range queries {
+		if err := query(q); err != nil {
+			return nil, err
+		}
+	}
+	var lat []time.Duration
+	for range rounds {
+		for _, q := range queries {
+			t := time.Now()
+			if err := query(q); err != nil {
+				return nil, err
+			}
+			lat = append(lat, time.Since(t))
+		}
+	}
+	return lat, nil
+}
+
+func summarize(host string, lat []time.Duration) bench.Query {
+	if len(lat) == 0 {
+		return bench.Query{Host: host}
+	}
+	slices.Sort(lat)
+	return bench.Query{Host: host, Queries: len(lat), MedianMs: msec(lat[len(lat)/2]), P95Ms: msec(lat[len(lat)*95/100])}
+}
+
+func msec(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+// pushAccuracy compares forward push at each threshold with power iteration run to an L1 change
+// of 1e-10, from the seeds the engine picks for each query.
+func pushAccuracy(eng *engine.Engine, queries []string, epss []float64) ([]bench.Push, error) {
+	rows := make([]bench.Push, len(epss))
+	for i := range rows {
+		rows[i].Eps = epss[i]
+	}
+	for _, q := range queries {
+		pi, err := eng.Personalization(engine.Request{Query: q, K: 10})
+		if err != nil {
+			return nil, err
+		}
+		exact, _ := eng.PowerIteration(pi, engine.DefaultGamma, 1e-10, 2000)
+		want := top10(exact)
+		for i, eps := range epss {
+			t := time.Now()
+			p, res, pushes := eng.ForwardPush(pi, engine.DefaultGamma, eps)
+			rows[i].Ms += msec(time.Since(t))
+			rows[i].Pushes += float64(pushes)
+			rows[i].Residual += res
+			for v := range p {
+				rows[i].L1 += math.Abs(p[v] - exact[v])
+			}
+			got := top10(p)
+			if slices.Equal(got, want) {
+				rows[i].SameTop10++
+			}
+			for _, v := range got {
+				if slices.Contains(want, v) {
+					rows[i].Top10 += 0.1
+				}
+			}
+		}
+	}
+	k := float64(len(queries))
+	for i := range rows {
+		rows[i].Ms /= k
+		rows[i].Pushes /= k
+		rows[i].Residual /= k
+		rows[i].L1 /= k
+		rows[i].SameTop10 /= k
+		rows[i].Top10 /= k
+	}
+	return rows, nil
+}
+
+// top10 is the ten highest scores' nodes, ties by id.
+func top10(p []float64) []int {
+	ids := make([]int, len(p))
+	for i := range ids {
+		ids[i] = i
+	}
+	slices.SortStableFunc(ids, func(a, b int) int {
+		switch {
+		case p[a] > p[b]:
+			return -1
+		case p[a] < p[b]:
+			return 1
+		}
+		return 0
+	})
+	return ids[:min(10, len(ids))]
+}
+
+// semanticRecall is the share of the exact scan's top 50 (and top 5) that the prefilter keeps.
+func semanticRecall(eng *engine.Engine, queries []string) (bench.Semantic, error) {
+	s := bench.Semantic{Skills: eng.Graph().NumSkills(), Pool: engine.SemanticPool}
+	n := 0
+	for _, q := range queries {
+		v := eng.Embed(q)
+		if v == nil {
+			continue
+		}
+		n++
+		t := time.Now()
+		exact := eng.SemanticNeighbors(v, true)
+		s.ExactMs += msec(time.Since(t))
+		t = time.Now()
+		got := eng.SemanticNeighbors(v, false)
+		s.SketchMs += msec(time.Since(t))
+		for r, id := range exact {
+			if slices.Contains(got, id) {
+				s.Recall50 += 1 / float64(len(exact))
+				if r < 5 {
+					s.Recall5 += 1 / float64(min(5, len(exact)))
+				}
+			}
+		}
+	}
+	if n == 0 {
+		return s, errors.New("no query has a semantic vector: the artifact has no encoder")
+	}
+	k := float64(n)
+	s.Recall50, s.Recall5, s.ExactMs, s.SketchMs = s.Recall50/k, s.Recall5/k, s.ExactMs/k, s.SketchMs/k
+	return s, nil
+}
+
+// sizes measures the module raw, gzip -9 (Go's compress/gzip) and brotli -q 11 (Node's zlib).
+func sizes(path string, wasm []byte) (bench.Sizes, error) {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zw.Write(wasm)
+	zw.Close()
+	s := bench.Sizes{Raw: len(wasm), Gzip: buf.Len()}
+	out, err := exec.Command("node", "wasm/js/size.mjs", path, "--json").Output()
+	if err != nil {
+		return s, fmt.Errorf("wasm/js/size.mjs: %w", err)
+	}
+	var js struct{ Brotli int }
+	if err := json.Unmarshal(out, &js); err != nil {
+		return s, fmt.Errorf("wasm/js/size.mjs printed %q: %w", out, err)
+	}
+	s.Brotli = js.Brotli
+	return s, nil
+}
+
+func machine() string {
+	cpu := runtime.GOARCH
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%d × %s, %s, %s", runtime.NumCPU(), cpu, runtime.GOOS, runtime.Version())
+}
+
+func nodeVersion() string {
+	out, err := exec.Command("node", "--version").Output()
+	if err != nil {
+		return "none"
+	}
+	return strings.TrimSpace(string(out))
 }

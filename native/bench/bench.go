@@ -1,0 +1,333 @@
+// Package bench holds the results of `make bench` (caskg-bench) and renders them: the table
+// printed on the terminal, BENCHMARKS.md, and the README section between the markers
+// <!-- bench:begin --> and <!-- bench:end -->. Measuring is caskg-bench's job; this package
+// only models, formats and writes, so that the formatting and the marker rewriting are tested
+// without running a benchmark.
+package bench
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// README markers: make bench rewrites only what lies between them.
+const (
+	BeginMarker = "<!-- bench:begin -->"
+	EndMarker   = "<!-- bench:end -->"
+)
+
+// Build is one library built by caskg-bench in a process of its own.
+type Build struct {
+	Label      string             `json:"label"` // "real" or "synth"
+	Skills     int                `json:"skills"`
+	Seconds    float64            `json:"seconds"`     // wall time of the whole build, embedding included
+	Stages     map[string]float64 `json:"stages"`      // the build report's seconds per stage
+	PeakRSSMB  float64            `json:"peak_rss_mb"` // the building process's peak resident set
+	Candidates int                `json:"candidates"`
+	Edges      int                `json:"edges"`
+	Bytes      int                `json:"bytes"`
+	Sections   map[string]int     `json:"sections"` // artifact bytes per section
+}
+
+// Query is the latency of one host on one artifact, k = 10, over the task texts.
+type Query struct {
+	Label    string  `json:"label"`
+	Skills   int     `json:"skills"`
+	Host     string  `json:"host"` // native, wazero or node
+	Queries  int     `json:"queries"`
+	MedianMs float64 `json:"median_ms"`
+	P95Ms    float64 `json:"p95_ms"`
+	LoadMs   float64 `json:"load_ms"` // artifact bytes to an engine ready to answer
+}
+
+// Push is forward push at one threshold against power iteration run to convergence.
+type Push struct {
+	Eps       float64 `json:"eps"`
+	Pushes    float64 `json:"pushes"` // mean per query
+	Ms        float64 `json:"ms"`     // mean per query
+	Residual  float64 `json:"residual"`
+	L1        float64 `json:"l1"`         // measured L1 distance to the converged scores
+	SameTop10 float64 `json:"same_top10"` // share of queries with the same top 10 in the same order
+	Top10     float64 `json:"top10"`      // mean overlap of the top 10 sets
+}
+
+// Semantic is the sign-sketch prefilter against the exact vector scan.
+type Semantic struct {
+	Skills   int     `json:"skills"`
+	Pool     int     `json:"pool"`
+	Recall50 float64 `json:"recall50"` // share of the exact top 50 the prefilter keeps
+	Recall5  float64 `json:"recall5"`
+	ExactMs  float64 `json:"exact_ms"`
+	SketchMs float64 `json:"sketch_ms"`
+}
+
+// Sizes are a WebAssembly module's bytes.
+type Sizes struct {
+	Raw, Gzip, Brotli int
+}
+
+// Report is everything one run measured.
+type Report struct {
+	Machine  string     `json:"machine"`
+	Go       string     `json:"go"`
+	Node     string     `json:"node"`
+	Tasks    string     `json:"tasks"`
+	Builds   []Build    `json:"builds"`
+	Queries  []Query    `json:"queries"`
+	Push     []Push     `json:"push"`
+	PushSize int        `json:"push_skills"`
+	Semantic []Semantic `json:"semantic"`
+	Wasm     Sizes      `json:"wasm"`
+	Command  string     `json:"command"`
+}
+
+// latency returns the row of a host at a size.
+func (r *Report) latency(label string, skills int, host string) (Query, bool) {
+	for _, q := range r.Queries {
+		if q.Label == label && q.Skills == skills && q.Host == host {
+			return q, true
+		}
+	}
+	return Query{}, false
+}
+
+// QueryTable is the latency table: one row per artifact, median (p95) per host and load time.
+func (r *Report) QueryTable() string {
+	var b strings.Builder
+	b.WriteString("| library | skills | native | wazero | Node | WASM ÷ native | load: native / wazero / Node |\n")
+	b.WriteString("|---|---|---|---|---|---|---|\n")
+	type key struct {
+		label  string
+		skills int
+	}
+	var keys []key
+	seen := map[key]bool{}
+	for _, q := range r.Queries {
+		if k := (key{q.Label, q.Skills}); !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	sort.SliceStable(keys, func(i, j int) bool { return keys[i].skills < keys[j].skills })
+	for _, k := range keys {
+		cell := func(host string) (string, Query) {
+			q, ok := r.latency(k.label, k.skills, host)
+			if !ok {
+				return "—", q
+			}
+			return fmt.Sprintf("%s ms (p95 %s)", ms(q.MedianMs), ms(q.P95Ms)), q
+		}
+		nat, nq := cell("native")
+		wz, wq := cell("wazero")
+		nd, dq := cell("node")
+		ratio := "—"
+		if nq.MedianMs > 0 && (wq.MedianMs > 0 || dq.MedianMs > 0) {
+			var parts []string
+			if wq.MedianMs > 0 {
+				parts = append(parts, fmt.Sprintf("%.1f×", wq.MedianMs/nq.MedianMs))
+			}
+			if dq.MedianMs > 0 {
+				parts = append(parts, fmt.Sprintf("%.1f×", dq.MedianMs/nq.MedianMs))
+			}
+			ratio = strings.Join(parts, " / ")
+		}
+		load := fmt.Sprintf("%s / %s / %s ms", msOr(nq.LoadMs), msOr(wq.LoadMs), msOr(dq.LoadMs))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", k.label, count(k.skills), nat, wz, nd, ratio, load)
+	}
+	return b.String()
+}
+
+// BuildTable is the build curve: time, peak memory, stages and artifact bytes per size.
+func (r *Report) BuildTable() string {
+	var b strings.Builder
+	b.WriteString("| library | skills | build s | candidates s | peak RSS MB | candidates | edges | artifact MB | bytes/skill | bytes/edge (CSR) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	builds := append([]Build(nil), r.Builds...)
+	sort.SliceStable(builds, func(i, j int) bool { return builds[i].Skills < builds[j].Skills })
+	for _, x := range builds {
+		perEdge := "—"
+		if x.Edges > 0 {
+			perEdge = fmt.Sprintf("%.1f", float64(x.Sections["EOFF"]+x.Sections["ETGT"]+x.Sections["EWGT"]+
+				x.Sections["EASC"]+x.Sections["EATR"])/float64(x.Edges))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %.1f | %.1f | %.0f | %s | %s | %.1f | %s | %s |\n", x.Label, count(x.Skills),
+			x.Seconds, x.Stages["candidates"], x.PeakRSSMB, count(x.Candidates), count(x.Edges),
+			float64(x.Bytes)/1e6, count(x.Bytes/max(x.Skills, 1)), perEdge)
+	}
+	return b.String()
+}
+
+// SectionTable is where an artifact's bytes go, for the largest build.
+func (r *Report) SectionTable() string {
+	if len(r.Builds) == 0 {
+		return ""
+	}
+	big := r.Builds[0]
+	for _, x := range r.Builds {
+		if x.Skills > big.Skills {
+			big = x
+		}
+	}
+	var tags []string
+	for t := range big.Sections {
+		tags = append(tags, t)
+	}
+	sort.Slice(tags, func(i, j int) bool {
+		if big.Sections[tags[i]] != big.Sections[tags[j]] {
+			return big.Sections[tags[i]] > big.Sections[tags[j]]
+		}
+		return tags[i] < tags[j]
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "| section (%s skills) | bytes | share | per skill |\n|---|---|---|---|\n", count(big.Skills))
+	for _, t := range tags {
+		n := big.Sections[t]
+		fmt.Fprintf(&b, "| `%s` | %s | %.1f%% | %.1f |\n", t, count(n), 100*float64(n)/float64(max(big.Bytes, 1)),
+			float64(n)/float64(max(big.Skills, 1)))
+	}
+	return b.String()
+}
+
+// PushTable is forward push's accuracy per threshold.
+func (r *Report) PushTable() string {
+	var b strings.Builder
+	b.WriteString("| ε | pushes | ms | L1 bound (residual) | L1 measured | same top 10, same order | top-10 overlap |\n")
+	b.WriteString("|---|---|---|---|---|---|---|\n")
+	for _, p := range r.Push {
+		fmt.Fprintf(&b, "| %g | %s | %.2f | %.2e | %.2e | %.0f%% | %.1f%% |\n", p.Eps, count(int(p.Pushes+0.5)), p.Ms,
+			p.Residual, p.L1, 100*p.SameTop10, 100*p.Top10)
+	}
+	return b.String()
+}
+
+// SemanticTable is the prefilter's recall and cost.
+func (r *Report) SemanticTable() string {
+	var b strings.Builder
+	b.WriteString("| skills | pool | recall of the exact top 50 | of the top 5 | exact scan ms | prefilter ms |\n")
+	b.WriteString("|---|---|---|---|---|---|\n")
+	for _, s := range r.Semantic {
+		fmt.Fprintf(&b, "| %s | %s | %.1f%% | %.1f%% | %.2f | %.2f |\n", count(s.Skills), count(s.Pool),
+			100*s.Recall50, 100*s.Recall5, s.ExactMs, s.SketchMs)
+	}
+	return b.String()
+}
+
+// WasmLine states the module's sizes.
+func (r *Report) WasmLine() string {
+	w := r.Wasm
+	return fmt.Sprintf("`bin/caskg.wasm`: %s bytes raw, %s gzip -9, %s brotli -q 11.", count(w.Raw), count(w.Gzip), count(w.Brotli))
+}
+
+// Terminal is what make bench prints: the tables without the prose.
+func (r *Report) Terminal() string {
+	return "Query latency (median, k = 10)\n" + r.QueryTable() + "\nBuild\n" + r.BuildTable() +
+		"\nForward push vs power iteration\n" + r.PushTable() + "\nSemantic prefilter\n" + r.SemanticTable() +
+		"\n" + r.WasmLine() + "\n"
+}
+
+// README is the section make bench writes between the README markers.
+func (r *Report) README() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Generated by `make bench` from [BENCHMARKS.md](BENCHMARKS.md) (%s; %s tasks, k = 10):\n\n", r.Machine, r.Tasks)
+	b.WriteString(r.QueryTable())
+	b.WriteString("\n")
+	b.WriteString(r.BuildTable())
+	b.WriteString("\n" + r.WasmLine() + " Forward push (from 20,000 skills) and the semantic prefilter: see BENCHMARKS.md.\n")
+	return b.String()
+}
+
+// ReplaceBetween returns doc with what lies between the lines begin and end replaced by body.
+// Both markers must be present once, begin first; nothing outside them changes.
+func ReplaceBetween(doc []byte, begin, end string, body []byte) ([]byte, error) {
+	i := bytes.Index(doc, []byte(begin))
+	j := bytes.Index(doc, []byte(end))
+	switch {
+	case i < 0 || j < 0:
+		return nil, fmt.Errorf("bench: markers %s and %s not found", begin, end)
+	case bytes.Count(doc, []byte(begin)) > 1 || bytes.Count(doc, []byte(end)) > 1:
+		return nil, fmt.Errorf("bench: marker %s or %s appears more than once", begin, end)
+	case j < i:
+		return nil, fmt.Errorf("bench: %s comes before %s", end, begin)
+	}
+	var out bytes.Buffer
+	out.Write(doc[:i+len(begin)])
+	out.WriteString("\n")
+	out.Write(bytes.TrimRight(body, "\n"))
+	out.WriteString("\n")
+	out.Write(doc[j:])
+	return out.Bytes(), nil
+}
+
+// UpdateFile rewrites the span between the markers of the file at path with body, atomically.
+func UpdateFile(path, begin, end string, body []byte) error {
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	out, err := ReplaceBetween(doc, begin, end, body)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return WriteFileAtomic(path, out)
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same directory and a
+// rename, so a reader never sees half a file.
+func WriteFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	werr = errors.Join(werr, f.Close())
+	if werr == nil {
+		werr = os.Chmod(tmp, 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("bench: %w", werr)
+	}
+	return nil
+}
+
+func ms(x float64) string {
+	switch {
+	case x >= 100:
+		return fmt.Sprintf("%.0f", x)
+	case x >= 10:
+		return fmt.Sprintf("%.1f", x)
+	default:
+		return fmt.Sprintf("%.2f", x)
+	}
+}
+
+func msOr(x float64) string {
+	if x == 0 {
+		return "—"
+	}
+	return ms(x)
+}
+
+// count writes n with thousands separators.
+func count(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + count(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
