@@ -45,6 +45,7 @@ fuzz: ## run every fuzz target for FUZZTIME (default 30s; a count such as 20000x
 	$(GO) test ./native/ingest -run '^$$' -fuzz '^FuzzParseTools$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 	$(GO) test ./wasm/engine -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 	$(GO) test ./wasm/engine -run '^$$' -fuzz '^FuzzQueryVector$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+	$(GO) test ./wasm/engine -run '^$$' -fuzz '^FuzzEditDistance$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 	$(GO) test ./native/embed -run '^$$' -fuzz '^FuzzTokenize$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 	$(GO) test ./native/embed -run '^$$' -fuzz '^FuzzParseTokenizerJSON$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 	$(GO) test ./native/embed -run '^$$' -fuzz '^FuzzParseVocab$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
@@ -53,8 +54,7 @@ fuzz: ## run every fuzz target for FUZZTIME (default 30s; a count such as 20000x
 	$(GO) test ./wasm/worker -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 	$(GO) test ./native/serve -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 
-bench: ## print the benchmark tables (query latency, build time, decode)
-	$(GO) test -run '^$$' -bench . -benchmem ./graphs ./wasm/engine ./native/build ./native/embed
+# bench: see "Benchmarks" below.
 
 check: test ## alias of test plus a build of every command
 	$(GO) build ./...
@@ -186,3 +186,19 @@ serve-only:
 chromium: ## install Chromium from Debian (apt-get, as root) when $(CHROMIUM) is missing
 	@test -x $(CHROMIUM) || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
 	@test -x $(CHROMIUM) || { echo "chromium: $(CHROMIUM) is still missing; set CHROMIUM=/path/to/chromium"; exit 1; }
+
+# --- Benchmarks (issue 8, part B) ---------------------------------------------------------------
+# make bench builds libraries of 1,000 to 100,000 skills grown from ../shared/data/skills by
+# native/synth (each build in its own process: time, peak memory), times queries natively, over
+# wazero and in Node, checks forward push and the semantic prefilter against exact computation,
+# prints the tables and writes BENCHMARKS.md and the README section between <!-- bench:begin -->
+# and <!-- bench:end -->. It takes about 15 minutes on 2 cores; BENCHFLAGS=-reuse reuses the
+# artifacts of an earlier run in bin/bench. Not part of make test.
+BENCHFLAGS ?=
+.PHONY: bench-go
+bench: wasm ## build 1k-100k-skill libraries, time build and queries (native, wazero, Node); write BENCHMARKS.md
+	$(GO) build -o $(BIN)/caskg-bench ./native/cmd/caskg-bench
+	$(BIN)/caskg-bench -base $(SHARED)/skills -tasks $(SHARED)/eval/skillsbench/tasks.jsonl -wasm $(WASM) -dir $(BIN)/bench $(BENCHFLAGS)
+
+bench-go: ## the Go micro-benchmarks: decode, engine queries and push, build, embedders
+	$(GO) test -run '^$$' -bench . -benchmem ./graphs ./wasm/engine ./native/build ./native/embed
