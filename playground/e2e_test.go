@@ -395,7 +395,31 @@ func TestPlaygroundEndToEnd(t *testing.T) {
 	main, plain = p.waitAnswer(typed, true)
 	check(sample, typed, true, main, plain)
 
-	// 5. A second artifact through the file input; its hostile description must show as text.
+	// 5. Another artifact by URL and by drag and drop: the served sample again, under new names.
+	p.do("loading by URL", chromedp.SendKeys("#url", ts.URL+"/artifact.skg"), chromedp.Click(`#url-form button[type="submit"]`))
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector("#stats b")?.textContent === "artifact.skg"`,
+		chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		t.Fatalf("loading by URL: %v", err)
+	}
+	main, plain = p.waitAnswer(typed, true)
+	check(sample, typed, true, main, plain)
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(async () => {
+		const bytes = await (await fetch("artifact.skg")).arrayBuffer();
+		const dt = new DataTransfer();
+		dt.items.add(new File([bytes], "dropped.skg"));
+		document.body.dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true}));
+		return true;
+	})()`, chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatalf("dropping a file: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector("#stats b")?.textContent === "dropped.skg"`,
+		chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		t.Fatalf("the dropped file did not load: %v", err)
+	}
+	main, plain = p.waitAnswer(typed, true)
+	check(sample, typed, true, main, plain)
+
+	// 6. A second artifact through the file input; its hostile description must show as text.
 	p.do("choosing a file", chromedp.SetUploadFiles("#file", []string{secondSkg}))
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`document.getElementById("stats").dataset.skills === "%d"`, second.Graph().NumSkills()),
 		chromedp.WithPollingTimeout(20*time.Second))); err != nil {
