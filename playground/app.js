@@ -245,11 +245,13 @@ function run() {
   const inPlain = new Set(plain.results.map((r) => r.name));
 
   $("main-title").firstChild.textContent = graph ? "With the graph " : "Graph off: seeds only ";
+  $("main-title").lastChild.textContent = graph ? "(CaSKG)" : "(tick “use the graph” to compare)";
+  $("graph-off").hidden = graph;
   showList($("results"), main.results, { other: inPlain, otherTag: "added by graph", gold, graph });
   showList($("plain"), plain.results, { other: inMain, otherTag: "left out with graph", gold, graph: false });
   showGold($("main-gold"), main.results, gold);
   showGold($("plain-gold"), plain.results, gold);
-  showGraph(wide.results, k);
+  showGraph(wide.results, k, graph);
   showBundle(main.rendered);
   const shown = $("skill").dataset.name;
   if (main.results.length && !(shown && inMain.has(shown))) showSkill(main.results[0].name);
@@ -395,12 +397,12 @@ function showGold(p, results, gold) {
   p.classList.add(found === gold.size ? "all" : "some");
 }
 
-function showGraph(results, k) {
+function showGraph(results, k, graph) {
   const nodes = results.map((r, i) => ({
     name: r.name,
-    kind: i >= k ? "near" : r.seed_rank ? "seed" : "via",
+    kind: i >= k ? "near" : r.seed_rank ? "seed" : graph ? "via" : "plain",
     rank: i + 1,
-    label: r.seed_rank ? `seed #${r.seed_rank}` : i >= k ? "outside" : "via graph",
+    label: i >= k ? "outside" : r.seed_rank ? `seed #${r.seed_rank}` : graph ? "via graph" : "word match",
   }));
   const edges = new Map();
   for (const r of results) {
