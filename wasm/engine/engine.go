@@ -119,6 +119,7 @@ type Engine struct {
 
 	invNorm []float32 // 1/‖quantized vector‖ per skill; nil without vectors
 	signs   []uint64  // sign bits of every skill vector, for the large-library prefilter (semantic.go)
+	norms   []float64 // BM25 length normalization per skill
 
 	pool [scratchSlots]atomic.Pointer[scratch] // scratches for reuse (scratch.go)
 }
@@ -126,7 +127,7 @@ type Engine struct {
 // New prepares an engine over g. Its cost is linear in the graph's size.
 func New(g *graphs.Graph) *Engine {
 	n := g.NumSkills()
-	e := &Engine{g: g, names: newNameIndex(g), invNorm: vectorNorms(g)}
+	e := &Engine{g: g, names: newNameIndex(g), invNorm: vectorNorms(g), norms: bm25Norms(g)}
 	if n >= LargeLibrary {
 		e.signs = vectorSigns(g)
 	}
@@ -478,7 +479,7 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 		}
 	}
 	scores := sc.bm25
-	touched := bm25(g, terms, scores, sc.docs[:0])
+	touched := bm25(g, e.norms, terms, scores, sc.docs[:0])
 	defer func() { sc.docs = touched[:0] }()
 
 	var names []candidate
@@ -488,7 +489,7 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 	}
 	var sem []candidate
 	if qvec != nil {
-		sem = e.semanticRanking(qvec)
+		sem = e.semanticRanking(sc, qvec)
 	}
 
 	// The BM25 head, and the exact BM25 rank of every other listed skill.

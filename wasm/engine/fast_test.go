@@ -112,7 +112,7 @@ func fullFusion(e *Engine, sc *scratch, query string, qvec []float32, semWeight 
 		}
 	}
 	scores := make([]float64, e.g.NumSkills())
-	touched := bm25(e.g, terms, scores, nil)
+	touched := bm25(e.g, e.norms, terms, scores, nil)
 	var lex []candidate
 	for _, d := range touched {
 		lex = append(lex, candidate{d, scores[d]})
@@ -124,7 +124,7 @@ func fullFusion(e *Engine, sc *scratch, query string, qvec []float32, semWeight 
 	}
 	var sem []candidate
 	if qvec != nil {
-		sem = e.semanticRanking(qvec)
+		sem = e.semanticRanking(sc, qvec)
 	}
 	fused := make([]float64, e.g.NumSkills())
 	seen := map[int]bool{}
@@ -271,34 +271,53 @@ func TestSignSketch(t *testing.T) {
 			q[j] = math.Cos(float64(3*j + 1))
 		}
 		qv := unit32(q)
-		for _, c := range e.signSketch(qv, 500) {
+		sc := e.getScratch()
+		defer e.putScratch(sc)
+		top := float64(0)
+		for _, x := range qv {
+			top = max(top, math.Abs(float64(x)))
+		}
+		for _, c := range e.signSketch(sc, qv, 500) {
 			row, _ := e.g.Vector(c.id)
-			var want float64
+			var want int
 			for j, x := range row {
-				if x > 0 {
-					want += float64(qv[j])
+				if (x > 0) == (qv[j] > 0) {
+					want += int(math.Abs(float64(qv[j]))/top*sketchLevels + 0.5)
 				}
 			}
-			if math.Abs(want-c.score) > 1e-4 {
-				t.Fatalf("dim %d skill %d: sketch %v, sum of q over the set bits %v", dim, c.id, c.score, want)
+			if want != int(c.score) {
+				t.Fatalf("dim %d skill %d: sketch %v, weighted sign agreement %v", dim, c.id, c.score, want)
 			}
 		}
 		exact := func() []candidate {
 			s := e.signs
 			e.signs = nil
 			defer func() { e.signs = s }()
-			return e.semanticRanking(qv)
+			return e.semanticRanking(sc, qv)
 		}()
-		if diff := cmp.Diff(exact, e.semanticRankingPool(qv, 500), cmp.AllowUnexported(candidate{})); diff != "" {
+		if diff := cmp.Diff(exact, e.semanticRankingPool(sc, qv, 500), cmp.AllowUnexported(candidate{})); diff != "" {
 			t.Errorf("dim %d: full pool differs from the exact ranking (-want +got):\n%s", dim, diff)
+		}
+		// A smaller pool is the best of the sketch scores by (score, id), as a heap keeps them.
+		all := e.signSketch(sc, qv, 500)
+		for _, pool := range []int{1, 37, 250} {
+			top := topCandidates{k: pool}
+			for _, c := range all {
+				top.offer(c)
+			}
+			got := e.signSketch(sc, qv, pool)
+			sortCandidates(got)
+			if diff := cmp.Diff(top.sorted(), got, cmp.AllowUnexported(candidate{})); diff != "" {
+				t.Errorf("dim %d pool %d: histogram selection differs from the heap (-want +got):\n%s", dim, pool, diff)
+			}
 		}
 	}
 }
 
 // semanticRankingPool is semanticRanking through the sketch with the given pool.
-func (e *Engine) semanticRankingPool(q []float32, pool int) []candidate {
+func (e *Engine) semanticRankingPool(sc *scratch, q []float32, pool int) []candidate {
 	var out []candidate
-	for _, c := range e.signSketch(q, pool) {
+	for _, c := range e.signSketch(sc, q, pool) {
 		out = e.offerCosine(out, q, c.id)
 	}
 	return out

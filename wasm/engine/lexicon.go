@@ -100,22 +100,32 @@ type queryTerm struct {
 	weight float64
 }
 
-// bm25 scores every document containing a query term into scores (indexed by skill) and
-// returns the skills touched.
-func bm25(g *graphs.Graph, terms []queryTerm, scores []float64, touched []int) []int {
+// bm25Norms returns k1·(1 − b + b·len/avg) for every document: the length normalization BM25
+// applies to each posting, computed once per engine instead of once per posting.
+func bm25Norms(g *graphs.Graph) []float64 {
 	k1, b, avg := g.BM25()
-	n := float64(g.NumSkills())
 	if avg <= 0 {
 		avg = 1
 	}
+	norms := make([]float64, g.NumSkills())
+	for d := range norms {
+		norms[d] = float64(k1) * (1 - float64(b) + float64(b)*float64(g.DocLen(d))/float64(avg))
+	}
+	return norms
+}
+
+// bm25 scores every document containing a query term into scores (indexed by skill) and
+// returns the skills touched. norms are bm25Norms(g).
+func bm25(g *graphs.Graph, norms []float64, terms []queryTerm, scores []float64, touched []int) []int {
+	k1, _, _ := g.BM25()
+	n := float64(g.NumSkills())
 	for _, qt := range terms {
 		lo, hi := g.Postings(qt.term)
 		df := float64(hi - lo)
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for p := lo; p < hi; p++ {
 			d, tf := g.Posting(p)
-			norm := float64(k1) * (1 - float64(b) + float64(b)*float64(g.DocLen(d))/float64(avg))
-			s := qt.weight * idf * float64(tf) * (float64(k1) + 1) / (float64(tf) + norm)
+			s := qt.weight * idf * float64(tf) * (float64(k1) + 1) / (float64(tf) + norms[d])
 			if scores[d] == 0 {
 				touched = append(touched, d)
 			}

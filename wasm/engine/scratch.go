@@ -17,6 +17,7 @@ type scratch struct {
 	count  []int32 // name matching: bigrams shared with the identifier, valid where marked
 	nodes  []int32 // forward push: every node whose residual became non-zero
 	docs   []int   // BM25: the skills scored
+	sketch []int32 // semantic prefilter: every skill's sketch score (any values between queries)
 }
 
 func (e *Engine) getScratch() *scratch {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/caskg/caskg/graphs"
 )
@@ -142,11 +143,11 @@ func (e *Engine) checkVector(v []float32) ([]float32, error) {
 // vector is compared with q; from LargeLibrary on, only the SemanticPool skills a one-bit sketch
 // ranks highest (see signSketch) are, which costs a sixth as much at 100,000 skills and keeps
 // about 98% of the exact top 50 (BENCHMARKS.md, "semantic prefilter").
-func (e *Engine) semanticRanking(q []float32) []candidate {
+func (e *Engine) semanticRanking(sc *scratch, q []float32) []candidate {
 	g := e.g
 	out := make([]candidate, 0, min(g.NumSkills(), semanticDepth+1))
 	if e.signs != nil {
-		for _, c := range e.signSketch(q, SemanticPool) {
+		for _, c := range e.signSketch(sc, q, SemanticPool) {
 			out = e.offerCosine(out, q, c.id)
 		}
 		return out
@@ -204,7 +205,9 @@ func (e *Engine) SemanticNeighbors(q []float32, exact bool) []int {
 			cs = e.offerCosine(cs, q, i)
 		}
 	} else {
-		cs = e.semanticRanking(q)
+		sc := e.getScratch()
+		cs = e.semanticRanking(sc, q)
+		e.putScratch(sc)
 	}
 	ids := make([]int, len(cs))
 	for i, c := range cs {
@@ -242,47 +245,92 @@ func vectorSigns(g *graphs.Graph) []uint64 {
 	return out
 }
 
-// signSketch returns the pool skills (with a non-zero vector) whose sign bits agree best with q:
-// the asymmetric one-bit estimate Σ_j q_j·sign(x_j), up to a constant, which is the sum of q_j
-// over the set bits. Byte tables make it 16 lookups per skill at 128 dimensions. Ties go to the
-// lower id, so the pool is deterministic.
-func (e *Engine) signSketch(q []float32, pool int) []candidate {
+// sketchLevels is how finely signSketch weighs the query's components: |q_j| is rounded to
+// 0..sketchLevels (three bit planes).
+const sketchLevels = 7
+
+// signSketch returns the pool skills (with a non-zero vector) whose sign bits agree best with q,
+// each agreement weighted by |q_j|: the asymmetric one-bit estimate Σ_j q_j·sign(x_j) up to a
+// constant, with |q_j| rounded to sketchLevels levels so that it is integer arithmetic — a few
+// XORs and popcounts per skill, and the same answer on every host. Ties go to the lower id.
+func (e *Engine) signSketch(sc *scratch, q []float32, pool int) []candidate {
 	dim := len(q)
 	words := (dim + 63) / 64
-	nbytes := words * 8
-	// table[b*256+v]: the sum of q_j over the set bits j of byte value v at byte b.
-	table := make([]float32, nbytes*256)
-	for b := range nbytes {
-		t := table[b*256 : (b+1)*256]
-		for bit := range 8 {
-			j := b*8 + bit
-			if j >= dim {
-				break
-			}
-			step := 1 << bit
-			for v := step; v < 256; v += 2 * step {
-				for u := v; u < v+step; u++ {
-					t[u] = t[u-step] + q[j]
-				}
-			}
+	var top float32
+	for _, x := range q {
+		if x < 0 {
+			x = -x
+		}
+		if x > top {
+			top = x
 		}
 	}
-	top := topCandidates{k: pool}
-	for i := range e.g.NumSkills() {
+	// The query's signs, its weight planes and the mask of real dimensions, word by word.
+	qs := make([]uint64, 5*words)
+	sign, p0, p1, p2, mask := qs[:words], qs[words:2*words], qs[2*words:3*words], qs[3*words:4*words], qs[4*words:]
+	for j, x := range q {
+		w, bit := j/64, uint64(1)<<(j%64)
+		mask[w] |= bit
+		if x > 0 {
+			sign[w] |= bit
+		}
+		level := 0
+		if top > 0 {
+			a := x
+			if a < 0 {
+				a = -a
+			}
+			level = int(a/top*sketchLevels + 0.5)
+		}
+		if level&1 != 0 {
+			p0[w] |= bit
+		}
+		if level&2 != 0 {
+			p1[w] |= bit
+		}
+		if level&4 != 0 {
+			p2[w] |= bit
+		}
+	}
+	n := e.g.NumSkills()
+	if len(sc.sketch) < n {
+		sc.sketch = make([]int32, n)
+	}
+	scores := sc.sketch[:n]
+	hist := make([]int32, sketchLevels*dim+1)
+	eligible := 0
+	for i := range n {
 		if e.invNorm[i] == 0 {
+			scores[i] = -1
 			continue
 		}
-		var s float32
-		for w, x := range e.signs[i*words : (i+1)*words] {
-			t := table[w*2048 : (w+1)*2048]
-			s += t[x&0xff] + t[256+(x>>8&0xff)] + t[512+(x>>16&0xff)] + t[768+(x>>24&0xff)] +
-				t[1024+(x>>32&0xff)] + t[1280+(x>>40&0xff)] + t[1536+(x>>48&0xff)] + t[1792+(x>>56)]
+		var s int
+		xs := e.signs[i*words : (i+1)*words]
+		for w, x := range xs {
+			agree := ^(x ^ sign[w]) & mask[w]
+			s += bits.OnesCount64(agree&p0[w]) + 2*bits.OnesCount64(agree&p1[w]) + 4*bits.OnesCount64(agree&p2[w])
 		}
-		if c := (candidate{i, float64(s)}); !top.full() || better(c, top.h[0]) {
-			top.offer(c)
+		scores[i] = int32(s)
+		hist[s]++
+		eligible++
+	}
+	// The pool: every score above the boundary score b, then the lowest ids at b.
+	out := make([]candidate, 0, min(pool, eligible))
+	b, above := len(hist)-1, 0
+	for ; b > 0 && above+int(hist[b]) < pool; b-- {
+		above += int(hist[b])
+	}
+	atB := pool - above
+	for i, s := range scores {
+		switch {
+		case int(s) > b:
+			out = append(out, candidate{i, float64(s)})
+		case int(s) == b && s >= 0 && atB > 0:
+			out = append(out, candidate{i, float64(s)})
+			atB--
 		}
 	}
-	return top.h
+	return out
 }
 
 // better orders candidates by score descending, then id ascending.
