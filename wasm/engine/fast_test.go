@@ -218,7 +218,7 @@ func TestSeedHeadMatchesFullFusion(t *testing.T) {
 func TestNameMatchMatchesBruteForce(t *testing.T) {
 	e := randomLibrary(t, 3000, 0)
 	matched := 0
-	queries := append(fastQueries, "pdf-extract-1 csv_parse-17 imageResize x.y a-b")
+	queries := append(fastQueries, "pdf-extract-1 csv_parse-17 imageResize x.y a-b", strings.Repeat("ab_", 110)+"x")
 	for _, i := range []int{5, 77, 1234, 2999} {
 		// Names of the library, whole, with a letter dropped, and cut short.
 		name := e.g.Name(i)

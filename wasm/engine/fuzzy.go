@@ -13,6 +13,7 @@ const (
 	nameMatchMin   = 0.75 // least name similarity (1 - distance/length) that counts as a mention
 	minTypoLength  = 4    // shorter words have too many neighbours at distance 1
 	maxIdentifiers = 32   // identifiers of one query compared with the skill names
+	maxGramName    = 255  // longer names and identifiers are compared without the bigram index
 )
 
 // typoTerms returns lexicon terms within a small edit distance of word, which is not itself a
@@ -113,6 +114,7 @@ type nameIndex struct {
 	names []string
 	grams map[uint32][]int32 // gramKey(bigram with its occurrence number, name length) → names
 	short []int32            // names too short for the bigram bound to exclude anything
+	long  []int32            // names longer than maxGramName, not indexed: compared directly
 }
 
 func newNameIndex(g *graphs.Graph) nameIndex {
@@ -123,6 +125,10 @@ func newNameIndex(g *graphs.Graph) nameIndex {
 		ix.names[i] = name
 		if gramBound(len(name), len(name)) <= 0 {
 			ix.short = append(ix.short, int32(i))
+		}
+		if len(name) > maxGramName {
+			ix.long = append(ix.long, int32(i))
+			continue
 		}
 		buf = bigrams(name, buf[:0])
 		for _, q := range buf {
@@ -188,6 +194,21 @@ func (ix *nameIndex) match(sc *scratch, ids []string) []candidate {
 	var hit []int32
 	for _, id := range ids {
 		stamp := sc.nextStamp()
+		if len(id) > maxGramName {
+			// Too long for the bigram index (tagging bigrams is quadratic in the length):
+			// compare with every name of a possible length.
+			for v, name := range ix.names {
+				if similarLength(len(id), len(name)) {
+					check(id, int32(v))
+				}
+			}
+			continue
+		}
+		for _, v := range ix.long {
+			if similarLength(len(id), len(ix.names[v])) {
+				check(id, v)
+			}
+		}
 		idGrams = bigrams(id, idGrams[:0])
 		// The name lengths the similarity allows, and the fewest bigrams a similar name shares
 		// with id over them (gramBound is not monotone in the length).
