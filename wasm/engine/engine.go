@@ -500,14 +500,16 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 		}
 	}
 	lex := head.sorted()
+	// lexRank holds 1 + the BM25 rank (0: not scored; -1 while a deep rank is counted), so that
+	// lookups need no second result.
 	lexRank := make(map[int]int, len(lex)+len(names)+len(sem))
 	for r, c := range lex {
-		lexRank[c.id] = r
+		lexRank[c.id] = r + 1
 	}
 	var deep []candidate // listed skills with a BM25 score below the head, best first
 	for _, list := range [][]candidate{names, sem} {
 		for _, c := range list {
-			if _, ok := lexRank[c.id]; !ok && scores[c.id] > 0 {
+			if lexRank[c.id] == 0 && scores[c.id] > 0 {
 				lexRank[c.id] = -1
 				deep = append(deep, candidate{c.id, scores[c.id]})
 			}
@@ -524,7 +526,7 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 			if !better(c, last) {
 				continue
 			}
-			if _, inHead := lexRank[d]; inHead && lexRank[d] >= 0 {
+			if lexRank[d] > 0 { // in the head
 				continue
 			}
 			above[search(len(deep), func(k int) bool { return better(c, deep[k]) })]++
@@ -532,7 +534,7 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 		r := len(lex)
 		for k, c := range deep {
 			r += above[k]
-			lexRank[c.id] = r
+			lexRank[c.id] = r + 1
 		}
 	}
 	for _, d := range touched {
@@ -546,18 +548,14 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 		lex, name, sem int // 0-based ranks; -1 when not on the list
 		nameScore      float64
 	}
-	at := make(map[int]int, len(lex)+len(names)+len(sem)) // skill → index in listed
+	at := make(map[int]int, len(lex)+len(names)+len(sem)) // skill → 1 + index in listed
 	listed := make([]fusion, 0, len(lex)+len(names)+len(sem))
 	entry := func(id int) *fusion {
-		k, ok := at[id]
-		if !ok {
+		k := at[id] - 1
+		if k < 0 {
 			k = len(listed)
-			at[id] = k
-			f := fusion{id: id, lex: -1, name: -1, sem: -1}
-			if r, ok := lexRank[id]; ok {
-				f.lex = r
-			}
-			listed = append(listed, f)
+			at[id] = k + 1
+			listed = append(listed, fusion{id: id, lex: lexRank[id] - 1, name: -1, sem: -1})
 		}
 		return &listed[k]
 	}

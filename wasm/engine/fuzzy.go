@@ -192,8 +192,9 @@ func (ix *nameIndex) match(sc *scratch, ids []string) []candidate {
 	}
 	var idGrams []uint32
 	var hit []int32
+	counts := sc.count
 	for _, id := range ids {
-		stamp := sc.nextStamp()
+		stamp := sc.nextNameStamp()
 		if len(id) > maxGramName {
 			// Too long for the bigram index (tagging bigrams is quadratic in the length):
 			// compare with every name of a possible length.
@@ -230,23 +231,24 @@ func (ix *nameIndex) match(sc *scratch, ids []string) []candidate {
 			for _, q := range idGrams {
 				for lb := lo; lb <= min(hi, 255); lb++ {
 					for _, v := range ix.grams[gramKey(q, lb)] {
-						if sc.mark[v] != stamp {
-							sc.mark[v] = stamp
-							sc.count[v] = 0
+						// One word per name: the identifier's stamp above 8 bits of count.
+						x := counts[v]
+						if x>>8 != stamp {
+							x = stamp << 8
 							hit = append(hit, v)
 						}
-						sc.count[v]++
+						counts[v] = x + 1
 					}
 				}
 			}
 			for _, v := range hit {
-				if int(sc.count[v]) >= gramBound(len(id), len(ix.names[v])) {
+				if int(counts[v]&0xff) >= gramBound(len(id), len(ix.names[v])) {
 					check(id, v)
 				}
 			}
 		}
 		for _, v := range ix.short {
-			if sc.mark[v] != stamp {
+			if counts[v]>>8 != stamp {
 				check(id, v)
 			}
 		}

@@ -14,10 +14,11 @@ type scratch struct {
 	queued []bool    // forward push: on the queue
 	mark   []uint32  // per-pass visit marks: a skill is visited in the pass whose stamp it holds
 	stamp  uint32
-	count  []int32 // name matching: bigrams shared with the identifier, valid where marked
-	nodes  []int32 // forward push: every node whose residual became non-zero
-	docs   []int   // BM25: the skills scored
-	sketch []int32 // semantic prefilter: every skill's sketch score (any values between queries)
+	count  []uint32 // name matching: the identifier's stamp << 8 | bigrams the name shares with it
+	nstamp uint32   // the last identifier's stamp (24 bits)
+	nodes  []int32  // forward push: every node whose residual became non-zero
+	docs   []int    // BM25: the skills scored
+	sketch []int32  // semantic prefilter: every skill's sketch score (any values between queries)
 }
 
 func (e *Engine) getScratch() *scratch {
@@ -29,7 +30,7 @@ func (e *Engine) getScratch() *scratch {
 	n := e.g.NumSkills()
 	return &scratch{bm25: make([]float64, n), pi: make([]float64, n), p: make([]float64, n),
 		q: make([]float64, n), queued: make([]bool, n), mark: make([]uint32, n),
-		count: make([]int32, n)}
+		count: make([]uint32, n)}
 }
 
 // nextStamp returns a stamp no entry of s.mark holds yet.
@@ -40,6 +41,16 @@ func (s *scratch) nextStamp() uint32 {
 		s.stamp = 1
 	}
 	return s.stamp
+}
+
+// nextNameStamp returns a 24-bit stamp no entry of s.count holds yet.
+func (s *scratch) nextNameStamp() uint32 {
+	s.nstamp++
+	if s.nstamp == 1<<24 {
+		clear(s.count)
+		s.nstamp = 1
+	}
+	return s.nstamp
 }
 
 // putScratch returns s to the pool; its arrays must be zero again.
