@@ -22,7 +22,6 @@ import (
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/build"
-	"github.com/caskg/caskg/native/embed"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/native/serve"
@@ -73,14 +72,8 @@ func buildArtifact(t *testing.T, lib, out string) *engine.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	skills := slices.Clone(l.Skills)
-	slices.SortFunc(skills, func(a, b ingest.Skill) int { return strings.Compare(a.Name, b.Name) })
-	texts := make([]string, len(skills))
-	for i, s := range skills {
-		texts[i] = build.SkillText(s)
-	}
 	opt := build.DefaultOptions()
-	if opt.Embedder, err = embed.NewBuiltin(texts, embed.BuiltinOptions{}); err != nil {
+	if opt.Embedder, err = build.BuiltinEmbedder(l.Skills); err != nil {
 		t.Fatal(err)
 	}
 	data, _, err := build.Build(l.Skills, opt)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -254,4 +255,16 @@ func Vocabulary(texts []string) (terms []string, idf []float32, surface []string
 		surface[i] = best
 	}
 	return terms, idf, surface
+}
+
+// BuiltinEmbedder learns the builtin LSA model from skills taken in name order, as `caskg
+// build` does by default, so a caller that builds outside the CLI gets the CLI's artifact.
+func BuiltinEmbedder(skills []ingest.Skill) (*embed.Builtin, error) {
+	sorted := slices.Clone(skills)
+	slices.SortFunc(sorted, func(a, b ingest.Skill) int { return strings.Compare(a.Name, b.Name) })
+	texts := make([]string, len(sorted))
+	for i, s := range sorted {
+		texts[i] = SkillText(s)
+	}
+	return embed.NewBuiltin(texts, embed.BuiltinOptions{})
 }

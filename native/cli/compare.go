@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/build"
-	"github.com/caskg/caskg/native/embed"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/wasm/engine"
@@ -69,13 +67,7 @@ func compare(libs []string, tasks []eval.Task, gold []eval.GoldEdge, opt build.O
 	if len(lib.Skills) == 0 {
 		return nil, 0, fmt.Errorf("no skills in %s", strings.Join(libs, " "))
 	}
-	sorted := append([]ingest.Skill(nil), lib.Skills...)
-	sort.Slice(sorted, func(a, b int) bool { return sorted[a].Name < sorted[b].Name })
-	texts := make([]string, len(sorted))
-	for i, s := range sorted {
-		texts[i] = build.SkillText(s)
-	}
-	emb, err := embed.NewBuiltin(texts, embed.BuiltinOptions{})
+	emb, err := build.BuiltinEmbedder(lib.Skills)
 	if err != nil {
 		return nil, 0, err
 	}

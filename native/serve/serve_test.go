@@ -9,13 +9,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/caskg/caskg/native/build"
-	"github.com/caskg/caskg/native/embed"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/wasm/engine"
 )
@@ -40,14 +38,8 @@ func testFiles(tb testing.TB) Options {
 			sample.err = err
 			return
 		}
-		skills := slices.Clone(lib.Skills)
-		slices.SortFunc(skills, func(a, b ingest.Skill) int { return strings.Compare(a.Name, b.Name) })
-		texts := make([]string, len(skills))
-		for i, s := range skills {
-			texts[i] = build.SkillText(s)
-		}
 		opt := build.DefaultOptions()
-		if opt.Embedder, err = embed.NewBuiltin(texts, embed.BuiltinOptions{}); err != nil {
+		if opt.Embedder, err = build.BuiltinEmbedder(lib.Skills); err != nil {
 			sample.err = err
 			return
 		}

@@ -32,7 +32,6 @@ import (
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/bench"
 	"github.com/caskg/caskg/native/build"
-	"github.com/caskg/caskg/native/embed"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/native/synth"
@@ -298,13 +297,7 @@ func buildOne(args []string) error {
 		}
 	}
 	opt := build.DefaultOptions()
-	sorted := slices.Clone(skills)
-	slices.SortFunc(sorted, func(a, b ingest.Skill) int { return strings.Compare(a.Name, b.Name) })
-	texts := make([]string, len(sorted))
-	for i, s := range sorted {
-		texts[i] = build.SkillText(s)
-	}
-	if opt.Embedder, err = embed.NewBuiltin(texts, embed.BuiltinOptions{}); err != nil {
+	if opt.Embedder, err = build.BuiltinEmbedder(skills); err != nil {
 		return err
 	}
 	data, rep, err := build.BuildContext(context.Background(), skills, opt)
