@@ -2,7 +2,6 @@ package graphs
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 	"math"
 	"unicode/utf8"
 	"unsafe"
@@ -82,7 +81,7 @@ func Decode(b []byte) (*Graph, error) {
 		prevEnd = s.Offset + s.Length
 		g.sections[i] = s
 	}
-	if want, got := binary.LittleEndian.Uint32(b[12:]), crc32.Checksum(b[headerSize:], castagnoli); want != got {
+	if want, got := binary.LittleEndian.Uint32(b[12:]), checksum(b[headerSize:]); want != got {
 		return nil, wrapErr(ErrChecksum, ": header says "+hex8(want)+", contents give "+hex8(got))
 	}
 	if err := g.bind(); err != nil {

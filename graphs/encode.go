@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"math"
 	"slices"
 	"strconv"
@@ -51,8 +50,6 @@ type Artifact struct {
 	Vectors *Vectors       // skill embeddings (format 1.1); nil: none
 	Encoder *QueryEncoder  // query encoder (format 1.1); nil: none. Needs Vectors.
 }
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Encode returns the artifact's bytes. The same Artifact always gives the same bytes.
 func Encode(a *Artifact) ([]byte, error) {
@@ -170,7 +167,7 @@ func assemble(tags []string, bodies map[string][]byte, minor uint16) ([]byte, er
 		copy(out[off:], body)
 		off += len(body)
 	}
-	binary.LittleEndian.PutUint32(out[12:], crc32.Checksum(out[headerSize:], castagnoli))
+	binary.LittleEndian.PutUint32(out[12:], checksum(out[headerSize:]))
 	return out, nil
 }
 

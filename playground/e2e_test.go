@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/internal/modbuild"
 	"github.com/caskg/caskg/native/build"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
@@ -57,10 +58,8 @@ func chromiumPath(t *testing.T) string {
 func buildModule(t *testing.T, dir string) string {
 	t.Helper()
 	out := filepath.Join(dir, "caskg.wasm")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-buildmode=c-shared", "-o", out, "github.com/caskg/caskg/wasm/reactor")
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the module: %v\n%s", err, b)
+	if err := modbuild.Build(out); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

@@ -6,10 +6,8 @@
 package engine
 
 import (
-	"cmp"
 	"errors"
 	"math"
-	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -590,22 +588,45 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 	return out[:min(need, len(out))]
 }
 
-// sortCandidates orders by score descending, then by id, so ties never depend on map order.
+// sortCandidates orders by score descending, then by id, so ties never depend on map order. It
+// is a heap sort rather than slices.SortFunc: the order is total (ids are distinct), so any
+// correct sort gives the same result, and this one is a fraction of pdqsort's code in the module.
 func sortCandidates(cs []candidate) {
-	slices.SortFunc(cs, func(a, b candidate) int {
-		if a.score != b.score {
-			return byScoreDesc(a.score, b.score)
-		}
-		return cmp.Compare(a.id, b.id)
-	})
+	n := len(cs)
+	for i := n/2 - 1; i >= 0; i-- {
+		siftCandidates(cs, i, n)
+	}
+	for end := n - 1; end > 0; end-- {
+		cs[0], cs[end] = cs[end], cs[0]
+		siftCandidates(cs, 0, end)
+	}
 }
 
-// byScoreDesc orders two different scores, the higher first.
-func byScoreDesc[T ~float32 | ~float64](x, y T) int {
-	if x > y {
-		return -1
+// siftCandidates restores the heap below root in cs[:n]; the root is the candidate that sorts
+// last.
+func siftCandidates(cs []candidate, root, n int) {
+	for {
+		child := 2*root + 1
+		if child >= n {
+			return
+		}
+		if child+1 < n && sortsBefore(cs[child], cs[child+1]) {
+			child++
+		}
+		if !sortsBefore(cs[root], cs[child]) {
+			return
+		}
+		cs[root], cs[child] = cs[child], cs[root]
+		root = child
 	}
-	return 1
+}
+
+// sortsBefore reports whether a comes before b: higher score first, then lower id.
+func sortsBefore(a, b candidate) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.id < b.id
 }
 
 // search is sort.Search: the smallest index in [0, n) at which f is true, or n if there is none;

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/tetratelabs/wazero"
 
+	"github.com/caskg/caskg/internal/modbuild"
 	"github.com/caskg/caskg/wasm/host"
 )
 
@@ -24,11 +24,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	wasmPath = filepath.Join(dir, "caskg.wasm")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-buildmode=c-shared",
-		"-o", wasmPath, "github.com/caskg/caskg/wasm/reactor")
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building the module: %v\n%s", err, out)
+	if err := modbuild.Build(wasmPath); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
