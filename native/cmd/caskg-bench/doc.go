@@ -62,7 +62,7 @@ func document(r *bench.Report, c *config) string {
 	p("skill) — then computes the exact cosine for the best %s only. Recall is the share of the exact\n", count(engine.SemanticPool))
 	p("scan's top 50 (top 5) the prefilter keeps; the times are natively, per query.\n\n")
 	b.WriteString(r.SemanticTable())
-	p("\n## WebAssembly module\n\n%s The Go runtime alone is about 543 KB gzip.\n\n", r.WasmLine())
+	p("\n## WebAssembly module\n\n%s The Go runtime alone (an empty reactor built the same way) is about 530 KB gzip.\n\n", r.WasmLine())
 	p("```sh\nmake wasm\n```\n\n")
 	p("Raw results: `%s/results.json`.\n", c.dir)
 	return b.String()
