@@ -340,6 +340,14 @@ func (g *Graph) Posting(p int) (doc int, tf float32) {
 	return int(u32(g.lpst, 2*p)), f32(g.lpst, 2*p+1)
 }
 
+// PostingBytes returns term t's postings as stored: 8 bytes each, the document (uint32) and the
+// weighted term frequency (float32), little-endian. A loop over them decodes in place what
+// Posting would return one call at a time (in WebAssembly Posting is not inlined).
+func (g *Graph) PostingBytes(t int) []byte {
+	lo, hi := g.Postings(t)
+	return g.lpst[8*lo : 8*hi]
+}
+
 // DocLen is skill i's weighted document length.
 func (g *Graph) DocLen(i int) float32 { return f32(g.ldoc, i) }
 

@@ -610,23 +610,15 @@ func siftCandidates(cs []candidate, root, n int) {
 		if child >= n {
 			return
 		}
-		if child+1 < n && sortsBefore(cs[child], cs[child+1]) {
+		if child+1 < n && better(cs[child], cs[child+1]) {
 			child++
 		}
-		if !sortsBefore(cs[root], cs[child]) {
+		if !better(cs[root], cs[child]) {
 			return
 		}
 		cs[root], cs[child] = cs[child], cs[root]
 		root = child
 	}
-}
-
-// sortsBefore reports whether a comes before b: higher score first, then lower id.
-func sortsBefore(a, b candidate) bool {
-	if a.score != b.score {
-		return a.score > b.score
-	}
-	return a.id < b.id
 }
 
 // search is sort.Search: the smallest index in [0, n) at which f is true, or n if there is none;

@@ -263,7 +263,7 @@ func TestTopCandidates(t *testing.T) {
 // TestSignSketch checks the byte tables against the sum they stand for, and that with a pool as
 // large as the library the prefiltered ranking is the exact one.
 func TestSignSketch(t *testing.T) {
-	for _, dim := range []int{3, 24, 64, 130} {
+	for _, dim := range []int{3, 24, 64, 100, 128, 130} { // 65–128: the two-word path
 		e := randomLibrary(t, 500, dim)
 		e.signs = vectorSigns(e.g)
 		q := make([]float64, dim)
@@ -299,7 +299,7 @@ func TestSignSketch(t *testing.T) {
 			t.Errorf("dim %d: full pool differs from the exact ranking (-want +got):\n%s", dim, diff)
 		}
 		// A smaller pool is the best of the sketch scores by (score, id), as a heap keeps them.
-		all := e.signSketch(sc, qv, 500)
+		all := slices.Clone(e.signSketch(sc, qv, 500)) // the next call reuses its buffer
 		for _, pool := range []int{1, 37, 250} {
 			top := topCandidates{k: pool}
 			for _, c := range all {

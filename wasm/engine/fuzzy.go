@@ -215,10 +215,11 @@ func (ix *nameIndex) match(sc *scratch, ids []string) []candidate {
 		}
 	}
 	var idGrams []uint32
-	var hit []int32
-	var lists []gramList
-	var needs []int
-	var postings [][]int32 // per bigram of id, its postings for each name length lo..hi
+	hit, lists, postings, needs := sc.hit[:0], sc.lists[:0], sc.postings[:0], sc.needs[:0]
+	defer func() {
+		clear(postings) // no postings kept alive by the pool
+		sc.hit, sc.lists, sc.postings, sc.needs = hit[:0], lists[:0], postings[:0], needs[:0]
+	}()
 	counts := sc.count
 	for _, id := range ids {
 		stamp := sc.nextNameStamp()

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"encoding/binary"
 	"math"
 	"slices"
 	"unicode/utf8"
@@ -120,12 +121,13 @@ func bm25(g *graphs.Graph, norms []float64, terms []queryTerm, scores []float64,
 	k1, _, _ := g.BM25()
 	n := float64(g.NumSkills())
 	for _, qt := range terms {
-		lo, hi := g.Postings(qt.term)
-		df := float64(hi - lo)
+		ps := g.PostingBytes(qt.term)
+		df := float64(len(ps) / 8)
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for p := lo; p < hi; p++ {
-			d, tf := g.Posting(p)
-			s := qt.weight * idf * float64(tf) * (float64(k1) + 1) / (float64(tf) + norms[d])
+		for ; len(ps) >= 8; ps = ps[8:] {
+			d := int(binary.LittleEndian.Uint32(ps))
+			tf := float64(math.Float32frombits(binary.LittleEndian.Uint32(ps[4:])))
+			s := qt.weight * idf * tf * (float64(k1) + 1) / (tf + norms[d])
 			if scores[d] == 0 {
 				touched = append(touched, d)
 			}

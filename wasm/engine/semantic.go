@@ -169,10 +169,11 @@ func (e *Engine) offerCosine(out []candidate, q []float32, i int) []candidate {
 	var d0, d1, d2, d3 float32
 	j := 0
 	for ; j+4 <= len(row); j += 4 {
-		d0 += q[j] * float32(row[j])
-		d1 += q[j+1] * float32(row[j+1])
-		d2 += q[j+2] * float32(row[j+2])
-		d3 += q[j+3] * float32(row[j+3])
+		r, x := row[j:j+4:j+4], q[j:j+4:j+4] // one bounds check for four products
+		d0 += x[0] * float32(r[0])
+		d1 += x[1] * float32(r[1])
+		d2 += x[2] * float32(r[2])
+		d3 += x[3] * float32(r[3])
 	}
 	for ; j < len(row); j++ {
 		d0 += q[j] * float32(row[j])
@@ -253,6 +254,7 @@ const sketchLevels = 7
 // each agreement weighted by |q_j|: the asymmetric one-bit estimate Σ_j q_j·sign(x_j) up to a
 // constant, with |q_j| rounded to sketchLevels levels so that it is integer arithmetic — a few
 // XORs and popcounts per skill, and the same answer on every host. Ties go to the lower id.
+// The slice is sc's buffer: valid until the next call with sc.
 func (e *Engine) signSketch(sc *scratch, q []float32, pool int) []candidate {
 	dim := len(q)
 	words := (dim + 63) / 64
@@ -297,25 +299,53 @@ func (e *Engine) signSketch(sc *scratch, q []float32, pool int) []candidate {
 		sc.sketch = make([]int32, n)
 	}
 	scores := sc.sketch[:n]
-	hist := make([]int32, sketchLevels*dim+1)
+	if cap(sc.hist) < sketchLevels*dim+1 {
+		sc.hist = make([]int32, sketchLevels*dim+1)
+	}
+	hist := sc.hist[:sketchLevels*dim+1]
+	clear(hist)
 	eligible := 0
-	for i := range n {
-		if e.invNorm[i] == 0 {
-			scores[i] = -1
-			continue
+	invNorm := e.invNorm[:n]
+	if words == 2 {
+		// Up to 128 dimensions (the builtin model's), with the query's words in locals: no
+		// inner loop and no bounds checks, which in WebAssembly halved the scan.
+		s0, s1, m0, m1 := sign[0], sign[1], mask[0], mask[1]
+		a0, a1, b0, b1, c0, c1 := p0[0], p0[1], p1[0], p1[1], p2[0], p2[1]
+		signs := e.signs[:2*n]
+		for i := range n {
+			if invNorm[i] == 0 {
+				scores[i] = -1
+				continue
+			}
+			x := signs[2*i : 2*i+2 : 2*i+2]
+			g0, g1 := ^(x[0]^s0)&m0, ^(x[1]^s1)&m1
+			s := bits.OnesCount64(g0&a0) + bits.OnesCount64(g1&a1) +
+				2*(bits.OnesCount64(g0&b0)+bits.OnesCount64(g1&b1)) +
+				4*(bits.OnesCount64(g0&c0)+bits.OnesCount64(g1&c1))
+			scores[i] = int32(s)
+			hist[s]++
+			eligible++
 		}
-		var s int
-		xs := e.signs[i*words : (i+1)*words]
-		for w, x := range xs {
-			agree := ^(x ^ sign[w]) & mask[w]
-			s += bits.OnesCount64(agree&p0[w]) + 2*bits.OnesCount64(agree&p1[w]) + 4*bits.OnesCount64(agree&p2[w])
+	} else {
+		for i := range n {
+			if invNorm[i] == 0 {
+				scores[i] = -1
+				continue
+			}
+			var s int
+			xs := e.signs[i*words : (i+1)*words]
+			for w, x := range xs {
+				agree := ^(x ^ sign[w]) & mask[w]
+				s += bits.OnesCount64(agree&p0[w]) + 2*bits.OnesCount64(agree&p1[w]) + 4*bits.OnesCount64(agree&p2[w])
+			}
+			scores[i] = int32(s)
+			hist[s]++
+			eligible++
 		}
-		scores[i] = int32(s)
-		hist[s]++
-		eligible++
 	}
 	// The pool: every score above the boundary score b, then the lowest ids at b.
-	out := make([]candidate, 0, min(pool, eligible))
+	out := sc.pool[:0]
+	defer func() { sc.pool = out[:0] }()
 	b, above := len(hist)-1, 0
 	for ; b > 0 && above+int(hist[b]) < pool; b-- {
 		above += int(hist[b])
