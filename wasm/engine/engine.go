@@ -117,6 +117,7 @@ type Engine struct {
 
 	invNorm []float32 // 1/‖quantized vector‖ per skill; nil without vectors
 	signs   []uint64  // sign bits of every skill vector, for the large-library prefilter (semantic.go)
+	zeroVec []int32   // the skills whose vector is zero (invNorm 0), for the prefilter
 	norms   []float64 // BM25 length normalization per skill
 
 	pool [scratchSlots]atomic.Pointer[scratch] // scratches for reuse (scratch.go)
@@ -128,6 +129,11 @@ func New(g *graphs.Graph) *Engine {
 	e := &Engine{g: g, names: newNameIndex(g), invNorm: vectorNorms(g), norms: bm25Norms(g)}
 	if n >= LargeLibrary {
 		e.signs = vectorSigns(g)
+	}
+	for i, x := range e.invNorm {
+		if x == 0 {
+			e.zeroVec = append(e.zeroVec, int32(i))
+		}
 	}
 	deg := make([]int32, n+1)
 	for u := range n {

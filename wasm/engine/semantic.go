@@ -168,6 +168,27 @@ func (e *Engine) offerCosine(out []candidate, q []float32, i int) []candidate {
 	q = q[:len(row)]
 	var d0, d1, d2, d3 float32
 	j := 0
+	for ; j+16 <= len(row); j += 16 {
+		// Sixteen products a pass, each added to the accumulator of its index mod 4 in index
+		// order: the same sums as four a pass, with a quarter of the loop overhead.
+		r, x := row[j:j+16:j+16], q[j:j+16:j+16]
+		d0 += x[0] * float32(r[0])
+		d1 += x[1] * float32(r[1])
+		d2 += x[2] * float32(r[2])
+		d3 += x[3] * float32(r[3])
+		d0 += x[4] * float32(r[4])
+		d1 += x[5] * float32(r[5])
+		d2 += x[6] * float32(r[6])
+		d3 += x[7] * float32(r[7])
+		d0 += x[8] * float32(r[8])
+		d1 += x[9] * float32(r[9])
+		d2 += x[10] * float32(r[10])
+		d3 += x[11] * float32(r[11])
+		d0 += x[12] * float32(r[12])
+		d1 += x[13] * float32(r[13])
+		d2 += x[14] * float32(r[14])
+		d3 += x[15] * float32(r[15])
+	}
 	for ; j+4 <= len(row); j += 4 {
 		r, x := row[j:j+4:j+4], q[j:j+4:j+4] // one bounds check for four products
 		d0 += x[0] * float32(r[0])
@@ -313,10 +334,6 @@ func (e *Engine) signSketch(sc *scratch, q []float32, pool int) []candidate {
 		a0, a1, b0, b1, c0, c1 := p0[0], p0[1], p1[0], p1[1], p2[0], p2[1]
 		signs := e.signs[:2*n]
 		for i := range n {
-			if invNorm[i] == 0 {
-				scores[i] = -1
-				continue
-			}
 			x := signs[2*i : 2*i+2 : 2*i+2]
 			g0, g1 := ^(x[0]^s0)&m0, ^(x[1]^s1)&m1
 			s := bits.OnesCount64(g0&a0) + bits.OnesCount64(g1&a1) +
@@ -324,7 +341,13 @@ func (e *Engine) signSketch(sc *scratch, q []float32, pool int) []candidate {
 				4*(bits.OnesCount64(g0&c0)+bits.OnesCount64(g1&c1))
 			scores[i] = int32(s)
 			hist[s]++
-			eligible++
+		}
+		// Skills without a vector were scored like the others (one branch less a skill) and
+		// are taken out here.
+		eligible = n - len(e.zeroVec)
+		for _, i := range e.zeroVec {
+			hist[scores[i]]--
+			scores[i] = -1
 		}
 	} else {
 		for i := range n {
