@@ -527,6 +527,7 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 		last := deep[len(deep)-1]
 		for _, d := range touched {
 			c := candidate{d, scores[d]}
+			scores[d] = 0 // this pass also clears the scores (one pass over them, not two)
 			if !better(c, last) {
 				continue
 			}
@@ -540,9 +541,10 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 			r += above[k]
 			lexRank[c.id] = r + 1
 		}
-	}
-	for _, d := range touched {
-		scores[d] = 0
+	} else {
+		for _, d := range touched {
+			scores[d] = 0
+		}
 	}
 
 	// The fused scores, added up in the order of the full computation: BM25, names, semantic,
