@@ -368,14 +368,18 @@ func (e *Engine) rank(req Request) (Response, error) {
 }
 
 // ppr runs p ← γπ + (1−γ)Tᵀp from p = π, π in sc.pi, and returns p (sc.p or sc.q; the caller
-// clears both). Rows without entries keep their mass.
+// clears both) and the iterations run.
 func (e *Engine) ppr(sc *scratch, gamma float64) ([]float64, int) {
-	pi := sc.pi
-	p := sc.p
+	return e.powerIteration(sc.pi, sc.p, sc.q, gamma, Tolerance, MaxIterations)
+}
+
+// powerIteration runs p ← γπ + (1−γ)Tᵀp from p = π until the L1 change is below tol or after
+// maxIter iterations, in the buffers p and next (each len(pi)), and returns the one holding the
+// result and the iterations run. Rows without entries keep their mass.
+func (e *Engine) powerIteration(pi, p, next []float64, gamma, tol float64, maxIter int) ([]float64, int) {
 	copy(p, pi)
-	next := sc.q
 	iters := 0
-	for iters < MaxIterations {
+	for iters < maxIter {
 		iters++
 		for v := range next {
 			next[v] = gamma * pi[v]
@@ -401,7 +405,7 @@ func (e *Engine) ppr(sc *scratch, gamma float64) ([]float64, int) {
 			diff += math.Abs(next[v] - x)
 		}
 		p, next = next, p
-		if diff < Tolerance {
+		if diff < tol {
 			break
 		}
 	}

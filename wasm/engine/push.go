@@ -1,6 +1,5 @@
 package engine
 
-import "math"
 
 // Forward push (Andersen, Chung and Lang, 2006) computes the same personalized PageRank as the
 // power iteration in ppr, but touches only the nodes relevance actually reaches, so its cost does
@@ -115,34 +114,7 @@ func (e *Engine) Personalization(req Request) ([]float64, error) {
 // maxIter iterations, and returns p and the iterations run: the reference forward push is
 // measured against.
 func (e *Engine) PowerIteration(pi []float64, gamma, tol float64, maxIter int) ([]float64, int) {
-	p := append([]float64(nil), pi...)
-	next := make([]float64, len(pi))
-	iters := 0
-	for iters < maxIter {
-		iters++
-		for v := range next {
-			next[v] = gamma * pi[v]
-		}
-		for u, pu := range p {
-			lo, hi := e.off[u], e.off[u+1]
-			if lo == hi {
-				next[u] += (1 - gamma) * pu
-				continue
-			}
-			for i := lo; i < hi; i++ {
-				next[e.to[i]] += (1 - gamma) * pu * e.w[i]
-			}
-		}
-		var diff float64
-		for v := range p {
-			diff += math.Abs(next[v] - p[v])
-		}
-		p, next = next, p
-		if diff < tol {
-			break
-		}
-	}
-	return p, iters
+	return e.powerIteration(pi, make([]float64, len(pi)), make([]float64, len(pi)), gamma, tol, maxIter)
 }
 
 // ForwardPush runs forward push from π with threshold eps and returns the estimate, its L1 error
