@@ -1,6 +1,5 @@
 package engine
 
-
 // Forward push (Andersen, Chung and Lang, 2006) computes the same personalized PageRank as the
 // power iteration in ppr, but touches only the nodes relevance actually reaches, so its cost does
 // not grow with the library. It keeps an estimate p and a residual r with the invariant
