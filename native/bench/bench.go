@@ -7,12 +7,12 @@ package bench
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/caskg/caskg/native/atomicfile"
 )
 
 // README markers: make bench rewrites only what lies between them.
@@ -273,31 +273,8 @@ func UpdateFile(path, begin, end string, body []byte) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return WriteFileAtomic(path, out)
-}
-
-// WriteFileAtomic writes data to path through a temporary file in the same directory and a
-// rename, so a reader never sees half a file.
-func WriteFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+	if err := atomicfile.Write(path, out); err != nil {
 		return fmt.Errorf("bench: %w", err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	werr = errors.Join(werr, f.Close())
-	if werr == nil {
-		werr = os.Chmod(tmp, 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("bench: %w", werr)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/caskg/caskg/native/atomicfile"
 	"github.com/caskg/caskg/native/build"
 	"github.com/caskg/caskg/native/ingest"
 )
@@ -117,7 +118,7 @@ func runBuild(c *ctx, args []string) error {
 			rep.Skills, rep.Candidates, rep.Frontier, rep.PlannedProbes, rep.PlannedCalls)
 		return nil
 	}
-	if err := writeFileAtomic(*out, data); err != nil {
+	if err := atomicfile.Write(*out, data); err != nil {
 		return fmt.Errorf("writing artifact %s: %w", *out, err)
 	}
 	skipped := make([]string, len(lib.Problems))
@@ -131,7 +132,7 @@ func runBuild(c *ctx, args []string) error {
 	}{rep, *out, skipped}
 	if *report != "" {
 		b, _ := json.MarshalIndent(summary, "", "  ")
-		if err := writeFileAtomic(*report, append(b, '\n')); err != nil {
+		if err := atomicfile.Write(*report, append(b, '\n')); err != nil {
 			return fmt.Errorf("writing report %s: %w", *report, err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/atomicfile"
 	"github.com/caskg/caskg/native/build"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/wasm/engine"
@@ -291,7 +292,7 @@ func runCompare(c *ctx, a compareArgs) error {
 		res.writeMarkdown(&buf)
 	}
 	if a.out != "" {
-		return writeFileAtomic(a.out, buf.Bytes())
+		return atomicfile.Write(a.out, buf.Bytes())
 	}
 	_, err = c.stdout.Write(buf.Bytes())
 	return err

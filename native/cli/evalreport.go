@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/caskg/caskg/native/atomicfile"
 )
 
 // Markers of the README span that eval --report rewrites. Everything between them is generated.
@@ -35,7 +37,7 @@ func runReport(c *ctx, files []string, out, readme string) error {
 		if _, err := c.stdout.Write(doc.Bytes()); err != nil {
 			return err
 		}
-	} else if err := writeFileAtomic(out, doc.Bytes()); err != nil {
+	} else if err := atomicfile.Write(out, doc.Bytes()); err != nil {
 		return err
 	}
 	if readme == "" {
@@ -54,7 +56,7 @@ func runReport(c *ctx, files []string, out, readme string) error {
 	if updated == string(old) {
 		return nil
 	}
-	return writeFileAtomic(readme, []byte(updated))
+	return atomicfile.Write(readme, []byte(updated))
 }
 
 // readCompareResult reads one eval --compare --json file, naming the file in errors.

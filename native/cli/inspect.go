@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/atomicfile"
 	"github.com/caskg/caskg/native/export"
 )
 
@@ -164,7 +165,7 @@ func runExport(c *ctx, args []string) error {
 	if err := export.Write(&buf, g, *format); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
+	if err := atomicfile.Write(*out, buf.Bytes()); err != nil {
 		return fmt.Errorf("writing %s: %w", *out, err)
 	}
 	fmt.Fprintf(c.stderr, "wrote %s (%d bytes)\n", *out, buf.Len())

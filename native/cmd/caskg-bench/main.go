@@ -30,6 +30,7 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/atomicfile"
 	"github.com/caskg/caskg/native/bench"
 	"github.com/caskg/caskg/native/build"
 	"github.com/caskg/caskg/native/eval"
@@ -214,7 +215,7 @@ func run(c *config) error {
 	}
 
 	js, _ := json.MarshalIndent(r, "", "  ")
-	if err := bench.WriteFileAtomic(filepath.Join(c.dir, "results.json"), append(js, '\n')); err != nil {
+	if err := atomicfile.Write(filepath.Join(c.dir, "results.json"), append(js, '\n')); err != nil {
 		return err
 	}
 	return write(r, c)
@@ -237,7 +238,7 @@ func renderSaved(c *config) error {
 // write prints the tables and writes the report and the README section.
 func write(r *bench.Report, c *config) error {
 	fmt.Print(r.Terminal())
-	if err := bench.WriteFileAtomic(c.out, []byte(document(r, c))); err != nil {
+	if err := atomicfile.Write(c.out, []byte(document(r, c))); err != nil {
 		return err
 	}
 	if c.readme != "" {
@@ -273,7 +274,7 @@ func buildChild(c *config, n int, out string) (bench.Build, error) {
 	if err := json.Unmarshal(b, &row); err != nil {
 		return bench.Build{}, fmt.Errorf("building %d skills: %w", n, err)
 	}
-	return row, bench.WriteFileAtomic(rowPath, b)
+	return row, atomicfile.Write(rowPath, b)
 }
 
 // buildOne is the child: grow, embed, build, write the artifact, print the row as JSON.
@@ -305,7 +306,7 @@ func buildOne(args []string) error {
 		return err
 	}
 	secs := time.Since(start).Seconds()
-	if err := bench.WriteFileAtomic(*out, data); err != nil {
+	if err := atomicfile.Write(*out, data); err != nil {
 		return err
 	}
 	g, err := graphs.Decode(data)
