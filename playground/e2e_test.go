@@ -71,8 +71,8 @@ func buildArtifact(t *testing.T, lib, out string) *engine.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := build.DefaultOptions()
-	if opt.Embedder, err = build.BuiltinEmbedder(l.Skills); err != nil {
+	opt, err := build.DefaultOptionsFor(l.Skills)
+	if err != nil {
 		t.Fatal(err)
 	}
 	data, _, err := build.Build(l.Skills, opt)

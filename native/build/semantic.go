@@ -268,3 +268,15 @@ func BuiltinEmbedder(skills []ingest.Skill) (*embed.Builtin, error) {
 	}
 	return embed.NewBuiltin(texts, embed.BuiltinOptions{})
 }
+
+// DefaultOptionsFor is DefaultOptions with the builtin model learnt from skills
+// (BuiltinEmbedder): the options `caskg build` uses when it is given no flags.
+func DefaultOptionsFor(skills []ingest.Skill) (Options, error) {
+	opt := DefaultOptions()
+	emb, err := BuiltinEmbedder(skills)
+	if err != nil {
+		return Options{}, err
+	}
+	opt.Embedder = emb
+	return opt, nil
+}

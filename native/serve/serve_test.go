@@ -38,8 +38,8 @@ func testFiles(tb testing.TB) Options {
 			sample.err = err
 			return
 		}
-		opt := build.DefaultOptions()
-		if opt.Embedder, err = build.BuiltinEmbedder(lib.Skills); err != nil {
+		opt, err := build.DefaultOptionsFor(lib.Skills)
+		if err != nil {
 			sample.err = err
 			return
 		}

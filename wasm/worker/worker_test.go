@@ -36,8 +36,8 @@ func sampleArtifact(tb testing.TB) []byte {
 			sample.err = err
 			return
 		}
-		opt := build.DefaultOptions()
-		if opt.Embedder, err = build.BuiltinEmbedder(lib.Skills); err != nil {
+		opt, err := build.DefaultOptionsFor(lib.Skills)
+		if err != nil {
 			sample.err = err
 			return
 		}

@@ -297,8 +297,8 @@ func buildOne(args []string) error {
 			return err
 		}
 	}
-	opt := build.DefaultOptions()
-	if opt.Embedder, err = build.BuiltinEmbedder(skills); err != nil {
+	opt, err := build.DefaultOptionsFor(skills)
+	if err != nil {
 		return err
 	}
 	data, rep, err := build.BuildContext(context.Background(), skills, opt)
