@@ -187,7 +187,9 @@ func gramBound(la, lb int) int {
 // over the name lengths searched.
 type gramList struct{ gram, total int }
 
-// hasPosting reports whether the ascending list ps holds v.
+// hasPosting reports whether the ascending list ps holds v. It is search (engine.go) written out
+// for int32 lists: it runs for every candidate name and list, where a closure call per step
+// would cost more than the comparison, in WebAssembly most of all.
 func hasPosting(ps []int32, v int32) bool {
 	lo, hi := 0, len(ps)
 	for lo < hi {
