@@ -118,7 +118,7 @@ type Engine struct {
 	invNorm []float32 // 1/‖quantized vector‖ per skill; nil without vectors
 	signs   []uint64  // sign bits of every skill vector, for the large-library prefilter (semantic.go)
 	zeroVec []int32   // the skills whose vector is zero (invNorm 0), for the prefilter
-	norms   []float64 // BM25 length normalization per skill
+	impacts []float64 // BM25 term-frequency factor per posting (bm25Impacts)
 
 	pool [scratchSlots]atomic.Pointer[scratch] // scratches for reuse (scratch.go)
 }
@@ -126,7 +126,7 @@ type Engine struct {
 // New prepares an engine over g. Its cost is linear in the graph's size.
 func New(g *graphs.Graph) *Engine {
 	n := g.NumSkills()
-	e := &Engine{g: g, names: newNameIndex(g), invNorm: vectorNorms(g), norms: bm25Norms(g)}
+	e := &Engine{g: g, names: newNameIndex(g), invNorm: vectorNorms(g), impacts: bm25Impacts(g)}
 	if n >= LargeLibrary {
 		e.signs = vectorSigns(g)
 	}
@@ -358,7 +358,7 @@ func (e *Engine) rank(req Request) (Response, error) {
 	}
 	if n >= LargeLibrary {
 		for _, v := range sc.nodes {
-			sc.p[v], sc.q[v], sc.queued[v] = 0, 0, false
+			sc.p[v], sc.q[v] = 0, 0
 		}
 	} else {
 		clear(sc.p)
@@ -487,7 +487,7 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 		}
 	}
 	scores := sc.bm25
-	touched := bm25(g, e.norms, terms, scores, sc.docs[:0])
+	touched := bm25(g, e.impacts, terms, scores, sc.docs[:0])
 	defer func() { sc.docs = touched[:0] }()
 
 	var names []candidate

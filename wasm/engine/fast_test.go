@@ -115,7 +115,7 @@ func fullFusion(e *Engine, sc *scratch, query string, qvec []float32, semWeight 
 		}
 	}
 	scores := make([]float64, e.g.NumSkills())
-	touched := bm25(e.g, e.norms, terms, scores, nil)
+	touched := bm25(e.g, e.impacts, terms, scores, nil)
 	var lex []candidate
 	for _, d := range touched {
 		lex = append(lex, candidate{d, scores[d]})

@@ -101,9 +101,11 @@ type queryTerm struct {
 	weight float64
 }
 
-// bm25Norms returns k1·(1 − b + b·len/avg) for every document: the length normalization BM25
-// applies to each posting, computed once per engine instead of once per posting.
-func bm25Norms(g *graphs.Graph) []float64 {
+// bm25Impacts returns, for every posting of the lexicon in storage order, its term-frequency
+// factor tf·(k1+1)/(tf + k1·(1 − b + b·len/avg)): what BM25 adds for it, before the term's idf
+// and query weight. Computing them once per engine spares each posting a division and a look-up
+// of its document's length at query time; at 100,000 skills a query reads 160,000 postings.
+func bm25Impacts(g *graphs.Graph) []float64 {
 	k1, b, avg := g.BM25()
 	if avg <= 0 {
 		avg = 1
@@ -112,26 +114,36 @@ func bm25Norms(g *graphs.Graph) []float64 {
 	for d := range norms {
 		norms[d] = float64(k1) * (1 - float64(b) + float64(b)*float64(g.DocLen(d))/float64(avg))
 	}
-	return norms
+	var total int
+	if g.NumTerms() > 0 {
+		_, total = g.Postings(g.NumTerms() - 1)
+	}
+	impacts := make([]float64, total)
+	for p := range impacts {
+		d, tf := g.Posting(p)
+		impacts[p] = float64(tf) * (float64(k1) + 1) / (float64(tf) + norms[d])
+	}
+	return impacts
 }
 
 // bm25 scores every document containing a query term into scores (indexed by skill) and
-// returns the skills touched. norms are bm25Norms(g).
-func bm25(g *graphs.Graph, norms []float64, terms []queryTerm, scores []float64, touched []int) []int {
-	k1, _, _ := g.BM25()
+// returns the skills touched. impacts are bm25Impacts(g).
+func bm25(g *graphs.Graph, impacts []float64, terms []queryTerm, scores []float64, touched []int) []int {
 	n := float64(g.NumSkills())
 	for _, qt := range terms {
+		lo, hi := g.Postings(qt.term)
 		ps := g.PostingBytes(qt.term)
-		df := float64(len(ps) / 8)
+		df := float64(hi - lo)
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for ; len(ps) >= 8; ps = ps[8:] {
-			d := int(binary.LittleEndian.Uint32(ps))
-			tf := float64(math.Float32frombits(binary.LittleEndian.Uint32(ps[4:])))
-			s := qt.weight * idf * tf * (float64(k1) + 1) / (tf + norms[d])
+		w := qt.weight * idf
+		imp := impacts[lo:hi]
+		ps = ps[:8*len(imp)] // one length for both: no bounds check below
+		for i, x := range imp {
+			d := int(binary.LittleEndian.Uint32(ps[8*i:]))
 			if scores[d] == 0 {
 				touched = append(touched, d)
 			}
-			scores[d] += s
+			scores[d] += w * x
 		}
 	}
 	return touched

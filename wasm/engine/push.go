@@ -21,28 +21,29 @@ const (
 // are pushed in first-in first-out order from the seeds in π's index order, so the result is
 // deterministic. It returns the estimate (sc.p), the residual mass left (the L1 error bound) and
 // the number of pushes; sc.nodes lists every node whose residual became non-zero (the only
-// nodes with a non-zero estimate), and the caller clears sc.p, sc.q and sc.queued at them.
+// nodes with a non-zero estimate), and the caller clears sc.p and sc.q at them.
+//
+// The queue holds exactly the nodes with more than eps residual, each once: a node joins when its
+// residual crosses eps and leaves, with none, when it is pushed. So the loop needs no per-node
+// "queued" flag, and it reads the visit marks only for nodes without residual: at 100,000 skills
+// the loop is bound by memory, and each per-node array it reads costs time.
 func (e *Engine) push(sc *scratch, gamma, eps float64) (p []float64, residual float64, pushes int) {
-	p, r, queued := sc.p, sc.q, sc.queued
+	p, r := sc.p, sc.q
 	mark, stamp := sc.mark, sc.nextStamp()
-	nodes := sc.nodes[:0]
-	var queue []int32
+	nodes, queue := sc.nodes[:0], sc.queue[:0]
 	for u, x := range sc.pi {
 		if x > 0 {
 			r[u] = x
-			queue = append(queue, int32(u))
-			queued[u] = true
 			nodes = append(nodes, int32(u))
 			mark[u] = stamp
+			if x > eps {
+				queue = append(queue, int32(u))
+			}
 		}
 	}
 	for head := 0; head < len(queue); head++ {
 		u := queue[head]
-		queued[u] = false
 		ru := r[u]
-		if ru <= eps {
-			continue
-		}
 		r[u] = 0
 		pushes++
 		lo, hi := e.off[u], e.off[u+1]
@@ -56,14 +57,17 @@ func (e *Engine) push(sc *scratch, gamma, eps float64) (p []float64, residual fl
 		to, w := e.to[lo:hi], e.w[lo:hi]
 		w = w[:len(to)] // one length for both: no bounds check on w[i]
 		for i, v := range to {
-			if mark[v] != stamp {
-				mark[v] = stamp
-				nodes = append(nodes, v)
-			}
-			r[v] += share * w[i]
-			if r[v] > eps && !queued[v] {
-				queued[v] = true
-				queue = append(queue, v)
+			rv := r[v]
+			nv := rv + share*w[i]
+			r[v] = nv
+			if rv <= eps {
+				if nv > eps {
+					queue = append(queue, v)
+				}
+				if rv == 0 && mark[v] != stamp {
+					mark[v] = stamp
+					nodes = append(nodes, v)
+				}
 			}
 		}
 		// Keep the queue's backing array from growing without bound.
@@ -75,7 +79,7 @@ func (e *Engine) push(sc *scratch, gamma, eps float64) (p []float64, residual fl
 	for _, v := range nodes {
 		residual += r[v]
 	}
-	sc.nodes = nodes
+	sc.nodes, sc.queue = nodes, queue[:0]
 	return p, residual, pushes
 }
 
@@ -126,7 +130,7 @@ func (e *Engine) ForwardPush(pi []float64, gamma, eps float64) (p []float64, res
 	p = append([]float64(nil), p...)
 	clear(sc.pi)
 	for _, v := range sc.nodes {
-		sc.p[v], sc.q[v], sc.queued[v] = 0, 0, false
+		sc.p[v], sc.q[v] = 0, 0
 	}
 	return p, residual, pushes
 }

@@ -11,12 +11,12 @@ type scratch struct {
 	bm25   []float64 // BM25 scores of the query's lexical candidates
 	pi     []float64 // PPR restart vector
 	p, q   []float64 // PPR estimate; power iteration's next iterate or forward push's residual
-	queued []bool    // forward push: on the queue
 	mark   []uint32  // per-pass visit marks: a skill is visited in the pass whose stamp it holds
 	stamp  uint32
 	count  []uint32 // name matching: the identifier's stamp << 8 | bigrams the name shares with it
 	nstamp uint32   // the last identifier's stamp (24 bits)
 	nodes  []int32  // forward push: every node whose residual became non-zero
+	queue  []int32  // forward push: the queue (any contents between queries)
 	docs   []int    // BM25: the skills scored
 	sketch []int32  // semantic prefilter: every skill's sketch score (any values between queries)
 
@@ -39,7 +39,7 @@ func (e *Engine) getScratch() *scratch {
 	}
 	n := e.g.NumSkills()
 	return &scratch{bm25: make([]float64, n), pi: make([]float64, n), p: make([]float64, n),
-		q: make([]float64, n), queued: make([]bool, n), mark: make([]uint32, n),
+		q: make([]float64, n), mark: make([]uint32, n),
 		count: make([]uint32, n)}
 }
 
