@@ -502,11 +502,7 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 
 	// The BM25 head, and the exact BM25 rank of every other listed skill.
 	head := topCandidates{k: need}
-	for _, d := range touched {
-		if c := (candidate{d, scores[d]}); !head.full() || better(c, head.h[0]) {
-			head.offer(c)
-		}
-	}
+	head.offerScored(touched, scores)
 	lex := head.sorted()
 	// lexRank holds 1 + the BM25 rank (0: not scored; -1 while a deep rank is counted), so that
 	// lookups need no second result.
@@ -529,13 +525,21 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 		// deep[k-1]; its prefix sums are the ranks.
 		above := make([]int, len(deep)+1)
 		last := deep[len(deep)-1]
+		// Only skills scoring at least as high as the last listed one can rank before it:
+		// select them without a branch (scores are positive, so their bits order as they do),
+		// then place each. At 100,000 skills that is about 2,000 of 73,000.
+		if cap(sc.sel) <= len(touched) {
+			sc.sel = make([]int, len(touched)+1)
+		}
+		sel, ns := sc.sel[:len(touched)+1], 0
+		lb := math.Float64bits(last.score)
 		for _, d := range touched {
+			sel[ns] = d
+			ns += b2i(math.Float64bits(scores[d]) >= lb)
+		}
+		for _, d := range sel[:ns] {
 			c := candidate{d, scores[d]}
-			scores[d] = 0 // this pass also clears the scores (one pass over them, not two)
-			if !better(c, last) {
-				continue
-			}
-			if lexRank[d] > 0 { // in the head
+			if !better(c, last) || lexRank[d] > 0 { // not before last, or in the head
 				continue
 			}
 			above[search(len(deep), func(k int) bool { return better(c, deep[k]) })]++
@@ -545,6 +549,10 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 			r += above[k]
 			lexRank[c.id] = r + 1
 		}
+	}
+	// Clear the scores: all at once when most skills have one (a bulk fill), else one by one.
+	if len(touched) > len(scores)/8 {
+		clear(scores)
 	} else {
 		for _, d := range touched {
 			scores[d] = 0
