@@ -116,15 +116,26 @@ func nameSimilarity(a, b string) float64 {
 // identifier reads only those of the lengths a similar name can have.
 type nameIndex struct {
 	names []string
-	lens  []uint8            // len(names[i]), at most 255: only shorter names are in grams
-	grams map[uint32][]int32 // gramKey(bigram with its occurrence number, name length) → names
-	short []int32            // names too short for the bigram bound to exclude anything
-	long  []int32            // names longer than maxGramName, not indexed: compared directly
+	lens  []uint8 // len(names[i]), at most 255: only shorter names are in the bigram lists
+	// The postings of a tagged bigram (bigrams with its occurrence number, 24 bits) are kept
+	// per name length, in one flat array: grams maps the bigram to its index k, whose lengths
+	// run from first[k] on, length first[k]+j at slot lenOff[at[k]+j]; slot s holds
+	// post[slots[s]:slots[s+1]], in name order. One look-up a bigram, not one per bigram and
+	// length, and a few large arrays instead of a slice per bigram and length.
+	grams map[uint32]int32
+	first []uint8
+	at    []int32 // len(first)+1 entries: gram k has at[k+1]-at[k] lengths
+	slots []int32
+	post  []int32
+	short []int32 // names too short for the bigram bound to exclude anything
+	long  []int32 // names longer than maxGramName, not indexed: compared directly
 }
 
 func newNameIndex(g *graphs.Graph) nameIndex {
-	ix := nameIndex{names: make([]string, g.NumSkills()), lens: make([]uint8, g.NumSkills()), grams: map[uint32][]int32{}}
+	ix := nameIndex{names: make([]string, g.NumSkills()), lens: make([]uint8, g.NumSkills()), grams: map[uint32]int32{}}
 	var buf []uint32
+	// First pass: each bigram's index and range of name lengths.
+	var last []uint8
 	for i := range ix.names {
 		name := normName(g.Name(i))
 		ix.names[i] = name
@@ -138,11 +149,64 @@ func newNameIndex(g *graphs.Graph) nameIndex {
 		}
 		buf = bigrams(name, buf[:0])
 		for _, q := range buf {
-			k := gramKey(q, len(name))
-			ix.grams[k] = append(ix.grams[k], int32(i))
+			k, ok := ix.grams[q]
+			if !ok {
+				k = int32(len(ix.first))
+				ix.grams[q] = k
+				ix.first = append(ix.first, ix.lens[i])
+				last = append(last, ix.lens[i])
+			}
+			ix.first[k] = min(ix.first[k], ix.lens[i])
+			last[k] = max(last[k], ix.lens[i])
 		}
 	}
+	ix.at = make([]int32, len(ix.first)+1)
+	for k := range ix.first {
+		ix.at[k+1] = ix.at[k] + int32(last[k]-ix.first[k]) + 1
+	}
+	// Second pass: the postings per slot, counted, then laid out and filled in name order.
+	ix.slots = make([]int32, ix.at[len(ix.first)]+1)
+	slot := func(q uint32, length uint8) int32 {
+		k := ix.grams[q]
+		return ix.at[k] + int32(length-ix.first[k])
+	}
+	for pass := range 2 {
+		for i, name := range ix.names {
+			if len(name) > maxGramName {
+				continue
+			}
+			buf = bigrams(name, buf[:0])
+			for _, q := range buf {
+				s := slot(q, ix.lens[i])
+				if pass == 0 {
+					ix.slots[s+1]++
+				} else {
+					ix.post[ix.slots[s]] = int32(i)
+					ix.slots[s]++
+				}
+			}
+		}
+		if pass == 0 {
+			for s := 1; s < len(ix.slots); s++ {
+				ix.slots[s] += ix.slots[s-1]
+			}
+			ix.post = make([]int32, ix.slots[len(ix.slots)-1])
+		}
+	}
+	// Filling advanced each slot's start to the next one's: shift back.
+	copy(ix.slots[1:], ix.slots[:len(ix.slots)-1])
+	ix.slots[0] = 0
 	return ix
+}
+
+// gramPostings returns the names of the given length holding the bigram of index k.
+func (ix *nameIndex) gramPostings(k int32, length int) []int32 {
+	j := length - int(ix.first[k])
+	if j < 0 || int32(j) >= ix.at[k+1]-ix.at[k] {
+		return nil
+	}
+	s := ix.at[k] + int32(j)
+	return ix.post[ix.slots[s]:ix.slots[s+1]]
 }
 
 // bigrams appends the byte bigrams of s to out, each tagged with how many times it occurred
@@ -160,12 +224,6 @@ func bigrams(s string, out []uint32) []uint32 {
 		out = append(out, q|min(seen, 70))
 	}
 	return out
-}
-
-// gramKey packs a tagged bigram (24 bits, the count below 128) with a name length (longer
-// names share the class 255).
-func gramKey(q uint32, length int) uint32 {
-	return (q&^0xff)<<7 | (q&0x7f)<<8 | uint32(min(length, 255))
 }
 
 // similarLength reports whether names of lengths la and lb can reach nameMatchMin: they differ
@@ -217,10 +275,15 @@ func (ix *nameIndex) match(sc *scratch, ids []string) []candidate {
 		}
 	}
 	var idGrams []uint32
-	hit, lists, postings, needs := sc.hit[:0], sc.lists[:0], sc.postings[:0], sc.needs[:0]
+	lists, postings, needs := sc.lists[:0], sc.postings[:0], sc.needs[:0]
+	// Every name is found once per identifier, and one more slot takes the write after the last.
+	if len(sc.hit) <= len(ix.names) {
+		sc.hit = make([]int32, len(ix.names)+1)
+	}
+	hit := sc.hit
 	defer func() {
 		clear(postings) // no postings kept alive by the pool
-		sc.hit, sc.lists, sc.postings, sc.needs = hit[:0], lists[:0], postings[:0], needs[:0]
+		sc.lists, sc.postings, sc.needs = lists[:0], postings[:0], needs[:0]
 	}()
 	counts := sc.count
 	for _, id := range ids {
@@ -268,8 +331,12 @@ func (ix *nameIndex) match(sc *scratch, ids []string) []candidate {
 			postings = postings[:0]
 			for i, q := range idGrams {
 				total := 0
+				k, ok := ix.grams[q]
 				for lb := lo; lb < lo+width; lb++ {
-					ps := ix.grams[gramKey(q, lb)]
+					var ps []int32
+					if ok {
+						ps = ix.gramPostings(k, lb)
+					}
 					postings = append(postings, ps)
 					total += len(ps)
 				}
@@ -285,33 +352,64 @@ func (ix *nameIndex) match(sc *scratch, ids []string) []candidate {
 			scan := min(len(lists), len(lists)-least+1+prefixExtra)
 			// Count the bigrams each name of a possible length shares with id among the
 			// scanned ones.
-			hit = hit[:0]
+			// The loops over postings and names have no branch but their own: every name is
+			// written to the list and kept when it is new (the select compiles without a
+			// branch), two a pass. In WebAssembly each taken branch goes through the function's
+			// block dispatcher (how Go compiles for it), and at 100,000 skills a query scans
+			// about 120,000 postings here.
+			nh := 0
 			for _, l := range lists[:scan] {
 				for _, ps := range postings[l.gram*width : (l.gram+1)*width] {
-					for _, v := range ps {
+					i := 0
+					for ; i+2 <= len(ps); i += 2 {
+						v := ps[i : i+2 : i+2]
 						// One word per name: the identifier's stamp above 8 bits of count.
-						x := counts[v]
-						if x>>8 != stamp {
+						x := counts[v[0]]
+						fresh := x>>8 != stamp
+						hit[nh] = v[0]
+						nh += b2i(fresh)
+						if fresh {
 							x = stamp << 8
-							hit = append(hit, v)
+						}
+						counts[v[0]] = x + 1
+						x = counts[v[1]]
+						fresh = x>>8 != stamp
+						hit[nh] = v[1]
+						nh += b2i(fresh)
+						if fresh {
+							x = stamp << 8
+						}
+						counts[v[1]] = x + 1
+					}
+					if i < len(ps) {
+						v := ps[i]
+						x := counts[v]
+						fresh := x>>8 != stamp
+						hit[nh] = v
+						nh += b2i(fresh)
+						if fresh {
+							x = stamp << 8
 						}
 						counts[v] = x + 1
 					}
 				}
 			}
 			rest := lists[scan:]
-			// The bigrams a name of each possible length must share with id.
+			// The bigrams a name of each possible length must share with id, less the lists
+			// not scanned: the names that can still reach that many are kept, in place.
 			needs = needs[:0]
 			for lb := lo; lb < lo+width; lb++ {
-				needs = append(needs, gramBound(len(id), lb))
+				needs = append(needs, gramBound(len(id), lb)-len(rest))
 			}
-			for _, v := range hit {
+			nk := 0
+			for _, v := range hit[:nh] {
+				hit[nk] = v
+				nk += b2i(int(counts[v]&0xff) >= needs[int(ix.lens[v])-lo])
+			}
+			for _, v := range hit[:nk] {
 				c := int(counts[v] & 0xff)
 				col := int(ix.lens[v]) - lo
-				need := needs[col]
-				if c+len(rest) < need {
-					continue
-				}
+				need := needs[col] + len(rest)
 				for k, l := range rest {
 					if c >= need || c+len(rest)-k < need {
 						break

@@ -130,10 +130,11 @@ func bm25Impacts(g *graphs.Graph) []float64 {
 // returns the skills touched, in touched's backing array when it has room for every skill.
 // impacts are bm25Impacts(g).
 //
-// The loop over the postings has no branch but its own: a skill is written to the list at every
-// posting and kept when its score was still zero. In WebAssembly each taken branch goes through
-// the function's block dispatcher (how Go compiles for it), and a branch per posting made this
-// loop half again as slow.
+// The loop over the postings has no branch but its own, and takes four postings a pass: a skill
+// is written to the list at every posting and kept when its score was still zero. In
+// WebAssembly each taken branch, the loop's own included, goes through the function's block
+// dispatcher (how Go compiles for it); at 100,000 skills a query reads 160,000 postings, and this
+// loop takes half the time the one-branch-a-posting loop took.
 func bm25(g *graphs.Graph, impacts []float64, terms []queryTerm, scores []float64, touched []int) []int {
 	n := g.NumSkills()
 	if cap(touched) <= n {
@@ -150,12 +151,36 @@ func bm25(g *graphs.Graph, impacts []float64, terms []queryTerm, scores []float6
 		w := qt.weight * idf
 		imp := impacts[lo:hi]
 		ps = ps[:8*len(imp)] // one length for both: no bounds check below
-		for i, x := range imp {
+		i := 0
+		for ; i+4 <= len(imp); i += 4 { // four postings a pass: a quarter of the loop's own branches
+			q, x := ps[8*i:8*i+32:8*i+32], imp[i:i+4:i+4]
+			d := int(binary.LittleEndian.Uint32(q))
+			s := scores[d]
+			buf[nt] = d
+			nt += b2i(s == 0)
+			scores[d] = s + w*x[0]
+			d = int(binary.LittleEndian.Uint32(q[8:]))
+			s = scores[d]
+			buf[nt] = d
+			nt += b2i(s == 0)
+			scores[d] = s + w*x[1]
+			d = int(binary.LittleEndian.Uint32(q[16:]))
+			s = scores[d]
+			buf[nt] = d
+			nt += b2i(s == 0)
+			scores[d] = s + w*x[2]
+			d = int(binary.LittleEndian.Uint32(q[24:]))
+			s = scores[d]
+			buf[nt] = d
+			nt += b2i(s == 0)
+			scores[d] = s + w*x[3]
+		}
+		for ; i < len(imp); i++ {
 			d := int(binary.LittleEndian.Uint32(ps[8*i:]))
 			s := scores[d]
 			buf[nt] = d
 			nt += b2i(s == 0)
-			scores[d] = s + w*x
+			scores[d] = s + w*imp[i]
 		}
 	}
 	return buf[:nt]

@@ -25,23 +25,36 @@ const (
 //
 // The queue holds exactly the nodes with more than eps residual, each once: a node joins when its
 // residual crosses eps and leaves, with none, when it is pushed. So the loop needs no per-node
-// "queued" flag, and it reads the visit marks only for nodes without residual: at 100,000 skills
-// the loop is bound by memory, and each per-node array it reads costs time.
+// "queued" flag. The loop over a row has no branch but its own: every entry is written to the
+// queue and to the node list and kept (the lists' lengths advance) only when it joins them. In
+// WebAssembly each taken branch goes through the function's block dispatcher (how Go compiles
+// for it), and at 100,000 skills a query spreads over 100,000 row entries.
 func (e *Engine) push(sc *scratch, gamma, eps float64) (p []float64, residual float64, pushes int) {
 	p, r := sc.p, sc.q
 	mark, stamp := sc.mark, sc.nextStamp()
-	nodes, queue := sc.nodes[:0], sc.queue[:0]
+	// Every node joins the list once, and one more slot takes the write after the last.
+	if len(sc.nodeBuf) <= len(r) {
+		sc.nodeBuf = make([]int32, len(r)+1)
+	}
+	nodes, nn := sc.nodeBuf, 0
+	queue, nq := sc.queue[:cap(sc.queue)], 0
 	for u, x := range sc.pi {
 		if x > 0 {
 			r[u] = x
-			nodes = append(nodes, int32(u))
+			nodes[nn] = int32(u)
+			nn++
 			mark[u] = stamp
 			if x > eps {
-				queue = append(queue, int32(u))
+				if nq == len(queue) {
+					queue = append(queue, 0)
+					queue = queue[:cap(queue)]
+				}
+				queue[nq] = int32(u)
+				nq++
 			}
 		}
 	}
-	for head := 0; head < len(queue); head++ {
+	for head := 0; head < nq; head++ {
 		u := queue[head]
 		ru := r[u]
 		r[u] = 0
@@ -56,30 +69,56 @@ func (e *Engine) push(sc *scratch, gamma, eps float64) (p []float64, residual fl
 		share := (1 - gamma) * ru
 		to, w := e.to[lo:hi], e.w[lo:hi]
 		w = w[:len(to)] // one length for both: no bounds check on w[i]
-		for i, v := range to {
+		if len(queue)-nq < len(to) {
+			// Room for the whole row: drop the pushed part of the queue (u included), or grow it.
+			if head+1 >= len(queue)/2 {
+				nq = copy(queue, queue[head+1:nq])
+				head = -1
+			}
+			if len(queue)-nq < len(to) {
+				grown := make([]int32, 2*(nq+len(to)))
+				copy(grown, queue[:nq])
+				queue = grown
+			}
+		}
+		// Two entries a pass: half the loop's own branches. They are applied in order, as the
+		// same node can appear twice in a row (an edge and the reverse of another).
+		i := 0
+		for ; i+2 <= len(to); i += 2 {
+			v, x := to[i:i+2:i+2], w[i:i+2:i+2]
+			rv := r[v[0]]
+			nv := rv + share*x[0]
+			r[v[0]] = nv
+			queue[nq] = v[0]
+			nq += b2i(rv <= eps) & b2i(nv > eps)
+			nodes[nn] = v[0]
+			nn += b2i(mark[v[0]] != stamp)
+			mark[v[0]] = stamp
+			rv = r[v[1]]
+			nv = rv + share*x[1]
+			r[v[1]] = nv
+			queue[nq] = v[1]
+			nq += b2i(rv <= eps) & b2i(nv > eps)
+			nodes[nn] = v[1]
+			nn += b2i(mark[v[1]] != stamp)
+			mark[v[1]] = stamp
+		}
+		if i < len(to) {
+			v := to[i]
 			rv := r[v]
 			nv := rv + share*w[i]
 			r[v] = nv
-			if rv <= eps {
-				if nv > eps {
-					queue = append(queue, v)
-				}
-				if rv == 0 && mark[v] != stamp {
-					mark[v] = stamp
-					nodes = append(nodes, v)
-				}
-			}
-		}
-		// Keep the queue's backing array from growing without bound.
-		if head > 1<<16 && head > len(queue)/2 {
-			queue = append(queue[:0], queue[head+1:]...)
-			head = -1
+			queue[nq] = v
+			nq += b2i(rv <= eps) & b2i(nv > eps)
+			nodes[nn] = v
+			nn += b2i(mark[v] != stamp)
+			mark[v] = stamp
 		}
 	}
-	for _, v := range nodes {
+	for _, v := range nodes[:nn] {
 		residual += r[v]
 	}
-	sc.nodes, sc.queue = nodes, queue[:0]
+	sc.nodes, sc.queue = nodes[:nn], queue
 	return p, residual, pushes
 }
 

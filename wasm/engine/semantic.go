@@ -332,8 +332,25 @@ func (e *Engine) signSketch(sc *scratch, q []float32, pool int) []candidate {
 		// inner loop and no bounds checks, which in WebAssembly halved the scan.
 		s0, s1, m0, m1 := sign[0], sign[1], mask[0], mask[1]
 		a0, a1, b0, b1, c0, c1 := p0[0], p0[1], p1[0], p1[1], p2[0], p2[1]
+		// Two skills a pass: half the loop's own branches.
 		signs := e.signs[:2*n]
-		for i := range n {
+		i := 0
+		for ; i+2 <= n; i += 2 {
+			x := signs[2*i : 2*i+4 : 2*i+4]
+			g0, g1 := ^(x[0]^s0)&m0, ^(x[1]^s1)&m1
+			s := bits.OnesCount64(g0&a0) + bits.OnesCount64(g1&a1) +
+				2*(bits.OnesCount64(g0&b0)+bits.OnesCount64(g1&b1)) +
+				4*(bits.OnesCount64(g0&c0)+bits.OnesCount64(g1&c1))
+			scores[i] = int32(s)
+			hist[s]++
+			g0, g1 = ^(x[2]^s0)&m0, ^(x[3]^s1)&m1
+			s = bits.OnesCount64(g0&a0) + bits.OnesCount64(g1&a1) +
+				2*(bits.OnesCount64(g0&b0)+bits.OnesCount64(g1&b1)) +
+				4*(bits.OnesCount64(g0&c0)+bits.OnesCount64(g1&c1))
+			scores[i+1] = int32(s)
+			hist[s]++
+		}
+		if i < n {
 			x := signs[2*i : 2*i+2 : 2*i+2]
 			g0, g1 := ^(x[0]^s0)&m0, ^(x[1]^s1)&m1
 			s := bits.OnesCount64(g0&a0) + bits.OnesCount64(g1&a1) +
