@@ -119,6 +119,7 @@ type Engine struct {
 	signs   []uint64  // sign bits of every skill vector, for the large-library prefilter (semantic.go)
 	zeroVec []int32   // the skills whose vector is zero (invNorm 0), for the prefilter
 	impacts []float64 // BM25 term-frequency factor per posting (bm25Impacts)
+	terms   termIndex // lexicon terms' lengths and character masks, for typo correction
 
 	pool [scratchSlots]atomic.Pointer[scratch] // scratches for reuse (scratch.go)
 }
@@ -126,7 +127,7 @@ type Engine struct {
 // New prepares an engine over g. Its cost is linear in the graph's size.
 func New(g *graphs.Graph) *Engine {
 	n := g.NumSkills()
-	e := &Engine{g: g, names: newNameIndex(g), invNorm: vectorNorms(g), impacts: bm25Impacts(g)}
+	e := &Engine{g: g, names: newNameIndex(g), invNorm: vectorNorms(g), impacts: bm25Impacts(g), terms: newTermIndex(g)}
 	if n >= LargeLibrary {
 		e.signs = vectorSigns(g)
 	}
@@ -482,7 +483,7 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 			terms = append(terms, queryTerm{idx, float64(counts[t])})
 			continue
 		}
-		for _, idx := range typoTerms(g, t) {
+		for _, idx := range typoTerms(g, &e.terms, t) {
 			terms = append(terms, queryTerm{idx, typoWeight * float64(counts[t])})
 		}
 	}

@@ -110,7 +110,7 @@ func fullFusion(e *Engine, sc *scratch, query string, qvec []float32, semWeight 
 			terms = append(terms, queryTerm{idx, float64(counts[t])})
 			continue
 		}
-		for _, idx := range typoTerms(e.g, t) {
+		for _, idx := range typoTerms(e.g, &e.terms, t) {
 			terms = append(terms, queryTerm{idx, typoWeight * float64(counts[t])})
 		}
 	}

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"math/bits"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/caskg/caskg/graphs"
 )
@@ -20,10 +22,12 @@ const (
 	prefixExtra = 2
 )
 
-// typoTerms returns lexicon terms within a small edit distance of word, which is not itself a
-// lexicon term: distance 1 up to 7 bytes, 2 beyond. Only terms with the same first byte are
-// considered; a typo in the first letter is rare and the restriction keeps the scan cheap.
-func typoTerms(g *graphs.Graph, word string) []int {
+// typoTerms returns lexicon terms within a small edit distance (in runes) of word, which is not
+// itself a lexicon term: distance 1 up to 7 bytes, 2 beyond; all those at the least distance
+// found. Only terms with the same first byte are considered; a typo in the first letter is rare
+// and the restriction keeps the scan cheap. Terms whose length, or whose character mask (see
+// charMask), rules out a distance that would be kept are skipped without computing it.
+func typoTerms(g *graphs.Graph, lex *termIndex, word string) []int {
 	if len(word) < minTypoLength {
 		return nil
 	}
@@ -31,15 +35,19 @@ func typoTerms(g *graphs.Graph, word string) []int {
 	if len(word) >= 8 {
 		maxd = 2
 	}
+	wm, wr := charMask(word), int32(utf8.RuneCountInString(word))
 	// Terms are sorted, so those sharing the first byte form one run.
 	lo, _ := g.FindTerm(word[:1])
-	best, bestd := []int(nil), maxd+1
+	best, bestd := []int(nil), maxd
 	for t := lo; t < g.NumTerms(); t++ {
 		term := g.Term(t)
 		if term[0] != word[0] {
 			break
 		}
-		if diff := len(term) - len(word); diff > maxd || -diff > maxd {
+		if diff := lex.runes[t] - wr; diff > int32(bestd) || -diff > int32(bestd) {
+			continue
+		}
+		if bits.OnesCount32(lex.masks[t]^wm) > 2*bestd {
 			continue
 		}
 		d := editDistance(word, term, bestd)
@@ -51,6 +59,40 @@ func typoTerms(g *graphs.Graph, word string) []int {
 		}
 	}
 	return best
+}
+
+// termIndex holds, for every lexicon term, what typoTerms checks before an edit distance: its
+// length in runes and its character mask.
+type termIndex struct {
+	runes []int32
+	masks []uint32
+}
+
+func newTermIndex(g *graphs.Graph) termIndex {
+	ix := termIndex{runes: make([]int32, g.NumTerms()), masks: make([]uint32, g.NumTerms())}
+	for t := range ix.masks {
+		term := g.Term(t)
+		ix.runes[t], ix.masks[t] = int32(utf8.RuneCountInString(term)), charMask(term)
+	}
+	return ix
+}
+
+// charMask is the set of characters s holds, each rune mapped to one of 32 bits (letters to
+// their own, digits and the rest shared). One edit adds or removes at most one rune, so at
+// most one bit each way: strings at edit distance d have masks differing in at most 2d bits.
+func charMask(s string) uint32 {
+	var m uint32
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z':
+			m |= 1 << (r - 'a')
+		case r >= '0' && r <= '9':
+			m |= 1 << (26 + (r-'0')%5)
+		default:
+			m |= 1 << 31
+		}
+	}
+	return m
 }
 
 // isNamePunct reports whether r is one of the separators _ - . / : of skill names.
