@@ -460,6 +460,10 @@ func (g *Graph) VectorDim() int { return g.dim }
 // VectorModel is the id of the embedder the skill vectors came from ("" without vectors).
 func (g *Graph) VectorModel() string { return g.model }
 
+// Vectors returns every skill's quantized vector, read in place: skill i's is
+// [i·VectorDim, (i+1)·VectorDim). Vector(i) is the same row with its scale.
+func (g *Graph) Vectors() []int8 { return i8s(g.vdat) }
+
 // Vector returns skill i's quantized vector, read in place, and the scale that restores it.
 func (g *Graph) Vector(i int) (row []int8, scale float32) {
 	return i8s(g.vdat[i*g.dim : (i+1)*g.dim]), f32(g.vscl, i)

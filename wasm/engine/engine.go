@@ -120,6 +120,7 @@ type Engine struct {
 	zeroVec []int32   // the skills whose vector is zero (invNorm 0), for the prefilter
 	impacts []float64 // BM25 term-frequency factor per posting (bm25Impacts)
 	terms   termIndex // lexicon terms' lengths and character masks, for typo correction
+	vecs    []int8    // every skill's quantized vector (graphs.Graph.Vectors)
 
 	pool [scratchSlots]atomic.Pointer[scratch] // scratches for reuse (scratch.go)
 }
@@ -127,7 +128,7 @@ type Engine struct {
 // New prepares an engine over g. Its cost is linear in the graph's size.
 func New(g *graphs.Graph) *Engine {
 	n := g.NumSkills()
-	e := &Engine{g: g, names: newNameIndex(g), invNorm: vectorNorms(g), impacts: bm25Impacts(g), terms: newTermIndex(g)}
+	e := &Engine{g: g, names: newNameIndex(g), invNorm: vectorNorms(g), impacts: bm25Impacts(g), terms: newTermIndex(g), vecs: g.Vectors()}
 	if n >= LargeLibrary {
 		e.signs = vectorSigns(g)
 	}
@@ -312,7 +313,15 @@ func (e *Engine) rank(req Request) (Response, error) {
 	var residual float64
 	top := topCandidates{k: req.K}
 	if n >= LargeLibrary {
-		p, residual, pushes = e.push(sc, req.Gamma, PushEpsilon)
+		// The seeds in ascending order (insertion sort: a few dozen at most).
+		seedIDs := make([]int32, len(seeds))
+		for i, c := range seeds {
+			seedIDs[i] = int32(c.id)
+			for j := i; j > 0 && seedIDs[j] < seedIDs[j-1]; j-- {
+				seedIDs[j], seedIDs[j-1] = seedIDs[j-1], seedIDs[j]
+			}
+		}
+		p, residual, pushes = e.push(sc, seedIDs, req.Gamma, PushEpsilon)
 		for _, v := range sc.nodes {
 			if p[v] > 0 {
 				top.offer(candidate{int(v), p[v]})

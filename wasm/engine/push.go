@@ -17,9 +17,9 @@ const (
 	PushEpsilon = 1e-5
 )
 
-// push runs forward push from π (in sc.pi) until no node holds more than eps residual. Nodes
-// are pushed in first-in first-out order from the seeds in π's index order, so the result is
-// deterministic. It returns the estimate (sc.p), the residual mass left (the L1 error bound) and
+// push runs forward push from π (in sc.pi; seeds lists its non-zero entries in ascending order)
+// until no node holds more than eps residual. Nodes are pushed in first-in first-out order from
+// the seeds in π's index order, so the result is deterministic. It returns the estimate (sc.p), the residual mass left (the L1 error bound) and
 // the number of pushes; sc.nodes lists every node whose residual became non-zero (the only
 // nodes with a non-zero estimate), and the caller clears sc.p and sc.q at them.
 //
@@ -29,7 +29,7 @@ const (
 // queue and to the node list and kept (the lists' lengths advance) only when it joins them. In
 // WebAssembly each taken branch goes through the function's block dispatcher (how Go compiles
 // for it), and at 100,000 skills a query spreads over 100,000 row entries.
-func (e *Engine) push(sc *scratch, gamma, eps float64) (p []float64, residual float64, pushes int) {
+func (e *Engine) push(sc *scratch, seeds []int32, gamma, eps float64) (p []float64, residual float64, pushes int) {
 	p, r := sc.p, sc.q
 	mark, stamp := sc.mark, sc.nextStamp()
 	// Every node joins the list once, and one more slot takes the write after the last.
@@ -38,20 +38,19 @@ func (e *Engine) push(sc *scratch, gamma, eps float64) (p []float64, residual fl
 	}
 	nodes, nn := sc.nodeBuf, 0
 	queue, nq := sc.queue[:cap(sc.queue)], 0
-	for u, x := range sc.pi {
-		if x > 0 {
-			r[u] = x
-			nodes[nn] = int32(u)
-			nn++
-			mark[u] = stamp
-			if x > eps {
-				if nq == len(queue) {
-					queue = append(queue, 0)
-					queue = queue[:cap(queue)]
-				}
-				queue[nq] = int32(u)
-				nq++
+	for _, u := range seeds {
+		x := sc.pi[u]
+		r[u] = x
+		nodes[nn] = u
+		nn++
+		mark[u] = stamp
+		if x > eps {
+			if nq == len(queue) {
+				queue = append(queue, 0)
+				queue = queue[:cap(queue)]
 			}
+			queue[nq] = u
+			nq++
 		}
 	}
 	for head := 0; head < nq; head++ {
@@ -165,7 +164,13 @@ func (e *Engine) ForwardPush(pi []float64, gamma, eps float64) (p []float64, res
 	sc := e.getScratch()
 	defer e.putScratch(sc)
 	copy(sc.pi, pi)
-	p, residual, pushes = e.push(sc, gamma, eps)
+	var seeds []int32
+	for u, x := range pi {
+		if x > 0 {
+			seeds = append(seeds, int32(u))
+		}
+	}
+	p, residual, pushes = e.push(sc, seeds, gamma, eps)
 	p = append([]float64(nil), p...)
 	clear(sc.pi)
 	for _, v := range sc.nodes {

@@ -164,8 +164,9 @@ func (e *Engine) offerCosine(out []candidate, q []float32, i int) []candidate {
 	if e.invNorm[i] == 0 {
 		return out
 	}
-	row, _ := e.g.Vector(i)
-	q = q[:len(row)]
+	dim := e.g.VectorDim()
+	row := e.vecs[i*dim : (i+1)*dim : (i+1)*dim]
+	q = q[:dim]
 	var d0, d1, d2, d3 float32
 	j := 0
 	for ; j+16 <= len(row); j += 16 {
