@@ -511,8 +511,15 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 	}
 
 	// The BM25 head, and the exact BM25 rank of every other listed skill.
+	// When most skills have a score, the passes below read the scores in order rather than
+	// through the list of the scored: the same result, without a random access per skill.
+	dense := len(touched) > len(scores)/4
 	head := topCandidates{k: need}
-	head.offerScored(touched, scores)
+	if dense {
+		head.offerPositive(scores)
+	} else {
+		head.offerScored(touched, scores)
+	}
 	lex := head.sorted()
 	// lexRank holds 1 + the BM25 rank (0: not scored; -1 while a deep rank is counted), so that
 	// lookups need no second result.
@@ -538,14 +545,18 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 		// Only skills scoring at least as high as the last listed one can rank before it:
 		// select them without a branch (scores are positive, so their bits order as they do),
 		// then place each. At 100,000 skills that is about 2,000 of 73,000.
-		if cap(sc.sel) <= len(touched) {
-			sc.sel = make([]int, len(touched)+1)
+		if len(sc.sel) <= len(scores) {
+			sc.sel = make([]int, len(scores)+1)
 		}
-		sel, ns := sc.sel[:len(touched)+1], 0
+		sel, ns := sc.sel, 0
 		lb := math.Float64bits(last.score)
-		for _, d := range touched {
-			sel[ns] = d
-			ns += b2i(math.Float64bits(scores[d]) >= lb)
+		if dense {
+			ns = atLeast(sel, scores, lb)
+		} else {
+			for _, d := range touched {
+				sel[ns] = d
+				ns += b2i(math.Float64bits(scores[d]) >= lb)
+			}
 		}
 		for _, d := range sel[:ns] {
 			c := candidate{d, scores[d]}

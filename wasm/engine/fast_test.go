@@ -270,6 +270,35 @@ func TestTopCandidates(t *testing.T) {
 		if diff := cmp.Diff(want, scored.sorted(), cmp.AllowUnexported(candidate{}), cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("offerScored: n %d k %d (-want +got):\n%s", tc.n, tc.k, diff)
 		}
+		// offerPositive reads the score array in order and leaves out zeros: the same top k
+		// with a zero between any two skills.
+		spread := make([]float64, 2*tc.n+1)
+		for i, x := range scores {
+			spread[2*i+1] = x
+		}
+		positive := topCandidates{k: tc.k}
+		positive.offerPositive(spread)
+		got := positive.sorted()
+		for i := range got {
+			got[i].id = (got[i].id - 1) / 2
+		}
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(candidate{}), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("offerPositive: n %d k %d (-want +got):\n%s", tc.n, tc.k, diff)
+		}
+		// atLeast keeps, in order, the skills whose score reaches a bound.
+		for _, bound := range []float64{0.5, 1, 7, 20, 21} {
+			var wantSel []int
+			for d, x := range spread {
+				if x >= bound {
+					wantSel = append(wantSel, d)
+				}
+			}
+			sel := make([]int, len(spread)+1)
+			gotSel := sel[:atLeast(sel, spread, math.Float64bits(bound))]
+			if diff := cmp.Diff(wantSel, gotSel, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("atLeast: n %d bound %g (-want +got):\n%s", tc.n, bound, diff)
+			}
+		}
 	}
 }
 

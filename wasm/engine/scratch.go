@@ -157,6 +157,58 @@ func (t *topCandidates) offerScored(ids []int, scores []float64) {
 	}
 }
 
+// offerPositive offers every skill with a positive score in scores (none is negative), as
+// offerScored does: four at a time, with one branch for the four unless one of them can enter.
+func (t *topCandidates) offerPositive(scores []float64) {
+	d := 0
+	for ; d < len(scores) && len(t.h) < t.k; d++ {
+		if scores[d] > 0 {
+			t.offer(candidate{d, scores[d]})
+		}
+	}
+	if t.k == 0 {
+		return
+	}
+	for ; d+4 <= len(scores); d += 4 {
+		q := scores[d : d+4 : d+4]
+		bound := math.Float64bits(t.h[0].score) // positive: unscored skills stay below
+		if b2i(math.Float64bits(q[0]) >= bound)|b2i(math.Float64bits(q[1]) >= bound)|
+			b2i(math.Float64bits(q[2]) >= bound)|b2i(math.Float64bits(q[3]) >= bound) != 0 {
+			for j, s := range q {
+				t.offer(candidate{d + j, s})
+			}
+		}
+	}
+	for ; d < len(scores); d++ {
+		if scores[d] > 0 {
+			t.offer(candidate{d, scores[d]})
+		}
+	}
+}
+
+// atLeast writes to sel (one entry longer than scores) the skills whose score's bits are at
+// least lb, positive, in order, without a branch, four a pass, and returns how many.
+func atLeast(sel []int, scores []float64, lb uint64) int {
+	sel = sel[:len(scores)+1]
+	n, d := 0, 0
+	for ; d+4 <= len(scores); d += 4 {
+		q := scores[d : d+4 : d+4]
+		sel[n] = d
+		n += b2i(math.Float64bits(q[0]) >= lb)
+		sel[n] = d + 1
+		n += b2i(math.Float64bits(q[1]) >= lb)
+		sel[n] = d + 2
+		n += b2i(math.Float64bits(q[2]) >= lb)
+		sel[n] = d + 3
+		n += b2i(math.Float64bits(q[3]) >= lb)
+	}
+	for ; d < len(scores); d++ {
+		sel[n] = d
+		n += b2i(math.Float64bits(scores[d]) >= lb)
+	}
+	return n
+}
+
 // full reports whether t keeps k candidates already; then only a candidate better than
 // t.h[0] changes it.
 func (t *topCandidates) full() bool { return len(t.h) == t.k }
