@@ -391,7 +391,20 @@ func (ix *nameIndex) match(sc *scratch, ids []string) []candidate {
 					lists[j], lists[j-1] = lists[j-1], lists[j]
 				}
 			}
-			scan := min(len(lists), len(lists)-least+1+prefixExtra)
+			// The bigrams a name of each possible length must share with id, and how many of
+			// the rarest lists are scanned for names of that length: fewer for longer names,
+			// which need more.
+			needs = needs[:0]
+			for lb := lo; lb < lo+width; lb++ {
+				needs = append(needs, gramBound(len(id), lb))
+			}
+			maxScan := 0
+			for col := range width {
+				scan := max(0, min(len(lists), len(lists)-needs[col]+1+prefixExtra))
+				needs = append(needs, scan)
+				maxScan = max(maxScan, scan)
+			}
+			scans := needs[width:]
 			// Count the bigrams each name of a possible length shares with id among the
 			// scanned ones.
 			// The loops over postings and names have no branch but their own: every name is
@@ -400,8 +413,11 @@ func (ix *nameIndex) match(sc *scratch, ids []string) []candidate {
 			// block dispatcher (how Go compiles for it), and at 100,000 skills a query scans
 			// about 120,000 postings here.
 			nh := 0
-			for _, l := range lists[:scan] {
-				for _, ps := range postings[l.gram*width : (l.gram+1)*width] {
+			for k, l := range lists[:maxScan] {
+				for col, ps := range postings[l.gram*width : (l.gram+1)*width] {
+					if k >= scans[col] {
+						continue
+					}
 					i := 0
 					for ; i+2 <= len(ps); i += 2 {
 						v := ps[i : i+2 : i+2]
@@ -436,22 +452,18 @@ func (ix *nameIndex) match(sc *scratch, ids []string) []candidate {
 					}
 				}
 			}
-			rest := lists[scan:]
-			// The bigrams a name of each possible length must share with id, less the lists
-			// not scanned: the names that can still reach that many are kept, in place.
-			needs = needs[:0]
-			for lb := lo; lb < lo+width; lb++ {
-				needs = append(needs, gramBound(len(id), lb)-len(rest))
-			}
+			// The names that can still reach their bound with the lists not scanned are kept,
+			// in place; the lists not scanned are then looked up for them.
 			nk := 0
 			for _, v := range hit[:nh] {
+				col := int(ix.lens[v]) - lo
 				hit[nk] = v
-				nk += b2i(int(counts[v]&0xff) >= needs[int(ix.lens[v])-lo])
+				nk += b2i(int(counts[v]&0xff)+len(lists)-scans[col] >= needs[col])
 			}
 			for _, v := range hit[:nk] {
 				c := int(counts[v] & 0xff)
 				col := int(ix.lens[v]) - lo
-				need := needs[col] + len(rest)
+				need, rest := needs[col], lists[scans[col]:]
 				for k, l := range rest {
 					if c >= need || c+len(rest)-k < need {
 						break
