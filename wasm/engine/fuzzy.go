@@ -287,6 +287,48 @@ func gramBound(la, lb int) int {
 // over the name lengths searched.
 type gramList struct{ gram, total int }
 
+// countShared adds one to the count of every name of ps (counts[v]: the identifier's stamp above
+// 8 bits of count, restarted when the stamp is not the current one) and writes the names seen
+// for the first time to hit from nh on; it returns the new length. The loop has no branch but its
+// own, two names a pass: each name is written to hit and kept when it is new, and the select
+// compiles without a branch. In WebAssembly each taken branch goes through the function's block
+// dispatcher (how Go compiles for it), and at 100,000 skills a query scans about 90,000 postings
+// here.
+func countShared(ps []int32, counts []uint32, hit []int32, nh int, stamp uint32) int {
+	i := 0
+	for ; i+2 <= len(ps); i += 2 {
+		v := ps[i : i+2 : i+2]
+		x := counts[v[0]]
+		fresh := x>>8 != stamp
+		hit[nh] = v[0]
+		nh += b2i(fresh)
+		if fresh {
+			x = stamp << 8
+		}
+		counts[v[0]] = x + 1
+		x = counts[v[1]]
+		fresh = x>>8 != stamp
+		hit[nh] = v[1]
+		nh += b2i(fresh)
+		if fresh {
+			x = stamp << 8
+		}
+		counts[v[1]] = x + 1
+	}
+	if i < len(ps) {
+		v := ps[i]
+		x := counts[v]
+		fresh := x>>8 != stamp
+		hit[nh] = v
+		nh += b2i(fresh)
+		if fresh {
+			x = stamp << 8
+		}
+		counts[v] = x + 1
+	}
+	return nh
+}
+
 // hasPosting reports whether the ascending list ps holds v. It is search (engine.go) written out
 // for int32 lists: it runs for every candidate name and list, where a closure call per step
 // would cost more than the comparison, in WebAssembly most of all.
@@ -407,49 +449,13 @@ func (ix *nameIndex) match(sc *scratch, ids []string) []candidate {
 			scans := needs[width:]
 			// Count the bigrams each name of a possible length shares with id among the
 			// scanned ones.
-			// The loops over postings and names have no branch but their own: every name is
-			// written to the list and kept when it is new (the select compiles without a
-			// branch), two a pass. In WebAssembly each taken branch goes through the function's
-			// block dispatcher (how Go compiles for it), and at 100,000 skills a query scans
-			// about 120,000 postings here.
 			nh := 0
 			for k, l := range lists[:maxScan] {
 				for col, ps := range postings[l.gram*width : (l.gram+1)*width] {
 					if k >= scans[col] {
 						continue
 					}
-					i := 0
-					for ; i+2 <= len(ps); i += 2 {
-						v := ps[i : i+2 : i+2]
-						// One word per name: the identifier's stamp above 8 bits of count.
-						x := counts[v[0]]
-						fresh := x>>8 != stamp
-						hit[nh] = v[0]
-						nh += b2i(fresh)
-						if fresh {
-							x = stamp << 8
-						}
-						counts[v[0]] = x + 1
-						x = counts[v[1]]
-						fresh = x>>8 != stamp
-						hit[nh] = v[1]
-						nh += b2i(fresh)
-						if fresh {
-							x = stamp << 8
-						}
-						counts[v[1]] = x + 1
-					}
-					if i < len(ps) {
-						v := ps[i]
-						x := counts[v]
-						fresh := x>>8 != stamp
-						hit[nh] = v
-						nh += b2i(fresh)
-						if fresh {
-							x = stamp << 8
-						}
-						counts[v] = x + 1
-					}
+					nh = countShared(ps, counts, hit, nh, stamp)
 				}
 			}
 			// The names that can still reach their bound with the lists not scanned are kept,
