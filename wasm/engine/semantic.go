@@ -391,17 +391,32 @@ func (e *Engine) signSketch(sc *scratch, q []float32, pool int) []candidate {
 	for ; b > 0 && above+int(hist[b]) < pool; b-- {
 		above += int(hist[b])
 	}
-	atB := pool - above
-	for i, s := range scores {
+	atB := int32(pool - above)
+	// Four skills a pass, with one branch for the four unless one of them reaches b.
+	b32, i := int32(b), 0
+	for ; i+4 <= n; i += 4 {
+		q := scores[i : i+4 : i+4]
+		if b2i(q[0] >= b32)|b2i(q[1] >= b32)|b2i(q[2] >= b32)|b2i(q[3] >= b32) != 0 {
+			out, atB = poolOf(out, q, i, b32, atB)
+		}
+	}
+	out, _ = poolOf(out, scores[i:], i, b32, atB)
+	return out
+}
+
+// poolOf appends to out the skills of scores (skill first onwards) above b, and those at b
+// while atB lasts, and returns out and what is left of atB.
+func poolOf(out []candidate, scores []int32, first int, b, atB int32) ([]candidate, int32) {
+	for j, s := range scores {
 		switch {
-		case int(s) > b:
-			out = append(out, candidate{i, float64(s)})
-		case int(s) == b && s >= 0 && atB > 0:
-			out = append(out, candidate{i, float64(s)})
+		case s > b:
+			out = append(out, candidate{first + j, float64(s)})
+		case s == b && s >= 0 && atB > 0:
+			out = append(out, candidate{first + j, float64(s)})
 			atB--
 		}
 	}
-	return out
+	return out, atB
 }
 
 // better orders candidates by score descending, then id ascending.
