@@ -174,10 +174,14 @@ type nameIndex struct {
 }
 
 func newNameIndex(g *graphs.Graph) nameIndex {
-	ix := nameIndex{names: make([]string, g.NumSkills()), lens: make([]uint8, g.NumSkills()), grams: map[uint32]int32{}}
-	var buf []uint32
-	// First pass: each bigram's index and range of name lengths.
+	n := g.NumSkills()
+	ix := nameIndex{names: make([]string, n), lens: make([]uint8, n), grams: map[uint32]int32{}}
+	// Each bigram's index k and range of name lengths, and every name's bigram indices in name
+	// order (ks[ends[i-1]:ends[i]] are name i's): found once, laid out below.
+	var ks []int32
 	var last []uint8
+	var buf []uint32
+	ends := make([]int32, n)
 	for i := range ix.names {
 		name := normName(g.Name(i))
 		ix.names[i] = name
@@ -187,57 +191,50 @@ func newNameIndex(g *graphs.Graph) nameIndex {
 		}
 		if len(name) > maxGramName {
 			ix.long = append(ix.long, int32(i))
-			continue
-		}
-		buf = bigrams(name, buf[:0])
-		for _, q := range buf {
-			k, ok := ix.grams[q]
-			if !ok {
-				k = int32(len(ix.first))
-				ix.grams[q] = k
-				ix.first = append(ix.first, ix.lens[i])
-				last = append(last, ix.lens[i])
+		} else {
+			buf = bigrams(name, buf[:0])
+			for _, q := range buf {
+				k, ok := ix.grams[q]
+				if !ok {
+					k = int32(len(ix.first))
+					ix.grams[q] = k
+					ix.first, last = append(ix.first, 255), append(last, 0)
+				}
+				ix.first[k], last[k] = min(ix.first[k], ix.lens[i]), max(last[k], ix.lens[i])
+				ks = append(ks, k)
 			}
-			ix.first[k] = min(ix.first[k], ix.lens[i])
-			last[k] = max(last[k], ix.lens[i])
 		}
+		ends[i] = int32(len(ks))
 	}
 	ix.at = make([]int32, len(ix.first)+1)
 	for k := range ix.first {
 		ix.at[k+1] = ix.at[k] + int32(last[k]-ix.first[k]) + 1
 	}
-	// Second pass: the postings per slot, counted, then laid out and filled in name order.
-	ix.slots = make([]int32, ix.at[len(ix.first)]+1)
-	slot := func(q uint32, length uint8) int32 {
-		k := ix.grams[q]
-		return ix.at[k] + int32(length-ix.first[k])
-	}
+	// The postings per slot: counted, laid out, then filled in name order. Filling advances each
+	// slot's start to the next one's, so the starts are counted one slot on and shifted back.
+	ix.slots = make([]int32, ix.at[len(ix.first)]+2)
 	for pass := range 2 {
-		for i, name := range ix.names {
-			if len(name) > maxGramName {
-				continue
-			}
-			buf = bigrams(name, buf[:0])
-			for _, q := range buf {
-				s := slot(q, ix.lens[i])
+		start := int32(0)
+		for i, end := range ends {
+			for _, k := range ks[start:end] {
+				s := ix.at[k] + int32(ix.lens[i]-ix.first[k])
 				if pass == 0 {
-					ix.slots[s+1]++
+					ix.slots[s+2]++
 				} else {
-					ix.post[ix.slots[s]] = int32(i)
-					ix.slots[s]++
+					ix.post[ix.slots[s+1]] = int32(i)
+					ix.slots[s+1]++
 				}
 			}
+			start = end
 		}
 		if pass == 0 {
-			for s := 1; s < len(ix.slots); s++ {
+			for s := 2; s < len(ix.slots); s++ {
 				ix.slots[s] += ix.slots[s-1]
 			}
-			ix.post = make([]int32, ix.slots[len(ix.slots)-1])
+			ix.post = make([]int32, len(ks))
 		}
 	}
-	// Filling advanced each slot's start to the next one's: shift back.
-	copy(ix.slots[1:], ix.slots[:len(ix.slots)-1])
-	ix.slots[0] = 0
+	ix.slots = ix.slots[:len(ix.slots)-1]
 	return ix
 }
 
@@ -253,6 +250,10 @@ func (ix *nameIndex) gramPostings(k int32, length int) []int32 {
 
 // bigrams appends the byte bigrams of s to out, each tagged with how many times it occurred
 // before (capped at 70): bytes b0, b1 and the count packed as b0<<16 | b1<<8 | count.
+//
+// Not inlined: its quadratic loop would be copied into each of its callers for nothing.
+//
+//go:noinline
 func bigrams(s string, out []uint32) []uint32 {
 	start := len(out)
 	for i := 0; i+1 < len(s); i++ {

@@ -128,37 +128,24 @@ func (t *topCandidates) offer(c candidate) {
 	}
 }
 
-// offerScored offers every skill of ids with its score in scores, which must be positive: four
-// at a time, with one branch for the four unless one of them can enter. In WebAssembly each
-// taken branch goes through the function's block dispatcher (how Go compiles for it), and a
-// branch per skill made this scan, over 73,000 BM25-scored skills a query at 100,000 skills,
-// three times as slow. Positive scores order as their bits do, compared as integers without a
-// branch.
+// offerScored offers every skill of ids with its score in scores: the list of the skills BM25
+// scored, when they are few (see offerPositive for when they are many).
 func (t *topCandidates) offerScored(ids []int, scores []float64) {
-	i := 0
-	for ; i < len(ids) && len(t.h) < t.k; i++ {
-		t.offer(candidate{ids[i], scores[ids[i]]})
-	}
 	if t.k == 0 {
 		return
 	}
-	for ; i+4 <= len(ids); i += 4 {
-		q := ids[i : i+4 : i+4]
-		bound := math.Float64bits(t.h[0].score)
-		if b2i(math.Float64bits(scores[q[0]]) >= bound)|b2i(math.Float64bits(scores[q[1]]) >= bound)|
-			b2i(math.Float64bits(scores[q[2]]) >= bound)|b2i(math.Float64bits(scores[q[3]]) >= bound) != 0 {
-			for _, id := range q {
-				t.offer(candidate{id, scores[id]})
-			}
+	for _, d := range ids {
+		if c := (candidate{d, scores[d]}); len(t.h) < t.k || better(c, t.h[0]) {
+			t.offer(c)
 		}
-	}
-	for ; i < len(ids); i++ {
-		t.offer(candidate{ids[i], scores[ids[i]]})
 	}
 }
 
-// offerPositive offers every skill with a positive score in scores (none is negative), as
-// offerScored does: four at a time, with one branch for the four unless one of them can enter.
+// offerPositive offers every skill with a positive score in scores (none is negative): four at
+// a time, with one branch for the four unless one of them can enter. In WebAssembly each taken
+// branch goes through the function's block dispatcher (how Go compiles for it), and a branch per
+// skill made this scan, over the 73,000 BM25-scored skills of a query at 100,000 skills, three
+// times as slow. Positive scores order as their bits do, compared as integers without a branch.
 func (t *topCandidates) offerPositive(scores []float64) {
 	d := 0
 	for ; d < len(scores) && len(t.h) < t.k; d++ {
