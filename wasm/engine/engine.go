@@ -406,8 +406,16 @@ func (e *Engine) powerIteration(pi, p, next []float64, gamma, tol float64, maxIt
 			share := (1 - gamma) * pu
 			to, w := e.to[lo:hi], e.w[lo:hi]
 			w = w[:len(to)] // one length for both: no bounds check on w[i]
-			for i, v := range to {
-				next[v] += share * w[i]
+			// Two entries a pass, in order (a row can hold the same node twice): half the
+			// loop's own branches, which in WebAssembly go through Go's block dispatcher.
+			i := 0
+			for ; i+2 <= len(to); i += 2 {
+				v, x := to[i:i+2:i+2], w[i:i+2:i+2]
+				next[v[0]] += share * x[0]
+				next[v[1]] += share * x[1]
+			}
+			if i < len(to) {
+				next[to[i]] += share * w[i]
 			}
 		}
 		var diff float64
@@ -511,15 +519,11 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 	}
 
 	// The BM25 head, and the exact BM25 rank of every other listed skill.
-	// When most skills have a score, the passes below read the scores in order rather than
-	// through the list of the scored: the same result, without a random access per skill.
-	dense := len(touched) > len(scores)/4
+	// The passes below read the scores in order rather than through the list of the scored
+	// skills: a long task text scores most of a large library, and in order there is no random
+	// access per skill (a short query pays a scan of the array, four skills a step).
 	head := topCandidates{k: need}
-	if dense {
-		head.offerPositive(scores)
-	} else {
-		head.offerScored(touched, scores)
-	}
+	head.offerPositive(scores)
 	lex := head.sorted()
 	// lexRank holds 1 + the BM25 rank (0: not scored; -1 while a deep rank is counted), so that
 	// lookups need no second result.
@@ -548,16 +552,8 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 		if len(sc.sel) <= len(scores) {
 			sc.sel = make([]int, len(scores)+1)
 		}
-		sel, ns := sc.sel, 0
-		lb := math.Float64bits(last.score)
-		if dense {
-			ns = atLeast(sel, scores, lb)
-		} else {
-			for _, d := range touched {
-				sel[ns] = d
-				ns += b2i(math.Float64bits(scores[d]) >= lb)
-			}
-		}
+		sel := sc.sel
+		ns := atLeast(sel, scores, math.Float64bits(last.score))
 		for _, d := range sel[:ns] {
 			c := candidate{d, scores[d]}
 			if !better(c, last) || lexRank[d] > 0 { // not before last, or in the head

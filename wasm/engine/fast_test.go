@@ -250,25 +250,17 @@ func TestTopCandidates(t *testing.T) {
 	for _, tc := range []struct{ n, k int }{{0, 3}, {5, 10}, {100, 1}, {1000, 17}, {50, 50}, {10, 0}} {
 		var all []candidate
 		top := topCandidates{k: tc.k}
-		// offerScored takes ids in any order with positive scores from a per-skill array.
-		scored := topCandidates{k: tc.k}
-		ids, scores := make([]int, tc.n), make([]float64, tc.n)
+		scores := make([]float64, tc.n)
 		for i := range tc.n {
 			c := candidate{i, float64(1 + rng.IntN(20))} // many ties: the id must break them
 			all = append(all, c)
 			top.offer(c)
 			scores[i] = c.score
-			ids[i] = i
 		}
-		rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
-		scored.offerScored(ids, scores)
 		sortCandidates(all)
 		want := all[:min(tc.k, len(all))]
 		if diff := cmp.Diff(want, top.sorted(), cmp.AllowUnexported(candidate{}), cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("offer: n %d k %d (-want +got):\n%s", tc.n, tc.k, diff)
-		}
-		if diff := cmp.Diff(want, scored.sorted(), cmp.AllowUnexported(candidate{}), cmpopts.EquateEmpty()); diff != "" {
-			t.Errorf("offerScored: n %d k %d (-want +got):\n%s", tc.n, tc.k, diff)
 		}
 		// offerPositive reads the score array in order and leaves out zeros: the same top k
 		// with a zero between any two skills.

@@ -128,19 +128,6 @@ func (t *topCandidates) offer(c candidate) {
 	}
 }
 
-// offerScored offers every skill of ids with its score in scores: the list of the skills BM25
-// scored, when they are few (see offerPositive for when they are many).
-func (t *topCandidates) offerScored(ids []int, scores []float64) {
-	if t.k == 0 {
-		return
-	}
-	for _, d := range ids {
-		if c := (candidate{d, scores[d]}); len(t.h) < t.k || better(c, t.h[0]) {
-			t.offer(c)
-		}
-	}
-}
-
 // offerPositive offers every skill with a positive score in scores (none is negative): four at
 // a time, with one branch for the four unless one of them can enter. In WebAssembly each taken
 // branch goes through the function's block dispatcher (how Go compiles for it), and a branch per
