@@ -505,8 +505,7 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 		}
 	}
 	scores := sc.bm25
-	touched := bm25(g, e.impacts, terms, scores, sc.docs[:0])
-	defer func() { sc.docs = touched[:0] }()
+	bm25(g, e.impacts, terms, scores)
 
 	var names []candidate
 	if ids := identifiers(query); len(ids) > 0 && !noLexical {
@@ -519,9 +518,9 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 	}
 
 	// The BM25 head, and the exact BM25 rank of every other listed skill.
-	// The passes below read the scores in order rather than through the list of the scored
-	// skills: a long task text scores most of a large library, and in order there is no random
-	// access per skill (a short query pays a scan of the array, four skills a step).
+	// The passes below read the score array in order: a long task text scores most of a large
+	// library, and in order there is no random access per skill (a short query pays a scan of
+	// the array, four skills a step, and a bulk clear).
 	head := topCandidates{k: need}
 	head.offerPositive(scores)
 	lex := head.sorted()
@@ -567,14 +566,7 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 			lexRank[c.id] = r + 1
 		}
 	}
-	// Clear the scores: all at once when most skills have one (a bulk fill), else one by one.
-	if len(touched) > len(scores)/8 {
-		clear(scores)
-	} else {
-		for _, d := range touched {
-			scores[d] = 0
-		}
-	}
+	clear(scores)
 
 	// The fused scores, added up in the order of the full computation: BM25, names, semantic,
 	// then the name similarity.

@@ -115,10 +115,12 @@ func fullFusion(e *Engine, sc *scratch, query string, qvec []float32, semWeight 
 		}
 	}
 	scores := make([]float64, e.g.NumSkills())
-	touched := bm25(e.g, e.impacts, terms, scores, nil)
+	bm25(e.g, e.impacts, terms, scores)
 	var lex []candidate
-	for _, d := range touched {
-		lex = append(lex, candidate{d, scores[d]})
+	for d, x := range scores {
+		if x > 0 {
+			lex = append(lex, candidate{d, x})
+		}
 	}
 	sortCandidates(lex)
 	var names []candidate

@@ -126,64 +126,36 @@ func bm25Impacts(g *graphs.Graph) []float64 {
 	return impacts
 }
 
-// bm25 scores every document containing a query term into scores (indexed by skill) and
-// returns the skills touched, in touched's backing array when it has room for every skill.
-// impacts are bm25Impacts(g).
+// bm25 adds the BM25 score of every document containing a query term to scores (indexed by
+// skill, zero beforehand). impacts are bm25Impacts(g).
 //
-// The loop over the postings has no branch but its own, and takes four postings a pass: a skill
-// is written to the list at every posting and kept when its score was still zero. In
+// The loop over the postings has no branch but its own and takes four postings a pass. In
 // WebAssembly each taken branch, the loop's own included, goes through the function's block
-// dispatcher (how Go compiles for it); at 100,000 skills a query reads 160,000 postings, and this
-// loop takes half the time the one-branch-a-posting loop took.
-func bm25(g *graphs.Graph, impacts []float64, terms []queryTerm, scores []float64, touched []int) []int {
-	n := g.NumSkills()
-	if cap(touched) <= n {
-		touched = make([]int, 0, n+1)
-	}
-	// Each skill is kept once, and one more slot takes the write after the last is kept.
-	buf := touched[:n+1]
-	nt := 0
+// dispatcher (how Go compiles for it); at 100,000 skills a query reads 160,000 postings. Nothing
+// keeps a list of the scored skills: the passes after it read the score array in order, and the
+// caller clears it whole.
+func bm25(g *graphs.Graph, impacts []float64, terms []queryTerm, scores []float64) {
+	n := float64(g.NumSkills())
 	for _, qt := range terms {
 		lo, hi := g.Postings(qt.term)
 		ps := g.PostingBytes(qt.term)
 		df := float64(hi - lo)
-		idf := math.Log(1 + (float64(n)-df+0.5)/(df+0.5))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		w := qt.weight * idf
 		imp := impacts[lo:hi]
 		ps = ps[:8*len(imp)] // one length for both: no bounds check below
 		i := 0
-		for ; i+4 <= len(imp); i += 4 { // four postings a pass: a quarter of the loop's own branches
+		for ; i+4 <= len(imp); i += 4 {
 			q, x := ps[8*i:8*i+32:8*i+32], imp[i:i+4:i+4]
-			d := int(binary.LittleEndian.Uint32(q))
-			s := scores[d]
-			buf[nt] = d
-			nt += b2i(s == 0)
-			scores[d] = s + w*x[0]
-			d = int(binary.LittleEndian.Uint32(q[8:]))
-			s = scores[d]
-			buf[nt] = d
-			nt += b2i(s == 0)
-			scores[d] = s + w*x[1]
-			d = int(binary.LittleEndian.Uint32(q[16:]))
-			s = scores[d]
-			buf[nt] = d
-			nt += b2i(s == 0)
-			scores[d] = s + w*x[2]
-			d = int(binary.LittleEndian.Uint32(q[24:]))
-			s = scores[d]
-			buf[nt] = d
-			nt += b2i(s == 0)
-			scores[d] = s + w*x[3]
+			scores[binary.LittleEndian.Uint32(q)] += w * x[0]
+			scores[binary.LittleEndian.Uint32(q[8:])] += w * x[1]
+			scores[binary.LittleEndian.Uint32(q[16:])] += w * x[2]
+			scores[binary.LittleEndian.Uint32(q[24:])] += w * x[3]
 		}
 		for ; i < len(imp); i++ {
-			d := int(binary.LittleEndian.Uint32(ps[8*i:]))
-			s := scores[d]
-			buf[nt] = d
-			nt += b2i(s == 0)
-			scores[d] = s + w*imp[i]
+			scores[binary.LittleEndian.Uint32(ps[8*i:])] += w * imp[i]
 		}
 	}
-	return buf[:nt]
 }
 
 // b2i is 1 for true and 0 for false. The compiler turns it into a select, without a branch.

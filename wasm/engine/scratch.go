@@ -20,7 +20,6 @@ type scratch struct {
 	nodes   []int32  // forward push: every node whose residual became non-zero
 	queue   []int32  // forward push: the queue (any contents between queries)
 	nodeBuf []int32  // forward push: the backing array of nodes, one entry per skill and one more
-	docs    []int    // BM25: the skills scored
 	sketch  []int32  // semantic prefilter: every skill's sketch score (any values between queries)
 
 	// Buffers reused from query to query (any contents between queries): a query at 100,000
@@ -182,10 +181,6 @@ func atLeast(sel []int, scores []float64, lb uint64) int {
 	}
 	return n
 }
-
-// full reports whether t keeps k candidates already; then only a candidate better than
-// t.h[0] changes it.
-func (t *topCandidates) full() bool { return len(t.h) == t.k }
 
 // sorted returns the kept candidates, best first.
 func (t *topCandidates) sorted() []candidate {
