@@ -159,11 +159,11 @@ func nameSimilarity(a, b string) float64 {
 type nameIndex struct {
 	names []string
 	lens  []uint8 // len(names[i]), at most 255: only shorter names are in the bigram lists
-	// The postings of a tagged bigram (bigrams with its occurrence number, 24 bits) are kept
-	// per name length, in one flat array: grams maps the bigram to its index k, whose lengths
-	// run from first[k] on, length first[k]+j at slot lenOff[at[k]+j]; slot s holds
-	// post[slots[s]:slots[s+1]], in name order. One look-up a bigram, not one per bigram and
-	// length, and a few large arrays instead of a slice per bigram and length.
+	// The postings of a tagged bigram (a bigram with its occurrence number, 24 bits) are kept
+	// per name length, in one flat array: grams maps the bigram to its index k, whose name
+	// lengths run from first[k] on, length first[k]+j in slot at[k]+j; slot s holds
+	// post[slots[s]:slots[s+1]], in name order (gramPostings). One look-up a bigram, not one
+	// per bigram and length, and a few large arrays instead of a slice per bigram and length.
 	grams map[uint32]int32
 	first []uint8
 	at    []int32 // len(first)+1 entries: gram k has at[k+1]-at[k] lengths

@@ -157,11 +157,3 @@ func bm25(g *graphs.Graph, impacts []float64, terms []queryTerm, scores []float6
 		}
 	}
 }
-
-// b2i is 1 for true and 0 for false. The compiler turns it into a select, without a branch.
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}

@@ -19,9 +19,10 @@ const (
 
 // push runs forward push from π (in sc.pi; seeds lists its non-zero entries in ascending order)
 // until no node holds more than eps residual. Nodes are pushed in first-in first-out order from
-// the seeds in π's index order, so the result is deterministic. It returns the estimate (sc.p), the residual mass left (the L1 error bound) and
-// the number of pushes; sc.nodes lists every node whose residual became non-zero (the only
-// nodes with a non-zero estimate), and the caller clears sc.p and sc.q at them.
+// the seeds in π's index order, so the result is deterministic. It returns the estimate (sc.p),
+// the residual mass left (the L1 error bound) and the number of pushes; sc.nodes lists every
+// node whose residual became non-zero (the only nodes with a non-zero estimate), and the caller
+// clears sc.p and sc.q at them.
 //
 // The queue holds exactly the nodes with more than eps residual, each once: a node joins when its
 // residual crosses eps and leaves, with none, when it is pushed. So the loop needs no per-node
@@ -32,12 +33,16 @@ const (
 func (e *Engine) push(sc *scratch, seeds []int32, gamma, eps float64) (p []float64, residual float64, pushes int) {
 	p, r := sc.p, sc.q
 	mark, stamp := sc.mark, sc.nextStamp()
-	// Every node joins the list once, and one more slot takes the write after the last.
-	if len(sc.nodeBuf) <= len(r) {
-		sc.nodeBuf = make([]int32, len(r)+1)
+	// Both lists are written at full length, up to a count. Every node joins the node list
+	// once, and one more slot takes the write after the last.
+	nodes, nn := sc.nodes[:cap(sc.nodes)], 0
+	if len(nodes) <= len(r) {
+		nodes = make([]int32, len(r)+1)
 	}
-	nodes, nn := sc.nodeBuf, 0
 	queue, nq := sc.queue[:cap(sc.queue)], 0
+	if len(queue) < len(seeds) {
+		queue = make([]int32, len(seeds))
+	}
 	for _, u := range seeds {
 		x := sc.pi[u]
 		r[u] = x
@@ -45,10 +50,6 @@ func (e *Engine) push(sc *scratch, seeds []int32, gamma, eps float64) (p []float
 		nn++
 		mark[u] = stamp
 		if x > eps {
-			if nq == len(queue) {
-				queue = append(queue, 0)
-				queue = queue[:cap(queue)]
-			}
 			queue[nq] = u
 			nq++
 		}

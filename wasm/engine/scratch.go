@@ -10,17 +10,16 @@ import "math"
 
 // scratch is one query's per-skill workspace. Every array has one entry per skill.
 type scratch struct {
-	bm25    []float64 // BM25 scores of the query's lexical candidates
-	pi      []float64 // PPR restart vector
-	p, q    []float64 // PPR estimate; power iteration's next iterate or forward push's residual
-	mark    []uint32  // per-pass visit marks: a skill is visited in the pass whose stamp it holds
-	stamp   uint32
-	count   []uint32 // name matching: the identifier's stamp << 8 | bigrams the name shares with it
-	nstamp  uint32   // the last identifier's stamp (24 bits)
-	nodes   []int32  // forward push: every node whose residual became non-zero
-	queue   []int32  // forward push: the queue (any contents between queries)
-	nodeBuf []int32  // forward push: the backing array of nodes, one entry per skill and one more
-	sketch  []int32  // semantic prefilter: every skill's sketch score (any values between queries)
+	bm25   []float64 // BM25 scores of the query's lexical candidates
+	pi     []float64 // PPR restart vector
+	p, q   []float64 // PPR estimate; power iteration's next iterate or forward push's residual
+	mark   []uint32  // per-pass visit marks: a skill is visited in the pass whose stamp it holds
+	stamp  uint32
+	count  []uint32 // name matching: the identifier's stamp << 8 | bigrams the name shares with it
+	nstamp uint32   // the last identifier's stamp (24 bits)
+	nodes  []int32  // forward push: every node whose residual became non-zero
+	queue  []int32  // forward push: the queue (any contents between queries)
+	sketch []int32  // semantic prefilter: every skill's sketch score (any values between queries)
 
 	// Buffers reused from query to query (any contents between queries): a query at 100,000
 	// skills would otherwise allocate hundreds of KB in them, and in WebAssembly the garbage
@@ -125,6 +124,15 @@ func (t *topCandidates) offer(c candidate) {
 		t.h[i], t.h[w] = t.h[w], t.h[i]
 		i = w
 	}
+}
+
+// b2i is 1 for true and 0 for false. The compiler turns it into a select on integers, without a
+// branch: the hot loops count with it instead of branching (see offerPositive).
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // offerPositive offers every skill with a positive score in scores (none is negative): four at
