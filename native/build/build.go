@@ -73,7 +73,7 @@ func DefaultOptions() Options {
 		Cap: 12, PerChannel: 12,
 		Budget: BudgetAuto, FrontierMin: 0.05,
 		EpsE: 0.1, TauConfirm: 0.7, TauReject: 0.3,
-		RhoConfirmed: 1, RhoUncertain: 0.55, RhoScaffold: 0.18,
+		RhoConfirmed: 1, RhoUncertain: 0.55, RhoScaffold: 0,
 		ScaffoldOut: 4, ScaffoldIn: 4,
 		EpsWeight: 0.01,
 		BodyHead:  2400,

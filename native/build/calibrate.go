@@ -37,6 +37,8 @@ func StateOf(c, tauC, tauR float64) graphs.State {
 }
 
 // calibrate gives every probed candidate its posterior and state; the rest stay unvalidated.
+// Runs are evidence of their own: a pair the runs used together keeps the larger of the probes'
+// posterior and the runs' (traceStats.posterior).
 func (b *builder) calibrate(cands []Candidate) {
 	for k := range cands {
 		c := &cands[k]
@@ -44,6 +46,7 @@ func (b *builder) calibrate(cands []Candidate) {
 			c.State = graphs.Unvalidated
 		} else {
 			_, _, c.C = Posterior(c.Evidence, b.opt.EpsE)
+			c.C = math.Max(c.C, b.traces.posterior(c.Source, c.Target))
 			c.State = StateOf(c.C, b.opt.TauConfirm, b.opt.TauReject)
 		}
 		b.rep.Calibrated[c.State.String()]++

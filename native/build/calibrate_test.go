@@ -69,6 +69,7 @@ func TestWeight(t *testing.T) {
 // TestScaffold checks the caps: ≤ 4 out and ≤ 4 in per node, isolated nodes attached first.
 func TestScaffold(t *testing.T) {
 	opt := DefaultOptions()
+	opt.RhoScaffold = 0.18 // the scaffold is off by default
 	n := 8
 	b := &builder{opt: opt, skills: make([]ingest.Skill, n)}
 	var cands []Candidate

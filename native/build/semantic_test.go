@@ -111,8 +111,10 @@ func TestSemanticBar(t *testing.T) {
 			semG := recall(t, g, tasks, func(r *engine.Request) {})
 			t.Logf("%s (%d skills, dim %d): no-graph R@10 lexical %.3f, semantic+lexical %.3f; graph R@10 lexical %.3f, semantic+lexical %.3f",
 				set.name, g.NumSkills(), g.VectorDim(), lex.Recall[10], sem.Recall[10], lexG.Recall[10], semG.Recall[10])
-			if sem.Recall[10] <= lex.Recall[10] {
-				t.Errorf("semantic + lexical R@10 %.3f does not beat lexical alone %.3f", sem.Recall[10], lex.Recall[10])
+			// The semantic list's weight follows its agreement with the lexical one, so on a
+			// small library it may add nothing; it must never take recall away.
+			if sem.Recall[10] < lex.Recall[10] {
+				t.Errorf("semantic + lexical R@10 %.3f is below lexical alone %.3f", sem.Recall[10], lex.Recall[10])
 			}
 		})
 	}

@@ -132,6 +132,17 @@ func (t *traceStats) given(i, j int) float64 {
 	return float64(t.co[pair{i, j}]) / float64(t.count[j]+1)
 }
 
+// posterior is the Beta(1, 1) posterior mean of P(s_i used | s_j used) over the runs that used
+// s_j: (1 + co(i, j)) / (2 + n_j), 0 for a pair the runs never used together. Every run of s_j
+// is one trial, so a companion seen in 50 of 52 runs is near certain and one seen once in one
+// run stays uncertain (2/3).
+func (t *traceStats) posterior(i, j int) float64 {
+	if t == nil || t.co[pair{i, j}] == 0 {
+		return 0
+	}
+	return float64(1+t.co[pair{i, j}]) / float64(2+t.count[j])
+}
+
 // support is the trace evidence that s_i supports s_j: how much more often the runs that used
 // s_j used s_i than runs do in general, as 1 − P(i)/P(i | j) clipped to [0, 1] — 0 when s_j's
 // runs use s_i no more than any run does, near 1 when they use it far more. P(i | j) is

@@ -26,7 +26,13 @@ const (
 	MaxQueryBytes     = 64 << 10
 	MaxSemanticWeight = 100
 	maxVia            = 3
-	rrfK              = 60 // reciprocal-rank-fusion constant
+	// GraphWeight scales the graph's evidence against the seed evidence (rank): a skill linked
+	// with full confidence to the best seed scores GraphWeight, below the best seed itself.
+	// Chosen on the SkillsBench, Seal-Tools and ToolLinkOS task sets (EVALUATION.md).
+	GraphWeight = 0.7
+	// agreementDepth is how many of the first lexical and semantic candidates agreement
+	// compares.
+	agreementDepth = 10
 )
 
 // ReverseWeight is the share of an edge's weight that flows against its direction, by relation
@@ -114,6 +120,10 @@ type Engine struct {
 	// The transpose's CSR (entries into each node), as indexes into the arrays above.
 	inOff []int32
 	in    []int32
+	// conf is each entry's weight before the row normalization: the published weight (times
+	// ReverseWeight for a reverse entry), which is the calibrated confidence the graph's
+	// evidence is scaled by (rank).
+	conf []float32
 
 	invNorm []float32 // 1/‖quantized vector‖ per skill; nil without vectors
 	signs   []uint64  // sign bits of every skill vector, for the large-library prefilter (semantic.go)
@@ -177,6 +187,10 @@ func New(g *graphs.Graph) *Engine {
 				put(v, u, k, w*rw, true)
 			}
 		}
+	}
+	e.conf = make([]float32, m)
+	for i, w := range e.w {
+		e.conf[i] = float32(min(w, 1))
 	}
 	for u := range n {
 		var sum float64
@@ -264,6 +278,16 @@ func (e *Engine) Query(req Request) (Response, error) {
 }
 
 // rank answers a normalized request.
+//
+// Every skill's seed evidence f ∈ [0, 1] is its fused score over the best one (seedRanking).
+// The graph adds evidence; it never replaces the seed ranking: a skill the published graph links
+// to the seeds gets x = 1 − Π_u (1 − f_u·c(u→v)) over the seeds u, where c is the published
+// weight of the entry (its calibrated confidence, times ReverseWeight when walked backwards), so
+// independent seeds that need the same prerequisite add up, and an edge carries as much as the
+// calibration trusts it. The final score is max(f, GraphWeight·x): a skill the query supports
+// keeps its place, and the prerequisites and follow-ups of confident seeds rise beside them.
+// Personalized PageRank from the seeds (restart mass ∝ f) decides which skills are reached and
+// which edges carried relevance to each (Result.Via).
 func (e *Engine) rank(req Request) (Response, error) {
 	var qvec []float32
 	if len(req.Vector) > 0 {
@@ -282,15 +306,21 @@ func (e *Engine) rank(req Request) (Response, error) {
 	}
 	sc := e.getScratch()
 	defer e.putScratch(sc)
-	// The caller reads at most the first max(Seeds, 2K) fused entries: the seeds, and without
-	// the graph the top K; with it, when fewer than K skills are reached, the fill-up below
-	// skips at most the (fewer than K) reached ones.
-	fused := e.seedRanking(sc, req.Query, qvec, req.SemanticWeight, req.NoLexical, max(req.Seeds, 2*req.K))
+	// The fused head holds every listed skill and the BM25 top max(Seeds, K); a skill outside
+	// it scores below each of the BM25 top K, so it can only enter the answer through the graph,
+	// where its BM25 score is read from sc.bm25 (cleared on return).
+	fused, lexMax := e.seedRanking(sc, req.Query, qvec, req.SemanticWeight, req.NoLexical, max(req.Seeds, req.K))
+	scores := sc.bm25
+	defer clear(scores)
+	var fmax float64
+	if len(fused) > 0 {
+		fmax = fused[0].score
+	}
 	n := e.g.NumSkills()
 	if req.NoGraph {
 		res := make([]Result, 0, min(req.K, len(fused)))
 		for i, c := range fused[:min(req.K, len(fused))] {
-			r := Result{ID: c.id, Name: e.g.Name(c.id), Score: c.score}
+			r := Result{ID: c.id, Name: e.g.Name(c.id), Score: c.score / fmax}
 			if i < req.Seeds {
 				r.SeedRank = i + 1
 			}
@@ -301,17 +331,10 @@ func (e *Engine) rank(req Request) (Response, error) {
 
 	seeds := fused[:min(req.Seeds, len(fused))]
 	pi := sc.pi
-	var mass float64
-	for i := range seeds {
-		mass += 1 / float64(i+1)
-	}
-	for i, c := range seeds {
-		pi[c.id] = 1 / float64(i+1) / mass
-	}
+	restart(pi, seeds)
 	var p []float64
 	var iters, pushes int
 	var residual float64
-	top := topCandidates{k: req.K}
 	if n >= LargeLibrary {
 		// The seeds in ascending order (insertion sort: a few dozen at most).
 		seedIDs := make([]int32, len(seeds))
@@ -322,49 +345,71 @@ func (e *Engine) rank(req Request) (Response, error) {
 			}
 		}
 		p, residual, pushes = e.push(sc, seedIDs, req.Gamma, PushEpsilon)
-		for _, v := range sc.nodes {
-			if p[v] > 0 {
-				top.offer(candidate{int(v), p[v]})
-			}
-		}
 	} else {
 		p, iters = e.ppr(sc, req.Gamma)
-		for v, x := range p {
-			if x > 0 {
-				top.offer(candidate{v, x})
-			}
-		}
 	}
 	for _, c := range seeds {
 		pi[c.id] = 0
+	}
+
+	// Seed evidence of every listed skill, then the graph's evidence from each seed's row.
+	seedF := make(map[int]float64, len(fused))
+	for _, c := range fused {
+		seedF[c.id] = c.score / fmax
+	}
+	miss := make(map[int]float64) // Π (1 − f_u·c) over the seeds linked to a skill
+	for _, c := range seeds {
+		fu := c.score / fmax
+		for i := e.off[c.id]; i < e.off[c.id+1]; i++ {
+			v := int(e.to[i])
+			if _, ok := miss[v]; !ok {
+				miss[v] = 1
+			}
+			miss[v] *= 1 - fu*float64(e.conf[i])
+		}
+	}
+	final := func(v int) float64 {
+		f, ok := seedF[v]
+		if !ok && lexMax > 0 {
+			f = scores[v] / lexMax / fmax
+		}
+		if m, ok := miss[v]; ok {
+			f = max(f, GraphWeight*(1-m))
+		}
+		return f
+	}
+	top := topCandidates{k: req.K}
+	for _, c := range fused {
+		top.offer(candidate{c.id, final(c.id)})
+	}
+	reach := func(v int) {
+		if _, ok := seedF[v]; !ok && p[v] > 0 {
+			top.offer(candidate{v, final(v)})
+		}
+	}
+	if n >= LargeLibrary {
+		for _, v := range sc.nodes {
+			reach(int(v))
+		}
+	} else {
+		for v := range p {
+			reach(v)
+		}
 	}
 
 	seedRank := make(map[int]int, len(seeds))
 	for i, c := range seeds {
 		seedRank[c.id] = i + 1
 	}
-	reached := top.sorted()
-	ids := make([]int, 0, req.K)
-	for _, c := range reached {
-		ids = append(ids, c.id)
+	ranked := top.sorted()
+	inResult := make(map[int]bool, len(ranked))
+	for _, c := range ranked {
+		inResult[c.id] = true
 	}
-	// Too few skills reached: fill up with the next lexical candidates, at score 0.
-	for _, c := range fused {
-		if len(ids) >= req.K {
-			break
-		}
-		if p[c.id] == 0 {
-			ids = append(ids, c.id)
-		}
-	}
-	inResult := make(map[int]bool, len(ids))
-	for _, v := range ids {
-		inResult[v] = true
-	}
-	res := make([]Result, len(ids))
-	for i, v := range ids {
-		res[i] = Result{ID: v, Name: e.g.Name(v), Score: p[v], SeedRank: seedRank[v],
-			Via: e.via(v, p, inResult)}
+	res := make([]Result, len(ranked))
+	for i, c := range ranked {
+		res[i] = Result{ID: c.id, Name: e.g.Name(c.id), Score: c.score, SeedRank: seedRank[c.id],
+			Via: e.via(c.id, p, inResult)}
 	}
 	if n >= LargeLibrary {
 		for _, v := range sc.nodes {
@@ -375,6 +420,18 @@ func (e *Engine) rank(req Request) (Response, error) {
 		clear(sc.q)
 	}
 	return Response{Results: res, Iterations: iters, Pushes: pushes, Residual: residual}, nil
+}
+
+// restart writes the PPR restart vector of seeds into pi: mass ∝ each seed's fused score
+// (DESIGN §4.2), so a weak fifth seed starts little relevance.
+func restart(pi []float64, seeds []candidate) {
+	var mass float64
+	for _, c := range seeds {
+		mass += c.score
+	}
+	for _, c := range seeds {
+		pi[c.id] = c.score / mass
+	}
 }
 
 // ppr runs p ← γπ + (1−γ)Tᵀp from p = π, π in sc.pi, and returns p (sc.p or sc.q; the caller
@@ -470,26 +527,32 @@ type candidate struct {
 	score float64
 }
 
-// seedRanking ranks skills for query by fusing BM25 (with typo-corrected terms), fuzzy
-// identifier matches and, when qvec is not nil, the skills closest to the unit query vector qvec
-// with reciprocal-rank fusion (the semantic list weighted by semWeight), and returns the first
-// need entries of the fused ranking. The fused score keeps the BM25 order when there is nothing
-// else to fuse, and an identifier written into the query wins outright.
+// seedRanking ranks skills for query by fusing the evidence of BM25 (with typo-corrected
+// terms), fuzzy identifier matches and, when qvec is not nil, the skills closest to the unit
+// query vector qvec, and returns every listed skill (the BM25 top max(need, agreementDepth),
+// the name matches and
+// the semantic list) by fused score, best first, with the best BM25 score. It leaves the BM25
+// scores in sc.bm25 for the caller to read and clear.
 //
-// Only the head of the fused ranking is computed, not all of it: a skill that is neither in the
-// BM25 top need nor on the name or semantic list scores 1/(rrfK+r+1) for its BM25 rank r ≥ need,
-// below each of the BM25 top need, so it cannot be among the first need. The BM25 rank of each
-// name or semantic candidate outside that head is counted exactly, so every fused score is the
-// one a full sort would give.
-func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeight float64, noLexical bool, need int) []candidate {
+// The fusion adds scores, not ranks, so that a channel with weak or flat evidence cannot outvote
+// a confident one: BM25 over the best BM25 score; a name match's nameEvidence (an identifier
+// written into the query is strong evidence); and the semantic
+// list's cosines scaled to [0, 1] between its last and first entry, weighted by semWeight times
+// its agreement with the lexical list. A query term counts once however often it is repeated:
+// long task texts repeat their verbs ("calculate … then calculate …"), which said nothing about
+// which tool each part needs.
+//
+// A skill outside the BM25 top need and on no other list has a fused score no higher than
+// each of the top need's, so the head is all a caller reading need entries needs.
+func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeight float64, noLexical bool, need int) ([]candidate, float64) {
 	g := e.g
-	counts := map[string]int{}
+	seen := map[string]bool{}
 	var order []string
 	for _, t := range Tokenize(query) {
-		if counts[t] == 0 {
+		if !seen[t] {
+			seen[t] = true
 			order = append(order, t)
 		}
-		counts[t]++
 	}
 	var terms []queryTerm
 	if noLexical {
@@ -497,11 +560,11 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 	}
 	for _, t := range order {
 		if idx, ok := g.FindTerm(t); ok {
-			terms = append(terms, queryTerm{idx, float64(counts[t])})
+			terms = append(terms, queryTerm{idx, 1})
 			continue
 		}
 		for _, idx := range typoTerms(g, &e.terms, t) {
-			terms = append(terms, queryTerm{idx, typoWeight * float64(counts[t])})
+			terms = append(terms, queryTerm{idx, typoWeight})
 		}
 	}
 	scores := sc.bm25
@@ -517,104 +580,83 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 		sem = e.semanticRanking(sc, qvec)
 	}
 
-	// The BM25 head, and the exact BM25 rank of every other listed skill.
-	// The passes below read the score array in order: a long task text scores most of a large
-	// library, and in order there is no random access per skill (a short query pays a scan of
-	// the array, four skills a step, and a bulk clear).
-	head := topCandidates{k: need}
+	// The BM25 head; every other listed skill's BM25 score is read from the score array, which
+	// the caller clears.
+	head := topCandidates{k: max(need, agreementDepth)}
 	head.offerPositive(scores)
 	lex := head.sorted()
-	// lexRank holds 1 + the BM25 rank (0: not scored; -1 while a deep rank is counted), so that
-	// lookups need no second result.
-	lexRank := make(map[int]int, len(lex)+len(names)+len(sem))
-	for r, c := range lex {
-		lexRank[c.id] = r + 1
+	var lexMax float64
+	if len(lex) > 0 {
+		lexMax = lex[0].score
 	}
-	var deep []candidate // listed skills with a BM25 score below the head, best first
-	for _, list := range [][]candidate{names, sem} {
-		for _, c := range list {
-			if lexRank[c.id] == 0 && scores[c.id] > 0 {
-				lexRank[c.id] = -1
-				deep = append(deep, candidate{c.id, scores[c.id]})
-			}
-		}
+	semW := semWeight * agreement(lex, sem)
+	var semTop, semFloor float64
+	if len(sem) > 0 {
+		semTop, semFloor = sem[0].score, sem[len(sem)-1].score
 	}
-	if len(deep) > 0 {
-		sortCandidates(deep)
-		// above[k] counts the skills outside the head that rank before deep[k] but not before
-		// deep[k-1]; its prefix sums are the ranks.
-		above := make([]int, len(deep)+1)
-		last := deep[len(deep)-1]
-		// Only skills scoring at least as high as the last listed one can rank before it:
-		// select them without a branch (scores are positive, so their bits order as they do),
-		// then place each. At 100,000 skills that is about 2,000 of 73,000.
-		if len(sc.sel) <= len(scores) {
-			sc.sel = make([]int, len(scores)+1)
-		}
-		sel := sc.sel
-		ns := atLeast(sel, scores, math.Float64bits(last.score))
-		for _, d := range sel[:ns] {
-			c := candidate{d, scores[d]}
-			if !better(c, last) || lexRank[d] > 0 { // not before last, or in the head
-				continue
-			}
-			above[search(len(deep), func(k int) bool { return better(c, deep[k]) })]++
-		}
-		r := len(lex)
-		for k, c := range deep {
-			r += above[k]
-			lexRank[c.id] = r + 1
-		}
-	}
-	clear(scores)
-
-	// The fused scores, added up in the order of the full computation: BM25, names, semantic,
-	// then the name similarity.
-	type fusion struct {
-		id             int
-		lex, name, sem int // 0-based ranks; -1 when not on the list
-		nameScore      float64
-	}
-	at := make(map[int]int, len(lex)+len(names)+len(sem)) // skill → 1 + index in listed
-	listed := make([]fusion, 0, len(lex)+len(names)+len(sem))
-	entry := func(id int) *fusion {
+	at := make(map[int]int, len(lex)+len(names)+len(sem)) // skill → 1 + index in out
+	out := make([]candidate, 0, len(lex)+len(names)+len(sem))
+	add := func(id int, s float64) {
 		k := at[id] - 1
 		if k < 0 {
-			k = len(listed)
+			k = len(out)
 			at[id] = k + 1
-			listed = append(listed, fusion{id: id, lex: lexRank[id] - 1, name: -1, sem: -1})
+			var l float64
+			if lexMax > 0 {
+				l = scores[id] / lexMax
+			}
+			out = append(out, candidate{id, l})
 		}
-		return &listed[k]
+		out[k].score += s
 	}
 	for _, c := range lex {
-		entry(c.id)
+		add(c.id, 0)
 	}
-	for r, c := range names {
-		f := entry(c.id)
-		f.name, f.nameScore = r, c.score
+	for _, c := range names {
+		add(c.id, nameEvidence(c.score))
 	}
-	for r, c := range sem {
-		entry(c.id).sem = r
-	}
-	out := make([]candidate, 0, len(listed))
-	for _, f := range listed {
-		var s float64
-		if f.lex >= 0 {
-			s += 1 / float64(rrfK+f.lex+1)
+	for _, c := range sem {
+		var x float64
+		if semTop > semFloor {
+			x = (c.score - semFloor) / (semTop - semFloor)
 		}
-		if f.name >= 0 {
-			s += 1 / float64(rrfK+f.name+1)
-		}
-		if f.sem >= 0 {
-			s += semWeight / float64(rrfK+f.sem+1)
-		}
-		if f.name >= 0 {
-			s += f.nameScore
-		}
-		out = append(out, candidate{f.id, s})
+		add(c.id, semW*x)
 	}
 	sortCandidates(out)
-	return out[:min(need, len(out))]
+	return out, lexMax
+}
+
+// nameEvidence maps a name similarity in [nameMatchMin, 1] to seed evidence in [0, 2]: an
+// identifier written into the query outweighs the best BM25 score, and an exact one outweighs a
+// near one that BM25 also likes.
+func nameEvidence(sim float64) float64 {
+	return 2 * (sim - nameMatchMin) / (1 - nameMatchMin)
+}
+
+// agreement is the share of the first agreementDepth semantic candidates that are also among
+// the first agreementDepth lexical ones (1 when there is no lexical list to agree with). A
+// semantic list that finds what the words find is on topic and may reorder and extend it; one
+// that finds other things is most often a model that does not know the library's vocabulary,
+// and its weight falls with it.
+func agreement(lex, sem []candidate) float64 {
+	if len(lex) == 0 {
+		return 1
+	}
+	m := min(agreementDepth, len(lex), len(sem))
+	if m == 0 {
+		return 0
+	}
+	in := make(map[int]bool, agreementDepth)
+	for _, c := range lex[:min(agreementDepth, len(lex))] {
+		in[c.id] = true
+	}
+	a := 0
+	for _, c := range sem[:min(agreementDepth, len(sem))] {
+		if in[c.id] {
+			a++
+		}
+	}
+	return float64(min(a, m)) / float64(m)
 }
 
 // sortCandidates orders by score descending, then by id, so ties never depend on map order. It

@@ -256,18 +256,20 @@ func TestPPRExact(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, err := e.Query(Request{Query: "alpha", K: MaxK, Seeds: tt.seeds, Gamma: tt.gamma})
+			req := Request{Query: "alpha", K: MaxK, Seeds: tt.seeds, Gamma: tt.gamma}
+			pi, err := e.Personalization(req)
 			if err != nil {
 				t.Fatal(err)
 			}
-			gamma := stdcmp.Or(tt.gamma, DefaultGamma)
-			got := make([]float64, n)
-			for _, r := range resp.Results {
-				got[r.ID] = r.Score
-				if r.Name != greekSkills[r.ID].name {
-					t.Errorf("result %d is named %q, want %q", r.ID, r.Name, greekSkills[r.ID].name)
-				}
+			// The restart mass is ∝ the seeds' fused scores: the same seeds as 1/rank, and
+			// alpha-main (a name hit) far above epsilon-lonely (a body hit).
+			if (pi[0] > 0) != (tt.pi[0] > 0) || (pi[4] > 0) != (tt.pi[4] > 0) || tt.pi[4] > 0 && pi[0] <= pi[4] {
+				t.Fatalf("restart vector %v, want mass on the seeds of %v, the name hit first", pi, tt.pi)
 			}
+			tt.pi = pi
+			gamma := stdcmp.Or(tt.gamma, DefaultGamma)
+			got, iters := e.PowerIteration(pi, gamma, Tolerance, MaxIterations)
+			resp := struct{ Iterations int }{iters}
 			var mass float64
 			for _, s := range got {
 				mass += s
@@ -316,13 +318,6 @@ func TestPPRExact(t *testing.T) {
 			if math.Abs(got[4]-tt.pi[4]) > 1e-12 {
 				t.Errorf("dangling seed epsilon-lonely: score %v, want its seed mass %v", got[4], tt.pi[4])
 			}
-			// Results are the skills with mass, highest first, ties by id.
-			for i := 1; i < len(resp.Results); i++ {
-				a, b := resp.Results[i-1], resp.Results[i]
-				if a.Score < b.Score || a.Score == b.Score && a.ID > b.ID {
-					t.Errorf("results out of order: %s %v before %s %v", a.Name, a.Score, b.Name, b.Score)
-				}
-			}
 		})
 	}
 }
@@ -337,13 +332,20 @@ func TestPPRZeroWeightRow(t *testing.T) {
 	}
 	edges := []graphs.Edge{{Source: 0, Target: 1, Weight: 0, State: graphs.Scaffold, Type: graphs.Workflow}}
 	e := newTestEngine(t, skills, edges)
-	exact := stationary(transition(len(skills), edges), inverseRank(len(skills), 0, 2), DefaultGamma)
-	res := query(t, e, Request{Query: "alpha", K: 3})
+	pi, err := e.Personalization(Request{Query: "alpha"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact := stationary(transition(len(skills), edges), pi, DefaultGamma)
+	p, _ := e.PowerIteration(pi, DefaultGamma, Tolerance, MaxIterations)
 	got := map[string]float64{}
-	for _, r := range res {
-		got[r.Name] = r.Score
+	for v, x := range p {
+		if x != 0 {
+			got[skills[v].name] = x
+		}
 	}
 	want := map[string]float64{"alpha-main": exact[0], "gamma-lonely": exact[2]}
+	res := query(t, e, Request{Query: "alpha", K: 3})
 	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-6 })); diff != "" {
 		t.Errorf("scores (-want +got):\n%s", diff)
 	}
@@ -496,9 +498,10 @@ func TestQueryK(t *testing.T) {
 		req  Request
 		want []string
 	}{
-		// One seed; four skills have mass; wash-dishes is the next lexical candidate and fills up.
-		{"fill-up", Request{Query: "boil boil dishes", Seeds: 1}, []string{
-			"boil-water", "fill-kettle", "brew-tea", "heat-object-in-microwave", "wash-dishes"}},
+		// One seed; wash-dishes is a lexical hit beyond the seeds: it keeps its seed evidence
+		// above the skills the graph reaches through weak edges.
+		{"lexical hit beyond the seeds", Request{Query: "boil boil dishes", Seeds: 1}, []string{
+			"boil-water", "wash-dishes", "fill-kettle", "brew-tea", "heat-object-in-microwave"}},
 		{"k below the reached set", Request{Query: "boil", K: 2}, []string{"boil-water", "fill-kettle"}},
 		{"k larger than the library", Request{Query: "boil", K: MaxK}, []string{
 			"boil-water", "fill-kettle", "brew-tea", "heat-object-in-microwave"}},
@@ -514,11 +517,11 @@ func TestQueryK(t *testing.T) {
 		})
 	}
 
-	t.Run("fill-up result", func(t *testing.T) {
+	t.Run("lexical hit beyond the seeds", func(t *testing.T) {
 		res := query(t, e, Request{Query: "boil boil dishes", Seeds: 1})
-		last := res[len(res)-1]
-		if diff := cmp.Diff(Result{ID: washDishes, Name: "wash-dishes"}, last); diff != "" {
-			t.Errorf("filled-up result (-want +got):\n%s", diff)
+		got := res[1]
+		if got.ID != washDishes || got.SeedRank != 0 || got.Via != nil || !(got.Score > 0 && got.Score < res[0].Score) {
+			t.Errorf("second result %+v, want wash-dishes, no seed, no via, scored below the seed", got)
 		}
 	})
 

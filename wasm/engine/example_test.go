@@ -47,7 +47,7 @@ func ExampleEngine_Query() {
 		fmt.Println()
 	}
 	// Output:
-	// boil-water  0.519 seed=1  via fill-kettle (confirmed dependency, reverse=false)  via brew-tea (uncertain workflow, reverse=true)
-	// fill-kettle 0.249 seed=0  via boil-water (confirmed dependency, reverse=true)
-	// brew-tea    0.233 seed=2  via boil-water (uncertain workflow, reverse=false)
+	// boil-water  1.000 seed=1  via fill-kettle (confirmed dependency, reverse=false)  via brew-tea (uncertain workflow, reverse=true)
+	// fill-kettle 0.630 seed=0  via boil-water (confirmed dependency, reverse=true)
+	// brew-tea    0.420 seed=2  via boil-water (uncertain workflow, reverse=false)
 }

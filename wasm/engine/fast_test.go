@@ -96,22 +96,19 @@ var fastQueries = []string{
 
 // fullFusion is the seed fusion over every candidate, sorted in full: the reference.
 func fullFusion(e *Engine, sc *scratch, query string, qvec []float32, semWeight float64) []candidate {
-	counts := map[string]int{}
-	var order []string
-	for _, t := range Tokenize(query) {
-		if counts[t] == 0 {
-			order = append(order, t)
-		}
-		counts[t]++
-	}
+	seen := map[string]bool{}
 	var terms []queryTerm
-	for _, t := range order {
+	for _, t := range Tokenize(query) {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
 		if idx, ok := e.g.FindTerm(t); ok {
-			terms = append(terms, queryTerm{idx, float64(counts[t])})
+			terms = append(terms, queryTerm{idx, 1})
 			continue
 		}
 		for _, idx := range typoTerms(e.g, &e.terms, t) {
-			terms = append(terms, queryTerm{idx, typoWeight * float64(counts[t])})
+			terms = append(terms, queryTerm{idx, typoWeight})
 		}
 	}
 	scores := make([]float64, e.g.NumSkills())
@@ -132,30 +129,23 @@ func fullFusion(e *Engine, sc *scratch, query string, qvec []float32, semWeight 
 		sem = e.semanticRanking(sc, qvec)
 	}
 	fused := make([]float64, e.g.NumSkills())
-	seen := map[int]bool{}
-	var all []int
-	for _, list := range [][]candidate{lex, names, sem} {
-		for _, c := range list {
-			if !seen[c.id] {
-				seen[c.id] = true
-				all = append(all, c.id)
-			}
-		}
-	}
-	for _, list := range [][]candidate{lex, names} {
-		for r, c := range list {
-			fused[c.id] += 1 / float64(rrfK+r+1)
-		}
-	}
-	for r, c := range sem {
-		fused[c.id] += semWeight / float64(rrfK+r+1)
+	for _, c := range lex {
+		fused[c.id] = c.score / lex[0].score
 	}
 	for _, c := range names {
-		fused[c.id] += c.score
+		fused[c.id] += nameEvidence(c.score)
+	}
+	w := semWeight * agreement(lex, sem)
+	for _, c := range sem {
+		if top, floor := sem[0].score, sem[len(sem)-1].score; top > floor {
+			fused[c.id] += w * (c.score - floor) / (top - floor)
+		}
 	}
 	var out []candidate
-	for _, id := range all {
-		out = append(out, candidate{id, fused[id]})
+	for id, x := range fused {
+		if x > 0 || scores[id] > 0 {
+			out = append(out, candidate{id, x})
+		}
 	}
 	sortCandidates(out)
 	return out
@@ -204,9 +194,11 @@ func TestSeedHeadMatchesFullFusion(t *testing.T) {
 					return v
 				}())
 			}
-			got := e.seedRanking(sc, q, qvec, 1, false, need)
+			got, _ := e.seedRanking(sc, q, qvec, 1, false, need)
+			got = got[:min(need, len(got))]
 			want := fullFusion(e, sc, q, qvec, 1)
 			want = want[:min(need, len(want))]
+			clear(sc.bm25)
 			if diff := cmp.Diff(want, got, cmp.AllowUnexported(candidate{})); diff != "" {
 				t.Errorf("%q need %d: head differs from the full fusion (-want +got):\n%s", q, need, diff)
 			}

@@ -123,8 +123,8 @@ func (e *Engine) push(sc *scratch, seeds []int32, gamma, eps float64) (p []float
 }
 
 // Personalization returns the PPR restart vector π of req: the first req.Seeds fused seeds with
-// mass ∝ 1/rank, as Query uses it. It is for benchmarks and tests that compare the propagation
-// methods on real queries.
+// mass ∝ their fused scores, as Query uses it. It is for benchmarks and tests that compare the
+// propagation methods on real queries.
 func (e *Engine) Personalization(req Request) ([]float64, error) {
 	if err := req.normalize(); err != nil {
 		return nil, err
@@ -140,15 +140,10 @@ func (e *Engine) Personalization(req Request) ([]float64, error) {
 	}
 	sc := e.getScratch()
 	defer e.putScratch(sc)
-	fused := e.seedRanking(sc, req.Query, qvec, req.SemanticWeight, req.NoLexical, req.Seeds)
+	fused, _ := e.seedRanking(sc, req.Query, qvec, req.SemanticWeight, req.NoLexical, req.Seeds)
+	clear(sc.bm25)
 	pi := make([]float64, e.g.NumSkills())
-	var mass float64
-	for i := range fused {
-		mass += 1 / float64(i+1)
-	}
-	for i, c := range fused {
-		pi[c.id] = 1 / float64(i+1) / mass
-	}
+	restart(pi, fused[:min(req.Seeds, len(fused))])
 	return pi, nil
 }
 

@@ -44,7 +44,7 @@ var teaSkills = []graphs.Skill{
 }
 
 var teaEdges = []graphs.Edge{
-	{Source: 0, Target: 1, Weight: 0.9, Assoc: 0.9, State: graphs.Confirmed, Type: graphs.Dependency},
+	{Source: 0, Target: 1, Weight: 0.5, Assoc: 0.5, State: graphs.Confirmed, Type: graphs.Dependency},
 	{Source: 1, Target: 2, Weight: 0.6, Assoc: 0.6, State: graphs.Uncertain, Type: graphs.Workflow},
 	{Source: 2, Target: 3, Weight: 0.25, Assoc: 0.25, State: graphs.Scaffold, Type: graphs.Semantic},
 }
@@ -66,8 +66,8 @@ Text marked [… cut] goes on in the skill's source file.
 [1] boil-water (seed #1)
 Boil water on the stove until it bubbles.
 source: lib/boil-water/SKILL.md
-- needs fill-kettle (confirmed dependency, w=0.90)
 - before brew-tea (uncertain workflow, w=0.60)
+- needs fill-kettle (confirmed dependency, w=0.50)
 
 ## Steps
 1. Put the kettle on the stove.
@@ -87,7 +87,7 @@ Verser l'eau frémissante sur les feuilles, attendre trois minutes — pas plus.
 [3] fill-kettle (via graph)
 Fill a kettle from the tap.
 source: lib/fill-kettle/SKILL.md
-- needed by boil-water (confirmed dependency, w=0.90)
+- needed by boil-water (confirmed dependency, w=0.50)
 
 ## Steps
 1. Take the kettle to the sink.

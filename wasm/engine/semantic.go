@@ -12,9 +12,10 @@ import (
 // request carries (an exact embedding from the artifact's model) or else the artifact's query
 // encoder applied to the query text.
 const (
-	// DefaultSemanticWeight is the semantic list's share in the reciprocal-rank fusion, relative
-	// to the lexical list's 1. Chosen on the sample and SkillsBench task sets (README, results).
-	DefaultSemanticWeight = 1.0
+	// DefaultSemanticWeight is the semantic list's weight in the seed fusion, relative to the
+	// lexical list's 1, before agreement scales it. Chosen on the SkillsBench, Seal-Tools and
+	// ToolLinkOS task sets (EVALUATION.md).
+	DefaultSemanticWeight = 0.25
 	// semanticDepth is how many of the closest skills the semantic list holds: deeper entries
 	// add little rank mass and would only pad the candidate list.
 	semanticDepth = 50
