@@ -16,8 +16,8 @@ import (
 	"github.com/caskg/caskg/native/llm"
 )
 
-// llmFlags configure the probers: the offline contract prober, or an OpenAI-compatible model
-// for the probes and the judge channel.
+// llmFlags configure the probers: the offline contract prober, an OpenAI-compatible model for
+// the probes and the judge channel, or the evaluation-only oracle.
 type llmFlags struct {
 	prober      string
 	url, model  string
@@ -29,10 +29,11 @@ type llmFlags struct {
 	cacheDir    string
 	judge       bool
 	dryRun      bool
+	oracle      oracleFlags
 }
 
 func (f *llmFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.prober, "prober", "", "probe answerer: contract (offline) or llm (default: llm when an LLM endpoint is configured)")
+	fs.StringVar(&f.prober, "prober", "", "probe answerer: contract (offline), llm, or oracle (evaluation only: answers from -oracle-edges) (default: llm when an LLM endpoint is configured, else contract)")
 	fs.StringVar(&f.url, "llm-url", "", "OpenAI-compatible base `URL` (default $OPENAI_BASE_URL); key from $CASKG_LLM_API_KEY or $OPENAI_API_KEY")
 	fs.StringVar(&f.model, "llm-model", "", "chat `model` name for the llm prober and judge")
 	fs.Float64Var(&f.temperature, "llm-temperature", 0, "sampling temperature")
@@ -43,6 +44,7 @@ func (f *llmFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "cache `dir` of LLM answers (llm/) and embeddings (embeddings/); default: the user cache dir/caskg; \"off\" disables the embedding cache")
 	fs.BoolVar(&f.judge, "judge", true, "with an LLM, also score gated candidates with the judge channel")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "count the probes and model calls a build would make, build nothing")
+	f.oracle.register(fs)
 }
 
 // configure sets the prober and judge of opt from the flags and the environment.
@@ -55,12 +57,17 @@ func (f *llmFlags) configure(opt *build.Options) error {
 			prober = "llm"
 		}
 	}
+	if given := f.oracle.given(); len(given) > 0 && prober != "oracle" {
+		return usagef("flag -%s needs -prober oracle", given[0])
+	}
 	switch prober {
 	case "contract":
 		return nil
+	case "oracle":
+		return f.oracle.configure(opt)
 	case "llm":
 	default:
-		return usagef("flag -prober: %q is not contract or llm", f.prober)
+		return usagef("flag -prober: %q is not contract, llm or oracle", f.prober)
 	}
 	if cfg.URL == "" || cfg.Model == "" {
 		return usagef("the llm prober needs -llm-url (or $OPENAI_BASE_URL) and -llm-model")

@@ -1,0 +1,87 @@
+package eval_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/wasm/engine"
+)
+
+// sharedData holds the dev sets (../shared/data beside the repository).
+const sharedData = "../../../shared/data"
+
+// graphTolerance is how far the graph may fall below the seeds alone before the rule breaks:
+// the acceptance bar (default COMP@10 ≥ --no-graph − 0.005).
+const graphTolerance = 0.005
+
+// TestGraphNotBelowSeeds guards DESIGN §4's rule "graph ≥ seeds alone" on dev sets: the
+// default build, asked every task at k = 10, must not complete fewer tasks (COMP@10) with the
+// graph than with the seeds alone (--no-graph), beyond graphTolerance. NESTFUL is a check set,
+// SkillsBench and ToolLinkOS tuning sets (EVALUATION.md); Seal-Tools, the largest, is left to
+// make eval (it would triple the test's time under -race).
+func TestGraphNotBelowSeeds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two dev sets; skipped with -short")
+	}
+	if _, err := os.Stat(sharedData); err != nil {
+		t.Skipf("%s not found: the dev sets are not beside the repository", sharedData)
+	}
+	sets := []struct {
+		name, lib, tasks string
+	}{
+		{"NESTFUL", sharedData + "/eval/nestful/tools.json", sharedData + "/eval/nestful/tasks.jsonl"},
+		{"SkillsBench", sharedData + "/skills", sharedData + "/eval/skillsbench/tasks.jsonl"},
+		{"ToolLinkOS", sharedData + "/eval/toollinkos/tools.json", sharedData + "/eval/toollinkos/tasks_test.jsonl"},
+	}
+	for _, set := range sets {
+		t.Run(set.name, func(t *testing.T) {
+			lib, err := ingest.Load(set.lib)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tasks, err := eval.ReadTasks(set.tasks, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt, err := build.DefaultOptionsFor(lib.Skills)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _, err := build.Build(lib.Skills, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := graphs.Decode(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng := engine.New(g)
+			comp := func(noGraph bool) float64 {
+				ks := []int{10}
+				var all []eval.Scores
+				for _, task := range tasks {
+					resp, err := eng.Query(engine.Request{Query: task.Query, K: 10, NoGraph: noGraph})
+					if err != nil {
+						t.Fatalf("task %s (line %d): %v", task.ID, task.Line, err)
+					}
+					names := make([]string, len(resp.Results))
+					for i, r := range resp.Results {
+						names[i] = r.Name
+					}
+					all = append(all, eval.Score(names, task.Gold, ks))
+				}
+				return eval.Summarize(all, ks).Complete[10]
+			}
+			withGraph, seeds := comp(false), comp(true)
+			t.Logf("%s, %d tasks: COMP@10 %.3f with the graph, %.3f with the seeds alone", set.name, len(tasks), withGraph, seeds)
+			if withGraph < seeds-graphTolerance {
+				t.Errorf("%s: the default graph lowers COMP@10 from %.3f (seeds alone) to %.3f; the rule is graph ≥ seeds alone − %v",
+					set.name, seeds, withGraph, graphTolerance)
+			}
+		})
+	}
+}
