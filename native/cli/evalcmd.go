@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,8 +36,11 @@ func runEval(c *ctx, args []string) error {
 	goldEdges := fs.String("gold-edges", "", "gold edge `file` (JSONL: source, target) to score the published graph")
 	ksFlag := fs.String("ks", "5,10", "comma-separated cutoffs `k` for R@k and COMP@k")
 	jsonOut := fs.Bool("json", false, "print JSON")
-	cmp := fs.Bool("compare", false, "the arguments are libraries: build every variant (full, no-judge, semantic-only, publish-all) and score them with the seed baselines and the whole library in one table")
-	traces := fs.String("traces", "", "with -compare: JSONL `file` of successful runs for the trace channel")
+	cmp := fs.Bool("compare", false, "the arguments are libraries: build the default artifact, default + traces (with -traces), publish-all and the oracle builds (with -oracle-errors), and score them with the seeds alone, each seed channel alone and the whole library")
+	traces := fs.String("traces", "", "with -compare: JSONL `file` of successful runs: adds a build with the trace channel")
+	oracleErrors := fs.String("oracle-errors", "", "with -compare and -gold-edges: comma-separated error `rates` in [0, 1]; adds a build probed by the evaluation-only oracle (answers from the gold edges) per rate")
+	oracleSeed := fs.Uint64("oracle-seed", 1, "with -oracle-errors: picks which of the oracle's answers are wrong")
+	role := fs.String("role", "", "with -compare: the set's role, tuning (defaults may be chosen on it) or check (never tuned on)")
 	budget := fs.Int("budget", build.DefaultOptions().Budget, "with -compare: frontier size (0: probe every candidate; -1: every candidate with the contract prober, 500 with a model prober)")
 	title := fs.String("title", "", "with -compare: the table's heading")
 	label := fs.String("label", "", "with -compare: a short name of the comparison for the README summary (default: the title)")
@@ -44,7 +48,8 @@ func runEval(c *ctx, args []string) error {
 	report := fs.Bool("report", false, "the arguments are JSON files of eval -compare -json: write EVALUATION.md from them")
 	readme := fs.String("readme", "", "with -report: rewrite the results between <!-- eval:begin --> and <!-- eval:end --> in this `file`")
 	pos, err := parse(c, fs, args, "ARTIFACT --tasks TASKS.jsonl [--gold-edges EDGES.jsonl] [--ks 5,10] [--no-graph]\n"+
-		"       caskg eval --compare LIBRARY... --tasks TASKS.jsonl [--gold-edges E] [--traces R] [--budget N] [--title T] [--label L] [--json] [-o FILE]\n"+
+		"       caskg eval --compare LIBRARY... --tasks TASKS.jsonl [--gold-edges E [--oracle-errors 0.1,0.3]] [--traces R] [--budget N]\n"+
+		"                  [--role tuning|check] [--title T] [--label L] [--json] [-o FILE]\n"+
 		"       caskg eval --report RESULT.json... [-o EVALUATION.md] [--readme README.md]")
 	if err != nil {
 		return err
@@ -57,6 +62,7 @@ func runEval(c *ctx, args []string) error {
 	}
 	if *cmp {
 		return runCompare(c, compareArgs{libs: pos, tasks: *tasksPath, gold: *goldEdges, traces: *traces,
+			oracleErrors: *oracleErrors, oracleSeed: *oracleSeed, role: *role,
 			budget: *budget, ks: *ksFlag, title: *title, label: *label, json: *jsonOut, out: *out})
 	}
 	if *out != "" || *readme != "" {
@@ -198,10 +204,32 @@ func parseKs(flagValue string) ([]int, error) {
 	return ks, nil
 }
 
+// parseRates parses the comma-separated error rates of -oracle-errors ("" is none).
+func parseRates(flagValue string) ([]float64, error) {
+	if strings.TrimSpace(flagValue) == "" {
+		return nil, nil
+	}
+	var rates []float64
+	for _, f := range strings.Split(flagValue, ",") {
+		r, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(r >= 0 && r <= 1) {
+			return nil, usagef("flag -oracle-errors: %q is not an error rate in [0, 1]", f)
+		}
+		if slices.Contains(rates, r) {
+			return nil, usagef("flag -oracle-errors: %v given twice", r)
+		}
+		rates = append(rates, r)
+	}
+	return rates, nil
+}
+
 // compareArgs are the flags of eval --compare.
 type compareArgs struct {
 	libs                []string
 	tasks, gold, traces string
+	oracleErrors        string
+	oracleSeed          uint64
+	role                string
 	budget              int
 	ks, title, label    string
 	json                bool
@@ -218,6 +246,15 @@ func (a compareArgs) command() string {
 	}
 	if a.traces != "" {
 		words = append(words, "--traces", a.traces)
+	}
+	if a.oracleErrors != "" {
+		words = append(words, "--oracle-errors", a.oracleErrors)
+		if a.oracleSeed != 1 {
+			words = append(words, "--oracle-seed", strconv.FormatUint(a.oracleSeed, 10))
+		}
+	}
+	if a.role != "" {
+		words = append(words, "--role", a.role)
 	}
 	if a.budget != build.DefaultOptions().Budget {
 		words = append(words, "--budget", strconv.Itoa(a.budget))
@@ -255,28 +292,42 @@ func runCompare(c *ctx, a compareArgs) error {
 	if err != nil {
 		return err
 	}
-	var gold []eval.GoldEdge
+	rates, err := parseRates(a.oracleErrors)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(rates) > 0 && a.gold == "":
+		return usagef("flag -oracle-errors needs -gold-edges: the oracle answers from them")
+	case a.role != "" && a.role != roleTuning && a.role != roleCheck:
+		return usagef("flag -role: %q is not %s or %s", a.role, roleTuning, roleCheck)
+	}
+	setup := compareSetup{oracleErrors: rates, oracleSeed: a.oracleSeed}
 	if a.gold != "" {
-		if gold, err = eval.ReadGoldEdges(a.gold); err != nil {
+		if setup.gold, err = eval.ReadGoldEdges(a.gold); err != nil {
 			return err
 		}
 	}
 	opt := build.DefaultOptions()
 	opt.Budget = a.budget
 	if a.traces != "" {
-		if opt.Traces, err = build.ReadTraces(a.traces); err != nil {
+		if setup.traces, err = build.ReadTraces(a.traces); err != nil {
 			return err
 		}
 	}
 	if err := opt.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	rows, skills, err := compare(a.libs, tasks, gold, opt, ks)
+	rows, skills, err := compare(a.libs, tasks, opt, setup, ks)
 	if err != nil {
 		return err
 	}
-	res := &compareResult{Title: a.title, Label: a.label, Command: a.command(), Libraries: a.libs, Tasks: a.tasks,
-		NumTasks: len(tasks), Skills: skills, GoldEdges: a.gold, Traces: a.traces, Budget: a.budget, Ks: ks, Rows: rows}
+	res := &compareResult{Title: a.title, Label: a.label, Role: a.role, Command: a.command(), Libraries: a.libs,
+		Tasks: a.tasks, NumTasks: len(tasks), Skills: skills, GoldEdges: a.gold, Traces: a.traces,
+		OracleErrors: rates, Budget: a.budget, Ks: ks, Rows: rows}
+	if len(rates) > 0 {
+		res.OracleSeed = a.oracleSeed
+	}
 	if res.Title == "" {
 		res.Title = fmt.Sprintf("%s on %s", strings.Join(a.libs, " "), a.tasks)
 	}
@@ -290,6 +341,7 @@ func runCompare(c *ctx, a compareArgs) error {
 		buf.WriteByte('\n')
 	} else {
 		res.writeMarkdown(&buf)
+		res.writeTimes(&buf)
 	}
 	if a.out != "" {
 		return atomicfile.Write(a.out, buf.Bytes())

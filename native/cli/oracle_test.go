@@ -14,7 +14,7 @@ import (
 const sampleGoldEdges = `{"source":"find-object","target":"pick-up-object","type":"dependency"}
 {"source":"go-to-location","target":"pick-up-object"}
 {"source":"pick-up-object","target":"heat-object-in-microwave"}
-{"source":"pick-up-object","target":"put-object-in-receptacle"}
+{"source":"pick-up-object","target":"put-two-objects-in-receptacle"}
 `
 
 func TestBuildOracle(t *testing.T) {
