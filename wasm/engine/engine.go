@@ -312,8 +312,10 @@ func (e *Engine) rank(req Request) (Response, error) {
 	fused, lexMax := e.seedRanking(sc, req.Query, qvec, req.SemanticWeight, req.NoLexical, max(req.Seeds, req.K))
 	scores := sc.bm25
 	defer clear(scores)
-	var fmax float64
-	if len(fused) > 0 {
+	// Scores are reported relative to the best seed; a list whose evidence is all zero (a name
+	// match at the threshold, a flat semantic list) keeps its order with zero scores.
+	fmax := 1.0
+	if len(fused) > 0 && fused[0].score > 0 {
 		fmax = fused[0].score
 	}
 	n := e.g.NumSkills()
