@@ -102,30 +102,32 @@ type Candidate struct {
 
 // Report summarizes a build for people and machines.
 type Report struct {
-	Variant         string             `json:"variant"`
-	Skills          int                `json:"skills"`
-	Candidates      int                `json:"candidates"`
-	PerChannel      map[string]int     `json:"per_channel"` // candidates each channel proposed
-	Channels        []string           `json:"active_channels"`
-	Embedder        string             `json:"embedder,omitempty"`
-	Frontier        int                `json:"frontier"`
-	Prober          string             `json:"prober,omitempty"`
-	ProbesRun       int                `json:"probes_run"`
-	ProbesCached    int                `json:"probes_cached"`
-	ProbesFailed    int                `json:"probes_failed"`
-	ProbesAbstained int                `json:"probes_abstained,omitempty"` // answers with nothing to go on (contract prober)
-	JudgeCalls      int                `json:"judge_calls"`
-	Calibrated      map[string]int     `json:"calibrated"` // candidates per state before publication
-	Published       int                `json:"published"`
-	ByState         map[string]int     `json:"by_state"` // published edges per state
-	ByType          map[string]int     `json:"by_type"`
-	TraceSkipped    int                `json:"trace_names_unknown,omitempty"`
-	Bytes           int                `json:"bytes"`
-	StageSeconds    map[string]float64 `json:"stage_seconds"`
-	TotalSeconds    float64            `json:"seconds"`
-	FailedSamples   []string           `json:"failed_samples,omitempty"` // a few failed probe answers
-	PlannedProbes   int                `json:"planned_probes,omitempty"` // dry run: probes and judge prompts
-	PlannedCalls    int                `json:"planned_calls,omitempty"`  // dry run: of those, not cached
+	Variant         string         `json:"variant"`
+	Skills          int            `json:"skills"`
+	Candidates      int            `json:"candidates"`
+	PerChannel      map[string]int `json:"per_channel"` // candidates each channel proposed
+	Channels        []string       `json:"active_channels"`
+	Embedder        string         `json:"embedder,omitempty"`
+	Frontier        int            `json:"frontier"`
+	Prober          string         `json:"prober,omitempty"`
+	ProbesRun       int            `json:"probes_run"`
+	ProbesCached    int            `json:"probes_cached"`
+	ProbesFailed    int            `json:"probes_failed"`
+	ProbesAbstained int            `json:"probes_abstained,omitempty"` // answers with nothing to go on (contract prober)
+	JudgeCalls      int            `json:"judge_calls"`
+	Calibrated      map[string]int `json:"calibrated"` // candidates per state before publication
+	Published       int            `json:"published"`
+	ByState         map[string]int `json:"by_state"` // published edges per state
+	ByType          map[string]int `json:"by_type"`
+	TraceSkipped    int            `json:"trace_names_unknown,omitempty"`
+	// TracePrior is the Beta prior (a, b) of co-use fitted on held-out runs (traceStats.fitPrior).
+	TracePrior    []float64          `json:"trace_prior,omitempty"`
+	Bytes         int                `json:"bytes"`
+	StageSeconds  map[string]float64 `json:"stage_seconds"`
+	TotalSeconds  float64            `json:"seconds"`
+	FailedSamples []string           `json:"failed_samples,omitempty"` // a few failed probe answers
+	PlannedProbes int                `json:"planned_probes,omitempty"` // dry run: probes and judge prompts
+	PlannedCalls  int                `json:"planned_calls,omitempty"`  // dry run: of those, not cached
 }
 
 // planner is implemented by probers that call a model and cache its answers.
@@ -145,7 +147,10 @@ type builder struct {
 	vectors *graphs.Vectors
 	encoder *graphs.QueryEncoder
 	outPost map[string][]int // skills by output token, for the contract prober
-	rep     *Report
+	// keyMakers counts, per declared output field name, the skills that declare it: a field
+	// many skills return ("status", "id", "location") says little about which one feeds an input.
+	keyMakers map[string]int
+	rep       *Report
 }
 
 // Build is BuildContext with a background context.
@@ -179,10 +184,14 @@ func BuildContext(ctx context.Context, skills []ingest.Skill, opt Options) ([]by
 	t := time.Now()
 	b := &builder{opt: opt, skills: skills, index: index, rep: rep}
 	b.feat, b.idf = extractFeatures(skills, index)
+	b.keyMakers = countKeyMakers(b.feat)
 	for _, w := range b.idf {
 		b.maxIDF = max(b.maxIDF, w)
 	}
 	b.traces, rep.TraceSkipped = newTraceStats(opt.Traces, index)
+	if b.traces != nil {
+		rep.TracePrior = []float64{b.traces.priorA, b.traces.priorB}
+	}
 	stage("features", t)
 	if opt.Embedder != nil {
 		t = time.Now()

@@ -75,7 +75,13 @@ func (b *builder) publish(cands []Candidate) []graphs.Edge {
 		default:
 			continue
 		}
-		out = append(out, edge(c, Weight(c.A, c.C, rho, o.EpsWeight), c.State))
+		w := Weight(c.A, c.C, rho, o.EpsWeight)
+		// A posterior the runs decided is already a calibrated probability (fitted on held-out
+		// runs, traceStats.fitPrior): it is published as it is, not discounted by state.
+		if tp := b.traces.posterior(c.Source, c.Target); tp > 0 && tp >= c.C {
+			w = clip(tp, o.EpsWeight, 1)
+		}
+		out = append(out, edge(c, w, c.State))
 		live[c.Source], live[c.Target] = true, true
 	}
 	for _, k := range b.scaffold(cands, live, len(out)) {

@@ -186,6 +186,27 @@ func (b *builder) candidates(rep *Report) []Candidate {
 		c.Type = b.relation(&c)
 		out = append(out, c)
 	}
+	// Every pair the runs used together is a candidate both ways, whatever the other channels
+	// proposed: runs are observations of the library in use, not a similarity to rank and cap.
+	if b.traces != nil {
+		for i := range n {
+			for _, j := range b.traces.neighbors[i] {
+				if have[pair{i, j}] {
+					continue
+				}
+				have[pair{i, j}] = true
+				c := Candidate{Source: i, Target: j, Phi: map[string]float64{}}
+				for _, s := range b.signals {
+					if s.Score != nil {
+						c.Phi[s.Name] = s.Score(i, j)
+					}
+				}
+				c.A = b.association(c.Phi)
+				c.Type = b.relation(&c)
+				out = append(out, c)
+			}
+		}
+	}
 	return out
 }
 

@@ -106,7 +106,7 @@ func (b *builder) io(i, j int) float64 {
 func (b *builder) slotMatch(o, x slot) float64 {
 	if o.declared && x.declared {
 		if o.key == x.key {
-			return 1
+			return keySpecificity(b.keyMakers[o.key])
 		}
 		return 0
 	}
@@ -198,4 +198,25 @@ func (b *builder) relation(c *Candidate) graphs.Relation {
 		return graphs.Alternative
 	}
 	return graphs.Semantic
+}
+
+// keySpecificity is how much a match on a declared field name says when makers skills declare
+// it as an output: 1 for a field at most two skills return, falling as 1/√(makers − 1) beyond.
+func keySpecificity(makers int) float64 {
+	return 1 / math.Sqrt(float64(max(1, makers-1)))
+}
+
+// countKeyMakers counts, per declared output field name, the skills that declare it.
+func countKeyMakers(feat []features) map[string]int {
+	out := map[string]int{}
+	for _, f := range feat {
+		seen := map[string]bool{}
+		for _, o := range f.outputs {
+			if o.declared && !seen[o.key] {
+				seen[o.key] = true
+				out[o.key]++
+			}
+		}
+	}
+	return out
 }

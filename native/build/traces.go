@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"sort"
 )
 
 // Trace is one successful run: the skills it used, in execution order.
@@ -70,6 +72,9 @@ type traceStats struct {
 	neighbors map[int][]int
 	traces    int
 	ordered   bool // whether the runs' order carries information (see newTraceStats)
+	runs      [][]int
+	// The Beta prior of P(s_i used | s_j used), fitted to the runs themselves (fitPrior).
+	priorA, priorB float64
 }
 
 // newTraceStats indexes traces by skill id; names not in the library are skipped and counted.
@@ -101,6 +106,7 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, int) {
 			continue
 		}
 		t.traces++
+		t.runs = append(t.runs, ids)
 		for p, a := range ids {
 			t.count[a]++
 			for _, b := range ids[p+1:] {
@@ -120,7 +126,85 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, int) {
 	// Runs that all list their skills in sorted order were sorted by whoever wrote them, not
 	// executed that way: their order is no evidence of which skill comes first.
 	t.ordered = !sorted
+	t.priorA, t.priorB = t.fitPrior()
 	return t, unknown
+}
+
+// fitPrior chooses the Beta prior (a, b) of P(s_v used | s_u used) that best predicts each run
+// from the others (leave one out): for every run r, skill u in r and companion v the other runs
+// used with u, it predicts v ∈ r with (co' + a) / (n' + a + b), where co' and n' count the other
+// runs, and keeps the (a, b) of the highest likelihood on a fixed grid. Runs that repeat the
+// same procedures fit a prior that trusts one co-use; runs that combine skills at random fit one
+// that does not, so a companion seen once stays weak there. Without any skill used twice there
+// is nothing to hold out and the prior is uniform, Beta(1, 1).
+func (t *traceStats) fitPrior() (a, b float64) {
+	type cell struct{ co, n int }
+	type tally struct{ hit, all float64 }
+	cells := map[cell]*tally{}
+	in := map[int]bool{}
+	for _, r := range t.runs {
+		clear(in)
+		for _, u := range r {
+			in[u] = true
+		}
+		for _, u := range r {
+			n := t.count[u] - 1
+			if n < 1 {
+				continue
+			}
+			for _, v := range t.neighbors[u] {
+				co := t.co[pair{u, v}]
+				hit := in[v]
+				if hit {
+					co--
+				}
+				if co < 1 {
+					continue
+				}
+				c := cells[cell{co, n}]
+				if c == nil {
+					c = &tally{}
+					cells[cell{co, n}] = c
+				}
+				c.all++
+				if hit {
+					c.hit++
+				}
+			}
+		}
+	}
+	if len(cells) == 0 {
+		return 1, 1
+	}
+	keys := make([]cell, 0, len(cells))
+	for k := range cells {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(x, y int) bool {
+		if keys[x].n != keys[y].n {
+			return keys[x].n < keys[y].n
+		}
+		return keys[x].co < keys[y].co
+	})
+	best := math.Inf(-1)
+	a, b = 1, 1
+	for ia := range 31 {
+		ca := math.Pow(10, -2+float64(ia)/10) // 0.01 … 10
+		for ib := range 41 {
+			cb := math.Pow(10, -2+float64(ib)/10) // 0.01 … 100
+			var ll float64
+			for _, k := range keys {
+				c := cells[k]
+				p := (float64(k.co) + ca) / (float64(k.n) + ca + cb)
+				p = min(max(p, 1e-9), 1-1e-9)
+				ll += c.hit*math.Log(p) + (c.all-c.hit)*math.Log(1-p)
+			}
+			if ll > best {
+				best, a, b = ll, ca, cb
+			}
+		}
+	}
+	return a, b
 }
 
 // given is P(i ran | j ran), smoothed as co(i, j)/(n_j + 1) so that a single run is not taken
@@ -140,7 +224,7 @@ func (t *traceStats) posterior(i, j int) float64 {
 	if t == nil || t.co[pair{i, j}] == 0 {
 		return 0
 	}
-	return float64(1+t.co[pair{i, j}]) / float64(2+t.count[j])
+	return (float64(t.co[pair{i, j}]) + t.priorA) / (float64(t.count[j]) + t.priorA + t.priorB)
 }
 
 // support is the trace evidence that s_i supports s_j: how much more often the runs that used

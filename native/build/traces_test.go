@@ -1,0 +1,73 @@
+package build
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestFitPrior checks that the co-use prior is fitted to how well runs predict each other:
+// runs that repeat the same procedures trust a single co-use, runs that combine skills at
+// random do not, and runs that never reuse a skill keep the uniform prior.
+func TestFitPrior(t *testing.T) {
+	index := map[string]int{}
+	for i := range 60 {
+		index[fmt.Sprintf("s%02d", i)] = i
+	}
+	name := func(i int) string { return fmt.Sprintf("s%02d", i) }
+	var repeated, random, once []Trace
+	// Ten procedures of three skills, each run four times.
+	for p := range 10 {
+		for r := range 4 {
+			repeated = append(repeated, Trace{ID: fmt.Sprint(p, r), Skills: []string{name(3 * p), name(3*p + 1), name(3*p + 2)}})
+		}
+	}
+	// Forty runs of three skills drawn by a fixed generator: every skill recurs, with different
+	// companions each time.
+	x := uint64(7)
+	for r := range 40 {
+		var run []string
+		seen := map[int]bool{}
+		for len(run) < 3 {
+			x = x*6364136223846793005 + 1442695040888963407
+			if k := int(x>>33) % 60; !seen[k] {
+				seen[k] = true
+				run = append(run, name(k))
+			}
+		}
+		random = append(random, Trace{ID: fmt.Sprint(r), Skills: run})
+	}
+	// Twenty runs that never share a skill.
+	for r := range 20 {
+		once = append(once, Trace{ID: fmt.Sprint(r), Skills: []string{name(3 * r), name(3*r + 1)}})
+	}
+	tests := []struct {
+		name     string
+		runs     []Trace
+		min, max float64 // bounds of the posterior of a pair seen together once, in one run
+	}{
+		{"repeated procedures", repeated, 0.8, 1},
+		{"random combinations", random, 0, 0.2},
+		{"nothing held out", once, 2.0/3 - 1e-9, 2.0/3 + 1e-9},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts, _ := newTraceStats(tt.runs, index)
+			p := (1 + ts.priorA) / (1 + ts.priorA + ts.priorB)
+			if p < tt.min || p > tt.max {
+				t.Errorf("prior Beta(%.3g, %.3g): one co-use in one run gives %.3f, want [%.2f, %.2f]", ts.priorA, ts.priorB, p, tt.min, tt.max)
+			}
+		})
+	}
+}
+
+func TestKeySpecificity(t *testing.T) {
+	tests := []struct {
+		makers int
+		want   float64
+	}{{0, 1}, {1, 1}, {2, 1}, {5, 0.5}, {17, 0.25}, {401, 0.05}}
+	for _, tt := range tests {
+		if got := keySpecificity(tt.makers); got < tt.want-1e-9 || got > tt.want+1e-9 {
+			t.Errorf("keySpecificity(%d) = %v, want %v", tt.makers, got, tt.want)
+		}
+	}
+}
