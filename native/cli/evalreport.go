@@ -135,10 +135,12 @@ One set of defaults serves every catalog; no option is keyed to a data set.
 - **no graph (seeds alone)**: the default artifact asked with `+"`--no-graph`"+`: the lexical (BM25 and
   fuzzy names) and vector (the builtin model's query encoder) seed lists fused, no graph.
 - **default**: `+"`caskg build LIBRARY`"+` without flags: the builtin semantic model learned from the
-  library, the offline contract prober, every candidate probed, Beta calibration, state-weighted
-  publication with the scaffold (DESIGN §3); retrieval with the engine's defaults (5 seeds, γ = 0.2).
+  library, the offline contract prober, every candidate probed, Beta calibration, confirmed and
+  uncertain edges published at their state weights, no scaffold; retrieval with the engine's
+  defaults (5 seeds, γ = 0.2).
 - **default + traces**: the same with `+"`--traces traces_train.jsonl`"+`, on the sets that have training
-  runs (from the half of the data whose tasks are not scored).
+  runs (from the half of the data whose tasks are not scored): every co-used pair is a candidate,
+  calibrated by the runs' posterior under a prior fitted to the runs by leave-one-out.
 - **publish-all**: `+"`--variant publish-all`"+`: every candidate published at weight A without probes
   (the GoS-like baseline).
 - **oracle, error r** (evaluation only): `+"`--prober oracle --oracle-edges gold_edges.jsonl --oracle-error r`"+`.
