@@ -3,6 +3,7 @@ package build
 import (
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -102,6 +103,22 @@ func extractFeatures(skills []ingest.Skill, index map[string]int) ([]features, m
 	for t, d := range df {
 		idf[t] = math.Log(1 + float64(n)/float64(d))
 	}
+	nameTokens := make([][]string, n)
+	nameDF := map[string]int{}
+	for i, s := range skills {
+		seen := map[string]bool{}
+		for _, t := range engine.Tokenize(s.Name) {
+			if !seen[t] {
+				seen[t] = true
+				nameTokens[i] = append(nameTokens[i], t)
+				nameDF[t]++
+			}
+		}
+	}
+	nameIDF := make(map[string]float64, len(nameDF))
+	for t, d := range nameDF {
+		nameIDF[t] = math.Log(1 + float64(n)/float64(d))
+	}
 	for i, s := range skills {
 		f := &fs[i]
 		f.text = unitVector(texts[i], idf)
@@ -122,10 +139,73 @@ func extractFeatures(skills []ingest.Skill, index map[string]int) ([]features, m
 				f.deps = append(f.deps, j)
 			}
 		}
+		for _, in := range s.Inputs {
+			if j := referent(in.Description, nameTokens, nameIDF, i); j >= 0 && !slices.Contains(f.deps, j) {
+				f.deps = append(f.deps, j)
+			}
+		}
 		sort.Ints(f.deps)
 		f.mentions = mentions(s.Description+"\n"+s.Body, index, i)
 	}
 	return fs, idf
+}
+
+// sourceRE finds where an input's description says its value comes from: "can be extracted from
+// the Search Airport API", "the id returned by list_items", "obtained from Tripadvisor's Search
+// Restaurants API".
+var sourceRE = regexp.MustCompile(`(?i)\b(?:returned by|obtained from|extracted from|retrieved from|output of|provided by|comes from|taken from)\s+(?:the\s+)?([^.,;:()]{3,80})`)
+
+// referenceNoise are words of a source phrase that name no skill: "the Search Airport API in
+// the Flights collection".
+var referenceNoise = map[string]bool{"api": true, "endpoint": true, "tool": true, "function": true,
+	"call": true, "respons": true, "response": true, "result": true, "collection": true, "in": true,
+	"the": true, "of": true, "this": true, "a": true, "an": true}
+
+// referent is the skill an input's description names as the source of its value, or -1: among
+// the skills (other than self) whose names share at least two words and at least half of their
+// words with the source phrase, the one whose shared words are the rarest among names (summed
+// nameIDF), then the one whose name they cover most; a tie names no one.
+func referent(description string, nameTokens [][]string, nameIDF map[string]float64, self int) int {
+	m := sourceRE.FindStringSubmatch(description)
+	if m == nil {
+		return -1
+	}
+	words := map[string]bool{}
+	for _, t := range engine.Tokenize(m[1]) {
+		if !referenceNoise[t] {
+			words[t] = true
+		}
+	}
+	if len(words) < 2 {
+		return -1
+	}
+	best, bestScore, bestCover, tie := -1, 0.0, 0.0, false
+	for j, toks := range nameTokens {
+		if j == self || len(toks) == 0 {
+			continue
+		}
+		shared, score := 0, 0.0
+		for _, t := range toks {
+			if words[t] {
+				shared++
+				score += nameIDF[t]
+			}
+		}
+		if shared < 2 || 2*shared < len(toks) {
+			continue
+		}
+		cover := float64(shared) / float64(len(toks))
+		switch {
+		case score > bestScore, score == bestScore && cover > bestCover:
+			best, bestScore, bestCover, tie = j, score, cover, false
+		case score == bestScore && cover == bestCover:
+			tie = true
+		}
+	}
+	if tie {
+		return -1
+	}
+	return best
 }
 
 // nameRole finds the role of a skill from the first role verb of its name (or, failing that,
