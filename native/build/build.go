@@ -73,7 +73,7 @@ func DefaultOptions() Options {
 		Cap: 12, PerChannel: 12,
 		Budget: BudgetAuto, FrontierMin: 0.05,
 		EpsE: 0.1, TauConfirm: 0.7, TauReject: 0.3,
-		RhoConfirmed: 1, RhoUncertain: 0.55, RhoScaffold: 0,
+		RhoConfirmed: 1, RhoUncertain: 0.75, RhoScaffold: 0,
 		ScaffoldOut: 4, ScaffoldIn: 4,
 		EpsWeight: 0.01,
 		BodyHead:  2400,
@@ -147,9 +147,11 @@ type builder struct {
 	vectors *graphs.Vectors
 	encoder *graphs.QueryEncoder
 	outPost map[string][]int // skills by output token, for the contract prober
-	// keyMakers counts, per declared output field name, the skills that declare it: a field
-	// many skills return ("status", "id", "location") says little about which one feeds an input.
+	// keyMakers and keyTakers count, per declared field name, the skills that declare it as an
+	// output and as an input: a field many skills return ("status", "id", "location") says little
+	// about which one feeds an input, and one many skills take is mostly the caller's to give.
 	keyMakers map[string]int
+	keyTakers map[string]int
 	rep       *Report
 }
 
@@ -184,7 +186,7 @@ func BuildContext(ctx context.Context, skills []ingest.Skill, opt Options) ([]by
 	t := time.Now()
 	b := &builder{opt: opt, skills: skills, index: index, rep: rep}
 	b.feat, b.idf = extractFeatures(skills, index)
-	b.keyMakers = countKeyMakers(b.feat)
+	b.keyMakers, b.keyTakers = countKeys(b.feat)
 	for _, w := range b.idf {
 		b.maxIDF = max(b.maxIDF, w)
 	}

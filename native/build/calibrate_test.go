@@ -165,3 +165,67 @@ func TestContractProber(t *testing.T) {
 		}
 	}
 }
+
+// TestContractProberProcedures checks the probes on the shapes of real tool suites: a search
+// and a booking that return the same fields are ordered by their roles, optional inputs are not
+// needs, and an input described as coming from another tool makes that tool a prerequisite no
+// substitute can replace, however many other inputs the tool has.
+func TestContractProberProcedures(t *testing.T) {
+	in := func(name string, required bool, desc string) ingest.Field {
+		return ingest.Field{Name: name, Required: required, Description: desc}
+	}
+	out := func(names ...string) []ingest.Field {
+		var fs []ingest.Field
+		for _, n := range names {
+			fs = append(fs, ingest.Field{Name: n})
+		}
+		return fs
+	}
+	skills := []ingest.Skill{
+		{Name: "Hotels_SearchHotel", Description: "Search for hotels in a city.",
+			Inputs: []ingest.Field{in("location", true, "")}, Outputs: out("hotel_name", "location")},
+		{Name: "Hotels_ReserveHotel", Description: "Reserve a room at a hotel.",
+			Inputs: []ingest.Field{in("hotel_name", true, ""), in("location", true, ""), in("check_in", true, ""), in("notes", false, "")},
+			Outputs: out("hotel_name", "location")},
+		{Name: "SkyScrapperSearchAirport", Description: "Find airports by name.",
+			Inputs: []ingest.Field{in("query", true, "")}, Outputs: out("skyId", "entityId")},
+		{Name: "SkyScrapperFlightSearch", Description: "Search flights on a route.",
+			Inputs: []ingest.Field{in("originSkyId", true, "It can be extracted from the Search Airport API."),
+				in("date", true, ""), in("returnDate", false, ""), in("adults", true, ""), in("cabinClass", true, ""),
+				in("currency", true, "")}},
+		{Name: "paint_wall", Description: "Paint a wall with a roller.", Outputs: out("colour")},
+	}
+	index := map[string]int{}
+	for i, s := range skills {
+		index[s.Name] = i
+	}
+	b := &builder{opt: DefaultOptions(), skills: skills, index: index, rep: &Report{}}
+	b.feat, b.idf = extractFeatures(skills, index)
+	b.keyMakers, b.keyTakers = countKeys(b.feat)
+	for _, w := range b.idf {
+		b.maxIDF = max(b.maxIDF, w)
+	}
+	p := contractProber{b}
+	const search, reserve, airport, flights, paint = 0, 1, 2, 3, 4
+	if got := b.feat[reserve].role; got != RoleDeliver {
+		t.Errorf("role of Hotels_ReserveHotel: %v, want deliver", got)
+	}
+	if got := len(p.needs(reserve)); got != 3 {
+		t.Errorf("needs of Hotels_ReserveHotel: %d, want its 3 required inputs", got)
+	}
+	tests := []struct {
+		name string
+		got  float64
+		want float64
+	}{
+		{"reorder: same fields both ways, search before booking", p.reorder(search, reserve), 1},
+		{"reorder: booking before search", p.reorder(reserve, search), 0},
+		{"substitution: declared source among six inputs", p.substitution(airport, flights, paint, p.needs(flights)), 1},
+		{"removal: declared source", p.removal(airport, flights, p.needs(flights)), 1},
+	}
+	for _, tc := range tests {
+		if math.Abs(tc.got-tc.want) > 1e-9 {
+			t.Errorf("%s: %v, want %v", tc.name, tc.got, tc.want)
+		}
+	}
+}

@@ -52,7 +52,7 @@ var roleVerbs = func() map[string]Role {
 			compare evaluate monitor audit observe debug lint`,
 		RoleDeliver: `send share place put deliver publish submit report save store export email
 			post notify upload deploy return present close finish store commit drop give print
-			show display output`,
+			show display output book reserve buy purchase order schedule pay rent checkout play`,
 		RoleRepair: `fix repair recover retry troubleshoot restore reset rollback undo reopen resolve
 			handle`,
 	} {
@@ -68,6 +68,7 @@ type slot struct {
 	key      string   // normalized name, for exact matching of declared fields
 	tokens   []string // stemmed content tokens
 	declared bool
+	optional bool // an input the schema does not list as required (while it lists others)
 }
 
 // features is what the signals read about one skill.
@@ -123,8 +124,14 @@ func extractFeatures(skills []ingest.Skill, index map[string]int) ([]features, m
 		f := &fs[i]
 		f.text = unitVector(texts[i], idf)
 		f.object = unitVector(objects[i], idf)
+		anyRequired := false
 		for _, in := range s.Inputs {
-			f.inputs = append(f.inputs, declaredSlot(in.Name))
+			anyRequired = anyRequired || in.Required
+		}
+		for _, in := range s.Inputs {
+			x := declaredSlot(in.Name)
+			x.optional = anyRequired && !in.Required
+			f.inputs = append(f.inputs, x)
 		}
 		for _, out := range s.Outputs {
 			f.outputs = append(f.outputs, declaredSlot(out.Name))

@@ -260,6 +260,9 @@ func (p contractProber) needs(j int) []need {
 		out = append(out, need{dep: d, suppliers: 1})
 	}
 	for _, x := range b.feat[j].inputs {
+		if x.optional {
+			continue // j runs without it
+		}
 		nd := need{dep: -1, input: x}
 		// A supplier's output shares a token with the input (or, declared, its name, whose
 		// tokens are the same): only those skills are checked.
@@ -370,6 +373,12 @@ func (p contractProber) substitution(i, j, s int, ns []need) float64 {
 	var e float64
 	if len(ns) > 0 {
 		e = p.share(i, ns, false) - p.share(s, ns, false)
+		// A declared prerequisite is a need no substitute meets, however many others j has.
+		for _, nd := range ns {
+			if nd.dep >= 0 {
+				e = max(e, p.supply(i, nd)-p.supply(s, nd))
+			}
+		}
 	} else {
 		e = p.affinity(i, j) - p.affinity(s, j)
 	}
@@ -396,5 +405,5 @@ func (p contractProber) reorder(i, j int) float64 {
 	if t := b.traces; f == 0 && r == 0 && t != nil && !t.ordered && t.co[pair{i, j}] > 0 {
 		return 0.5 // used together, in runs that do not record their order: no evidence either way
 	}
-	return clip(f-r, 0, 1)
+	return clip(max(f-r, b.structural(i, j)-b.structural(j, i)), 0, 1)
 }

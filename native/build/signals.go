@@ -106,7 +106,7 @@ func (b *builder) io(i, j int) float64 {
 func (b *builder) slotMatch(o, x slot) float64 {
 	if o.declared && x.declared {
 		if o.key == x.key {
-			return keySpecificity(b.keyMakers[o.key])
+			return keySpecificity(b.keyMakers[o.key], b.keyTakers[o.key])
 		}
 		return 0
 	}
@@ -201,22 +201,34 @@ func (b *builder) relation(c *Candidate) graphs.Relation {
 }
 
 // keySpecificity is how much a match on a declared field name says when makers skills declare
-// it as an output: 1 for a field at most two skills return, falling as 1/√(makers − 1) beyond.
-func keySpecificity(makers int) float64 {
-	return 1 / math.Sqrt(float64(max(1, makers-1)))
+// it as an output and takers as an input. A field at most two skills return is specific: 1,
+// falling as 1/√(makers − 1) beyond. A field many skills take but few return ("user_id" taken by
+// 46 skills and returned by one) is mostly supplied by the caller, not by a skill: the match is
+// scaled by √(2·makers/takers) when that is below 1.
+func keySpecificity(makers, takers int) float64 {
+	s := 1 / math.Sqrt(float64(max(1, makers-1)))
+	if takers > 0 {
+		s *= min(1, math.Sqrt(2*float64(max(1, makers))/float64(takers)))
+	}
+	return s
 }
 
-// countKeyMakers counts, per declared output field name, the skills that declare it.
-func countKeyMakers(feat []features) map[string]int {
-	out := map[string]int{}
-	for _, f := range feat {
+// countKeys counts, per declared field name, the skills that declare it as an output (makers)
+// and as an input (takers).
+func countKeys(feat []features) (makers, takers map[string]int) {
+	count := func(slots []slot, into map[string]int) {
 		seen := map[string]bool{}
-		for _, o := range f.outputs {
-			if o.declared && !seen[o.key] {
-				seen[o.key] = true
-				out[o.key]++
+		for _, x := range slots {
+			if x.declared && !seen[x.key] {
+				seen[x.key] = true
+				into[x.key]++
 			}
 		}
 	}
-	return out
+	makers, takers = map[string]int{}, map[string]int{}
+	for _, f := range feat {
+		count(f.outputs, makers)
+		count(f.inputs, takers)
+	}
+	return makers, takers
 }

@@ -2,6 +2,7 @@ package build
 
 import (
 	"fmt"
+	"math"
 	"testing"
 )
 
@@ -62,12 +63,26 @@ func TestFitPrior(t *testing.T) {
 
 func TestKeySpecificity(t *testing.T) {
 	tests := []struct {
-		makers int
-		want   float64
-	}{{0, 1}, {1, 1}, {2, 1}, {5, 0.5}, {17, 0.25}, {401, 0.05}}
+		name           string
+		makers, takers int
+		want           float64
+	}{
+		{"undeclared", 0, 0, 1},
+		{"one maker", 1, 0, 1},
+		{"two makers", 2, 1, 1},
+		{"five makers", 5, 3, 0.5},
+		{"seventeen makers", 17, 0, 0.25},
+		{"four hundred makers", 401, 2, 0.05},
+		{"as many takers as makers", 3, 3, 1 / math.Sqrt2},
+		{"taken twice as often as made", 1, 2, 1},
+		{"a caller's field", 1, 50, 0.2},
+		{"common on both sides", 5, 40, 0.25},
+	}
 	for _, tt := range tests {
-		if got := keySpecificity(tt.makers); got < tt.want-1e-9 || got > tt.want+1e-9 {
-			t.Errorf("keySpecificity(%d) = %v, want %v", tt.makers, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			if got := keySpecificity(tt.makers, tt.takers); math.Abs(got-tt.want) > 1e-9 {
+				t.Errorf("keySpecificity(%d, %d) = %v, want %v", tt.makers, tt.takers, got, tt.want)
+			}
+		})
 	}
 }

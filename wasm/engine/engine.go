@@ -26,10 +26,11 @@ const (
 	MaxQueryBytes     = 64 << 10
 	MaxSemanticWeight = 100
 	maxVia            = 3
-	// GraphWeight scales the graph's evidence against the seed evidence (rank): a skill linked
-	// with full confidence to the best seed scores GraphWeight, below the best seed itself.
-	// Chosen on the SkillsBench, Seal-Tools and ToolLinkOS task sets (EVALUATION.md).
-	GraphWeight = 0.7
+	// GraphWeight scales the graph's evidence against the seed evidence (rank): a prerequisite
+	// linked with full confidence to a seed scores as much as that seed, so the chain a
+	// confident seed needs comes with it. Chosen on the SkillsBench, Seal-Tools and ToolLinkOS
+	// task sets (EVALUATION.md).
+	GraphWeight = 1.0
 	// agreementDepth is how many of the first lexical and semantic candidates agreement
 	// compares.
 	agreementDepth = 10
@@ -124,6 +125,9 @@ type Engine struct {
 	// ReverseWeight for a reverse entry), which is the calibrated confidence the graph's
 	// evidence is scaled by (rank).
 	conf []float32
+	// fanOut is, per node, the sum of conf over its forward entries (its follow-ups): a skill
+	// whose output many skills can take says little about which one comes next (rank).
+	fanOut []float32
 
 	invNorm []float32 // 1/‖quantized vector‖ per skill; nil without vectors
 	signs   []uint64  // sign bits of every skill vector, for the large-library prefilter (semantic.go)
@@ -189,8 +193,14 @@ func New(g *graphs.Graph) *Engine {
 		}
 	}
 	e.conf = make([]float32, m)
-	for i, w := range e.w {
-		e.conf[i] = float32(min(w, 1))
+	e.fanOut = make([]float32, n)
+	for u := range n {
+		for i := e.off[u]; i < e.off[u+1]; i++ {
+			e.conf[i] = float32(min(e.w[i], 1))
+			if !e.rev[i] {
+				e.fanOut[u] += e.conf[i]
+			}
+		}
 	}
 	for u := range n {
 		var sum float64
@@ -281,10 +291,11 @@ func (e *Engine) Query(req Request) (Response, error) {
 //
 // Every skill's seed evidence f ∈ [0, 1] is its fused score over the best one (seedRanking).
 // The graph adds evidence; it never replaces the seed ranking: a skill the published graph links
-// to the seeds gets x = 1 − Π_u (1 − f_u·c(u→v)) over the seeds u, where c is the published
-// weight of the entry (its calibrated confidence, times ReverseWeight when walked backwards), so
-// independent seeds that need the same prerequisite add up, and an edge carries as much as the
-// calibration trusts it. The final score is max(f, GraphWeight·x): a skill the query supports
+// to the seeds gets x = 1 − Π_u (1 − f_u·c(u→v)) over the seeds u, where c is the entry's
+// evidence (entryEvidence: the published weight, its calibrated confidence, times ReverseWeight
+// when walked backwards; a follow-up's shared among the seed's follow-ups), so independent seeds
+// that need the same prerequisite add up, and an edge carries as much as the calibration trusts
+// it. The final score is max(f, GraphWeight·x): a skill the query supports
 // keeps its place, and the prerequisites and follow-ups of confident seeds rise beside them.
 // Personalized PageRank from the seeds (restart mass ∝ f) decides which skills are reached and
 // which edges carried relevance to each (Result.Via).
@@ -367,7 +378,7 @@ func (e *Engine) rank(req Request) (Response, error) {
 			if _, ok := miss[v]; !ok {
 				miss[v] = 1
 			}
-			miss[v] *= 1 - fu*float64(e.conf[i])
+			miss[v] *= 1 - fu*e.entryEvidence(c.id, i)
 		}
 	}
 	final := func(v int) float64 {
@@ -422,6 +433,19 @@ func (e *Engine) rank(req Request) (Response, error) {
 		clear(sc.q)
 	}
 	return Response{Results: res, Iterations: iters, Pushes: pushes, Residual: residual}, nil
+}
+
+// entryEvidence is how much entry i of row u says that its target belongs with u: a reverse
+// entry (the target is a prerequisite of u) carries its calibrated confidence, since what u
+// needs it needs whatever else the query asks; a forward entry (the target is a follow-up of u)
+// carries its confidence shared among u's follow-ups, since one skill's output feeding many
+// skills says little about which of them a task runs next.
+func (e *Engine) entryEvidence(u int, i int32) float64 {
+	c := float64(e.conf[i])
+	if e.rev[i] {
+		return c
+	}
+	return c / max(1, float64(e.fanOut[u]))
 }
 
 // restart writes the PPR restart vector of seeds into pi: mass ∝ each seed's fused score

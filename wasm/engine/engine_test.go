@@ -725,3 +725,55 @@ func TestNewEmptyGraph(t *testing.T) {
 		t.Errorf("query over an empty graph = %v, %v; want no results and no error", resp.Results, err)
 	}
 }
+
+// TestGraphEvidenceByDirection checks how a seed's edges weigh: a prerequisite comes with the
+// seed at its calibrated confidence, while follow-ups share it, so an output many skills can take
+// does not carry all of them to the top.
+func TestGraphEvidenceByDirection(t *testing.T) {
+	skills := []testSkill{
+		{"export-report", "Export the quarterly report as a spreadsheet.", ""},
+		{"open-session", "Open an authenticated session.", ""},
+		{"email-file", "Email a file to a colleague.", ""},
+		{"print-file", "Print a file on paper.", ""},
+		{"archive-file", "Archive a file in cold storage.", ""},
+		{"sign-file", "Sign a file with a key.", ""},
+		{"only-follow-up", "Notify the auditors.", ""},
+		{"audit-ledger", "Audit the ledger entries.", ""},
+	}
+	const report, session, email, print, archive, sign, notify, audit = 0, 1, 2, 3, 4, 5, 6, 7
+	dep := func(s, t int) graphs.Edge {
+		return graphs.Edge{Source: s, Target: t, Weight: 0.8, Assoc: 0.8, State: graphs.Confirmed, Type: graphs.Dependency}
+	}
+	e := newTestEngine(t, skills, []graphs.Edge{
+		dep(session, report), dep(report, email), dep(report, print), dep(report, archive), dep(report, sign),
+		dep(audit, notify),
+	})
+	scores := func(q string) map[string]float64 {
+		out := map[string]float64{}
+		for _, r := range query(t, e, Request{Query: q, K: len(skills)}) {
+			out[r.Name] = r.Score
+		}
+		return out
+	}
+	got := scores("quarterly report spreadsheet")
+	tests := []struct {
+		name string
+		got  float64
+		want float64
+	}{
+		{"the seed", got["export-report"], 1},
+		{"its prerequisite, at the edge's confidence", got["open-session"], 0.8},
+		{"one of four follow-ups, sharing it", got["email-file"], 0.8 / 3.2},
+	}
+	only := scores("audit ledger entries")
+	tests = append(tests, struct {
+		name string
+		got  float64
+		want float64
+	}{"a lone follow-up keeps its whole confidence", only["only-follow-up"], 0.8})
+	for _, tc := range tests {
+		if math.Abs(tc.got-tc.want) > 1e-6 {
+			t.Errorf("%s: score %v, want %v", tc.name, tc.got, tc.want)
+		}
+	}
+}

@@ -48,6 +48,6 @@ func ExampleEngine_Query() {
 	}
 	// Output:
 	// boil-water  1.000 seed=1  via fill-kettle (confirmed dependency, reverse=false)  via brew-tea (uncertain workflow, reverse=true)
-	// fill-kettle 0.630 seed=0  via boil-water (confirmed dependency, reverse=true)
-	// brew-tea    0.420 seed=2  via boil-water (uncertain workflow, reverse=false)
+	// fill-kettle 0.900 seed=0  via boil-water (confirmed dependency, reverse=true)
+	// brew-tea    0.600 seed=2  via boil-water (uncertain workflow, reverse=false)
 }
