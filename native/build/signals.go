@@ -174,15 +174,17 @@ func (b *builder) hasRepairSkills() bool {
 }
 
 // trace is how reliably s_i and s_j run together in successful runs: the overlap coefficient
-// co(i, j) / min(n_i, n_j), 1 when every run of the rarer of the two also used the other. The
-// order the runs used them in is left to the reorder probe.
+// co(i, j) / min(n_i, n_j), 1 when every run of the rarer of the two also used the other, times
+// how much a co-use predicts another in these runs (traceStats.predictive): runs that combine
+// skills at random say little about which belong together, however often a pair met. The order
+// the runs used them in is left to the reorder probe.
 func (b *builder) trace(i, j int) float64 {
 	t := b.traces
 	co := t.co[pair{i, j}]
 	if co == 0 {
 		return 0
 	}
-	return clip(float64(co)/float64(min(t.count[i], t.count[j])), 0, 1)
+	return clip(float64(co)/float64(min(t.count[i], t.count[j])), 0, 1) * t.predictive()
 }
 
 // relation names the kind of link a candidate stands for, from the channel that supports it.

@@ -216,6 +216,13 @@ func (t *traceStats) given(i, j int) float64 {
 	return float64(t.co[pair{i, j}]) / float64(t.count[j]+1)
 }
 
+// predictive is the posterior that a companion seen in the one run of a skill is used with it
+// again, under the prior fitted to the runs (fitPrior): near 1 for runs that repeat procedures,
+// near 0 for runs that combine skills at random.
+func (t *traceStats) predictive() float64 {
+	return (1 + t.priorA) / (1 + t.priorA + t.priorB)
+}
+
 // posterior is the Beta(1, 1) posterior mean of P(s_i used | s_j used) over the runs that used
 // s_j: (1 + co(i, j)) / (2 + n_j), 0 for a pair the runs never used together. Every run of s_j
 // is one trial, so a companion seen in 50 of 52 runs is near certain and one seen once in one

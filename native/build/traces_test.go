@@ -8,7 +8,8 @@ import (
 
 // TestFitPrior checks that the co-use prior is fitted to how well runs predict each other:
 // runs that repeat the same procedures trust a single co-use, runs that combine skills at
-// random do not, and runs that never reuse a skill keep the uniform prior.
+// random do not, and runs that never reuse a skill keep the uniform prior; the trace channel
+// follows the prior.
 func TestFitPrior(t *testing.T) {
 	index := map[string]int{}
 	for i := range 60 {
@@ -56,6 +57,13 @@ func TestFitPrior(t *testing.T) {
 			p := (1 + ts.priorA) / (1 + ts.priorA + ts.priorB)
 			if p < tt.min || p > tt.max {
 				t.Errorf("prior Beta(%.3g, %.3g): one co-use in one run gives %.3f, want [%.2f, %.2f]", ts.priorA, ts.priorB, p, tt.min, tt.max)
+			}
+			// The trace channel trusts co-use as far as the runs predict each other: the first
+			// run's first pair, whatever its overlap, scores at most the prior's prediction.
+			b := &builder{traces: ts}
+			i, j := index[tt.runs[0].Skills[0]], index[tt.runs[0].Skills[1]]
+			if got := b.trace(i, j); got > tt.max+1e-9 || tt.name == "repeated procedures" && got < tt.min {
+				t.Errorf("trace channel of %s and %s: %.3f, want within [%.2f, %.2f]", tt.runs[0].Skills[0], tt.runs[0].Skills[1], got, tt.min, tt.max)
 			}
 		})
 	}
