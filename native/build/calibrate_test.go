@@ -185,7 +185,7 @@ func TestContractProberProcedures(t *testing.T) {
 		{Name: "Hotels_SearchHotel", Description: "Search for hotels in a city.",
 			Inputs: []ingest.Field{in("location", true, "")}, Outputs: out("hotel_name", "location")},
 		{Name: "Hotels_ReserveHotel", Description: "Reserve a room at a hotel.",
-			Inputs: []ingest.Field{in("hotel_name", true, ""), in("location", true, ""), in("check_in", true, ""), in("notes", false, "")},
+			Inputs:  []ingest.Field{in("hotel_name", true, ""), in("location", true, ""), in("check_in", true, ""), in("notes", false, "")},
 			Outputs: out("hotel_name", "location")},
 		{Name: "SkyScrapperSearchAirport", Description: "Find airports by name.",
 			Inputs: []ingest.Field{in("query", true, "")}, Outputs: out("skyId", "entityId")},
