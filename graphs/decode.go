@@ -5,6 +5,9 @@ import (
 	"math"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/caskg/caskg/graphs/errtext"
+	"github.com/caskg/caskg/graphs/jsontext"
 )
 
 // Graph is a decoded artifact. It reads the bytes given to Decode in place: the caller must not
@@ -45,7 +48,7 @@ func Decode(b []byte) (*Graph, error) {
 		return nil, ErrNotArtifact
 	}
 	if len(b) < headerSize {
-		return nil, wrapErr(ErrTruncated, ": "+itoa(len(b))+" bytes, header needs "+itoa(headerSize))
+		return nil, errtext.Wrap(ErrTruncated, ": "+errtext.Itoa(len(b))+" bytes, header needs "+errtext.Itoa(headerSize))
 	}
 	g := &Graph{
 		data:  b,
@@ -53,15 +56,15 @@ func Decode(b []byte) (*Graph, error) {
 		minor: int(binary.LittleEndian.Uint16(b[6:])),
 	}
 	if g.major != Major {
-		return nil, wrapErr(ErrVersion, ": "+itoa(g.major)+"."+itoa(g.minor)+" (this build reads "+itoa(Major)+".x)")
+		return nil, errtext.Wrap(ErrVersion, ": "+errtext.Itoa(g.major)+"."+errtext.Itoa(g.minor)+" (this build reads "+errtext.Itoa(Major)+".x)")
 	}
 	ns := binary.LittleEndian.Uint32(b[8:])
 	if ns > MaxSections {
-		return nil, wrapErr(ErrCorrupt, ": "+itoa(ns)+" sections (at most "+itoa(MaxSections)+")")
+		return nil, errtext.Wrap(ErrCorrupt, ": "+errtext.Itoa(ns)+" sections (at most "+errtext.Itoa(MaxSections)+")")
 	}
 	tableEnd := headerSize + sectionSize*int(ns)
 	if len(b) < tableEnd {
-		return nil, wrapErr(ErrTruncated, ": "+itoa(len(b))+" bytes, section table needs "+itoa(tableEnd))
+		return nil, errtext.Wrap(ErrTruncated, ": "+errtext.Itoa(len(b))+" bytes, section table needs "+errtext.Itoa(tableEnd))
 	}
 	g.sections = make([]SectionInfo, ns)
 	prevEnd := tableEnd
@@ -73,16 +76,16 @@ func Decode(b []byte) (*Graph, error) {
 			Length: int(binary.LittleEndian.Uint32(rec[8:])),
 		}
 		if s.Offset < prevEnd || s.Offset%8 != 0 || binary.LittleEndian.Uint32(rec[12:]) != 0 {
-			return nil, wrapErr(ErrCorrupt, ": section "+quote(s.Tag)+" at offset "+itoa(s.Offset)+" overlaps, is unaligned or has reserved bits set")
+			return nil, errtext.Wrap(ErrCorrupt, ": section "+errtext.Quote(s.Tag)+" at offset "+errtext.Itoa(s.Offset)+" overlaps, is unaligned or has reserved bits set")
 		}
 		if s.Offset+s.Length > len(b) {
-			return nil, wrapErr(ErrTruncated, ": section "+quote(s.Tag)+" ends at "+itoa(s.Offset+s.Length)+", file has "+itoa(len(b))+" bytes")
+			return nil, errtext.Wrap(ErrTruncated, ": section "+errtext.Quote(s.Tag)+" ends at "+errtext.Itoa(s.Offset+s.Length)+", file has "+errtext.Itoa(len(b))+" bytes")
 		}
 		prevEnd = s.Offset + s.Length
 		g.sections[i] = s
 	}
 	if want, got := binary.LittleEndian.Uint32(b[12:]), checksum(b[headerSize:]); want != got {
-		return nil, wrapErr(ErrChecksum, ": header says "+hex8(want)+", contents give "+hex8(got))
+		return nil, errtext.Wrap(ErrChecksum, ": header says "+errtext.Hex8(want)+", contents give "+errtext.Hex8(got))
 	}
 	if err := g.bind(); err != nil {
 		return nil, err
@@ -101,7 +104,7 @@ func (g *Graph) section(tag string) ([]byte, error) {
 	if s, ok := g.lookup(tag); ok {
 		return s, nil
 	}
-	return nil, wrapErr(ErrCorrupt, ": missing section "+quote(tag))
+	return nil, errtext.Wrap(ErrCorrupt, ": missing section "+errtext.Quote(tag))
 }
 
 // lookup returns the body of the first section tagged tag, if there is one.
@@ -123,7 +126,7 @@ func (g *Graph) bind() error {
 		}
 		var s []byte
 		if s, err = g.section(tag); err == nil && len(s)%unit != 0 {
-			err = wrapErr(ErrCorrupt, ": section "+quote(tag)+" length "+itoa(len(s))+" is not a multiple of "+itoa(unit))
+			err = errtext.Wrap(ErrCorrupt, ": section "+errtext.Quote(tag)+" length "+errtext.Itoa(len(s))+" is not a multiple of "+errtext.Itoa(unit))
 		}
 		return s
 	}
@@ -147,15 +150,15 @@ func (g *Graph) bind() error {
 	g.t, g.p = len(g.ltrm)/8, len(g.lpst)/8
 	switch {
 	case len(lhdr) != 16:
-		return wrapErr(ErrCorrupt, ": section "+quote(tagLexHdr)+" has "+itoa(len(lhdr))+" bytes, want 16")
+		return errtext.Wrap(ErrCorrupt, ": section "+errtext.Quote(tagLexHdr)+" has "+errtext.Itoa(len(lhdr))+" bytes, want 16")
 	case len(g.eoff) != 4*(g.n+1):
-		return wrapErr(ErrCorrupt, ": "+quote(tagEdgeOff)+" has "+itoa(len(g.eoff)/4)+" entries for "+itoa(g.n)+" skills")
+		return errtext.Wrap(ErrCorrupt, ": "+errtext.Quote(tagEdgeOff)+" has "+errtext.Itoa(len(g.eoff)/4)+" entries for "+errtext.Itoa(g.n)+" skills")
 	case len(g.ewgt) != 4*g.e || len(g.easc) != 4*g.e || len(g.eatr) != 2*g.e:
-		return wrapErr(ErrCorrupt, ": edge sections disagree on the edge count "+itoa(g.e))
+		return errtext.Wrap(ErrCorrupt, ": edge sections disagree on the edge count "+errtext.Itoa(g.e))
 	case len(g.lpof) != 4*(g.t+1):
-		return wrapErr(ErrCorrupt, ": "+quote(tagLexPOff)+" has "+itoa(len(g.lpof)/4)+" entries for "+itoa(g.t)+" terms")
+		return errtext.Wrap(ErrCorrupt, ": "+errtext.Quote(tagLexPOff)+" has "+errtext.Itoa(len(g.lpof)/4)+" entries for "+errtext.Itoa(g.t)+" terms")
 	case len(g.ldoc) != 4*g.n:
-		return wrapErr(ErrCorrupt, ": "+quote(tagLexDoc)+" has "+itoa(len(g.ldoc)/4)+" entries for "+itoa(g.n)+" skills")
+		return errtext.Wrap(ErrCorrupt, ": "+errtext.Quote(tagLexDoc)+" has "+errtext.Itoa(len(g.ldoc)/4)+" entries for "+errtext.Itoa(g.n)+" skills")
 	}
 	g.k1, g.b, g.avg = f32(lhdr, 0), f32(lhdr, 1), f32(lhdr, 2)
 	return nil
@@ -165,7 +168,7 @@ func (g *Graph) bind() error {
 func (g *Graph) validate() error {
 	for _, f := range []float32{g.k1, g.b, g.avg} {
 		if !finite(f) || f < 0 {
-			return wrapErr(ErrCorrupt, ": lexicon parameter "+ftoa(f))
+			return errtext.Wrap(ErrCorrupt, ": lexicon parameter "+errtext.Ftoa(f))
 		}
 	}
 	for i := 0; i < 4*g.n; i++ {
@@ -175,10 +178,10 @@ func (g *Graph) validate() error {
 	}
 	for i := 0; i < g.n; i++ {
 		if len(g.Name(i)) == 0 {
-			return wrapErr(ErrCorrupt, ": skill "+itoa(i)+" has an empty name")
+			return errtext.Wrap(ErrCorrupt, ": skill "+errtext.Itoa(i)+" has an empty name")
 		}
 		if d := f32(g.ldoc, i); !finite(d) || d < 0 {
-			return wrapErr(ErrCorrupt, ": skill "+itoa(i)+" has document length "+ftoa(d))
+			return errtext.Wrap(ErrCorrupt, ": skill "+errtext.Itoa(i)+" has document length "+errtext.Ftoa(d))
 		}
 	}
 	if err := csr(g.eoff, g.n, g.e, tagEdgeOff); err != nil {
@@ -189,13 +192,13 @@ func (g *Graph) validate() error {
 		for e := lo; e < hi; e++ {
 			t := u32(g.etgt, e)
 			if int(t) >= g.n || int(t) == i || (e > lo && t <= u32(g.etgt, e-1)) {
-				return wrapErr(ErrCorrupt, ": edge "+itoa(e)+" of skill "+itoa(i)+": target "+itoa(t)+" out of range, a self loop or out of order")
+				return errtext.Wrap(ErrCorrupt, ": edge "+errtext.Itoa(e)+" of skill "+errtext.Itoa(i)+": target "+errtext.Itoa(t)+" out of range, a self loop or out of order")
 			}
 			if w, a := f32(g.ewgt, e), f32(g.easc, e); !unit(w) || !unit(a) {
-				return wrapErr(ErrCorrupt, ": edge "+itoa(e)+": weight "+ftoa(w)+" or association "+ftoa(a)+" outside [0, 1]")
+				return errtext.Wrap(ErrCorrupt, ": edge "+errtext.Itoa(e)+": weight "+errtext.Ftoa(w)+" or association "+errtext.Ftoa(a)+" outside [0, 1]")
 			}
 			if g.eatr[2*e] >= byte(numStates) || g.eatr[2*e+1] >= byte(numRelations) {
-				return wrapErr(ErrCorrupt, ": edge "+itoa(e)+": unknown state "+itoa(g.eatr[2*e])+" or type "+itoa(g.eatr[2*e+1]))
+				return errtext.Wrap(ErrCorrupt, ": edge "+errtext.Itoa(e)+": unknown state "+errtext.Itoa(g.eatr[2*e])+" or type "+errtext.Itoa(g.eatr[2*e+1]))
 			}
 		}
 	}
@@ -204,7 +207,7 @@ func (g *Graph) validate() error {
 			return err
 		}
 		if t > 0 && g.Term(t-1) >= g.Term(t) {
-			return wrapErr(ErrCorrupt, ": lexicon term "+itoa(t)+" not in ascending order")
+			return errtext.Wrap(ErrCorrupt, ": lexicon term "+errtext.Itoa(t)+" not in ascending order")
 		}
 	}
 	if err := csr(g.lpof, g.t, g.p, tagLexPOff); err != nil {
@@ -215,12 +218,12 @@ func (g *Graph) validate() error {
 		for p := lo; p < hi; p++ {
 			d, tf := u32(g.lpst, 2*p), f32(g.lpst, 2*p+1)
 			if int(d) >= g.n || (p > lo && d <= u32(g.lpst, 2*p-2)) || !finite(tf) || tf < 0 {
-				return wrapErr(ErrCorrupt, ": posting "+itoa(p)+" of term "+itoa(t)+": document "+itoa(d)+" or frequency "+ftoa(tf)+" invalid")
+				return errtext.Wrap(ErrCorrupt, ": posting "+errtext.Itoa(p)+" of term "+errtext.Itoa(t)+": document "+errtext.Itoa(d)+" or frequency "+errtext.Ftoa(tf)+" invalid")
 			}
 		}
 	}
-	if !validJSON(g.params) {
-		return wrapErr(ErrCorrupt, ": section "+quote(tagParams)+" is not valid JSON")
+	if !jsontext.Valid(g.params) {
+		return errtext.Wrap(ErrCorrupt, ": section "+errtext.Quote(tagParams)+" is not valid JSON")
 	}
 	return nil
 }
@@ -229,10 +232,10 @@ func (g *Graph) validate() error {
 func (g *Graph) checkString(recs []byte, i int, what string) error {
 	off, n := u32(recs, 2*i), u32(recs, 2*i+1)
 	if uint64(off)+uint64(n) > uint64(len(g.strs)) {
-		return wrapErr(ErrCorrupt, ": "+what+" string "+itoa(i)+" (offset "+itoa(off)+", length "+itoa(n)+") outside the string heap of "+itoa(len(g.strs))+" bytes")
+		return errtext.Wrap(ErrCorrupt, ": "+what+" string "+errtext.Itoa(i)+" (offset "+errtext.Itoa(off)+", length "+errtext.Itoa(n)+") outside the string heap of "+errtext.Itoa(len(g.strs))+" bytes")
 	}
 	if !utf8.Valid(g.strs[off : off+n]) {
-		return wrapErr(ErrCorrupt, ": "+what+" string "+itoa(i)+" is not valid UTF-8")
+		return errtext.Wrap(ErrCorrupt, ": "+what+" string "+errtext.Itoa(i)+" is not valid UTF-8")
 	}
 	return nil
 }
@@ -240,11 +243,11 @@ func (g *Graph) checkString(recs []byte, i int, what string) error {
 // csr checks that offs holds rows+1 non-decreasing offsets from 0 to total.
 func csr(offs []byte, rows, total int, tag string) error {
 	if u32(offs, 0) != 0 || int(u32(offs, rows)) != total {
-		return wrapErr(ErrCorrupt, ": "+quote(tag)+" must run from 0 to "+itoa(total))
+		return errtext.Wrap(ErrCorrupt, ": "+errtext.Quote(tag)+" must run from 0 to "+errtext.Itoa(total))
 	}
 	for i := 1; i <= rows; i++ {
 		if u32(offs, i) < u32(offs, i-1) {
-			return wrapErr(ErrCorrupt, ": "+quote(tag)+" decreases at row "+itoa(i))
+			return errtext.Wrap(ErrCorrupt, ": "+errtext.Quote(tag)+" decreases at row "+errtext.Itoa(i))
 		}
 	}
 	return nil
@@ -362,18 +365,18 @@ func (g *Graph) bindVectors() error {
 	if !hasV {
 		for _, tag := range append(vectorSections[1:], encoderSections...) {
 			if _, ok := g.lookup(tag); ok {
-				return wrapErr(ErrCorrupt, ": section "+quote(tag)+" without "+quote(tagVecHdr))
+				return errtext.Wrap(ErrCorrupt, ": section "+errtext.Quote(tag)+" without "+errtext.Quote(tagVecHdr))
 			}
 		}
 		return nil
 	}
 	vhdr, _ := g.lookup(tagVecHdr)
 	if len(vhdr) != 16 {
-		return wrapErr(ErrCorrupt, ": section "+quote(tagVecHdr)+" has "+itoa(len(vhdr))+" bytes, want 16")
+		return errtext.Wrap(ErrCorrupt, ": section "+errtext.Quote(tagVecHdr)+" has "+errtext.Itoa(len(vhdr))+" bytes, want 16")
 	}
 	dim := int(u32(vhdr, 0))
 	if dim < 1 || dim > MaxDim || u32(vhdr, 1) != 0 {
-		return wrapErr(ErrCorrupt, ": vector dimension "+itoa(dim)+" outside [1, "+itoa(MaxDim)+"] or reserved bits set")
+		return errtext.Wrap(ErrCorrupt, ": vector dimension "+errtext.Itoa(dim)+" outside [1, "+errtext.Itoa(MaxDim)+"] or reserved bits set")
 	}
 	if err := g.checkString(vhdr[8:], 0, "vector model"); err != nil {
 		return err
@@ -386,7 +389,7 @@ func (g *Graph) bindVectors() error {
 		return err
 	}
 	if len(g.vscl) != 4*g.n || len(g.vdat) != g.n*dim {
-		return wrapErr(ErrCorrupt, ": vector sections hold "+itoa(len(g.vscl))+" bytes of scales and "+itoa(len(g.vdat))+" of values for "+itoa(g.n)+" skills of dimension "+itoa(dim))
+		return errtext.Wrap(ErrCorrupt, ": vector sections hold "+errtext.Itoa(len(g.vscl))+" bytes of scales and "+errtext.Itoa(len(g.vdat))+" of values for "+errtext.Itoa(g.n)+" skills of dimension "+errtext.Itoa(dim))
 	}
 	if err := checkQuantized(g.vscl, nil, g.vdat, "skill vector"); err != nil {
 		return err
@@ -395,14 +398,14 @@ func (g *Graph) bindVectors() error {
 	if !hasQ {
 		for _, tag := range encoderSections[1:] {
 			if _, ok := g.lookup(tag); ok {
-				return wrapErr(ErrCorrupt, ": section "+quote(tag)+" without "+quote(tagEncHdr))
+				return errtext.Wrap(ErrCorrupt, ": section "+errtext.Quote(tag)+" without "+errtext.Quote(tagEncHdr))
 			}
 		}
 		return nil
 	}
 	qhdr, _ := g.lookup(tagEncHdr)
 	if len(qhdr) != 8 || int(u32(qhdr, 0)) != dim || u32(qhdr, 1) != 0 {
-		return wrapErr(ErrCorrupt, ": section "+quote(tagEncHdr)+" must be 8 bytes giving the vector dimension "+itoa(dim))
+		return errtext.Wrap(ErrCorrupt, ": section "+errtext.Quote(tagEncHdr)+" must be 8 bytes giving the vector dimension "+errtext.Itoa(dim))
 	}
 	for _, p := range []struct {
 		dst *[]byte
@@ -413,18 +416,18 @@ func (g *Graph) bindVectors() error {
 		}
 	}
 	if len(g.qtrm)%8 != 0 {
-		return wrapErr(ErrCorrupt, ": section "+quote(tagEncTerms)+" length "+itoa(len(g.qtrm))+" is not a multiple of 8")
+		return errtext.Wrap(ErrCorrupt, ": section "+errtext.Quote(tagEncTerms)+" length "+errtext.Itoa(len(g.qtrm))+" is not a multiple of 8")
 	}
 	v := len(g.qtrm) / 8
 	if len(g.qwgt) != 4*v || len(g.qscl) != 4*v || len(g.qvec) != v*dim {
-		return wrapErr(ErrCorrupt, ": query encoder sections disagree on "+itoa(v)+" terms of dimension "+itoa(dim))
+		return errtext.Wrap(ErrCorrupt, ": query encoder sections disagree on "+errtext.Itoa(v)+" terms of dimension "+errtext.Itoa(dim))
 	}
 	for t := 0; t < v; t++ {
 		if err := g.checkString(g.qtrm, t, "encoder term"); err != nil {
 			return err
 		}
 		if t > 0 && g.str(g.qtrm, t-1) >= g.str(g.qtrm, t) {
-			return wrapErr(ErrCorrupt, ": encoder term "+itoa(t)+" not in ascending order")
+			return errtext.Wrap(ErrCorrupt, ": encoder term "+errtext.Itoa(t)+" not in ascending order")
 		}
 	}
 	if err := checkQuantized(g.qscl, g.qwgt, g.qvec, "encoder term"); err != nil {
@@ -438,17 +441,17 @@ func (g *Graph) bindVectors() error {
 func checkQuantized(scale, weight, data []byte, what string) error {
 	for i := 0; i < len(scale)/4; i++ {
 		if s := f32(scale, i); !finite(s) || s < 0 {
-			return wrapErr(ErrCorrupt, ": "+what+" "+itoa(i)+" has scale "+ftoa(s))
+			return errtext.Wrap(ErrCorrupt, ": "+what+" "+errtext.Itoa(i)+" has scale "+errtext.Ftoa(s))
 		}
 	}
 	for i := 0; i < len(weight)/4; i++ {
 		if w := f32(weight, i); !finite(w) || w < 0 {
-			return wrapErr(ErrCorrupt, ": "+what+" "+itoa(i)+" has weight "+ftoa(w))
+			return errtext.Wrap(ErrCorrupt, ": "+what+" "+errtext.Itoa(i)+" has weight "+errtext.Ftoa(w))
 		}
 	}
 	for i, b := range data {
 		if b == 0x80 {
-			return wrapErr(ErrCorrupt, ": "+what+" value "+itoa(i)+" is -128, outside [-127, 127]")
+			return errtext.Wrap(ErrCorrupt, ": "+what+" value "+errtext.Itoa(i)+" is -128, outside [-127, 127]")
 		}
 	}
 	return nil
@@ -535,7 +538,7 @@ func (g *Graph) Artifact() (*Artifact, error) {
 	}
 	var err error
 	if a.Params, err = unmarshalParams(g.params); err != nil {
-		return nil, wrapTail(err, "graphs: build parameters: "+err.Error())
+		return nil, errtext.Prefix("graphs: build parameters: ", err)
 	}
 	if g.dim > 0 {
 		v := &Vectors{Model: g.model, Dim: g.dim, Scale: make([]float32, g.n), Data: make([]int8, g.n*g.dim)}

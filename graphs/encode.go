@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/caskg/caskg/graphs/errtext"
 )
 
 // Skill is one node of an Artifact.
@@ -122,7 +124,7 @@ func Encode(a *Artifact) ([]byte, error) {
 		var err error
 		// Map keys are sorted, as encoding/json sorts them, which keeps the bytes deterministic.
 		if params, err = marshalParams(a.Params); err != nil {
-			return nil, wrapTail(err, "graphs: encoding params: "+err.Error())
+			return nil, errtext.Prefix("graphs: encoding params: ", err)
 		}
 	}
 
@@ -150,7 +152,7 @@ func assemble(tags []string, bodies map[string][]byte, minor uint16) ([]byte, er
 		total = align8(total) + len(bodies[tag])
 	}
 	if total > math.MaxUint32 {
-		return nil, errors.New("graphs: artifact would be " + itoa(total) + " bytes, over the 4 GiB limit")
+		return nil, errors.New("graphs: artifact would be " + errtext.Itoa(total) + " bytes, over the 4 GiB limit")
 	}
 	out := make([]byte, total)
 	copy(out, Magic)
@@ -176,29 +178,29 @@ func (a *Artifact) check() error {
 	n := len(a.Skills)
 	for i, s := range a.Skills {
 		if s.Name == "" {
-			return errors.New("graphs: skill " + itoa(i) + " has an empty name")
+			return errors.New("graphs: skill " + errtext.Itoa(i) + " has an empty name")
 		}
 	}
 	for _, e := range a.Edges {
 		if e.Source < 0 || e.Source >= n || e.Target < 0 || e.Target >= n {
-			return errors.New("graphs: edge " + itoa(e.Source) + " -> " + itoa(e.Target) + " out of range (" + itoa(n) + " skills)")
+			return errors.New("graphs: edge " + errtext.Itoa(e.Source) + " -> " + errtext.Itoa(e.Target) + " out of range (" + errtext.Itoa(n) + " skills)")
 		}
 		if e.Source == e.Target {
 			return errors.New("graphs: self edge on " + strconv.Quote(a.Skills[e.Source].Name))
 		}
 		if !unit(e.Weight) || !unit(e.Assoc) {
-			return errors.New("graphs: edge " + strconv.Quote(a.Skills[e.Source].Name) + " -> " + strconv.Quote(a.Skills[e.Target].Name) + ": weight " + ftoa(e.Weight) + " / association " + ftoa(e.Assoc) + " outside [0, 1]")
+			return errors.New("graphs: edge " + strconv.Quote(a.Skills[e.Source].Name) + " -> " + strconv.Quote(a.Skills[e.Target].Name) + ": weight " + errtext.Ftoa(e.Weight) + " / association " + errtext.Ftoa(e.Assoc) + " outside [0, 1]")
 		}
 		if e.State >= numStates || e.Type >= numRelations {
-			return errors.New("graphs: edge " + strconv.Quote(a.Skills[e.Source].Name) + " -> " + strconv.Quote(a.Skills[e.Target].Name) + ": unknown state " + itoa(e.State) + " or type " + itoa(e.Type))
+			return errors.New("graphs: edge " + strconv.Quote(a.Skills[e.Source].Name) + " -> " + strconv.Quote(a.Skills[e.Target].Name) + ": unknown state " + errtext.Itoa(e.State) + " or type " + errtext.Itoa(e.Type))
 		}
 	}
 	lx := &a.Lexicon
 	if len(lx.Postings) != len(lx.Terms) {
-		return errors.New("graphs: lexicon has " + itoa(len(lx.Terms)) + " terms but " + itoa(len(lx.Postings)) + " posting lists")
+		return errors.New("graphs: lexicon has " + errtext.Itoa(len(lx.Terms)) + " terms but " + errtext.Itoa(len(lx.Postings)) + " posting lists")
 	}
 	if len(lx.DocLen) != n {
-		return errors.New("graphs: lexicon has " + itoa(len(lx.DocLen)) + " document lengths for " + itoa(n) + " skills")
+		return errors.New("graphs: lexicon has " + errtext.Itoa(len(lx.DocLen)) + " document lengths for " + errtext.Itoa(n) + " skills")
 	}
 	for t, term := range lx.Terms {
 		if t > 0 && strings.Compare(lx.Terms[t-1], term) >= 0 {
@@ -209,18 +211,18 @@ func (a *Artifact) check() error {
 				return errors.New("graphs: postings of " + strconv.Quote(term) + " out of range or not ascending")
 			}
 			if !finite(p.TF) || p.TF < 0 {
-				return errors.New("graphs: postings of " + strconv.Quote(term) + ": bad term frequency " + ftoa(p.TF))
+				return errors.New("graphs: postings of " + strconv.Quote(term) + ": bad term frequency " + errtext.Ftoa(p.TF))
 			}
 		}
 	}
 	for _, f := range []float32{lx.K1, lx.B, lx.AvgDL} {
 		if !finite(f) || f < 0 {
-			return errors.New("graphs: lexicon parameter " + ftoa(f) + " is not a finite non-negative number")
+			return errors.New("graphs: lexicon parameter " + errtext.Ftoa(f) + " is not a finite non-negative number")
 		}
 	}
 	for _, d := range lx.DocLen {
 		if !finite(d) || d < 0 {
-			return errors.New("graphs: document length " + ftoa(d) + " is not a finite non-negative number")
+			return errors.New("graphs: document length " + errtext.Ftoa(d) + " is not a finite non-negative number")
 		}
 	}
 	return a.checkVectors()

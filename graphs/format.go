@@ -54,6 +54,8 @@ package graphs
 
 import (
 	"errors"
+
+	"github.com/caskg/caskg/graphs/errtext"
 )
 
 // Version of the format this package writes.
@@ -109,7 +111,7 @@ func (s State) String() string {
 	if s < numStates {
 		return stateNames[s]
 	}
-	return "state(" + itoa(uint8(s)) + ")"
+	return "state(" + errtext.Itoa(uint8(s)) + ")"
 }
 
 // States lists every valid state in order.
@@ -135,7 +137,7 @@ func (r Relation) String() string {
 	if r < numRelations {
 		return relationNames[r]
 	}
-	return "relation(" + itoa(uint8(r)) + ")"
+	return "relation(" + errtext.Itoa(uint8(r)) + ")"
 }
 
 // Relations lists every valid relation type in order.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/caskg/caskg/graphs/errtext"
 )
 
 // Vectors are the skill embeddings of an Artifact (format 1.1), quantized to int8 with one
@@ -61,12 +63,12 @@ func NewVectors(model string, vecs [][]float32) (*Vectors, error) {
 		dim = len(vecs[0])
 	}
 	if dim < 1 || dim > MaxDim {
-		return nil, errors.New("graphs: vector dimension " + itoa(dim) + " outside [1, " + itoa(MaxDim) + "]")
+		return nil, errors.New("graphs: vector dimension " + errtext.Itoa(dim) + " outside [1, " + errtext.Itoa(MaxDim) + "]")
 	}
 	v := &Vectors{Model: model, Dim: dim, Scale: make([]float32, len(vecs)), Data: make([]int8, len(vecs)*dim)}
 	for i, x := range vecs {
 		if len(x) != dim {
-			return nil, errors.New("graphs: vector " + itoa(i) + " has dimension " + itoa(len(x)) + ", the first has " + itoa(dim))
+			return nil, errors.New("graphs: vector " + errtext.Itoa(i) + " has dimension " + errtext.Itoa(len(x)) + ", the first has " + errtext.Itoa(dim))
 		}
 		v.Scale[i] = Quantize(x, v.Data[i*dim:(i+1)*dim])
 	}
@@ -77,14 +79,14 @@ func NewVectors(model string, vecs [][]float32) (*Vectors, error) {
 // duplicate term is an error.
 func NewQueryEncoder(terms []string, weights []float32, vecs [][]float32) (*QueryEncoder, error) {
 	if len(weights) != len(terms) || len(vecs) != len(terms) {
-		return nil, errors.New("graphs: query encoder with " + itoa(len(terms)) + " terms, " + itoa(len(weights)) + " weights and " + itoa(len(vecs)) + " vectors")
+		return nil, errors.New("graphs: query encoder with " + errtext.Itoa(len(terms)) + " terms, " + errtext.Itoa(len(weights)) + " weights and " + errtext.Itoa(len(vecs)) + " vectors")
 	}
 	if len(terms) == 0 {
 		return nil, errors.New("graphs: query encoder without terms")
 	}
 	dim := len(vecs[0])
 	if dim < 1 || dim > MaxDim {
-		return nil, errors.New("graphs: vector dimension " + itoa(dim) + " outside [1, " + itoa(MaxDim) + "]")
+		return nil, errors.New("graphs: vector dimension " + errtext.Itoa(dim) + " outside [1, " + errtext.Itoa(MaxDim) + "]")
 	}
 	order := make([]int, len(terms))
 	for i := range order {
@@ -95,7 +97,7 @@ func NewQueryEncoder(terms []string, weights []float32, vecs [][]float32) (*Quer
 		Scale: make([]float32, len(terms)), Data: make([]int8, len(terms)*dim)}
 	for k, i := range order {
 		if len(vecs[i]) != dim {
-			return nil, errors.New("graphs: vector of term " + strconv.Quote(terms[i]) + " has dimension " + itoa(len(vecs[i])) + ", want " + itoa(dim))
+			return nil, errors.New("graphs: vector of term " + strconv.Quote(terms[i]) + " has dimension " + errtext.Itoa(len(vecs[i])) + ", want " + errtext.Itoa(dim))
 		}
 		if k > 0 && q.Terms[k-1] == terms[i] {
 			return nil, errors.New("graphs: query encoder term " + strconv.Quote(terms[i]) + " twice")
@@ -117,23 +119,23 @@ func (a *Artifact) checkVectors() error {
 	}
 	n := len(a.Skills)
 	if v.Dim < 1 || v.Dim > MaxDim {
-		return errors.New("graphs: vector dimension " + itoa(v.Dim) + " outside [1, " + itoa(MaxDim) + "]")
+		return errors.New("graphs: vector dimension " + errtext.Itoa(v.Dim) + " outside [1, " + errtext.Itoa(MaxDim) + "]")
 	}
 	if len(v.Scale) != n || len(v.Data) != n*v.Dim {
-		return errors.New("graphs: " + itoa(len(v.Scale)) + " vector scales and " + itoa(len(v.Data)) + " values for " + itoa(n) + " skills of dimension " + itoa(v.Dim))
+		return errors.New("graphs: " + errtext.Itoa(len(v.Scale)) + " vector scales and " + errtext.Itoa(len(v.Data)) + " values for " + errtext.Itoa(n) + " skills of dimension " + errtext.Itoa(v.Dim))
 	}
 	if err := checkRows(v.Scale, nil, v.Data); err != nil {
-		return wrapTail(err, "graphs: skill vectors: "+err.Error())
+		return errtext.Prefix("graphs: skill vectors: ", err)
 	}
 	if q == nil {
 		return nil
 	}
 	t := len(q.Terms)
 	if q.Dim != v.Dim {
-		return errors.New("graphs: query encoder dimension " + itoa(q.Dim) + ", skill vectors " + itoa(v.Dim))
+		return errors.New("graphs: query encoder dimension " + errtext.Itoa(q.Dim) + ", skill vectors " + errtext.Itoa(v.Dim))
 	}
 	if len(q.Weight) != t || len(q.Scale) != t || len(q.Data) != t*q.Dim {
-		return errors.New("graphs: query encoder with " + itoa(t) + " terms has " + itoa(len(q.Weight)) + " weights, " + itoa(len(q.Scale)) + " scales and " + itoa(len(q.Data)) + " values")
+		return errors.New("graphs: query encoder with " + errtext.Itoa(t) + " terms has " + errtext.Itoa(len(q.Weight)) + " weights, " + errtext.Itoa(len(q.Scale)) + " scales and " + errtext.Itoa(len(q.Data)) + " values")
 	}
 	for i := 1; i < t; i++ {
 		if q.Terms[i-1] >= q.Terms[i] {
@@ -141,7 +143,7 @@ func (a *Artifact) checkVectors() error {
 		}
 	}
 	if err := checkRows(q.Scale, q.Weight, q.Data); err != nil {
-		return wrapTail(err, "graphs: query encoder: "+err.Error())
+		return errtext.Prefix("graphs: query encoder: ", err)
 	}
 	return nil
 }
@@ -151,17 +153,17 @@ func (a *Artifact) checkVectors() error {
 func checkRows(scale, weight []float32, data []int8) error {
 	for i, s := range scale {
 		if !finite(s) || s < 0 {
-			return errors.New("row " + itoa(i) + " has scale " + ftoa(s))
+			return errors.New("row " + errtext.Itoa(i) + " has scale " + errtext.Ftoa(s))
 		}
 	}
 	for i, w := range weight {
 		if !finite(w) || w < 0 {
-			return errors.New("row " + itoa(i) + " has weight " + ftoa(w))
+			return errors.New("row " + errtext.Itoa(i) + " has weight " + errtext.Ftoa(w))
 		}
 	}
 	for i, x := range data {
 		if x == math.MinInt8 {
-			return errors.New("value " + itoa(i) + " is -128")
+			return errors.New("value " + errtext.Itoa(i) + " is -128")
 		}
 	}
 	return nil

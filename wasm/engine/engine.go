@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/graphs/errtext"
 )
 
 // Defaults of DESIGN §4.
@@ -238,7 +239,7 @@ func (r *Request) normalize() error {
 		return ErrEmptyQuery
 	}
 	if len(r.Query) > MaxQueryBytes {
-		return newError("engine: query is " + itoa(len(r.Query)) + " bytes, at most " + itoa(MaxQueryBytes))
+		return errtext.New("engine: query is " + errtext.Itoa(len(r.Query)) + " bytes, at most " + errtext.Itoa(MaxQueryBytes))
 	}
 	if r.K == 0 {
 		r.K = DefaultK
@@ -260,17 +261,17 @@ func (r *Request) normalize() error {
 	}
 	switch {
 	case r.K < 1 || r.K > MaxK:
-		return newError("engine: field \"k\": " + itoa(r.K) + " is outside [1, " + itoa(MaxK) + "]")
+		return errtext.New("engine: field \"k\": " + errtext.Itoa(r.K) + " is outside [1, " + errtext.Itoa(MaxK) + "]")
 	case r.Seeds < 1 || r.Seeds > MaxSeeds:
-		return newError("engine: field \"seeds\": " + itoa(r.Seeds) + " is outside [1, " + itoa(MaxSeeds) + "]")
+		return errtext.New("engine: field \"seeds\": " + errtext.Itoa(r.Seeds) + " is outside [1, " + errtext.Itoa(MaxSeeds) + "]")
 	case !(r.Gamma > 0 && r.Gamma <= 1):
-		return newError("engine: field \"gamma\": " + ftoa(r.Gamma) + " is outside (0, 1]")
+		return errtext.New("engine: field \"gamma\": " + errtext.Ftoa(r.Gamma) + " is outside (0, 1]")
 	case !(r.SemanticWeight > 0 && r.SemanticWeight <= MaxSemanticWeight):
-		return newError("engine: field \"semantic_weight\": " + ftoa(r.SemanticWeight) + " is outside (0, " + itoa(MaxSemanticWeight) + "]")
+		return errtext.New("engine: field \"semantic_weight\": " + errtext.Ftoa(r.SemanticWeight) + " is outside (0, " + errtext.Itoa(MaxSemanticWeight) + "]")
 	case r.SkillBudget < 1 || r.SkillBudget > MaxBudget:
-		return newError("engine: field \"skill_budget\": " + itoa(r.SkillBudget) + " is outside [1, " + itoa(MaxBudget) + "]")
+		return errtext.New("engine: field \"skill_budget\": " + errtext.Itoa(r.SkillBudget) + " is outside [1, " + errtext.Itoa(MaxBudget) + "]")
 	case r.TotalBudget < 1 || r.TotalBudget > MaxBudget:
-		return newError("engine: field \"total_budget\": " + itoa(r.TotalBudget) + " is outside [1, " + itoa(MaxBudget) + "]")
+		return errtext.New("engine: field \"total_budget\": " + errtext.Itoa(r.TotalBudget) + " is outside [1, " + errtext.Itoa(MaxBudget) + "]")
 	}
 	return nil
 }
@@ -313,7 +314,7 @@ func (e *Engine) rank(req Request) (Response, error) {
 		qvec = nil
 	}
 	if req.NoLexical && qvec == nil {
-		return Response{}, newError("engine: field \"no_lexical\": no semantic seeds to rank by (the artifact has no vectors or no_semantic is set)")
+		return Response{}, errtext.New("engine: field \"no_lexical\": no semantic seeds to rank by (the artifact has no vectors or no_semantic is set)")
 	}
 	sc := e.getScratch()
 	defer e.putScratch(sc)

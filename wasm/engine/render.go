@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/caskg/caskg/graphs/errtext"
 )
 
 // The rendered bundle (DESIGN §4) is the text an agent reads: the top skills' own text within a
@@ -129,7 +131,7 @@ func (e *Engine) render(req *Request, res []Result) string {
 		if i+1 < len(res) {
 			reserve = sep + runeCount(leftOutLine(res[i+1:], leftOutReserve))
 		}
-		heading := "[" + itoa(i+1) + "] " + oneLine(g.Name(r.ID), MaxBudget) + " (" + why(req, r) + ")"
+		heading := "[" + errtext.Itoa(i+1) + "] " + oneLine(g.Name(r.ID), MaxBudget) + " (" + why(req, r) + ")"
 		n := runeCount(heading)
 		if n > req.SkillBudget || sep+n+reserve > left {
 			break
@@ -209,7 +211,7 @@ func renderHeader(req *Request, res []Result) string {
 	if len(res) == 0 {
 		return "No skills found for this task.\n" + task
 	}
-	count := itoa(len(res)) + " skills for this task, most relevant first."
+	count := errtext.Itoa(len(res)) + " skills for this task, most relevant first."
 	if len(res) == 1 {
 		count = "1 skill for this task."
 	}
@@ -226,7 +228,7 @@ func renderHeader(req *Request, res []Result) string {
 func why(req *Request, r Result) string {
 	switch {
 	case r.SeedRank > 0:
-		return "seed #" + itoa(r.SeedRank)
+		return "seed #" + errtext.Itoa(r.SeedRank)
 	case req.NoGraph || r.Score == 0:
 		// A no-graph result, or one the graph did not reach that fills up the k.
 		return "lexical match"
@@ -277,7 +279,7 @@ func leftOutCount(n int) string {
 	if n == 1 {
 		return "[1 more skill left out by the budget]"
 	}
-	return "[" + itoa(n) + " more skills left out by the budget]"
+	return "[" + errtext.Itoa(n) + " more skills left out by the budget]"
 }
 
 // cutText returns a prefix of s of at most n runes, ending at a line break when one falls in

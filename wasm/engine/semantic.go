@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/graphs/errtext"
 )
 
 // Semantic seeding (DESIGN §4.1): when the artifact holds skill vectors, the skills closest to
@@ -120,21 +121,21 @@ func unit32(v []float64) []float32 {
 func (e *Engine) checkVector(v []float32) ([]float32, error) {
 	dim := e.g.VectorDim()
 	if dim == 0 {
-		return nil, newError("engine: field \"vector\": the artifact has no skill vectors to compare it with")
+		return nil, errtext.New("engine: field \"vector\": the artifact has no skill vectors to compare it with")
 	}
 	if len(v) != dim {
-		return nil, newError("engine: field \"vector\": " + itoa(len(v)) + " dimensions, the artifact's vectors (" + e.g.VectorModel() + ") have " + itoa(dim))
+		return nil, errtext.New("engine: field \"vector\": " + errtext.Itoa(len(v)) + " dimensions, the artifact's vectors (" + e.g.VectorModel() + ") have " + errtext.Itoa(dim))
 	}
 	acc := make([]float64, dim)
 	for j, x := range v {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return nil, newError("engine: field \"vector\": component " + itoa(j) + " is " + ftoa(x))
+			return nil, errtext.New("engine: field \"vector\": component " + errtext.Itoa(j) + " is " + errtext.Ftoa(x))
 		}
 		acc[j] = float64(x)
 	}
 	u := unit32(acc)
 	if u == nil {
-		return nil, newError("engine: field \"vector\": the zero vector has no direction")
+		return nil, errtext.New("engine: field \"vector\": the zero vector has no direction")
 	}
 	return u, nil
 }

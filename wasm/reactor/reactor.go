@@ -35,8 +35,8 @@ import (
 	"strconv"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/graphs/jsontext"
 	"github.com/caskg/caskg/wasm/engine"
-	"github.com/caskg/caskg/wasm/internal/tinyjson"
 	"github.com/caskg/caskg/wasm/internal/wire"
 )
 
@@ -62,7 +62,7 @@ func newReactor() *reactor { return &reactor{handles: map[uint32]*loaded{}, next
 
 // errorJSON is the body of every failure.
 func errorJSON(err error) []byte {
-	b := append([]byte(`{"error":`), tinyjson.AppendString(nil, err.Error())...)
+	b := append([]byte(`{"error":`), jsontext.AppendString(nil, err.Error())...)
 	return append(b, '}')
 }
 
@@ -146,9 +146,9 @@ func (r *reactor) info(h uint32) (out []byte) {
 	b = append(b, `,"bytes":`...)
 	b = strconv.AppendInt(b, int64(g.Size()), 10)
 	b = append(b, `,"format":`...)
-	b = tinyjson.AppendString(b, formatVersion(maj, mnr))
+	b = jsontext.AppendString(b, formatVersion(maj, mnr))
 	b = append(b, `,"params":`...)
-	if p := g.Params(); len(p) > 0 && tinyjson.Valid(p) {
+	if p := g.Params(); len(p) > 0 && jsontext.Valid(p) {
 		b = append(b, p...)
 	} else {
 		b = append(b, "null"...)
@@ -170,11 +170,11 @@ func formatVersion(major, minor int) string {
 // it writes and reads (any minor of its major), and the Go release it was built with.
 func versionJSON() []byte {
 	b := []byte(`{"version":`)
-	b = tinyjson.AppendString(b, Version)
+	b = jsontext.AppendString(b, Version)
 	b = append(b, `,"format":`...)
-	b = tinyjson.AppendString(b, formatVersion(graphs.Major, graphs.Minor))
+	b = jsontext.AppendString(b, formatVersion(graphs.Major, graphs.Minor))
 	b = append(b, `,"go":`...)
-	b = tinyjson.AppendString(b, runtime.Version())
+	b = jsontext.AppendString(b, runtime.Version())
 	return append(b, '}')
 }
 

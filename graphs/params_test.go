@@ -4,39 +4,20 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/caskg/caskg/graphs/jsontext"
 )
 
-func TestValidJSON(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want bool
-	}{
-		{`{}`, true}, {` {"a": [1, -2.5e+3, 0.1E-2, true, false, null, "x\u00e9\n"]} `, true},
-		{`[]`, true}, {`""`, true}, {`0`, true}, {`-0`, true}, {"\t\r\n null \n", true},
-		{`"\ud800"`, true}, {"\"\xff\"", true}, {`{"a":{"b":{}}}`, true},
-		{``, false}, {` `, false}, {`{`, false}, {`}`, false}, {`[1,]`, false}, {`{"a":1,}`, false},
-		{`{"a" 1}`, false}, {`{a:1}`, false}, {`01`, false}, {`1.`, false}, {`.5`, false}, {`1e`, false},
-		{`-`, false}, {`+1`, false}, {`tru`, false}, {`nul`, false}, {`"abc`, false}, {"\"a\tb\"", false},
-		{`"\x"`, false}, {`"\u12"`, false}, {`"\u12g4"`, false}, {`{} {}`, false}, {`[1 2]`, false},
-		{`NaN`, false}, {`[` + strings.Repeat(`[`, 9999) + strings.Repeat(`]`, 10000), true},
-		{strings.Repeat(`[`, 10001) + strings.Repeat(`]`, 10001), false},
-	} {
-		if got := validJSON([]byte(c.in)); got != c.want {
-			t.Errorf("validJSON(%.40q) = %v, want %v", c.in, got, c.want)
-		}
-		if std := json.Valid([]byte(c.in)); std != c.want {
-			t.Errorf("json.Valid(%.40q) = %v: the table is wrong", c.in, std)
-		}
-	}
-}
-
-func FuzzValidJSON(f *testing.F) {
-	for _, s := range []string{`{"a":[1,2.5e-3,"x"]}`, `[`, `"\u00e9"`, `-0.0e+1`} {
+// FuzzParams holds the build parameters' decoder and encoder to encoding/json on every input
+// Decode lets through: whatever jsontext.Valid accepts.
+func FuzzParams(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5e-3,"x"]}`, `[`, `"\u00e9"`, `-0.0e+1`, `{"a":1e400}`,
+		`{"a":{"b":null,"c":[true,false]},"d":"\ud83d\ude00\ud800x"}`, `null`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := validJSON(b), json.Valid(b); got != want {
-			t.Errorf("validJSON(%q) = %v, json.Valid says %v", b, got, want)
+		if got, want := jsontext.Valid(b), json.Valid(b); got != want {
+			t.Fatalf("jsontext.Valid(%q) = %v, json.Valid says %v", b, got, want)
 		}
 		if !json.Valid(b) {
 			return
@@ -78,7 +59,9 @@ func TestParamsMatchEncodingJSON(t *testing.T) {
 			t.Errorf("marshalParams(%T) error %v, json.Marshal %v", bad, err, werr)
 		}
 	}
-	for _, in := range []string{`null`, `{"a":1,"a":[true,null,"\ud83d\ude00\ud800x"]}`, `[1]`, `"s"`, `1`, `false`, `{"a":1e400}`} {
+	deep := `{"a":` + strings.Repeat(`[`, jsontext.MaxDepth-1) + strings.Repeat(`]`, jsontext.MaxDepth-1) + `}`
+	for _, in := range []string{`null`, `{"a":1,"a":[true,null,"\ud83d\ude00\ud800x"]}`, `[1]`, `"s"`, `1`, `false`, `{"a":1e400}`,
+		` {"b":[{"c":[1e400]}]}`, deep} {
 		var want map[string]any
 		werr := json.Unmarshal([]byte(in), &want)
 		got, err := unmarshalParams([]byte(in))

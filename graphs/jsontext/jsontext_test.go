@@ -1,4 +1,4 @@
-package tinyjson
+package jsontext
 
 import (
 	"bytes"
@@ -207,12 +207,37 @@ func TestDecoderErrors(t *testing.T) {
 	}
 }
 
-func TestValidDepth(t *testing.T) {
-	if deep := strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1); Valid([]byte(deep)) {
-		t.Error("Valid accepts nesting beyond MaxDepth")
+func TestValid(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want bool
+	}{
+		{"empty object", `{}`, true},
+		{"all kinds", ` {"a": [1, -2.5e+3, 0.1E-2, true, false, null, "x\u00e9\n"]} `, true},
+		{"empty array", `[]`, true}, {"empty string", `""`, true}, {"zero", `0`, true}, {"minus zero", `-0`, true},
+		{"white space", "\t\r\n null \n", true}, {"lone surrogate", `"\ud800"`, true},
+		{"invalid utf-8", "\"\xff\"", true}, {"nested", `{"a":{"b":{}}}`, true},
+		{"nothing", ``, false}, {"space only", ` `, false}, {"open", `{`, false}, {"close", `}`, false},
+		{"trailing comma in array", `[1,]`, false}, {"trailing comma in object", `{"a":1,}`, false},
+		{"missing colon", `{"a" 1}`, false}, {"bare key", `{a:1}`, false}, {"leading zero", `01`, false},
+		{"bare point", `1.`, false}, {"leading point", `.5`, false}, {"bare exponent", `1e`, false},
+		{"bare minus", `-`, false}, {"plus", `+1`, false}, {"short true", `tru`, false}, {"short null", `nul`, false},
+		{"unterminated", `"abc`, false}, {"tab in string", "\"a\tb\"", false}, {"bad escape", `"\x"`, false},
+		{"short unicode escape", `"\u12"`, false}, {"bad unicode escape", `"\u12g4"`, false},
+		{"two values", `{} {}`, false}, {"missing comma", `[1 2]`, false}, {"NaN", `NaN`, false},
+		{"MaxDepth", strings.Repeat(`[`, MaxDepth) + strings.Repeat(`]`, MaxDepth), true},
+		{"beyond MaxDepth", strings.Repeat(`[`, MaxDepth+1) + strings.Repeat(`]`, MaxDepth+1), false},
 	}
-	if ok := strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth); !Valid([]byte(ok)) {
-		t.Error("Valid rejects nesting of MaxDepth")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Valid([]byte(tt.in)); got != tt.want {
+				t.Errorf("Valid(%.40q) = %v, want %v", tt.in, got, tt.want)
+			}
+			if std := json.Valid([]byte(tt.in)); std != tt.want {
+				t.Errorf("json.Valid(%.40q) = %v: the table is wrong", tt.in, std)
+			}
+		})
 	}
 }
 
@@ -236,18 +261,18 @@ func FuzzDecoder(f *testing.F) {
 		}
 		switch {
 		case err == nil && stdErr != nil:
-			t.Fatalf("tinyjson accepts %q, encoding/json says %v", data, stdErr)
+			t.Fatalf("jsontext accepts %q, encoding/json says %v", data, stdErr)
 		case err == nil:
 			gb, _ := json.Marshal(got)
 			sb, _ := json.Marshal(std)
 			if !bytes.Equal(gb, sb) {
-				t.Fatalf("decoding %q differs:\ntinyjson %s\n     std %s", data, gb, sb)
+				t.Fatalf("decoding %q differs:\njsontext %s\n     std %s", data, gb, sb)
 			}
 		case stdErr == nil:
 			// Only exact key matching may reject what encoding/json accepts.
 			var se *SyntaxError
 			if !errors.As(err, &se) || se.Msg != "unknown field" {
-				t.Fatalf("tinyjson rejects %q (%v), encoding/json accepts it", data, err)
+				t.Fatalf("jsontext rejects %q (%v), encoding/json accepts it", data, err)
 			}
 		}
 		if Valid(data) != json.Valid(data) {

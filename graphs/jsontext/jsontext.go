@@ -1,13 +1,15 @@
-// Package tinyjson holds the JSON primitives of the WebAssembly reactor: string and number
-// formatting byte-identical to encoding/json, and a small pull decoder. encoding/json and fmt
-// together cost the module about a quarter of its compressed size, and even a reflection-driven
-// codec costs a fifth; these primitives, called from typed code generated for the request and
-// response types, cost a few KB.
+// Package jsontext is caskg's small JSON codec, shared by the artifact format (graphs, for the
+// build parameters) and every WebAssembly entry point (wasm/internal/wire and the hosts): string
+// and number formatting byte-identical to encoding/json, a validity check that agrees with
+// encoding/json.Valid, and a small pull decoder. encoding/json and fmt together cost the
+// WebAssembly module about a quarter of its compressed size, and even a reflection-driven codec
+// costs a fifth; these primitives, called from typed code generated for the request and response
+// types, cost a few KB. Like graphs, it imports the standard library only.
 //
 // The decoder accepts what encoding/json.Unmarshal accepts for the same Go types, except that
 // object keys must match a field's JSON name exactly (encoding/json also folds case) and
 // unknown keys are errors (as with DisallowUnknownFields).
-package tinyjson
+package jsontext
 
 import (
 	"errors"
@@ -19,14 +21,15 @@ import (
 )
 
 // MaxDepth bounds the nesting of arrays and objects, so hostile input cannot exhaust the stack.
-const MaxDepth = 1000
+// It is encoding/json's limit, so that Valid agrees with encoding/json.Valid.
+const MaxDepth = 10000
 
 // AppendFloat appends f formatted as encoding/json formats a float of the given bit size:
 // shortest representation, exponent form only outside [1e-6, 1e21), no leading zero in a
-// negative exponent. NaN and infinities are errors, as in encoding/json.
+// negative exponent. NaN and infinities are errors, with encoding/json's text.
 func AppendFloat(b []byte, f float64, bits int) ([]byte, error) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return b, errors.New("json: unsupported value " + strconv.FormatFloat(f, 'g', -1, bits))
+		return b, errors.New("json: unsupported value: " + strconv.FormatFloat(f, 'g', -1, bits))
 	}
 	format := byte('f')
 	if abs := math.Abs(f); abs != 0 {
@@ -113,7 +116,9 @@ func AppendKey(b []byte, key string) []byte {
 	return append(b, key...)
 }
 
-// Valid reports whether data is one well-formed JSON value nested at most MaxDepth deep.
+// Valid reports whether data is one well-formed JSON value, surrounded by nothing but white
+// space and nested at most MaxDepth deep: what encoding/json.Valid reports. Strings may hold any
+// bytes but control characters, invalid UTF-8 included.
 func Valid(data []byte) bool {
 	d := NewDecoder(data)
 	return d.Skip() == nil && d.End() == nil
@@ -148,7 +153,7 @@ func NewDecoder(data []byte) *Decoder { return &Decoder{data: data} }
 
 // End checks that nothing but white space follows the value.
 func (d *Decoder) End() error {
-	if d.peek() != 0 || d.i < len(d.data) {
+	if d.Peek() != 0 || d.i < len(d.data) {
 		return d.fail("data after the JSON value")
 	}
 	return nil
@@ -162,11 +167,11 @@ func (d *Decoder) fail(msg string) error {
 	return &SyntaxError{Offset: d.i, Field: strings.Join(d.path, "."), Msg: msg}
 }
 
-// peek skips white space and returns the next byte, or 0 at the end of the input. Not inlined,
-// like fail.
+// Peek skips white space and returns the next byte, which tells the kind of the next value, or 0
+// at the end of the input. Not inlined, like fail.
 //
 //go:noinline
-func (d *Decoder) peek() byte {
+func (d *Decoder) Peek() byte {
 	for d.i < len(d.data) {
 		switch c := d.data[d.i]; c {
 		case ' ', '\t', '\n', '\r':
@@ -216,7 +221,7 @@ func (d *Decoder) mismatch(want string, c byte) error {
 //
 //go:noinline
 func (d *Decoder) Null() bool {
-	return d.peek() == 'n' && d.literal("null")
+	return d.Peek() == 'n' && d.literal("null")
 }
 
 // UnknownField is the error for an object key the caller has no field for.
@@ -235,20 +240,20 @@ func (d *Decoder) Object(member func(key string) error) error {
 	if d.Null() {
 		return nil
 	}
-	if c := d.peek(); c != '{' {
+	if c := d.Peek(); c != '{' {
 		return d.mismatch("an object", c)
 	}
 	if err := d.enter(); err != nil {
 		return err
 	}
 	d.i++
-	if d.peek() == '}' {
+	if d.Peek() == '}' {
 		d.i++
 		d.depth--
 		return nil
 	}
 	for {
-		if c := d.peek(); c != '"' {
+		if c := d.Peek(); c != '"' {
 			return d.mismatch("a string key", c)
 		}
 		keyAt := d.i
@@ -256,7 +261,7 @@ func (d *Decoder) Object(member func(key string) error) error {
 		if err != nil {
 			return err
 		}
-		if c := d.peek(); c != ':' {
+		if c := d.Peek(); c != ':' {
 			return d.mismatch("':'", c)
 		}
 		d.i++
@@ -269,7 +274,7 @@ func (d *Decoder) Object(member func(key string) error) error {
 			return err
 		}
 		d.path = d.path[:len(d.path)-1]
-		switch c := d.peek(); c {
+		switch c := d.Peek(); c {
 		case ',':
 			d.i++
 		case '}':
@@ -288,14 +293,14 @@ func (d *Decoder) Array(elem func(i int) error) error {
 	if d.Null() {
 		return nil
 	}
-	if c := d.peek(); c != '[' {
+	if c := d.Peek(); c != '[' {
 		return d.mismatch("an array", c)
 	}
 	if err := d.enter(); err != nil {
 		return err
 	}
 	d.i++
-	if d.peek() == ']' {
+	if d.Peek() == ']' {
 		d.i++
 		d.depth--
 		return nil
@@ -306,7 +311,7 @@ func (d *Decoder) Array(elem func(i int) error) error {
 			return err
 		}
 		d.path = d.path[:len(d.path)-1]
-		switch c := d.peek(); c {
+		switch c := d.Peek(); c {
 		case ',':
 			d.i++
 		case ']':
@@ -321,7 +326,7 @@ func (d *Decoder) Array(elem func(i int) error) error {
 
 // Bool reads true or false.
 func (d *Decoder) Bool() (bool, error) {
-	c := d.peek()
+	c := d.Peek()
 	switch {
 	case c == 't' && d.literal("true"):
 		return true, nil
@@ -334,7 +339,7 @@ func (d *Decoder) Bool() (bool, error) {
 // String reads a string. Invalid UTF-8 and unpaired surrogates become U+FFFD, as in
 // encoding/json.
 func (d *Decoder) String() (string, error) {
-	if c := d.peek(); c != '"' {
+	if c := d.Peek(); c != '"' {
 		return "", d.mismatch("a string", c)
 	}
 	return d.str()
@@ -342,7 +347,7 @@ func (d *Decoder) String() (string, error) {
 
 // Int reads an integer that fits in bits bits.
 func (d *Decoder) Int(bits int) (int64, error) {
-	tok, err := d.number()
+	tok, err := d.Number()
 	if err != nil {
 		return 0, err
 	}
@@ -355,7 +360,7 @@ func (d *Decoder) Int(bits int) (int64, error) {
 
 // Uint reads an unsigned integer that fits in bits bits.
 func (d *Decoder) Uint(bits int) (uint64, error) {
-	tok, err := d.number()
+	tok, err := d.Number()
 	if err != nil {
 		return 0, err
 	}
@@ -368,7 +373,7 @@ func (d *Decoder) Uint(bits int) (uint64, error) {
 
 // Float reads a number as a float of bits bits; out of range is an error, as in encoding/json.
 func (d *Decoder) Float(bits int) (float64, error) {
-	tok, err := d.number()
+	tok, err := d.Number()
 	if err != nil {
 		return 0, err
 	}
@@ -379,9 +384,9 @@ func (d *Decoder) Float(bits int) (float64, error) {
 	return f, nil
 }
 
-// number scans a JSON number and returns its text.
-func (d *Decoder) number() (string, error) {
-	if c := d.peek(); c != '-' && (c < '0' || c > '9') {
+// Number reads a number and returns its text, for callers that convert it themselves.
+func (d *Decoder) Number() (string, error) {
+	if c := d.Peek(); c != '-' && (c < '0' || c > '9') {
 		return "", d.mismatch("a number", c)
 	}
 	start := d.i
@@ -521,7 +526,7 @@ func (d *Decoder) hex4(at int) (rune, bool) {
 
 // Skip checks and steps over one value of any kind.
 func (d *Decoder) Skip() error {
-	switch c := d.peek(); c {
+	switch c := d.Peek(); c {
 	case '{':
 		return d.Object(func(string) error { return d.Skip() })
 	case '[':
@@ -538,7 +543,7 @@ func (d *Decoder) Skip() error {
 		}
 		return d.fail("invalid literal")
 	default:
-		_, err := d.number()
+		_, err := d.Number()
 		return err
 	}
 }
