@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
+
+	"github.com/caskg/caskg/native/atomicfile"
 )
 
 // cacheMagic starts every cache file: "cev1", then the dimension u32, then dim float32s.
@@ -20,8 +22,9 @@ const cacheMagic = "cev1"
 // Cache is an Embedder that keeps every vector on disk, one file per (model id, text):
 // dir/<model hash>/<text hash[:2]>/<text hash>.vec. A rebuild after a small change to the
 // library, or after an interrupted run, embeds only the texts it has not seen. Files are written
-// to a temporary name and renamed, so a reader sees a whole file or none; a torn or corrupt
-// file reads as a miss.
+// through native/atomicfile, so a reader sees a whole file or none; they are not fsynced
+// (atomicfile.WriteNoSync), and a file torn by a power loss, like any corrupt one, reads as a
+// miss.
 type Cache struct {
 	Embedder
 	dir string
@@ -42,7 +45,7 @@ func Cached(e Embedder, dir string) (*Cache, error) {
 	// A note naming the model, for people looking into the cache.
 	note := filepath.Join(sub, "MODEL")
 	if _, err := os.Stat(note); err != nil {
-		_ = writeAtomic(note, []byte(e.ID()+"\n"))
+		_ = atomicfile.Write(note, []byte(e.ID()+"\n"))
 	}
 	return &Cache{Embedder: e, dir: sub}, nil
 }
@@ -139,23 +142,5 @@ func (c *Cache) put(text string, v []float32) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	return writeAtomic(p, data)
-}
-
-// writeAtomic writes data to path through a temporary file in the same folder and a rename.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	if err := errors.Join(werr, f.Close()); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
+	return atomicfile.WriteNoSync(p, data)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -32,7 +33,7 @@ type embeddingsServer struct {
 	requests atomic.Int64
 	mu       sync.Mutex
 	batches  []int
-	fail     func(w http.ResponseWriter, n int64) bool
+	fail     func(w http.ResponseWriter, r *http.Request, n int64) bool
 	reverse  bool // answer in reverse index order
 	key      string
 }
@@ -48,7 +49,7 @@ func (s *embeddingsServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"error": {"message": "Incorrect API key provided"}}`)
 		return
 	}
-	if s.fail != nil && s.fail(w, n) {
+	if s.fail != nil && s.fail(w, r, n) {
 		return
 	}
 	var req struct {
@@ -82,6 +83,16 @@ func (s *embeddingsServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(resp)
+}
+
+// waitGone blocks a handler until the client gives up on the request, at most a few seconds.
+// The server notices a closed connection only once the request body has been read.
+func waitGone(r *http.Request) {
+	io.Copy(io.Discard, r.Body)
+	select {
+	case <-r.Context().Done():
+	case <-time.After(5 * time.Second):
+	}
 }
 
 func newHTTPTest(t *testing.T, s *embeddingsServer, opt HTTPOptions) *HTTP {
@@ -138,13 +149,13 @@ func TestHTTPEmbed(t *testing.T) {
 func TestHTTPRetries(t *testing.T) {
 	tests := []struct {
 		name     string
-		fail     func(w http.ResponseWriter, n int64) bool
+		fail     func(w http.ResponseWriter, r *http.Request, n int64) bool
 		retries  int
 		timeout  time.Duration
 		wantErr  string
 		requests int64
 	}{
-		{"429 then success", func(w http.ResponseWriter, n int64) bool {
+		{"429 then success", func(w http.ResponseWriter, r *http.Request, n int64) bool {
 			if n == 1 {
 				w.Header().Set("Retry-After", "0")
 				w.WriteHeader(http.StatusTooManyRequests)
@@ -152,49 +163,49 @@ func TestHTTPRetries(t *testing.T) {
 			}
 			return false
 		}, 2, 0, "", 2},
-		{"503 twice then success", func(w http.ResponseWriter, n int64) bool {
+		{"503 twice then success", func(w http.ResponseWriter, r *http.Request, n int64) bool {
 			if n <= 2 {
 				http.Error(w, `{"error": {"message": "overloaded"}}`, http.StatusServiceUnavailable)
 				return true
 			}
 			return false
 		}, 3, 0, "", 3},
-		{"500 until retries run out", func(w http.ResponseWriter, n int64) bool {
+		{"500 until retries run out", func(w http.ResponseWriter, r *http.Request, n int64) bool {
 			http.Error(w, `{"error": "boom"}`, http.StatusInternalServerError)
 			return true
 		}, 2, 0, `HTTP 500 Internal Server Error: "boom" (after 3 attempts)`, 3},
-		{"400 is not retried", func(w http.ResponseWriter, n int64) bool {
+		{"400 is not retried", func(w http.ResponseWriter, r *http.Request, n int64) bool {
 			http.Error(w, `{"error": {"message": "input too long"}}`, http.StatusBadRequest)
 			return true
 		}, 3, 0, `HTTP 400 Bad Request: "input too long"`, 1},
-		{"timeout then success", func(w http.ResponseWriter, n int64) bool {
+		{"timeout then success", func(w http.ResponseWriter, r *http.Request, n int64) bool {
 			if n == 1 {
-				time.Sleep(300 * time.Millisecond)
+				waitGone(r) // never answers; the client gives up
 				return true
 			}
 			return false
-		}, 1, 100 * time.Millisecond, "", 2},
-		{"timeouts until retries run out", func(w http.ResponseWriter, n int64) bool {
-			time.Sleep(200 * time.Millisecond)
+		}, 1, 50 * time.Millisecond, "", 2},
+		{"timeouts until retries run out", func(w http.ResponseWriter, r *http.Request, n int64) bool {
+			waitGone(r)
 			return true
 		}, 1, 50 * time.Millisecond, "no answer from", 2},
-		{"wrong count is not retried", func(w http.ResponseWriter, n int64) bool {
+		{"wrong count is not retried", func(w http.ResponseWriter, r *http.Request, n int64) bool {
 			fmt.Fprint(w, `{"data": []}`)
 			return true
 		}, 3, 0, "returned 0 embeddings for 2 inputs", 1},
-		{"not JSON", func(w http.ResponseWriter, n int64) bool {
+		{"not JSON", func(w http.ResponseWriter, r *http.Request, n int64) bool {
 			fmt.Fprint(w, `<html>`)
 			return true
 		}, 3, 0, "not embeddings JSON", 1},
-		{"non-finite values", func(w http.ResponseWriter, n int64) bool {
+		{"non-finite values", func(w http.ResponseWriter, r *http.Request, n int64) bool {
 			fmt.Fprint(w, `{"data": [{"index": 0, "embedding": [1, 2]}, {"index": 1, "embedding": [1, 1e39]}]}`)
 			return true
 		}, 3, 0, "not embeddings JSON", 1},
-		{"repeated index", func(w http.ResponseWriter, n int64) bool {
+		{"repeated index", func(w http.ResponseWriter, r *http.Request, n int64) bool {
 			fmt.Fprint(w, `{"data": [{"index": 0, "embedding": [1, 2]}, {"index": 0, "embedding": [1, 1]}]}`)
 			return true
 		}, 3, 0, "repeated index 0", 1},
-		{"dimension changes", func(w http.ResponseWriter, n int64) bool {
+		{"dimension changes", func(w http.ResponseWriter, r *http.Request, n int64) bool {
 			fmt.Fprint(w, `{"data": [{"index": 0, "embedding": [1, 2]}, {"index": 1, "embedding": [1]}]}`)
 			return true
 		}, 3, 0, "dimension 1", 1},
@@ -242,7 +253,7 @@ func TestHTTPErrors(t *testing.T) {
 		}
 	}
 	// Cancellation stops the retries at once.
-	slow := &embeddingsServer{dim: 4, fail: func(w http.ResponseWriter, n int64) bool {
+	slow := &embeddingsServer{dim: 4, fail: func(w http.ResponseWriter, r *http.Request, n int64) bool {
 		http.Error(w, "busy", http.StatusServiceUnavailable)
 		return true
 	}}
@@ -255,5 +266,30 @@ func TestHTTPErrors(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("cancellation took %v", d)
+	}
+}
+
+// TestHTTPID pins the ID of the http embedder for the spellings of a URL: the ID names the
+// embedding cache's folder and is stored in artifacts, so changing it orphans existing caches.
+func TestHTTPID(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"base", "http://127.0.0.1:8080/v1", "http:m@http://127.0.0.1:8080/v1/embeddings"},
+		{"trailing slash", "http://127.0.0.1:8080/v1/", "http:m@http://127.0.0.1:8080/v1/embeddings"},
+		{"full endpoint", " http://127.0.0.1:8080/v1/embeddings/ ", "http:m@http://127.0.0.1:8080/v1/embeddings"},
+		{"scheme case folded, host kept", "HTTPS://Api.Example.com/v1", "http:m@https://Api.Example.com/v1/embeddings"},
+		{"no version", "http://h", "http:m@http://h/embeddings"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := NewHTTP(HTTPOptions{URL: tt.in, Model: "m"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := h.ID(); got != tt.want {
+				t.Errorf("ID() = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -4,17 +4,18 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/caskg/caskg/native/atomicfile"
 )
 
 // cache stores one answer per file: dir/ab/abcdef….json holding {"score":x,"raw":"..."}.
-// Files are written to a temporary name and renamed, so a reader (or a build killed midway)
-// sees either no file or a complete one. Files are not fsynced: the cache survives a killed
-// process, and a file torn by a power loss reads as a miss.
+// Files are written through native/atomicfile, so a reader (or a build killed midway) sees
+// either no file or a complete one. They are not fsynced (atomicfile.WriteNoSync): the cache
+// survives a killed process, and a file torn by a power loss reads as a miss.
 type cache struct{ dir string }
 
 type cacheEntry struct {
@@ -61,19 +62,5 @@ func (c *cache) put(key string, score float64, raw string) error {
 	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(final), key+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), final); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
+	return atomicfile.WriteNoSync(final, data)
 }

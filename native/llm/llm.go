@@ -2,7 +2,8 @@
 // OpenAI-compatible chat-completions endpoint (DESIGN §3.4).
 //
 // A Client bounds parallel requests (Config.Concurrency) and their rate (Config.RPM), retries
-// transient failures with jittered exponential backoff, and keeps every successful answer in an
+// transient failures with jittered exponential backoff (both through native/openai, the
+// transport it shares with the HTTP embedder), and keeps every successful answer in an
 // on-disk cache keyed by content hash, written right after the answer arrives: a build that is
 // interrupted and rerun asks the endpoint only the prompts it has no answer for. Answers that
 // fail (HTTP errors after retries, unparseable text, cancellation) are reported as Failed and
@@ -10,33 +11,31 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/caskg/caskg/native/openai"
 )
 
 // Defaults of Config's zero values.
 const (
 	DefaultMaxTokens   = 16
 	DefaultConcurrency = 4
-	DefaultTimeout     = 60 * time.Second
-	DefaultRetries     = 4
-	DefaultBaseBackoff = 500 * time.Millisecond
+	DefaultTimeout     = openai.DefaultTimeout
+	DefaultRetries     = openai.DefaultRetries
+	DefaultBaseBackoff = openai.DefaultBaseBackoff
 	// MaxBackoff caps every wait between attempts, Retry-After included.
-	MaxBackoff = 30 * time.Second
+	MaxBackoff = openai.MaxBackoff
 )
-
-// jitterSeed seeds the backoff jitter so that runs are reproducible.
-const jitterSeed = 0x6361736b67 // "caskg"
 
 // Config of a Client. Zero values take the defaults shown.
 type Config struct {
@@ -58,13 +57,9 @@ type Config struct {
 // $OPENAI_BASE_URL; the API key comes from $CASKG_LLM_API_KEY, else $OPENAI_API_KEY.
 func ConfigFromEnv(url, model string) Config {
 	if url == "" {
-		url = os.Getenv("OPENAI_BASE_URL")
+		url = openai.BaseURLFromEnv()
 	}
-	key := os.Getenv("CASKG_LLM_API_KEY")
-	if key == "" {
-		key = os.Getenv("OPENAI_API_KEY")
-	}
-	return Config{URL: url, Model: model, APIKey: key}
+	return Config{URL: url, Model: model, APIKey: openai.APIKeyFromEnv()}
 }
 
 // Prompt is one question to the model. The system prompt should ask for a JSON answer
@@ -118,20 +113,14 @@ type Stats struct {
 
 // Client scores prompts. It is safe for concurrent use.
 type Client struct {
-	cfg      Config
-	endpoint string // the chat-completions URL requests go to
-	base     string // normalized base URL, part of the cache key
-	http     *http.Client
-	sem      chan struct{} // one token per request in flight
-	lim      *limiter      // nil when RPM is 0
-	cache    *cache        // nil when caching is disabled
+	cfg   Config
+	tr    *openai.Client // bounds, paces and retries the requests
+	base  string         // normalized base URL, part of the cache key
+	cache *cache         // nil when caching is disabled
 
-	rngMu sync.Mutex
-	rng   *rand.Rand
-
-	calls, cached, failed, retries, cacheErrs atomic.Int64
-	kindMu                                    sync.Mutex
-	byKind                                    map[string]int64
+	calls, cached, failed, cacheErrs atomic.Int64
+	kindMu                           sync.Mutex
+	byKind                           map[string]int64
 }
 
 // New validates cfg, fills in the defaults and creates the cache directory. Errors name the
@@ -142,7 +131,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	base, err := normalizeBase(cfg.URL)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("llm: Config.URL: %w", err)
 	}
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, errors.New("llm: Config.Model is required")
@@ -160,6 +149,14 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("llm: Config.Timeout %v is negative", cfg.Timeout)
 	case cfg.BaseBackoff < 0:
 		return nil, fmt.Errorf("llm: Config.BaseBackoff %v is negative", cfg.BaseBackoff)
+	}
+	tr, err := openai.New(openai.Config{
+		URL: cfg.URL, Path: chatPath, APIKey: cfg.APIKey, Model: cfg.Model,
+		Timeout: cfg.Timeout, Retries: cfg.Retries, BaseBackoff: cfg.BaseBackoff, MaxBody: maxBody,
+		MaxInFlight: cmp.Or(cfg.Concurrency, DefaultConcurrency), RPM: cfg.RPM, HTTPClient: cfg.HTTPClient,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("llm: %w", err)
 	}
 	if cfg.MaxTokens == 0 {
 		cfg.MaxTokens = DefaultMaxTokens
@@ -179,23 +176,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.BaseBackoff == 0 {
 		cfg.BaseBackoff = DefaultBaseBackoff
 	}
-	c := &Client{
-		cfg:      cfg,
-		endpoint: base + "/chat/completions",
-		base:     base,
-		http:     cfg.HTTPClient,
-		sem:      make(chan struct{}, cfg.Concurrency),
-		rng:      rand.New(rand.NewPCG(jitterSeed, jitterSeed)),
-		byKind:   map[string]int64{},
-	}
-	if c.http == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = cfg.Concurrency
-		c.http = &http.Client{Transport: tr}
-	}
-	if cfg.RPM > 0 {
-		c.lim = newLimiter(time.Minute / time.Duration(cfg.RPM))
-	}
+	c := &Client{cfg: cfg, tr: tr, base: base, byKind: map[string]int64{}}
 	if cfg.CacheDir != "" {
 		if err := os.MkdirAll(cfg.CacheDir, 0o755); err != nil {
 			return nil, fmt.Errorf("llm: Config.CacheDir: %w", err)
@@ -208,21 +189,11 @@ func New(cfg Config) (*Client, error) {
 // normalizeBase returns the base URL without a trailing slash or "/chat/completions" suffix,
 // with scheme and host in lower case, so that equivalent spellings share cache entries.
 func normalizeBase(raw string) (string, error) {
-	s := strings.TrimRight(strings.TrimSpace(raw), "/")
-	s = strings.TrimSuffix(s, "/chat/completions")
-	s = strings.TrimRight(s, "/")
-	u, err := url.Parse(s)
+	u, err := openai.ParseBaseURL(raw, chatPath)
 	if err != nil {
-		return "", fmt.Errorf("llm: Config.URL %q: %w", raw, err)
+		return "", err
 	}
-	u.Scheme = strings.ToLower(u.Scheme)
 	u.Host = strings.ToLower(u.Host)
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("llm: Config.URL %q must be an http:// or https:// URL with a host", raw)
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("llm: Config.URL %q must not have a query or fragment", raw)
-	}
 	return u.String(), nil
 }
 
@@ -325,7 +296,7 @@ func (c *Client) Stats() Stats {
 		Calls:       c.calls.Load(),
 		Cached:      c.cached.Load(),
 		Failed:      c.failed.Load(),
-		Retries:     c.retries.Load(),
+		Retries:     c.tr.Retries(),
 		CacheErrors: c.cacheErrs.Load(),
 		ByKind:      make(map[string]int64, len(c.byKind)),
 	}
