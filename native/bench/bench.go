@@ -1,18 +1,16 @@
 // Package bench holds the results of `make bench` (caskg-bench) and renders them: the table
 // printed on the terminal, BENCHMARKS.md, and the README section between the markers
-// <!-- bench:begin --> and <!-- bench:end -->. Measuring is caskg-bench's job; this package
-// only models, formats and writes, so that the formatting and the marker rewriting are tested
-// without running a benchmark.
+// <!-- bench:begin --> and <!-- bench:end --> (rewritten by package mdspan, like the
+// evaluation's section). Measuring is caskg-bench's job; this package only models, formats and
+// writes, so that the formatting is tested without running a benchmark.
 package bench
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
-	"github.com/caskg/caskg/native/atomicfile"
+	"github.com/caskg/caskg/native/mdspan"
 )
 
 // README markers: make bench rewrites only what lies between them.
@@ -241,42 +239,10 @@ func (r *Report) README() string {
 	return b.String()
 }
 
-// ReplaceBetween returns doc with what lies between the lines begin and end replaced by body.
-// Both markers must be present once, begin first; nothing outside them changes.
-func ReplaceBetween(doc []byte, begin, end string, body []byte) ([]byte, error) {
-	i := bytes.Index(doc, []byte(begin))
-	j := bytes.Index(doc, []byte(end))
-	switch {
-	case i < 0 || j < 0:
-		return nil, fmt.Errorf("bench: markers %s and %s not found", begin, end)
-	case bytes.Count(doc, []byte(begin)) > 1 || bytes.Count(doc, []byte(end)) > 1:
-		return nil, fmt.Errorf("bench: marker %s or %s appears more than once", begin, end)
-	case j < i:
-		return nil, fmt.Errorf("bench: %s comes before %s", end, begin)
-	}
-	var out bytes.Buffer
-	out.Write(doc[:i+len(begin)])
-	out.WriteString("\n")
-	out.Write(bytes.TrimRight(body, "\n"))
-	out.WriteString("\n")
-	out.Write(doc[j:])
-	return out.Bytes(), nil
-}
-
-// UpdateFile rewrites the span between the markers of the file at path with body, atomically.
+// UpdateFile rewrites the README section between begin and end of the file at path with body,
+// atomically, through the span rewriter every generated README section shares.
 func UpdateFile(path, begin, end string, body []byte) error {
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	out, err := ReplaceBetween(doc, begin, end, body)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := atomicfile.Write(path, out); err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	return nil
+	return mdspan.UpdateFile(path, begin, end, body)
 }
 
 func ms(x float64) string {

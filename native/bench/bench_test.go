@@ -7,62 +7,43 @@ import (
 	"testing"
 )
 
-func TestReplaceBetween(t *testing.T) {
+// TestUpdateFile writes the README section as make bench does: only the bench span changes,
+// and a README whose bench markers are wrong is left alone, named in the error.
+func TestUpdateFile(t *testing.T) {
+	const eval = "<!-- eval:begin -->\nE\n<!-- eval:end -->\n"
+	section := (&Report{Machine: "m", Tasks: "3"}).README()
 	for _, tc := range []struct {
-		name, in, body, want, err string
+		name, in, want, err string
 	}{
-		{name: "replaces the span", in: "a\n<!-- bench:begin -->\nold\nlines\n<!-- bench:end -->\nz\n", body: "new\n",
-			want: "a\n<!-- bench:begin -->\nnew\n<!-- bench:end -->\nz\n"},
-		{name: "empty span", in: "<!-- bench:begin --><!-- bench:end -->", body: "x",
-			want: "<!-- bench:begin -->\nx\n<!-- bench:end -->"},
-		{name: "leaves the other markers", in: "<!-- eval:begin -->e<!-- eval:end -->\n<!-- bench:begin -->\n<!-- bench:end -->\n", body: "b",
-			want: "<!-- eval:begin -->e<!-- eval:end -->\n<!-- bench:begin -->\nb\n<!-- bench:end -->\n"},
-		{name: "no markers", in: "nothing here", body: "x", err: "not found"},
-		{name: "end only", in: "<!-- bench:end -->", body: "x", err: "not found"},
-		{name: "reversed", in: "<!-- bench:end --> <!-- bench:begin -->", body: "x", err: "comes before"},
-		{name: "twice", in: "<!-- bench:begin --><!-- bench:end --><!-- bench:begin -->", body: "x", err: "more than once"},
+		{name: "replaces the span", in: "# x\n" + BeginMarker + "\nold\nlines\n" + EndMarker + "\nz\n",
+			want: "# x\n" + BeginMarker + "\n" + section + EndMarker + "\nz\n"},
+		{name: "leaves the eval span", in: eval + BeginMarker + EndMarker + "\n",
+			want: eval + BeginMarker + "\n" + section + EndMarker + "\n"},
+		{name: "no markers", in: eval, want: eval, err: "mdspan: marker " + BeginMarker + " appears 0 times, want once"},
+		{name: "end only", in: EndMarker, want: EndMarker, err: "mdspan: marker " + BeginMarker + " appears 0 times"},
+		{name: "twice", in: BeginMarker + EndMarker + BeginMarker, want: BeginMarker + EndMarker + BeginMarker,
+			err: "mdspan: marker " + BeginMarker + " appears 2 times"},
+		{name: "reversed", in: EndMarker + " " + BeginMarker, want: EndMarker + " " + BeginMarker,
+			err: "mdspan: marker " + EndMarker + " comes before " + BeginMarker},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ReplaceBetween([]byte(tc.in), BeginMarker, EndMarker, []byte(tc.body))
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.HasPrefix(err.Error(), "bench: ") {
-					t.Fatalf("error %v, want one containing %q", err, tc.err)
-				}
-				return
-			}
-			if err != nil {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "README.md")
+			if err := os.WriteFile(path, []byte(tc.in), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if string(got) != tc.want {
-				t.Errorf("got %q, want %q", got, tc.want)
+			err := UpdateFile(path, BeginMarker, EndMarker, []byte(section))
+			if tc.err == "" && err != nil ||
+				tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "README.md")) {
+				t.Errorf("error %v, want one naming README.md and containing %q", err, tc.err)
+			}
+			if got, _ := os.ReadFile(path); string(got) != tc.want {
+				t.Errorf("README holds %q, want %q", got, tc.want)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+				t.Errorf("temporary files left behind: %v", entries)
 			}
 		})
-	}
-}
-
-func TestUpdateFile(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "README.md")
-	os.WriteFile(path, []byte("# x\n<!-- bench:begin -->\nold\n<!-- bench:end -->\n"), 0o644)
-	if err := UpdateFile(path, BeginMarker, EndMarker, []byte("| a |\n")); err != nil {
-		t.Fatal(err)
-	}
-	got, _ := os.ReadFile(path)
-	if want := "# x\n<!-- bench:begin -->\n| a |\n<!-- bench:end -->\n"; string(got) != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	// A file without markers is left alone and named in the error.
-	bad := filepath.Join(dir, "BAD.md")
-	os.WriteFile(bad, []byte("no markers"), 0o644)
-	if err := UpdateFile(bad, BeginMarker, EndMarker, []byte("x")); err == nil || !strings.Contains(err.Error(), "BAD.md") {
-		t.Errorf("error %v, want one naming BAD.md", err)
-	}
-	if got, _ := os.ReadFile(bad); string(got) != "no markers" {
-		t.Errorf("file without markers changed to %q", got)
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 2 {
-		t.Errorf("temporary files left behind: %v", entries)
 	}
 }
 

@@ -11,22 +11,12 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/atomicfile"
 	"github.com/caskg/caskg/native/build"
 	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/native/harness"
 	"github.com/caskg/caskg/wasm/engine"
 )
-
-// evalReport is what eval prints with --json.
-type evalReport struct {
-	Artifact string                      `json:"artifact"`
-	Tasks    string                      `json:"tasks"`
-	Mode     string                      `json:"mode"`
-	Summary  eval.Summary                `json:"summary"`
-	Unknown  int                         `json:"unknown_gold"` // gold names not in the artifact
-	Edges    map[string]*eval.EdgeScores `json:"edges,omitempty"`
-}
 
 func runEval(c *ctx, args []string) error {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
@@ -84,7 +74,7 @@ func runEval(c *ctx, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := evaluate(eng, tasks, q, ks)
+	rep, err := harness.ScoreArtifact(eng, tasks, q.request(""), ks)
 	if err != nil {
 		return err
 	}
@@ -94,7 +84,7 @@ func runEval(c *ctx, args []string) error {
 		if err != nil {
 			return err
 		}
-		rep.Edges = scoreEdges(g, gold)
+		rep.Edges = harness.ScoreEdges(g, gold)
 	}
 	if *jsonOut {
 		b, _ := json.MarshalIndent(rep, "", "  ")
@@ -126,68 +116,6 @@ func runEval(c *ctx, args []string) error {
 		}
 	}
 	return w.Flush()
-}
-
-// evaluate runs every task and averages the metrics. k defaults to the largest cutoff.
-func evaluate(eng *engine.Engine, tasks []eval.Task, q queryFlags, ks []int) (*evalReport, error) {
-	g := eng.Graph()
-	known := make(map[string]bool, g.NumSkills())
-	for i := range g.NumSkills() {
-		known[g.Name(i)] = true
-	}
-	if q.k == 0 {
-		q.k = ks[len(ks)-1]
-	}
-	rep := &evalReport{Mode: "graph"}
-	if q.noGraph {
-		rep.Mode = "no-graph"
-	}
-	var all []eval.Scores
-	for _, t := range tasks {
-		for _, name := range t.Gold {
-			if !known[name] {
-				rep.Unknown++
-			}
-		}
-		resp, err := eng.Query(q.request(t.Query))
-		if err != nil {
-			return nil, fmt.Errorf("task %s (line %d): %w", t.ID, t.Line, err)
-		}
-		names := make([]string, len(resp.Results))
-		for i, r := range resp.Results {
-			names[i] = r.Name
-		}
-		all = append(all, eval.Score(names, t.Gold, ks))
-	}
-	rep.Summary = eval.Summarize(all, ks)
-	return rep, nil
-}
-
-// scoreEdges scores the published edges against gold, in all and by state.
-func scoreEdges(g *graphs.Graph, gold []eval.GoldEdge) map[string]*eval.EdgeScores {
-	known := make(map[string]bool, g.NumSkills())
-	for i := range g.NumSkills() {
-		known[g.Name(i)] = true
-	}
-	byState := map[string][][2]string{}
-	var all [][2]string
-	for u := range g.NumSkills() {
-		lo, hi := g.Out(u)
-		for e := lo; e < hi; e++ {
-			pair := [2]string{g.Name(u), g.Name(g.Target(e))}
-			all = append(all, pair)
-			st := g.State(e).String()
-			byState[st] = append(byState[st], pair)
-		}
-	}
-	out := map[string]*eval.EdgeScores{}
-	s := eval.ScoreEdges(all, gold, known)
-	out["all"] = &s
-	for st, pairs := range byState {
-		s := eval.ScoreEdges(pairs, gold, known)
-		out[st] = &s
-	}
-	return out
 }
 
 // parseKs parses the comma-separated cutoffs of -ks, ascending.
@@ -223,129 +151,31 @@ func parseRates(flagValue string) ([]float64, error) {
 	return rates, nil
 }
 
-// compareArgs are the flags of eval --compare.
-type compareArgs struct {
-	libs                []string
-	tasks, gold, traces string
-	oracleErrors        string
-	oracleSeed          uint64
-	role                string
-	budget              int
-	ks, title, label    string
-	json                bool
-	out                 string
-}
-
-// command is the eval --compare command line that prints this comparison's tables.
-func (a compareArgs) command() string {
-	words := []string{"bin/caskg", "eval", "--compare"}
-	words = append(words, a.libs...)
-	words = append(words, "--tasks", a.tasks)
-	if a.gold != "" {
-		words = append(words, "--gold-edges", a.gold)
+// runReport is eval --report: it reads comparisons written by eval --compare --json, writes
+// EVALUATION.md (to out, or standard output) and rewrites the README's results span.
+func runReport(c *ctx, files []string, out, readme string) error {
+	if len(files) == 0 {
+		return usagef("-report needs at least one RESULT.json of eval -compare -json")
 	}
-	if a.traces != "" {
-		words = append(words, "--traces", a.traces)
-	}
-	if a.oracleErrors != "" {
-		words = append(words, "--oracle-errors", a.oracleErrors)
-		if a.oracleSeed != 1 {
-			words = append(words, "--oracle-seed", strconv.FormatUint(a.oracleSeed, 10))
-		}
-	}
-	if a.role != "" {
-		words = append(words, "--role", a.role)
-	}
-	if a.budget != build.DefaultOptions().Budget {
-		words = append(words, "--budget", strconv.Itoa(a.budget))
-	}
-	if a.ks != "5,10" {
-		words = append(words, "--ks", a.ks)
-	}
-	if a.title != "" {
-		words = append(words, "--title", a.title)
-	}
-	for i, w := range words {
-		words[i] = shellQuote(w)
-	}
-	return strings.Join(words, " ")
-}
-
-// shellQuote quotes a word for a POSIX shell when it needs it.
-func shellQuote(w string) string {
-	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,=:@+") == "" {
-		return w
-	}
-	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-}
-
-// runCompare is eval --compare.
-func runCompare(c *ctx, a compareArgs) error {
-	if len(a.libs) == 0 {
-		return usagef("-compare needs at least one LIBRARY")
-	}
-	ks, err := parseKs(a.ks)
-	if err != nil {
-		return err
-	}
-	tasks, err := eval.ReadTasks(a.tasks, true)
-	if err != nil {
-		return err
-	}
-	rates, err := parseRates(a.oracleErrors)
-	if err != nil {
-		return err
-	}
-	switch {
-	case len(rates) > 0 && a.gold == "":
-		return usagef("flag -oracle-errors needs -gold-edges: the oracle answers from them")
-	case a.role != "" && a.role != roleTuning && a.role != roleCheck:
-		return usagef("flag -role: %q is not %s or %s", a.role, roleTuning, roleCheck)
-	}
-	setup := compareSetup{oracleErrors: rates, oracleSeed: a.oracleSeed}
-	if a.gold != "" {
-		if setup.gold, err = eval.ReadGoldEdges(a.gold); err != nil {
+	var results []*harness.Result
+	for _, f := range files {
+		r, err := harness.ReadResult(f)
+		if err != nil {
 			return err
 		}
+		results = append(results, r)
 	}
-	opt := build.DefaultOptions()
-	opt.Budget = a.budget
-	if a.traces != "" {
-		if setup.traces, err = build.ReadTraces(a.traces); err != nil {
+	var doc bytes.Buffer
+	harness.WriteEvaluation(&doc, results)
+	if out == "" {
+		if _, err := c.stdout.Write(doc.Bytes()); err != nil {
 			return err
 		}
-	}
-	if err := opt.Validate(); err != nil {
-		return usagef("%v", err)
-	}
-	rows, skills, err := compare(a.libs, tasks, opt, setup, ks)
-	if err != nil {
+	} else if err := atomicfile.Write(out, doc.Bytes()); err != nil {
 		return err
 	}
-	res := &compareResult{Title: a.title, Label: a.label, Role: a.role, Command: a.command(), Libraries: a.libs,
-		Tasks: a.tasks, NumTasks: len(tasks), Skills: skills, GoldEdges: a.gold, Traces: a.traces,
-		OracleErrors: rates, Budget: a.budget, Ks: ks, Rows: rows}
-	if len(rates) > 0 {
-		res.OracleSeed = a.oracleSeed
+	if readme == "" {
+		return nil
 	}
-	if res.Title == "" {
-		res.Title = fmt.Sprintf("%s on %s", strings.Join(a.libs, " "), a.tasks)
-	}
-	if res.Label == "" {
-		res.Label = res.Title
-	}
-	var buf bytes.Buffer
-	if a.json {
-		b, _ := json.MarshalIndent(res, "", "  ")
-		buf.Write(b)
-		buf.WriteByte('\n')
-	} else {
-		res.writeMarkdown(&buf)
-		res.writeTimes(&buf)
-	}
-	if a.out != "" {
-		return atomicfile.Write(a.out, buf.Bytes())
-	}
-	_, err = c.stdout.Write(buf.Bytes())
-	return err
+	return harness.UpdateReadme(readme, results)
 }

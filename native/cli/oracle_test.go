@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/caskg/caskg/native/harness"
 )
 
 // sampleGoldEdges are dependencies of the sample library: a gold edge file for the oracle.
@@ -38,7 +40,7 @@ func TestBuildOracle(t *testing.T) {
 	}
 	// A perfect oracle: every confirmed edge is gold, and the gold edges that were candidates are confirmed.
 	ev := mustRun(t, "eval", out, "--tasks", sampleTasks, "--gold-edges", gold, "--json")
-	var rep evalReport
+	var rep harness.ArtifactScores
 	if err := json.Unmarshal([]byte(ev.stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
