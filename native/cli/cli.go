@@ -32,7 +32,7 @@ func init() {
 		{"export", "ARTIFACT --format json|dot|graphml", "write the published graph in an interchange format", runExport},
 		{"eval", "ARTIFACT --tasks TASKS.jsonl", "score retrieval (R@k, COMP@k, nDCG@10) and edges against gold", runEval},
 		{"mcp", "ARTIFACT [--library DIR]", "serve the graph to agents over MCP on stdio (retrieve_skills, get_skill, ...)", runMCP},
-		{"serve", "[ARTIFACT] [--addr 127.0.0.1:8080]", "serve the browser playground, the WebAssembly module and the /v1/retrieve API", runServe},
+		{"serve", "[ARTIFACT] [--addr 127.0.0.1:8080]", "serve the browser playground, the WebAssembly module and the retrieval API", runServe},
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -25,6 +26,20 @@ func (q *queryFlags) register(fs *flag.FlagSet, k int) {
 	fs.IntVar(&q.seeds, "seeds", engine.DefaultSeeds, "number of seed skills PPR starts from")
 	fs.Float64Var(&q.gamma, "gamma", engine.DefaultGamma, "PPR restart probability γ")
 	fs.BoolVar(&q.noGraph, "no-graph", false, "rank by the seeds alone (the lexical baseline)")
+}
+
+// check holds -k and --seeds to the limits every surface shares (wasm/api); 0 means the
+// engine's default, as in a request.
+func (q *queryFlags) check() error {
+	for _, f := range []struct {
+		name  string
+		v, hi int
+	}{{"k", q.k, api.MaxK}, {"seeds", q.seeds, api.MaxSeeds}} {
+		if f.v < 0 || f.v > f.hi {
+			return usagef("flag -%s: %d is outside [1, %d]", f.name, f.v, f.hi)
+		}
+	}
+	return nil
 }
 
 func (q *queryFlags) request(text string) engine.Request {
@@ -89,6 +104,9 @@ func runQuery(c *ctx, args []string) error {
 	if err := rf.check(fs); err != nil {
 		return err
 	}
+	if err := q.check(); err != nil {
+		return err
+	}
 	if len(pos) == 0 {
 		return usagef("no ARTIFACT given")
 	}
@@ -106,6 +124,9 @@ func runQuery(c *ctx, args []string) error {
 		return usagef("no task text given")
 	}
 	text := strings.Join(pos[1:], " ")
+	if len(text) > api.MaxQueryBytes {
+		return fmt.Errorf("the task text is %d bytes, at most %d", len(text), api.MaxQueryBytes)
+	}
 	resp, err := eng.Query(rf.apply(q.request(text)))
 	if err != nil {
 		return err
@@ -134,10 +155,18 @@ func queryBatch(c *ctx, eng *engine.Engine, q *queryFlags, rf *renderFlags, path
 	if err != nil {
 		return err
 	}
+	if len(tasks) > api.MaxBatch {
+		return fmt.Errorf("--batch %s: %d tasks, at most %d in one run; split the file", path, len(tasks), api.MaxBatch)
+	}
 	w := bufio.NewWriter(c.stdout)
 	defer w.Flush()
 	for _, t := range tasks {
-		resp, err := eng.Query(rf.apply(q.request(t.Query)))
+		req := rf.apply(q.request(t.Query))
+		var resp engine.Response
+		err := api.CheckRequest(req)
+		if err == nil {
+			resp, err = eng.Query(req)
+		}
 		if !jsonOut {
 			fmt.Fprintf(w, "== %s\n", t.ID)
 			switch {

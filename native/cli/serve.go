@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/native/serve"
+	"github.com/caskg/caskg/wasm/api"
 )
 
 // serveContext is the life of a serve run: until SIGINT or SIGTERM. serveReady is told the
@@ -79,7 +80,7 @@ func runServe(c *ctx, args []string) error {
 	g := srv.Engine().Graph()
 	fmt.Fprintf(c.stderr, "caskg serve: %s (%d skills, %d edges)\n", artifact, g.NumSkills(), g.NumEdges())
 	fmt.Fprintf(c.stdout, "playground: http://%s/\n", ln.Addr())
-	fmt.Fprintf(c.stderr, "caskg serve: API at http://%s/v1/retrieve?q=…; Ctrl-C stops\n", ln.Addr())
+	fmt.Fprintf(c.stderr, "caskg serve: API at http://%s%s (any origin may call it); Ctrl-C stops\n", ln.Addr(), api.Prefix)
 
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
 	ctx, stop := serveContext()

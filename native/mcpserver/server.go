@@ -14,9 +14,10 @@
 //   - graph_info: counts, format version, build parameters, vectors and library coverage.
 //
 // Bad arguments give tool results with isError set and a message naming the field; an unknown
-// skill name gives the closest names. No argument reaches the file system: get_skill maps a
-// name to a file found by the library load, and opens it through an os.Root of the library
-// folder, so neither "..", absolute paths nor symlinks lead outside it.
+// skill name gives the closest names. retrieve_skills holds its query and k to the limits every
+// caskg surface shares (the table in wasm/api). No argument reaches the file system: get_skill
+// maps a name to a file found by the library load, and opens it through an os.Root of the
+// library folder, so neither "..", absolute paths nor symlinks lead outside it.
 package mcpserver
 
 import (
@@ -28,6 +29,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -36,6 +38,7 @@ import (
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -231,13 +234,15 @@ func safe[In, Out any](h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out
 	}
 }
 
-// Input schemas, written out so that clients see the limits the handlers enforce.
-const (
-	retrieveSchema = `{
+// retrieveSchema is retrieve_skills' input schema, written out so that clients see the limits
+// the handler enforces: the query's length and k are those every surface shares (wasm/api).
+// JSON Schema counts a string's characters, so maxLength admits some text longer than
+// api.MaxQueryBytes bytes; the handler refuses it, naming the field.
+var retrieveSchema = `{
   "type": "object",
   "properties": {
-    "query": {"type": "string", "minLength": 1, "maxLength": 65536, "description": "the task, in plain words"},
-    "k": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "how many skills to return (default 8)"},
+    "query": {"type": "string", "minLength": 1, "maxLength": ` + strconv.Itoa(api.MaxQueryBytes) + `, "description": "the task, in plain words (at most ` + strconv.Itoa(api.MaxQueryBytes) + ` bytes of UTF-8)"},
+    "k": {"type": "integer", "minimum": 1, "maximum": ` + strconv.Itoa(api.MaxK) + `, "description": "how many skills to return (default 8)"},
     "render": {"type": "boolean", "description": "return the skills' text as the text content (default true); false gives a short list"},
     "skill_budget": {"type": "integer", "minimum": 1, "maximum": 1048576, "description": "characters of text per skill (default 2400)"},
     "total_budget": {"type": "integer", "minimum": 1, "maximum": 1048576, "description": "characters of text in all (default 12000)"},
@@ -246,6 +251,9 @@ const (
   "required": ["query"],
   "additionalProperties": false
 }`
+
+// Input schemas of the other tools.
+const (
 	nameSchema = `{
   "type": "object",
   "properties": {
@@ -297,6 +305,9 @@ func (s *Server) retrieve(_ context.Context, _ *mcp.CallToolRequest, in Retrieve
 	// Zero values mean the defaults to the engine; an explicit 0 is out of range here.
 	req := engine.Request{Query: in.Query, K: in.K, NoGraph: in.NoGraph, Render: render,
 		SkillBudget: in.SkillBudget, TotalBudget: in.TotalBudget}
+	if err := api.CheckRequest(req); err != nil {
+		return nil, nil, argError(err)
+	}
 	resp, err := s.eng.Query(req)
 	if err != nil {
 		return nil, nil, argError(err)
@@ -623,12 +634,13 @@ func (s *Server) closest(name, norm string) []string {
 // name matching does.
 func normName(s string) string { return strings.Join(engine.Words(s), " ") }
 
-// argError rewords an engine error for a tool caller.
+// argError rewords an engine or limit (wasm/api) error for a tool caller.
 func argError(err error) error {
 	if errors.Is(err, engine.ErrEmptyQuery) {
 		return errors.New(`field "query": empty`)
 	}
-	return errors.New(strings.TrimPrefix(err.Error(), "engine: "))
+	msg := strings.TrimPrefix(err.Error(), "engine: ")
+	return errors.New(strings.TrimPrefix(msg, "api: "))
 }
 
 func textResult(text string) *mcp.CallToolResult {

@@ -19,6 +19,7 @@ import (
 	"github.com/caskg/caskg/native/build"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/native/mcpserver"
+	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -276,7 +277,10 @@ func TestRetrieveSkillsBadArguments(t *testing.T) {
 		{"query too long", map[string]any{"query": strings.Repeat("egg ", 20000)}, []string{"query"}},
 		{"k zero", map[string]any{"query": "egg", "k": 0}, []string{"k"}},
 		{"k negative", map[string]any{"query": "egg", "k": -3}, []string{"k"}},
-		{"k too large", map[string]any{"query": "egg", "k": 1001}, []string{"k"}},
+		{"k over the limit", map[string]any{"query": "egg", "k": 101}, []string{"k"}},
+		{"k the engine's bound", map[string]any{"query": "egg", "k": 1000}, []string{"k"}},
+		// Within the schema's characters, over the bytes: the handler refuses it.
+		{"query over the byte limit", map[string]any{"query": strings.Repeat("é", 4097)}, []string{`field "query": 8194 bytes, at most 8192`}},
 		{"k fractional", map[string]any{"query": "egg", "k": 2.5}, []string{"k"}},
 		{"k a string", map[string]any{"query": "egg", "k": "five"}, []string{"k"}},
 		{"render not a bool", map[string]any{"query": "egg", "render": "yes"}, []string{"render"}},
@@ -295,6 +299,41 @@ func TestRetrieveSkillsBadArguments(t *testing.T) {
 	structured(t, call(t, cs, "retrieve_skills", map[string]any{"query": "heat an egg"}), &got)
 	if len(got.Results) == 0 {
 		t.Error("no results after the bad calls")
+	}
+}
+
+// retrieve_skills takes requests up to the limits every surface shares, and its schema says
+// what they are.
+func TestRetrieveSkillsLimits(t *testing.T) {
+	g := sample(t)
+	cs := connect(t, g, mcpserver.Options{})
+	var got retrieved
+	structured(t, call(t, cs, "retrieve_skills", map[string]any{"query": "heat an egg", "k": api.MaxK, "render": false}), &got)
+	// Skills no seed's relevance reaches are left out, so fewer than k may come back.
+	if n := len(got.Results); n <= engine.DefaultK || n > api.MaxK {
+		t.Errorf("k = %d: %d results, want more than the default %d", api.MaxK, n, engine.DefaultK)
+	}
+	if res := call(t, cs, "retrieve_skills", map[string]any{"query": strings.Repeat("egg ", api.MaxQueryBytes/4)}); res.IsError {
+		t.Errorf("a query of %d bytes: %s", api.MaxQueryBytes, text(t, res))
+	}
+
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(tools.Tools, func(tool *mcp.Tool) bool { return tool.Name == "retrieve_skills" })
+	if i < 0 {
+		t.Fatal("no retrieve_skills")
+	}
+	b, _ := json.Marshal(tools.Tools[i].InputSchema)
+	var schema struct {
+		Properties struct {
+			Query struct{ MaxLength int }
+			K     struct{ Maximum int }
+		}
+	}
+	if err := json.Unmarshal(b, &schema); err != nil || schema.Properties.Query.MaxLength != api.MaxQueryBytes || schema.Properties.K.Maximum != api.MaxK {
+		t.Errorf("schema %s: want query maxLength %d and k maximum %d (%v)", b, api.MaxQueryBytes, api.MaxK, err)
 	}
 }
 

@@ -1,6 +1,7 @@
 // Package serve is the HTTP server of `caskg serve`: the browser playground (static files from
-// playground/), the WebAssembly module and the JS module it runs on, the served artifact, and the
-// retrieval API of the edge worker answered natively by the engine.
+// playground/), the WebAssembly module and the JS module it runs on, the served artifact, and
+// the retrieval API of package wasm/api — the edge worker's, the same code answering the same
+// bytes.
 //
 // # Routes
 //
@@ -9,37 +10,31 @@
 //	GET  /caskg.wasm            the WASI reactor (make wasm builds it)
 //	GET  /artifact.skg          the served artifact, the playground's default
 //	GET  /tasks.json            sample tasks for the artifact, [{"id", "query", "gold"}], when given
-//	GET  /v1/retrieve?q=…&k=…   ranked skills for the task text q (also no_graph, render)
-//	POST /v1/retrieve           the same for a request object, the JSON of `caskg query --json`
-//	GET  /v1/skills/{name}      one skill: description, source, body head, published edges
-//	GET  /v1/health             versions, the artifact's format, checksum and counts
+//	api.Prefix and below        the API: its routes, limits, CORS and errors are package api's
 //
 // Static files are read at each request (a rebuilt module or an edited page shows on reload)
 // and sent gzip-compressed to clients that accept it; the compressed copy is kept while the
-// file's size and modification time stay the same. The API answers JSON only; a bad request is
-// a 4xx with {"error": "serve: …"} naming the parameter or field. The limits are those of the
-// edge worker: 64 KiB of body, 8 KiB of query text, k ≤ 100.
+// file's size and modification time stay the same. A static file answers GET and HEAD only,
+// without CORS headers; a missing one is a 404 with {"error": "serve: …"}. The API answers any
+// origin (Access-Control-Allow-Origin: *, and the OPTIONS preflight): it is read-only and the
+// server listens on 127.0.0.1 unless told otherwise, so a local page such as a notebook may
+// query the served artifact (package api explains why that is safe).
 package serve
 
 import (
 	"bytes"
 	"compress/gzip"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"io/fs"
-	"maps"
 	"mime"
 	"net/http"
-	"net/url"
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,14 +42,8 @@ import (
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
-)
-
-// Limits of the API, the edge worker's: the server may face more than its own user.
-const (
-	MaxBodyBytes  = 64 << 10
-	MaxQueryBytes = 8 << 10
-	MaxK          = 100
 )
 
 // Options says where the served files are. Playground, JS and WASM are required; Tasks is
@@ -65,7 +54,7 @@ type Options struct {
 	JS         string // folder with caskg.js and caskg.d.ts
 	WASM       string // the module built by make wasm
 	Tasks      string // JSONL tasks {"id", "query", "gold"} for the artifact, offered by the page
-	Version    string // caskg's version, reported by /v1/health
+	Version    string // caskg's version, reported by the API's health route
 }
 
 // Server answers the routes above. It is safe for concurrent use.
@@ -73,9 +62,7 @@ type Server struct {
 	opts     Options
 	data     []byte // the artifact; the graph reads it in place
 	dataGz   []byte // the artifact compressed, nil if that saves little
-	eng      *engine.Engine
-	byName   map[string]int
-	health   []byte
+	api      *api.Handler
 	tasks    []byte // /tasks.json, nil without tasks
 	playRoot *os.Root
 	jsRoot   *os.Root
@@ -91,17 +78,14 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("serve: artifact: %w", err)
 	}
-	g, err := graphs.Decode(data)
+	h, err := api.New(data, api.Options{Version: opts.Version})
 	if err != nil {
 		if errors.Is(err, graphs.ErrNotArtifact) {
 			return nil, fmt.Errorf("serve: %s: not a caskg artifact (.skg); build one with 'caskg build'", opts.Artifact)
 		}
 		return nil, fmt.Errorf("serve: %s: %w", opts.Artifact, err)
 	}
-	s := &Server{opts: opts, data: data, eng: engine.New(g), byName: make(map[string]int, g.NumSkills()), gzs: map[string]*gzEntry{}}
-	for i := range g.NumSkills() {
-		s.byName[g.Name(i)] = i
-	}
+	s := &Server{opts: opts, data: data, api: h, gzs: map[string]*gzEntry{}}
 	for _, f := range []struct{ path, what, hint string }{
 		{filepath.Join(opts.Playground, "index.html"), "playground", "give the folder with --playground"},
 		{filepath.Join(opts.JS, "caskg.js"), "JS module", "give the folder of caskg.js with --js"},
@@ -124,13 +108,12 @@ func New(opts Options) (*Server, error) {
 			s.Close()
 			return nil, fmt.Errorf("serve: tasks: %w", err)
 		}
-		s.tasks, err = tasksJSON(tasks, s.byName)
+		s.tasks, err = tasksJSON(tasks, h.Engine().Graph())
 		if err != nil {
 			s.Close()
 			return nil, fmt.Errorf("serve: tasks: %s: %w", opts.Tasks, err)
 		}
 	}
-	s.health = s.healthJSON()
 	s.dataGz = gzipBytes(data)
 	// Compress the module now (about half a second for 2.4 MB), not in the first visitor's wait.
 	if _, err := s.cached(nil, opts.WASM); err != nil {
@@ -146,11 +129,15 @@ func (s *Server) Close() error {
 }
 
 // Engine is the engine over the served artifact.
-func (s *Server) Engine() *engine.Engine { return s.eng }
+func (s *Server) Engine() *engine.Engine { return s.api.Engine() }
 
 // tasksJSON is the body of /tasks.json. A gold skill the artifact lacks is an error: the page
 // would count it as missed by every ranking.
-func tasksJSON(tasks []eval.Task, byName map[string]int) ([]byte, error) {
+func tasksJSON(tasks []eval.Task, g *graphs.Graph) ([]byte, error) {
+	names := make(map[string]bool, g.NumSkills())
+	for i := range g.NumSkills() {
+		names[g.Name(i)] = true
+	}
 	type task struct {
 		ID    string   `json:"id"`
 		Query string   `json:"query"`
@@ -159,7 +146,7 @@ func tasksJSON(tasks []eval.Task, byName map[string]int) ([]byte, error) {
 	out := make([]task, 0, len(tasks))
 	for _, t := range tasks {
 		for _, g := range t.Gold {
-			if _, ok := byName[g]; !ok {
+			if !names[g] {
 				return nil, fmt.Errorf("line %d: gold skill %q is not in the artifact", t.Line, g)
 			}
 		}
@@ -195,17 +182,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	p := r.URL.Path
-	if strings.HasPrefix(p, "/v1/") {
-		body, err := s.api(w, r)
-		if err != nil {
-			var he *httpError
-			if !errors.As(err, &he) {
-				he = &httpError{http.StatusBadRequest, err.Error()}
-			}
-			writeError(w, he)
-			return
-		}
-		writeJSON(w, http.StatusOK, body)
+	if strings.HasPrefix(p, api.Prefix) {
+		s.api.ServeHTTP(w, r)
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -403,232 +381,4 @@ func etag(body []byte, encoding string) string {
 	return t + `"`
 }
 
-// api answers the /v1/ routes: a JSON body for a 200, or an error.
-func (s *Server) api(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	p := r.URL.EscapedPath()
-	var allowed string
-	switch {
-	case p == "/v1/retrieve":
-		allowed = "GET, HEAD, POST"
-	case p == "/v1/health", strings.HasPrefix(p, "/v1/skills/") && len(p) > len("/v1/skills/"):
-		allowed = "GET, HEAD"
-	default:
-		return nil, fail(http.StatusNotFound, "no route %q; the routes are GET /v1/retrieve?q=…&k=…, POST /v1/retrieve, GET /v1/skills/{name} and GET /v1/health", p)
-	}
-	if !strings.Contains(allowed, r.Method) || r.Method == "" {
-		w.Header().Set("Allow", allowed)
-		return nil, fail(http.StatusMethodNotAllowed, "%s %s: allowed are %s", r.Method, p, allowed)
-	}
-	switch {
-	case p == "/v1/health":
-		return s.health, nil
-	case p == "/v1/retrieve" && r.Method == http.MethodPost:
-		req, err := readRequest(r)
-		if err != nil {
-			return nil, err
-		}
-		return s.retrieve(req)
-	case p == "/v1/retrieve":
-		req, err := queryRequest(r.URL.RawQuery)
-		if err != nil {
-			return nil, err
-		}
-		return s.retrieve(req)
-	default:
-		name, err := url.PathUnescape(strings.TrimPrefix(p, "/v1/skills/"))
-		if err != nil {
-			return nil, fail(http.StatusBadRequest, "skill name: %v", err)
-		}
-		return s.skill(name)
-	}
-}
-
-// readRequest decodes engine.Request JSON from at most MaxBodyBytes of body. Unknown fields and
-// anything after the object are errors, as in the WebAssembly module.
-func readRequest(r *http.Request) (engine.Request, error) {
-	var req engine.Request
-	if r.ContentLength > MaxBodyBytes {
-		return req, fail(http.StatusRequestEntityTooLarge, "body is %d bytes, at most %d", r.ContentLength, MaxBodyBytes)
-	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
-	if err != nil {
-		return req, fail(http.StatusBadRequest, "reading the body: %v", err)
-	}
-	if len(b) > MaxBodyBytes {
-		return req, fail(http.StatusRequestEntityTooLarge, "body is larger than %d bytes", MaxBodyBytes)
-	}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return req, fail(http.StatusBadRequest, `body: want a JSON request such as {"query": "heat an egg", "k": 8}`)
-	}
-	req, err = DecodeRequest(b)
-	if err != nil {
-		return req, &httpError{http.StatusBadRequest, err.Error()}
-	}
-	return req, nil
-}
-
-// DecodeRequest parses the JSON of a retrieval request (engine.Request, the request of `caskg
-// query --json` and of the WebAssembly module) and applies the server's limits.
-func DecodeRequest(b []byte) (engine.Request, error) {
-	var req engine.Request
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			return req, fmt.Errorf("serve: body: bad JSON at byte %d: %v", se.Offset, err)
-		case errors.As(err, &te):
-			return req, fmt.Errorf("serve: body: field %q: want %s, got JSON %s", te.Field, te.Type, te.Value)
-		}
-		return req, fmt.Errorf("serve: body: %v", strings.TrimPrefix(err.Error(), "json: "))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return req, fmt.Errorf("serve: body: more than one JSON value")
-	}
-	if len(req.Query) > MaxQueryBytes {
-		return req, fmt.Errorf("serve: field \"query\": %d bytes, at most %d", len(req.Query), MaxQueryBytes)
-	}
-	if req.K < 0 || req.K > MaxK {
-		return req, fmt.Errorf("serve: field \"k\": %d is not a whole number in [1, %d]", req.K, MaxK)
-	}
-	return req, nil
-}
-
-// queryRequest reads the parameters of GET /v1/retrieve: q (required), k, no_graph, render.
-func queryRequest(raw string) (engine.Request, error) {
-	var req engine.Request
-	vals, err := url.ParseQuery(raw)
-	if err != nil {
-		return req, fail(http.StatusBadRequest, "query string: %v", err)
-	}
-	seen := false
-	for _, key := range slices.Sorted(maps.Keys(vals)) {
-		if len(vals[key]) != 1 {
-			return req, fail(http.StatusBadRequest, "parameter %q is given %d times", key, len(vals[key]))
-		}
-		v := vals[key][0]
-		switch key {
-		case "q":
-			if len(v) > MaxQueryBytes {
-				return req, fail(http.StatusBadRequest, "parameter \"q\": %d bytes, at most %d", len(v), MaxQueryBytes)
-			}
-			req.Query, seen = v, true
-		case "k":
-			k, err := strconv.Atoi(v)
-			if err != nil || k < 1 || k > MaxK {
-				return req, fail(http.StatusBadRequest, "parameter \"k\": %q is not a whole number in [1, %d]", v, MaxK)
-			}
-			req.K = k
-		case "no_graph", "render":
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return req, fail(http.StatusBadRequest, "parameter %q: %q is not 1, 0, true or false", key, v)
-			}
-			if key == "render" {
-				req.Render = b
-			} else {
-				req.NoGraph = b
-			}
-		default:
-			return req, fail(http.StatusBadRequest, "unknown parameter %q; the parameters are q, k, no_graph and render", key)
-		}
-	}
-	if !seen {
-		return req, fail(http.StatusBadRequest, `parameter "q": missing; GET /v1/retrieve?q=heat+an+egg&k=8`)
-	}
-	return req, nil
-}
-
-func (s *Server) retrieve(req engine.Request) ([]byte, error) {
-	resp, err := s.eng.Query(req)
-	if err != nil {
-		return nil, &httpError{http.StatusBadRequest, err.Error()}
-	}
-	return json.Marshal(resp)
-}
-
-// skill is the body of /v1/skills/{name}, the edge worker's.
-func (s *Server) skill(name string) ([]byte, error) {
-	i, ok := s.byName[name]
-	if !ok {
-		return nil, fail(http.StatusNotFound, "no skill named %q", name)
-	}
-	type edge struct {
-		Name   string  `json:"name"`
-		Type   string  `json:"type"`
-		State  string  `json:"state"`
-		Weight float64 `json:"weight"`
-	}
-	g := s.eng.Graph()
-	mk := func(e, other int) edge {
-		return edge{g.Name(other), g.Type(e).String(), g.State(e).String(), float64(g.Weight(e))}
-	}
-	out, in := []edge{}, []edge{}
-	lo, hi := g.Out(i)
-	for e := lo; e < hi; e++ {
-		out = append(out, mk(e, g.Target(e)))
-	}
-	for j := range g.NumSkills() {
-		lo, hi := g.Out(j)
-		for e := lo; e < hi; e++ {
-			if g.Target(e) == i {
-				in = append(in, mk(e, j))
-			}
-		}
-	}
-	return json.Marshal(struct {
-		Name        string `json:"name"`
-		Description string `json:"description"`
-		Source      string `json:"source"`
-		Body        string `json:"body"`
-		Out         []edge `json:"out"`
-		In          []edge `json:"in"`
-	}{g.Name(i), g.Description(i), g.Source(i), g.Body(i), out, in})
-}
-
-func (s *Server) healthJSON() []byte {
-	g := s.eng.Graph()
-	maj, mnr := g.Version()
-	type artifact struct {
-		Format   string `json:"format"`
-		Checksum string `json:"checksum"`
-		Bytes    int    `json:"bytes"`
-		Skills   int    `json:"skills"`
-		Edges    int    `json:"edges"`
-		Terms    int    `json:"terms"`
-		Vectors  int    `json:"vectors"`
-	}
-	b, _ := json.Marshal(struct {
-		Status   string   `json:"status"`
-		Version  string   `json:"version"`
-		Go       string   `json:"go"`
-		Artifact artifact `json:"artifact"`
-	}{"ok", s.opts.Version, runtime.Version(), artifact{
-		Format:   strconv.Itoa(maj) + "." + strconv.Itoa(mnr),
-		Checksum: fmt.Sprintf("crc32c:%08x", binary.LittleEndian.Uint32(s.data[12:16])),
-		Bytes:    g.Size(), Skills: g.NumSkills(), Edges: g.NumEdges(), Terms: g.NumTerms(), Vectors: g.VectorDim(),
-	}})
-	return b
-}
-
-func writeError(w http.ResponseWriter, he *httpError) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.Encode(struct {
-		Error string `json:"error"`
-	}{he.msg})
-	writeJSON(w, he.status, bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-}
-
-func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
-}
+func writeError(w http.ResponseWriter, he *httpError) { api.WriteError(w, he.status, he.msg) }

@@ -17,7 +17,7 @@ func TestWorkerDependencies(t *testing.T) {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	deps := strings.Fields(string(out))
-	for _, want := range []string{"github.com/caskg/caskg/wasm/engine", "github.com/caskg/caskg/wasm/internal/wire", "github.com/syumai/workers"} {
+	for _, want := range []string{"github.com/caskg/caskg/wasm/api", "github.com/caskg/caskg/wasm/engine", "github.com/caskg/caskg/wasm/internal/wire", "github.com/syumai/workers"} {
 		if !contains(deps, want) {
 			t.Fatalf("go list -deps found %d packages, not %s: %q", len(deps), want, deps)
 		}

@@ -56,7 +56,13 @@ function program(env, ctx) {
 function answer(status, message) {
   return new Response(JSON.stringify({ error: message }), {
     status,
-    headers: { "content-type": "application/json; charset=utf-8", "access-control-allow-origin": "*" },
+    // The headers of package api's error answers (WriteError).
+    headers: {
+      "content-type": "application/json; charset=utf-8",
+      "x-content-type-options": "nosniff",
+      "cache-control": "no-store",
+      "access-control-allow-origin": "*",
+    },
   });
 }
 

@@ -1,0 +1,374 @@
+// Package api is caskg's retrieval API over HTTP, the one implementation of its routes: `caskg
+// serve` (native/serve) mounts it beside the playground, and the edge worker (wasm/worker) hands
+// it every request of a Cloudflare isolate, so both answer a request with the same status,
+// headers and bytes. The hosts adapt transport only: where the artifact comes from, listening,
+// static files. It builds for js/wasm and natively; the WASI reactor does not link it (it would
+// bring net/http).
+//
+// # Routes
+//
+//	GET  /v1/retrieve?q=…&k=…[&no_graph=1][&render=1]   ranked skills for the task text q
+//	POST /v1/retrieve                                    the same for engine.Request as JSON
+//	GET  /v1/skills/{name}                               one skill: description, source, body head, edges
+//	GET  /v1/health                                      versions and the artifact's size and checksum
+//	OPTIONS on any of them                               the CORS preflight
+//
+// A retrieve answer is the bytes `caskg query --json` prints (the JSON code is
+// wasm/internal/wire's, shared with the WASI reactor). Every answer is JSON, sent with its
+// length and Cache-Control: no-store. A bad request is {"error": "api: …"} naming the parameter
+// or field: 400 for a bad parameter, bad JSON, an unknown field or a value over the limits
+// (limits.go), 413 for a body over MaxBodyBytes, 404 for an unknown route or skill, 405 (with
+// Allow) for a method the route does not take; a bug is a 500, never the end of the program.
+// Query parameters are read in sorted order, so a request with two bad ones always names the
+// same one.
+//
+// # CORS
+//
+// Every answer carries Access-Control-Allow-Origin: *, and OPTIONS on a route answers the
+// preflight, so a page of any origin may call the API. That is deliberate on both hosts: the
+// API is read-only, takes no credentials and sets no cookies, and what it tells is the served
+// artifact's skills. For `caskg serve`, which listens on 127.0.0.1 by default, it means a page
+// open in the user's browser (a notebook, an agent's UI) can query the local artifact too.
+package api
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/graphs/jsontext"
+	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/internal/wire"
+)
+
+// Prefix starts the path of every route; a host passes the API the requests under it.
+const Prefix = "/v1/"
+
+// The routes, and the methods each takes.
+const (
+	routeRetrieve = Prefix + "retrieve"
+	routeHealth   = Prefix + "health"
+	routeSkills   = Prefix + "skills/"
+
+	methodsRetrieve = "GET, POST, OPTIONS"
+	methodsRead     = "GET, OPTIONS"
+
+	routeList = "GET " + routeRetrieve + "?q=…&k=…, POST " + routeRetrieve + ", GET " + routeSkills + "{name} and GET " + routeHealth
+)
+
+// Options configure a Handler.
+type Options struct {
+	Version string // caskg's version, reported by the health route
+}
+
+// Handler answers the routes for one artifact. It is read-only after New, so concurrent
+// requests share it.
+type Handler struct {
+	eng    *engine.Engine
+	byName map[string]int
+	health []byte // the health body, fixed for the artifact
+}
+
+// New decodes the artifact data, which the graph then reads in place, and indexes its skill
+// names. A bad artifact gives graphs.Decode's error as it is, for the host to put in context.
+func New(data []byte, opt Options) (*Handler, error) {
+	g, err := graphs.Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	h := &Handler{eng: engine.New(g), byName: make(map[string]int, g.NumSkills())}
+	for i := range g.NumSkills() {
+		h.byName[g.Name(i)] = i
+	}
+	h.health = healthJSON(g, data, opt.Version)
+	return h, nil
+}
+
+// Engine is the engine over the artifact.
+func (h *Handler) Engine() *engine.Engine { return h.eng }
+
+// httpError is an answer other than 200, with the message of its {"error": …} body.
+type httpError struct {
+	status int
+	msg    string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func fail(status int, msg string) *httpError { return &httpError{status, "api: " + msg} }
+
+// ServeHTTP answers one request.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	defer func() {
+		// A bug comes back as a 500; it must not end the Go program that serves a worker isolate.
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			msg := "unknown panic"
+			switch p := p.(type) {
+			case error:
+				msg = p.Error()
+			case string:
+				msg = p
+			}
+			WriteError(w, http.StatusInternalServerError, "api: internal error: "+msg)
+		}
+	}()
+	body, err := h.route(w, r)
+	if err != nil {
+		var he *httpError
+		if !errors.As(err, &he) {
+			he = &httpError{http.StatusBadRequest, err.Error()}
+		}
+		WriteError(w, he.status, he.msg)
+		return
+	}
+	if body != nil {
+		writeJSON(w, http.StatusOK, body)
+	}
+}
+
+// route answers r: a JSON body for a 200, nil when it wrote the answer itself (a preflight).
+func (h *Handler) route(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	path := r.URL.EscapedPath()
+	var methods string
+	switch {
+	case path == routeRetrieve:
+		methods = methodsRetrieve
+	case path == routeHealth, strings.HasPrefix(path, routeSkills) && len(path) > len(routeSkills):
+		methods = methodsRead
+	default:
+		return nil, fail(http.StatusNotFound, "no route "+strconv.Quote(path)+"; the routes are "+routeList)
+	}
+	if r.Method == http.MethodOptions {
+		hd := w.Header()
+		hd.Set("Access-Control-Allow-Methods", methods)
+		hd.Set("Access-Control-Allow-Headers", "Content-Type")
+		hd.Set("Access-Control-Max-Age", "86400")
+		w.WriteHeader(http.StatusNoContent)
+		return nil, nil
+	}
+	if !slices.Contains(strings.Split(methods, ", "), r.Method) {
+		w.Header().Set("Allow", methods)
+		return nil, fail(http.StatusMethodNotAllowed, r.Method+" "+path+": allowed are "+methods)
+	}
+	switch {
+	case path == routeHealth:
+		return h.health, nil
+	case path == routeRetrieve && r.Method == http.MethodPost:
+		req, err := readBody(r)
+		if err != nil {
+			return nil, err
+		}
+		return h.retrieve(req)
+	case path == routeRetrieve:
+		req, err := readQuery(r.URL.RawQuery)
+		if err != nil {
+			return nil, err
+		}
+		return h.retrieve(req)
+	default:
+		name, err := url.PathUnescape(strings.TrimPrefix(path, routeSkills))
+		if err != nil {
+			return nil, fail(http.StatusBadRequest, "skill name: "+err.Error())
+		}
+		return h.skill(name)
+	}
+}
+
+// readBody reads engine.Request JSON from at most MaxBodyBytes of body: every field the request
+// declares and nothing else, one JSON value, within the limits.
+func readBody(r *http.Request) (engine.Request, error) {
+	if r.ContentLength > MaxBodyBytes {
+		return engine.Request{}, fail(http.StatusRequestEntityTooLarge,
+			"body is "+strconv.FormatInt(r.ContentLength, 10)+" bytes, at most "+strconv.Itoa(MaxBodyBytes))
+	}
+	var b []byte
+	if r.Body != nil {
+		var err error
+		if b, err = io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1)); err != nil {
+			return engine.Request{}, fail(http.StatusBadRequest, "reading the body: "+err.Error())
+		}
+	}
+	if len(b) > MaxBodyBytes {
+		return engine.Request{}, fail(http.StatusRequestEntityTooLarge, "body is larger than "+strconv.Itoa(MaxBodyBytes)+" bytes")
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return engine.Request{}, fail(http.StatusBadRequest, `body: want a JSON request such as {"query": "heat an egg", "k": 8}`)
+	}
+	req, err := wire.DecodeRequest(b)
+	if err != nil {
+		return req, fail(http.StatusBadRequest, "body: "+err.Error())
+	}
+	return req, CheckRequest(req)
+}
+
+// readQuery reads the parameters of a GET retrieve: q (required), k, no_graph and render. Any
+// other parameter is an error, as an unknown field of the POST body is.
+func readQuery(raw string) (engine.Request, error) {
+	var req engine.Request
+	vals, err := url.ParseQuery(raw)
+	if err != nil {
+		return req, fail(http.StatusBadRequest, "query string: "+err.Error())
+	}
+	keys := make([]string, 0, len(vals))
+	for key := range vals {
+		keys = append(keys, key)
+	}
+	slices.Sort(keys)
+	seen := false
+	for _, key := range keys {
+		if n := len(vals[key]); n != 1 {
+			return req, fail(http.StatusBadRequest, "parameter "+strconv.Quote(key)+" is given "+strconv.Itoa(n)+" times")
+		}
+		v := vals[key][0]
+		switch key {
+		case "q":
+			if len(v) > MaxQueryBytes {
+				return req, fail(http.StatusBadRequest, `parameter "q": `+strconv.Itoa(len(v))+" bytes, at most "+strconv.Itoa(MaxQueryBytes))
+			}
+			req.Query, seen = v, true
+		case "k":
+			k, err := strconv.Atoi(v)
+			if err != nil || k < 1 || k > MaxK {
+				return req, fail(http.StatusBadRequest, `parameter "k": `+strconv.Quote(v)+" is not a whole number in [1, "+strconv.Itoa(MaxK)+"]")
+			}
+			req.K = k
+		case "no_graph", "render":
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return req, fail(http.StatusBadRequest, "parameter "+strconv.Quote(key)+": "+strconv.Quote(v)+" is not 1, 0, true or false")
+			}
+			if key == "render" {
+				req.Render = b
+			} else {
+				req.NoGraph = b
+			}
+		default:
+			return req, fail(http.StatusBadRequest, "unknown parameter "+strconv.Quote(key)+"; the parameters are q, k, no_graph and render")
+		}
+	}
+	if !seen {
+		return req, fail(http.StatusBadRequest, `parameter "q": missing; GET `+routeRetrieve+"?q=heat+an+egg&k=8")
+	}
+	return req, nil
+}
+
+// retrieve answers req; the engine's own checks (an empty query, other fields) give 400s with
+// the engine's message.
+func (h *Handler) retrieve(req engine.Request) ([]byte, error) {
+	resp, err := h.eng.Query(req)
+	if err != nil {
+		return nil, &httpError{http.StatusBadRequest, err.Error()}
+	}
+	b, err := wire.AppendResponse(nil, &resp)
+	if err != nil {
+		return nil, fail(http.StatusInternalServerError, "response: "+err.Error())
+	}
+	return b, nil
+}
+
+// skill describes the skill called name: {"name", "description", "source", "body", "out",
+// "in"}, body being the head of its SKILL.md body as the artifact stores it, and out and in its
+// published edges ({"name", "type", "state", "weight"}) in the artifact's order. A weight is
+// the shortest decimal that reads back as the artifact's float32.
+func (h *Handler) skill(name string) ([]byte, error) {
+	i, ok := h.byName[name]
+	if !ok {
+		return nil, fail(http.StatusNotFound, "no skill named "+strconv.Quote(name))
+	}
+	g := h.eng.Graph()
+	b := []byte(`{"name":`)
+	b = jsontext.AppendString(b, g.Name(i))
+	b = append(b, `,"description":`...)
+	b = jsontext.AppendString(b, g.Description(i))
+	b = append(b, `,"source":`...)
+	b = jsontext.AppendString(b, g.Source(i))
+	b = append(b, `,"body":`...)
+	b = jsontext.AppendString(b, g.Body(i))
+	b = append(b, `,"out":[`...)
+	lo, hi := g.Out(i)
+	for e := lo; e < hi; e++ {
+		b = appendEdge(b, g, e, g.Target(e), e > lo)
+	}
+	b = append(b, `],"in":[`...)
+	n := 0
+	for j := range g.NumSkills() {
+		lo, hi := g.Out(j)
+		for e := lo; e < hi; e++ {
+			if g.Target(e) == i {
+				b = appendEdge(b, g, e, j, n > 0)
+				n++
+			}
+		}
+	}
+	return append(b, "]}"...), nil
+}
+
+func appendEdge(b []byte, g *graphs.Graph, e, other int, comma bool) []byte {
+	if comma {
+		b = append(b, ',')
+	}
+	b = append(b, `{"name":`...)
+	b = jsontext.AppendString(b, g.Name(other))
+	b = append(b, `,"type":`...)
+	b = jsontext.AppendString(b, g.Type(e).String())
+	b = append(b, `,"state":`...)
+	b = jsontext.AppendString(b, g.State(e).String())
+	b = append(b, `,"weight":`...)
+	b, _ = jsontext.AppendFloat(b, float64(g.Weight(e)), 32) // the decoder rejects non-finite weights
+	return append(b, '}')
+}
+
+// healthJSON is {"status", "version", "go", "artifact": {"format", "checksum", "bytes",
+// "skills", "edges", "terms", "vectors"}}; checksum is the artifact header's CRC-32C (bytes 12
+// to 16, graphs/format.go), which names the artifact's contents.
+func healthJSON(g *graphs.Graph, data []byte, version string) []byte {
+	maj, mnr := g.Version()
+	b := []byte(`{"status":"ok","version":`)
+	b = jsontext.AppendString(b, version)
+	b = append(b, `,"go":`...)
+	b = jsontext.AppendString(b, runtime.Version())
+	b = append(b, `,"artifact":{"format":`...)
+	b = jsontext.AppendString(b, strconv.Itoa(maj)+"."+strconv.Itoa(mnr))
+	b = append(b, `,"checksum":`...)
+	sum := strconv.FormatUint(uint64(binary.LittleEndian.Uint32(data[12:16])), 16)
+	b = jsontext.AppendString(b, "crc32c:"+strings.Repeat("0", 8-len(sum))+sum)
+	for _, kv := range []struct {
+		k string
+		v int
+	}{{"bytes", g.Size()}, {"skills", g.NumSkills()}, {"edges", g.NumEdges()}, {"terms", g.NumTerms()}, {"vectors", g.VectorDim()}} {
+		b = append(b, `,"`+kv.k+`":`...)
+		b = strconv.AppendInt(b, int64(kv.v), 10)
+	}
+	return append(b, "}}"...)
+}
+
+// WriteError writes the error envelope every answer other than 200 has, {"error": msg}, with
+// the headers of every JSON answer. A host uses it for its own errors around the API.
+func WriteError(w http.ResponseWriter, status int, msg string) {
+	b := jsontext.AppendString([]byte(`{"error":`), msg)
+	writeJSON(w, status, append(b, '}'))
+}
+
+// writeJSON writes a JSON answer with its length, so a runtime can send it as a fixed-length
+// body rather than chunked.
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	hd := w.Header()
+	hd.Set("Content-Type", "application/json; charset=utf-8")
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

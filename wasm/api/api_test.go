@@ -1,0 +1,407 @@
+package api
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/wasm/engine"
+)
+
+// The routes as a client sees them are tested in wasm/worker, where the worker natively, the
+// worker under workerd and caskg serve answer one table of requests; these tests hold the
+// pieces: limits, decoding, the envelope, the bodies' bytes.
+
+var sample struct {
+	once sync.Once
+	data []byte
+	err  error
+}
+
+// sampleArtifact is what `caskg build graphs/sample` writes, built once per test binary.
+func sampleArtifact(tb testing.TB) []byte {
+	tb.Helper()
+	sample.once.Do(func() {
+		lib, err := ingest.Load("../../graphs/sample")
+		if err != nil {
+			sample.err = err
+			return
+		}
+		opt, err := build.DefaultOptionsFor(lib.Skills)
+		if err != nil {
+			sample.err = err
+			return
+		}
+		sample.data, _, sample.err = build.Build(lib.Skills, opt)
+	})
+	if sample.err != nil {
+		tb.Fatal(sample.err)
+	}
+	return sample.data
+}
+
+func sampleHandler(tb testing.TB) *Handler {
+	tb.Helper()
+	h, err := New(sampleArtifact(tb), Options{Version: "test"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return h
+}
+
+func TestCheckRequest(t *testing.T) {
+	tests := []struct {
+		name string
+		in   engine.Request
+		want string // "" for no error
+	}{
+		{"defaults", engine.Request{Query: "egg"}, ""},
+		{"at the limits", engine.Request{Query: strings.Repeat("é", MaxQueryBytes/2), K: MaxK, Seeds: MaxSeeds}, ""},
+		{"query a byte over", engine.Request{Query: strings.Repeat("é", MaxQueryBytes/2) + "x"}, `api: field "query": 8193 bytes, at most 8192`},
+		{"k over", engine.Request{Query: "egg", K: MaxK + 1}, `api: field "k": 101 is outside [1, 100]`},
+		{"k negative", engine.Request{Query: "egg", K: -1}, `api: field "k": -1 is outside [1, 100]`},
+		{"k the engine's bound", engine.Request{Query: "egg", K: engine.MaxK}, `api: field "k": 1000 is outside [1, 100]`},
+		{"seeds over", engine.Request{Query: "egg", Seeds: MaxSeeds + 1}, `api: field "seeds": 101 is outside [1, 100]`},
+		{"seeds negative", engine.Request{Query: "egg", Seeds: -2}, `api: field "seeds": -2 is outside [1, 100]`},
+		// The engine judges what the limits do not cover.
+		{"empty query", engine.Request{}, ""},
+		{"gamma", engine.Request{Query: "egg", Gamma: 7}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckRequest(tt.in)
+			if got := errText(err); got != tt.want {
+				t.Errorf("CheckRequest = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// The limits are tighter than the engine's, or a request within them could still be refused
+// by the engine with another message.
+func TestLimitsWithinEngine(t *testing.T) {
+	if MaxK > engine.MaxK || MaxSeeds > engine.MaxSeeds || MaxQueryBytes > engine.MaxQueryBytes {
+		t.Errorf("limits k %d, seeds %d, query %d exceed the engine's %d, %d, %d",
+			MaxK, MaxSeeds, MaxQueryBytes, engine.MaxK, engine.MaxSeeds, engine.MaxQueryBytes)
+	}
+	// A body holds a query at the limit and a vector of 1,024 dimensions.
+	vec := make([]float32, 1024)
+	for i := range vec {
+		vec[i] = -0.012345678
+	}
+	b, _ := json.Marshal(engine.Request{Query: strings.Repeat("x", MaxQueryBytes), Vector: vec})
+	if len(b) > MaxBodyBytes {
+		t.Errorf("a request at the query limit with a 1,024-dimension vector is %d bytes, over MaxBodyBytes %d", len(b), MaxBodyBytes)
+	}
+}
+
+func TestReadQuery(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     engine.Request
+		err      string
+	}{
+		{name: "q", in: "q=heat+an+egg", want: engine.Request{Query: "heat an egg"}},
+		{name: "all", in: "render=true&k=4&no_graph=1&q=egg", want: engine.Request{Query: "egg", K: 4, NoGraph: true, Render: true}},
+		{name: "false", in: "q=egg&render=0&no_graph=false", want: engine.Request{Query: "egg"}},
+		{name: "k at the limit", in: "q=egg&k=100", want: engine.Request{Query: "egg", K: 100}},
+		{name: "q at the limit", in: "q=" + strings.Repeat("a", MaxQueryBytes), want: engine.Request{Query: strings.Repeat("a", MaxQueryBytes)}},
+		{name: "empty q", in: "q=", want: engine.Request{}}, // the engine's to refuse
+		{name: "no q", in: "k=3", err: `api: parameter "q": missing; GET /v1/retrieve?q=heat+an+egg&k=8`},
+		{name: "k over", in: "q=egg&k=101", err: `api: parameter "k": "101" is not a whole number in [1, 100]`},
+		{name: "k zero", in: "q=egg&k=0", err: `api: parameter "k": "0" is not a whole number in [1, 100]`},
+		{name: "k fraction", in: "q=egg&k=2.5", err: `api: parameter "k": "2.5" is not a whole number in [1, 100]`},
+		{name: "q over", in: "q=" + strings.Repeat("a", MaxQueryBytes+1), err: `api: parameter "q": 8193 bytes, at most 8192`},
+		{name: "twice", in: "q=a&q=b", err: `api: parameter "q" is given 2 times`},
+		{name: "bad bool", in: "q=a&no_graph=yes", err: `api: parameter "no_graph": "yes" is not 1, 0, true or false`},
+		{name: "unknown", in: "q=a&gamma=1", err: `api: unknown parameter "gamma"; the parameters are q, k, no_graph and render`},
+		{name: "bad escape", in: "q=%zz", err: `api: query string: invalid URL escape "%zz"`},
+		// Sorted order: k before render and before the unknown z, whatever the map's order.
+		{name: "first in order", in: "z=1&render=yes&k=0&q=a", err: `api: parameter "k": "0" is not a whole number in [1, 100]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for range 5 { // map order varies from run to run
+				got, err := readQuery(tt.in)
+				if errText(err) != tt.err {
+					t.Fatalf("readQuery(%.40q) error %q, want %q", tt.in, errText(err), tt.err)
+				}
+				if err == nil && !cmp.Equal(got, tt.want) {
+					t.Fatalf("readQuery(%.40q) = %+v, want %+v", tt.in, got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// errReader fails after its text.
+type errReader struct{ r io.Reader }
+
+func (e errReader) Read(p []byte) (int, error) {
+	if n, err := e.r.Read(p); err != io.EOF {
+		return n, err
+	}
+	return 0, errors.New("connection reset")
+}
+
+func TestReadBody(t *testing.T) {
+	big := `{"query":"` + strings.Repeat("x", MaxBodyBytes) + `"}`
+	tests := []struct {
+		name   string
+		body   io.Reader
+		length int64 // -1: unknown, as for a chunked body
+		want   engine.Request
+		status int
+		err    string
+	}{
+		{name: "request", body: strings.NewReader(`{"query": "egg", "k": 3, "seeds": 2, "render": true}`), length: -1,
+			want: engine.Request{Query: "egg", K: 3, Seeds: 2, Render: true}},
+		{name: "vector", body: strings.NewReader(`{"query": "egg", "vector": [0.5, -1]}`), length: -1,
+			want: engine.Request{Query: "egg", Vector: []float32{0.5, -1}}},
+		{name: "no body", length: 0, status: 400, err: `api: body: want a JSON request such as {"query": "heat an egg", "k": 8}`},
+		{name: "white space", body: strings.NewReader(" \n\t"), length: 3, status: 400, err: `api: body: want a JSON request`},
+		{name: "declared too long", body: strings.NewReader("{}"), length: MaxBodyBytes + 1, status: 413, err: `api: body is 65537 bytes, at most 65536`},
+		{name: "too long", body: strings.NewReader(big), length: -1, status: 413, err: `api: body is larger than 65536 bytes`},
+		{name: "read error", body: errReader{strings.NewReader(`{"query"`)}, length: -1, status: 400, err: `api: reading the body: connection reset`},
+		{name: "bad JSON", body: strings.NewReader(`{"query": `), length: -1, status: 400, err: `api: body: json at offset 10: field "query": want a string, got the end of the input`},
+		{name: "field type", body: strings.NewReader(`{"query": 5}`), length: -1, status: 400, err: `api: body: json at offset 10: field "query": want a string, got a number`},
+		{name: "unknown field", body: strings.NewReader(`{"query": "x", "kk": 1}`), length: -1, status: 400, err: `field "kk": unknown field`},
+		{name: "two values", body: strings.NewReader(`{"query": "x"} {}`), length: -1, status: 400, err: `data after the JSON value`},
+		{name: "over a limit", body: strings.NewReader(`{"query": "x", "k": 101}`), length: -1, status: 400, err: `api: field "k": 101 is outside [1, 100]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &http.Request{Method: "POST", Body: io.NopCloser(tt.body), ContentLength: tt.length}
+			if tt.body == nil {
+				r.Body = nil
+			}
+			got, err := readBody(r)
+			if errText(err) != tt.err && !(tt.err != "" && strings.Contains(errText(err), tt.err)) {
+				t.Fatalf("readBody error %q, want %q", errText(err), tt.err)
+			}
+			var he *httpError
+			if errors.As(err, &he) && he.status != tt.status {
+				t.Errorf("status %d, want %d", he.status, tt.status)
+			}
+			if err == nil && !cmp.Equal(got, tt.want) {
+				t.Errorf("readBody = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// The answers' own bodies are the bytes encoding/json writes for the same shapes, so a client
+// may decode them with anything, and serve's former encoding/json answers stay the same.
+func TestBodiesMatchEncodingJSON(t *testing.T) {
+	data := sampleArtifact(t)
+	h := sampleHandler(t)
+	g := h.Engine().Graph()
+	maj, mnr := g.Version()
+	type artifact struct {
+		Format   string `json:"format"`
+		Checksum string `json:"checksum"`
+		Bytes    int    `json:"bytes"`
+		Skills   int    `json:"skills"`
+		Edges    int    `json:"edges"`
+		Terms    int    `json:"terms"`
+		Vectors  int    `json:"vectors"`
+	}
+	health, _ := json.Marshal(struct {
+		Status   string   `json:"status"`
+		Version  string   `json:"version"`
+		Go       string   `json:"go"`
+		Artifact artifact `json:"artifact"`
+	}{"ok", "test", runtime.Version(), artifact{
+		Format:   fmt.Sprintf("%d.%d", maj, mnr),
+		Checksum: fmt.Sprintf("crc32c:%08x", binary.LittleEndian.Uint32(data[12:16])),
+		Bytes:    len(data), Skills: g.NumSkills(), Edges: g.NumEdges(), Terms: g.NumTerms(), Vectors: g.VectorDim(),
+	}})
+	if string(h.health) != string(health) {
+		t.Errorf("health\n%s\nwant\n%s", h.health, health)
+	}
+
+	type edge struct {
+		Name   string  `json:"name"`
+		Type   string  `json:"type"`
+		State  string  `json:"state"`
+		Weight float32 `json:"weight"`
+	}
+	type skill struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		Source      string `json:"source"`
+		Body        string `json:"body"`
+		Out         []edge `json:"out"`
+		In          []edge `json:"in"`
+	}
+	for i := range g.NumSkills() {
+		want := skill{g.Name(i), g.Description(i), g.Source(i), g.Body(i), []edge{}, []edge{}}
+		lo, hi := g.Out(i)
+		for e := lo; e < hi; e++ {
+			want.Out = append(want.Out, edge{g.Name(g.Target(e)), g.Type(e).String(), g.State(e).String(), g.Weight(e)})
+		}
+		for j := range g.NumSkills() {
+			lo, hi := g.Out(j)
+			for e := lo; e < hi; e++ {
+				if g.Target(e) == i {
+					want.In = append(want.In, edge{g.Name(j), g.Type(e).String(), g.State(e).String(), g.Weight(e)})
+				}
+			}
+		}
+		wb, _ := json.Marshal(want)
+		got, err := h.skill(g.Name(i))
+		if err != nil || string(got) != string(wb) {
+			t.Fatalf("skill %s: %v\n%s\nwant\n%s", g.Name(i), err, got, wb)
+		}
+	}
+}
+
+// Both forms of the retrieve route answer what `caskg query --json` prints: encoding/json of
+// the engine's response.
+func TestRetrieveMatchesEngine(t *testing.T) {
+	h := sampleHandler(t)
+	for _, req := range []engine.Request{
+		{Query: "heat some egg", K: 4},
+		{Query: "heat some egg", NoGraph: true},
+		{Query: "put a cool tomato in the microwave", K: 10, Render: true},
+	} {
+		resp, err := h.Engine().Query(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(resp)
+		post, _ := json.Marshal(req)
+		k := req.K
+		if k == 0 {
+			k = engine.DefaultK
+		}
+		get := fmt.Sprintf("/v1/retrieve?q=%s&k=%d&no_graph=%t&render=%t", strings.ReplaceAll(req.Query, " ", "+"), k, req.NoGraph, req.Render)
+		for _, r := range []*http.Request{
+			httptest.NewRequest("POST", "/v1/retrieve", strings.NewReader(string(post))),
+			httptest.NewRequest("GET", get, nil),
+		} {
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != 200 || w.Body.String() != string(want) {
+				t.Errorf("%s %s: %d %s\nwant %s", r.Method, r.URL, w.Code, w.Body, want)
+			}
+		}
+	}
+}
+
+func TestWriteError(t *testing.T) {
+	w := httptest.NewRecorder()
+	WriteError(w, http.StatusNotFound, `serve: no file "/<b>&.js"`)
+	want := `{"error":"serve: no file \"/\u003cb\u003e\u0026.js\""}`
+	if w.Code != 404 || w.Body.String() != want {
+		t.Errorf("WriteError: %d %s, want 404 %s", w.Code, w.Body, want)
+	}
+	for k, v := range map[string]string{"Content-Type": "application/json; charset=utf-8", "Content-Length": fmt.Sprint(len(want)),
+		"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"} {
+		if got := w.Header().Get(k); got != v {
+			t.Errorf("%s %q, want %q", k, got, v)
+		}
+	}
+	// encoding/json reads the same message back.
+	var v struct{ Error string }
+	if err := json.Unmarshal(w.Body.Bytes(), &v); err != nil || v.Error != `serve: no file "/<b>&.js"` {
+		t.Errorf("decoded %q, %v", v.Error, err)
+	}
+}
+
+// A bug in a route is a 500 with the envelope and the CORS header, and the handler goes on.
+func TestPanicIsInternalError(t *testing.T) {
+	h := &Handler{} // no engine: retrieve dereferences nil
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/v1/retrieve?q=egg", nil))
+	if w.Code != 500 || !strings.HasPrefix(w.Body.String(), `{"error":"api: internal error: runtime error: invalid memory address`) ||
+		w.Header().Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("%d %v %s", w.Code, w.Header(), w.Body)
+	}
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/v1/skills/egg", nil))
+	if w.Code != 404 {
+		t.Errorf("after the panic: %d %s", w.Code, w.Body)
+	}
+}
+
+// A request the client abandoned ends the handler as net/http wants, not as a 500.
+func TestAbortHandlerPanics(t *testing.T) {
+	h := sampleHandler(t)
+	defer func() {
+		if p := recover(); p != http.ErrAbortHandler {
+			t.Errorf("recovered %v, want http.ErrAbortHandler", p)
+		}
+	}()
+	h.ServeHTTP(abortWriter{httptest.NewRecorder()}, httptest.NewRequest("GET", "/v1/health", nil))
+}
+
+type abortWriter struct{ *httptest.ResponseRecorder }
+
+func (abortWriter) Write([]byte) (int, error) { panic(http.ErrAbortHandler) }
+
+func TestNewBadArtifact(t *testing.T) {
+	data := append([]byte(nil), sampleArtifact(t)...)
+	data[len(data)-1] ^= 1
+	for _, tt := range []struct {
+		name string
+		in   []byte
+		is   error
+	}{
+		{"missing", nil, graphs.ErrNotArtifact},
+		{"text", []byte("# notes"), graphs.ErrNotArtifact},
+		{"flipped byte", data, graphs.ErrChecksum},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// graphs' error as it is: the host says which artifact.
+			if _, err := New(tt.in, Options{}); !errors.Is(err, tt.is) || !strings.HasPrefix(err.Error(), "graphs: ") {
+				t.Errorf("New = %v, want graphs' %v", err, tt.is)
+			}
+		})
+	}
+}
+
+// The package builds for the edge worker (js/wasm) without the native side or encoding/json,
+// which would cost the worker's upload.
+func TestDependencies(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".")
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "github.com/caskg/caskg/wasm/engine") {
+		t.Fatalf("go list -deps found %d packages, not the engine: %q", len(deps), deps)
+	}
+	for _, p := range deps {
+		for _, f := range []string{"runtime/cgo", "os/exec", "github.com/caskg/caskg/native", "encoding/json"} {
+			if p == f || strings.HasPrefix(p, f+"/") {
+				t.Errorf("package api depends on %s; it must not", p)
+			}
+		}
+	}
+}
