@@ -41,20 +41,25 @@ test: onnxruntime workerd chromium ## run every check CI runs: vet, formatting, 
 FUZZTIME ?= 30s
 # FuzzWASM runs each input through a wazero instance, 40 to 1,500 inputs a second: a smaller count.
 FUZZTIME_WASM ?= $(FUZZTIME)
-fuzz: ## run every fuzz target for FUZZTIME (default 30s; a count such as 20000x also works) each
-	$(GO) test ./graphs -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
-	$(GO) test ./native/ingest -run '^$$' -fuzz '^FuzzParseSkillMD$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
-	$(GO) test ./native/ingest -run '^$$' -fuzz '^FuzzParseTools$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
-	$(GO) test ./wasm/engine -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
-	$(GO) test ./wasm/engine -run '^$$' -fuzz '^FuzzQueryVector$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
-	$(GO) test ./wasm/engine -run '^$$' -fuzz '^FuzzEditDistance$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
-	$(GO) test ./native/embed -run '^$$' -fuzz '^FuzzTokenize$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
-	$(GO) test ./native/embed -run '^$$' -fuzz '^FuzzParseTokenizerJSON$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
-	$(GO) test ./native/embed -run '^$$' -fuzz '^FuzzParseVocab$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
-	$(GO) test ./wasm/internal/tinyjson -run '^$$' -fuzz '^FuzzDecoder$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
-	$(GO) test ./wasm/host -run '^$$' -fuzz '^FuzzWASM$$' -fuzztime $(FUZZTIME_WASM) -fuzzminimizetime 2s
-	$(GO) test ./wasm/worker -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
-	$(GO) test ./native/serve -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+# make fuzz finds its targets itself: every Fuzz function `go test -list` reports, package by
+# package, printed as "import/path FuzzName" lines (make fuzz-list). The go test of
+# internal/guards fails when they are not every func Fuzz in the tree's _test.go files (a target
+# behind a build tag, say). A package whose tests do not build fails the list, with go's output.
+FUZZ_LIST = out=$$($(GO) test -list '^Fuzz' ./... 2>&1) || { printf '%s\n' "$$out" >&2; exit 1; }; \
+	printf '%s\n' "$$out" | awk '/^Fuzz/ { f[n++] = $$1; next } /^ok/ { for (i = 0; i < n; i++) print $$2, f[i] } { n = 0 }'
+
+.PHONY: fuzz-list
+fuzz-list: ## print the fuzz targets make fuzz runs, one "import/path FuzzName" a line
+	@$(FUZZ_LIST)
+
+fuzz: ## run every fuzz target (make fuzz-list) for FUZZTIME (default 30s; a count such as 20000x also works) each
+	@targets=$$($(FUZZ_LIST)) || exit 1; set -- $$targets; n=$$(($$# / 2)); \
+	while [ $$# -gt 0 ]; do \
+		t='$(FUZZTIME)'; [ "$$2" = FuzzWASM ] && t='$(FUZZTIME_WASM)'; \
+		echo "$(GO) test $$1 -run '^\$$' -fuzz '^$$2\$$' -fuzztime $$t -fuzzminimizetime 2s"; \
+		$(GO) test $$1 -run '^$$' -fuzz "^$$2\$$" -fuzztime $$t -fuzzminimizetime 2s || exit 1; \
+		shift 2; \
+	done; echo "fuzz: $$n targets"
 
 # bench: see "Benchmarks" below.
 

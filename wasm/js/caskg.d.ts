@@ -11,42 +11,65 @@ export type Source =
   | PromiseLike<Uint8Array | ArrayBuffer | ArrayBufferView | Response | URL | string>;
 
 /**
- * Request options, named as in the request JSON of `caskg query --json`. They reach the engine
- * unchanged, so options it gains work without a new caskg.js; unknown names are errors.
+ * Request options: the fields of the request JSON of `caskg query --json` (the engine's Request;
+ * wasm/reactor's TestTypings holds this list to it), each optional, 0 or false meaning the
+ * default. They reach the engine unchanged, so options it gains work without a new caskg.js;
+ * unknown names are errors. The task text is query's own argument.
  */
 export interface QueryOptions {
-  /** skills to return (default 8, at most 1000) */
+  /** skills to return, in [1, 1000] (default 8) */
   k?: number;
-  /** seed skills personalized PageRank starts from (default 5) */
+  /** seed skills personalized PageRank starts from, in [1, 100] (default 5) */
   seeds?: number;
   /** PPR restart probability γ in (0, 1] (default 0.2) */
   gamma?: number;
   /** rank by the seeds alone, without the graph */
   no_graph?: boolean;
-  /** an embedding of the query by the artifact's vector model, when it has one */
+  /**
+   * an embedding of the query by the model that made the artifact's skill vectors, of their
+   * dimension; without it, semantic seeding uses the artifact's query encoder
+   */
   vector?: Float32Array | number[];
+  /** the semantic list's weight in the seed fusion, in (0, 100] (default 0.25) */
+  semantic_weight?: number;
+  /** no semantic seeding */
+  no_semantic?: boolean;
+  /** no BM25 or fuzzy-name seeding: seeds from the vectors alone (needs an artifact with vectors) */
+  no_lexical?: boolean;
+  /** also return `rendered`, the results' text for an agent, cut to the budgets */
+  render?: boolean;
+  /** characters (code points) of `rendered` per skill, in [1, 1048576] (default 2400) */
+  skill_budget?: number;
+  /** characters (code points) of `rendered` in all, in [1, 1048576] (default 12000) */
+  total_budget?: number;
   [option: string]: unknown;
 }
 
 /** A published edge that carried relevance to a result. */
 export interface Via {
+  /** the neighbour the relevance came from */
   from: string;
+  /** the edge's calibration state: "confirmed", "uncertain", "scaffold", … */
   state: string;
+  /** the published weight */
   weight: number;
+  /** the relation: "dependency", "workflow", "semantic", "alternative" */
   type: string;
   /** the result is a prerequisite of `from`; relevance flowed back along the edge */
   reverse?: boolean;
 }
 
+/** One ranked skill. */
 export interface Result {
   name: string;
   score: number;
   /** 1-based rank among the seeds; absent when the graph brought the skill in */
   seed_rank?: number;
+  /** the published edges (at most 3) that carried the most relevance to it, strongest first */
   via?: Via[];
 }
 
-/** The response JSON of `caskg query --json`. */
+/** The response JSON of `caskg query --json` (the engine's Response). */
 export interface QueryResponse {
   results: Result[];
   /** PPR power iterations run */
@@ -55,25 +78,31 @@ export interface QueryResponse {
   pushes?: number;
   /** forward push: L1 error bound of the scores */
   residual?: number;
-  /** the bundle text, when the request asked for it */
+  /**
+   * with `render`: the bundle text for an agent — a header, then each result's name,
+   * description, source, evidence and body head, within skill_budget and total_budget
+   */
   rendered?: string;
   /** fields a newer engine adds */
   [field: string]: unknown;
 }
 
+/** What info() answers: the module's info JSON about the artifact, and its version JSON. */
 export interface Info {
   skills: number;
   edges: number;
+  /** terms of the artifact's lexical index */
   terms: number;
+  /** the artifact's size */
   bytes: number;
   /** the artifact's format version, "major.minor" */
   format: string;
-  /** the build parameters stored in the artifact */
+  /** the build parameters stored in the artifact; null when they are not JSON */
   params: Record<string, unknown> | null;
   module: {
     /** caskg's version */
     version: string;
-    /** the newest artifact format the module reads */
+    /** the artifact format the module writes and reads (any minor of its major) */
     format: string;
     /** the Go release the module was built with */
     go: string;
