@@ -43,7 +43,7 @@ FUZZTIME ?= 30s
 FUZZTIME_WASM ?= $(FUZZTIME)
 # make fuzz finds its targets itself: every Fuzz function `go test -list` reports, package by
 # package, printed as "import/path FuzzName" lines (make fuzz-list). The go test of
-# internal/guards fails when they are not every func Fuzz in the tree's _test.go files (a target
+# native/guards fails when they are not every func Fuzz in the tree's _test.go files (a target
 # behind a build tag, say). A package whose tests do not build fails the list, with go's output.
 FUZZ_LIST = out=$$($(GO) test -list '^Fuzz' ./... 2>&1) || { printf '%s\n' "$$out" >&2; exit 1; }; \
 	printf '%s\n' "$$out" | awk '/^Fuzz/ { f[n++] = $$1; next } /^ok/ { for (i = 0; i < n; i++) print $$2, f[i] } { n = 0 }'
@@ -96,7 +96,7 @@ $(ORT_LIB):
 WASM := $(BIN)/caskg.wasm
 # The reactor runs on one thread: the classic garbage collector (GOEXPERIMENT=nogreenteagc) does as
 # well there as Go 1.26's Green Tea and keeps the module 14 KB (gzip) smaller. Toolchains without
-# the experiment build with their default. internal/modbuild does the same for the tests.
+# the experiment build with their default. wasm/modbuild does the same for the tests.
 WASM_GOEXPERIMENT := $(shell GOEXPERIMENT=nogreenteagc $(GO) env GOEXPERIMENT >/dev/null 2>&1 && echo GOEXPERIMENT=nogreenteagc)
 
 .PHONY: wasm bench-wasm
@@ -222,4 +222,4 @@ bench: wasm ## build 1k-100k-skill libraries, time build and queries (native, wa
 	$(BIN)/caskg-bench -base $(SHARED)/skills -tasks $(SHARED)/eval/skillsbench/tasks.jsonl -wasm $(WASM) -dir $(BIN)/bench $(BENCHFLAGS)
 
 bench-go: ## the Go micro-benchmarks: decode, engine queries and push, build, embedders
-	$(GO) test -run '^$$' -bench . -benchmem ./graphs ./wasm/engine ./native/build ./native/embed
+	$(GO) test -run '^$$' -bench . -benchmem ./graphs ./wasm/engine ./native/builder ./native/embed

@@ -21,12 +21,12 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/internal/modbuild"
-	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/native/serve"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/modbuild"
 )
 
 // The end-to-end test serves the playground with native/serve on 127.0.0.1, opens it in headless
@@ -71,11 +71,11 @@ func buildArtifact(t *testing.T, lib, out string) *engine.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt, err := build.DefaultOptionsFor(l.Skills)
+	opt, err := builder.DefaultOptionsFor(l.Skills)
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, _, err := build.Build(l.Skills, opt)
+	data, _, err := builder.Build(l.Skills, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

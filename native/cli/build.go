@@ -12,16 +12,16 @@ import (
 	"strings"
 
 	"github.com/caskg/caskg/native/atomicfile"
-	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
 )
 
 func runBuild(c *ctx, args []string) error {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
-	opt := build.DefaultOptions()
+	opt := builder.DefaultOptions()
 	out := fs.String("o", "", "output artifact `path` (required)")
 	strict := fs.Bool("strict", false, "fail the build on any bad skill instead of skipping it")
-	fs.StringVar(&opt.Variant, "variant", opt.Variant, "pipeline: "+strings.Join(build.Variants, ", "))
+	fs.StringVar(&opt.Variant, "variant", opt.Variant, "pipeline: "+strings.Join(builder.Variants, ", "))
 	fs.IntVar(&opt.Cap, "cap", opt.Cap, "most candidate targets per source skill")
 	fs.IntVar(&opt.PerChannel, "per-channel", opt.PerChannel, "most targets each signal channel proposes per source")
 	fs.Float64Var(&opt.TauStr, "tau-str", opt.TauStr, "structural floor threshold τ_str")
@@ -39,7 +39,7 @@ func runBuild(c *ctx, args []string) error {
 	fs.IntVar(&opt.ScaffoldIn, "scaffold-in", opt.ScaffoldIn, "most scaffold edges into one skill")
 	fs.Float64Var(&opt.EpsWeight, "eps-w", opt.EpsWeight, "least published weight ε_w")
 	lambdas := map[string]*float64{}
-	for _, ch := range build.Channels {
+	for _, ch := range builder.Channels {
 		v := opt.Lambda[ch]
 		lambdas[ch] = &v
 		fs.Float64Var(lambdas[ch], "lambda-"+ch, v, "weight λ of the "+ch+" channel")
@@ -67,10 +67,10 @@ func runBuild(c *ctx, args []string) error {
 		opt.Lambda[ch] = *v
 	}
 	if err := opt.Validate(); err != nil {
-		return usagef("flag -%s", strings.TrimPrefix(err.Error(), "build: "))
+		return usagef("flag -%s", strings.TrimPrefix(err.Error(), "builder: "))
 	}
 	if *traces != "" {
-		if opt.Traces, err = build.ReadTraces(*traces); err != nil {
+		if opt.Traces, err = builder.ReadTraces(*traces); err != nil {
 			return err
 		}
 	}
@@ -109,7 +109,7 @@ func runBuild(c *ctx, args []string) error {
 	opt.Embedder = emb
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	data, rep, err := build.BuildContext(ctx, lib.Skills, opt)
+	data, rep, err := builder.BuildContext(ctx, lib.Skills, opt)
 	if err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func runBuild(c *ctx, args []string) error {
 		skipped[i] = p.Error()
 	}
 	summary := struct {
-		*build.Report
+		*builder.Report
 		Output  string   `json:"output"`
 		Skipped []string `json:"skipped"`
 	}{rep, *out, skipped}
@@ -150,7 +150,7 @@ func runBuild(c *ctx, args []string) error {
 		}
 	}
 	fmt.Fprintf(w, "candidates %d (%s; active channels: %s)\n", rep.Candidates, counts(rep.PerChannel), strings.Join(rep.Channels, ", "))
-	if rep.Variant != build.VariantPublishAll {
+	if rep.Variant != builder.VariantPublishAll {
 		fmt.Fprintf(w, "frontier  %d probed by %s: %d probes run, %d cached, %d failed",
 			rep.Frontier, rep.Prober, rep.ProbesRun, rep.ProbesCached, rep.ProbesFailed)
 		if rep.ProbesAbstained > 0 {

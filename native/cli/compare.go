@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/caskg/caskg/native/atomicfile"
-	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/harness"
 )
@@ -46,7 +46,7 @@ func (a compareArgs) command() string {
 	if a.role != "" {
 		words = append(words, "--role", a.role)
 	}
-	if a.budget != build.DefaultOptions().Budget {
+	if a.budget != builder.DefaultOptions().Budget {
 		words = append(words, "--budget", strconv.Itoa(a.budget))
 	}
 	if a.ks != "5,10" {
@@ -101,10 +101,10 @@ func runCompare(c *ctx, a compareArgs) error {
 			return err
 		}
 	}
-	spec.Options = build.DefaultOptions()
+	spec.Options = builder.DefaultOptions()
 	spec.Options.Budget = a.budget
 	if a.traces != "" {
-		if spec.Traces, err = build.ReadTraces(a.traces); err != nil {
+		if spec.Traces, err = builder.ReadTraces(a.traces); err != nil {
 			return err
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/embed"
 	"github.com/caskg/caskg/native/ingest"
 )
@@ -57,7 +57,7 @@ func (f *embedFlags) embedder(skills []ingest.Skill) (embed.Embedder, error) {
 	case embedderBuiltin, "":
 		texts := make([]string, len(skills))
 		for i, s := range skills {
-			texts[i] = build.SkillText(s)
+			texts[i] = builder.SkillText(s)
 		}
 		m, err := embed.NewBuiltin(texts, embed.BuiltinOptions{})
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/caskg/caskg/native/atomicfile"
-	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/harness"
 	"github.com/caskg/caskg/wasm/engine"
@@ -31,7 +31,7 @@ func runEval(c *ctx, args []string) error {
 	oracleErrors := fs.String("oracle-errors", "", "with -compare and -gold-edges: comma-separated error `rates` in [0, 1]; adds a build probed by the evaluation-only oracle (answers from the gold edges) per rate")
 	oracleSeed := fs.Uint64("oracle-seed", 1, "with -oracle-errors: picks which of the oracle's answers are wrong")
 	role := fs.String("role", "", "with -compare: the set's role, tuning (defaults may be chosen on it) or check (never tuned on)")
-	budget := fs.Int("budget", build.DefaultOptions().Budget, "with -compare: frontier size (0: probe every candidate; -1: every candidate with the contract prober, 500 with a model prober)")
+	budget := fs.Int("budget", builder.DefaultOptions().Budget, "with -compare: frontier size (0: probe every candidate; -1: every candidate with the contract prober, 500 with a model prober)")
 	title := fs.String("title", "", "with -compare: the table's heading")
 	label := fs.String("label", "", "with -compare: a short name of the comparison for the README summary (default: the title)")
 	out := fs.String("o", "", "with -compare or -report: write to this `file` (atomically) instead of standard output")

@@ -12,7 +12,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/llm"
 )
 
@@ -48,7 +48,7 @@ func (f *llmFlags) register(fs *flag.FlagSet) {
 }
 
 // configure sets the prober and judge of opt from the flags and the environment.
-func (f *llmFlags) configure(opt *build.Options) error {
+func (f *llmFlags) configure(opt *builder.Options) error {
 	cfg := llm.ConfigFromEnv(f.url, f.model)
 	prober := f.prober
 	if prober == "" {
@@ -86,9 +86,9 @@ func (f *llmFlags) configure(opt *build.Options) error {
 	if err != nil {
 		return err
 	}
-	p := &build.LLMProber{Client: client, Progress: opt.Progress}
+	p := &builder.LLMProber{Client: client, Progress: opt.Progress}
 	opt.Prober = p
-	if f.judge && opt.Variant != build.VariantNoJudge {
+	if f.judge && opt.Variant != builder.VariantNoJudge {
 		opt.Judge = p
 	}
 	return nil

@@ -4,7 +4,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/oracle"
 )
 
@@ -45,7 +45,7 @@ func (f *oracleFlags) given() []string {
 
 // configure makes the oracle opt's prober. The oracle costs nothing to ask, so the automatic
 // frontier budget probes every candidate, as it does for the contract prober.
-func (f *oracleFlags) configure(opt *build.Options) error {
+func (f *oracleFlags) configure(opt *builder.Options) error {
 	if f.edges == "" {
 		return usagef("the oracle prober (evaluation only) needs -oracle-edges FILE, JSONL gold edges {\"source\", \"target\"}")
 	}
@@ -57,7 +57,7 @@ func (f *oracleFlags) configure(opt *build.Options) error {
 		return fmt.Errorf("flag -oracle-edges: %w", err)
 	}
 	opt.Prober = p
-	if opt.Budget == build.BudgetAuto {
+	if opt.Budget == builder.BudgetAuto {
 		opt.Budget = 0
 	}
 	return nil

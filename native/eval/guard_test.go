@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/wasm/engine"
@@ -53,16 +53,16 @@ func TestGraphNotBelowSeeds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opt, err := build.DefaultOptionsFor(lib.Skills)
+			opt, err := builder.DefaultOptionsFor(lib.Skills)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if set.traces != "" {
-				if opt.Traces, err = build.ReadTraces(set.traces); err != nil {
+				if opt.Traces, err = builder.ReadTraces(set.traces); err != nil {
 					t.Fatal(err)
 				}
 			}
-			data, _, err := build.Build(lib.Skills, opt)
+			data, _, err := builder.Build(lib.Skills, opt)
 			if err != nil {
 				t.Fatal(err)
 			}

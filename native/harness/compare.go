@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/native/oracle"
@@ -26,9 +26,9 @@ type Spec struct {
 	Ks        []int       // cutoffs of R@k and COMP@k, ascending
 	// Options are the default build's; the other builds vary them. Compare sets the embedder
 	// to the builtin model learned from the library, and records Options.Budget.
-	Options build.Options
+	Options builder.Options
 	// Traces, when non-nil, adds a default + traces build.
-	Traces []build.Trace
+	Traces []builder.Trace
 	// Gold, when non-nil, scores every build's edges and lets OracleErrors add, per error rate,
 	// a build probed by the oracle answering from Gold, its wrong answers picked by OracleSeed.
 	Gold         []eval.GoldEdge
@@ -84,7 +84,7 @@ func compare(ctx context.Context, s Spec) ([]Row, int, error) {
 		return nil, 0, fmt.Errorf("no skills in %s", strings.Join(s.Libraries, " "))
 	}
 	start := time.Now()
-	emb, err := build.BuiltinEmbedder(lib.Skills)
+	emb, err := builder.BuiltinEmbedder(lib.Skills)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -93,7 +93,7 @@ func compare(ctx context.Context, s Spec) ([]Row, int, error) {
 	opt.Embedder = emb
 	type spec struct {
 		name string
-		opt  build.Options
+		opt  builder.Options
 	}
 	specs := []spec{{RowDefault, opt}}
 	if s.Traces != nil {
@@ -102,7 +102,7 @@ func compare(ctx context.Context, s Spec) ([]Row, int, error) {
 		specs = append(specs, spec{RowTraces, o})
 	}
 	pa := opt
-	pa.Variant = build.VariantPublishAll
+	pa.Variant = builder.VariantPublishAll
 	specs = append(specs, spec{RowPublishAll, pa})
 	if s.Gold != nil {
 		for _, rate := range s.OracleErrors {
@@ -112,7 +112,7 @@ func compare(ctx context.Context, s Spec) ([]Row, int, error) {
 			}
 			o := opt
 			o.Prober = p
-			if o.Budget == build.BudgetAuto { // free, like the contract prober: every candidate
+			if o.Budget == builder.BudgetAuto { // free, like the contract prober: every candidate
 				o.Budget = 0
 			}
 			specs = append(specs, spec{OracleRow(rate), o})
@@ -121,7 +121,7 @@ func compare(ctx context.Context, s Spec) ([]Row, int, error) {
 	var builds []Row
 	var defaultGraph *graphs.Graph
 	for _, b := range specs {
-		data, rep, err := build.BuildContext(ctx, lib.Skills, b.opt)
+		data, rep, err := builder.BuildContext(ctx, lib.Skills, b.opt)
 		if err != nil {
 			return nil, 0, fmt.Errorf("build %s: %w", b.name, err)
 		}

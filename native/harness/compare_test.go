@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/wasm/engine"
@@ -31,7 +31,7 @@ var sampleGold = []eval.GoldEdge{
 }
 
 // sampleTraces are two successful runs over the sample library.
-var sampleTraces = []build.Trace{
+var sampleTraces = []builder.Trace{
 	{ID: "r1", Skills: []string{"go-to-location", "find-object", "pick-up-object", "heat-object-in-microwave"}},
 	{ID: "r2", Skills: []string{"find-object", "pick-up-object", "put-two-objects-in-receptacle"}},
 }
@@ -48,7 +48,7 @@ func readSampleTasks(t *testing.T) []eval.Task {
 // sampleSpec compares the sample library with gold edges, traces and the oracle at error
 // rates 0 and 0.3.
 func sampleSpec(t *testing.T) Spec {
-	return Spec{Libraries: []string{sampleLib}, Tasks: readSampleTasks(t), Ks: []int{5, 10}, Options: build.DefaultOptions(),
+	return Spec{Libraries: []string{sampleLib}, Tasks: readSampleTasks(t), Ks: []int{5, 10}, Options: builder.DefaultOptions(),
 		Traces: sampleTraces, Gold: sampleGold, OracleErrors: []float64{0, 0.3}, OracleSeed: 1,
 		Title: "Sample tasks", Label: "sample", Role: RoleCheck, Command: "bin/caskg eval --compare sample",
 		TasksFile: sampleTasks, GoldFile: "gold.jsonl", TracesFile: "traces.jsonl"}
@@ -67,10 +67,10 @@ func TestCompare(t *testing.T) {
 		{RowPublishAll, KindVariant}, {"oracle, error 0", KindVariant}, {"oracle, error 0.3", KindVariant},
 		{RowLexical, KindChannel}, {RowVector, KindChannel}, {RowWhole, KindReference}}
 	if len(got.Rows) != len(wantRows) || got.NumTasks != 40 || got.Skills != sampleCount || got.Label != "sample" || got.Role != RoleCheck ||
-		got.OracleSeed != 1 || got.Budget != build.DefaultOptions().Budget || got.GoldEdges != "gold.jsonl" || got.Traces != "traces.jsonl" {
+		got.OracleSeed != 1 || got.Budget != builder.DefaultOptions().Budget || got.GoldEdges != "gold.jsonl" || got.Traces != "traces.jsonl" {
 		t.Fatalf("%d rows, %d tasks, %d skills, label %q, role %q, oracle seed %d, budget %d, files %q %q; want %d, 40, %d, sample, check, 1, %d, gold.jsonl traces.jsonl",
 			len(got.Rows), got.NumTasks, got.Skills, got.Label, got.Role, got.OracleSeed, got.Budget, got.GoldEdges, got.Traces,
-			len(wantRows), sampleCount, build.DefaultOptions().Budget)
+			len(wantRows), sampleCount, builder.DefaultOptions().Budget)
 	}
 	for i, row := range got.Rows {
 		if row.Name != wantRows[i].name || row.Kind != wantRows[i].kind {
@@ -137,7 +137,7 @@ func withoutTimes(t *testing.T, r *Result) string {
 // TestCompareDefaults compares without gold edges, traces or a title: the fixed rows only, the
 // title naming the library and the tasks, the label the title, no oracle seed recorded.
 func TestCompareDefaults(t *testing.T) {
-	spec := Spec{Libraries: []string{sampleLib}, Tasks: readSampleTasks(t), Ks: []int{3}, Options: build.DefaultOptions(),
+	spec := Spec{Libraries: []string{sampleLib}, Tasks: readSampleTasks(t), Ks: []int{3}, Options: builder.DefaultOptions(),
 		OracleSeed: 7, TasksFile: sampleTasks}
 	got, err := Compare(context.Background(), spec)
 	if err != nil {
@@ -166,7 +166,7 @@ func TestCompareDefaults(t *testing.T) {
 func TestCompareErrors(t *testing.T) {
 	empty := t.TempDir()
 	tasks := readSampleTasks(t)
-	base := Spec{Libraries: []string{sampleLib}, Tasks: tasks, Ks: []int{5, 10}, Options: build.DefaultOptions()}
+	base := Spec{Libraries: []string{sampleLib}, Tasks: tasks, Ks: []int{5, 10}, Options: builder.DefaultOptions()}
 	tests := []struct {
 		name string
 		edit func(*Spec)
@@ -200,11 +200,11 @@ func sampleEngine(t *testing.T) *engine.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := build.DefaultOptions()
-	if opt.Embedder, err = build.BuiltinEmbedder(lib.Skills); err != nil {
+	opt := builder.DefaultOptions()
+	if opt.Embedder, err = builder.BuiltinEmbedder(lib.Skills); err != nil {
 		t.Fatal(err)
 	}
-	data, _, err := build.BuildContext(context.Background(), lib.Skills, opt)
+	data, _, err := builder.BuildContext(context.Background(), lib.Skills, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/builder"
 )
 
 // WriteMarkdown prints the comparison as Markdown under a heading that names the set, its role
@@ -191,7 +191,7 @@ func writeTable(w io.Writer, head []string, rows [][]string) {
 // oracle).
 func budgetText(b int) string {
 	switch b {
-	case build.BudgetAuto, 0:
+	case builder.BudgetAuto, 0:
 		return "every candidate probed"
 	}
 	return fmt.Sprintf("the %d highest-A candidates probed", b)

@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/native/mcpserver"
 	"github.com/caskg/caskg/wasm/api"
@@ -36,7 +36,7 @@ func buildGraph(t *testing.T, dir string) *graphs.Graph {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, _, err := build.Build(lib.Skills, build.DefaultOptions())
+	data, _, err := builder.Build(lib.Skills, builder.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -644,7 +644,7 @@ func TestGraphInfo(t *testing.T) {
 		if sum != g.NumEdges() || len(got.ByState) != len(graphs.States()) || len(got.ByType) != len(graphs.Relations()) {
 			t.Errorf("by_state %v, by_type %v for %d edges", got.ByState, got.ByType, g.NumEdges())
 		}
-		if got.Params["body_head"] != float64(build.DefaultOptions().BodyHead) {
+		if got.Params["body_head"] != float64(builder.DefaultOptions().BodyHead) {
 			t.Errorf("params %v lack body_head", got.Params)
 		}
 		switch {

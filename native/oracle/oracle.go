@@ -25,7 +25,7 @@ import (
 	"hash/fnv"
 	"os"
 
-	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
 )
@@ -43,14 +43,14 @@ type Options struct {
 	Seed uint64
 }
 
-// Prober answers probes from gold edges. It implements build.Prober.
+// Prober answers probes from gold edges. It implements builder.Prober.
 type Prober struct {
 	opt    Options
 	gold   map[[2]string]bool
 	source string // the edge file, for errors; "" when the edges were given in memory
 }
 
-var _ build.Prober = (*Prober)(nil)
+var _ builder.Prober = (*Prober)(nil)
 
 // New returns an oracle over gold edges. Edges with an empty endpoint are an error; an edge
 // from a skill to itself can never be a candidate and is ignored.
@@ -127,16 +127,16 @@ func (o Options) validate() error {
 	return nil
 }
 
-// Name implements build.Prober.
+// Name implements builder.Prober.
 func (p *Prober) Name() string { return Name }
 
 // Edges is the number of distinct gold edges the oracle knows.
 func (p *Prober) Edges() int { return len(p.gold) }
 
-// Probe implements build.Prober. It fails when no gold edge joins two skills of the library:
+// Probe implements builder.Prober. It fails when no gold edge joins two skills of the library:
 // every answer would be "no dependency", which is almost certainly an edge file meant for
 // another library.
-func (p *Prober) Probe(ctx context.Context, skills []ingest.Skill, probes []build.Probe) ([]build.ProbeResult, error) {
+func (p *Prober) Probe(ctx context.Context, skills []ingest.Skill, probes []builder.Probe) ([]builder.ProbeResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -158,19 +158,19 @@ func (p *Prober) Probe(ctx context.Context, skills []ingest.Skill, probes []buil
 		return nil, fmt.Errorf("oracle: none of the %d gold edges%s joins two skills of the library (an edge file for another library?)",
 			len(p.gold), from)
 	}
-	out := make([]build.ProbeResult, len(probes))
+	out := make([]builder.ProbeResult, len(probes))
 	for k, pr := range probes {
 		if pr.Source < 0 || pr.Source >= len(skills) || pr.Target < 0 || pr.Target >= len(skills) {
 			return nil, fmt.Errorf("oracle: probe %d: skill index out of range (%d skills)", k, len(skills))
 		}
-		out[k] = build.ProbeResult{E: p.Answer(skills[pr.Source].Name, skills[pr.Target].Name, pr.Kind), OK: true}
+		out[k] = builder.ProbeResult{E: p.Answer(skills[pr.Source].Name, skills[pr.Target].Name, pr.Kind), OK: true}
 	}
 	return out, nil
 }
 
 // Answer is the oracle's e for a probe of kind on the edge source → target: 1 or 0, flipped
 // when the pair and kind fall within the error rate.
-func (p *Prober) Answer(source, target string, kind build.ProbeKind) float64 {
+func (p *Prober) Answer(source, target string, kind builder.ProbeKind) float64 {
 	e := 0.0
 	if p.gold[[2]string{source, target}] {
 		e = 1
@@ -184,7 +184,7 @@ func (p *Prober) Answer(source, target string, kind build.ProbeKind) float64 {
 // Flipped reports whether the answer to a probe of kind on source → target is wrong at the
 // given error rate: a uniform draw in [0, 1) hashed from seed, the names and the kind falls
 // below rate. The draw does not depend on rate, so raising the rate only adds flipped answers.
-func Flipped(seed uint64, source, target string, kind build.ProbeKind, rate float64) bool {
+func Flipped(seed uint64, source, target string, kind builder.ProbeKind, rate float64) bool {
 	if rate <= 0 {
 		return false
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
 )
@@ -20,7 +20,7 @@ const sampleLib = "../../graphs/sample"
 
 func TestAnswer(t *testing.T) {
 	gold := []eval.GoldEdge{{Source: "a", Target: "b"}, {Source: "b", Target: "c"}, {Source: "c", Target: "c"}}
-	kinds := []build.ProbeKind{build.Removal, build.Substitution, build.Reorder}
+	kinds := []builder.ProbeKind{builder.Removal, builder.Substitution, builder.Reorder}
 	tests := []struct {
 		name           string
 		source, target string
@@ -58,11 +58,11 @@ func TestFlipped(t *testing.T) {
 	const n = 20000
 	type probe struct {
 		s, t string
-		k    build.ProbeKind
+		k    builder.ProbeKind
 	}
 	var probes []probe
 	for i := range n {
-		probes = append(probes, probe{fmt.Sprintf("tool_%d", i/7), fmt.Sprintf("tool_%d", i), build.ProbeKind(i % 3)})
+		probes = append(probes, probe{fmt.Sprintf("tool_%d", i/7), fmt.Sprintf("tool_%d", i), builder.ProbeKind(i % 3)})
 	}
 	flips := func(seed uint64, rate float64) []bool {
 		out := make([]bool, n)
@@ -160,12 +160,12 @@ func TestProbeErrors(t *testing.T) {
 	tests := []struct {
 		name   string
 		p      *Prober
-		probes []build.Probe
+		probes []builder.Probe
 		err    string
 	}{
-		{"no gold edge in the library", elsewhere, []build.Probe{{Source: 0, Target: 1}},
+		{"no gold edge in the library", elsewhere, []builder.Probe{{Source: 0, Target: 1}},
 			"none of the 1 gold edges of other.jsonl joins two skills of the library"},
-		{"index out of range", mustNew(t, "a", "b"), []build.Probe{{Source: 0, Target: 2}}, "probe 0: skill index out of range"},
+		{"index out of range", mustNew(t, "a", "b"), []builder.Probe{{Source: 0, Target: 2}}, "probe 0: skill index out of range"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,11 +195,11 @@ func mustNew(t *testing.T, pairs ...string) *Prober {
 
 // recorder remembers the candidate edges a build probed.
 type recorder struct {
-	build.Prober
+	builder.Prober
 	probed map[[2]string]bool
 }
 
-func (r *recorder) Probe(ctx context.Context, skills []ingest.Skill, probes []build.Probe) ([]build.ProbeResult, error) {
+func (r *recorder) Probe(ctx context.Context, skills []ingest.Skill, probes []builder.Probe) ([]builder.ProbeResult, error) {
 	for _, p := range probes {
 		r.probed[[2]string{skills[p.Source].Name, skills[p.Target].Name}] = true
 	}
@@ -211,12 +211,12 @@ func (r *recorder) Probe(ctx context.Context, skills []ingest.Skill, probes []bu
 // candidate at all.
 func sampleGold(t *testing.T, skills []ingest.Skill) []eval.GoldEdge {
 	t.Helper()
-	opt, err := build.DefaultOptionsFor(skills)
+	opt, err := builder.DefaultOptionsFor(skills)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt.Variant = build.VariantPublishAll
-	data, _, err := build.Build(skills, opt)
+	opt.Variant = builder.VariantPublishAll
+	data, _, err := builder.Build(skills, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,12 +250,12 @@ func oracleBuild(t *testing.T, skills []ingest.Skill, gold []eval.GoldEdge, rate
 		t.Fatal(err)
 	}
 	rec := &recorder{Prober: p, probed: map[[2]string]bool{}}
-	opt, err := build.DefaultOptionsFor(skills)
+	opt, err := builder.DefaultOptionsFor(skills)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opt.Prober, opt.Budget = rec, 0
-	data, rep, err := build.Build(skills, opt)
+	data, rep, err := builder.Build(skills, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

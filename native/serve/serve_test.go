@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
@@ -39,12 +39,12 @@ func testFiles(tb testing.TB) Options {
 			sample.err = err
 			return
 		}
-		opt, err := build.DefaultOptionsFor(lib.Skills)
+		opt, err := builder.DefaultOptionsFor(lib.Skills)
 		if err != nil {
 			sample.err = err
 			return
 		}
-		data, _, err := build.Build(lib.Skills, opt)
+		data, _, err := builder.Build(lib.Skills, opt)
 		if err == nil {
 			err = os.WriteFile(filepath.Join(sample.dir, "sample.skg"), data, 0o644)
 		}

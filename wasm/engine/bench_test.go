@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/wasm/engine"
 )
@@ -40,7 +40,7 @@ var loadReal = sync.OnceValue(func() realData {
 		if err != nil {
 			return realData{err: err}
 		}
-		if data, _, err = build.Build(lib.Skills, build.DefaultOptions()); err != nil {
+		if data, _, err = builder.Build(lib.Skills, builder.DefaultOptions()); err != nil {
 			return realData{err: err}
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
 )
@@ -37,7 +37,7 @@ func buildFixture(lib, tasks string, maxTasks int) fixture {
 	if err != nil {
 		return fixture{err: err}
 	}
-	data, _, err := build.Build(l.Skills, build.DefaultOptions())
+	data, _, err := builder.Build(l.Skills, builder.DefaultOptions())
 	if err != nil {
 		return fixture{err: err}
 	}

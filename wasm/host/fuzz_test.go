@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/wasm/host"
 )
@@ -22,7 +22,7 @@ func tinyArtifact(tb testing.TB) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	data, _, err := build.Build(lib.Skills[:6], build.DefaultOptions())
+	data, _, err := builder.Build(lib.Skills[:6], builder.DefaultOptions())
 	if err != nil {
 		tb.Fatal(err)
 	}

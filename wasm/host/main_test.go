@@ -10,8 +10,8 @@ import (
 
 	"github.com/tetratelabs/wazero"
 
-	"github.com/caskg/caskg/internal/modbuild"
 	"github.com/caskg/caskg/wasm/host"
+	"github.com/caskg/caskg/wasm/modbuild"
 )
 
 // wasmPath is the module TestMain builds from wasm/reactor, as `make wasm` does.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/wasm/engine"
 )
@@ -20,7 +20,7 @@ func sampleArtifact(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, _, err := build.Build(lib.Skills, build.DefaultOptions())
+	data, _, err := builder.Build(lib.Skills, builder.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
@@ -37,12 +37,12 @@ func sampleArtifact(tb testing.TB) []byte {
 			sample.err = err
 			return
 		}
-		opt, err := build.DefaultOptionsFor(lib.Skills)
+		opt, err := builder.DefaultOptionsFor(lib.Skills)
 		if err != nil {
 			sample.err = err
 			return
 		}
-		sample.data, _, sample.err = build.Build(lib.Skills, opt)
+		sample.data, _, sample.err = builder.Build(lib.Skills, opt)
 	})
 	if sample.err != nil {
 		tb.Fatal(sample.err)

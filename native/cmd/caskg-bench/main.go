@@ -32,7 +32,7 @@ import (
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/atomicfile"
 	"github.com/caskg/caskg/native/bench"
-	"github.com/caskg/caskg/native/build"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/native/synth"
@@ -297,11 +297,11 @@ func buildOne(args []string) error {
 			return err
 		}
 	}
-	opt, err := build.DefaultOptionsFor(skills)
+	opt, err := builder.DefaultOptionsFor(skills)
 	if err != nil {
 		return err
 	}
-	data, rep, err := build.BuildContext(context.Background(), skills, opt)
+	data, rep, err := builder.BuildContext(context.Background(), skills, opt)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package build
+package builder
 
 import (
 	"bufio"
@@ -22,7 +22,7 @@ type Trace struct {
 func ReadTraces(path string) ([]Trace, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("build: traces: %w", err)
+		return nil, fmt.Errorf("builder: traces: %w", err)
 	}
 	defer f.Close()
 	return parseTraces(f, path)
@@ -44,19 +44,19 @@ func parseTraces(r io.Reader, path string) ([]Trace, error) {
 			Skills []string        `json:"skills"`
 		}
 		if err := json.Unmarshal(data, &raw); err != nil {
-			return nil, fmt.Errorf("build: traces %s:%d: not a JSON trace: %w", path, line, err)
+			return nil, fmt.Errorf("builder: traces %s:%d: not a JSON trace: %w", path, line, err)
 		}
 		if raw.Skills == nil {
-			return nil, fmt.Errorf("build: traces %s:%d: field \"skills\" missing", path, line)
+			return nil, fmt.Errorf("builder: traces %s:%d: field \"skills\" missing", path, line)
 		}
 		id := string(bytes.Trim(raw.ID, `"`))
 		out = append(out, Trace{ID: id, Skills: raw.Skills})
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("build: traces %s:%d: %w", path, line+1, err)
+		return nil, fmt.Errorf("builder: traces %s:%d: %w", path, line+1, err)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("build: traces %s: no traces", path)
+		return nil, fmt.Errorf("builder: traces %s: no traces", path)
 	}
 	return out, nil
 }

@@ -1,4 +1,4 @@
-package build
+package builder
 
 import (
 	"context"
@@ -77,10 +77,10 @@ func (b *builder) probe(ctx context.Context, cands []Candidate, frontier []int) 
 	b.rep.Prober = prober.Name()
 	res, err := prober.Probe(ctx, b.skills, probes)
 	if err != nil {
-		return fmt.Errorf("build: %s prober: %w", prober.Name(), err)
+		return fmt.Errorf("builder: %s prober: %w", prober.Name(), err)
 	}
 	if len(res) != len(probes) {
-		return fmt.Errorf("build: %s prober answered %d of %d probes", prober.Name(), len(res), len(probes))
+		return fmt.Errorf("builder: %s prober answered %d of %d probes", prober.Name(), len(res), len(probes))
 	}
 	abstained := make([]int, len(frontier))
 	for p, r := range res {

@@ -1,4 +1,4 @@
-package build
+package builder
 
 import (
 	"context"
@@ -55,7 +55,7 @@ func SkillText(s ingest.Skill) string {
 // surface word and weighted by its IDF over the skill texts.
 func Semantic(ctx context.Context, emb embed.Embedder, skills []ingest.Skill) (*graphs.Vectors, *graphs.QueryEncoder, error) {
 	if len(skills) == 0 {
-		return nil, nil, fmt.Errorf("build: no skills to embed")
+		return nil, nil, fmt.Errorf("builder: no skills to embed")
 	}
 	texts := make([]string, len(skills))
 	for i, s := range skills {
@@ -63,14 +63,14 @@ func Semantic(ctx context.Context, emb embed.Embedder, skills []ingest.Skill) (*
 	}
 	vecs, err := emb.Embed(ctx, texts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("build: embedding %d skills with %s: %w", len(skills), emb.ID(), err)
+		return nil, nil, fmt.Errorf("builder: embedding %d skills with %s: %w", len(skills), emb.ID(), err)
 	}
 	if len(vecs) != len(skills) {
-		return nil, nil, fmt.Errorf("build: %s returned %d vectors for %d skills", emb.ID(), len(vecs), len(skills))
+		return nil, nil, fmt.Errorf("builder: %s returned %d vectors for %d skills", emb.ID(), len(vecs), len(skills))
 	}
 	vectors, err := graphs.NewVectors(emb.ID(), vecs)
 	if err != nil {
-		return nil, nil, fmt.Errorf("build: skill vectors of %s: %w", emb.ID(), err)
+		return nil, nil, fmt.Errorf("builder: skill vectors of %s: %w", emb.ID(), err)
 	}
 
 	var terms []string
@@ -86,13 +86,13 @@ func Semantic(ctx context.Context, emb embed.Embedder, skills []ingest.Skill) (*
 		var surface []string
 		terms, weights, surface = Vocabulary(texts)
 		if tvecs, err = emb.Embed(ctx, surface); err != nil {
-			return nil, nil, fmt.Errorf("build: embedding %d vocabulary terms with %s: %w", len(surface), emb.ID(), err)
+			return nil, nil, fmt.Errorf("builder: embedding %d vocabulary terms with %s: %w", len(surface), emb.ID(), err)
 		}
 		if len(tvecs) != len(terms) {
-			return nil, nil, fmt.Errorf("build: %s returned %d vectors for %d terms", emb.ID(), len(tvecs), len(terms))
+			return nil, nil, fmt.Errorf("builder: %s returned %d vectors for %d terms", emb.ID(), len(tvecs), len(terms))
 		}
 		if tvecs, err = distil(texts, terms, weights, tvecs, vecs); err != nil {
-			return nil, nil, fmt.Errorf("build: distilling the query encoder of %s: %w", emb.ID(), err)
+			return nil, nil, fmt.Errorf("builder: distilling the query encoder of %s: %w", emb.ID(), err)
 		}
 	}
 	if len(terms) == 0 {
@@ -100,10 +100,10 @@ func Semantic(ctx context.Context, emb embed.Embedder, skills []ingest.Skill) (*
 	}
 	enc, err := graphs.NewQueryEncoder(terms, weights, tvecs)
 	if err != nil {
-		return nil, nil, fmt.Errorf("build: query encoder of %s: %w", emb.ID(), err)
+		return nil, nil, fmt.Errorf("builder: query encoder of %s: %w", emb.ID(), err)
 	}
 	if enc.Dim != vectors.Dim {
-		return nil, nil, fmt.Errorf("build: %s gave %d-dimensional skill vectors but %d-dimensional term vectors",
+		return nil, nil, fmt.Errorf("builder: %s gave %d-dimensional skill vectors but %d-dimensional term vectors",
 			emb.ID(), vectors.Dim, enc.Dim)
 	}
 	return vectors, enc, nil

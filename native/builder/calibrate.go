@@ -1,4 +1,4 @@
-package build
+package builder
 
 import (
 	"context"
@@ -163,7 +163,7 @@ func (b *builder) judge(ctx context.Context, cands []Candidate) error {
 	}
 	res, err := b.opt.Judge.Judge(ctx, b.skills, pairs)
 	if err != nil {
-		return fmt.Errorf("build: judge %s: %w", b.opt.Judge.Name(), err)
+		return fmt.Errorf("builder: judge %s: %w", b.opt.Judge.Name(), err)
 	}
 	for p, r := range res {
 		b.rep.JudgeCalls++

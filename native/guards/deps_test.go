@@ -286,8 +286,8 @@ func TestLayerViolations(t *testing.T) {
 		},
 		{
 			name: "a higher layer of the module", root: engine, layer: engineLayer,
-			deps: []pkg{own("native/build"), own("wasm/engine", modulePath+"/native/build")},
-			want: []string{engine + " → " + modulePath + "/native/build: outside graphs, wasm/engine, wasm/internal of this module"},
+			deps: []pkg{own("native/builder"), own("wasm/engine", modulePath+"/native/builder")},
+			want: []string{engine + " → " + modulePath + "/native/builder: outside graphs, wasm/engine, wasm/internal of this module"},
 		},
 		{
 			name: "graphs may not reach the engine's packages", root: graphs, layer: graphsLayer,

@@ -1,10 +1,10 @@
-// Package build turns a skill library into a published skill graph artifact (DESIGN §3): it
+// Package builder turns a skill library into a published skill graph artifact (DESIGN §3): it
 // extracts features, scores candidate edges with pluggable signal channels, computes the
 // association score with the structural floor, selects a frontier, runs counterfactual probes
 // on it (removal, substitution, reorder) through a pluggable Prober, calibrates each edge with a
 // Beta posterior into confirmed / uncertain / rejected, and publishes a state-weighted graph
 // with a bounded scaffold of unvalidated edges.
-package build
+package builder
 
 import (
 	"context"
@@ -171,14 +171,14 @@ func BuildContext(ctx context.Context, skills []ingest.Skill, opt Options) ([]by
 		return nil, nil, err
 	}
 	if len(skills) == 0 {
-		return nil, nil, fmt.Errorf("build: no skills to build from")
+		return nil, nil, fmt.Errorf("builder: no skills to build from")
 	}
 	skills = append([]ingest.Skill(nil), skills...)
 	sort.Slice(skills, func(a, b int) bool { return skills[a].Name < skills[b].Name })
 	index := make(map[string]int, len(skills))
 	for i, s := range skills {
 		if _, dup := index[s.Name]; dup {
-			return nil, nil, fmt.Errorf("build: duplicate skill name %q (%s)", s.Name, s.Source)
+			return nil, nil, fmt.Errorf("builder: duplicate skill name %q (%s)", s.Name, s.Source)
 		}
 		index[s.Name] = i
 	}
@@ -204,7 +204,7 @@ func BuildContext(ctx context.Context, skills []ingest.Skill, opt Options) ([]by
 		rep.Embedder = opt.Embedder.ID()
 		stage("embed", t)
 	} else if opt.Variant == VariantSemanticOnly {
-		return nil, nil, fmt.Errorf("build: variant %s needs an embedder", VariantSemanticOnly)
+		return nil, nil, fmt.Errorf("builder: variant %s needs an embedder", VariantSemanticOnly)
 	}
 	t = time.Now()
 	b.signals = b.activeSignals()
@@ -272,7 +272,7 @@ func BuildContext(ctx context.Context, skills []ingest.Skill, opt Options) ([]by
 	art.Vectors, art.Encoder = b.vectors, b.encoder
 	data, err := graphs.Encode(art)
 	if err != nil {
-		return nil, nil, fmt.Errorf("build: %w", err)
+		return nil, nil, fmt.Errorf("builder: %w", err)
 	}
 	stage("encode", t)
 
@@ -294,11 +294,11 @@ func (o *Options) Validate() error {
 		known = known || v == o.Variant
 	}
 	if !known {
-		return fmt.Errorf("build: unknown variant %q (want one of %v)", o.Variant, Variants)
+		return fmt.Errorf("builder: unknown variant %q (want one of %v)", o.Variant, Variants)
 	}
 	for name, v := range o.Lambda {
 		if !(v >= 0 && v <= 1) {
-			return fmt.Errorf("build: lambda-%s: %v is outside [0, 1]", name, v)
+			return fmt.Errorf("builder: lambda-%s: %v is outside [0, 1]", name, v)
 		}
 	}
 	unit := map[string]float64{"tau-str": o.TauStr, "eta-str": o.EtaStr, "judge-gate": o.JudgeGate,
@@ -307,18 +307,18 @@ func (o *Options) Validate() error {
 		"eps-w": o.EpsWeight}
 	for name, v := range unit {
 		if !(v >= 0 && v <= 1) {
-			return fmt.Errorf("build: %s: %v is outside [0, 1]", name, v)
+			return fmt.Errorf("builder: %s: %v is outside [0, 1]", name, v)
 		}
 	}
 	switch {
 	case o.TauReject > o.TauConfirm:
-		return fmt.Errorf("build: tau-reject %v is above tau-c %v", o.TauReject, o.TauConfirm)
+		return fmt.Errorf("builder: tau-reject %v is above tau-c %v", o.TauReject, o.TauConfirm)
 	case o.Cap < 1 || o.PerChannel < 1:
-		return fmt.Errorf("build: cap %d and per-channel %d must be at least 1", o.Cap, o.PerChannel)
+		return fmt.Errorf("builder: cap %d and per-channel %d must be at least 1", o.Cap, o.PerChannel)
 	case o.Budget < BudgetAuto:
-		return fmt.Errorf("build: budget %d: want %d (auto), 0 (every candidate) or a positive size", o.Budget, BudgetAuto)
+		return fmt.Errorf("builder: budget %d: want %d (auto), 0 (every candidate) or a positive size", o.Budget, BudgetAuto)
 	case o.ScaffoldOut < 0 || o.ScaffoldIn < 0 || o.BodyHead < 0:
-		return fmt.Errorf("build: scaffold caps and body-head must not be negative")
+		return fmt.Errorf("builder: scaffold caps and body-head must not be negative")
 	}
 	return nil
 }

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package build
+package builder
 
 import (
 	"os"
