@@ -91,7 +91,7 @@ var (
 	ErrCorrupt = errors.New("graphs: artifact corrupt")
 )
 
-// State is an edge's calibration state (DESIGN §3.5–3.6).
+// State is an edge's calibration state: what the Beta calibration of its probes concluded.
 type State uint8
 
 // Edge states. Unvalidated edges were never probed; Scaffold edges are unvalidated edges kept to
@@ -142,26 +142,6 @@ func (r Relation) String() string {
 
 // Relations lists every valid relation type in order.
 func Relations() []Relation { return []Relation{Dependency, Workflow, Semantic, Alternative} }
-
-// ParseState returns the state named s.
-func ParseState(s string) (State, bool) {
-	for i, n := range stateNames {
-		if n == s {
-			return State(i), true
-		}
-	}
-	return 0, false
-}
-
-// ParseRelation returns the relation named s.
-func ParseRelation(s string) (Relation, bool) {
-	for i, n := range relationNames {
-		if n == s {
-			return Relation(i), true
-		}
-	}
-	return 0, false
-}
 
 // Section tags of format 1.0.
 const (

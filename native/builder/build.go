@@ -1,4 +1,4 @@
-// Package builder turns a skill library into a published skill graph artifact (DESIGN §3): it
+// Package builder turns a skill library into a published skill graph artifact: it
 // extracts features, scores candidate edges with pluggable signal channels, computes the
 // association score with the structural floor, selects a frontier, runs counterfactual probes
 // on it (removal, substitution, reorder) through a pluggable Prober, calibrates each edge with a
@@ -61,7 +61,8 @@ type Options struct {
 	Progress func(stage string, done, total int)
 }
 
-// DefaultOptions returns the defaults of DESIGN §3.
+// DefaultOptions returns the build defaults: the CaSKG reference values, except where
+// RATIONALE.md says why not (every candidate probed offline, uncertain edges at .75, no scaffold).
 func DefaultOptions() Options {
 	return Options{
 		Variant: VariantFull,

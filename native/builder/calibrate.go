@@ -9,7 +9,7 @@ import (
 	"github.com/caskg/caskg/graphs"
 )
 
-// Posterior is the Beta(1, 1) update of DESIGN §3.5: every probe result e adds δ = max(2|e−.5|,
+// Posterior is the Beta(1, 1) update of an edge's probes: every probe result e adds δ = max(2|e−.5|,
 // ε_e) to α when e > .5 and to β otherwise; it returns α, β and the mean c = α/(α+β).
 func Posterior(evidence []float64, epsE float64) (alpha, beta, c float64) {
 	alpha, beta = 1, 1
@@ -53,7 +53,7 @@ func (b *builder) calibrate(cands []Candidate) {
 	}
 }
 
-// Weight is the published weight of DESIGN §3.6: b = max(A, ĉ, ε_w), w = clip(ρ·b, ε_w, 1).
+// Weight is an edge's published weight: b = max(A, ĉ, ε_w), w = clip(ρ·b, ε_w, 1).
 func Weight(a, c, rho, epsW float64) float64 {
 	return clip(rho*math.Max(math.Max(a, c), epsW), epsW, 1)
 }
@@ -91,7 +91,7 @@ func (b *builder) publish(cands []Candidate) []graphs.Edge {
 	return out
 }
 
-// scaffold selects unvalidated candidates to keep the graph connected (DESIGN §3.6): at most
+// scaffold selects unvalidated candidates to keep the graph connected: at most
 // ScaffoldOut out of and ScaffoldIn into any node, at most max(4N, live) in all, highest A
 // first — and first of all those that attach a node no live edge reaches.
 func (b *builder) scaffold(cands []Candidate, live []bool, liveEdges int) []int {

@@ -211,7 +211,8 @@ func (b *builder) candidates(rep *Report) []Candidate {
 }
 
 // association is A = clip(Σλφ / Σλ) over the channels present in phi, then the structural
-// floor A = max(A, η·φ_struct) when φ_struct > τ_str (DESIGN §3.2).
+// floor A = max(A, η·φ_struct) when φ_struct > τ_str, so a clear role order on the same object counts even when the
+// texts differ.
 func (b *builder) association(phi map[string]float64) float64 {
 	var sum, sumL float64
 	for _, s := range b.signals {

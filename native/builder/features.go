@@ -11,7 +11,7 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-// Role is a skill's place in a typical procedure (DESIGN §3.1, structural signal). Roles are
+// Role is a skill's place in a typical procedure, read by the structural signal. Roles are
 // ordered: a skill of an earlier role tends to precede one of a later role on the same object.
 type Role int
 

@@ -10,7 +10,9 @@ import (
 	"github.com/caskg/caskg/native/ingest"
 )
 
-// ProbeKind is one of the three counterfactual probes of an edge s_i → s_j (DESIGN §3.4).
+// ProbeKind is one of the three counterfactual probes of an edge s_i → s_j: is s_j impaired
+// without s_i (removal), with a dissimilar skill in its place (substitution), or with the two
+// swapped (reorder)?
 type ProbeKind int
 
 // Probe kinds. Every probe answers e ∈ [0, 1], where a high e supports the edge.
@@ -110,7 +112,8 @@ func (b *builder) probe(ctx context.Context, cands []Candidate, frontier []int) 
 }
 
 // substitutes picks, for an edge s_i → s_j, a substitute for s_i deterministically from the
-// quarter of the library least similar to s_i (DESIGN §3.4).
+// quarter of the library least similar to s_i, so that the substitute cannot stand in by being
+// a look-alike.
 type substitutes struct {
 	b     *builder
 	cache map[int][]int
@@ -347,9 +350,9 @@ func (p contractProber) affinity(i, j int) float64 {
 }
 
 // removal: how exclusively s_i supplies the need of s_j it matters most for — 1 when it is the
-// only supplier, 1/k when k skills could supply it; with traces, also how much more often the
-// runs that used s_j used s_i than runs in general (traceStats.support). A skill that declares nothing falls back to its affinity,
-// scaled into [0.25, 0.75] so that it never decides an edge on its own.
+// only supplier, 1/k when k skills could supply it; with traces, at least the share of the runs
+// that used s_j that also used s_i (traceStats.given). A skill that declares nothing falls back to
+// its affinity, scaled into [0.25, 0.75] so that it never decides an edge on its own.
 func (p contractProber) removal(i, j int, ns []need) float64 {
 	var e float64
 	if len(ns) > 0 {

@@ -7,7 +7,7 @@ import (
 )
 
 // Signal is one channel of evidence that s_i should precede or support s_j, normalized to [0, 1]
-// per ordered pair (DESIGN §3.1). Channels plug into candidate induction and the association
+// per ordered pair. Channels plug into candidate induction and the association
 // score by appearing in builder.signals; only channels with data for this build are active.
 type Signal struct {
 	Name    string

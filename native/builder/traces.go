@@ -233,16 +233,3 @@ func (t *traceStats) posterior(i, j int) float64 {
 	}
 	return (float64(t.co[pair{i, j}]) + t.priorA) / (float64(t.count[j]) + t.priorA + t.priorB)
 }
-
-// support is the trace evidence that s_i supports s_j: how much more often the runs that used
-// s_j used s_i than runs do in general, as 1 − P(i)/P(i | j) clipped to [0, 1] — 0 when s_j's
-// runs use s_i no more than any run does, near 1 when they use it far more. P(i | j) is
-// co(i, j)/(n_j + 1), so that a single run is not taken as certainty.
-func (t *traceStats) support(i, j int) float64 {
-	if t == nil || t.count[j] == 0 || t.co[pair{i, j}] == 0 {
-		return 0
-	}
-	given := float64(t.co[pair{i, j}]) / float64(t.count[j]+1)
-	base := float64(t.count[i]) / float64(t.traces)
-	return clip(1-base/given, 0, 1)
-}

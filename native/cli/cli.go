@@ -14,9 +14,6 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-// Version of the caskg command.
-const Version = "0.1.0"
-
 type command struct {
 	name, args, summary string
 	run                 func(c *ctx, args []string) error
@@ -52,7 +49,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if args[0] == "version" || args[0] == "--version" {
-		fmt.Fprintln(stdout, "caskg", Version)
+		fmt.Fprintln(stdout, "caskg", engine.Version)
 		return 0
 	}
 	for _, cmd := range commands {

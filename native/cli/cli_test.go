@@ -16,6 +16,7 @@ import (
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/export"
+	"github.com/caskg/caskg/wasm/engine"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -771,8 +772,8 @@ func TestHelpAndVersion(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{{"version"}, {"--version"}} {
-		if r := run(t, args...); r.code != 0 || r.stdout != "caskg "+Version+"\n" || r.stderr != "" {
-			t.Errorf("caskg %q = exit %d, %q, %q; want 0, %q", args, r.code, r.stdout, r.stderr, "caskg "+Version+"\n")
+		if r := run(t, args...); r.code != 0 || r.stdout != "caskg "+engine.Version+"\n" || r.stderr != "" {
+			t.Errorf("caskg %q = exit %d, %q, %q; want 0, %q", args, r.code, r.stdout, r.stderr, "caskg "+engine.Version+"\n")
 		}
 	}
 

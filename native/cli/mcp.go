@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caskg/caskg/native/mcpserver"
+	"github.com/caskg/caskg/wasm/engine"
 )
 
 // runMCP serves an artifact to agents over MCP on stdin and stdout until the client hangs up.
@@ -31,7 +32,7 @@ func runMCP(c *ctx, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv, err := mcpserver.New(g, mcpserver.Options{Library: *library, Artifact: pos[0], Version: Version})
+	srv, err := mcpserver.New(g, mcpserver.Options{Library: *library, Artifact: pos[0], Version: engine.Version})
 	if err != nil {
 		return err
 	}

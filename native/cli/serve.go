@@ -15,6 +15,7 @@ import (
 
 	"github.com/caskg/caskg/native/serve"
 	"github.com/caskg/caskg/wasm/api"
+	"github.com/caskg/caskg/wasm/engine"
 )
 
 // serveContext is the life of a serve run: until SIGINT or SIGTERM. serveReady is told the
@@ -67,7 +68,7 @@ func runServe(c *ctx, args []string) error {
 		}
 		def(tasks, filepath.Join("graphs", "sample-tasks.jsonl"))
 	}
-	srv, err := serve.New(serve.Options{Artifact: artifact, Playground: *play, JS: *js, WASM: *wasm, Tasks: *tasks, Version: Version})
+	srv, err := serve.New(serve.Options{Artifact: artifact, Playground: *play, JS: *js, WASM: *wasm, Tasks: *tasks, Version: engine.Version})
 	if err != nil {
 		return err
 	}

@@ -1,5 +1,5 @@
 // Package embed turns texts into unit-length sentence vectors for caskg's semantic channel
-// (DESIGN §3.1 semantic signal, §4.1 semantic seeds). Three embedders implement one interface:
+// (the builder's semantic signal, the engine's semantic seeds). Three embedders implement one interface:
 //
 //   - Builtin, the default: a classical semantic model learned from the library itself
 //     (TF-IDF over the engine's terms reduced by a truncated SVD, i.e. latent semantic

@@ -18,7 +18,7 @@ const sharedData = "../../../shared/data"
 // the acceptance bar (default COMP@10 ≥ --no-graph − 0.005).
 const graphTolerance = 0.005
 
-// TestGraphNotBelowSeeds guards DESIGN §4's rule "graph ≥ seeds alone" on dev sets: the
+// TestGraphNotBelowSeeds guards the rule "graph ≥ seeds alone" on dev sets (a graph that makes answers worse is worse than none): the
 // default build, asked every task at k = 10, must not complete fewer tasks (COMP@10) with the
 // graph than with the seeds alone (--no-graph), beyond graphTolerance. SkillsBench and
 // ToolLinkOS are tuning sets, NESTFUL a check set (EVALUATION.md); Seal-Tools, the largest, is

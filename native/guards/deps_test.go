@@ -43,7 +43,7 @@ type layer struct {
 }
 
 var (
-	// graphsLayer is DESIGN §1's "graphs: standard library only": its own subpackages are
+	// graphsLayer is the rule "graphs: standard library only": its own subpackages are
 	// part of it, nothing above it (wasm, native) is.
 	graphsLayer = layer{own: []string{"graphs"}}
 	// engineLayer is "engine: stdlib + graphs": also the shared stdlib-only packages under
@@ -202,7 +202,7 @@ func TestLayers(t *testing.T) {
 				got := tc.layer.violations(tc.pkg, goListDeps(t, tc.pkg, true, b.env...))
 				switch {
 				case tc.want == "" && len(got) > 0:
-					t.Errorf("%s imports what its layer (DESIGN §1) must not:\n%s", tc.pkg, strings.Join(got, "\n"))
+					t.Errorf("%s imports what its layer must not:\n%s", tc.pkg, strings.Join(got, "\n"))
 				case tc.want != "" && !slices.ContainsFunc(got, func(v string) bool { return strings.Contains(v, tc.want) }):
 					t.Errorf("%s: no violation names %s; got %q", tc.pkg, tc.want, got)
 				}

@@ -1,5 +1,5 @@
-// Package guards holds the repository's checks that span packages, as tests: the layering of
-// DESIGN §1 (graphs and the engine import the standard library and this module's own
+// Package guards holds the repository's checks that span packages, as tests: the project's
+// layering (graphs and the engine import the standard library and this module's own
 // stdlib-only packages, nothing of a host), the fuzz targets `make fuzz` finds (every func Fuzz
 // in the tree), and the tests that must compile for WebAssembly (GOOS=wasip1). Each guard fails;
 // none only logs. They shell out to the go command and skip when it is missing.

@@ -96,5 +96,5 @@ func (r *Result) row(name string) (Row, bool) {
 }
 
 // cutoff is the k of nDCG, MRR's "in the bundle", prerequisite coverage, the bundle whose
-// characters are counted and the summary's COMP@k: the top 10, as DESIGN §7 measures.
+// characters are counted and the summary's COMP@k: the top 10, the cut at which an agent's context is judged.
 const cutoff = 10

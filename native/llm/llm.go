@@ -1,5 +1,5 @@
 // Package llm answers counterfactual probes and judge prompts with scores in [0,1] from any
-// OpenAI-compatible chat-completions endpoint (DESIGN §3.4).
+// OpenAI-compatible chat-completions endpoint.
 //
 // A Client bounds parallel requests (Config.Concurrency) and their rate (Config.RPM), retries
 // transient failures with jittered exponential backoff (both through native/openai, the

@@ -1,6 +1,6 @@
 // Package oracle is an evaluation-only prober: it answers the builder's counterfactual probes
 // from a set of gold dependency edges, and gets a chosen share of its answers wrong on purpose.
-// Building with it shows what the Beta calibration (DESIGN §3.5) makes of a prober of known
+// Building with it shows what the Beta calibration makes of a prober of known
 // quality — which edges it confirms, publishes as uncertain or rejects, and what that does to
 // retrieval — so a user can judge what a better prober (an LLM) would buy. It needs the answers
 // it is asked for, so it is no way to build a graph for use.

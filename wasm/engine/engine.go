@@ -1,7 +1,7 @@
 // Package engine is caskg's retrieval core: given a decoded skill graph and a task text, it
 // ranks seed skills lexically (BM25 over the artifact's index, typo-tolerant terms, fuzzy skill
 // identifiers), fuses the rankings, and spreads relevance from the seeds over the published
-// graph with personalized PageRank (DESIGN §4). It is pure Go with no host concerns, so the
+// graph with personalized PageRank. It is pure Go with no host concerns, so the
 // native CLI and every WebAssembly host run the same code and give the same answers.
 package engine
 
@@ -15,7 +15,11 @@ import (
 	"github.com/caskg/caskg/graphs/errtext"
 )
 
-// Defaults of DESIGN §4.
+// Version is caskg's version: the caskg command, the WebAssembly module and the edge worker all
+// report this one constant.
+const Version = "0.1.0"
+
+// Retrieval defaults and limits.
 const (
 	DefaultK          = 8
 	DefaultSeeds      = 5
@@ -450,7 +454,7 @@ func (e *Engine) entryEvidence(u int, i int32) float64 {
 }
 
 // restart writes the PPR restart vector of seeds into pi: mass ∝ each seed's fused score
-// (DESIGN §4.2), so a weak fifth seed starts little relevance.
+// so a weak fifth seed starts little relevance.
 func restart(pi []float64, seeds []candidate) {
 	var mass float64
 	for _, c := range seeds {

@@ -130,7 +130,7 @@ var greekEdges = []graphs.Edge{
 	// epsilon (4) has no edges: a dangling row that keeps its mass.
 }
 
-// transition builds the dense row-normalized matrix of DESIGN §4 independently of New: each
+// transition builds the dense row-normalized propagation matrix independently of New: each
 // edge u→v adds w at (u,v) and w·reverse(type) at (v,u); an all-zero row keeps its mass (T[u][u]=1).
 func transition(n int, edges []graphs.Edge) [][]float64 {
 	reverse := map[graphs.Relation]float64{
@@ -323,7 +323,7 @@ func TestPPRExact(t *testing.T) {
 }
 
 // TestPPRZeroWeightRow: a skill whose only published edges have weight 0 (the format allows
-// weights in [0, 1]) has a row of T with no weight; DESIGN §4 says such rows keep their mass.
+// weights in [0, 1]) has a row of T with no weight; such rows keep their mass, so a skill without usable edges does not leak relevance.
 func TestPPRZeroWeightRow(t *testing.T) {
 	skills := []testSkill{
 		{"alpha-main", "Alpha task runner.", ""},

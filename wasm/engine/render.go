@@ -9,7 +9,7 @@ import (
 	"github.com/caskg/caskg/graphs/errtext"
 )
 
-// The rendered bundle (DESIGN §4) is the text an agent reads: the top skills' own text within a
+// The rendered bundle is the text an agent reads: the top skills' own text within a
 // character budget, so a host can put it straight into a prompt. Every host gets it from here,
 // so the CLI, the WASM API and the MCP server hand out the same text for the same request.
 //

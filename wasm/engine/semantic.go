@@ -8,7 +8,7 @@ import (
 	"github.com/caskg/caskg/graphs/errtext"
 )
 
-// Semantic seeding (DESIGN §4.1): when the artifact holds skill vectors, the skills closest to
+// Semantic seeding: when the artifact holds skill vectors, the skills closest to
 // the query vector form a third ranked list in the seed fusion. The query vector is the one the
 // request carries (an exact embedding from the artifact's model) or else the artifact's query
 // encoder applied to the query text.

@@ -12,7 +12,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/cli"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/host"
 )
@@ -30,7 +29,7 @@ func TestInfo(t *testing.T) {
 	want := host.Info{
 		Skills: fx.graph.NumSkills(), Edges: fx.graph.NumEdges(), Terms: fx.graph.NumTerms(),
 		Bytes: len(fx.artifact), Format: formatOf(maj, mnr), Params: fx.graph.Params(),
-		Module: host.Version{Version: cli.Version, Format: formatOf(graphs.Major, graphs.Minor), Go: got.Module.Go},
+		Module: host.Version{Version: engine.Version, Format: formatOf(graphs.Major, graphs.Minor), Go: got.Module.Go},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Info (-want +got):\n%s", diff)

@@ -40,9 +40,6 @@ import (
 	"github.com/caskg/caskg/wasm/internal/wire"
 )
 
-// Version of the module; it matches the caskg command's.
-const Version = "0.1.0"
-
 // loaded is one artifact and the engine over it. data is the artifact the graph reads in place;
 // holding it here keeps it alive for as long as the handle exists.
 type loaded struct {
@@ -170,7 +167,7 @@ func formatVersion(major, minor int) string {
 // it writes and reads (any minor of its major), and the Go release it was built with.
 func versionJSON() []byte {
 	b := []byte(`{"version":`)
-	b = jsontext.AppendString(b, Version)
+	b = jsontext.AppendString(b, engine.Version)
 	b = append(b, `,"format":`...)
 	b = jsontext.AppendString(b, formatVersion(graphs.Major, graphs.Minor))
 	b = append(b, `,"go":`...)

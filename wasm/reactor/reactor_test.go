@@ -99,7 +99,7 @@ func TestGuard(t *testing.T) {
 
 func TestVersionJSON(t *testing.T) {
 	var v struct{ Version, Format, Go string }
-	if err := json.Unmarshal(versionJSON(), &v); err != nil || v.Version != Version || v.Format == "" || !strings.HasPrefix(v.Go, "go") {
+	if err := json.Unmarshal(versionJSON(), &v); err != nil || v.Version != engine.Version || v.Format == "" || !strings.HasPrefix(v.Go, "go") {
 		t.Errorf("version = %s (%v)", versionJSON(), err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/caskg/caskg/native/serve"
 	"github.com/caskg/caskg/wasm/api"
+	"github.com/caskg/caskg/wasm/engine"
 )
 
 // The worker and `caskg serve` mount the same API; these tests hold them to the same answers.
@@ -56,7 +57,7 @@ func startServe(tb testing.TB) string {
 		tb.Fatal(err)
 	}
 	// The module is only sent, never run, here: any file stands in for it.
-	s, err := serve.New(serve.Options{Artifact: art, Playground: "../../playground", JS: "../js", WASM: art, Version: Version})
+	s, err := serve.New(serve.Options{Artifact: art, Playground: "../../playground", JS: "../js", WASM: art, Version: engine.Version})
 	if err != nil {
 		tb.Fatal(err)
 	}

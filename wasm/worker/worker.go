@@ -11,14 +11,12 @@ import (
 	"errors"
 
 	"github.com/caskg/caskg/wasm/api"
+	"github.com/caskg/caskg/wasm/engine"
 )
-
-// Version of the worker; it matches the caskg command's.
-const Version = "0.1.0"
 
 // newServer decodes the artifact data and returns the API over it.
 func newServer(data []byte) (*api.Handler, error) {
-	h, err := api.New(data, api.Options{Version: Version})
+	h, err := api.New(data, api.Options{Version: engine.Version})
 	if err != nil {
 		return nil, errors.New("worker: artifact: " + err.Error())
 	}

@@ -78,7 +78,7 @@ func apiCases() []apiCase {
 		{name: "health", method: "GET", target: "/v1/health", status: 200,
 			want: `"artifact":{"format":"1.1","checksum":"crc32c:`},
 		{name: "health counts", method: "GET", target: "/v1/health", status: 200, want: `"skills":96,"edges":`},
-		{name: "health version", method: "GET", target: "/v1/health", status: 200, want: `{"status":"ok","version":"` + Version + `","go":"go`},
+		{name: "health version", method: "GET", target: "/v1/health", status: 200, want: `{"status":"ok","version":"` + engine.Version + `","go":"go`},
 		{name: "retrieve GET", method: "GET", target: "/v1/retrieve?q=heat+some+egg&k=3", status: 200,
 			want: `{"results":[{"name":"heat-object-in-microwave","score":`},
 		{name: "retrieve GET render", method: "GET", target: "/v1/retrieve?q=heat%20some%20egg&k=2&render=1", status: 200,
