@@ -322,17 +322,20 @@ func (g *Graph) NumTerms() int { return g.t }
 func (g *Graph) Term(t int) string { return g.str(g.ltrm, t) }
 
 // FindTerm returns the index of term s in the lexicon.
-func (g *Graph) FindTerm(s string) (int, bool) {
-	lo, hi := 0, g.t
+func (g *Graph) FindTerm(s string) (int, bool) { return g.find(g.ltrm, g.t, s) }
+
+// find returns the index of s among the n sorted strings of recs, or where it would be.
+func (g *Graph) find(recs []byte, n int, s string) (int, bool) {
+	lo, hi := 0, n
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if g.Term(m) < s {
+		if g.str(recs, m) < s {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	return lo, lo < g.t && g.Term(lo) == s
+	return lo, lo < n && g.str(recs, lo) == s
 }
 
 // Postings returns the posting index range [lo, hi) of term t.
@@ -482,18 +485,7 @@ func (g *Graph) NumEncoderTerms() int { return g.v }
 func (g *Graph) EncoderTerm(t int) string { return g.str(g.qtrm, t) }
 
 // FindEncoderTerm returns the index of term s in the query encoder.
-func (g *Graph) FindEncoderTerm(s string) (int, bool) {
-	lo, hi := 0, g.v
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if g.EncoderTerm(m) < s {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo, lo < g.v && g.EncoderTerm(lo) == s
-}
+func (g *Graph) FindEncoderTerm(s string) (int, bool) { return g.find(g.qtrm, g.v, s) }
 
 // EncoderVector returns term t's quantized vector, read in place, its scale and its weight.
 func (g *Graph) EncoderVector(t int) (row []int8, scale, weight float32) {

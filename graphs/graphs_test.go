@@ -92,6 +92,26 @@ func view(g *Graph) *Artifact {
 	return a
 }
 
+// encode is Encode for a test: an error fails it.
+func encode(tb testing.TB, a *Artifact) []byte {
+	tb.Helper()
+	b, err := Encode(a)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// decode is Decode for a test: an error fails it.
+func decode(tb testing.TB, b []byte) *Graph {
+	tb.Helper()
+	g, err := Decode(b)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return g
+}
+
 func TestRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -103,15 +123,8 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func testRoundTrip(t *testing.T, make func() *Artifact, minor int) {
-	a := make()
-	b, err := Encode(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := Decode(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := encode(t, make())
+	g := decode(t, b)
 	got := view(g)
 	want := make()
 	want.Params = nil
@@ -140,11 +153,7 @@ func testRoundTrip(t *testing.T, make func() *Artifact, minor int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := Encode(back)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(b, again) {
+	if again := encode(t, back); !bytes.Equal(b, again) {
 		t.Error("Graph.Artifact re-encodes to different bytes")
 	}
 	if g.VectorDim() > 0 {
@@ -162,14 +171,7 @@ func testRoundTrip(t *testing.T, make func() *Artifact, minor int) {
 
 // A 1.0 artifact holds exactly the 1.0 sections, so readers of 1.0 take it as their own.
 func TestOneZeroLayout(t *testing.T) {
-	b, err := Encode(testArtifact())
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := Decode(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := decode(t, encode(t, testArtifact()))
 	var tags []string
 	for _, s := range g.Sections() {
 		tags = append(tags, s.Tag)
@@ -242,17 +244,10 @@ func TestNewVectorsAndEncoder(t *testing.T) {
 }
 
 func TestEncodeDeterministic(t *testing.T) {
-	b1, err := Encode(testArtifact())
-	if err != nil {
-		t.Fatal(err)
-	}
+	b1 := encode(t, testArtifact())
 	a := testArtifact()
 	a.Edges[0], a.Edges[2] = a.Edges[2], a.Edges[0] // edge order must not matter
-	b2, err := Encode(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(b1, b2) {
+	if b2 := encode(t, a); !bytes.Equal(b1, b2) {
 		t.Error("same artifact encoded to different bytes")
 	}
 }
@@ -301,10 +296,7 @@ func reseal(b []byte) []byte {
 }
 
 func TestDecodeErrors(t *testing.T) {
-	good, err := Encode(testVectorArtifact())
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := encode(t, testVectorArtifact())
 	clone := func(f func(b []byte) []byte) []byte { return f(append([]byte(nil), good...)) }
 	secOff := func(b []byte, tag string) int {
 		for i := 0; i < int(binary.LittleEndian.Uint32(b[8:])); i++ {
@@ -315,6 +307,21 @@ func TestDecodeErrors(t *testing.T) {
 		}
 		t.Fatalf("no section %q", tag)
 		return 0
+	}
+	// put32 is good with the word at byte at of section tag set to v, resealed so that the
+	// checks behind the checksum see it.
+	put32 := func(tag string, at int, v uint32) []byte {
+		return clone(func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[secOff(b, tag)+at:], v)
+			return reseal(b)
+		})
+	}
+	// unlist is good with the tag of section record i overwritten: that section is missing.
+	unlist := func(i int) []byte {
+		return clone(func(b []byte) []byte {
+			copy(b[headerSize+sectionSize*i:], "XXXX")
+			return reseal(b)
+		})
 	}
 	tests := []struct {
 		name string
@@ -331,59 +338,20 @@ func TestDecodeErrors(t *testing.T) {
 		{"bit flip in strings", clone(func(b []byte) []byte { b[secOff(b, tagStrings)] ^= 0x10; return b }), ErrChecksum},
 		{"bit flip at end", clone(func(b []byte) []byte { b[len(b)-1] ^= 1; return b }), ErrChecksum},
 		{"too many sections", clone(func(b []byte) []byte { b[8] = 200; return b }), ErrCorrupt},
-		{"target out of range", clone(func(b []byte) []byte {
-			binary.LittleEndian.PutUint32(b[secOff(b, tagEdgeTgt):], 99)
-			return reseal(b)
-		}), ErrCorrupt},
-		{"weight NaN", clone(func(b []byte) []byte {
-			binary.LittleEndian.PutUint32(b[secOff(b, tagEdgeWgt):], 0x7fc00000)
-			return reseal(b)
-		}), ErrCorrupt},
-		{"string past heap", clone(func(b []byte) []byte {
-			binary.LittleEndian.PutUint32(b[secOff(b, tagSkills)+4:], 1<<30)
-			return reseal(b)
-		}), ErrCorrupt},
-		{"missing section", clone(func(b []byte) []byte {
-			copy(b[headerSize:], "XXXX")
-			return reseal(b)
-		}), ErrCorrupt},
-		{"vector dimension 0", clone(func(b []byte) []byte {
-			binary.LittleEndian.PutUint32(b[secOff(b, tagVecHdr):], 0)
-			return reseal(b)
-		}), ErrCorrupt},
-		{"vector dimension disagrees with data", clone(func(b []byte) []byte {
-			binary.LittleEndian.PutUint32(b[secOff(b, tagVecHdr):], 3)
-			return reseal(b)
-		}), ErrCorrupt},
-		{"vector dimension huge", clone(func(b []byte) []byte {
-			binary.LittleEndian.PutUint32(b[secOff(b, tagVecHdr):], 1<<31)
-			return reseal(b)
-		}), ErrCorrupt},
-		{"vector model past heap", clone(func(b []byte) []byte {
-			binary.LittleEndian.PutUint32(b[secOff(b, tagVecHdr)+8:], 1<<30)
-			return reseal(b)
-		}), ErrCorrupt},
-		{"vector scale infinite", clone(func(b []byte) []byte {
-			binary.LittleEndian.PutUint32(b[secOff(b, tagVecScale)+4:], 0x7f800000)
-			return reseal(b)
-		}), ErrCorrupt},
-		{"vector scale negative", clone(func(b []byte) []byte {
-			binary.LittleEndian.PutUint32(b[secOff(b, tagVecScale):], math.Float32bits(-1))
-			return reseal(b)
-		}), ErrCorrupt},
+		{"target out of range", put32(tagEdgeTgt, 0, 99), ErrCorrupt},
+		{"weight NaN", put32(tagEdgeWgt, 0, 0x7fc00000), ErrCorrupt},
+		{"string past heap", put32(tagSkills, 4, 1<<30), ErrCorrupt},
+		{"missing section", unlist(0), ErrCorrupt},
+		{"vector dimension 0", put32(tagVecHdr, 0, 0), ErrCorrupt},
+		{"vector dimension disagrees with data", put32(tagVecHdr, 0, 3), ErrCorrupt},
+		{"vector dimension huge", put32(tagVecHdr, 0, 1<<31), ErrCorrupt},
+		{"vector model past heap", put32(tagVecHdr, 8, 1<<30), ErrCorrupt},
+		{"vector scale infinite", put32(tagVecScale, 4, 0x7f800000), ErrCorrupt},
+		{"vector scale negative", put32(tagVecScale, 0, math.Float32bits(-1)), ErrCorrupt},
 		{"vector value -128", clone(func(b []byte) []byte { b[secOff(b, tagVecData)+1] = 0x80; return reseal(b) }), ErrCorrupt},
-		{"vector header without data", clone(func(b []byte) []byte {
-			copy(b[headerSize+sectionSize*(len(sectionOrder)+2):], "XXXX")
-			return reseal(b)
-		}), ErrCorrupt},
-		{"encoder without vectors", clone(func(b []byte) []byte {
-			copy(b[headerSize+sectionSize*len(sectionOrder):], "XXXX")
-			return reseal(b)
-		}), ErrCorrupt},
-		{"encoder dimension differs", clone(func(b []byte) []byte {
-			binary.LittleEndian.PutUint32(b[secOff(b, tagEncHdr):], 2)
-			return reseal(b)
-		}), ErrCorrupt},
+		{"vector header without data", unlist(len(sectionOrder) + 2), ErrCorrupt},
+		{"encoder without vectors", unlist(len(sectionOrder)), ErrCorrupt},
+		{"encoder dimension differs", put32(tagEncHdr, 0, 2), ErrCorrupt},
 		{"encoder terms out of order", clone(func(b []byte) []byte {
 			o := secOff(b, tagEncTerms)
 			first := append([]byte(nil), b[o:o+8]...)
@@ -391,18 +359,9 @@ func TestDecodeErrors(t *testing.T) {
 			copy(b[o+8:], first)
 			return reseal(b)
 		}), ErrCorrupt},
-		{"encoder term past heap", clone(func(b []byte) []byte {
-			binary.LittleEndian.PutUint32(b[secOff(b, tagEncTerms)+4:], 1<<20)
-			return reseal(b)
-		}), ErrCorrupt},
-		{"encoder weight NaN", clone(func(b []byte) []byte {
-			binary.LittleEndian.PutUint32(b[secOff(b, tagEncWgt):], 0x7fc00000)
-			return reseal(b)
-		}), ErrCorrupt},
-		{"encoder scale negative", clone(func(b []byte) []byte {
-			binary.LittleEndian.PutUint32(b[secOff(b, tagEncScale)+8:], math.Float32bits(-0.5))
-			return reseal(b)
-		}), ErrCorrupt},
+		{"encoder term past heap", put32(tagEncTerms, 4, 1<<20), ErrCorrupt},
+		{"encoder weight NaN", put32(tagEncWgt, 0, 0x7fc00000), ErrCorrupt},
+		{"encoder scale negative", put32(tagEncScale, 8, math.Float32bits(-0.5)), ErrCorrupt},
 		{"encoder value -128", clone(func(b []byte) []byte { b[secOff(b, tagEncData)+11] = 0x80; return reseal(b) }), ErrCorrupt},
 		{"encoder header reserved", clone(func(b []byte) []byte {
 			b[secOff(b, tagEncHdr)+4] = 1
@@ -421,15 +380,8 @@ func TestDecodeErrors(t *testing.T) {
 
 func TestDecodeSkipsUnknownSections(t *testing.T) {
 	// A newer minor version adds a section this build does not know; it must still load.
-	a := testArtifact()
-	good, err := Encode(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := Decode(good)
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := encode(t, testArtifact())
+	g := decode(t, good)
 	bodies := map[string][]byte{"ZNEW": []byte("future")}
 	tags := []string{}
 	for _, s := range g.Sections() {
@@ -451,18 +403,11 @@ func TestDecodeSkipsUnknownSections(t *testing.T) {
 }
 
 func FuzzDecode(f *testing.F) {
-	good, err := Encode(testArtifact())
-	if err != nil {
-		f.Fatal(err)
-	}
+	good := encode(f, testArtifact())
 	f.Add(good)
 	f.Add(good[:len(good)/2])
 	f.Add([]byte(Magic))
-	withVectors, err := Encode(testVectorArtifact())
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(withVectors)
+	f.Add(encode(f, testVectorArtifact()))
 	empty, _ := Encode(&Artifact{})
 	f.Add(empty)
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -496,10 +441,7 @@ func FuzzDecode(f *testing.F) {
 }
 
 func BenchmarkDecode(b *testing.B) {
-	data, err := Encode(testArtifact())
-	if err != nil {
-		b.Fatal(err)
-	}
+	data := encode(b, testArtifact())
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Decode(data); err != nil {

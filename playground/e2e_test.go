@@ -21,12 +21,11 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
-	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/native/serve"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/modbuild"
+	"github.com/caskg/caskg/wasm/testlib"
 )
 
 // The end-to-end test serves the playground with native/serve on 127.0.0.1, opens it in headless
@@ -64,21 +63,11 @@ func buildModule(t *testing.T, dir string) string {
 	return out
 }
 
-// buildArtifact builds a library folder with the builtin model, as caskg build does by default.
+// buildArtifact writes the artifact of a library folder, built as caskg build does by default,
+// to out and returns an engine over it.
 func buildArtifact(t *testing.T, lib, out string) *engine.Engine {
 	t.Helper()
-	l, err := ingest.Load(lib)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt, err := builder.DefaultOptionsFor(l.Skills)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, _, err := builder.Build(l.Skills, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := testlib.Build(t, lib)
 	if err := os.WriteFile(out, data, 0o644); err != nil {
 		t.Fatal(err)
 	}

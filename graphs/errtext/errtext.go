@@ -1,7 +1,8 @@
-// Package errtext builds the error values and texts of the artifact format (graphs) and the
-// retrieval engine (wasm/engine) with strconv rather than fmt: fmt and its reflection would add
-// tens of KB to the WebAssembly module, which links both. Each function gives the text the fmt
-// verb named in its comment gives. Like graphs, it imports the standard library only.
+// Package errtext builds the error values and texts of the artifact format (graphs), the
+// retrieval engine (wasm/engine) and its hosts with strconv rather than fmt: fmt and its
+// reflection would add tens of KB to the WebAssembly module, which links them. Each function
+// gives the text the fmt verb named in its comment gives. Like graphs, it imports the standard
+// library only.
 package errtext
 
 import (
@@ -61,6 +62,19 @@ func Wrap(err error, rest string) error { return &wrapped{err.Error() + rest, er
 
 // Prefix is fmt.Errorf(prefix+"%w", err): prefix followed by err's text, wrapping err.
 func Prefix(prefix string, err error) error { return &wrapped{prefix + err.Error(), err} }
+
+// Recovered is the text of a value recovered from a panic, for the error a host answers
+// instead: fmt's %v of an error or a string, and "unknown panic" for anything else, whose
+// formatting would need fmt.
+func Recovered(p any) string {
+	switch p := p.(type) {
+	case error:
+		return p.Error()
+	case string:
+		return p
+	}
+	return "unknown panic"
+}
 
 // wrapped is an error with its own text that wraps another, as fmt.Errorf("...%w...") makes.
 type wrapped struct {

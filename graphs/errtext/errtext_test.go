@@ -50,3 +50,29 @@ func TestWrapUnwraps(t *testing.T) {
 		}
 	}
 }
+
+func TestRecovered(t *testing.T) {
+	var nilMap map[string]int
+	tests := []struct {
+		name string
+		in   func()
+		want string
+	}{
+		{"runtime error", func() { nilMap["x"] = 1 }, "assignment to entry in nil map"},
+		{"error", func() { panic(errBase) }, "graphs: corrupt artifact"},
+		{"string", func() { panic("engine: broken invariant") }, "engine: broken invariant"},
+		{"other", func() { panic(42) }, "unknown panic"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got string
+			func() {
+				defer func() { got = Recovered(recover()) }()
+				tt.in()
+			}()
+			if got != tt.want {
+				t.Errorf("Recovered = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

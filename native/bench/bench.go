@@ -96,9 +96,6 @@ func (r *Report) latency(label string, skills int, host string) (Query, bool) {
 
 // QueryTable is the latency table: one row per artifact, median (p95) per host and load time.
 func (r *Report) QueryTable() string {
-	var b strings.Builder
-	b.WriteString("| library | skills | native | wazero | Node | WASM ÷ native | load: native / wazero / Node |\n")
-	b.WriteString("|---|---|---|---|---|---|---|\n")
 	type key struct {
 		label  string
 		skills int
@@ -112,7 +109,7 @@ func (r *Report) QueryTable() string {
 		}
 	}
 	sort.SliceStable(keys, func(i, j int) bool { return keys[i].skills < keys[j].skills })
-	for _, k := range keys {
+	return table(keys, func(k key) string {
 		cell := func(host string) (string, Query) {
 			q, ok := r.latency(k.label, k.skills, host)
 			if !ok {
@@ -135,29 +132,28 @@ func (r *Report) QueryTable() string {
 			ratio = strings.Join(parts, " / ")
 		}
 		load := fmt.Sprintf("%s / %s / %s ms", msOr(nq.LoadMs), msOr(wq.LoadMs), msOr(dq.LoadMs))
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", k.label, count(k.skills), nat, wz, nd, ratio, load)
-	}
-	return b.String()
+		return fmt.Sprintf("%s | %s | %s | %s | %s | %s | %s", k.label, count(k.skills), nat, wz, nd, ratio, load)
+	}, "library", "skills", "native", "wazero", "Node", "WASM ÷ native", "load: native / wazero / Node")
 }
 
 // BuildTable is the build curve: time, peak memory, stages and artifact bytes per size.
 func (r *Report) BuildTable() string {
-	var b strings.Builder
-	b.WriteString("| library | skills | build s | candidates s | peak RSS MB | candidates | edges | artifact MB | bytes/skill | bytes/edge (CSR) |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	builds := append([]Build(nil), r.Builds...)
 	sort.SliceStable(builds, func(i, j int) bool { return builds[i].Skills < builds[j].Skills })
-	for _, x := range builds {
-		perEdge := "—"
-		if x.Edges > 0 {
-			perEdge = fmt.Sprintf("%.1f", float64(x.Sections["EOFF"]+x.Sections["ETGT"]+x.Sections["EWGT"]+
-				x.Sections["EASC"]+x.Sections["EATR"])/float64(x.Edges))
-		}
-		fmt.Fprintf(&b, "| %s | %s | %.1f | %.1f | %.0f | %s | %s | %.1f | %s | %s |\n", x.Label, count(x.Skills),
-			x.Seconds, x.Stages["candidates"], x.PeakRSSMB, count(x.Candidates), count(x.Edges),
-			float64(x.Bytes)/1e6, count(x.Bytes/max(x.Skills, 1)), perEdge)
+	return table(builds, Build.cells, "library", "skills", "build s", "candidates s", "peak RSS MB", "candidates",
+		"edges", "artifact MB", "bytes/skill", "bytes/edge (CSR)")
+}
+
+// cells is the build's row of BuildTable.
+func (x Build) cells() string {
+	perEdge := "—"
+	if x.Edges > 0 {
+		perEdge = fmt.Sprintf("%.1f", float64(x.Sections["EOFF"]+x.Sections["ETGT"]+x.Sections["EWGT"]+
+			x.Sections["EASC"]+x.Sections["EATR"])/float64(x.Edges))
 	}
-	return b.String()
+	return fmt.Sprintf("%s | %s | %.1f | %.1f | %.0f | %s | %s | %.1f | %s | %s", x.Label, count(x.Skills),
+		x.Seconds, x.Stages["candidates"], x.PeakRSSMB, count(x.Candidates), count(x.Edges),
+		float64(x.Bytes)/1e6, count(x.Bytes/max(x.Skills, 1)), perEdge)
 }
 
 // SectionTable is where an artifact's bytes go, for the largest build.
@@ -181,36 +177,45 @@ func (r *Report) SectionTable() string {
 		}
 		return tags[i] < tags[j]
 	})
-	var b strings.Builder
-	fmt.Fprintf(&b, "| section (%s skills) | bytes | share | per skill |\n|---|---|---|---|\n", count(big.Skills))
-	for _, t := range tags {
+	return table(tags, func(t string) string {
 		n := big.Sections[t]
-		fmt.Fprintf(&b, "| `%s` | %s | %.1f%% | %.1f |\n", t, count(n), 100*float64(n)/float64(max(big.Bytes, 1)),
+		return fmt.Sprintf("`%s` | %s | %.1f%% | %.1f", t, count(n), 100*float64(n)/float64(max(big.Bytes, 1)),
 			float64(n)/float64(max(big.Skills, 1)))
-	}
-	return b.String()
+	}, "section ("+count(big.Skills)+" skills)", "bytes", "share", "per skill")
 }
 
 // PushTable is forward push's accuracy per threshold.
 func (r *Report) PushTable() string {
-	var b strings.Builder
-	b.WriteString("| ε | pushes | ms | L1 bound (residual) | L1 measured | same top 10, same order | top-10 overlap |\n")
-	b.WriteString("|---|---|---|---|---|---|---|\n")
-	for _, p := range r.Push {
-		fmt.Fprintf(&b, "| %g | %s | %.2f | %.2e | %.2e | %.0f%% | %.1f%% |\n", p.Eps, count(int(p.Pushes+0.5)), p.Ms,
-			p.Residual, p.L1, 100*p.SameTop10, 100*p.Top10)
-	}
-	return b.String()
+	return table(r.Push, Push.cells, "ε", "pushes", "ms", "L1 bound (residual)", "L1 measured",
+		"same top 10, same order", "top-10 overlap")
+}
+
+// cells is the threshold's row of PushTable.
+func (p Push) cells() string {
+	return fmt.Sprintf("%g | %s | %.2f | %.2e | %.2e | %.0f%% | %.1f%%", p.Eps, count(int(p.Pushes+0.5)), p.Ms,
+		p.Residual, p.L1, 100*p.SameTop10, 100*p.Top10)
 }
 
 // SemanticTable is the prefilter's recall and cost.
 func (r *Report) SemanticTable() string {
+	return table(r.Semantic, Semantic.cells, "skills", "pool", "recall of the exact top 50", "of the top 5",
+		"exact scan ms", "prefilter ms")
+}
+
+// cells is the size's row of SemanticTable.
+func (s Semantic) cells() string {
+	return fmt.Sprintf("%s | %s | %.1f%% | %.1f%% | %.2f | %.2f", count(s.Skills), count(s.Pool),
+		100*s.Recall50, 100*s.Recall5, s.ExactMs, s.SketchMs)
+}
+
+// table is a Markdown table: the header row of columns and its rule, then a row for each of
+// rows, the cells between its outer bars written by cells.
+func table[T any](rows []T, cells func(T) string, columns ...string) string {
 	var b strings.Builder
-	b.WriteString("| skills | pool | recall of the exact top 50 | of the top 5 | exact scan ms | prefilter ms |\n")
-	b.WriteString("|---|---|---|---|---|---|\n")
-	for _, s := range r.Semantic {
-		fmt.Fprintf(&b, "| %s | %s | %.1f%% | %.1f%% | %.2f | %.2f |\n", count(s.Skills), count(s.Pool),
-			100*s.Recall50, 100*s.Recall5, s.ExactMs, s.SketchMs)
+	b.WriteString("| " + strings.Join(columns, " | ") + " |\n")
+	b.WriteString(strings.Repeat("|---", len(columns)) + "|\n")
+	for _, x := range rows {
+		b.WriteString("| " + cells(x) + " |\n")
 	}
 	return b.String()
 }

@@ -2,9 +2,10 @@ package bench
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/caskg/caskg/native/internal/testlib"
 )
 
 // TestUpdateFile writes the README section as make bench does: only the bench span changes,
@@ -28,10 +29,7 @@ func TestUpdateFile(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			path := filepath.Join(dir, "README.md")
-			if err := os.WriteFile(path, []byte(tc.in), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path := testlib.WriteFile(t, dir, "README.md", tc.in)
 			err := UpdateFile(path, BeginMarker, EndMarker, []byte(section))
 			if tc.err == "" && err != nil ||
 				tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "README.md")) {

@@ -232,23 +232,36 @@ func TestBuildErrors(t *testing.T) {
 	}
 }
 
-// run evaluates every task at k = 10.
-func run(t *testing.T, g *graphs.Graph, tasks []eval.Task, noGraph bool) eval.Summary {
+// recall evaluates every task at k = 10 with the request mod makes.
+func recall(t testing.TB, g *graphs.Graph, tasks []eval.Task, mod func(*engine.Request)) eval.Summary {
 	t.Helper()
 	eng := engine.New(g)
 	var all []eval.Scores
 	for _, task := range tasks {
-		resp, err := eng.Query(engine.Request{Query: task.Query, K: 10, NoGraph: noGraph})
+		req := engine.Request{Query: task.Query, K: 10}
+		mod(&req)
+		resp, err := eng.Query(req)
 		if err != nil {
 			t.Fatalf("task %s: %v", task.ID, err)
 		}
-		var names []string
-		for _, r := range resp.Results {
-			names = append(names, r.Name)
-		}
-		all = append(all, eval.Score(names, task.Gold, []int{10}))
+		all = append(all, eval.Score(resultNames(resp), task.Gold, []int{10}))
 	}
 	return eval.Summarize(all, []int{10})
+}
+
+// run evaluates every task at k = 10, with the graph or (noGraph) with the seeds alone.
+func run(t *testing.T, g *graphs.Graph, tasks []eval.Task, noGraph bool) eval.Summary {
+	t.Helper()
+	return recall(t, g, tasks, func(r *engine.Request) { r.NoGraph = noGraph })
+}
+
+// resultNames are the names of the skills resp ranked, best first.
+func resultNames(resp engine.Response) []string {
+	var names []string
+	for _, r := range resp.Results {
+		names = append(names, r.Name)
+	}
+	return names
 }
 
 // TestSampleTasks holds the default build of the sample library (the builtin semantic model, as

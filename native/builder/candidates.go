@@ -10,17 +10,46 @@ const poolSize = 400
 // candidates proposes, for every source, the top targets of each proposing channel among the
 // skills it shares a token with, co-occurs with in traces, or is declared a prerequisite of;
 // scores them on every active channel, computes the association score, and keeps the Cap best.
+// Every proposed pair then enters in both directions, and every pair the runs used together
+// too (completeCandidates).
 func (b *builder) candidates(rep *Report) []Candidate {
 	n := len(b.skills)
-	// Blocking: only pairs that share a not-too-common token are scored, which keeps induction
-	// near-linear for large libraries instead of quadratic.
-	post := map[string][]int{}
+	bl := b.newBlocking()
+	var out []Candidate
+	for i := range n {
+		b.progress("candidates", i, n)
+		out = append(out, b.propose(i, bl.pool(i), rep)...)
+	}
+	b.progress("candidates", n, n)
+	return b.completeCandidates(out)
+}
+
+// blocking finds, for each source, the skills worth scoring against it: only pairs that share
+// a not-too-common token, a declared or mentioned relation, or a run are scored, which keeps
+// induction near-linear for large libraries instead of quadratic.
+type blocking struct {
+	b      *builder
+	post   map[string][]int // skills by token of their text or inputs, each skill once a token
+	maxDF  int              // tokens of more skills than this are too common to propose pairs
+	linked [][]int          // declared and mentioned relations, both ways
+
+	// Scratch space reused from source to source.
+	mark    []int     // mark[j] == i: j is in the pool of source i already
+	shared  []float64 // IDF mass of the tokens the current source shares with each skill
+	touched []int     // the skills whose shared mass is not 0
+}
+
+// newBlocking indexes the skills' tokens and relations.
+func (b *builder) newBlocking() *blocking {
+	n := len(b.skills)
+	bl := &blocking{b: b, post: map[string][]int{}, maxDF: b.opt.MaxPostingDF,
+		linked: make([][]int, n), mark: make([]int, n), shared: make([]float64, n)}
 	for j, f := range b.feat {
 		seen := map[string]bool{}
 		add := func(t string) {
 			if !seen[t] {
 				seen[t] = true
-				post[t] = append(post[t], j)
+				bl.post[t] = append(bl.post[t], j)
 			}
 		}
 		for _, e := range f.text {
@@ -32,182 +61,190 @@ func (b *builder) candidates(rep *Report) []Candidate {
 			}
 		}
 	}
-	maxDF := b.opt.MaxPostingDF
-	if maxDF <= 0 {
-		maxDF = max(50, min(n/10, 300))
+	if bl.maxDF <= 0 {
+		bl.maxDF = max(50, min(n/10, 300))
 	}
-	linked := make([][]int, n) // declared and mentioned relations, both ways
 	for j, f := range b.feat {
 		for _, d := range f.deps {
-			linked[d] = append(linked[d], j)
+			bl.linked[d] = append(bl.linked[d], j)
 		}
 		for _, m := range f.mentions {
-			linked[m] = append(linked[m], j)
-			linked[j] = append(linked[j], m)
+			bl.linked[m] = append(bl.linked[m], j)
+			bl.linked[j] = append(bl.linked[j], m)
 		}
 	}
-
-	var out []Candidate
-	mark := make([]int, n)
-	for i := range mark {
-		mark[i] = -1
+	for i := range bl.mark {
+		bl.mark[i] = -1
 	}
-	shared := make([]float64, n) // IDF mass of the tokens source i shares with each skill
-	var touched []int
-	for i := range n {
-		b.progress("candidates", i, n)
-		var pool []int
-		visit := func(j int) {
-			if j != i && mark[j] != i {
-				mark[j] = i
-				pool = append(pool, j)
-			}
-		}
-		f := &b.feat[i]
-		for _, j := range touched {
-			shared[j] = 0
-		}
-		touched = touched[:0]
-		probe := func(t string) {
-			ps := post[t]
-			if len(ps) > maxDF {
-				return
-			}
-			w := b.idf[t]
-			if w == 0 {
-				w = b.maxIDF
-			}
-			for _, j := range ps {
-				if j == i {
-					continue
-				}
-				if shared[j] == 0 {
-					touched = append(touched, j)
-				}
-				shared[j] += w
-			}
-		}
-		for _, e := range f.text {
-			probe(e.term)
-		}
-		for _, o := range f.outputs {
-			for _, t := range o.tokens {
-				probe(t)
-			}
-		}
-		// Approximate neighbour search: only the skills sharing the most IDF mass with the
-		// source are scored, so induction stays linear in the library size.
-		if len(touched) > poolSize {
-			sort.Slice(touched, func(x, y int) bool {
-				if shared[touched[x]] != shared[touched[y]] {
-					return shared[touched[x]] > shared[touched[y]]
-				}
-				return touched[x] < touched[y]
-			})
-		}
-		for _, j := range touched[:min(len(touched), poolSize)] {
-			visit(j)
-		}
-		for _, j := range linked[i] {
-			visit(j)
-		}
-		if b.traces != nil {
-			for _, j := range b.traces.neighbors[i] {
-				visit(j)
-			}
-		}
-		sort.Ints(pool)
+	return bl
+}
 
-		phis := make([][]float64, len(pool))
-		for k, j := range pool {
-			phis[k] = make([]float64, len(b.signals))
-			for c, s := range b.signals {
-				if s.Score != nil {
-					phis[k][c] = s.Score(i, j)
-				}
-			}
+// pool returns, in increasing order, the skills to score source i against: its nearest by
+// shared tokens, and those linked to it or run with it.
+func (bl *blocking) pool(i int) []int {
+	var pool []int
+	visit := func(j int) {
+		if j != i && bl.mark[j] != i {
+			bl.mark[j] = i
+			pool = append(pool, j)
 		}
-		chosen := make([]bool, len(pool))
-		for c, s := range b.signals {
-			if !s.Propose {
+	}
+	for _, j := range bl.nearest(i) {
+		visit(j)
+	}
+	for _, j := range bl.linked[i] {
+		visit(j)
+	}
+	if bl.b.traces != nil {
+		for _, j := range bl.b.traces.neighbors[i] {
+			visit(j)
+		}
+	}
+	sort.Ints(pool)
+	return pool
+}
+
+// nearest returns the skills whose text or inputs share a not-too-common token with the text
+// or outputs of source i: all of them, or, past poolSize, the poolSize sharing the most IDF
+// mass (an approximate neighbour search, so that induction stays linear in the library size).
+// The slice is scratch space, valid until the next call.
+func (bl *blocking) nearest(i int) []int {
+	b, shared := bl.b, bl.shared
+	for _, j := range bl.touched {
+		shared[j] = 0
+	}
+	bl.touched = bl.touched[:0]
+	probe := func(t string) {
+		ps := bl.post[t]
+		if len(ps) > bl.maxDF {
+			return
+		}
+		w := b.idf[t]
+		if w == 0 {
+			w = b.maxIDF
+		}
+		for _, j := range ps {
+			if j == i {
 				continue
 			}
-			var ks []int
-			for k := range pool {
-				if phis[k][c] >= s.Min {
-					ks = append(ks, k)
-				}
+			if shared[j] == 0 {
+				bl.touched = append(bl.touched, j)
 			}
-			sort.SliceStable(ks, func(x, y int) bool { return phis[ks[x]][c] > phis[ks[y]][c] })
-			for _, k := range ks[:min(len(ks), b.opt.PerChannel)] {
-				chosen[k] = true
-				rep.PerChannel[s.Name]++
-			}
+			shared[j] += w
 		}
-		var mine []Candidate
+	}
+	f := &b.feat[i]
+	for _, e := range f.text {
+		probe(e.term)
+	}
+	for _, o := range f.outputs {
+		for _, t := range o.tokens {
+			probe(t)
+		}
+	}
+	touched := bl.touched
+	if len(touched) > poolSize {
+		sort.Slice(touched, func(x, y int) bool {
+			if shared[touched[x]] != shared[touched[y]] {
+				return shared[touched[x]] > shared[touched[y]]
+			}
+			return touched[x] < touched[y]
+		})
+	}
+	return touched[:min(len(touched), poolSize)]
+}
+
+// propose scores source i against every skill of its pool on every channel, takes the
+// PerChannel best targets of each proposing channel (counting them in rep), and returns them
+// as candidates, the highest association first, at most Cap of them.
+func (b *builder) propose(i int, pool []int, rep *Report) []Candidate {
+	phis := make([][]float64, len(pool))
+	for k, j := range pool {
+		phis[k] = b.score(i, j)
+	}
+	chosen := make([]bool, len(pool))
+	for c, s := range b.signals {
+		if !s.Propose {
+			continue
+		}
+		var ks []int
 		for k := range pool {
-			if !chosen[k] {
-				continue
+			if phis[k][c] >= s.Min {
+				ks = append(ks, k)
 			}
-			c := Candidate{Source: i, Target: pool[k], Phi: map[string]float64{}}
-			for ch, s := range b.signals {
-				if s.Score != nil {
-					c.Phi[s.Name] = phis[k][ch]
-				}
-			}
-			c.A = b.association(c.Phi)
-			c.Type = b.relation(&c)
-			mine = append(mine, c)
 		}
-		sort.SliceStable(mine, func(x, y int) bool { return mine[x].A > mine[y].A })
-		out = append(out, mine[:min(len(mine), b.opt.Cap)]...)
+		sort.SliceStable(ks, func(x, y int) bool { return phis[ks[x]][c] > phis[ks[y]][c] })
+		for _, k := range ks[:min(len(ks), b.opt.PerChannel)] {
+			chosen[k] = true
+			rep.PerChannel[s.Name]++
+		}
 	}
-	b.progress("candidates", n, n)
-	// A proposed pair enters in both directions: the channels find neighbours, and it is the
-	// reorder probe that decides which way an edge points. Without the reverse, a prerequisite
-	// that many skills need could only ever reach the Cap of them it proposed itself.
+	var mine []Candidate
+	for k := range pool {
+		if chosen[k] {
+			mine = append(mine, b.candidate(i, pool[k], phis[k]))
+		}
+	}
+	sort.SliceStable(mine, func(x, y int) bool { return mine[x].A > mine[y].A })
+	return mine[:min(len(mine), b.opt.Cap)]
+}
+
+// completeCandidates adds to out, once each, the reverse of every proposed pair and then every
+// pair the runs used together, in both directions.
+//
+// A proposed pair enters in both directions: the channels find neighbours, and it is the
+// reorder probe that decides which way an edge points. Without the reverse, a prerequisite
+// that many skills need could only ever reach the Cap of them it proposed itself. The runs'
+// pairs enter whatever the other channels proposed: runs are observations of the library in
+// use, not a similarity to rank and cap.
+func (b *builder) completeCandidates(out []Candidate) []Candidate {
 	have := make(map[pair]bool, len(out))
 	for _, c := range out {
 		have[pair{c.Source, c.Target}] = true
 	}
-	for k, m := 0, len(out); k < m; k++ {
-		i, j := out[k].Target, out[k].Source
-		if have[pair{i, j}] {
-			continue
+	add := func(i, j int) {
+		if !have[pair{i, j}] {
+			have[pair{i, j}] = true
+			out = append(out, b.candidate(i, j, b.score(i, j)))
 		}
-		have[pair{i, j}] = true
-		c := Candidate{Source: i, Target: j, Phi: map[string]float64{}}
-		for _, s := range b.signals {
-			if s.Score != nil {
-				c.Phi[s.Name] = s.Score(i, j)
-			}
-		}
-		c.A = b.association(c.Phi)
-		c.Type = b.relation(&c)
-		out = append(out, c)
 	}
-	// Every pair the runs used together is a candidate both ways, whatever the other channels
-	// proposed: runs are observations of the library in use, not a similarity to rank and cap.
+	for k, m := 0, len(out); k < m; k++ {
+		add(out[k].Target, out[k].Source)
+	}
 	if b.traces != nil {
-		for i := range n {
+		for i := range b.skills {
 			for _, j := range b.traces.neighbors[i] {
-				if have[pair{i, j}] {
-					continue
-				}
-				have[pair{i, j}] = true
-				c := Candidate{Source: i, Target: j, Phi: map[string]float64{}}
-				for _, s := range b.signals {
-					if s.Score != nil {
-						c.Phi[s.Name] = s.Score(i, j)
-					}
-				}
-				c.A = b.association(c.Phi)
-				c.Type = b.relation(&c)
-				out = append(out, c)
+				add(i, j)
 			}
 		}
 	}
 	return out
+}
+
+// score returns φ of the pair (i, j) on every channel, in the order of b.signals; 0 on the
+// channels that have no score of their own (the judge).
+func (b *builder) score(i, j int) []float64 {
+	phi := make([]float64, len(b.signals))
+	for c, s := range b.signals {
+		if s.Score != nil {
+			phi[c] = s.Score(i, j)
+		}
+	}
+	return phi
+}
+
+// candidate is the pair (i, j) with the channel scores phi (from score), its association
+// score and its relation type.
+func (b *builder) candidate(i, j int, phi []float64) Candidate {
+	c := Candidate{Source: i, Target: j, Phi: map[string]float64{}}
+	for ch, s := range b.signals {
+		if s.Score != nil {
+			c.Phi[s.Name] = phi[ch]
+		}
+	}
+	c.A = b.association(c.Phi)
+	c.Type = b.relation(&c)
+	return c
 }
 
 // association is A = clip(Σλφ / Σλ) over the channels present in phi, then the structural

@@ -351,6 +351,38 @@ func byKind(users map[string]int, prompts map[string]fakePrompt) map[string]int 
 	return out
 }
 
+// failFirst is a policy that gives the first n distinct prompts of kind the reply r, on every
+// attempt, and the normal answer to all others; marked holds the user texts of those n. The
+// server calls the policy under its lock.
+func failFirst(kind string, n int, r fakeReply) (policy func(fakePrompt, int) fakeReply, marked map[string]bool) {
+	marked = map[string]bool{}
+	return func(p fakePrompt, attempt int) fakeReply {
+		if p.Kind == kind && (marked[p.User] || len(marked) < n) {
+			marked[p.User] = true
+			return r
+		}
+		return fakeReply{}
+	}, marked
+}
+
+// checkFailed checks that exactly n probes failed and all others ran, and that the report
+// keeps a sample of the first five failures, each starting with the probe kind and passing has
+// (it has what names).
+func checkFailed(t *testing.T, rep *Report, kind string, n int, names string, has func(sample string) bool) {
+	t.Helper()
+	if rep.ProbesFailed != n || rep.ProbesRun != 3*rep.Frontier-n {
+		t.Errorf("probes run %d, failed %d; want %d, %d", rep.ProbesRun, rep.ProbesFailed, 3*rep.Frontier-n, n)
+	}
+	if len(rep.FailedSamples) != min(5, n) {
+		t.Errorf("failed samples %q, want %d", rep.FailedSamples, min(5, n))
+	}
+	for _, s := range rep.FailedSamples {
+		if !strings.HasPrefix(s, kind+" ") || !has(s) {
+			t.Errorf("failed sample %q does not name the %s probe and %s", s, kind, names)
+		}
+	}
+}
+
 // checkCalibration recomputes, from the scores the server answered, the posterior, state and
 // weight of every probed edge and checks them against the artifact: failed probes must be
 // left out of the evidence. It returns the expected state of every frontier edge.
@@ -613,17 +645,7 @@ func TestLLMProberFailures(t *testing.T) {
 		if failed == 0 {
 			t.Fatal("no frontier edge was chosen to fail; change the selection")
 		}
-		if rep.ProbesFailed != failed || rep.ProbesRun != 3*rep.Frontier-failed {
-			t.Errorf("probes run %d, failed %d; want %d, %d", rep.ProbesRun, rep.ProbesFailed, 3*rep.Frontier-failed, failed)
-		}
-		if len(rep.FailedSamples) == 0 || len(rep.FailedSamples) > min(5, failed) {
-			t.Errorf("failed samples %q, want 1 to %d", rep.FailedSamples, min(5, failed))
-		}
-		for _, s := range rep.FailedSamples {
-			if !strings.HasPrefix(s, "removal ") || !strings.Contains(s, "HTTP 500") {
-				t.Errorf("failed sample %q does not name the removal probe and HTTP 500", s)
-			}
-		}
+		checkFailed(t, rep, "removal", failed, "HTTP 500", func(s string) bool { return strings.Contains(s, "HTTP 500") })
 		states := checkCalibration(t, data, rep, f, opt)
 		for _, p := range prompts {
 			if p.Kind == "removal" && failing(p) {
@@ -639,15 +661,9 @@ func TestLLMProberFailures(t *testing.T) {
 
 	t.Run("timeouts", func(t *testing.T) {
 		// The first two reorder prompts the server sees never get an answer in time.
-		slow := map[string]bool{}
 		f := newFakeLLM(t)
-		f.setPolicy(func(p fakePrompt, attempt int) fakeReply {
-			if p.Kind == "reorder" && (slow[p.User] || len(slow) < 2) {
-				slow[p.User] = true
-				return fakeReply{sleep: 5 * time.Second}
-			}
-			return fakeReply{}
-		})
+		policy, _ := failFirst("reorder", 2, fakeReply{sleep: 5 * time.Second})
+		f.setPolicy(policy)
 		client := newLLMClient(t, f, t.TempDir(), func(c *llm.Config) {
 			c.Timeout, c.Retries = 200*time.Millisecond, 1
 		})
@@ -656,17 +672,7 @@ func TestLLMProberFailures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep.ProbesFailed != 2 || rep.ProbesRun != 3*rep.Frontier-2 {
-			t.Errorf("probes run %d, failed %d; want %d, 2", rep.ProbesRun, rep.ProbesFailed, 3*rep.Frontier-2)
-		}
-		if len(rep.FailedSamples) != 2 {
-			t.Errorf("failed samples %q, want 2", rep.FailedSamples)
-		}
-		for _, s := range rep.FailedSamples {
-			if !strings.HasPrefix(s, "reorder ") || !strings.Contains(s, "Config.Timeout") {
-				t.Errorf("failed sample %q does not name the reorder probe and the timeout", s)
-			}
-		}
+		checkFailed(t, rep, "reorder", 2, "the timeout", func(s string) bool { return strings.Contains(s, "Config.Timeout") })
 		if s := client.Stats(); s.Failed != 2 || s.Retries < 2 {
 			t.Errorf("client stats %+v, want 2 failed after a retry each", s)
 		}
@@ -675,15 +681,9 @@ func TestLLMProberFailures(t *testing.T) {
 
 	t.Run("garbage", func(t *testing.T) {
 		const garbage = "I think it is fine"
-		bad := map[string]bool{}
 		f := newFakeLLM(t)
-		f.setPolicy(func(p fakePrompt, attempt int) fakeReply {
-			if p.Kind == "substitution" && (bad[p.User] || len(bad) < 3) {
-				bad[p.User] = true
-				return fakeReply{content: garbage}
-			}
-			return fakeReply{}
-		})
+		policy, bad := failFirst("substitution", 3, fakeReply{content: garbage})
+		f.setPolicy(policy)
 		dir := t.TempDir()
 		client := newLLMClient(t, f, dir)
 		opt := llmOptions(client)
@@ -691,17 +691,8 @@ func TestLLMProberFailures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep.ProbesFailed != 3 || rep.ProbesRun != 3*rep.Frontier-3 {
-			t.Errorf("probes run %d, failed %d; want %d, 3", rep.ProbesRun, rep.ProbesFailed, 3*rep.Frontier-3)
-		}
-		if len(rep.FailedSamples) != 3 {
-			t.Errorf("failed samples %q, want 3", rep.FailedSamples)
-		}
-		for _, s := range rep.FailedSamples {
-			if !strings.HasPrefix(s, "substitution ") || !strings.HasSuffix(s, fmt.Sprintf("%q", garbage)) {
-				t.Errorf("failed sample %q does not keep the raw answer %q", s, garbage)
-			}
-		}
+		raw := fmt.Sprintf("%q", garbage)
+		checkFailed(t, rep, "substitution", 3, "the raw answer "+raw, func(s string) bool { return strings.HasSuffix(s, raw) })
 		if s := client.Stats(); s.Failed != 3 || s.Retries != 0 {
 			t.Errorf("client stats %+v, want 3 failed, no retries (an unparseable answer is not retried)", s)
 		}

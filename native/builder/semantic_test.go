@@ -67,44 +67,35 @@ func builtinFor(t testing.TB, opt embed.BuiltinOptions) func([]ingest.Skill) emb
 	}
 }
 
-// recall evaluates every task at k = 10 with the request mod makes.
-func recall(t testing.TB, g *graphs.Graph, tasks []eval.Task, mod func(*engine.Request)) eval.Summary {
+// taskSet is a library and a task file over it.
+type taskSet struct{ name, lib, tasks string }
+
+// semanticSets are the task sets the semantic model is measured on.
+var semanticSets = []taskSet{
+	{"sample", sampleLib, sampleTasks},
+	{"skillsbench", filepath.Join(sharedData, "skills"), filepath.Join(sharedData, "eval", "skillsbench", "tasks.jsonl")},
+}
+
+// load reads the set's library and tasks; the test is skipped when the library is not present.
+func (set taskSet) load(t testing.TB) ([]ingest.Skill, []eval.Task) {
 	t.Helper()
-	eng := engine.New(g)
-	var all []eval.Scores
-	for _, task := range tasks {
-		req := engine.Request{Query: task.Query, K: 10}
-		mod(&req)
-		resp, err := eng.Query(req)
-		if err != nil {
-			t.Fatalf("task %s: %v", task.ID, err)
-		}
-		var names []string
-		for _, r := range resp.Results {
-			names = append(names, r.Name)
-		}
-		all = append(all, eval.Score(names, task.Gold, []int{10}))
+	if _, err := os.Stat(set.lib); err != nil {
+		t.Skip("data not present:", err)
 	}
-	return eval.Summarize(all, []int{10})
+	tasks, err := eval.ReadTasks(set.tasks, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loadLib(t, set.lib), tasks
 }
 
 // TestSemanticBar holds the builtin model to the bar: semantic + lexical seeds beat
 // lexical seeds alone on R@10 (no-graph mode) for the sample tasks and for SkillsBench.
 func TestSemanticBar(t *testing.T) {
-	sets := []struct{ name, lib, tasks string }{
-		{"sample", sampleLib, sampleTasks},
-		{"skillsbench", filepath.Join(sharedData, "skills"), filepath.Join(sharedData, "eval", "skillsbench", "tasks.jsonl")},
-	}
-	for _, set := range sets {
+	for _, set := range semanticSets {
 		t.Run(set.name, func(t *testing.T) {
-			if _, err := os.Stat(set.lib); err != nil {
-				t.Skip("data not present:", err)
-			}
-			g := withSemantic(t, loadLib(t, set.lib), builtinFor(t, embed.BuiltinOptions{}))
-			tasks, err := eval.ReadTasks(set.tasks, true)
-			if err != nil {
-				t.Fatal(err)
-			}
+			skills, tasks := set.load(t)
+			g := withSemantic(t, skills, builtinFor(t, embed.BuiltinOptions{}))
 			lex := recall(t, g, tasks, func(r *engine.Request) { r.NoGraph, r.NoSemantic = true, true })
 			sem := recall(t, g, tasks, func(r *engine.Request) { r.NoGraph = true })
 			lexG := recall(t, g, tasks, func(r *engine.Request) { r.NoSemantic = true })
@@ -125,16 +116,8 @@ func TestSemanticSweep(t *testing.T) {
 	if os.Getenv("CASKG_SWEEP") == "" {
 		t.Skip("set CASKG_SWEEP=1 to run the sweep")
 	}
-	sets := []struct{ name, lib, tasks string }{
-		{"sample", sampleLib, sampleTasks},
-		{"skillsbench", filepath.Join(sharedData, "skills"), filepath.Join(sharedData, "eval", "skillsbench", "tasks.jsonl")},
-	}
-	for _, set := range sets {
-		skills := loadLib(t, set.lib)
-		tasks, err := eval.ReadTasks(set.tasks, true)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, set := range semanticSets {
+		skills, tasks := set.load(t)
 		for _, dim := range []int{64, 128} {
 			g := withSemantic(t, skills, builtinFor(t, embed.BuiltinOptions{Dim: dim}))
 			lex := recall(t, g, tasks, func(r *engine.Request) { r.NoGraph, r.NoSemantic = true, true })
@@ -167,10 +150,7 @@ func agreement(t testing.TB, g *graphs.Graph, emb embed.Embedder, tasks []eval.T
 		if err != nil {
 			t.Fatal(err)
 		}
-		var names []string
-		for _, r := range resp.Results {
-			names = append(names, r.Name)
-		}
+		names := resultNames(resp)
 		sort.Strings(names)
 		return names
 	}
@@ -226,25 +206,14 @@ func isZero(v []float32) bool { return !slices.ContainsFunc(v, func(x float32) b
 // TestEncoderAgreement holds the builtin model's query encoder (the model itself, quantized) to
 // its exact vectors: the fused top-5 seeds agree for at least 90% of the queries.
 func TestEncoderAgreement(t *testing.T) {
-	sets := []struct{ name, lib, tasks string }{
-		{"sample", sampleLib, sampleTasks},
-		{"skillsbench", filepath.Join(sharedData, "skills"), filepath.Join(sharedData, "eval", "skillsbench", "tasks.jsonl")},
-	}
-	for _, set := range sets {
+	for _, set := range semanticSets {
 		t.Run(set.name, func(t *testing.T) {
-			if _, err := os.Stat(set.lib); err != nil {
-				t.Skip("data not present:", err)
-			}
-			skills := loadLib(t, set.lib)
+			skills, tasks := set.load(t)
 			var model embed.Embedder
 			g := withSemantic(t, skills, func(s []ingest.Skill) embed.Embedder {
 				model = builtinFor(t, embed.BuiltinOptions{})(s)
 				return model
 			})
-			tasks, err := eval.ReadTasks(set.tasks, true)
-			if err != nil {
-				t.Fatal(err)
-			}
 			seeds, sem := agreement(t, g, model, tasks)
 			t.Logf("%s, builtin: top-5 agreement encoder vs exact vector: fused seeds %.3f, semantic list %.3f", set.name, seeds, sem)
 			if seeds < 0.9 {

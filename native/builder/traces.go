@@ -1,14 +1,15 @@
 package builder
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"sort"
+
+	"github.com/caskg/caskg/native/eval"
 )
 
 // Trace is one successful run: the skills it used, in execution order.
@@ -25,37 +26,25 @@ func ReadTraces(path string) ([]Trace, error) {
 		return nil, fmt.Errorf("builder: traces: %w", err)
 	}
 	defer f.Close()
-	return parseTraces(f, path)
-}
-
-func parseTraces(r io.Reader, path string) ([]Trace, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	var out []Trace
-	line := 0
-	for sc.Scan() {
-		line++
-		data := bytes.TrimSpace(sc.Bytes())
-		if len(data) == 0 {
-			continue
-		}
+	line, err := eval.EachLine(f, func(_ int, data []byte) error {
 		var raw struct {
 			ID     json.RawMessage `json:"id"`
 			Skills []string        `json:"skills"`
 		}
 		if err := json.Unmarshal(data, &raw); err != nil {
-			return nil, fmt.Errorf("builder: traces %s:%d: not a JSON trace: %w", path, line, err)
+			return fmt.Errorf("not a JSON trace: %w", err)
 		}
 		if raw.Skills == nil {
-			return nil, fmt.Errorf("builder: traces %s:%d: field \"skills\" missing", path, line)
+			return errors.New(`field "skills" missing`)
 		}
-		id := string(bytes.Trim(raw.ID, `"`))
-		out = append(out, Trace{ID: id, Skills: raw.Skills})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("builder: traces %s:%d: %w", path, line+1, err)
-	}
-	if len(out) == 0 {
+		out = append(out, Trace{ID: string(bytes.Trim(raw.ID, `"`)), Skills: raw.Skills})
+		return nil
+	})
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("builder: traces %s:%d: %w", path, line, err)
+	case len(out) == 0:
 		return nil, fmt.Errorf("builder: traces %s: no traces", path)
 	}
 	return out, nil

@@ -3,7 +3,11 @@ package builder
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestFitPrior checks that the co-use prior is fitted to how well runs predict each other:
@@ -90,6 +94,47 @@ func TestKeySpecificity(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := keySpecificity(tt.makers, tt.takers); math.Abs(got-tt.want) > 1e-9 {
 				t.Errorf("keySpecificity(%d, %d) = %v, want %v", tt.makers, tt.takers, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestReadTraces reads trace files: ids as strings or numbers, blank lines skipped, and every
+// bad file refused with an error that names the file and, for a bad entry, its line.
+func TestReadTraces(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		in   string // file content; "" leaves the file out
+		want []Trace
+		err  string // the error, %[1]s standing for the file's path
+	}{
+		{"string and number ids, blank lines", `{"id": "r1", "skills": ["a", "b"]}` + "\n\n  \n" + `{"id": 2, "skills": ["b"]}` + "\n",
+			[]Trace{{ID: "r1", Skills: []string{"a", "b"}}, {ID: "2", Skills: []string{"b"}}}, ""},
+		{"empty skills", `{"id": "r", "skills": []}`, []Trace{{ID: "r", Skills: []string{}}}, ""},
+		{"missing file", "", nil, "builder: traces: open %[1]s: no such file or directory"},
+		{"not JSON", `{"id": "r1", "skills": ["a"]}` + "\n\n{oops\n", nil,
+			"builder: traces %[1]s:3: not a JSON trace: invalid character 'o' looking for beginning of object key string"},
+		{"no skills", `{"id": "r1"}`, nil, `builder: traces %[1]s:1: field "skills" missing`},
+		{"no traces", "\n\n", nil, "builder: traces %[1]s: no traces"},
+	}
+	for k, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, fmt.Sprintf("traces%d.jsonl", k))
+			if tt.in != "" {
+				if err := os.WriteFile(path, []byte(tt.in), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := ReadTraces(path)
+			switch {
+			case tt.err == "" && err != nil:
+				t.Fatal(err)
+			case tt.err != "" && (err == nil || err.Error() != fmt.Sprintf(tt.err, path)):
+				t.Fatalf("error %v, want %s", err, fmt.Sprintf(tt.err, path))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("traces (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/native/export"
+	"github.com/caskg/caskg/native/internal/testlib"
 )
 
 // goodSkill is a SKILL.md every bad-input library also holds, so that the library is not
@@ -154,13 +156,13 @@ func TestBuildSkipsBadSkills(t *testing.T) {
 			for k, v := range tc.lib {
 				lib[k] = v
 			}
-			writeFiles(t, filepath.Join(dir, "lib"), lib)
-			writeFiles(t, dir, tc.extra)
+			testlib.WriteFiles(t, filepath.Join(dir, "lib"), lib)
+			testlib.WriteFiles(t, dir, tc.extra)
 			if tc.setup != nil {
 				tc.setup(t, dir)
 			}
 			libs := []string{filepath.Join(dir, "lib")}
-			for _, name := range slices.Sorted(mapKeys(tc.extra)) {
+			for _, name := range slices.Sorted(maps.Keys(tc.extra)) {
 				libs = append(libs, filepath.Join(dir, name))
 			}
 			slashDir := filepath.ToSlash(dir)
@@ -573,7 +575,7 @@ func TestBadInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			e := &env{dir: t.TempDir(), art: art}
-			writeFiles(t, e.dir, tc.files)
+			testlib.WriteFiles(t, e.dir, tc.files)
 			if tc.setup != nil {
 				tc.setup(t, e)
 			}
@@ -616,7 +618,7 @@ func TestBatchStdinBadLine(t *testing.T) {
 // among good ones is skipped and reported without --strict, and fails the build with it.
 func TestStrictBuild(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, files{
+	testlib.WriteFiles(t, dir, files{
 		"lib/alpha/SKILL.md": skillMD("", "name: alpha", "description: The first good skill."),
 		"lib/beta/SKILL.md":  skillMD("", "name: beta", "description: The second good skill, after alpha.", "depends_on: [alpha]"),
 		"lib/gamma/SKILL.md": skillMD("", "name: gamma", `description: ""`),
@@ -634,7 +636,7 @@ func TestStrictBuild(t *testing.T) {
 	if summary.Skills != 2 || !slices.Equal(summary.Skipped, []string{problem}) {
 		t.Errorf("lenient build --json: %d skills, skipped %q; want 2 and [%q]", summary.Skills, summary.Skipped, problem)
 	}
-	if got := slices.Sorted(mapKeys(exportNodes(t, out))); !slices.Equal(got, []string{"alpha", "beta"}) {
+	if got := slices.Sorted(maps.Keys(exportNodes(t, out))); !slices.Equal(got, []string{"alpha", "beta"}) {
 		t.Errorf("lenient artifact holds %q, want alpha and beta", got)
 	}
 
@@ -653,7 +655,7 @@ func TestStrictBuild(t *testing.T) {
 // good build replaces it, and that no temporary file is left behind either way.
 func TestAtomicWrite(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, files{
+	testlib.WriteFiles(t, dir, files{
 		"good/one/SKILL.md": skillMD("", "name: one", "description: A good skill."),
 		"good/two/SKILL.md": skillMD("", "name: two", "description: Another good skill."),
 		"bad/SKILL.md":      "no front matter\n",

@@ -16,11 +16,25 @@ import (
 	"github.com/caskg/caskg/native/ingest"
 )
 
-func runBuild(c *ctx, args []string) error {
-	fs := flag.NewFlagSet("build", flag.ContinueOnError)
-	opt := builder.DefaultOptions()
-	out := fs.String("o", "", "output artifact `path` (required)")
-	strict := fs.Bool("strict", false, "fail the build on any bad skill instead of skipping it")
+// buildFlags are the flags of caskg build. The builder options are bound to opt in place, so
+// a buildFlags is not copied once registered.
+type buildFlags struct {
+	opt     builder.Options
+	out     string
+	strict  bool
+	lambdas map[string]*float64 // per channel, copied into opt.Lambda after parsing
+	traces  string
+	llm     llmFlags
+	embed   embedFlags
+	report  string
+	jsonOut bool
+	quiet   bool
+}
+
+func (f *buildFlags) register(fs *flag.FlagSet) {
+	opt := &f.opt
+	fs.StringVar(&f.out, "o", "", "output artifact `path` (required)")
+	fs.BoolVar(&f.strict, "strict", false, "fail the build on any bad skill instead of skipping it")
 	fs.StringVar(&opt.Variant, "variant", opt.Variant, "pipeline: "+strings.Join(builder.Variants, ", "))
 	fs.IntVar(&opt.Cap, "cap", opt.Cap, "most candidate targets per source skill")
 	fs.IntVar(&opt.PerChannel, "per-channel", opt.PerChannel, "most targets each signal channel proposes per source")
@@ -38,21 +52,47 @@ func runBuild(c *ctx, args []string) error {
 	fs.IntVar(&opt.ScaffoldOut, "scaffold-out", opt.ScaffoldOut, "most scaffold edges out of one skill")
 	fs.IntVar(&opt.ScaffoldIn, "scaffold-in", opt.ScaffoldIn, "most scaffold edges into one skill")
 	fs.Float64Var(&opt.EpsWeight, "eps-w", opt.EpsWeight, "least published weight ε_w")
-	lambdas := map[string]*float64{}
+	f.lambdas = map[string]*float64{}
 	for _, ch := range builder.Channels {
 		v := opt.Lambda[ch]
-		lambdas[ch] = &v
-		fs.Float64Var(lambdas[ch], "lambda-"+ch, v, "weight λ of the "+ch+" channel")
+		f.lambdas[ch] = &v
+		fs.Float64Var(f.lambdas[ch], "lambda-"+ch, v, "weight λ of the "+ch+" channel")
 	}
 	fs.IntVar(&opt.BodyHead, "body-head", opt.BodyHead, "characters of each skill body kept in the artifact")
-	traces := fs.String("traces", "", "JSONL `file` of successful runs {\"id\", \"skills\": [...]} for the trace channel")
-	var lf llmFlags
-	lf.register(fs)
-	var ef embedFlags
-	ef.register(fs)
-	report := fs.String("report", "", "also write the build report as JSON to `file`")
-	jsonOut := fs.Bool("json", false, "print the summary as JSON")
-	quiet := fs.Bool("quiet", false, "no progress bars")
+	fs.StringVar(&f.traces, "traces", "", "JSONL `file` of successful runs {\"id\", \"skills\": [...]} for the trace channel")
+	f.llm.register(fs)
+	f.embed.register(fs)
+	fs.StringVar(&f.report, "report", "", "also write the build report as JSON to `file`")
+	fs.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress bars")
+}
+
+// options completes opt from the parsed flags: the channel weights, validation, the traces, the
+// progress bars and the prober.
+func (f *buildFlags) options(c *ctx) error {
+	for ch, v := range f.lambdas {
+		f.opt.Lambda[ch] = *v
+	}
+	if err := f.opt.Validate(); err != nil {
+		return usagef("flag -%s", strings.TrimPrefix(err.Error(), "builder: "))
+	}
+	if f.traces != "" {
+		var err error
+		if f.opt.Traces, err = builder.ReadTraces(f.traces); err != nil {
+			return err
+		}
+	}
+	if !f.quiet && !f.jsonOut {
+		f.opt.Progress = newProgress(c.stderr)
+	}
+	f.opt.DryRun = f.llm.dryRun
+	return f.llm.configure(&f.opt)
+}
+
+func runBuild(c *ctx, args []string) error {
+	fs := flag.NewFlagSet("build", flag.ContinueOnError)
+	f := &buildFlags{opt: builder.DefaultOptions()}
+	f.register(fs)
 	libs, err := parse(c, fs, args, "LIBRARY... -o OUT.skg [flags]")
 	if err != nil {
 		return err
@@ -60,88 +100,90 @@ func runBuild(c *ctx, args []string) error {
 	if len(libs) == 0 {
 		return usagef("no LIBRARY given (a SKILL.md tree, an MCP tools/list .json, a JSON array of tools or a .jsonl of tools)")
 	}
-	if *out == "" && !lf.dryRun {
+	if f.out == "" && !f.llm.dryRun {
 		return usagef("flag -o OUT.skg is required")
 	}
-	for ch, v := range lambdas {
-		opt.Lambda[ch] = *v
-	}
-	if err := opt.Validate(); err != nil {
-		return usagef("flag -%s", strings.TrimPrefix(err.Error(), "builder: "))
-	}
-	if *traces != "" {
-		if opt.Traces, err = builder.ReadTraces(*traces); err != nil {
-			return err
-		}
-	}
-	if !*quiet && !*jsonOut {
-		opt.Progress = newProgress(c.stderr)
-	}
-	opt.DryRun = lf.dryRun
-	if err := lf.configure(&opt); err != nil {
+	if err := f.options(c); err != nil {
 		return err
 	}
-	if st, err := os.Stat(*out); err == nil && st.IsDir() {
-		return fmt.Errorf("-o %s: is a directory", *out)
+	if st, err := os.Stat(f.out); err == nil && st.IsDir() {
+		return fmt.Errorf("-o %s: is a directory", f.out)
 	}
-	lib, err := ingest.LoadWith(ingest.Options{Strict: *strict}, libs...)
+	lib, err := loadLibrary(f.strict, libs)
 	if err != nil {
-		if lib != nil && len(lib.Problems) > 0 {
-			// An empty library: say what emptied it.
-			var b strings.Builder
-			for _, p := range lib.Problems {
-				fmt.Fprintf(&b, "\n  skipped %s", p.Error())
-			}
-			return fmt.Errorf("%w%s", err, b.String())
-		}
 		return err
 	}
-	ef.cacheDir = lf.cacheDir
+	f.embed.cacheDir = f.llm.cacheDir
 	sorted := append([]ingest.Skill(nil), lib.Skills...)
 	sort.Slice(sorted, func(a, b int) bool { return sorted[a].Name < sorted[b].Name })
-	emb, err := ef.embedder(sorted)
+	emb, err := f.embed.embedder(sorted)
 	if err != nil {
 		return err
 	}
 	if cl, ok := emb.(io.Closer); ok {
 		defer cl.Close()
 	}
-	opt.Embedder = emb
+	f.opt.Embedder = emb
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	data, rep, err := builder.BuildContext(ctx, lib.Skills, opt)
+	data, rep, err := builder.BuildContext(ctx, lib.Skills, f.opt)
 	if err != nil {
 		return err
 	}
-	if opt.DryRun {
+	if f.opt.DryRun {
 		fmt.Fprintf(c.stdout, "dry run: %d skills, %d candidates, frontier %d, %d probes and judge prompts, %d model calls not cached\n",
 			rep.Skills, rep.Candidates, rep.Frontier, rep.PlannedProbes, rep.PlannedCalls)
 		return nil
 	}
-	if err := atomicfile.Write(*out, data); err != nil {
-		return fmt.Errorf("writing artifact %s: %w", *out, err)
+	if err := atomicfile.Write(f.out, data); err != nil {
+		return fmt.Errorf("writing artifact %s: %w", f.out, err)
 	}
-	skipped := make([]string, len(lib.Problems))
-	for i, p := range lib.Problems {
+	return f.summarize(c, rep, lib.Problems, libs)
+}
+
+// loadLibrary reads the libraries. When nothing is left of them, the error lists what was
+// skipped: the reason the library is empty.
+func loadLibrary(strict bool, libs []string) (*ingest.Library, error) {
+	lib, err := ingest.LoadWith(ingest.Options{Strict: strict}, libs...)
+	if err != nil && lib != nil && len(lib.Problems) > 0 {
+		var b strings.Builder
+		for _, p := range lib.Problems {
+			fmt.Fprintf(&b, "\n  skipped %s", p.Error())
+		}
+		return nil, fmt.Errorf("%w%s", err, b.String())
+	}
+	return lib, err
+}
+
+// summarize writes the build report file when asked, and prints the summary: as JSON, or as
+// lines for people.
+func (f *buildFlags) summarize(c *ctx, rep *builder.Report, problems []ingest.Problem, libs []string) error {
+	skipped := make([]string, len(problems))
+	for i, p := range problems {
 		skipped[i] = p.Error()
 	}
 	summary := struct {
 		*builder.Report
 		Output  string   `json:"output"`
 		Skipped []string `json:"skipped"`
-	}{rep, *out, skipped}
-	if *report != "" {
+	}{rep, f.out, skipped}
+	if f.report != "" {
 		b, _ := json.MarshalIndent(summary, "", "  ")
-		if err := atomicfile.Write(*report, append(b, '\n')); err != nil {
-			return fmt.Errorf("writing report %s: %w", *report, err)
+		if err := atomicfile.Write(f.report, append(b, '\n')); err != nil {
+			return fmt.Errorf("writing report %s: %w", f.report, err)
 		}
 	}
-	if *jsonOut {
+	if f.jsonOut {
 		b, _ := json.Marshal(summary)
 		fmt.Fprintf(c.stdout, "%s\n", b)
 		return nil
 	}
-	w := c.stdout
+	printSummary(c.stdout, rep, libs, skipped, f.out)
+	return nil
+}
+
+// printSummary prints what a build read, skipped, probed and published, and where it wrote it.
+func printSummary(w io.Writer, rep *builder.Report, libs, skipped []string, out string) {
 	fmt.Fprintf(w, "read      %d skills from %s\n", rep.Skills, strings.Join(libs, ", "))
 	if len(skipped) > 0 {
 		fmt.Fprintf(w, "skipped   %d:\n", len(skipped))
@@ -166,8 +208,7 @@ func runBuild(c *ctx, args []string) error {
 		fmt.Fprintf(w, "judge     %d candidates scored\n", rep.JudgeCalls)
 	}
 	fmt.Fprintf(w, "published %d edges (%s; %s) — variant %s\n", rep.Published, counts(rep.ByState), counts(rep.ByType), rep.Variant)
-	fmt.Fprintf(w, "wrote     %s, %d bytes, in %.2fs (%s)\n", *out, rep.Bytes, rep.TotalSeconds, stageTimes(rep.StageSeconds))
-	return nil
+	fmt.Fprintf(w, "wrote     %s, %d bytes, in %.2fs (%s)\n", out, rep.Bytes, rep.TotalSeconds, stageTimes(rep.StageSeconds))
 }
 
 // stageTimes renders stage durations in pipeline order.

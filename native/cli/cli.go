@@ -117,6 +117,28 @@ func parse(c *ctx, fs *flag.FlagSet, args []string, synopsis string) ([]string, 
 	return pos, nil
 }
 
+// oneArtifact is the usage error of a command given other than one ARTIFACT.
+func oneArtifact(pos []string) error {
+	if len(pos) != 1 {
+		return usagef("want exactly one ARTIFACT, got %d arguments", len(pos))
+	}
+	return nil
+}
+
+// parseArtifact parses the arguments of a command over one artifact and loads it, returning
+// its path.
+func parseArtifact(c *ctx, fs *flag.FlagSet, args []string, synopsis string) (string, *graphs.Graph, error) {
+	pos, err := parse(c, fs, args, synopsis)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := oneArtifact(pos); err != nil {
+		return "", nil, err
+	}
+	g, err := loadArtifact(pos[0])
+	return pos[0], g, err
+}
+
 // loadArtifact reads and decodes an artifact file, naming the file in any error.
 func loadArtifact(path string) (*graphs.Graph, error) {
 	data, err := os.ReadFile(path)

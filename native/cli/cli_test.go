@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,15 +17,16 @@ import (
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/export"
+	"github.com/caskg/caskg/native/internal/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/google/go-cmp/cmp"
 )
 
-// The sample library and its tasks, relative to this package's directory.
+// The sample library and its tasks (testlib's), and a query it answers.
 const (
-	sampleLib   = "../../graphs/sample"
-	sampleTasks = "../../graphs/sample-tasks.jsonl"
-	sampleCount = 96 // SKILL.md folders in sampleLib
+	sampleLib   = testlib.SampleLib
+	sampleTasks = testlib.SampleTasks
+	sampleCount = testlib.SampleCount
 	sampleQuery = "heat some egg and put it in the garbage can"
 )
 
@@ -60,26 +62,10 @@ func buildSample(t *testing.T) string {
 	return out
 }
 
-// files maps a slash-separated path under a directory to its content.
-type files map[string]string
+// files and skillMD are testlib's, under short names for the tables.
+type files = testlib.Files
 
-func writeFiles(t *testing.T, dir string, fs files) {
-	t.Helper()
-	for name, content := range fs {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// skillMD is a SKILL.md file with the given front matter lines and body.
-func skillMD(body string, fm ...string) string {
-	return "---\n" + strings.Join(fm, "\n") + "\n---\n" + body
-}
+var skillMD = testlib.SkillMD
 
 // checks collects failed expectations of one test and reports them together.
 type checks struct {
@@ -435,7 +421,7 @@ func TestQueryBatch(t *testing.T) {
 
 	t.Run("numeric id", func(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "num.jsonl")
-		writeFiles(t, filepath.Dir(p), files{"num.jsonl": `{"id": 7, "query": "heat an egg"}` + "\n"})
+		testlib.WriteFiles(t, filepath.Dir(p), files{"num.jsonl": `{"id": 7, "query": "heat an egg"}` + "\n"})
 		out := mustRun(t, "query", art, "--batch", p, "--json", "-k", "2").stdout
 		c := &checks{t: t}
 		if !strings.HasPrefix(out, `{"id":7,`) {
@@ -445,37 +431,40 @@ func TestQueryBatch(t *testing.T) {
 	})
 }
 
-// inspected is the part of inspect --json the tests read.
+// inspected is inspect --json as the tests read it: its params decoded.
 type inspected struct {
-	File      string         `json:"file"`
-	Version   string         `json:"version"`
-	Bytes     int            `json:"bytes"`
-	Skills    int            `json:"skills"`
-	Edges     int            `json:"edges"`
-	Terms     int            `json:"terms"`
-	ByState   map[string]int `json:"by_state"`
-	ByType    map[string]int `json:"by_type"`
-	OutDegree struct {
-		Min, Median, P95, Max, Zero int
-		Mean                        float64
-	} `json:"out_degree"`
-	InDegree struct {
-		Min, Median, P95, Max, Zero int
-		Mean                        float64
-	} `json:"in_degree"`
-	Isolated int `json:"isolated"`
-	Sections []struct {
-		Tag    string `json:"tag"`
-		Offset int    `json:"offset"`
-		Length int    `json:"length"`
-	} `json:"sections"`
+	inspection
 	Params map[string]any `json:"params"`
 }
 
+// inspectJSON runs inspect --json on art. It holds the output's field names to the lists here,
+// not to inspection's tags, so that renaming, adding or dropping one fails a test.
 func inspectJSON(t *testing.T, art string) inspected {
 	t.Helper()
+	out := mustRun(t, "inspect", art, "--json").stdout
 	var in inspected
-	decodeJSON(t, mustRun(t, "inspect", art, "--json").stdout, &in)
+	decodeJSON(t, out, &in)
+	var top, degree map[string]json.RawMessage
+	var sections []map[string]json.RawMessage
+	decodeJSON(t, out, &top)
+	decodeJSON(t, string(top["out_degree"]), &degree)
+	decodeJSON(t, string(top["sections"]), &sections)
+	if len(sections) == 0 {
+		t.Fatal("inspect --json: no sections")
+	}
+	for _, k := range []struct {
+		what string
+		got  map[string]json.RawMessage
+		want string
+	}{
+		{"inspect --json", top, "by_state by_type bytes edges file in_degree isolated out_degree params sections skills terms version"},
+		{"out_degree", degree, "max mean median min p95 zero"},
+		{"a section", sections[0], "length offset tag"},
+	} {
+		if got := strings.Join(slices.Sorted(maps.Keys(k.got)), " "); got != k.want {
+			t.Errorf("%s has the fields %s, want %s", k.what, got, k.want)
+		}
+	}
 	return in
 }
 
@@ -497,20 +486,17 @@ func TestInspect(t *testing.T) {
 		}
 		return n
 	}
-	if got := slices.Sorted(mapKeys(in.ByState)); !slices.Equal(got, slices.Sorted(slices.Values(stateNames()))) {
+	if got := slices.Sorted(maps.Keys(in.ByState)); !slices.Equal(got, slices.Sorted(slices.Values(stateNames()))) {
 		t.Errorf("by_state keys %q, want every state %q", got, stateNames())
 	}
-	if got := slices.Sorted(mapKeys(in.ByType)); !slices.Equal(got, slices.Sorted(slices.Values(relationNames()))) {
+	if got := slices.Sorted(maps.Keys(in.ByType)); !slices.Equal(got, slices.Sorted(slices.Values(relationNames()))) {
 		t.Errorf("by_type keys %q, want every relation %q", got, relationNames())
 	}
 	if sum(in.ByState) != in.Edges || sum(in.ByType) != in.Edges {
 		t.Errorf("by_state sums to %d, by_type to %d; want the %d edges", sum(in.ByState), sum(in.ByType), in.Edges)
 	}
 	mean := float64(in.Edges) / float64(in.Skills)
-	for name, d := range map[string]struct {
-		Min, Median, P95, Max, Zero int
-		Mean                        float64
-	}{"out": in.OutDegree, "in": in.InDegree} {
+	for name, d := range map[string]degreeStats{"out": in.OutDegree, "in": in.InDegree} {
 		if d.Mean < mean-1e-9 || d.Mean > mean+1e-9 || !(d.Min <= d.Median && d.Median <= d.P95 && d.P95 <= d.Max) || d.Max == 0 {
 			t.Errorf("%s degree %+v: want mean %v and min <= median <= p95 <= max > 0", name, d, mean)
 		}
@@ -557,16 +543,6 @@ func TestInspect(t *testing.T) {
 	for _, s := range in.Sections {
 		if !regexp.MustCompile(`(?m)^  ` + s.Tag + `\s+` + strconv.Itoa(s.Offset) + `\s+` + strconv.Itoa(s.Length) + `$`).MatchString(r.stdout) {
 			t.Errorf("inspect text does not list section %s", s.Tag)
-		}
-	}
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
 		}
 	}
 }
@@ -735,7 +711,7 @@ func TestEval(t *testing.T) {
 
 	t.Run("ks", func(t *testing.T) {
 		e := evalJSON(t, "--ks", "3, 1")
-		if got := slices.Sorted(mapKeys(e.Summary.Recall)); !slices.Equal(got, []string{"1", "3"}) {
+		if got := slices.Sorted(maps.Keys(e.Summary.Recall)); !slices.Equal(got, []string{"1", "3"}) {
 			t.Errorf("--ks '3, 1': recall cutoffs %q, want 1 and 3", got)
 		}
 		if e.Summary.Recall["1"] >= e.Summary.Recall["3"] {
@@ -749,7 +725,7 @@ func TestEval(t *testing.T) {
 
 	t.Run("gold edges", func(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "edges.jsonl")
-		writeFiles(t, filepath.Dir(p), files{"edges.jsonl": `{"source":"find-object","target":"pick-up-object"}` + "\n" +
+		testlib.WriteFiles(t, filepath.Dir(p), files{"edges.jsonl": `{"source":"find-object","target":"pick-up-object"}` + "\n" +
 			`{"source":"no-such-skill","target":"pick-up-object"}` + "\n"})
 		e := evalJSON(t, "--gold-edges", p)
 		in := inspectJSON(t, art)

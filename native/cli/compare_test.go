@@ -11,6 +11,7 @@ import (
 
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/harness"
+	"github.com/caskg/caskg/native/internal/testlib"
 )
 
 func TestCompareCommand(t *testing.T) {
@@ -50,15 +51,9 @@ func TestCompareCommand(t *testing.T) {
 // the command prints is the harness's rendering.
 func TestCompareAndReport(t *testing.T) {
 	dir := t.TempDir()
-	gold := filepath.Join(dir, "gold.jsonl")
-	if err := os.WriteFile(gold, []byte(sampleGoldEdges), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	traces := filepath.Join(dir, "traces.jsonl")
-	if err := os.WriteFile(traces, []byte(`{"id":"r1","skills":["go-to-location","find-object","pick-up-object","heat-object-in-microwave"]}`+"\n"+
-		`{"id":"r2","skills":["find-object","pick-up-object","put-two-objects-in-receptacle"]}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	gold := testlib.WriteFile(t, dir, "gold.jsonl", sampleGoldEdges)
+	traces := testlib.WriteFile(t, dir, "traces.jsonl", `{"id":"r1","skills":["go-to-location","find-object","pick-up-object","heat-object-in-microwave"]}`+"\n"+
+		`{"id":"r2","skills":["find-object","pick-up-object","put-two-objects-in-receptacle"]}`+"\n")
 	res := filepath.Join(dir, "sample.json")
 	flags := []string{"eval", "--compare", sampleLib, "--tasks", sampleTasks, "--gold-edges", gold, "--traces", traces,
 		"--oracle-errors", "0,0.3", "--role", "check", "--title", "Sample tasks", "--label", "sample"}
@@ -97,11 +92,8 @@ func TestCompareAndReport(t *testing.T) {
 		t.Errorf("eval --compare Markdown:\n%s", md)
 	}
 
-	readme := filepath.Join(dir, "README.md")
 	const before, after = "# title\n\nhand-written\n\n", "\n## next\n<!-- bench:begin -->\nB\n<!-- bench:end -->\n"
-	if err := os.WriteFile(readme, []byte(before+harness.ReadmeBegin+"\nold\n"+harness.ReadmeEnd+after), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	readme := testlib.WriteFile(t, dir, "README.md", before+harness.ReadmeBegin+"\nold\n"+harness.ReadmeEnd+after)
 	evalMD := filepath.Join(dir, "EVALUATION.md")
 	if r := mustRun(t, "eval", "--report", res, "-o", evalMD, "--readme", readme); r.stdout != "" {
 		t.Errorf("eval --report -o wrote to stdout: %q", r.stdout)
@@ -121,19 +113,23 @@ func TestCompareAndReport(t *testing.T) {
 	}
 }
 
-func TestReportErrors(t *testing.T) {
+// TestCompareAndOracleErrors checks the bad command lines and files of eval --compare and
+// --report and of the oracle prober: the exit status, the message, no artifact written and no
+// README changed.
+func TestCompareAndOracleErrors(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, body string) string { return testlib.WriteFile(t, dir, name, body) }
 	good, _ := json.Marshal(&harness.Result{Title: "t", Command: "c", Ks: []int{10},
 		Rows: []harness.Row{{Name: harness.RowDefault, Kind: harness.KindVariant, Summary: eval.Summary{Recall: map[int]float64{10: 0.5}}}}})
 	goodPath := write("good.json", string(good))
 	noMarkers := write("README.md", "# no markers\n")
+	gold := write("gold.jsonl", sampleGoldEdges)
+	badLine := write("bad.jsonl", sampleGoldEdges+"{\"source\": \"find-object\"\n")
+	other := write("other.jsonl", `{"source":"SearchHotel","target":"ReserveHotel"}`+"\n")
+	out := filepath.Join(dir, "x.skg")
+	build := func(flags ...string) []string {
+		return append([]string{"build", sampleLib, "-o", out, "--quiet"}, flags...)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -157,12 +153,28 @@ func TestReportErrors(t *testing.T) {
 			`flag -role: "dev" is not tuning or check`},
 		{"compare with bad cutoffs", []string{"eval", "--compare", sampleLib, "--tasks", sampleTasks, "--ks", "0"}, 2,
 			`flag -ks: "0" is not a cutoff`},
+		{"oracle: no edge file", build("--prober", "oracle"), 2, "the oracle prober (evaluation only) needs -oracle-edges FILE"},
+		{"oracle: edges without the oracle", build("--oracle-edges", gold), 2, "flag -oracle-edges needs -prober oracle"},
+		{"oracle: error rate without the oracle", build("--prober", "contract", "--oracle-error", "0.1"), 2, "flag -oracle-error needs -prober oracle"},
+		{"oracle: error rate above 1", build("--prober", "oracle", "--oracle-edges", gold, "--oracle-error", "1.5"), 2,
+			"flag -oracle-error: 1.5 is outside [0, 1]"},
+		{"oracle: error rate not a number", build("--prober", "oracle", "--oracle-edges", gold, "--oracle-error", "ten"), 2,
+			"-oracle-error"},
+		{"oracle: missing file", build("--prober", "oracle", "--oracle-edges", filepath.Join(dir, "nope.jsonl")), 1,
+			"flag -oracle-edges: oracle: open " + filepath.Join(dir, "nope.jsonl")},
+		{"oracle: bad line", build("--prober", "oracle", "--oracle-edges", badLine), 1,
+			"flag -oracle-edges: oracle: " + badLine + ":5: not a JSON edge"},
+		{"oracle: another library's edges", build("--prober", "oracle", "--oracle-edges", other), 1,
+			"none of the 1 gold edges of " + other + " joins two skills of the library"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := run(t, tc.args...)
 			if r.code != tc.code || !strings.Contains(r.stderr, tc.err) {
 				t.Errorf("exit %d, stderr %q; want %d and %q", r.code, r.stderr, tc.code, tc.err)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("a failed build wrote its artifact (%v)", err)
 			}
 		})
 	}

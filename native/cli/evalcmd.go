@@ -58,8 +58,8 @@ func runEval(c *ctx, args []string) error {
 	if *out != "" || *readme != "" {
 		return usagef("flags -o and -readme need -compare or -report")
 	}
-	if len(pos) != 1 {
-		return usagef("want exactly one ARTIFACT, got %d arguments", len(pos))
+	if err := oneArtifact(pos); err != nil {
+		return err
 	}
 	ks, err := parseKs(*ksFlag)
 	if err != nil {

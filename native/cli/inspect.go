@@ -91,18 +91,11 @@ func inspect(path string, g *graphs.Graph) inspection {
 func runInspect(c *ctx, args []string) error {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	jsonOut := fs.Bool("json", false, "print JSON")
-	pos, err := parse(c, fs, args, "ARTIFACT [--json]")
+	path, g, err := parseArtifact(c, fs, args, "ARTIFACT [--json]")
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usagef("want exactly one ARTIFACT, got %d arguments", len(pos))
-	}
-	g, err := loadArtifact(pos[0])
-	if err != nil {
-		return err
-	}
-	in := inspect(pos[0], g)
+	in := inspect(path, g)
 	if *jsonOut {
 		b, _ := json.MarshalIndent(in, "", "  ")
 		fmt.Fprintf(c.stdout, "%s\n", b)
@@ -144,8 +137,8 @@ func runExport(c *ctx, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usagef("want exactly one ARTIFACT, got %d arguments", len(pos))
+	if err := oneArtifact(pos); err != nil {
+		return err
 	}
 	if !slices.Contains(export.Formats, *format) {
 		return usagef("flag -format: unknown format %q (json, dot or graphml)", *format)

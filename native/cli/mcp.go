@@ -21,23 +21,16 @@ import (
 func runMCP(c *ctx, args []string) error {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	library := fs.String("library", "", "folder of SKILL.md files the artifact was built from; get_skill serves whole files from it")
-	pos, err := parse(c, fs, args, "ARTIFACT [--library DIR]")
+	path, g, err := parseArtifact(c, fs, args, "ARTIFACT [--library DIR]")
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usagef("want exactly one ARTIFACT, got %d arguments", len(pos))
-	}
-	g, err := loadArtifact(pos[0])
-	if err != nil {
-		return err
-	}
-	srv, err := mcpserver.New(g, mcpserver.Options{Library: *library, Artifact: pos[0], Version: engine.Version})
+	srv, err := mcpserver.New(g, mcpserver.Options{Library: *library, Artifact: path, Version: engine.Version})
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	fmt.Fprintf(c.stderr, "caskg mcp: serving %s (%d skills, %d edges) on stdio\n", pos[0], g.NumSkills(), g.NumEdges())
+	fmt.Fprintf(c.stderr, "caskg mcp: serving %s (%d skills, %d edges) on stdio\n", path, g.NumSkills(), g.NumEdges())
 	if lib := srv.Library(); lib != nil {
 		fmt.Fprintf(c.stderr, "caskg mcp: library %s: whole SKILL.md files for %d of %d skills", lib.Dir, lib.Served, g.NumSkills())
 		if lib.Problems > 0 {

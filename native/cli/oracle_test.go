@@ -2,14 +2,13 @@ package cli
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/caskg/caskg/native/harness"
+	"github.com/caskg/caskg/native/internal/testlib"
 )
 
 // sampleGoldEdges are dependencies of the sample library: a gold edge file for the oracle.
@@ -21,10 +20,7 @@ const sampleGoldEdges = `{"source":"find-object","target":"pick-up-object","type
 
 func TestBuildOracle(t *testing.T) {
 	dir := t.TempDir()
-	gold := filepath.Join(dir, "gold.jsonl")
-	if err := os.WriteFile(gold, []byte(sampleGoldEdges), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	gold := testlib.WriteFile(t, dir, "gold.jsonl", sampleGoldEdges)
 	out := filepath.Join(dir, "oracle.skg")
 	r := mustRun(t, "build", sampleLib, "-o", out, "--prober", "oracle", "--oracle-edges", gold, "--quiet")
 	prober, frontier, ran, _, failed := probeLine(t, r.stdout)
@@ -53,52 +49,6 @@ func TestBuildOracle(t *testing.T) {
 		"--oracle-seed", "9", "--budget", "50", "--quiet")
 	if _, frontier, _, _, _ := probeLine(t, r.stdout); frontier != 50 {
 		t.Errorf("--budget 50: frontier %d", frontier)
-	}
-}
-
-func TestBuildOracleBadInput(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	gold := write("gold.jsonl", sampleGoldEdges)
-	badLine := write("bad.jsonl", sampleGoldEdges+"{\"source\": \"find-object\"\n")
-	other := write("other.jsonl", `{"source":"SearchHotel","target":"ReserveHotel"}`+"\n")
-	out := filepath.Join(dir, "x.skg")
-	tests := []struct {
-		name  string
-		flags []string
-		code  int
-		err   string
-	}{
-		{"no edge file", []string{"--prober", "oracle"}, 2, "the oracle prober (evaluation only) needs -oracle-edges FILE"},
-		{"edges without the oracle", []string{"--oracle-edges", gold}, 2, "flag -oracle-edges needs -prober oracle"},
-		{"error rate without the oracle", []string{"--prober", "contract", "--oracle-error", "0.1"}, 2, "flag -oracle-error needs -prober oracle"},
-		{"error rate above 1", []string{"--prober", "oracle", "--oracle-edges", gold, "--oracle-error", "1.5"}, 2,
-			"flag -oracle-error: 1.5 is outside [0, 1]"},
-		{"error rate not a number", []string{"--prober", "oracle", "--oracle-edges", gold, "--oracle-error", "ten"}, 2,
-			"-oracle-error"},
-		{"missing file", []string{"--prober", "oracle", "--oracle-edges", filepath.Join(dir, "nope.jsonl")}, 1,
-			"flag -oracle-edges: oracle: open " + filepath.Join(dir, "nope.jsonl")},
-		{"bad line", []string{"--prober", "oracle", "--oracle-edges", badLine}, 1,
-			"flag -oracle-edges: oracle: " + badLine + ":5: not a JSON edge"},
-		{"another library's edges", []string{"--prober", "oracle", "--oracle-edges", other}, 1,
-			"none of the 1 gold edges of " + other + " joins two skills of the library"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			r := run(t, append([]string{"build", sampleLib, "-o", out, "--quiet"}, tc.flags...)...)
-			if r.code != tc.code || !strings.Contains(r.stderr, tc.err) {
-				t.Errorf("exit %d, stderr %q; want %d and %q", r.code, r.stderr, tc.code, tc.err)
-			}
-			if _, err := os.Stat(out); !os.IsNotExist(err) {
-				t.Errorf("a failed build wrote its artifact (%v)", err)
-			}
-		})
 	}
 }
 

@@ -62,14 +62,44 @@ func NewBuiltin(texts []string, opt BuiltinOptions) (*Builtin, error) {
 	if len(texts) == 0 {
 		return nil, fmt.Errorf("embed: the builtin model needs at least one text to learn from")
 	}
-	type entry struct {
-		term int
-		x    float64
+	x := newTermDoc(texts)
+	if len(x.terms) == 0 {
+		return nil, fmt.Errorf("embed: the builtin model found no terms in %d texts", len(texts))
 	}
+	nt, n := len(x.terms), len(x.cols)
+	k := min(opt.Dim, nt, n)
+	u, vals, err := x.leftSingular(min(k+builtinOversample, nt, n))
+	if err != nil {
+		return nil, err
+	}
+	for k > 1 && vals[k-1] <= vals[0]*1e-10 {
+		k-- // directions the texts do not span carry only rounding noise
+	}
+	m := &Builtin{dim: k, terms: x.terms, idf: x.idf, vecs: signFixed(u, k)}
+	m.id = m.hashID()
+	return m, nil
+}
+
+// termWeight is one entry of a sparse column of the term-document matrix.
+type termWeight struct {
+	term int
+	x    float64
+}
+
+// termDoc is the term-document matrix X of a set of texts: a column per text, its TF-IDF
+// vector at unit length, over the terms in sorted order.
+type termDoc struct {
+	terms []string       // sorted
+	idf   []float64      // per term
+	cols  [][]termWeight // per text, sorted by term
+}
+
+// newTermDoc builds X from texts. It has no terms when no text has one.
+func newTermDoc(texts []string) *termDoc {
 	index := map[string]int{}
 	var terms []string
 	df := []int{}
-	docs := make([][]entry, len(texts))
+	docs := make([][]termWeight, len(texts))
 	for d, text := range texts {
 		ts, ws := engine.QueryTerms(text)
 		for i, t := range ts {
@@ -81,11 +111,8 @@ func NewBuiltin(texts []string, opt BuiltinOptions) (*Builtin, error) {
 				df = append(df, 0)
 			}
 			df[k]++
-			docs[d] = append(docs[d], entry{k, ws[i]})
+			docs[d] = append(docs[d], termWeight{k, ws[i]})
 		}
-	}
-	if len(terms) == 0 {
-		return nil, fmt.Errorf("embed: the builtin model found no terms in %d texts", len(texts))
 	}
 	// Renumber terms in sorted order so that nothing depends on the order texts came in.
 	order := make([]int, len(terms))
@@ -103,14 +130,13 @@ func NewBuiltin(texts []string, opt BuiltinOptions) (*Builtin, error) {
 	for k, c := range df {
 		idf[rank[k]] = math.Log(float64(1+n)/float64(1+c)) + 1
 	}
-	// X: the term-document matrix, one sparse column per text, columns at unit length.
-	cols := make([][]entry, n)
+	cols := make([][]termWeight, n)
 	for d, es := range docs {
-		col := make([]entry, len(es))
+		col := make([]termWeight, len(es))
 		var ss float64
 		for i, e := range es {
 			x := e.x * idf[rank[e.term]]
-			col[i] = entry{rank[e.term], x}
+			col[i] = termWeight{rank[e.term], x}
 			ss += x * x
 		}
 		if ss > 0 {
@@ -119,62 +145,70 @@ func NewBuiltin(texts []string, opt BuiltinOptions) (*Builtin, error) {
 				col[i].x *= inv
 			}
 		}
-		slices.SortFunc(col, func(a, b entry) int { return a.term - b.term })
+		slices.SortFunc(col, func(a, b termWeight) int { return a.term - b.term })
 		cols[d] = col
 	}
-	k := min(opt.Dim, nt, n)
-	l := min(k+builtinOversample, nt, n)
+	return &termDoc{terms: sorted, idf: idf, cols: cols}
+}
 
+// mul returns X · z (T×l), z being N×l, both row-major.
+func (x *termDoc) mul(z []float64, l int) []float64 {
+	y := make([]float64, len(x.terms)*l)
+	for d, col := range x.cols {
+		zd := z[d*l : (d+1)*l]
+		for _, e := range col {
+			blas64.Implementation().Daxpy(l, e.x, zd, 1, y[e.term*l:(e.term+1)*l], 1)
+		}
+	}
+	return y
+}
+
+// mulT returns Xᵀ · q (N×l), q being T×l, both row-major.
+func (x *termDoc) mulT(q []float64, l int) []float64 {
+	z := make([]float64, len(x.cols)*l)
+	for d, col := range x.cols {
+		zd := z[d*l : (d+1)*l]
+		for _, e := range col {
+			blas64.Implementation().Daxpy(l, e.x, q[e.term*l:(e.term+1)*l], 1, zd, 1)
+		}
+	}
+	return z
+}
+
+// leftSingular approximates X's top l left singular vectors (U, T×l) and its singular values,
+// largest first, by a randomized SVD with a fixed seed.
+func (x *termDoc) leftSingular(l int) (*mat.Dense, []float64, error) {
+	nt, n := len(x.terms), len(x.cols)
 	// Randomized range finder: Q spans X·Ω, refined by power iterations (X·Xᵀ)^q.
 	rng := rand.New(rand.NewPCG(builtinSeed, builtinSeed))
 	omega := make([]float64, n*l)
 	for i := range omega {
 		omega[i] = rng.NormFloat64()
 	}
-	mulX := func(z []float64) []float64 { // (T×l) = X · z, z is N×l
-		y := make([]float64, nt*l)
-		for d, col := range cols {
-			zd := z[d*l : (d+1)*l]
-			for _, e := range col {
-				blas64.Implementation().Daxpy(l, e.x, zd, 1, y[e.term*l:(e.term+1)*l], 1)
-			}
-		}
-		return y
-	}
-	mulXT := func(q []float64) []float64 { // (N×l) = Xᵀ · q, q is T×l
-		z := make([]float64, n*l)
-		for d, col := range cols {
-			zd := z[d*l : (d+1)*l]
-			for _, e := range col {
-				blas64.Implementation().Daxpy(l, e.x, q[e.term*l:(e.term+1)*l], 1, zd, 1)
-			}
-		}
-		return z
-	}
-	q := orthonormalize(mulX(omega), nt, l)
+	q := orthonormalize(x.mul(omega, l), nt, l)
 	for range builtinPowerIters {
-		z := orthonormalize(mulXT(q), n, l)
-		q = orthonormalize(mulX(z), nt, l)
+		z := orthonormalize(x.mulT(q, l), n, l)
+		q = orthonormalize(x.mul(z, l), nt, l)
 	}
 	// B = Qᵀ X is small (l×N); its SVD B = Ub·Σ·Vᵀ gives U ≈ Q·Ub.
-	bt := mulXT(q) // Bᵀ, N×l
+	bt := x.mulT(q, l) // Bᵀ, N×l
 	var svd mat.SVD
 	if !svd.Factorize(mat.NewDense(n, l, bt).T(), mat.SVDThin) {
-		return nil, fmt.Errorf("embed: the builtin model's SVD did not converge")
+		return nil, nil, fmt.Errorf("embed: the builtin model's SVD did not converge")
 	}
 	var ub mat.Dense
 	svd.UTo(&ub) // l×min(l, N)
 	u := mat.NewDense(nt, l, nil)
 	u.Mul(mat.NewDense(nt, l, q), ub.Slice(0, l, 0, l))
-	vals := svd.Values(nil)
-	for k > 1 && vals[k-1] <= vals[0]*1e-10 {
-		k-- // directions the texts do not span carry only rounding noise
-	}
+	return u, svd.Values(nil), nil
+}
 
-	m := &Builtin{dim: k, terms: sorted, idf: idf, vecs: make([]float64, nt*k)}
+// signFixed returns the first k columns of u row-major, each direction's sign fixed (largest
+// component positive), so that the model does not depend on the SVD routine's sign convention.
+func signFixed(u *mat.Dense, k int) []float64 {
+	nt, _ := u.Dims()
+	vecs := make([]float64, nt*k)
 	for j := range k {
-		// Fix each direction's sign (largest component positive), so the model does not depend on
-		// the SVD routine's sign convention.
 		best := 0.0
 		for t := range nt {
 			if x := u.At(t, j); math.Abs(x) > math.Abs(best) {
@@ -186,23 +220,29 @@ func NewBuiltin(texts []string, opt BuiltinOptions) (*Builtin, error) {
 			sign = -1
 		}
 		for t := range nt {
-			m.vecs[t*k+j] = sign * u.At(t, j)
+			vecs[t*k+j] = sign * u.At(t, j)
 		}
 	}
+	return vecs
+}
+
+// hashID names the model by its dimension and a hash of its terms, weights and vectors (as
+// float32, what Embed's callers see).
+func (m *Builtin) hashID() string {
+	k := m.dim
 	h := sha256.New()
 	var buf [8]byte
-	for t, term := range sorted {
+	for t, term := range m.terms {
 		h.Write([]byte(term))
 		h.Write([]byte{0})
-		binary.LittleEndian.PutUint64(buf[:], math.Float64bits(idf[t]))
+		binary.LittleEndian.PutUint64(buf[:], math.Float64bits(m.idf[t]))
 		h.Write(buf[:])
 		for _, x := range m.vecs[t*k : (t+1)*k] {
 			binary.LittleEndian.PutUint32(buf[:4], math.Float32bits(float32(x)))
 			h.Write(buf[:4])
 		}
 	}
-	m.id = fmt.Sprintf("builtin-lsa-v1:%d:%s", k, hex.EncodeToString(h.Sum(nil))[:16])
-	return m, nil
+	return fmt.Sprintf("builtin-lsa-v1:%d:%s", k, hex.EncodeToString(h.Sum(nil))[:16])
 }
 
 // orthonormalize replaces the r×c row-major matrix a (r ≥ c) by an orthonormal basis of its

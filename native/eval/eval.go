@@ -60,6 +60,16 @@ func ReadJSONL(path string, fn func(line int, data []byte) error) error {
 
 // ScanJSONL is ReadJSONL over a reader; name stands for it in errors.
 func ScanJSONL(r io.Reader, path string, fn func(line int, data []byte) error) error {
+	if line, err := EachLine(r, fn); err != nil {
+		return fmt.Errorf("eval: %s:%d: %w", path, line, err)
+	}
+	return nil
+}
+
+// EachLine calls fn for every line of r that is not blank, white space trimmed, with its
+// 1-based number, up to 16 MiB a line. It stops at the first error, fn's or the reader's, and
+// returns it with the number of its line, for the caller to name in its own words.
+func EachLine(r io.Reader, fn func(line int, data []byte) error) (int, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	line := 0
@@ -70,13 +80,13 @@ func ScanJSONL(r io.Reader, path string, fn func(line int, data []byte) error) e
 			continue
 		}
 		if err := fn(line, data); err != nil {
-			return fmt.Errorf("eval: %s:%d: %w", path, line, err)
+			return line, err
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("eval: %s:%d: %w", path, line+1, err)
+		return line + 1, err
 	}
-	return nil
+	return 0, nil
 }
 
 // ReadTasks reads a task file. Every task needs an id and a non-empty query; requireGold also

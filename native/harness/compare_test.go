@@ -11,15 +11,9 @@ import (
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/internal/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/google/go-cmp/cmp"
-)
-
-// The sample library and its tasks, relative to this package's directory.
-const (
-	sampleLib   = "../../graphs/sample"
-	sampleTasks = "../../graphs/sample-tasks.jsonl"
-	sampleCount = 96 // SKILL.md folders in sampleLib
 )
 
 // sampleGold are dependencies of the sample library: gold edges for the edge scores and the oracle.
@@ -38,7 +32,7 @@ var sampleTraces = []builder.Trace{
 
 func readSampleTasks(t *testing.T) []eval.Task {
 	t.Helper()
-	tasks, err := eval.ReadTasks(sampleTasks, true)
+	tasks, err := eval.ReadTasks(testlib.SampleTasks, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,10 +42,10 @@ func readSampleTasks(t *testing.T) []eval.Task {
 // sampleSpec compares the sample library with gold edges, traces and the oracle at error
 // rates 0 and 0.3.
 func sampleSpec(t *testing.T) Spec {
-	return Spec{Libraries: []string{sampleLib}, Tasks: readSampleTasks(t), Ks: []int{5, 10}, Options: builder.DefaultOptions(),
+	return Spec{Libraries: []string{testlib.SampleLib}, Tasks: readSampleTasks(t), Ks: []int{5, 10}, Options: builder.DefaultOptions(),
 		Traces: sampleTraces, Gold: sampleGold, OracleErrors: []float64{0, 0.3}, OracleSeed: 1,
 		Title: "Sample tasks", Label: "sample", Role: RoleCheck, Command: "bin/caskg eval --compare sample",
-		TasksFile: sampleTasks, GoldFile: "gold.jsonl", TracesFile: "traces.jsonl"}
+		TasksFile: testlib.SampleTasks, GoldFile: "gold.jsonl", TracesFile: "traces.jsonl"}
 }
 
 // TestCompare compares the sample library: every row, metrics in range, the perfect oracle
@@ -66,11 +60,11 @@ func TestCompare(t *testing.T) {
 	wantRows := []struct{ name, kind string }{{RowNoGraph, KindBaseline}, {RowDefault, KindVariant}, {RowTraces, KindVariant},
 		{RowPublishAll, KindVariant}, {"oracle, error 0", KindVariant}, {"oracle, error 0.3", KindVariant},
 		{RowLexical, KindChannel}, {RowVector, KindChannel}, {RowWhole, KindReference}}
-	if len(got.Rows) != len(wantRows) || got.NumTasks != 40 || got.Skills != sampleCount || got.Label != "sample" || got.Role != RoleCheck ||
+	if len(got.Rows) != len(wantRows) || got.NumTasks != 40 || got.Skills != testlib.SampleCount || got.Label != "sample" || got.Role != RoleCheck ||
 		got.OracleSeed != 1 || got.Budget != builder.DefaultOptions().Budget || got.GoldEdges != "gold.jsonl" || got.Traces != "traces.jsonl" {
 		t.Fatalf("%d rows, %d tasks, %d skills, label %q, role %q, oracle seed %d, budget %d, files %q %q; want %d, 40, %d, sample, check, 1, %d, gold.jsonl traces.jsonl",
 			len(got.Rows), got.NumTasks, got.Skills, got.Label, got.Role, got.OracleSeed, got.Budget, got.GoldEdges, got.Traces,
-			len(wantRows), sampleCount, builder.DefaultOptions().Budget)
+			len(wantRows), testlib.SampleCount, builder.DefaultOptions().Budget)
 	}
 	for i, row := range got.Rows {
 		if row.Name != wantRows[i].name || row.Kind != wantRows[i].kind {
@@ -137,8 +131,8 @@ func withoutTimes(t *testing.T, r *Result) string {
 // TestCompareDefaults compares without gold edges, traces or a title: the fixed rows only, the
 // title naming the library and the tasks, the label the title, no oracle seed recorded.
 func TestCompareDefaults(t *testing.T) {
-	spec := Spec{Libraries: []string{sampleLib}, Tasks: readSampleTasks(t), Ks: []int{3}, Options: builder.DefaultOptions(),
-		OracleSeed: 7, TasksFile: sampleTasks}
+	spec := Spec{Libraries: []string{testlib.SampleLib}, Tasks: readSampleTasks(t), Ks: []int{3}, Options: builder.DefaultOptions(),
+		OracleSeed: 7, TasksFile: testlib.SampleTasks}
 	got, err := Compare(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +151,7 @@ func TestCompareDefaults(t *testing.T) {
 	if !cmp.Equal(names, want) {
 		t.Errorf("rows %q, want %q", names, want)
 	}
-	if title := sampleLib + " on " + sampleTasks; got.Title != title || got.Label != title || got.OracleSeed != 0 || got.Role != "" {
+	if title := testlib.SampleLib + " on " + testlib.SampleTasks; got.Title != title || got.Label != title || got.OracleSeed != 0 || got.Role != "" {
 		t.Errorf("title %q, label %q, oracle seed %d, role %q; want %q twice, 0 and none", got.Title, got.Label, got.OracleSeed,
 			got.Role, title)
 	}
@@ -166,7 +160,7 @@ func TestCompareDefaults(t *testing.T) {
 func TestCompareErrors(t *testing.T) {
 	empty := t.TempDir()
 	tasks := readSampleTasks(t)
-	base := Spec{Libraries: []string{sampleLib}, Tasks: tasks, Ks: []int{5, 10}, Options: builder.DefaultOptions()}
+	base := Spec{Libraries: []string{testlib.SampleLib}, Tasks: tasks, Ks: []int{5, 10}, Options: builder.DefaultOptions()}
 	tests := []struct {
 		name string
 		edit func(*Spec)
@@ -196,7 +190,7 @@ func TestCompareErrors(t *testing.T) {
 // sampleEngine builds the sample library with the default options.
 func sampleEngine(t *testing.T) *engine.Engine {
 	t.Helper()
-	lib, err := ingest.Load(sampleLib)
+	lib, err := ingest.Load(testlib.SampleLib)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/native/internal/testlib"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -41,98 +43,102 @@ func synthResult(label, role string, gold bool) *Result {
 	return r
 }
 
-func TestWriteMarkdown(t *testing.T) {
-	var buf bytes.Buffer
+// TestWriters checks the Markdown of a comparison, its build times, the README results and
+// EVALUATION.md. Build times (1.23) never stand in the deterministic tables: they change from
+// run to run.
+func TestWriters(t *testing.T) {
 	r := synthResult("set", RoleCheck, true)
-	r.WriteMarkdown(&buf)
-	out := buf.String()
-	for _, want := range []string{
-		"### set title\n",
-		"2 tasks, 3 skills; a check set (never tuned on); gold edges `gold.jsonl` (2 between skills of the library); frontier: the 500 highest-A candidates probed. Rerun:",
-		"```sh\nbin/caskg eval --compare lib --tasks t.jsonl\n```",
-		"| build | R@5 | R@10 | COMP@5 | COMP@10 | nDCG@10 | MRR main | prereq. cov. | bundle chars | edges | edge precision | edge recall |",
-		"| no graph (seeds alone) | 0.250 | 0.500 | 0.125 | 0.250 | 0.250 | 0.500 | — | 1234 | — | — | — |\n| default | 0.375 | 0.750 | 0.250 | 0.500 | 0.250 | 0.500 | — | 1234 | 4 | 0.250 | 0.500 |",
-		"| publish-all | 0.250 | 0.500 | 0.125 | 0.250 | 0.250 | 0.500 | — | 1234 | 9 | — | — |",
-		"| oracle, error 0.1 | 0.500 | 1.000 | 0.375 | 0.750 | 0.250 | 0.500 | — | 1234 | 2 | 1.000 | 1.000 |",
-		"| whole library | 0.500 | 1.000 | 0.500 | 1.000 | — | — | — | 1234 | — | — | — |",
-		"| default | all | 4 | 1 | 0.250 | 0.500 | 0.333 |",
-		"|  | confirmed | 1 | 1 | 1.000 | 0.500 | 0.667 |",
-		"Per-channel ablation",
-		"| lexical seeds (BM25 + fuzzy names) | 0.125 | 0.250 | 0.000 | 0.000 | 0.250 | 0.500 | — | 1234 |\n| no graph (seeds alone) |",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, out)
-		}
+	ab := []*Result{synthResult("A", RoleTuning, false), synthResult("B", RoleCheck, true)}
+	evaluation := func(results ...*Result) func(io.Writer) {
+		return func(w io.Writer) { WriteEvaluation(w, results) }
 	}
-	// The channels only in the ablation table; build times never in the deterministic tables.
-	if strings.Count(out, "lexical seeds") != 1 || strings.Contains(out, "1.23") {
-		t.Errorf("a channel row in the main table or a build time in the tables:\n%s", out)
-	}
-	buf.Reset()
-	r.WriteTimes(&buf)
-	if out := buf.String(); !strings.Contains(out, "| default | 1.23 |\n| publish-all | 0.50 |\n| oracle, error 0.1 | 0.25 |") ||
-		strings.Contains(out, "no graph") {
-		t.Errorf("build times:\n%s", out)
-	}
-}
-
-func TestWriteReadmeResults(t *testing.T) {
-	var buf bytes.Buffer
-	WriteReadmeResults(&buf, []*Result{synthResult("A", RoleTuning, false), synthResult("B", RoleCheck, true)})
-	out := buf.String()
-	for _, want := range []string{
-		"| set | role | tasks | no graph | default | default − no graph | default + traces | publish-all | oracle, error 0.1 |",
-		"| A | tuning | 2 | 0.250 | 0.500 | +0.250 | — | 0.250 | — |",
-		"| B | check | 2 | 0.250 | 0.500 | +0.250 | — | 0.250 | 0.750 |",
-		"| set | gold edges | default | default + traces | publish-all | oracle, error 0.1 |",
-		"| B | 2 | 0.250 / 0.500 (4) | — | — | 1.000 / 1.000 (2) |",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("README results lack %q:\n%s", want, out)
-		}
-	}
-	if strings.Contains(out, "| A | 2 |") || strings.Contains(out, "1.23") {
-		t.Errorf("an edge row for a set without gold edges, or a build time:\n%s", out)
-	}
-}
-
-func TestWriteEvaluation(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		results []*Result
-		want    []string
-		not     []string
+	tests := []struct {
+		name      string
+		write     func(io.Writer)
+		want, not []string
+		once      []string // exactly once in the text
+		timesFrom string   // when set, no build time before it
 	}{
-		{"tuning and check", []*Result{synthResult("A", RoleTuning, false), synthResult("B", RoleCheck, true)},
-			[]string{"# Evaluation\n", "**Tuning sets** — the defaults (build and retrieval) were chosen looking at their figures: A.\n",
+		{
+			name:  "markdown",
+			write: func(w io.Writer) { r.WriteMarkdown(w) },
+			want: []string{
+				"### set title\n",
+				"2 tasks, 3 skills; a check set (never tuned on); gold edges `gold.jsonl` (2 between skills of the library); frontier: the 500 highest-A candidates probed. Rerun:",
+				"```sh\nbin/caskg eval --compare lib --tasks t.jsonl\n```",
+				"| build | R@5 | R@10 | COMP@5 | COMP@10 | nDCG@10 | MRR main | prereq. cov. | bundle chars | edges | edge precision | edge recall |",
+				"| no graph (seeds alone) | 0.250 | 0.500 | 0.125 | 0.250 | 0.250 | 0.500 | — | 1234 | — | — | — |\n| default | 0.375 | 0.750 | 0.250 | 0.500 | 0.250 | 0.500 | — | 1234 | 4 | 0.250 | 0.500 |",
+				"| publish-all | 0.250 | 0.500 | 0.125 | 0.250 | 0.250 | 0.500 | — | 1234 | 9 | — | — |",
+				"| oracle, error 0.1 | 0.500 | 1.000 | 0.375 | 0.750 | 0.250 | 0.500 | — | 1234 | 2 | 1.000 | 1.000 |",
+				"| whole library | 0.500 | 1.000 | 0.500 | 1.000 | — | — | — | 1234 | — | — | — |",
+				"| default | all | 4 | 1 | 0.250 | 0.500 | 0.333 |",
+				"|  | confirmed | 1 | 1 | 1.000 | 0.500 | 0.667 |",
+				"Per-channel ablation",
+				"| lexical seeds (BM25 + fuzzy names) | 0.125 | 0.250 | 0.000 | 0.000 | 0.250 | 0.500 | — | 1234 |\n| no graph (seeds alone) |",
+			},
+			not:  []string{"1.23"},
+			once: []string{"lexical seeds"}, // the channels only in the ablation table
+		},
+		{
+			name:  "build times",
+			write: func(w io.Writer) { r.WriteTimes(w) },
+			want:  []string{"| default | 1.23 |\n| publish-all | 0.50 |\n| oracle, error 0.1 | 0.25 |"},
+			not:   []string{"no graph"},
+		},
+		{
+			name:  "README results",
+			write: func(w io.Writer) { WriteReadmeResults(w, ab) },
+			want: []string{
+				"| set | role | tasks | no graph | default | default − no graph | default + traces | publish-all | oracle, error 0.1 |",
+				"| A | tuning | 2 | 0.250 | 0.500 | +0.250 | — | 0.250 | — |",
+				"| B | check | 2 | 0.250 | 0.500 | +0.250 | — | 0.250 | 0.750 |",
+				"| set | gold edges | default | default + traces | publish-all | oracle, error 0.1 |",
+				"| B | 2 | 0.250 / 0.500 (4) | — | — | 1.000 / 1.000 (2) |",
+			},
+			not: []string{"| A | 2 |", "1.23"}, // no edge row for a set without gold edges
+		},
+		{
+			name:  "EVALUATION.md, tuning and check",
+			write: evaluation(ab...),
+			want: []string{"# Evaluation\n", "**Tuning sets** — the defaults (build and retrieval) were chosen looking at their figures: A.\n",
 				"**Check sets** — reported only, never tuned on: they show whether the defaults carry over: B.\n",
 				"## Summary\n\nCOMP@10 (share of tasks with every gold skill in the top 10):\n\n| set | role |",
 				"| A | tuning | 2 | 0.250 | 0.500 | +0.250 |", "\n## Dev sets\n\n### A title\n", "\n### B title\n",
 				"## Build times\n", "| set | default | default + traces | publish-all | oracle, error 0.1 |",
 				"| A | 1.23 | — | 0.50 | — |\n| B | 1.23 | — | 0.50 | 0.25 |"},
-			[]string{"**Not classified**"}},
-		{"check only", []*Result{synthResult("B", RoleCheck, false)}, []string{"**Check sets**", "| B | check | 2 |"},
-			[]string{"**Tuning sets**", "**Not classified**", "Published edges against the gold edges"}},
-		{"not classified", []*Result{synthResult("C", "", false)}, []string{"**Not classified**: C.\n", "| C | — | 2 |"},
-			[]string{"**Tuning sets**", "**Check sets**"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+			not:       []string{"**Not classified**"},
+			timesFrom: "## Build times",
+		},
+		{
+			name:      "EVALUATION.md, check only",
+			write:     evaluation(synthResult("B", RoleCheck, false)),
+			want:      []string{"**Check sets**", "| B | check | 2 |"},
+			not:       []string{"**Tuning sets**", "**Not classified**", "Published edges against the gold edges"},
+			timesFrom: "## Build times",
+		},
+		{
+			name:      "EVALUATION.md, not classified",
+			write:     evaluation(synthResult("C", "", false)),
+			want:      []string{"**Not classified**: C.\n", "| C | — | 2 |"},
+			not:       []string{"**Tuning sets**", "**Check sets**"},
+			timesFrom: "## Build times",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			WriteEvaluation(&buf, tc.results)
+			tt.write(&buf)
 			out := buf.String()
-			for _, w := range tc.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("EVALUATION.md lacks %q:\n%s", w, out)
+			testlib.Contains(t, tt.name, out, tt.want, tt.not)
+			for _, s := range tt.once {
+				if n := strings.Count(out, s); n != 1 {
+					t.Errorf("%q %d times, want once:\n%s", s, n, out)
 				}
 			}
-			for _, w := range tc.not {
-				if strings.Contains(out, w) {
-					t.Errorf("EVALUATION.md has %q:\n%s", w, out)
+			if tt.timesFrom != "" {
+				if i := strings.Index(out, tt.timesFrom); i < 0 || strings.Contains(out[:i], "1.23") {
+					t.Errorf("no %q, or a build time before it:\n%s", tt.timesFrom, out)
 				}
-			}
-			// Build times only in their section, after every deterministic table.
-			if i := strings.Index(out, "## Build times"); strings.Contains(out[:i], "1.23") {
-				t.Errorf("a build time before the build times section:\n%s", out)
 			}
 		})
 	}
@@ -140,13 +146,7 @@ func TestWriteEvaluation(t *testing.T) {
 
 func TestReadResult(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, body string) string { return testlib.WriteFile(t, dir, name, body) }
 	good := synthResult("A", RoleTuning, true)
 	data, _ := json.Marshal(good)
 	noLabel := synthResult("", RoleCheck, false)
@@ -173,14 +173,8 @@ func TestReadResult(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ReadResult(tc.file)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want one containing %q", err, tc.err)
-				}
+			if testlib.WantErr(t, err, "", tc.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("read back (-want +got):\n%s", diff)

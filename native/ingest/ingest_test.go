@@ -8,28 +8,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/caskg/caskg/native/internal/testlib"
 )
 
-// files maps a slash-separated path under the test's directory to its content.
-type files map[string]string
+// files and skillMD are testlib's, under short names for the tables.
+type files = testlib.Files
 
-func writeFiles(t *testing.T, dir string, fs files) {
-	t.Helper()
-	for name, content := range fs {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// skillMD builds a SKILL.md file from front matter lines and a body.
-func skillMD(body string, fm ...string) string {
-	return "---\n" + strings.Join(fm, "\n") + "\n---\n" + body
-}
+var skillMD = testlib.SkillMD
 
 const fullSkill = `---
 name: extract-tables
@@ -365,7 +351,7 @@ func TestLoad(t *testing.T) {
 	for _, tc := range loadCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Chdir(t.TempDir())
-			writeFiles(t, ".", tc.in)
+			testlib.WriteFiles(t, ".", tc.in)
 			args := tc.args
 			if args == nil {
 				args = []string{"lib"}
@@ -407,7 +393,7 @@ func TestLoad(t *testing.T) {
 // TestLoadFields checks every field of skills read from each kind of file.
 func TestLoadFields(t *testing.T) {
 	t.Chdir(t.TempDir())
-	writeFiles(t, ".", files{
+	testlib.WriteFiles(t, ".", files{
 		"lib/pdf/extract/SKILL.md": fullSkill,
 		"lib/image/ocr/SKILL.md":   crlfSkill,
 		"tools.json":               mcpList,
@@ -449,7 +435,7 @@ func TestLoadFields(t *testing.T) {
 
 func TestUnreadableFile(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, files{
+	testlib.WriteFiles(t, dir, files{
 		"a/SKILL.md":       skillMD("", "name: a", "description: A."),
 		"b/SKILL.md":       skillMD("", "name: b", "description: B."),
 		"c/inner/SKILL.md": skillMD("", "name: c", "description: C."),
@@ -495,7 +481,7 @@ func TestNoPaths(t *testing.T) {
 
 func TestStrictErrorWrapsProblem(t *testing.T) {
 	t.Chdir(t.TempDir())
-	writeFiles(t, ".", files{"lib/a/SKILL.md": skillMD("", "name: a")})
+	testlib.WriteFiles(t, ".", files{"lib/a/SKILL.md": skillMD("", "name: a")})
 	_, err := LoadWith(Options{Strict: true}, "lib")
 	var p Problem
 	if !errors.As(err, &p) || p.File != "lib/a/SKILL.md" || p.Field != "description" {

@@ -72,10 +72,7 @@ func findTools(doc rawValue) ([]rawValue, string) {
 			return nil, err.Error()
 		}
 		if t, ok := m["tools"]; ok {
-			if kindOfJSON(t.data) != "an array" {
-				return nil, fmt.Sprintf(`"tools" is not an array (got %s)`, kindOfJSON(t.data))
-			}
-			return elements(t)
+			return toolArray(t, "tools")
 		}
 		if r, ok := m["result"]; ok && kindOfJSON(r.data) == "an object" {
 			rm, err := members(r)
@@ -83,15 +80,20 @@ func findTools(doc rawValue) ([]rawValue, string) {
 				return nil, err.Error()
 			}
 			if t, ok := rm["tools"]; ok {
-				if kindOfJSON(t.data) != "an array" {
-					return nil, fmt.Sprintf(`"result.tools" is not an array (got %s)`, kindOfJSON(t.data))
-				}
-				return elements(t)
+				return toolArray(t, "result.tools")
 			}
 		}
 		return nil, `no "tools" array: ` + toolsShape
 	}
 	return nil, fmt.Sprintf("not a tool catalog (got %s): %s", kindOfJSON(doc.data), toolsShape)
+}
+
+// toolArray is the elements of t, the member at path of the document, which must be an array.
+func toolArray(t rawValue, path string) ([]rawValue, string) {
+	if kindOfJSON(t.data) != "an array" {
+		return nil, fmt.Sprintf(`"%s" is not an array (got %s)`, path, kindOfJSON(t.data))
+	}
+	return elements(t)
 }
 
 // elements splits a valid JSON array into its elements, with their offsets.

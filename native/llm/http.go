@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/caskg/caskg/native/openai"
 )
@@ -90,15 +89,4 @@ func contentText(raw json.RawMessage) (string, bool) {
 		return b.String(), true
 	}
 	return "", false
-}
-
-// excerpt returns s with runs of white space collapsed, invalid UTF-8 replaced, cut to at most
-// n runes.
-func excerpt(s string, n int) string {
-	s = strings.Join(strings.FieldsFunc(strings.ToValidUTF8(s, "\uFFFD"), unicode.IsSpace), " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

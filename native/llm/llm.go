@@ -136,19 +136,13 @@ func New(cfg Config) (*Client, error) {
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, errors.New("llm: Config.Model is required")
 	}
-	switch {
-	case math.IsNaN(cfg.Temperature) || cfg.Temperature < 0 || cfg.Temperature > 2:
+	if math.IsNaN(cfg.Temperature) || cfg.Temperature < 0 || cfg.Temperature > 2 {
 		return nil, fmt.Errorf("llm: Config.Temperature %v is outside [0,2]", cfg.Temperature)
-	case cfg.MaxTokens < 0:
-		return nil, fmt.Errorf("llm: Config.MaxTokens %d is negative", cfg.MaxTokens)
-	case cfg.Concurrency < 0:
-		return nil, fmt.Errorf("llm: Config.Concurrency %d is negative", cfg.Concurrency)
-	case cfg.RPM < 0:
-		return nil, fmt.Errorf("llm: Config.RPM %d is negative", cfg.RPM)
-	case cfg.Timeout < 0:
-		return nil, fmt.Errorf("llm: Config.Timeout %v is negative", cfg.Timeout)
-	case cfg.BaseBackoff < 0:
-		return nil, fmt.Errorf("llm: Config.BaseBackoff %v is negative", cfg.BaseBackoff)
+	}
+	if err := cmp.Or(openai.NotNegative("Config.MaxTokens", cfg.MaxTokens), openai.NotNegative("Config.Concurrency", cfg.Concurrency),
+		openai.NotNegative("Config.RPM", cfg.RPM), openai.NotNegative("Config.Timeout", cfg.Timeout),
+		openai.NotNegative("Config.BaseBackoff", cfg.BaseBackoff)); err != nil {
+		return nil, fmt.Errorf("llm: %w", err)
 	}
 	tr, err := openai.New(openai.Config{
 		URL: cfg.URL, Path: chatPath, APIKey: cfg.APIKey, Model: cfg.Model,
@@ -164,18 +158,8 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Concurrency == 0 {
 		cfg.Concurrency = DefaultConcurrency
 	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = DefaultTimeout
-	}
-	switch {
-	case cfg.Retries == 0:
-		cfg.Retries = DefaultRetries
-	case cfg.Retries < 0:
-		cfg.Retries = 0
-	}
-	if cfg.BaseBackoff == 0 {
-		cfg.BaseBackoff = DefaultBaseBackoff
-	}
+	tc := tr.Config() // the transport's settings, defaults filled in
+	cfg.Timeout, cfg.Retries, cfg.BaseBackoff = tc.Timeout, tc.Retries, tc.BaseBackoff
 	c := &Client{cfg: cfg, tr: tr, base: base, byKind: map[string]int64{}}
 	if cfg.CacheDir != "" {
 		if err := os.MkdirAll(cfg.CacheDir, 0o755); err != nil {
@@ -233,7 +217,7 @@ func (c *Client) score(ctx context.Context, p Prompt) Answer {
 	score, ok := ParseScore(text)
 	if !ok {
 		return Answer{Outcome: Failed, Raw: text,
-			Err: fmt.Errorf("llm: no score in [0,1] in the %s answer %q", kindName(p.Kind), excerpt(text, 120))}
+			Err: fmt.Errorf("llm: no score in [0,1] in the %s answer %q", kindName(p.Kind), openai.Excerpt(text, 120))}
 	}
 	if c.cache != nil {
 		if err := c.cache.put(key, score, text); err != nil {

@@ -12,10 +12,13 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/caskg/caskg/native/internal/testlib"
 )
 
 const (
@@ -32,8 +35,8 @@ type fakeServer struct {
 	handle  func(w http.ResponseWriter, r *http.Request, n int, user string)
 	content func(user string) string
 
+	requests    atomic.Int64
 	mu          sync.Mutex
-	requests    int
 	inFlight    int
 	maxInFlight int
 	answered    map[string]int // user prompt → completions written for it
@@ -64,9 +67,8 @@ func (f *fakeServer) client(t *testing.T, edit func(*Config)) *Client {
 }
 
 func (f *fakeServer) serve(w http.ResponseWriter, r *http.Request) {
+	n := int(f.requests.Add(1))
 	f.mu.Lock()
-	f.requests++
-	n := f.requests
 	f.inFlight++
 	f.maxInFlight = max(f.maxInFlight, f.inFlight)
 	f.arrivals = append(f.arrivals, time.Now())
@@ -153,19 +155,7 @@ func (f *fakeServer) answer(w http.ResponseWriter, user, content string) {
 	})
 }
 
-func (f *fakeServer) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.requests
-}
-
-// waitDone blocks a handler until the client gives up on the request, at most a few seconds.
-func waitDone(r *http.Request) {
-	select {
-	case <-r.Context().Done():
-	case <-time.After(5 * time.Second):
-	}
-}
+func (f *fakeServer) count() int { return int(f.requests.Load()) }
 
 func prompts(n int, kind string) []Prompt {
 	ps := make([]Prompt, n)
@@ -258,100 +248,68 @@ func TestRetryAfter429(t *testing.T) {
 	}
 }
 
-func TestPersistent500(t *testing.T) {
-	f := newFakeServer(t)
-	f.handle = func(w http.ResponseWriter, r *http.Request, n int, user string) {
-		http.Error(w, "upstream model crashed", http.StatusInternalServerError)
-	}
-	c := f.client(t, func(cfg *Config) { cfg.Retries = 3 })
-	a := c.Score(context.Background(), Prompt{Kind: "removal", User: "u"})
-	if a.Outcome != Failed || a.Err == nil {
-		t.Fatalf("answer %+v, want Failed", a)
-	}
-	for _, want := range []string{"llm: ", "500", "upstream model crashed", "after 4 attempts"} {
-		if !strings.Contains(a.Err.Error(), want) {
-			t.Errorf("error %q does not mention %q", a.Err, want)
+// TestFailures checks every way an answer fails: Failed, with an llm: error that says why, and
+// retried only when another attempt may succeed.
+func TestFailures(t *testing.T) {
+	type handler = func(w http.ResponseWriter, r *http.Request, n int, user string)
+	// status answers code and body; a Retry-After of 0 must not make a client error worth retrying.
+	status := func(code int, retryAfter, body string) handler {
+		return func(w http.ResponseWriter, r *http.Request, n int, user string) {
+			if retryAfter != "" {
+				w.Header().Set("Retry-After", retryAfter)
+			}
+			w.WriteHeader(code)
+			fmt.Fprint(w, body)
 		}
 	}
-	if f.count() != 4 {
-		t.Errorf("server saw %d requests, want Retries+1 = 4", f.count())
-	}
-	if s := c.Stats(); s.Retries != 3 || s.Failed != 1 || s.Calls != 1 {
-		t.Errorf("stats %+v, want 1 call, 3 retries, 1 failed", s)
-	}
-}
-
-func TestNoRetries(t *testing.T) {
-	f := newFakeServer(t)
-	f.handle = func(w http.ResponseWriter, r *http.Request, n int, user string) {
-		http.Error(w, "busy", http.StatusServiceUnavailable)
-	}
-	c := f.client(t, func(cfg *Config) { cfg.Retries = -1 })
-	if a := c.Score(context.Background(), Prompt{User: "u"}); a.Outcome != Failed {
-		t.Fatalf("answer %+v, want Failed", a)
-	}
-	if f.count() != 1 {
-		t.Errorf("server saw %d requests, want 1 with Retries < 0", f.count())
-	}
-}
-
-func TestClientErrorsNotRetried(t *testing.T) {
+	const tooLong = `{"error":{"message":"context length exceeded","type":"invalid_request_error"}}`
 	tests := []struct {
-		name    string
-		status  int
-		mention string
+		name     string
+		handle   handler
+		edit     func(*Config)
+		wantErr  []string // in the error, after the llm: prefix
+		requests int      // made to the server
+		retries  int64    // in Stats
 	}{
-		{"unauthorized", http.StatusUnauthorized, "CASKG_LLM_API_KEY or OPENAI_API_KEY"},
-		{"forbidden", http.StatusForbidden, "API key"},
-		{"bad request", http.StatusBadRequest, "context length exceeded"},
-		{"not found", http.StatusNotFound, "base URL"},
+		{"persistent 500", status(http.StatusInternalServerError, "", "upstream model crashed"), func(cfg *Config) { cfg.Retries = 3 },
+			[]string{"500", "upstream model crashed", "after 4 attempts"}, 4, 3},
+		{"no retries", status(http.StatusServiceUnavailable, "", "busy"), func(cfg *Config) { cfg.Retries = -1 }, []string{"503", "busy"}, 1, 0},
+		{"unauthorized, not retried", status(http.StatusUnauthorized, "0", tooLong), nil, []string{"401", "CASKG_LLM_API_KEY or OPENAI_API_KEY"}, 1, 0},
+		{"forbidden, not retried", status(http.StatusForbidden, "0", tooLong), nil, []string{"403", "API key"}, 1, 0},
+		{"bad request, not retried", status(http.StatusBadRequest, "0", tooLong), nil, []string{"400", "context length exceeded"}, 1, 0},
+		{"not found, not retried", status(http.StatusNotFound, "0", tooLong), nil, []string{"404", "base URL"}, 1, 0},
+		{"timeout retried", func(w http.ResponseWriter, r *http.Request, n int, user string) { testlib.WaitDone(r) },
+			func(cfg *Config) { cfg.Timeout = 50 * time.Millisecond; cfg.Retries = 2 }, []string{"Config.Timeout"}, 3, 2},
+		{"no choices", status(http.StatusOK, "", `{"object":"chat.completion","choices":[]}`), nil, []string{"no choices"}, 1, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeServer(t)
-			f.handle = func(w http.ResponseWriter, r *http.Request, n int, user string) {
-				w.Header().Set("Retry-After", "0")
-				w.WriteHeader(tt.status)
-				fmt.Fprint(w, `{"error":{"message":"context length exceeded","type":"invalid_request_error"}}`)
-			}
-			c := f.client(t, nil)
+			f.handle = tt.handle
+			c := f.client(t, tt.edit)
+			start := time.Now()
 			a := c.Score(context.Background(), Prompt{Kind: "judge", User: "u"})
 			if a.Outcome != Failed || a.Err == nil {
 				t.Fatalf("answer %+v, want Failed", a)
 			}
-			msg := a.Err.Error()
-			if !strings.HasPrefix(msg, "llm: ") || !strings.Contains(msg, fmt.Sprint(tt.status)) || !strings.Contains(msg, tt.mention) {
-				t.Errorf("error %q, want llm: prefix, status %d and %q", msg, tt.status, tt.mention)
+			if msg := a.Err.Error(); !strings.HasPrefix(msg, "llm: ") {
+				t.Errorf("error %q lacks the llm: prefix", msg)
 			}
-			if f.count() != 1 {
-				t.Errorf("server saw %d requests, want 1 (no retry)", f.count())
+			for _, want := range tt.wantErr {
+				if !strings.Contains(a.Err.Error(), want) {
+					t.Errorf("error %q does not mention %q", a.Err, want)
+				}
 			}
-			if s := c.Stats(); s.Retries != 0 || s.Failed != 1 {
-				t.Errorf("stats %+v, want no retry, 1 failed", s)
+			if f.count() != tt.requests {
+				t.Errorf("server saw %d requests, want %d", f.count(), tt.requests)
+			}
+			if s := c.Stats(); s.Retries != tt.retries || s.Failed != 1 || s.Calls != 1 {
+				t.Errorf("stats %+v, want 1 call, %d retries, 1 failed", s, tt.retries)
+			}
+			if d := time.Since(start); d > 3*time.Second {
+				t.Errorf("took %v; the per-attempt timeout or the Retry-After was not applied", d)
 			}
 		})
-	}
-}
-
-func TestTimeoutRetried(t *testing.T) {
-	f := newFakeServer(t)
-	f.handle = func(w http.ResponseWriter, r *http.Request, n int, user string) {
-		waitDone(r) // never answers in time
-	}
-	c := f.client(t, func(cfg *Config) { cfg.Timeout = 50 * time.Millisecond; cfg.Retries = 2 })
-	start := time.Now()
-	a := c.Score(context.Background(), Prompt{Kind: "removal", User: "u"})
-	if a.Outcome != Failed || a.Err == nil || !strings.Contains(a.Err.Error(), "Config.Timeout") {
-		t.Fatalf("answer %+v, want Failed naming Config.Timeout", a)
-	}
-	if f.count() != 3 {
-		t.Errorf("server saw %d requests, want 3", f.count())
-	}
-	if s := c.Stats(); s.Retries != 2 {
-		t.Errorf("stats %+v, want 2 retries", s)
-	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("took %v; the per-attempt timeout was not applied", d)
 	}
 }
 
@@ -406,21 +364,6 @@ func TestContentParts(t *testing.T) {
 	c := f.client(t, nil)
 	if a := c.Score(context.Background(), Prompt{User: "u"}); a.Outcome != Fresh || a.Score != 0.45 || a.Raw != `{"score": 0.45}` {
 		t.Errorf("answer %+v, want fresh 0.45 from the joined parts", a)
-	}
-}
-
-func TestNoChoicesFails(t *testing.T) {
-	f := newFakeServer(t)
-	f.handle = func(w http.ResponseWriter, r *http.Request, n int, user string) {
-		fmt.Fprint(w, `{"object":"chat.completion","choices":[]}`)
-	}
-	c := f.client(t, nil)
-	a := c.Score(context.Background(), Prompt{User: "u"})
-	if a.Outcome != Failed || a.Err == nil || !strings.Contains(a.Err.Error(), "no choices") {
-		t.Fatalf("answer %+v, want Failed with no choices", a)
-	}
-	if f.count() != 1 {
-		t.Errorf("server saw %d requests, want 1", f.count())
 	}
 }
 
@@ -568,7 +511,7 @@ func TestResumeAfterKill(t *testing.T) {
 			}
 			f.mu.Unlock()
 			if dying {
-				waitDone(r) // the build dies before these are answered
+				testlib.WaitDone(r) // the build dies before these are answered
 				return
 			}
 		}
@@ -690,16 +633,17 @@ func TestCacheFileFormat(t *testing.T) {
 func TestCacheKey(t *testing.T) {
 	tests := []struct {
 		name string
-		url  string
-		temp float64
+		cfg  Config
 		want string
 	}{
-		{"cases and trailing slash folded", "HTTP://Example.COM/v1/", 0, "11106413bf122ced781279166487a044936a7dff5ab29d733a57c2c645e0c40c"},
-		{"full endpoint URL, port, temperature", " https://EXAMPLE.com:8443/api/v1/chat/completions ", 0.5, "f8903e3b23b021210f55d338a6db56d622d1ad5d960a47702af51160d3472dad"},
+		{"cases and trailing slash folded", Config{URL: "HTTP://Example.COM/v1/", Model: "m"},
+			"11106413bf122ced781279166487a044936a7dff5ab29d733a57c2c645e0c40c"},
+		{"full endpoint URL, port, temperature", Config{URL: " https://EXAMPLE.com:8443/api/v1/chat/completions ", Model: "m", Temperature: 0.5},
+			"f8903e3b23b021210f55d338a6db56d622d1ad5d960a47702af51160d3472dad"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := New(Config{URL: tt.url, Model: "m", Temperature: tt.temp})
+			c, err := New(tt.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -753,7 +697,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 	f := newFakeServer(t)
 	f.handle = func(w http.ResponseWriter, r *http.Request, n int, user string) {
 		if n%3 == 0 {
-			waitDone(r)
+			testlib.WaitDone(r)
 			return
 		}
 		f.answer(w, user, `{"score": 0.5}`)
@@ -779,29 +723,32 @@ func TestNoGoroutineLeak(t *testing.T) {
 	t.Errorf("goroutines of the Client still running after ScoreAll returned:\n%s", stacks)
 }
 
+// TestNewValidates pins the error of each bad Config: the CLI shows them as they are.
 func TestNewValidates(t *testing.T) {
 	tests := []struct {
-		name  string
-		cfg   Config
-		field string
+		name string
+		cfg  Config
+		want string
 	}{
-		{"no URL", Config{Model: "m"}, "Config.URL"},
-		{"bad scheme", Config{URL: "ftp://h/v1", Model: "m"}, "Config.URL"},
-		{"no host", Config{URL: "http:///v1", Model: "m"}, "Config.URL"},
-		{"query", Config{URL: "http://h/v1?x=1", Model: "m"}, "Config.URL"},
-		{"no model", Config{URL: "http://h/v1"}, "Config.Model"},
-		{"temperature", Config{URL: "http://h/v1", Model: "m", Temperature: -1}, "Config.Temperature"},
-		{"max tokens", Config{URL: "http://h/v1", Model: "m", MaxTokens: -1}, "Config.MaxTokens"},
-		{"concurrency", Config{URL: "http://h/v1", Model: "m", Concurrency: -2}, "Config.Concurrency"},
-		{"rpm", Config{URL: "http://h/v1", Model: "m", RPM: -1}, "Config.RPM"},
-		{"timeout", Config{URL: "http://h/v1", Model: "m", Timeout: -time.Second}, "Config.Timeout"},
-		{"backoff", Config{URL: "http://h/v1", Model: "m", BaseBackoff: -time.Second}, "Config.BaseBackoff"},
+		{"no URL", Config{Model: "m"},
+			"llm: Config.URL is required (a base URL such as http://127.0.0.1:8080/v1; OPENAI_BASE_URL is read by ConfigFromEnv)"},
+		{"bad scheme", Config{URL: "ftp://h/v1", Model: "m"},
+			`llm: Config.URL: openai: URL "ftp://h/v1" must be an http:// or https:// URL with a host`},
+		{"no host", Config{URL: "http:///v1", Model: "m"},
+			`llm: Config.URL: openai: URL "http:///v1" must be an http:// or https:// URL with a host`},
+		{"query", Config{URL: "http://h/v1?x=1", Model: "m"}, `llm: Config.URL: openai: URL "http://h/v1?x=1" must not have a query or fragment`},
+		{"no model", Config{URL: "http://h/v1"}, "llm: Config.Model is required"},
+		{"temperature", Config{URL: "http://h/v1", Model: "m", Temperature: -1}, "llm: Config.Temperature -1 is outside [0,2]"},
+		{"max tokens", Config{URL: "http://h/v1", Model: "m", MaxTokens: -1}, "llm: Config.MaxTokens -1 is negative"},
+		{"concurrency", Config{URL: "http://h/v1", Model: "m", Concurrency: -2}, "llm: Config.Concurrency -2 is negative"},
+		{"rpm", Config{URL: "http://h/v1", Model: "m", RPM: -1}, "llm: Config.RPM -1 is negative"},
+		{"timeout", Config{URL: "http://h/v1", Model: "m", Timeout: -time.Second}, "llm: Config.Timeout -1s is negative"},
+		{"backoff", Config{URL: "http://h/v1", Model: "m", BaseBackoff: -time.Second}, "llm: Config.BaseBackoff -1s is negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := New(tt.cfg)
-			if err == nil || !strings.HasPrefix(err.Error(), "llm: ") || !strings.Contains(err.Error(), tt.field) {
-				t.Errorf("New: %v, want an llm: error naming %s", err, tt.field)
+			if _, err := New(tt.cfg); err == nil || err.Error() != tt.want {
+				t.Errorf("New: %v, want %s", err, tt.want)
 			}
 		})
 	}

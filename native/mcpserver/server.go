@@ -177,43 +177,33 @@ func (s *Server) MCP() *mcp.Server {
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "caskg", Title: "caskg skill graph", Version: version},
 		&mcp.ServerOptions{Instructions: Instructions})
-	closed := false
-	ro := func(title string) *mcp.ToolAnnotations {
-		return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed}
-	}
-	mcp.AddTool(srv, &mcp.Tool{
-		Name:  "retrieve_skills",
-		Title: "Retrieve skills for a task",
-		Description: "Find the skills to use for a task: the best matches and, over the skill graph, the skills they need " +
-			"or lead to. Returns the bundle as text (a header, then each skill's description, source file, graph evidence " +
+	addTool(srv, "retrieve_skills", "Retrieve skills for a task",
+		"Find the skills to use for a task: the best matches and, over the skill graph, the skills they need "+
+			"or lead to. Returns the bundle as text (a header, then each skill's description, source file, graph evidence "+
 			"and the head of its instructions, within a character budget) and the ranking as structured content.",
-		InputSchema: json.RawMessage(retrieveSchema),
-		Annotations: ro("Retrieve skills for a task"),
-	}, safe(s.retrieve))
-	mcp.AddTool(srv, &mcp.Tool{
-		Name:  "get_skill",
-		Title: "Get a skill's text",
-		Description: "The whole SKILL.md of a skill by name, read from the skill library; when the server has no library " +
+		retrieveSchema, s.retrieve)
+	addTool(srv, "get_skill", "Get a skill's text",
+		"The whole SKILL.md of a skill by name, read from the skill library; when the server has no library "+
 			"or no file for the skill, the description and the head of the body stored in the graph.",
-		InputSchema: json.RawMessage(nameSchema),
-		Annotations: ro("Get a skill's text"),
-	}, safe(s.getSkill))
-	mcp.AddTool(srv, &mcp.Tool{
-		Name:  "skill_neighbors",
-		Title: "Skill neighbors",
-		Description: "The published graph edges into and out of a skill: which skills it needs, which need it, which " +
+		nameSchema, s.getSkill)
+	addTool(srv, "skill_neighbors", "Skill neighbors",
+		"The published graph edges into and out of a skill: which skills it needs, which need it, which "+
 			"follow it and which are similar or alternatives, with each edge's calibration state, weight and type.",
-		InputSchema: json.RawMessage(neighborsSchema),
-		Annotations: ro("Skill neighbors"),
-	}, safe(s.neighbors))
-	mcp.AddTool(srv, &mcp.Tool{
-		Name:        "graph_info",
-		Title:       "Skill graph info",
-		Description: "What the skill graph holds: skill, edge and term counts, edges by state and relation, format version, build parameters, vectors and the library folder.",
-		InputSchema: json.RawMessage(`{"type": "object", "additionalProperties": false}`),
-		Annotations: ro("Skill graph info"),
-	}, safe(s.info))
+		neighborsSchema, s.neighbors)
+	addTool(srv, "graph_info", "Skill graph info",
+		"What the skill graph holds: skill, edge and term counts, edges by state and relation, format version, build parameters, vectors and the library folder.",
+		`{"type": "object", "additionalProperties": false}`, s.info)
 	return srv
+}
+
+// addTool registers a tool under its name and title, read-only, idempotent and closed-world (it
+// reads the graph and the library, nothing else), with h behind safe.
+func addTool[In, Out any](srv *mcp.Server, name, title, description, schema string, h mcp.ToolHandlerFor[In, Out]) {
+	closed := false
+	mcp.AddTool(srv, &mcp.Tool{
+		Name: name, Title: title, Description: description, InputSchema: json.RawMessage(schema),
+		Annotations: &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed},
+	}, safe(h))
 }
 
 // Run serves one session over t until the client disconnects or ctx ends.

@@ -18,14 +18,15 @@ import (
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/internal/testlib"
 	"github.com/caskg/caskg/native/mcpserver"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
 const (
-	sampleLib   = "../../graphs/sample"
-	sampleTasks = "../../graphs/sample-tasks.jsonl"
+	sampleLib   = testlib.SampleLib
+	sampleTasks = testlib.SampleTasks
 )
 
 // buildGraph builds an artifact from the SKILL.md library in dir, as `caskg build` does
@@ -263,35 +264,58 @@ func TestRetrieveSkills(t *testing.T) {
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-func TestRetrieveSkillsBadArguments(t *testing.T) {
-	cs := connect(t, sample(t), mcpserver.Options{})
+// TestBadArguments calls each tool with bad arguments: a tool error naming the field (and, for
+// an unknown skill, the closest names), never a file's content, and the server lives on.
+func TestBadArguments(t *testing.T) {
+	cs := connect(t, sample(t), mcpserver.Options{Library: sampleLib})
 	tests := []struct {
+		tool string
 		name string
 		args any
 		want []string
 	}{
-		{"no query", map[string]any{}, []string{"query"}},
-		{"empty query", map[string]any{"query": ""}, []string{"query"}},
-		{"blank query", map[string]any{"query": " \t\n"}, []string{`field "query": empty`}},
-		{"query not a string", map[string]any{"query": 42}, []string{"query"}},
-		{"query too long", map[string]any{"query": strings.Repeat("egg ", 20000)}, []string{"query"}},
-		{"k zero", map[string]any{"query": "egg", "k": 0}, []string{"k"}},
-		{"k negative", map[string]any{"query": "egg", "k": -3}, []string{"k"}},
-		{"k over the limit", map[string]any{"query": "egg", "k": 101}, []string{"k"}},
-		{"k the engine's bound", map[string]any{"query": "egg", "k": 1000}, []string{"k"}},
+		{"retrieve_skills", "no query", map[string]any{}, []string{"query"}},
+		{"retrieve_skills", "empty query", map[string]any{"query": ""}, []string{"query"}},
+		{"retrieve_skills", "blank query", map[string]any{"query": " \t\n"}, []string{`field "query": empty`}},
+		{"retrieve_skills", "query not a string", map[string]any{"query": 42}, []string{"query"}},
+		{"retrieve_skills", "query too long", map[string]any{"query": strings.Repeat("egg ", 20000)}, []string{"query"}},
+		{"retrieve_skills", "k zero", map[string]any{"query": "egg", "k": 0}, []string{"k"}},
+		{"retrieve_skills", "k negative", map[string]any{"query": "egg", "k": -3}, []string{"k"}},
+		{"retrieve_skills", "k over the limit", map[string]any{"query": "egg", "k": 101}, []string{"k"}},
+		{"retrieve_skills", "k the engine's bound", map[string]any{"query": "egg", "k": 1000}, []string{"k"}},
 		// Within the schema's characters, over the bytes: the handler refuses it.
-		{"query over the byte limit", map[string]any{"query": strings.Repeat("é", 4097)}, []string{`field "query": 8194 bytes, at most 8192`}},
-		{"k fractional", map[string]any{"query": "egg", "k": 2.5}, []string{"k"}},
-		{"k a string", map[string]any{"query": "egg", "k": "five"}, []string{"k"}},
-		{"render not a bool", map[string]any{"query": "egg", "render": "yes"}, []string{"render"}},
-		{"skill budget zero", map[string]any{"query": "egg", "skill_budget": 0}, []string{"skill_budget"}},
-		{"total budget negative", map[string]any{"query": "egg", "total_budget": -1}, []string{"total_budget"}},
-		{"total budget too large", map[string]any{"query": "egg", "total_budget": 1 << 30}, []string{"total_budget"}},
-		{"unknown argument", map[string]any{"query": "egg", "top_k": 3}, []string{"top_k"}},
+		{"retrieve_skills", "query over the byte limit", map[string]any{"query": strings.Repeat("é", 4097)}, []string{`field "query": 8194 bytes, at most 8192`}},
+		{"retrieve_skills", "k fractional", map[string]any{"query": "egg", "k": 2.5}, []string{"k"}},
+		{"retrieve_skills", "k a string", map[string]any{"query": "egg", "k": "five"}, []string{"k"}},
+		{"retrieve_skills", "render not a bool", map[string]any{"query": "egg", "render": "yes"}, []string{"render"}},
+		{"retrieve_skills", "skill budget zero", map[string]any{"query": "egg", "skill_budget": 0}, []string{"skill_budget"}},
+		{"retrieve_skills", "total budget negative", map[string]any{"query": "egg", "total_budget": -1}, []string{"total_budget"}},
+		{"retrieve_skills", "total budget too large", map[string]any{"query": "egg", "total_budget": 1 << 30}, []string{"total_budget"}},
+		{"retrieve_skills", "unknown argument", map[string]any{"query": "egg", "top_k": 3}, []string{"top_k"}},
+		{"get_skill", "no name", map[string]any{}, []string{"name"}},
+		{"get_skill", "empty", map[string]any{"name": ""}, []string{"name"}},
+		{"get_skill", "blank", map[string]any{"name": "   "}, []string{`field "name": empty`}},
+		{"get_skill", "not a string", map[string]any{"name": []int{1}}, []string{"name"}},
+		{"get_skill", "too long", map[string]any{"name": strings.Repeat("a", 600)}, []string{"name"}},
+		{"get_skill", "typo", map[string]any{"name": "pick-up-objcet"}, []string{`unknown skill "pick-up-objcet"`, "closest names are: pick-up-object"}},
+		{"get_skill", "words", map[string]any{"name": "find the lamp"}, []string{"find-lamp"}},
+		{"get_skill", "nothing close", map[string]any{"name": "zzzzqqqq"}, []string{"no name is close", "retrieve_skills"}},
+		{"get_skill", "a path", map[string]any{"name": "../../graphs/sample/find-lamp/SKILL.md"}, []string{"unknown skill"}},
+		{"get_skill", "an absolute path", map[string]any{"name": "/etc/passwd"}, []string{"unknown skill"}},
+		{"get_skill", "unknown argument", map[string]any{"name": "find-lamp", "path": "/etc/passwd"}, []string{"path"}},
+		{"skill_neighbors", "limit zero", map[string]any{"name": "pick-up-object", "limit": 0}, []string{"limit"}},
+		{"skill_neighbors", "limit over the most", map[string]any{"name": "pick-up-object", "limit": 5000}, []string{"limit"}},
+		{"skill_neighbors", "limit a string", map[string]any{"name": "pick-up-object", "limit": "ten"}, []string{"limit"}},
+		{"skill_neighbors", "typo", map[string]any{"name": "pikc-up-object"}, []string{"pick-up-object"}},
+		{"skill_neighbors", "no name", map[string]any{}, []string{"name"}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			wantError(t, call(t, cs, "retrieve_skills", tt.args), tt.want...)
+		t.Run(tt.tool+"/"+tt.name, func(t *testing.T) {
+			res := call(t, cs, tt.tool, tt.args)
+			wantError(t, res, tt.want...)
+			if strings.Contains(text(t, res), "root:x:") {
+				t.Errorf("error shows a file: %s", text(t, res))
+			}
 		})
 	}
 	// The server is still there.
@@ -398,59 +422,22 @@ func skillID(t *testing.T, g *graphs.Graph, name string) int {
 	return -1
 }
 
-func TestGetSkillBadArguments(t *testing.T) {
-	cs := connect(t, sample(t), mcpserver.Options{Library: sampleLib})
-	tests := []struct {
-		name string
-		args any
-		want []string
-	}{
-		{"no name", map[string]any{}, []string{"name"}},
-		{"empty", map[string]any{"name": ""}, []string{"name"}},
-		{"blank", map[string]any{"name": "   "}, []string{`field "name": empty`}},
-		{"not a string", map[string]any{"name": []int{1}}, []string{"name"}},
-		{"too long", map[string]any{"name": strings.Repeat("a", 600)}, []string{"name"}},
-		{"typo", map[string]any{"name": "pick-up-objcet"}, []string{`unknown skill "pick-up-objcet"`, "closest names are: pick-up-object"}},
-		{"words", map[string]any{"name": "find the lamp"}, []string{"find-lamp"}},
-		{"nothing close", map[string]any{"name": "zzzzqqqq"}, []string{"no name is close", "retrieve_skills"}},
-		{"a path", map[string]any{"name": "../../graphs/sample/find-lamp/SKILL.md"}, []string{"unknown skill"}},
-		{"an absolute path", map[string]any{"name": "/etc/passwd"}, []string{"unknown skill"}},
-		{"unknown argument", map[string]any{"name": "find-lamp", "path": "/etc/passwd"}, []string{"path"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res := call(t, cs, "get_skill", tt.args)
-			wantError(t, res, tt.want...)
-			if strings.Contains(text(t, res), "root:x:") {
-				t.Errorf("error shows a file: %s", text(t, res))
-			}
-		})
-	}
-}
-
 // TestGetSkillLibraryFiles checks that get_skill reads the file fresh and reads nothing but the
 // files the library load found, inside the folder.
 func TestGetSkillLibraryFiles(t *testing.T) {
 	dir := t.TempDir()
 	lib := filepath.Join(dir, "lib")
 	outside := filepath.Join(dir, "secret.md")
-	write := func(path, content string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	skill := func(name, desc, body string) string {
-		return "---\nname: " + name + "\ndescription: " + desc + "\n---\n\n" + body + "\n"
+		return testlib.SkillMD("\n"+body+"\n", "name: "+name, "description: "+desc)
 	}
-	write(filepath.Join(lib, "boil-water", "SKILL.md"), skill("boil-water", "Boil water in a kettle.", "## Steps\n1. Fill the kettle.\n2. Switch it on."))
-	write(filepath.Join(lib, "brew-tea", "SKILL.md"), skill("brew-tea", "Brew tea with boiled water.", "## Steps\n1. Pour the water on the leaves."))
-	write(filepath.Join(lib, "serve-tea", "SKILL.md"), skill("serve-tea", "Serve tea in cups.", "## Steps\n1. Pour."))
-	// A SKILL.md that is a symlink out of the folder: the library load reads it, get_skill must not.
-	write(outside, skill("leak-secret", "Secret text outside the library.", "TOP SECRET"))
+	testlib.WriteFiles(t, dir, testlib.Files{
+		"lib/boil-water/SKILL.md": skill("boil-water", "Boil water in a kettle.", "## Steps\n1. Fill the kettle.\n2. Switch it on."),
+		"lib/brew-tea/SKILL.md":   skill("brew-tea", "Brew tea with boiled water.", "## Steps\n1. Pour the water on the leaves."),
+		"lib/serve-tea/SKILL.md":  skill("serve-tea", "Serve tea in cups.", "## Steps\n1. Pour."),
+		// A SKILL.md that is a symlink out of the folder: the library load reads it, get_skill must not.
+		"secret.md": skill("leak-secret", "Secret text outside the library.", "TOP SECRET"),
+	})
 	if err := os.MkdirAll(filepath.Join(lib, "leak-secret"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -471,7 +458,7 @@ func TestGetSkillLibraryFiles(t *testing.T) {
 	}
 	// Fresh from disk: an edit after the server started shows.
 	edited := skill("brew-tea", "Brew tea with boiled water.", "## Steps\n1. Warm the pot first.")
-	write(filepath.Join(lib, "brew-tea", "SKILL.md"), edited)
+	testlib.WriteFiles(t, lib, testlib.Files{"brew-tea/SKILL.md": edited})
 	if got := get("brew-tea"); !got.Complete || got.Text != edited {
 		t.Errorf("after an edit: %+v, want the new file", got)
 	}
@@ -609,18 +596,6 @@ func TestSkillNeighbors(t *testing.T) {
 		t.Errorf("limit 2: the text does not say more edges exist:\n%s", text(t, res))
 	}
 
-	for _, tt := range []struct {
-		args any
-		want string
-	}{
-		{map[string]any{"name": "pick-up-object", "limit": 0}, "limit"},
-		{map[string]any{"name": "pick-up-object", "limit": 5000}, "limit"},
-		{map[string]any{"name": "pick-up-object", "limit": "ten"}, "limit"},
-		{map[string]any{"name": "pikc-up-object"}, "pick-up-object"},
-		{map[string]any{}, "name"},
-	} {
-		wantError(t, call(t, cs, "skill_neighbors", tt.args), tt.want)
-	}
 }
 
 func jsonFloat(f float64) string { b, _ := json.Marshal(f); return string(b) }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/caskg/caskg/native/internal/testlib"
 )
 
 const b, e = "<!-- eval:begin -->", "<!-- eval:end -->"
@@ -32,14 +34,8 @@ func TestReplace(t *testing.T) {
 	for _, tc := range replaceTests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := Replace([]byte(tc.in), b, e, []byte(tc.body))
-			if tc.err != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), "mdspan: ") || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want one starting mdspan: and containing %q", err, tc.err)
-				}
+			if testlib.WantErr(t, err, "mdspan: ", tc.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if string(got) != tc.want {
 				t.Errorf("got\n%q\nwant\n%q", got, tc.want)
@@ -63,10 +59,7 @@ func TestUpdateFile(t *testing.T) {
 		{name: "reversed", in: e + b, body: "x", want: e + b, err: "reversed.md: mdspan: marker " + e + " comes before"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(dir, tc.name+".md")
-			if err := os.WriteFile(path, []byte(tc.in), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path := testlib.WriteFile(t, dir, tc.name+".md", tc.in)
 			err := UpdateFile(path, b, e, []byte(tc.body))
 			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
 				t.Errorf("error %v, want %q", err, tc.err)

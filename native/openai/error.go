@@ -50,13 +50,13 @@ func ErrorMessage(data []byte) string {
 	}
 	var s string
 	if json.Unmarshal(data, &s) == nil {
-		return excerpt(s, 200)
+		return Excerpt(s, 200)
 	}
 	var obj struct {
 		Message string `json:"message"`
 	}
 	if json.Unmarshal(data, &obj) == nil {
-		return excerpt(obj.Message, 200)
+		return Excerpt(obj.Message, 200)
 	}
 	return ""
 }
@@ -83,9 +83,9 @@ func parseRetryAfter(v string, now time.Time) (d time.Duration, ok bool) {
 	return 0, false
 }
 
-// excerpt returns s with runs of white space collapsed, invalid UTF-8 replaced, cut to at most
-// n runes.
-func excerpt(s string, n int) string {
+// Excerpt returns s with runs of white space collapsed, invalid UTF-8 replaced, cut to at most
+// n runes (and "…" when cut): a server's text, fit to quote in an error.
+func Excerpt(s string, n int) string {
 	s = strings.Join(strings.FieldsFunc(strings.ToValidUTF8(s, "\uFFFD"), unicode.IsSpace), " ")
 	r := []rune(s)
 	if len(r) <= n {

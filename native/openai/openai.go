@@ -11,6 +11,7 @@ package openai
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -113,6 +114,15 @@ func ParseBaseURL(raw, path string) (*url.URL, error) {
 	return u, nil
 }
 
+// NotNegative is nil when v is at least 0, else the error "<field> <v> is negative": the check
+// of a Config's counts and durations, shared with the clients that pass theirs through.
+func NotNegative[T ~int | ~int64](field string, v T) error {
+	if v >= 0 {
+		return nil
+	}
+	return fmt.Errorf("%s %v is negative", field, v)
+}
+
 // New validates cfg and fills in the defaults. Errors name the offending Config field.
 func New(cfg Config) (*Client, error) {
 	cfg.Path = strings.Trim(cfg.Path, "/")
@@ -123,17 +133,10 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case cfg.Timeout < 0:
-		return nil, fmt.Errorf("openai: Config.Timeout %v is negative", cfg.Timeout)
-	case cfg.BaseBackoff < 0:
-		return nil, fmt.Errorf("openai: Config.BaseBackoff %v is negative", cfg.BaseBackoff)
-	case cfg.MaxBody < 0:
-		return nil, fmt.Errorf("openai: Config.MaxBody %d is negative", cfg.MaxBody)
-	case cfg.MaxInFlight < 0:
-		return nil, fmt.Errorf("openai: Config.MaxInFlight %d is negative", cfg.MaxInFlight)
-	case cfg.RPM < 0:
-		return nil, fmt.Errorf("openai: Config.RPM %d is negative", cfg.RPM)
+	if err := cmp.Or(NotNegative("Config.Timeout", cfg.Timeout), NotNegative("Config.BaseBackoff", cfg.BaseBackoff),
+		NotNegative("Config.MaxBody", cfg.MaxBody), NotNegative("Config.MaxInFlight", cfg.MaxInFlight),
+		NotNegative("Config.RPM", cfg.RPM)); err != nil {
+		return nil, fmt.Errorf("openai: %w", err)
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
@@ -175,6 +178,9 @@ func New(cfg Config) (*Client, error) {
 	}
 	return c, nil
 }
+
+// Config returns the Client's Config with the defaults filled in (Retries 0 when none).
+func (c *Client) Config() Config { return c.cfg }
 
 // Endpoint returns the URL requests go to: the base URL, a slash and Config.Path.
 func (c *Client) Endpoint() string { return c.endpoint }
@@ -297,7 +303,7 @@ func (c *Client) attempt(ctx context.Context, body []byte, out any) *Error {
 	if err := json.Unmarshal(data, out); err != nil {
 		return &Error{Endpoint: c.shown, Status: code, err: err,
 			msg: fmt.Sprintf("%s answered HTTP %d with a body that is not %s JSON: %v; it starts %q",
-				c.shown, code, c.cfg.Path, err, c.redact(excerpt(string(data), 120)))}
+				c.shown, code, c.cfg.Path, err, c.redact(Excerpt(string(data), 120)))}
 	}
 	return nil
 }
@@ -324,7 +330,7 @@ func (c *Client) statusError(resp *http.Response, data []byte) *Error {
 	e := &Error{Endpoint: c.shown, Status: code, retry: code == http.StatusTooManyRequests || (code >= 500 && code <= 599)}
 	e.Detail = c.redact(ErrorMessage(data))
 	if e.Detail == "" {
-		e.Detail = c.redact(excerpt(string(data), 200))
+		e.Detail = c.redact(Excerpt(string(data), 200))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s answered HTTP %d %s", c.shown, code, http.StatusText(code))

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/caskg/caskg/native/internal/testlib"
 )
 
 const (
@@ -82,14 +84,6 @@ func (s *server) count() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.requests
-}
-
-// waitGone blocks a handler until the client gives up on the request, at most a few seconds.
-func waitGone(r *http.Request) {
-	select {
-	case <-r.Context().Done():
-	case <-time.After(5 * time.Second):
-	}
 }
 
 // sleeper records the waits between attempts instead of sleeping, so backoff tests take no
@@ -247,7 +241,7 @@ func TestPost(t *testing.T) {
 			name: "timeout then success",
 			handle: func(w http.ResponseWriter, r *http.Request, n int) bool {
 				if n == 1 {
-					waitGone(r)
+					testlib.WaitDone(r)
 					return true
 				}
 				return false
@@ -257,7 +251,7 @@ func TestPost(t *testing.T) {
 		},
 		{
 			name:    "timeouts until the retries run out",
-			handle:  func(w http.ResponseWriter, r *http.Request, n int) bool { waitGone(r); return true },
+			handle:  func(w http.ResponseWriter, r *http.Request, n int) bool { testlib.WaitDone(r); return true },
 			edit:    func(c *Config) { c.Timeout = 50 * time.Millisecond; c.Retries = 1 },
 			wantErr: []string{"no answer from http://127.0.0.1:", "/v1/chat/completions within 50ms (after 2 attempts)"},
 			timeout: true, is: context.DeadlineExceeded,
@@ -344,7 +338,7 @@ func TestPost(t *testing.T) {
 			case "flight":
 				handle = func(w http.ResponseWriter, r *http.Request, n int) bool {
 					cancel()
-					waitGone(r)
+					testlib.WaitDone(r)
 					return true
 				}
 			}
@@ -366,16 +360,7 @@ func TestPost(t *testing.T) {
 				if !strings.HasPrefix(msg, "openai: ") {
 					t.Errorf("error %q lacks the package prefix", msg)
 				}
-				for _, want := range tt.wantErr {
-					if !strings.Contains(msg, want) {
-						t.Errorf("error %q does not contain %q", msg, want)
-					}
-				}
-				for _, not := range tt.notErr {
-					if strings.Contains(msg, not) {
-						t.Errorf("error %q contains %q", msg, not)
-					}
-				}
+				testlib.Contains(t, "the error", msg, tt.wantErr, tt.notErr)
 				if e.Status != tt.status || e.Timeout != tt.timeout {
 					t.Errorf("Status %d, Timeout %v; want %d, %v", e.Status, e.Timeout, tt.status, tt.timeout)
 				}
@@ -553,14 +538,8 @@ func TestNewConfig(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := New(tt.cfg)
-			if tt.err != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), "openai: ") || !strings.Contains(err.Error(), tt.err) {
-					t.Errorf("New = %v, want an error naming %s", err, tt.err)
-				}
+			if testlib.WantErr(t, err, "openai: ", tt.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			want := Config{URL: "http://h/v1", Path: "embeddings", Timeout: DefaultTimeout, Retries: DefaultRetries,
 				BaseBackoff: DefaultBaseBackoff, MaxBody: DefaultMaxBody}

@@ -16,11 +16,10 @@
 package oracle
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -96,26 +95,19 @@ func Load(path string, opt Options) (*Prober, error) {
 	}
 	defer f.Close()
 	var edges []eval.GoldEdge
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		data := bytes.TrimSpace(sc.Bytes())
-		if len(data) == 0 {
-			continue
-		}
+	line, err := eval.EachLine(f, func(_ int, data []byte) error {
 		var e eval.GoldEdge
 		if err := json.Unmarshal(data, &e); err != nil {
-			return nil, fmt.Errorf("oracle: %s:%d: not a JSON edge {\"source\", \"target\"}: %w", path, line, err)
+			return fmt.Errorf("not a JSON edge {\"source\", \"target\"}: %w", err)
 		}
 		if e.Source == "" || e.Target == "" {
-			return nil, fmt.Errorf("oracle: %s:%d: fields \"source\" and \"target\" are required", path, line)
+			return errors.New("fields \"source\" and \"target\" are required")
 		}
 		edges = append(edges, e)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("oracle: %s:%d: %w", path, line+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("oracle: %s:%d: %w", path, line, err)
 	}
 	return newProber(edges, opt, path)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,9 +13,8 @@ import (
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/internal/testlib"
 )
-
-const sampleLib = "../../graphs/sample"
 
 func TestAnswer(t *testing.T) {
 	gold := []eval.GoldEdge{{Source: "a", Target: "b"}, {Source: "b", Target: "c"}, {Source: "c", Target: "c"}}
@@ -114,13 +112,7 @@ func TestFlipped(t *testing.T) {
 
 func TestLoadErrors(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, body string) string { return testlib.WriteFile(t, dir, name, body) }
 	good := `{"source":"a","target":"b","type":"output_to_input"}` + "\n"
 	tests := []struct {
 		name string
@@ -206,11 +198,16 @@ func (r *recorder) Probe(ctx context.Context, skills []ingest.Skill, probes []bu
 	return r.Prober.Probe(ctx, skills, probes)
 }
 
-// sampleGold is a gold edge set for the sample library: every third candidate edge of a
-// publish-all build (so the frontier holds gold and non-gold pairs) and two pairs that are no
-// candidate at all.
-func sampleGold(t *testing.T, skills []ingest.Skill) []eval.GoldEdge {
+// sampleGold loads the sample library and makes a gold edge set for it: every third candidate
+// edge of a publish-all build (so the frontier holds gold and non-gold pairs) and two pairs that
+// are no candidate at all. isGold holds the same edges as (source, target) pairs.
+func sampleGold(t *testing.T) (skills []ingest.Skill, gold []eval.GoldEdge, isGold map[[2]string]bool) {
 	t.Helper()
+	lib, err := ingest.Load(testlib.SampleLib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skills = lib.Skills
 	opt, err := builder.DefaultOptionsFor(skills)
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +221,6 @@ func sampleGold(t *testing.T, skills []ingest.Skill) []eval.GoldEdge {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var gold []eval.GoldEdge
 	n := 0
 	for u := range g.NumSkills() {
 		lo, hi := g.Out(u)
@@ -237,8 +233,13 @@ func sampleGold(t *testing.T, skills []ingest.Skill) []eval.GoldEdge {
 	if len(gold) < 20 {
 		t.Fatalf("only %d gold edges from %d candidates", len(gold), n)
 	}
-	return append(gold, eval.GoldEdge{Source: skills[0].Name, Target: skills[1].Name},
+	gold = append(gold, eval.GoldEdge{Source: skills[0].Name, Target: skills[1].Name},
 		eval.GoldEdge{Source: skills[2].Name, Target: skills[0].Name})
+	isGold = map[[2]string]bool{}
+	for _, e := range gold {
+		isGold[[2]string{e.Source, e.Target}] = true
+	}
+	return skills, gold, isGold
 }
 
 // oracleBuild builds the sample with an oracle at rate and seed, probing every candidate as the
@@ -276,25 +277,11 @@ func oracleBuild(t *testing.T, skills []ingest.Skill, gold []eval.GoldEdge, rate
 	return data, states, rec.probed
 }
 
-func loadSample(t *testing.T) []ingest.Skill {
-	t.Helper()
-	lib, err := ingest.Load(sampleLib)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return lib.Skills
-}
-
 // TestPerfectOracle: with no errors, calibration confirms exactly the gold edges among the
 // probed candidates and rejects every other probed candidate; only unprobed candidates can be
 // published otherwise (as scaffold).
 func TestPerfectOracle(t *testing.T) {
-	skills := loadSample(t)
-	gold := sampleGold(t, skills)
-	isGold := map[[2]string]bool{}
-	for _, e := range gold {
-		isGold[[2]string{e.Source, e.Target}] = true
-	}
+	skills, gold, isGold := sampleGold(t)
 	_, states, probed := oracleBuild(t, skills, gold, 0, 1)
 	want := map[[2]string]bool{}
 	for pair := range probed {
@@ -325,12 +312,7 @@ func TestPerfectOracle(t *testing.T) {
 // TestErrorRateChangesOutcomes: the same rate and seed give the same artifact; a higher rate
 // gets strictly more probed candidates into the wrong state, and another seed another artifact.
 func TestErrorRateChangesOutcomes(t *testing.T) {
-	skills := loadSample(t)
-	gold := sampleGold(t, skills)
-	isGold := map[[2]string]bool{}
-	for _, e := range gold {
-		isGold[[2]string{e.Source, e.Target}] = true
-	}
+	skills, gold, isGold := sampleGold(t)
 	wrong := func(states map[[2]string]graphs.State, probed map[[2]string]bool) int {
 		n := 0
 		for pair := range probed {

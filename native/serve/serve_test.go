@@ -10,69 +10,32 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/testlib"
 )
 
-var sample struct {
-	once sync.Once
-	dir  string
-	err  error
-}
-
-// testFiles writes the sample artifact (built as caskg build does by default), a fake module
-// and a tasks file into a folder shared by the tests, and returns the server's options.
+// testFiles writes the sample artifact (as caskg build writes it by default) and a fake module
+// into folders of the test's own, and returns the server's options for them, the playground and
+// the sample tasks.
 func testFiles(tb testing.TB) Options {
 	tb.Helper()
-	sample.once.Do(func() {
-		sample.dir, sample.err = os.MkdirTemp("", "caskg-serve-test-")
-		if sample.err != nil {
-			return
-		}
-		lib, err := ingest.Load("../../graphs/sample")
-		if err != nil {
-			sample.err = err
-			return
-		}
-		opt, err := builder.DefaultOptionsFor(lib.Skills)
-		if err != nil {
-			sample.err = err
-			return
-		}
-		data, _, err := builder.Build(lib.Skills, opt)
-		if err == nil {
-			err = os.WriteFile(filepath.Join(sample.dir, "sample.skg"), data, 0o644)
-		}
-		if err == nil {
-			// Not a real module: the server only sends the bytes. Compressible, so gzip applies.
-			err = os.WriteFile(filepath.Join(sample.dir, "caskg.wasm"), append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte{0}, 4096)...), 0o644)
-		}
-		sample.err = err
-	})
-	if sample.err != nil {
-		tb.Fatal(sample.err)
-	}
-	return Options{
-		Artifact:   filepath.Join(sample.dir, "sample.skg"),
+	opts := Options{
+		Artifact:   testlib.SampleFile(tb),
 		Playground: "../../playground",
 		JS:         "../../wasm/js",
-		WASM:       filepath.Join(sample.dir, "caskg.wasm"),
+		WASM:       filepath.Join(tb.TempDir(), "caskg.wasm"),
 		Tasks:      "../../graphs/sample-tasks.jsonl",
 		Version:    "test",
 	}
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if sample.dir != "" {
-		os.RemoveAll(sample.dir)
+	// Not a real module: the server only sends the bytes. Compressible, so gzip applies.
+	module := append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte{0}, 4096)...)
+	if err := os.WriteFile(opts.WASM, module, 0o644); err != nil {
+		tb.Fatal(err)
 	}
-	os.Exit(code)
+	return opts
 }
 
 func newTestServer(tb testing.TB) *Server {

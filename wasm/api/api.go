@@ -44,6 +44,7 @@ import (
 	"strings"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/graphs/errtext"
 	"github.com/caskg/caskg/graphs/jsontext"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/internal/wire"
@@ -114,14 +115,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if p == http.ErrAbortHandler {
 				panic(p)
 			}
-			msg := "unknown panic"
-			switch p := p.(type) {
-			case error:
-				msg = p.Error()
-			case string:
-				msg = p
-			}
-			WriteError(w, http.StatusInternalServerError, "api: internal error: "+msg)
+			WriteError(w, http.StatusInternalServerError, "api: internal error: "+errtext.Recovered(p))
 		}
 	}()
 	body, err := h.route(w, r)

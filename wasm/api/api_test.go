@@ -8,57 +8,23 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"runtime"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/testlib"
 )
 
 // The routes as a client sees them are tested in wasm/worker, where the worker natively, the
 // worker under workerd and caskg serve answer one table of requests; these tests hold the
 // pieces: limits, decoding, the envelope, the bodies' bytes.
 
-var sample struct {
-	once sync.Once
-	data []byte
-	err  error
-}
-
-// sampleArtifact is what `caskg build graphs/sample` writes, built once per test binary.
-func sampleArtifact(tb testing.TB) []byte {
-	tb.Helper()
-	sample.once.Do(func() {
-		lib, err := ingest.Load("../../graphs/sample")
-		if err != nil {
-			sample.err = err
-			return
-		}
-		opt, err := builder.DefaultOptionsFor(lib.Skills)
-		if err != nil {
-			sample.err = err
-			return
-		}
-		sample.data, _, sample.err = builder.Build(lib.Skills, opt)
-	})
-	if sample.err != nil {
-		tb.Fatal(sample.err)
-	}
-	return sample.data
-}
-
 func sampleHandler(tb testing.TB) *Handler {
 	tb.Helper()
-	h, err := New(sampleArtifact(tb), Options{Version: "test"})
+	h, err := New(testlib.Sample(tb), Options{Version: "test"})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -216,7 +182,7 @@ func TestReadBody(t *testing.T) {
 // The answers' own bodies are the bytes encoding/json writes for the same shapes, so a client
 // may decode them with anything, and serve's former encoding/json answers stay the same.
 func TestBodiesMatchEncodingJSON(t *testing.T) {
-	data := sampleArtifact(t)
+	data := testlib.Sample(t)
 	h := sampleHandler(t)
 	g := h.Engine().Graph()
 	maj, mnr := g.Version()
@@ -364,21 +330,11 @@ type abortWriter struct{ *httptest.ResponseRecorder }
 func (abortWriter) Write([]byte) (int, error) { panic(http.ErrAbortHandler) }
 
 func TestNewBadArtifact(t *testing.T) {
-	data := append([]byte(nil), sampleArtifact(t)...)
-	data[len(data)-1] ^= 1
-	for _, tt := range []struct {
-		name string
-		in   []byte
-		is   error
-	}{
-		{"missing", nil, graphs.ErrNotArtifact},
-		{"text", []byte("# notes"), graphs.ErrNotArtifact},
-		{"flipped byte", data, graphs.ErrChecksum},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
+	for _, tt := range testlib.BadArtifacts(testlib.Sample(t)) {
+		t.Run(tt.Name, func(t *testing.T) {
 			// graphs' error as it is: the host says which artifact.
-			if _, err := New(tt.in, Options{}); !errors.Is(err, tt.is) || !strings.HasPrefix(err.Error(), "graphs: ") {
-				t.Errorf("New = %v, want graphs' %v", err, tt.is)
+			if _, err := New(tt.Data, Options{}); !errors.Is(err, tt.Err) || !strings.HasPrefix(err.Error(), "graphs: ") {
+				t.Errorf("New = %v, want graphs' %v", err, tt.Err)
 			}
 		})
 	}
@@ -387,21 +343,8 @@ func TestNewBadArtifact(t *testing.T) {
 // The package builds for the edge worker (js/wasm) without the native side or encoding/json,
 // which would cost the worker's upload.
 func TestDependencies(t *testing.T) {
-	cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".")
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	deps := strings.Fields(string(out))
-	if !slices.Contains(deps, "github.com/caskg/caskg/wasm/engine") {
-		t.Fatalf("go list -deps found %d packages, not the engine: %q", len(deps), deps)
-	}
-	for _, p := range deps {
-		for _, f := range []string{"runtime/cgo", "os/exec", "github.com/caskg/caskg/native", "encoding/json"} {
-			if p == f || strings.HasPrefix(p, f+"/") {
-				t.Errorf("package api depends on %s; it must not", p)
-			}
-		}
+	deps := testlib.Deps(t, []string{"GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0"}, "github.com/caskg/caskg/wasm/engine")
+	for _, p := range testlib.Under(deps, "runtime/cgo", "os/exec", "github.com/caskg/caskg/native", "encoding/json") {
+		t.Errorf("package api depends on %s; it must not", p)
 	}
 }

@@ -245,24 +245,13 @@ func (r *Request) normalize() error {
 	if len(r.Query) > MaxQueryBytes {
 		return errtext.New("engine: query is " + errtext.Itoa(len(r.Query)) + " bytes, at most " + errtext.Itoa(MaxQueryBytes))
 	}
-	if r.K == 0 {
-		r.K = DefaultK
-	}
-	if r.Seeds == 0 {
-		r.Seeds = DefaultSeeds
-	}
-	if r.Gamma == 0 {
-		r.Gamma = DefaultGamma
-	}
-	if r.SemanticWeight == 0 {
-		r.SemanticWeight = DefaultSemanticWeight
-	}
-	if r.SkillBudget == 0 {
-		r.SkillBudget = DefaultSkillBudget
-	}
-	if r.TotalBudget == 0 {
-		r.TotalBudget = DefaultTotalBudget
-	}
+	// An option left zero takes its default.
+	r.K = orDefault(r.K, DefaultK)
+	r.Seeds = orDefault(r.Seeds, DefaultSeeds)
+	r.Gamma = orDefault(r.Gamma, DefaultGamma)
+	r.SemanticWeight = orDefault(r.SemanticWeight, DefaultSemanticWeight)
+	r.SkillBudget = orDefault(r.SkillBudget, DefaultSkillBudget)
+	r.TotalBudget = orDefault(r.TotalBudget, DefaultTotalBudget)
 	switch {
 	case r.K < 1 || r.K > MaxK:
 		return errtext.New("engine: field \"k\": " + errtext.Itoa(r.K) + " is outside [1, " + errtext.Itoa(MaxK) + "]")
@@ -278,6 +267,15 @@ func (r *Request) normalize() error {
 		return errtext.New("engine: field \"total_budget\": " + errtext.Itoa(r.TotalBudget) + " is outside [1, " + errtext.Itoa(MaxBudget) + "]")
 	}
 	return nil
+}
+
+// orDefault is v, or def when v is zero: cmp.Or of two values, without its loop over a
+// variadic slice, which the WebAssembly module would carry for every type.
+func orDefault[T int | float64](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
 }
 
 // Query ranks the graph's skills for req and, when req.Render is set, renders them.

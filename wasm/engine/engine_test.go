@@ -22,21 +22,42 @@ type testSkill struct{ name, desc, body string }
 // BuildLexicon), decodes it and prepares an engine over it.
 func newTestEngine(tb testing.TB, skills []testSkill, edges []graphs.Edge) *Engine {
 	tb.Helper()
-	e, err := buildEngine(skills, edges)
+	return artifactEngine(tb, testArtifact(skills, edges))
+}
+
+// testArtifact is a test library with its edges and its lexicon.
+func testArtifact(skills []testSkill, edges []graphs.Edge) *graphs.Artifact {
+	art := &graphs.Artifact{Edges: edges}
+	for _, s := range skills {
+		art.Skills = append(art.Skills, graphs.Skill{Name: s.name, Description: s.desc, Body: s.body})
+	}
+	art.Lexicon = lexicon(art.Skills)
+	return art
+}
+
+// lexicon is the lexicon the builder makes for skills, from their names, descriptions and bodies.
+func lexicon(skills []graphs.Skill) graphs.Lexicon {
+	docs := make([]Doc, len(skills))
+	for i, s := range skills {
+		docs[i] = Doc{Name: s.Name, Description: s.Description, Body: s.Body}
+	}
+	return BuildLexicon(docs)
+}
+
+// artifactEngine encodes art, decodes it and prepares an engine over it, as a host does with the
+// bytes it is given.
+func artifactEngine(tb testing.TB, art *graphs.Artifact) *Engine {
+	tb.Helper()
+	e, err := buildEngine(art)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return e
 }
 
-func buildEngine(skills []testSkill, edges []graphs.Edge) (*Engine, error) {
-	art := &graphs.Artifact{Edges: edges}
-	docs := make([]Doc, len(skills))
-	for i, s := range skills {
-		art.Skills = append(art.Skills, graphs.Skill{Name: s.name, Description: s.desc, Body: s.body})
-		docs[i] = Doc{Name: s.name, Description: s.desc, Body: s.body}
-	}
-	art.Lexicon = BuildLexicon(docs)
+// buildEngine is artifactEngine returning the error, for the libraries built once per test
+// binary.
+func buildEngine(art *graphs.Artifact) (*Engine, error) {
 	b, err := graphs.Encode(art)
 	if err != nil {
 		return nil, err
@@ -81,7 +102,7 @@ var kitchenEdges = []graphs.Edge{
 }
 
 var kitchen = sync.OnceValue(func() *Engine {
-	e, err := buildEngine(kitchenSkills, kitchenEdges)
+	e, err := buildEngine(testArtifact(kitchenSkills, kitchenEdges))
 	if err != nil {
 		panic(err)
 	}

@@ -7,24 +7,14 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-func ExampleEngine_Query() {
-	skills := []graphs.Skill{
-		{Name: "fill-kettle", Description: "Fill a kettle from the tap."},
-		{Name: "boil-water", Description: "Boil water on the stove."},
-		{Name: "brew-tea", Description: "Steep tea leaves in hot water."},
-	}
+// newEngine prepares an engine as a host does with an artifact's bytes; here the artifact is
+// encoded on the spot, with the lexicon caskg build would give it.
+func newEngine(skills []graphs.Skill, edges []graphs.Edge) *engine.Engine {
 	docs := make([]engine.Doc, len(skills))
 	for i, s := range skills {
-		docs[i] = engine.Doc{Name: s.Name, Description: s.Description}
+		docs[i] = engine.Doc{Name: s.Name, Description: s.Description, Body: s.Body}
 	}
-	data, err := graphs.Encode(&graphs.Artifact{
-		Skills: skills,
-		Edges: []graphs.Edge{
-			{Source: 0, Target: 1, Weight: 0.9, Assoc: 0.9, State: graphs.Confirmed, Type: graphs.Dependency},
-			{Source: 1, Target: 2, Weight: 0.6, Assoc: 0.6, State: graphs.Uncertain, Type: graphs.Workflow},
-		},
-		Lexicon: engine.BuildLexicon(docs),
-	})
+	data, err := graphs.Encode(&graphs.Artifact{Skills: skills, Edges: edges, Lexicon: engine.BuildLexicon(docs)})
 	if err != nil {
 		panic(err)
 	}
@@ -32,10 +22,22 @@ func ExampleEngine_Query() {
 	if err != nil {
 		panic(err)
 	}
+	return engine.New(g)
+}
+
+func ExampleEngine_Query() {
+	e := newEngine([]graphs.Skill{
+		{Name: "fill-kettle", Description: "Fill a kettle from the tap."},
+		{Name: "boil-water", Description: "Boil water on the stove."},
+		{Name: "brew-tea", Description: "Steep tea leaves in hot water."},
+	}, []graphs.Edge{
+		{Source: 0, Target: 1, Weight: 0.9, Assoc: 0.9, State: graphs.Confirmed, Type: graphs.Dependency},
+		{Source: 1, Target: 2, Weight: 0.6, Assoc: 0.6, State: graphs.Uncertain, Type: graphs.Workflow},
+	})
 
 	// "boil water" matches boil-water and, on "water", brew-tea: two seeds. fill-kettle shares
 	// no word with the query; the graph brings it in as boil-water's prerequisite.
-	resp, err := engine.New(g).Query(engine.Request{Query: "boil water", K: 3})
+	resp, err := e.Query(engine.Request{Query: "boil water", K: 3})
 	if err != nil {
 		panic(err)
 	}

@@ -29,7 +29,6 @@ func randomLibrary(tb testing.TB, n, dim int) *Engine {
 	tb.Helper()
 	rng := rand.New(rand.NewPCG(7, uint64(n)))
 	art := &graphs.Artifact{}
-	docs := make([]Doc, n)
 	seps := []string{"-", "_", ".", ""}
 	vecs := make([][]float32, n)
 	for i := range n {
@@ -42,7 +41,6 @@ func randomLibrary(tb testing.TB, n, dim int) *Engine {
 		}
 		nm := strings.Join(name, seps[rng.IntN(len(seps))]) + fmt.Sprintf("-%d", i)
 		art.Skills = append(art.Skills, graphs.Skill{Name: nm, Description: strings.Join(desc, " ")})
-		docs[i] = Doc{Name: nm, Description: strings.Join(desc, " ")}
 		if dim > 0 {
 			vecs[i] = make([]float32, dim)
 			for j := range vecs[i] {
@@ -66,22 +64,14 @@ func randomLibrary(tb testing.TB, n, dim int) *Engine {
 		return a.Target - b.Target
 	})
 	art.Edges = slices.CompactFunc(art.Edges, func(a, b graphs.Edge) bool { return a.Source == b.Source && a.Target == b.Target })
-	art.Lexicon = BuildLexicon(docs)
+	art.Lexicon = lexicon(art.Skills)
 	if dim > 0 {
 		var err error
 		if art.Vectors, err = graphs.NewVectors("test-random", vecs); err != nil {
 			tb.Fatal(err)
 		}
 	}
-	data, err := graphs.Encode(art)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	g, err := graphs.Decode(data)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return New(g)
+	return artifactEngine(tb, art)
 }
 
 var fastQueries = []string{

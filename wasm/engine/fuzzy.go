@@ -359,146 +359,191 @@ func (ix *nameIndex) match(sc *scratch, ids []string) []candidate {
 			best[v] = s
 		}
 	}
-	var idGrams []uint32
-	lists, postings, needs := sc.lists[:0], sc.postings[:0], sc.needs[:0]
 	// Every name is found once per identifier, and one more slot takes the write after the last.
 	if len(sc.hit) <= len(ix.names) {
 		sc.hit = make([]int32, len(ix.names)+1)
 	}
-	hit := sc.hit
 	defer func() {
-		clear(postings) // no postings kept alive by the pool
-		sc.lists, sc.postings, sc.needs = lists[:0], postings[:0], needs[:0]
+		clear(sc.postings) // no postings kept alive by the pool
+		sc.lists, sc.postings, sc.needs = sc.lists[:0], sc.postings[:0], sc.needs[:0]
 	}()
-	counts := sc.count
 	for _, id := range ids {
-		stamp := sc.nextNameStamp()
-		if len(id) > maxGramName {
-			// Too long for the bigram index (tagging bigrams is quadratic in the length):
-			// compare with every name of a possible length.
-			for v, name := range ix.names {
-				if similarLength(len(id), len(name)) {
-					check(id, int32(v))
-				}
-			}
-			continue
-		}
-		for _, v := range ix.long {
-			if similarLength(len(id), len(ix.names[v])) {
-				check(id, v)
-			}
-		}
-		idGrams = bigrams(id, idGrams[:0])
-		// The name lengths the similarity allows, and the fewest bigrams a similar name shares
-		// with id over them (gramBound is not monotone in the length).
-		least, lo, hi := -1, -1, -1
-		for lb := len(id) * 3 / 4; lb <= len(id)*4/3+1; lb++ {
-			if similarLength(len(id), lb) {
-				if lo < 0 {
-					lo = lb
-				}
-				hi = lb
-				if b := gramBound(len(id), lb); least < 0 || b < least {
-					least = b
-				}
-			}
-		}
-		if least > 0 {
-			// Prefix filter: a name sharing at least `least` of the identifier's (distinct,
-			// tagged) bigrams shares one of any len(idGrams)-least+1 of them. Only the postings
-			// of that many bigrams (and prefixExtra more), the rarest, are scanned; a name found
-			// there that can still reach its bound is then looked up in the other lists, of its
-			// own length only, by binary search (postings are in name order). Common bigrams
-			// ("er", "-t") have the longest lists: at 100,000 skills scanning them all was most
-			// of a query's name matching.
-			width := min(hi, 255) - lo + 1
-			lists = lists[:0]
-			postings = postings[:0]
-			for i, q := range idGrams {
-				total := 0
-				k, ok := ix.grams[q]
-				for lb := lo; lb < lo+width; lb++ {
-					var ps []int32
-					if ok {
-						ps = ix.gramPostings(k, lb)
-					}
-					postings = append(postings, ps)
-					total += len(ps)
-				}
-				lists = append(lists, gramList{i, total})
-			}
-			// Insertion sort by total length, then position: at most 254 entries, usually a
-			// dozen or two.
-			for i := 1; i < len(lists); i++ {
-				for j := i; j > 0 && lists[j].total < lists[j-1].total; j-- {
-					lists[j], lists[j-1] = lists[j-1], lists[j]
-				}
-			}
-			// The bigrams a name of each possible length must share with id, and how many of
-			// the rarest lists are scanned for names of that length: fewer for longer names,
-			// which need more.
-			needs = needs[:0]
-			for lb := lo; lb < lo+width; lb++ {
-				needs = append(needs, gramBound(len(id), lb))
-			}
-			maxScan := 0
-			for col := range width {
-				scan := max(0, min(len(lists), len(lists)-needs[col]+1+prefixExtra))
-				needs = append(needs, scan)
-				maxScan = max(maxScan, scan)
-			}
-			scans := needs[width:]
-			// Count the bigrams each name of a possible length shares with id among the
-			// scanned ones.
-			nh := 0
-			for k, l := range lists[:maxScan] {
-				for col, ps := range postings[l.gram*width : (l.gram+1)*width] {
-					if k >= scans[col] {
-						continue
-					}
-					nh = countShared(ps, counts, hit, nh, stamp)
-				}
-			}
-			// The names that can still reach their bound with the lists not scanned are kept,
-			// in place; the lists not scanned are then looked up for them.
-			nk := 0
-			for _, v := range hit[:nh] {
-				col := int(ix.lens[v]) - lo
-				hit[nk] = v
-				nk += b2i(int(counts[v]&0xff)+len(lists)-scans[col] >= needs[col])
-			}
-			for _, v := range hit[:nk] {
-				c := int(counts[v] & 0xff)
-				col := int(ix.lens[v]) - lo
-				need, rest := needs[col], lists[scans[col]:]
-				for k, l := range rest {
-					if c >= need || c+len(rest)-k < need {
-						break
-					}
-					if hasPosting(postings[l.gram*width+col], v) {
-						c++
-					}
-				}
-				if c >= need {
-					check(id, v)
-				}
-			}
-		}
-		for _, v := range ix.short {
-			if counts[v]>>8 != stamp {
-				check(id, v)
-			}
-		}
-		if least <= 0 {
-			// A very short identifier can match names it shares no bigram with.
-			for v := range ix.names {
-				check(id, int32(v))
-			}
-		}
+		ix.matchIdentifier(sc, id, check)
 	}
 	out := make([]candidate, 0, len(order))
 	for _, v := range order {
 		out = append(out, candidate{int(v), best[v]})
 	}
 	return out
+}
+
+// matchIdentifier calls check(id, v) for every name v that can be similar to id.
+func (ix *nameIndex) matchIdentifier(sc *scratch, id string, check func(id string, v int32)) {
+	stamp := sc.nextNameStamp()
+	if len(id) > maxGramName {
+		// Too long for the bigram index (tagging bigrams is quadratic in the length): compare
+		// with every name of a possible length.
+		for v, name := range ix.names {
+			if similarLength(len(id), len(name)) {
+				check(id, int32(v))
+			}
+		}
+		return
+	}
+	for _, v := range ix.long {
+		if similarLength(len(id), len(ix.names[v])) {
+			check(id, v)
+		}
+	}
+	least, lo, hi := similarLengths(len(id))
+	if least > 0 {
+		ix.prefixFilter(sc, id, lo, hi, stamp, check)
+	}
+	for _, v := range ix.short {
+		if sc.count[v]>>8 != stamp {
+			check(id, v)
+		}
+	}
+	if least <= 0 {
+		// A very short identifier can match names it shares no bigram with.
+		for v := range ix.names {
+			check(id, int32(v))
+		}
+	}
+}
+
+// similarLengths returns the name lengths lo to hi the similarity allows for an identifier of n
+// bytes, and the fewest bigrams a similar name shares with it over them (gramBound is not
+// monotone in the length).
+func similarLengths(n int) (least, lo, hi int) {
+	least, lo, hi = -1, -1, -1
+	for lb := n * 3 / 4; lb <= n*4/3+1; lb++ {
+		if similarLength(n, lb) {
+			if lo < 0 {
+				lo = lb
+			}
+			hi = lb
+			if b := gramBound(n, lb); least < 0 || b < least {
+				least = b
+			}
+		}
+	}
+	return least, lo, hi
+}
+
+// prefixFilter checks (with check) the names of lengths lo to hi that share enough bigrams with
+// id to be similar. A name that must share at least b of the identifier's (distinct, tagged)
+// bigrams shares one of any len(bigrams)-b+1 of them. Only the postings of that many bigrams
+// (and prefixExtra more), the rarest, are scanned; a name found there that can still reach its
+// bound is then looked up in the other lists, of its own length only, by binary search
+// (postings are in name order). Common bigrams ("er", "-t") have the longest lists: at 100,000
+// skills scanning them all was most of a query's name matching.
+func (ix *nameIndex) prefixFilter(sc *scratch, id string, lo, hi int, stamp uint32,
+	check func(id string, v int32)) {
+	sc.grams = bigrams(id, sc.grams[:0])
+	p := ix.planScan(sc, sc.grams, len(id), lo, min(hi, 255)-lo+1)
+	found := sc.hit[:p.count(sc.count, sc.hit, stamp)]
+	for _, v := range p.reachable(ix, sc.count, found) {
+		if p.shares(v, int(ix.lens[v])-lo, int(sc.count[v]&0xff)) {
+			check(id, v)
+		}
+	}
+}
+
+// A gramScan is the prefix filter's plan for one identifier: its bigram lists, rarest first,
+// with their postings for each name length searched, and for each of those lengths the bigrams
+// a name must share and how many of the rarest lists are scanned. Name length lo+col is column
+// col.
+type gramScan struct {
+	lo, width int
+	lists     []gramList
+	postings  [][]int32 // postings[l.gram*width+col]: the names of column col holding bigram l.gram
+	needs     []int     // per column: the bigrams a name must share with the identifier
+	scans     []int     // per column: how many of the rarest lists are scanned
+	maxScan   int       // the most lists scanned for any column
+}
+
+// planScan plans the prefix filter for an identifier of idLen bytes and bigrams grams over the
+// names of lengths lo to lo+width-1, in sc's buffers.
+func (ix *nameIndex) planScan(sc *scratch, grams []uint32, idLen, lo, width int) gramScan {
+	lists, postings := sc.lists[:0], sc.postings[:0]
+	for i, q := range grams {
+		total := 0
+		k, ok := ix.grams[q]
+		for lb := lo; lb < lo+width; lb++ {
+			var ps []int32
+			if ok {
+				ps = ix.gramPostings(k, lb)
+			}
+			postings = append(postings, ps)
+			total += len(ps)
+		}
+		lists = append(lists, gramList{i, total})
+	}
+	// Insertion sort by total length, then position: at most 254 entries, usually a dozen or two.
+	for i := 1; i < len(lists); i++ {
+		for j := i; j > 0 && lists[j].total < lists[j-1].total; j-- {
+			lists[j], lists[j-1] = lists[j-1], lists[j]
+		}
+	}
+	// The bigrams a name of each length must share with the identifier, and how many of the
+	// rarest lists are scanned for names of that length: fewer for longer names, which need more.
+	needs := sc.needs[:0]
+	for lb := lo; lb < lo+width; lb++ {
+		needs = append(needs, gramBound(idLen, lb))
+	}
+	maxScan := 0
+	for col := range width {
+		scan := max(0, min(len(lists), len(lists)-needs[col]+1+prefixExtra))
+		needs = append(needs, scan)
+		maxScan = max(maxScan, scan)
+	}
+	sc.lists, sc.postings, sc.needs = lists, postings, needs
+	return gramScan{lo: lo, width: width, lists: lists, postings: postings,
+		needs: needs[:width], scans: needs[width:], maxScan: maxScan}
+}
+
+// count counts the bigrams each name shares with the identifier among the lists scanned for its
+// length (see countShared) and writes the names found to hit; it returns how many it wrote.
+func (p *gramScan) count(counts []uint32, hit []int32, stamp uint32) int {
+	lists, postings, scans, width := p.lists[:p.maxScan], p.postings, p.scans, p.width
+	nh := 0
+	for k, l := range lists {
+		for col, ps := range postings[l.gram*width : (l.gram+1)*width] {
+			if k >= scans[col] {
+				continue
+			}
+			nh = countShared(ps, counts, hit, nh, stamp)
+		}
+	}
+	return nh
+}
+
+// reachable keeps, in place, the names of found that can still reach their bound with the lists
+// not scanned, and returns them.
+func (p *gramScan) reachable(ix *nameIndex, counts []uint32, found []int32) []int32 {
+	nl, needs, scans, lo := len(p.lists), p.needs, p.scans, p.lo
+	n := 0
+	for _, v := range found {
+		col := int(ix.lens[v]) - lo
+		found[n] = v
+		n += b2i(int(counts[v]&0xff)+nl-scans[col] >= needs[col])
+	}
+	return found[:n]
+}
+
+// shares reports whether name v of column col, found in c of the scanned lists, shares the
+// bigrams it needs with the identifier: the lists not scanned are looked up until it has them
+// or can no longer reach them.
+func (p *gramScan) shares(v int32, col, c int) bool {
+	need, rest := p.needs[col], p.lists[p.scans[col]:]
+	for k, l := range rest {
+		if c >= need || c+len(rest)-k < need {
+			break
+		}
+		if hasPosting(p.postings[l.gram*p.width+col], v) {
+			c++
+		}
+	}
+	return c >= need
 }

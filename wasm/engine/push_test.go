@@ -32,15 +32,7 @@ func randomEngine(t testing.TB, n, deg int) *Engine {
 				Assoc: 0.5, State: graphs.Uncertain, Type: graphs.Relation(rng.IntN(4))})
 		}
 	}
-	data, err := graphs.Encode(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := graphs.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return New(g)
+	return artifactEngine(t, a)
 }
 
 // TestPushMatchesPowerIteration holds forward push to the power iteration it replaces on large

@@ -14,28 +14,14 @@ func ExampleEngine_Query_render() {
 		{Name: "boil-water", Description: "Boil water on the stove.", Source: "lib/boil-water/SKILL.md",
 			Body: "1. Put the kettle on the stove.\n2. Turn the stove on.\n3. Wait for the whistle."},
 	}
-	docs := make([]engine.Doc, len(skills))
-	for i, s := range skills {
-		docs[i] = engine.Doc{Name: s.Name, Description: s.Description, Body: s.Body}
-	}
-	data, err := graphs.Encode(&graphs.Artifact{
-		Skills: skills,
-		Edges: []graphs.Edge{
-			{Source: 0, Target: 1, Weight: 0.9, Assoc: 0.9, State: graphs.Confirmed, Type: graphs.Dependency},
-		},
-		Lexicon: engine.BuildLexicon(docs),
+	// newEngine is ExampleEngine_Query's: the artifact encoded, decoded and served.
+	e := newEngine(skills, []graphs.Edge{
+		{Source: 0, Target: 1, Weight: 0.9, Assoc: 0.9, State: graphs.Confirmed, Type: graphs.Dependency},
 	})
-	if err != nil {
-		panic(err)
-	}
-	g, err := graphs.Decode(data)
-	if err != nil {
-		panic(err)
-	}
 
 	// 200 characters a skill leave room for boil-water's body only in part: it is cut at a
 	// line break and marked.
-	resp, err := engine.New(g).Query(engine.Request{Query: "boil water", Render: true, SkillBudget: 200})
+	resp, err := e.Query(engine.Request{Query: "boil water", Render: true, SkillBudget: 200})
 	if err != nil {
 		panic(err)
 	}

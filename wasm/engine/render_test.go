@@ -15,19 +15,7 @@ import (
 // newRenderEngine builds an engine over skills that carry sources and bodies.
 func newRenderEngine(tb testing.TB, skills []graphs.Skill, edges []graphs.Edge) *Engine {
 	tb.Helper()
-	docs := make([]Doc, len(skills))
-	for i, s := range skills {
-		docs[i] = Doc{Name: s.Name, Description: s.Description, Body: s.Body}
-	}
-	b, err := graphs.Encode(&graphs.Artifact{Skills: skills, Edges: edges, Lexicon: BuildLexicon(docs)})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	g, err := graphs.Decode(b)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return New(g)
+	return artifactEngine(tb, &graphs.Artifact{Skills: skills, Edges: edges, Lexicon: lexicon(skills)})
 }
 
 // The tea library: fill-kettle is a confirmed prerequisite of boil-water, brew-tea follows it

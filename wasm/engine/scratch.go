@@ -24,6 +24,7 @@ type scratch struct {
 	// Buffers reused from query to query (any contents between queries): a query at 100,000
 	// skills would otherwise allocate hundreds of KB in them, and in WebAssembly the garbage
 	// collections that follow were a tenth of the time.
+	grams    []uint32    // name matching: the identifier's tagged bigrams
 	hit      []int32     // name matching: names found in the scanned bigram lists
 	lists    []gramList  // name matching: the identifier's bigrams by postings length
 	postings [][]int32   // name matching: per bigram, its postings for each name length

@@ -14,13 +14,7 @@ import (
 // water (x), food (y), tools (z) — and a query encoder that knows a few words of each.
 func semanticEngine(t testing.TB) *Engine {
 	t.Helper()
-	art := &graphs.Artifact{Edges: kitchenEdges}
-	docs := make([]Doc, len(kitchenSkills))
-	for i, s := range kitchenSkills {
-		art.Skills = append(art.Skills, graphs.Skill{Name: s.name, Description: s.desc, Body: s.body})
-		docs[i] = Doc{Name: s.name, Description: s.desc, Body: s.body}
-	}
-	art.Lexicon = BuildLexicon(docs)
+	art := testArtifact(kitchenSkills, kitchenEdges)
 	skillVecs := [][]float32{
 		fillKettle: {1, 0, 0.2}, boilWater: {1, 0.1, 0}, brewTea: {0.8, 0.5, 0},
 		microwave: {0.1, 1, 0}, pickUpObject: {0, 0, 1}, graspObject: {0, 0.1, 1},
@@ -38,15 +32,7 @@ func semanticEngine(t testing.TB) *Engine {
 	); err != nil {
 		t.Fatal(err)
 	}
-	b, err := graphs.Encode(art)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := graphs.Decode(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return New(g)
+	return artifactEngine(t, art)
 }
 
 func TestEmbed(t *testing.T) {

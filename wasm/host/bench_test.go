@@ -62,11 +62,7 @@ func BenchmarkQuery(b *testing.B) {
 		})
 	})
 	b.Run("wazero", func(b *testing.B) {
-		e, err := compile(b, host.Options{Instances: 1}).Load(ctx, fx.artifact)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer e.Close(ctx)
+		e := load(b, host.Options{Instances: 1}, fx.artifact)
 		timeQueries(b, len(reqs), func(i int) error {
 			_, err := e.QueryJSON(ctx, lines[i])
 			return err

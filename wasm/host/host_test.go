@@ -14,6 +14,7 @@ import (
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/host"
+	"github.com/caskg/caskg/wasm/testlib"
 )
 
 func TestInfo(t *testing.T) {
@@ -50,22 +51,11 @@ func TestErrors(t *testing.T) {
 	m := compile(t, host.Options{Instances: 1})
 
 	t.Run("bad artifacts", func(t *testing.T) {
-		corrupt := append([]byte(nil), fx.artifact...)
-		corrupt[len(corrupt)/2] ^= 0xff
-		for _, tt := range []struct {
-			name string
-			in   []byte
-			want error
-		}{
-			{"empty", nil, graphs.ErrNotArtifact},
-			{"text", []byte("# notes\n"), graphs.ErrNotArtifact},
-			{"truncated", fx.artifact[:len(fx.artifact)/2], graphs.ErrTruncated},
-			{"flipped byte", corrupt, graphs.ErrChecksum},
-		} {
-			_, err := m.Load(ctx, tt.in)
+		for _, tt := range testlib.BadArtifacts(fx.artifact) {
+			_, err := m.Load(ctx, tt.Data)
 			var me *host.Error
-			if !errors.As(err, &me) || !strings.HasPrefix(me.Msg, tt.want.Error()) {
-				t.Errorf("%s: Load error = %v, want the module's %q", tt.name, err, tt.want)
+			if !errors.As(err, &me) || !strings.HasPrefix(me.Msg, tt.Err.Error()) {
+				t.Errorf("%s: Load error = %v, want the module's %q", tt.Name, err, tt.Err)
 			}
 		}
 	})
@@ -110,11 +100,7 @@ func TestNotAReactor(t *testing.T) {
 func TestConcurrentQueries(t *testing.T) {
 	fx := need(t, sampleFixture, "")
 	ctx := context.Background()
-	e, err := compile(t, host.Options{Instances: 3}).Load(ctx, fx.artifact)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close(ctx)
+	e := load(t, host.Options{Instances: 3}, fx.artifact)
 	native := engine.New(fx.graph)
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
@@ -160,11 +146,7 @@ func longQuery() engine.Request {
 func TestContextCancellation(t *testing.T) {
 	fx := need(t, sampleFixture, "")
 	ctx := context.Background()
-	e, err := compile(t, host.Options{Instances: 1, Interruptible: true}).Load(ctx, fx.artifact)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close(ctx)
+	e := load(t, host.Options{Instances: 1, Interruptible: true}, fx.artifact)
 	long := longQuery()
 	start := time.Now()
 	if _, err := e.Query(ctx, long); err != nil {
@@ -178,8 +160,7 @@ func TestContextCancellation(t *testing.T) {
 	cctx, cancel := context.WithTimeout(ctx, full/10)
 	defer cancel()
 	start = time.Now()
-	_, err = e.Query(cctx, long)
-	if !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := e.Query(cctx, long); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("query past its deadline: error = %v, want context.DeadlineExceeded", err)
 	}
 	if took := time.Since(start); took > full/2+10*time.Millisecond {
@@ -195,11 +176,7 @@ func TestContextCancellation(t *testing.T) {
 func TestContextNotInterruptible(t *testing.T) {
 	fx := need(t, sampleFixture, "")
 	ctx := context.Background()
-	e, err := compile(t, host.Options{Instances: 1}).Load(ctx, fx.artifact)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close(ctx)
+	e := load(t, host.Options{Instances: 1}, fx.artifact)
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	if _, err := e.Query(cctx, engine.Request{Query: "egg"}); !errors.Is(err, context.Canceled) {
@@ -253,10 +230,7 @@ func TestMemoryLimit(t *testing.T) {
 func TestClose(t *testing.T) {
 	fx := need(t, sampleFixture, "")
 	ctx := context.Background()
-	e, err := compile(t, host.Options{}).Load(ctx, fx.artifact)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := load(t, host.Options{}, fx.artifact)
 	if err := e.Close(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -80,3 +80,15 @@ func compile(tb testing.TB, opts host.Options) *host.Module {
 	tb.Cleanup(func() { m.Close(context.Background()) })
 	return m
 }
+
+// load loads artifact into the test module compiled with opts (see compile); the engine is
+// closed when the test ends.
+func load(tb testing.TB, opts host.Options, artifact []byte) *host.Engine {
+	tb.Helper()
+	e, err := compile(tb, opts).Load(context.Background(), artifact)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { e.Close(context.Background()) })
+	return e
+}

@@ -81,11 +81,7 @@ func checkParity(t *testing.T, fx fixture, reqs []engine.Request) {
 	}
 
 	t.Run("wazero", func(t *testing.T) {
-		e, err := compile(t, host.Options{}).Load(ctx, fx.artifact)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer e.Close(ctx)
+		e := load(t, host.Options{}, fx.artifact)
 		bad := 0
 		for i := range reqs {
 			got, err := e.QueryJSON(ctx, lines[i])

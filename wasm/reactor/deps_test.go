@@ -1,10 +1,11 @@
 package main
 
 import (
-	"os"
-	"os/exec"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/caskg/caskg/wasm/testlib"
 )
 
 // The module must stay a pure-Go reactor: no cgo, no model runtime, no network or process
@@ -22,52 +23,34 @@ var forbidden = []string{
 // together about 150 KB, a quarter of the module), and the module links none of them.
 var tooBig = []string{"fmt", "encoding/json", "text/template", "html/template"}
 
+// wasip1 is the environment of the module's build (make wasm).
+var wasip1 = []string{"GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=1"}
+
 func TestReactorDependencies(t *testing.T) {
-	cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".")
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=1")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
+	deps := testlib.Deps(t, wasip1, "github.com/caskg/caskg/wasm/engine")
+	if len(deps) < 10 {
+		t.Fatalf("go list -deps found %d packages: %q", len(deps), deps)
 	}
-	deps := strings.Fields(string(out))
-	if len(deps) < 10 || !contains(deps, "github.com/caskg/caskg/wasm/engine") {
-		t.Fatalf("go list -deps found %d packages, not the engine: %q", len(deps), deps)
-	}
-	for _, p := range deps {
-		for _, f := range forbidden {
-			if p == f || strings.HasPrefix(p, f+"/") {
-				t.Errorf("the reactor depends on %s (%s); the WASM module must not", p, whyDep(t, p))
-			}
-		}
+	for _, p := range testlib.Under(deps, forbidden...) {
+		t.Errorf("the reactor depends on %s (%s); the WASM module must not", p, whyDep(p))
 	}
 	for _, p := range tooBig {
-		if contains(deps, p) {
-			t.Errorf("the reactor links %s (%s); for the module's size it must not", p, whyDep(t, p))
+		if slices.Contains(deps, p) {
+			t.Errorf("the reactor links %s (%s); for the module's size it must not", p, whyDep(p))
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // whyDep names the packages of the reactor's build that import p directly.
-func whyDep(t *testing.T, p string) string {
-	cmd := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}:{{join .Imports ","}}`, ".")
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=1")
-	out, err := cmd.Output()
+func whyDep(p string) string {
+	lines, err := testlib.GoList(`{{.ImportPath}}:{{join .Imports ","}}`, wasip1...)
 	if err != nil {
 		return err.Error()
 	}
 	var by []string
-	for _, line := range strings.Split(string(out), "\n") {
+	for _, line := range lines {
 		pkg, imports, _ := strings.Cut(line, ":")
-		if contains(strings.Split(imports, ","), p) {
+		if slices.Contains(strings.Split(imports, ","), p) {
 			by = append(by, pkg)
 		}
 	}

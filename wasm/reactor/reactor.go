@@ -35,6 +35,7 @@ import (
 	"strconv"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/graphs/errtext"
 	"github.com/caskg/caskg/graphs/jsontext"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/internal/wire"
@@ -70,14 +71,7 @@ func guard(out *[]byte) {
 	if r == nil {
 		return
 	}
-	msg := "unknown panic"
-	switch r := r.(type) {
-	case error:
-		msg = r.Error()
-	case string:
-		msg = r
-	}
-	*out = errorJSON(errors.New("reactor: internal error: " + msg))
+	*out = errorJSON(errors.New("reactor: internal error: " + errtext.Recovered(r)))
 }
 
 // load decodes data and keeps it under a new handle; on failure it returns the error object.

@@ -24,6 +24,7 @@ import (
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/testlib"
 )
 
 // The end-to-end test builds the worker as make worker does, serves it with workerd on
@@ -61,7 +62,7 @@ var bundle struct {
 // sample artifact.
 func bundleDir(tb testing.TB) string {
 	tb.Helper()
-	data := sampleArtifact(tb)
+	data := testlib.Sample(tb)
 	bundle.once.Do(func() {
 		bundle.dir, bundle.err = os.MkdirTemp("", "caskg-worker-bundle-")
 		if bundle.err != nil {
@@ -250,7 +251,7 @@ func TestWorkerd(t *testing.T) {
 	}
 
 	// The 40 sample tasks, by GET and POST: what `caskg query --json` prints, byte for byte.
-	g, err := graphs.Decode(sampleArtifact(t))
+	g, err := graphs.Decode(testlib.Sample(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +297,7 @@ func TestWorkerd(t *testing.T) {
 // The stock mode (a Go program per request) answers the same.
 func TestWorkerdPerRequest(t *testing.T) {
 	base := startWorkerd(t, "perRequest")
-	g, err := graphs.Decode(sampleArtifact(t))
+	g, err := graphs.Decode(testlib.Sample(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/caskg/caskg/native/serve"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/testlib"
 )
 
 // The worker and `caskg serve` mount the same API; these tests hold them to the same answers.
@@ -51,11 +50,7 @@ func sameAnswer(a, b answer) string {
 // 127.0.0.1, reporting the worker's version, and returns its base URL.
 func startServe(tb testing.TB) string {
 	tb.Helper()
-	dir := tb.TempDir()
-	art := filepath.Join(dir, "sample.skg")
-	if err := os.WriteFile(art, sampleArtifact(tb), 0o644); err != nil {
-		tb.Fatal(err)
-	}
+	art := testlib.SampleFile(tb)
 	// The module is only sent, never run, here: any file stands in for it.
 	s, err := serve.New(serve.Options{Artifact: art, Playground: "../../playground", JS: "../js", WASM: art, Version: engine.Version})
 	if err != nil {

@@ -9,50 +9,19 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/testlib"
 )
 
 // The worker's handler (package api's) runs natively here, under workerd in e2e_test.go and
 // beside caskg serve in parity_test.go, on the same cases.
 
-var sample struct {
-	once sync.Once
-	data []byte
-	err  error
-}
-
-// sampleArtifact is what `caskg build graphs/sample` writes (default options, the builtin
-// semantic model learnt from the library), built once per test binary.
-func sampleArtifact(tb testing.TB) []byte {
-	tb.Helper()
-	sample.once.Do(func() {
-		lib, err := ingest.Load("../../graphs/sample")
-		if err != nil {
-			sample.err = err
-			return
-		}
-		opt, err := builder.DefaultOptionsFor(lib.Skills)
-		if err != nil {
-			sample.err = err
-			return
-		}
-		sample.data, _, sample.err = builder.Build(lib.Skills, opt)
-	})
-	if sample.err != nil {
-		tb.Fatal(sample.err)
-	}
-	return sample.data
-}
-
 func sampleServer(tb testing.TB) *api.Handler {
 	tb.Helper()
-	s, err := newServer(sampleArtifact(tb))
+	s, err := newServer(testlib.Sample(tb))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -224,20 +193,11 @@ func TestHandler(t *testing.T) {
 }
 
 func TestBadArtifact(t *testing.T) {
-	data := append([]byte(nil), sampleArtifact(t)...)
-	data[len(data)-1] ^= 1
-	for _, tt := range []struct {
-		name string
-		in   []byte
-		want string
-	}{
-		{"missing", nil, "worker: artifact: graphs: "},
-		{"text", []byte("# notes"), "worker: artifact: graphs: not a caskg artifact"},
-		{"flipped byte", data, "worker: artifact: graphs: artifact checksum mismatch"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if _, err := newServer(tt.in); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
-				t.Errorf("newServer = %v, want an error starting %q", err, tt.want)
+	for _, tt := range testlib.BadArtifacts(testlib.Sample(t)) {
+		t.Run(tt.Name, func(t *testing.T) {
+			want := "worker: artifact: " + tt.Err.Error()
+			if _, err := newServer(tt.Data); err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("newServer = %v, want an error starting %q", err, want)
 			}
 		})
 	}

@@ -323,34 +323,31 @@ func intsAttr(name string, vs ...int64) *pb {
 }
 
 // TensorProto: dims (1), data_type (2: FLOAT 1, INT64 7), name (8), raw_data (9, little-endian).
-func floatTensor(name string, data []float32, dims ...int64) *pb {
+func tensor(name string, dataType int64, raw []byte, dims ...int64) *pb {
 	var t pb
 	for _, d := range dims {
 		t.varint(1, d)
 	}
-	t.varint(2, 1)
+	t.varint(2, dataType)
 	t.str(8, name)
-	raw := make([]byte, 0, 4*len(data))
-	for _, f := range data {
-		raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(f))
-	}
 	t.bytes(9, raw)
 	return &t
 }
 
-func int64Tensor(name string, data []int64, dims ...int64) *pb {
-	var t pb
-	for _, d := range dims {
-		t.varint(1, d)
+func floatTensor(name string, data []float32, dims ...int64) *pb {
+	raw := make([]byte, 0, 4*len(data))
+	for _, f := range data {
+		raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(f))
 	}
-	t.varint(2, 7)
-	t.str(8, name)
+	return tensor(name, 1, raw, dims...)
+}
+
+func int64Tensor(name string, data []int64, dims ...int64) *pb {
 	raw := make([]byte, 0, 8*len(data))
 	for _, v := range data {
 		raw = binary.LittleEndian.AppendUint64(raw, uint64(v))
 	}
-	t.bytes(9, raw)
-	return &t
+	return tensor(name, 7, raw, dims...)
 }
 
 // valueInfo is a ValueInfoProto: name (1), type (2) = TypeProto{tensor_type (1) = {elem_type (1),

@@ -143,22 +143,15 @@ func intBits(t reflect.Type) string {
 	return strconv.Itoa(t.Bits())
 }
 
-// decoder writes decode<Pkg><Type>(d, v), which decodes a JSON object into *v.
-func (g *wireGen) decoder(t reflect.Type) string {
-	name := funcName("decode", t)
+// function writes the function name of the struct type t, once however often it is asked for:
+// write writes it from t's fields, then the functions of the struct types they reach follow.
+// It returns name.
+func (g *wireGen) function(name string, t reflect.Type, write func(fs []wireField)) string {
 	if g.done[name] {
 		return name
 	}
 	g.done[name] = true
-	fs := g.fields(t)
-	g.printf("\n// %s decodes a JSON object into v; members it has no field for are errors.\n", name)
-	g.printf("func %s(d *jsontext.Decoder, v *%s) error {\n", name, t)
-	g.printf("return d.Object(func(key string) error {\nvar err error\nswitch key {\n")
-	for _, f := range fs {
-		g.printf("case %q:\n", f.name)
-		g.decodeValue("v."+f.goName, f.t, 0)
-	}
-	g.printf("default:\nerr = d.UnknownField()\n}\nreturn err\n})\n}\n")
+	write(g.fields(t))
 	for len(g.todo) > 0 {
 		next := g.todo[0]
 		g.todo = g.todo[1:]
@@ -167,28 +160,41 @@ func (g *wireGen) decoder(t reflect.Type) string {
 	return name
 }
 
+// decoder writes decode<Pkg><Type>(d, v), which decodes a JSON object into *v.
+func (g *wireGen) decoder(t reflect.Type) string {
+	name := funcName("decode", t)
+	return g.function(name, t, func(fs []wireField) {
+		g.printf("\n// %s decodes a JSON object into v; members it has no field for are errors.\n", name)
+		g.printf("func %s(d *jsontext.Decoder, v *%s) error {\n", name, t)
+		g.printf("return d.Object(func(key string) error {\nvar err error\nswitch key {\n")
+		for _, f := range fs {
+			g.printf("case %q:\n", f.name)
+			g.decodeValue("v."+f.goName, f.t, 0)
+		}
+		g.printf("default:\nerr = d.UnknownField()\n}\nreturn err\n})\n}\n")
+	})
+}
+
 // decodeValue writes statements that decode the next value into dst, setting err. null leaves
 // dst unchanged, or sets it to nil for a slice or pointer, as encoding/json does.
 func (g *wireGen) decodeValue(dst string, t reflect.Type, depth int) {
 	x := "x" + strconv.Itoa(depth)
-	scalar := func(typ, call string) {
+	// scalar reads the value as typ with call and, without an error, sets dst to val.
+	scalar := func(typ, call, val string) {
 		g.printf("if !d.Null() {\nvar %s %s\nif %s, err = %s; err == nil {\n%s = %s\n}\n}\n",
-			x, typ, x, call, dst, conv(t, x))
+			x, typ, x, call, dst, val)
 	}
 	switch t.Kind() {
 	case reflect.String:
-		scalar("string", "d.String()")
+		scalar("string", "d.String()", conv(t, x))
 	case reflect.Bool:
-		scalar("bool", "d.Bool()")
+		scalar("bool", "d.Bool()", conv(t, x))
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		g.printf("if !d.Null() {\nvar %s int64\nif %s, err = d.Int(%s); err == nil {\n%s = %s(%s)\n}\n}\n",
-			x, x, intBits(t), dst, t, x)
+		scalar("int64", "d.Int("+intBits(t)+")", t.String()+"("+x+")")
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		g.printf("if !d.Null() {\nvar %s uint64\nif %s, err = d.Uint(%s); err == nil {\n%s = %s(%s)\n}\n}\n",
-			x, x, intBits(t), dst, t, x)
+		scalar("uint64", "d.Uint("+intBits(t)+")", t.String()+"("+x+")")
 	case reflect.Float32, reflect.Float64:
-		g.printf("if !d.Null() {\nvar %s float64\nif %s, err = d.Float(%d); err == nil {\n%s = %s(%s)\n}\n}\n",
-			x, x, t.Bits(), dst, t, x)
+		scalar("float64", "d.Float("+strconv.Itoa(t.Bits())+")", t.String()+"("+x+")")
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
 			g.fail(t, "byte slices are base64 in encoding/json and not supported")
@@ -213,42 +219,33 @@ func (g *wireGen) decodeValue(dst string, t reflect.Type, depth int) {
 // encoder writes append<Pkg><Type>(b, v), which appends *v as encoding/json.Marshal writes it.
 func (g *wireGen) encoder(t reflect.Type) string {
 	name := funcName("append", t)
-	if g.done[name] {
-		return name
-	}
-	g.done[name] = true
-	fs := g.fields(t)
-	g.printf("\n// %s appends v as JSON, byte for byte as encoding/json.Marshal writes it.\n", name)
-	g.printf("func %s(b []byte, v *%s) ([]byte, error) {\nvar err error\nb = append(b, '{')\n", name, t)
-	for _, f := range fs {
-		src := "v." + f.goName
-		cond := ""
-		switch {
-		case f.omitEmpty:
-			cond = emptyCheck(f.t, src)
-		case f.omitZ:
-			cond = zeroCheck(f.t, src)
+	return g.function(name, t, func(fs []wireField) {
+		g.printf("\n// %s appends v as JSON, byte for byte as encoding/json.Marshal writes it.\n", name)
+		g.printf("func %s(b []byte, v *%s) ([]byte, error) {\nvar err error\nb = append(b, '{')\n", name, t)
+		for _, f := range fs {
+			src := "v." + f.goName
+			cond := ""
+			switch {
+			case f.omitEmpty:
+				cond = emptyCheck(f.t, src)
+			case f.omitZ:
+				cond = zeroCheck(f.t, src)
+			}
+			if cond == "-" {
+				g.fail(t, "omitempty or omitzero on field "+f.goName+" of kind "+f.t.Kind().String()+" is not supported")
+				continue
+			}
+			if cond != "" {
+				g.printf("if %s {\n", cond)
+			}
+			g.printf("b = jsontext.AppendKey(b, %q)\n", string(jsontext.AppendString(nil, f.name))+":")
+			g.encodeValue(src, f.t, 0)
+			if cond != "" {
+				g.printf("}\n")
+			}
 		}
-		if cond == "-" {
-			g.fail(t, "omitempty or omitzero on field "+f.goName+" of kind "+f.t.Kind().String()+" is not supported")
-			continue
-		}
-		if cond != "" {
-			g.printf("if %s {\n", cond)
-		}
-		g.printf("b = jsontext.AppendKey(b, %q)\n", string(jsontext.AppendString(nil, f.name))+":")
-		g.encodeValue(src, f.t, 0)
-		if cond != "" {
-			g.printf("}\n")
-		}
-	}
-	g.printf("b = append(b, '}')\nreturn b, err\n}\n")
-	for len(g.todo) > 0 {
-		next := g.todo[0]
-		g.todo = g.todo[1:]
-		next()
-	}
-	return name
+		g.printf("b = append(b, '}')\nreturn b, err\n}\n")
+	})
 }
 
 // emptyCheck is the condition under which omitempty writes a field, or "-" if unsupported.

@@ -1,0 +1,116 @@
+// Package testlib holds what the tests of the engine's hosts share (the /v1 API, the edge
+// worker, the WASI reactor, the wazero host, caskg serve, the playground): artifacts built from
+// a library folder as `caskg build` builds them by default, the bad artifacts every host must
+// refuse, and the packages a build links, for the tests that hold a host to its dependencies.
+// It is for tests only: it imports the native builder, which no host may link. Its package
+// strictjson, standard library only, serves the tests of graphs as well.
+package testlib
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/builder"
+	"github.com/caskg/caskg/native/ingest"
+)
+
+// root is the module's root folder as reached from the working directory (a test's is its
+// package's folder): "." or a chain of "..", the nearest that holds go.mod. Relative, so that
+// the skills' sources recorded in an artifact are the same on every machine.
+func root() (string, error) {
+	abs, err := filepath.Abs(".")
+	if err != nil {
+		return "", errors.New("testlib: " + err.Error())
+	}
+	for dir := "."; ; dir = filepath.Join(dir, "..") {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		if up := filepath.Dir(abs); up != abs {
+			abs = up
+		} else {
+			return "", errors.New("testlib: no go.mod in the working directory or above it")
+		}
+	}
+}
+
+// build is the artifact `caskg build dir` writes: default options, with the builtin semantic
+// model learnt from the library's skills.
+func build(dir string) ([]byte, error) {
+	lib, err := ingest.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	opt, err := builder.DefaultOptionsFor(lib.Skills)
+	if err != nil {
+		return nil, err
+	}
+	data, _, err := builder.Build(lib.Skills, opt)
+	return data, err
+}
+
+// Build returns the artifact `caskg build dir` writes (default options, the builtin semantic
+// model learnt from the library).
+func Build(tb testing.TB, dir string) []byte {
+	tb.Helper()
+	data, err := build(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
+}
+
+var sample = sync.OnceValues(func() ([]byte, error) {
+	r, err := root()
+	if err != nil {
+		return nil, err
+	}
+	return build(filepath.Join(r, "graphs", "sample"))
+})
+
+// Sample returns the artifact of the sample library graphs/sample as `caskg build graphs/sample`
+// writes it, built once per test binary: callers share it and must not modify it.
+func Sample(tb testing.TB) []byte {
+	tb.Helper()
+	data, err := sample()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
+}
+
+// SampleFile writes Sample to a file of the test's own, for what takes an artifact's path (caskg
+// serve), and returns the path.
+func SampleFile(tb testing.TB) string {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "sample.skg")
+	if err := os.WriteFile(path, Sample(tb), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// A BadArtifact is bytes that are no valid artifact, and the error of package graphs that a
+// host must refuse them with.
+type BadArtifact struct {
+	Name string
+	Data []byte
+	Err  error
+}
+
+// BadArtifacts returns what every host must refuse to load, made from the valid artifact good
+// (which it leaves as it is): no bytes, a text file, good cut in half, good with a byte flipped.
+func BadArtifacts(good []byte) []BadArtifact {
+	flipped := append([]byte(nil), good...)
+	flipped[len(flipped)/2] ^= 0xff
+	return []BadArtifact{
+		{"empty", nil, graphs.ErrNotArtifact},
+		{"text", []byte("# notes\n"), graphs.ErrNotArtifact},
+		{"truncated", good[:len(good)/2], graphs.ErrTruncated},
+		{"flipped byte", flipped, graphs.ErrChecksum},
+	}
+}
