@@ -4,9 +4,12 @@
 // A library is loaded from paths: directories are searched for SKILL.md files, .json files hold
 // an MCP tools/list result (or a bare array of tools), .jsonl/.ndjson files hold one tool a line,
 // and a .md file given directly is one skill. Identity is the skill name. An entry that cannot be
-// used (no front matter, broken YAML or JSON, empty name or description, duplicate name, ...) is
-// skipped and recorded as a Problem that names its file and line; loading goes on. Only a path
-// that cannot be read, an unsupported file type or a library with no skills at all stops Load.
+// used (no front matter, broken YAML or JSON, empty name or description, a name that breaks the
+// name rules, duplicate name, ...) is skipped and recorded as a Problem that names its file and
+// line; loading goes on. Only regular files are read: a named pipe, device, socket or directory
+// where a file should be, and a symlink that leads out of the library folder, are skipped with a
+// Problem too, so that no entry can make Load hang. Only a path that cannot be read, an
+// unsupported file type or a library with no skills at all stops Load.
 //
 // Results are deterministic: paths are read in the order given and directories in lexical order.
 package ingest
@@ -76,6 +79,9 @@ type Problem struct {
 	Field string // the offending field when there is one ("name", "description", "front matter", ...)
 	Skill string // the skill name when known
 	Msg   string
+	// Warning marks a problem whose entry was kept (a malformed optional field ignored, a name
+	// that breaks its convention); the others skipped their entry or file.
+	Warning bool
 }
 
 // Error formats the problem as file[:line]: [field "f": ]msg.
@@ -122,6 +128,10 @@ func Load(paths ...string) (*Library, error) {
 //     {"result":{"tools":[...]}}, or a bare JSON array of tools;
 //   - a file ending in .jsonl or .ndjson holds one tool a line (blank lines skipped);
 //   - a file named SKILL.md or ending in .md is one skill.
+//
+// Only regular files are opened. Inside a directory a symlinked SKILL.md is read when it leads to
+// a regular file inside that directory; a path given directly may be a symlink to a regular file
+// anywhere.
 //
 // Bad entries are skipped and recorded in Library.Problems. The error, always prefixed
 // "ingest: ", is returned for a path that does not exist or cannot be read or walked, a file of
@@ -209,7 +219,15 @@ func (l *loader) loadPath(p string) error {
 		return fmt.Errorf("ingest: %s: unsupported file type; want a directory of SKILL.md files, "+
 			"a SKILL.md or .md file, a .json MCP tool list or array of tools, or a .jsonl/.ndjson file of tools", p)
 	}
-	data, prob, err := readFile(p)
+	if !fi.Mode().IsRegular() {
+		l.loadFile(p, nil, notRegular(fi.Mode()))
+		return nil
+	}
+	f, err := os.OpenFile(p, OpenFlags, 0)
+	if err != nil {
+		return fmt.Errorf("ingest: %w", err)
+	}
+	data, prob, err := readFile(f)
 	if err != nil {
 		return fmt.Errorf("ingest: %w", err)
 	}
@@ -217,12 +235,47 @@ func (l *loader) loadPath(p string) error {
 	return nil
 }
 
+// notRegular is the Problem of a file that is not a regular file.
+func notRegular(m fs.FileMode) *Problem {
+	return &Problem{Msg: "not a regular file: " + typeName(m) + "; skipped"}
+}
+
+// typeName names a file type for messages.
+func typeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	}
+	return "irregular file"
+}
+
 func (l *loader) walk(root string) error {
 	// WalkDir does not follow a symlinked root; a trailing separator makes it.
 	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 && !os.IsPathSeparator(root[len(root)-1]) {
 		root += string(filepath.Separator)
 	}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	// Files are opened through an os.Root of the folder, so that no symlink swapped in after the
+	// checks below leads out of it.
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return fmt.Errorf("ingest: %w", err)
+	}
+	defer r.Close()
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return fmt.Errorf("ingest: %w", err)
+	}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if path == root {
 				return err
@@ -245,10 +298,7 @@ func (l *loader) walk(root string) error {
 		if d.Name() != "SKILL.md" {
 			return nil
 		}
-		data, prob, err := readFile(path)
-		if err != nil {
-			prob = &Problem{Msg: "cannot read: " + pathErrText(err)}
-		}
+		data, prob := l.readInRoot(r, root, realRoot, path, d.Type())
 		l.loadFile(path, data, prob)
 		if l.stopped() {
 			return errStop
@@ -325,20 +375,53 @@ func skillsOf(entries []entry) []Skill {
 	return out
 }
 
-// readFile reads a file of at most MaxFileSize bytes. A larger file gives a Problem (without
-// File); a file that cannot be opened or read gives an error.
-func readFile(path string) ([]byte, *Problem, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
+// readInRoot reads the file at path, found by walking root (realRoot with its symlinks
+// resolved), through r. typ is the file's type as the walk saw it, without following a
+// symlink. A file it cannot use gives a Problem (without File).
+func (l *loader) readInRoot(r *os.Root, root, realRoot, path string, typ fs.FileMode) ([]byte, *Problem) {
+	if typ&fs.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return nil, &Problem{Msg: "cannot read: broken symlink: " + pathErrText(err)}
+		}
+		if rel, err := filepath.Rel(realRoot, target); err != nil || !filepath.IsLocal(rel) {
+			return nil, &Problem{Msg: "symlink leaves the library (to " + filepath.ToSlash(target) + "); skipped"}
+		}
+		fi, err := os.Stat(target)
+		if err != nil {
+			return nil, &Problem{Msg: "cannot read: " + pathErrText(err)}
+		}
+		typ = fi.Mode().Type()
 	}
+	if !typ.IsRegular() {
+		return nil, notRegular(typ)
+	}
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return nil, &Problem{Msg: "cannot read: " + err.Error()}
+	}
+	f, err := r.OpenFile(rel, OpenFlags, 0)
+	if err != nil {
+		return nil, &Problem{Msg: "cannot read: " + pathErrText(err)}
+	}
+	data, prob, err := readFile(f)
+	if err != nil {
+		return nil, &Problem{Msg: "cannot read: " + pathErrText(err)}
+	}
+	return data, prob
+}
+
+// readFile reads and closes f, which must be a regular file of at most MaxFileSize bytes. A
+// file of another type or a larger one gives a Problem (without File); a file that cannot be
+// read gives an error.
+func readFile(f *os.File) ([]byte, *Problem, error) {
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, nil, err
 	}
-	if fi.IsDir() {
-		return nil, nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("is a directory")}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(fi.Mode()), nil
 	}
 	if fi.Size() > MaxFileSize {
 		return nil, tooLarge(fi.Size()), nil

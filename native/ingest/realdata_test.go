@@ -22,8 +22,18 @@ func TestRealLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Real libraries break the Agent Skills name convention ("FFmpeg Video Editing",
+	// "data_cleaning"); those skills are kept with a warning. Nothing else is wrong.
+	conventions := 0
 	for _, p := range lib.Problems {
+		if p.Warning && p.Field == "name" && strings.Contains(p.Msg, "Agent Skills convention") {
+			conventions++
+			continue
+		}
 		t.Errorf("problem: %v", p)
+	}
+	if conventions != 48 {
+		t.Errorf("%d names break the Agent Skills convention, want 48", conventions)
 	}
 	count := map[string]int{}
 	for _, s := range lib.Skills {

@@ -124,7 +124,7 @@ func (p *fmParser) fail(n *yaml.Node, field, msg string) {
 
 // warn records a problem that keeps the skill.
 func (p *fmParser) warn(n *yaml.Node, field, msg string) {
-	p.probs = append(p.probs, Problem{File: p.file, Line: p.line(n), Field: field, Skill: p.name, Msg: msg})
+	p.probs = append(p.probs, Problem{File: p.file, Line: p.line(n), Field: field, Skill: p.name, Msg: msg, Warning: true})
 }
 
 func parseSkillMD(data []byte, file string) ([]entry, []Problem) {
@@ -194,6 +194,11 @@ func parseSkillMD(data []byte, file string) ([]entry, []Problem) {
 		s.Name = strings.TrimSpace(n.Value)
 		p.name = s.Name
 		nameLine = p.line(k)
+		if skip, warn := checkName(s.Name, KindSkill); skip != "" {
+			p.fail(k, "name", skip)
+		} else if warn != "" {
+			p.warn(k, "name", warn)
+		}
 	}
 	switch n, k := values["description"], keys["description"]; {
 	case n == nil:

@@ -242,6 +242,11 @@ func parseTool(raw json.RawMessage, file string, line int) (*entry, []Problem) {
 	prob := func(field, name, msg string) Problem {
 		return Problem{File: file, Line: line, Field: field, Skill: name, Msg: msg}
 	}
+	warn := func(field, name, msg string) Problem {
+		p := prob(field, name, msg)
+		p.Warning = true
+		return p
+	}
 	if k := kindOfJSON(raw); k != "an object" {
 		return nil, []Problem{prob("", "", "tool entry is not an object (got "+k+")")}
 	}
@@ -256,6 +261,9 @@ func parseTool(raw json.RawMessage, file string, line int) (*entry, []Problem) {
 	if msg != "" {
 		failed = true
 		probs = append(probs, prob("name", "", msg))
+	} else if skip, _ := checkName(name, KindTool); skip != "" {
+		failed = true
+		probs = append(probs, prob("name", name, skip))
 	} else {
 		s.Name = name
 	}
@@ -272,7 +280,7 @@ func parseTool(raw json.RawMessage, file string, line int) (*entry, []Problem) {
 	if v, ok := obj["title"]; ok && kindOfJSON(v) != "null" {
 		var t string
 		if json.Unmarshal(v, &t) != nil {
-			probs = append(probs, prob("title", s.Name, "title is not a string (got "+kindOfJSON(v)+"); ignored"))
+			probs = append(probs, warn("title", s.Name, "title is not a string (got "+kindOfJSON(v)+"); ignored"))
 		}
 		s.Title = strings.TrimSpace(t)
 	}
@@ -284,7 +292,7 @@ func parseTool(raw json.RawMessage, file string, line int) (*entry, []Problem) {
 		}
 		var schema map[string]any
 		if kindOfJSON(v) != "an object" || json.Unmarshal(v, &schema) != nil {
-			probs = append(probs, prob(key, s.Name, "schema is not an object (got "+kindOfJSON(v)+"); ignored"))
+			probs = append(probs, warn(key, s.Name, "schema is not an object (got "+kindOfJSON(v)+"); ignored"))
 			continue
 		}
 		fields := schemaFields(schema)

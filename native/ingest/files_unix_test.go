@@ -1,0 +1,161 @@
+//go:build unix
+
+package ingest
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/caskg/caskg/native/internal/testlib"
+)
+
+// loadWithin runs LoadWith and fails the test, instead of hanging it, when Load does not
+// return within a few seconds.
+func loadWithin(t *testing.T, opt Options, paths ...string) (*Library, error) {
+	t.Helper()
+	type result struct {
+		lib *Library
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		lib, err := LoadWith(opt, paths...)
+		done <- result{lib, err}
+	}()
+	select {
+	case r := <-done:
+		return r.lib, r.err
+	case <-time.After(10 * time.Second):
+		t.Fatalf("Load(%q) still running after 10s: it hangs on a file", paths)
+		return nil, nil
+	}
+}
+
+func mkfifo(t *testing.T, path string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+}
+
+// TestSpecialFiles checks that what is not a regular file — a named pipe, a socket, a folder
+// named SKILL.md, symlinks to them or out of the library — is skipped with a reason instead
+// of read (a named pipe without a writer would block the read forever).
+func TestSpecialFiles(t *testing.T) {
+	t.Chdir(t.TempDir())
+	testlib.WriteFiles(t, ".", files{
+		"lib/good/SKILL.md":     skillMD("", "name: good", "description: Fine."),
+		"lib/inside/real.md":    skillMD("", "name: inside", "description: Reached by a symlink that stays in the library."),
+		"lib/folder/SKILL.md/x": "a folder named SKILL.md is walked into, and holds no skill",
+		"outside/SKILL.md":      skillMD("", "name: outside", "description: Never read through the library."),
+	})
+	mkfifo(t, "lib/fifo/SKILL.md")
+	mkfifo(t, "pipe.json")
+	for link, target := range map[string]string{
+		"lib/link-in/SKILL.md":     "../inside/real.md",
+		"lib/link-out/SKILL.md":    "../../outside/SKILL.md",
+		"lib/link-fifo/SKILL.md":   "../fifo/SKILL.md",
+		"lib/link-dir/SKILL.md":    "../good",
+		"lib/link-broken/SKILL.md": "../nowhere/SKILL.md",
+	} {
+		if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll("lib/socket", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := net.Listen("unix", "lib/socket/SKILL.md"); err == nil {
+		defer l.Close()
+	} else {
+		t.Logf("no unix socket: %v", err) // the socket line below is then absent
+	}
+
+	lib, err := loadWithin(t, Options{}, "lib", "pipe.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range lib.Skills {
+		names = append(names, s.Name+" "+s.Source)
+	}
+	if diff := cmp.Diff([]string{"good lib/good/SKILL.md", "inside lib/link-in/SKILL.md"}, names); diff != "" {
+		t.Errorf("skills (-want +got):\n%s", diff)
+	}
+	abs, _ := filepath.EvalSymlinks("outside/SKILL.md")
+	want := []string{
+		"lib/fifo/SKILL.md: not a regular file: named pipe; skipped",
+		"lib/link-broken/SKILL.md: cannot read: broken symlink: no such file or directory",
+		"lib/link-dir/SKILL.md: not a regular file: directory; skipped",
+		"lib/link-fifo/SKILL.md: not a regular file: named pipe; skipped",
+		"lib/link-out/SKILL.md: symlink leaves the library (to " + filepath.ToSlash(abs) + "); skipped",
+		"lib/socket/SKILL.md: not a regular file: socket; skipped",
+		"pipe.json: not a regular file: named pipe; skipped",
+	}
+	var got []string
+	for _, p := range lib.Problems {
+		got = append(got, p.Error())
+	}
+	if _, err := os.Lstat("lib/socket/SKILL.md"); err != nil {
+		want = append(want[:5], want[6:]...)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+
+	// Strict: the first of them is fatal.
+	_, err = loadWithin(t, Options{Strict: true}, "lib")
+	if err == nil || err.Error() != "ingest: "+want[0] {
+		t.Errorf("strict: error %v, want %q", err, "ingest: "+want[0])
+	}
+	// Given directly, a symlink may lead anywhere, but only to a regular file.
+	if err := os.Symlink("outside/SKILL.md", "direct.md"); err != nil {
+		t.Fatal(err)
+	}
+	lib, err = loadWithin(t, Options{}, "direct.md")
+	if err != nil || len(lib.Skills) != 1 || lib.Skills[0].Name != "outside" {
+		t.Errorf("Load(direct.md): %v, %v; want the skill outside", lib, err)
+	}
+}
+
+// TestFIFOSwappedIn checks the guard after opening: a named pipe opened where the walk saw a
+// regular file (the race between the check and the open) is rejected without blocking.
+func TestFIFOSwappedIn(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "SKILL.md")
+	mkfifo(t, p)
+	done := make(chan error, 1)
+	go func() {
+		f, err := os.OpenFile(p, OpenFlags, 0)
+		if err != nil {
+			done <- err
+			return
+		}
+		_, prob, err := readFile(f)
+		if err == nil && (prob == nil || !strings.Contains(prob.Msg, "named pipe")) {
+			t.Errorf("readFile of a named pipe: problem %v, want one naming it", prob)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("opening and reading a named pipe still blocks after 10s")
+	}
+}
