@@ -13,8 +13,10 @@
 //     relation types;
 //   - graph_info: counts, format version, build parameters, vectors and library coverage.
 //
-// Bad arguments give tool results with isError set and a message naming the field; an unknown
-// skill name gives the closest names. retrieve_skills holds its query and k to the limits every
+// Bad arguments give tool results with isError set and a message naming the field and the rule
+// it breaks, repeating at most a short prefix of the value; an unknown skill name gives the
+// closest names. Transport carries the server over stdio and answers malformed JSON-RPC lines
+// itself instead of ending the session. retrieve_skills holds its query and k to the limits every
 // caskg surface shares (the table in wasm/api). No argument reaches the file system: get_skill
 // maps a name to a file found by the library load, and opens it through an os.Root of the
 // library folder, so neither "..", absolute paths nor symlinks lead outside it.
@@ -177,28 +179,32 @@ func (s *Server) MCP() *mcp.Server {
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "caskg", Title: "caskg skill graph", Version: version},
 		&mcp.ServerOptions{Instructions: Instructions})
-	addTool(srv, "retrieve_skills", "Retrieve skills for a task",
+	specs := map[string]*argSpec{}
+	addTool(srv, specs, "retrieve_skills", "Retrieve skills for a task",
 		"Find the skills to use for a task: the best matches and, over the skill graph, the skills they need "+
 			"or lead to. Returns the bundle as text (a header, then each skill's description, source file, graph evidence "+
 			"and the head of its instructions, within a character budget) and the ranking as structured content.",
 		retrieveSchema, s.retrieve)
-	addTool(srv, "get_skill", "Get a skill's text",
+	addTool(srv, specs, "get_skill", "Get a skill's text",
 		"The whole SKILL.md of a skill by name, read from the skill library; when the server has no library "+
 			"or no file for the skill, the description and the head of the body stored in the graph.",
 		nameSchema, s.getSkill)
-	addTool(srv, "skill_neighbors", "Skill neighbors",
+	addTool(srv, specs, "skill_neighbors", "Skill neighbors",
 		"The published graph edges into and out of a skill: which skills it needs, which need it, which "+
 			"follow it and which are similar or alternatives, with each edge's calibration state, weight and type.",
 		neighborsSchema, s.neighbors)
-	addTool(srv, "graph_info", "Skill graph info",
+	addTool(srv, specs, "graph_info", "Skill graph info",
 		"What the skill graph holds: skill, edge and term counts, edges by state and relation, format version, build parameters, vectors and the library folder.",
 		`{"type": "object", "additionalProperties": false}`, s.info)
+	srv.AddReceivingMiddleware(checkArgs(specs))
 	return srv
 }
 
 // addTool registers a tool under its name and title, read-only, idempotent and closed-world (it
-// reads the graph and the library, nothing else), with h behind safe.
-func addTool[In, Out any](srv *mcp.Server, name, title, description, schema string, h mcp.ToolHandlerFor[In, Out]) {
+// reads the graph and the library, nothing else), with h behind safe, and records in specs what
+// its schema allows for checkArgs.
+func addTool[In, Out any](srv *mcp.Server, specs map[string]*argSpec, name, title, description, schema string, h mcp.ToolHandlerFor[In, Out]) {
+	specs[name] = parseSpec(schema)
 	closed := false
 	mcp.AddTool(srv, &mcp.Tool{
 		Name: name, Title: title, Description: description, InputSchema: json.RawMessage(schema),
@@ -212,12 +218,13 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 }
 
 // safe turns a panic in a tool handler into a tool error, so no argument crashes the server.
+// The panic's text stays out of the message: it speaks of Go, not of the call.
 func safe[In, Out any](h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out] {
 	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
 		defer func() {
 			if r := recover(); r != nil {
 				var zero Out
-				res, out, err = nil, zero, fmt.Errorf("internal error: %v", r)
+				res, out, err = nil, zero, errors.New("internal error: the tool failed on these arguments (a bug in caskg); the server goes on")
 			}
 		}()
 		return h(ctx, req, in)
@@ -379,9 +386,10 @@ func (s *Server) getSkill(_ context.Context, _ *mcp.CallToolRequest, in NameInpu
 }
 
 // readFile reads a library file through the root, so that nothing outside the folder is read
-// even if the file was replaced by a symlink since the library load.
+// even if the file was replaced by a symlink since the library load, and without blocking, so
+// that a named pipe swapped in since then is rejected instead of hanging the server.
 func (s *Server) readFile(rel string) (string, error) {
-	f, err := s.root.Open(rel)
+	f, err := s.root.OpenFile(rel, ingest.OpenFlags, 0)
 	if err != nil {
 		return "", pathError(err)
 	}
@@ -575,9 +583,9 @@ func (s *Server) lookup(name string) (int, error) {
 		return ids[0], nil
 	}
 	if close := s.closest(name, norm); len(close) > 0 {
-		return 0, fmt.Errorf("unknown skill %q; the closest names are: %s", name, strings.Join(close, ", "))
+		return 0, fmt.Errorf("unknown skill %q; the closest names are: %s", short(name), strings.Join(close, ", "))
 	}
-	return 0, fmt.Errorf("unknown skill %q, and no name is close to it; call retrieve_skills to search by task", name)
+	return 0, fmt.Errorf("unknown skill %q, and no name is close to it; call retrieve_skills to search by task", short(name))
 }
 
 // closest returns up to maxSuggestions skill names for a name that matched none: first those

@@ -274,29 +274,29 @@ func TestBadArguments(t *testing.T) {
 		args any
 		want []string
 	}{
-		{"retrieve_skills", "no query", map[string]any{}, []string{"query"}},
-		{"retrieve_skills", "empty query", map[string]any{"query": ""}, []string{"query"}},
+		{"retrieve_skills", "no query", map[string]any{}, []string{`field "query": required`}},
+		{"retrieve_skills", "empty query", map[string]any{"query": ""}, []string{`field "query": empty`}},
 		{"retrieve_skills", "blank query", map[string]any{"query": " \t\n"}, []string{`field "query": empty`}},
-		{"retrieve_skills", "query not a string", map[string]any{"query": 42}, []string{"query"}},
-		{"retrieve_skills", "query too long", map[string]any{"query": strings.Repeat("egg ", 20000)}, []string{"query"}},
-		{"retrieve_skills", "k zero", map[string]any{"query": "egg", "k": 0}, []string{"k"}},
+		{"retrieve_skills", "query not a string", map[string]any{"query": 42}, []string{`field "query": must be a string, not a number`}},
+		{"retrieve_skills", "query too long", map[string]any{"query": strings.Repeat("egg ", 20000)}, []string{`field "query": 80000 characters, at most 8192`}},
+		{"retrieve_skills", "k zero", map[string]any{"query": "egg", "k": 0}, []string{`field "k": 0 is outside [1, 100]`}},
 		{"retrieve_skills", "k negative", map[string]any{"query": "egg", "k": -3}, []string{"k"}},
 		{"retrieve_skills", "k over the limit", map[string]any{"query": "egg", "k": 101}, []string{"k"}},
 		{"retrieve_skills", "k the engine's bound", map[string]any{"query": "egg", "k": 1000}, []string{"k"}},
 		// Within the schema's characters, over the bytes: the handler refuses it.
 		{"retrieve_skills", "query over the byte limit", map[string]any{"query": strings.Repeat("é", 4097)}, []string{`field "query": 8194 bytes, at most 8192`}},
-		{"retrieve_skills", "k fractional", map[string]any{"query": "egg", "k": 2.5}, []string{"k"}},
-		{"retrieve_skills", "k a string", map[string]any{"query": "egg", "k": "five"}, []string{"k"}},
-		{"retrieve_skills", "render not a bool", map[string]any{"query": "egg", "render": "yes"}, []string{"render"}},
+		{"retrieve_skills", "k fractional", map[string]any{"query": "egg", "k": 2.5}, []string{`field "k": must be an integer, not 2.5`}},
+		{"retrieve_skills", "k a string", map[string]any{"query": "egg", "k": "five"}, []string{`field "k": must be an integer, not a string`}},
+		{"retrieve_skills", "render not a bool", map[string]any{"query": "egg", "render": "yes"}, []string{`field "render": must be true or false, not a string`}},
 		{"retrieve_skills", "skill budget zero", map[string]any{"query": "egg", "skill_budget": 0}, []string{"skill_budget"}},
 		{"retrieve_skills", "total budget negative", map[string]any{"query": "egg", "total_budget": -1}, []string{"total_budget"}},
 		{"retrieve_skills", "total budget too large", map[string]any{"query": "egg", "total_budget": 1 << 30}, []string{"total_budget"}},
-		{"retrieve_skills", "unknown argument", map[string]any{"query": "egg", "top_k": 3}, []string{"top_k"}},
+		{"retrieve_skills", "unknown argument", map[string]any{"query": "egg", "top_k": 3}, []string{`unknown argument "top_k"; the arguments are k, no_graph, query, render, skill_budget, total_budget`}},
 		{"get_skill", "no name", map[string]any{}, []string{"name"}},
 		{"get_skill", "empty", map[string]any{"name": ""}, []string{"name"}},
 		{"get_skill", "blank", map[string]any{"name": "   "}, []string{`field "name": empty`}},
-		{"get_skill", "not a string", map[string]any{"name": []int{1}}, []string{"name"}},
-		{"get_skill", "too long", map[string]any{"name": strings.Repeat("a", 600)}, []string{"name"}},
+		{"get_skill", "not a string", map[string]any{"name": []int{1}}, []string{`field "name": must be a string, not an array`}},
+		{"get_skill", "too long", map[string]any{"name": strings.Repeat("a", 600)}, []string{`field "name": 600 characters, at most 512`}},
 		{"get_skill", "typo", map[string]any{"name": "pick-up-objcet"}, []string{`unknown skill "pick-up-objcet"`, "closest names are: pick-up-object"}},
 		{"get_skill", "words", map[string]any{"name": "find the lamp"}, []string{"find-lamp"}},
 		{"get_skill", "nothing close", map[string]any{"name": "zzzzqqqq"}, []string{"no name is close", "retrieve_skills"}},
@@ -305,16 +305,27 @@ func TestBadArguments(t *testing.T) {
 		{"get_skill", "unknown argument", map[string]any{"name": "find-lamp", "path": "/etc/passwd"}, []string{"path"}},
 		{"skill_neighbors", "limit zero", map[string]any{"name": "pick-up-object", "limit": 0}, []string{"limit"}},
 		{"skill_neighbors", "limit over the most", map[string]any{"name": "pick-up-object", "limit": 5000}, []string{"limit"}},
-		{"skill_neighbors", "limit a string", map[string]any{"name": "pick-up-object", "limit": "ten"}, []string{"limit"}},
+		{"skill_neighbors", "limit a string", map[string]any{"name": "pick-up-object", "limit": "ten"}, []string{`field "limit": must be an integer, not a string`}},
 		{"skill_neighbors", "typo", map[string]any{"name": "pikc-up-object"}, []string{"pick-up-object"}},
 		{"skill_neighbors", "no name", map[string]any{}, []string{"name"}},
+		{"skill_neighbors", "limit huge", map[string]any{"name": "pick-up-object", "limit": json.Number("1" + strings.Repeat("0", 80))}, []string{`field "limit": 1000000000000000000000000000000000000000… is outside [1, 1000]`}},
+		{"get_skill", "long unknown name", map[string]any{"name": strings.Repeat("q", 500)}, []string{`unknown skill "` + strings.Repeat("q", 40) + `…"`}},
+		{"get_skill", "arguments not an object", json.RawMessage(`"x"`), []string{"arguments: must be an object, not a string"}},
+		{"graph_info", "an argument", map[string]any{"x": 1}, []string{`unknown argument "x"; the tool takes none`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool+"/"+tt.name, func(t *testing.T) {
 			res := call(t, cs, tt.tool, tt.args)
 			wantError(t, res, tt.want...)
-			if strings.Contains(text(t, res), "root:x:") {
-				t.Errorf("error shows a file: %s", text(t, res))
+			msg := text(t, res)
+			if strings.Contains(msg, "root:x:") {
+				t.Errorf("error shows a file: %s", msg)
+			}
+			// Name the field and the rule, never Go types, never a long run of the value.
+			for _, bad := range []string{"Go ", "json:", "unmarshal", "interface {}", "validating", strings.Repeat("a", 41), strings.Repeat("egg ", 11)} {
+				if strings.Contains(msg, bad) {
+					t.Errorf("error %q contains %q", msg, bad)
+				}
 			}
 		})
 	}
@@ -462,8 +473,11 @@ func TestGetSkillLibraryFiles(t *testing.T) {
 	if got := get("brew-tea"); !got.Complete || got.Text != edited {
 		t.Errorf("after an edit: %+v, want the new file", got)
 	}
-	// The escaping symlink is not followed; the graph's head is served instead.
-	if got := get("leak-secret"); got.Complete || !strings.Contains(got.Note, "could not be read") {
+	// The escaping symlink is not followed: the library load skips it (no such skill), or, if
+	// the graph has it, get_skill serves the graph's head instead.
+	if res := call(t, cs, "get_skill", map[string]any{"name": "leak-secret"}); res.IsError {
+		wantError(t, res, `unknown skill "leak-secret"`)
+	} else if got := get("leak-secret"); got.Complete || !strings.Contains(got.Note, "could not be read") {
 		t.Errorf("symlink out of the library: %+v; want the head and a note", got)
 	}
 	// A file replaced by a symlink out of the folder after the load is not followed either.
