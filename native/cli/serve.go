@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -28,47 +30,61 @@ var (
 )
 
 // runServe serves the playground, the WebAssembly module, the artifact and the retrieval API
-// until interrupted. Files are found under the repository (--root, else the first folder above
-// the working directory or the executable that holds playground/index.html).
+// until interrupted. The page, caskg.js and the module are the copies embedded in the binary
+// (make build puts them there); --root serves a checkout's live files instead, and --playground,
+// --js and --wasm each one of them. Without ARTIFACT it serves the sample graph of the
+// repository above the working directory or the executable.
 func runServe(c *ctx, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on (port 0 picks a free one)")
-	root := fs.String("root", "", "the caskg repository `folder` the files below are found in (default: found from the working directory or the executable)")
-	play := fs.String("playground", "", "folder of the playground page (default ROOT/playground)")
-	js := fs.String("js", "", "folder of caskg.js (default ROOT/wasm/js)")
-	wasm := fs.String("wasm", "", "the WebAssembly module (default ROOT/bin/caskg.wasm; make wasm builds it)")
+	root := fs.String("root", "", "serve the page, caskg.js and the module live from this caskg checkout `folder` instead of the copies in the binary (for working on them)")
+	play := fs.String("playground", "", "folder of the playground page (default: embedded, or ROOT/playground)")
+	js := fs.String("js", "", "folder of caskg.js (default: embedded, or ROOT/wasm/js)")
+	wasm := fs.String("wasm", "", "the WebAssembly module (default: embedded, or ROOT/bin/caskg.wasm; make wasm builds it)")
 	tasks := fs.String("tasks", "", "JSONL tasks {\"id\", \"query\", \"gold\"} the page offers (default ROOT/graphs/sample-tasks.jsonl with the sample artifact)")
-	pos, err := parse(c, fs, args, "[ARTIFACT] [--addr 127.0.0.1:8080] [--root DIR] [--tasks TASKS.jsonl]")
+	cors := fs.String("cors-origins", "", "comma-separated `origins` a browser lets call the API (https://a.example,http://localhost:3000), * for any, none for none (default: * on a loopback address, none otherwise)")
+	pos, err := parse(c, fs, args, "[ARTIFACT] [--addr 127.0.0.1:8080] [--tasks TASKS.jsonl] [--cors-origins LIST] [--root DIR]")
 	if err != nil {
 		return err
 	}
 	if len(pos) > 1 {
 		return usagef("want at most one ARTIFACT, got %d arguments", len(pos))
 	}
-	if *root == "" {
-		if *root, err = findRoot(); err != nil && (*play == "" || *js == "" || *wasm == "" || len(pos) == 0) {
-			return err
+	if *root != "" {
+		def := func(v *string, rel string) {
+			if *v == "" {
+				*v = filepath.Join(*root, rel)
+			}
 		}
+		def(play, "playground")
+		def(js, filepath.Join("wasm", "js"))
+		def(wasm, filepath.Join("bin", "caskg.wasm"))
 	}
-	def := func(v *string, rel string) {
-		if *v == "" {
-			*v = filepath.Join(*root, rel)
-		}
-	}
-	def(play, "playground")
-	def(js, filepath.Join("wasm", "js"))
-	def(wasm, filepath.Join("bin", "caskg.wasm"))
 	artifact := ""
 	if len(pos) == 1 {
 		artifact = pos[0]
 	} else {
-		artifact = filepath.Join(*root, "bin", "sample.skg")
+		dir := *root
+		if dir == "" {
+			if dir, err = findRoot(); err != nil {
+				return fmt.Errorf("no ARTIFACT given and %w", err)
+			}
+		}
+		artifact = filepath.Join(dir, "bin", "sample.skg")
 		if _, err := os.Stat(artifact); err != nil {
 			return fmt.Errorf("no ARTIFACT given and %s not found: run 'make demo' or give an artifact", artifact)
 		}
-		def(tasks, filepath.Join("graphs", "sample-tasks.jsonl"))
+		if *tasks == "" {
+			*tasks = filepath.Join(dir, "graphs", "sample-tasks.jsonl")
+		}
 	}
-	srv, err := serve.New(serve.Options{Artifact: artifact, Playground: *play, JS: *js, WASM: *wasm, Tasks: *tasks, Version: engine.Version})
+	origins, err := corsOrigins(*cors, *addr)
+	if err != nil {
+		return err
+	}
+	srv, err := serve.New(serve.Options{Artifact: artifact, Playground: *play, JS: *js, WASM: *wasm, Tasks: *tasks,
+		Version: engine.Version, Origins: origins, Reload: true,
+		Logf: func(format string, a ...any) { fmt.Fprintf(c.stderr, "caskg serve: "+format+"\n", a...) }})
 	if err != nil {
 		return err
 	}
@@ -81,7 +97,15 @@ func runServe(c *ctx, args []string) error {
 	g := srv.Engine().Graph()
 	fmt.Fprintf(c.stderr, "caskg serve: %s (%d skills, %d edges)\n", artifact, g.NumSkills(), g.NumEdges())
 	fmt.Fprintf(c.stdout, "playground: http://%s/\n", ln.Addr())
-	fmt.Fprintf(c.stderr, "caskg serve: API at http://%s%s (any origin may call it); Ctrl-C stops\n", ln.Addr(), api.Prefix)
+	who := "any origin may call it"
+	switch {
+	case origins == nil:
+	case len(origins) == 0:
+		who = "only the page's own origin may call it; --cors-origins allows others"
+	default:
+		who = "callable from " + strings.Join(origins, ", ")
+	}
+	fmt.Fprintf(c.stderr, "caskg serve: API at http://%s%s (%s); the artifact reloads when its file changes; Ctrl-C stops\n", ln.Addr(), api.Prefix, who)
 
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
 	ctx, stop := serveContext()
@@ -104,6 +128,38 @@ func runServe(c *ctx, args []string) error {
 	}
 	fmt.Fprintln(c.stderr, "caskg serve: stopped")
 	return nil
+}
+
+// corsOrigins reads --cors-origins: nil for any origin, an empty list for none. By default a
+// server on a loopback address answers any origin (only pages in this machine's browsers reach
+// it, and the API only reads the artifact) and any other none.
+func corsOrigins(flagValue, addr string) ([]string, error) {
+	v := strings.TrimSpace(flagValue)
+	switch v {
+	case "":
+		host, _, err := net.SplitHostPort(addr)
+		if ip := net.ParseIP(host); err == nil && (host == "localhost" || ip != nil && ip.IsLoopback()) {
+			return nil, nil
+		}
+		return []string{}, nil
+	case "*":
+		return nil, nil
+	case "none":
+		return []string{}, nil
+	}
+	var out []string
+	for _, o := range strings.Split(v, ",") {
+		o = strings.TrimSpace(o)
+		if o == "*" {
+			return nil, nil
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil || strings.HasSuffix(o, "/") {
+			return nil, usagef("--cors-origins: %q is not an origin such as https://example.com or http://localhost:3000", o)
+		}
+		out = append(out, o)
+	}
+	return out, nil
 }
 
 // findRoot returns the first folder holding playground/index.html above the working directory,

@@ -1,13 +1,20 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/caskg/caskg/wasm/modbuild"
 )
 
 func TestServeBadInput(t *testing.T) {
@@ -92,5 +99,167 @@ func TestServe(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop within 10 s of the interrupt")
+	}
+}
+
+// TestCORSOriginsFlag reads --cors-origins and its default, which depends on the address.
+func TestCORSOriginsFlag(t *testing.T) {
+	tests := []struct {
+		flag, addr string
+		want       []string // nil: any origin
+		err        string
+	}{
+		{"", "127.0.0.1:8080", nil, ""},
+		{"", "[::1]:0", nil, ""},
+		{"", "localhost:8080", nil, ""},
+		{"", "0.0.0.0:8080", []string{}, ""},
+		{"", ":8080", []string{}, ""},
+		{"*", "0.0.0.0:8080", nil, ""},
+		{"none", "127.0.0.1:8080", []string{}, ""},
+		{"https://a.example, http://localhost:3000", "127.0.0.1:8080", []string{"https://a.example", "http://localhost:3000"}, ""},
+		{"https://a.example,*", "0.0.0.0:8080", nil, ""},
+		{"a.example", "127.0.0.1:8080", nil, `"a.example" is not an origin`},
+		{"https://a.example/", "127.0.0.1:8080", nil, "is not an origin"},
+		{"https://a.example/x", "127.0.0.1:8080", nil, "is not an origin"},
+		{"ftp://a.example", "127.0.0.1:8080", nil, "is not an origin"},
+	}
+	for _, tt := range tests {
+		got, err := corsOrigins(tt.flag, tt.addr)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%q: error %v, want %q", tt.flag, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || (got == nil) != (tt.want == nil) || strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("corsOrigins(%q, %q) = %#v, %v; want %#v", tt.flag, tt.addr, got, err, tt.want)
+		}
+	}
+}
+
+// TestServeBinary builds caskg as make build does — the module built and embedded, here through
+// an -overlay onto native/serve/assets rather than copies in the tree — runs it from an empty
+// folder with nothing but the artifact, and fetches the page, the module and a CORS preflight.
+func TestServeBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the module and caskg")
+	}
+	root, _ := filepath.Abs("../..")
+	work := t.TempDir()
+	module := filepath.Join(work, "caskg.wasm")
+	if err := modbuild.Build(module); err != nil {
+		t.Fatal(err)
+	}
+	assets := filepath.Join(root, "native", "serve", "assets")
+	overlay := map[string]string{filepath.Join(assets, "caskg.wasm"): module}
+	for dir, globs := range map[string][]string{"playground": {"playground/*.html", "playground/*.js", "playground/*.css"}, "js": {"wasm/js/caskg.js", "wasm/js/caskg.d.ts"}} {
+		for _, g := range globs {
+			m, _ := filepath.Glob(filepath.Join(root, g))
+			for _, f := range m {
+				overlay[filepath.Join(assets, dir, filepath.Base(f))] = f
+			}
+		}
+	}
+	ov, _ := json.Marshal(map[string]any{"Replace": overlay})
+	ovFile := filepath.Join(work, "overlay.json")
+	os.WriteFile(ovFile, ov, 0o644)
+	exe := filepath.Join(work, "caskg")
+	build := exec.Command("go", "build", "-trimpath", "-overlay", ovFile, "-o", exe, "github.com/caskg/caskg/native/cmd/caskg")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	// An empty folder with the binary and the artifact, far from the repository.
+	dir := t.TempDir()
+	b, _ := os.ReadFile(exe)
+	os.WriteFile(filepath.Join(dir, "caskg"), b, 0o755)
+	art, _ := os.ReadFile(buildSample(t))
+	os.WriteFile(filepath.Join(dir, "lib.skg"), art, 0o644)
+	page, _ := os.ReadFile(filepath.Join(root, "playground", "index.html"))
+	wasm, _ := os.ReadFile(module)
+
+	client := &http.Client{Timeout: 10 * time.Second}
+	fetch := func(method, url string, header ...string) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(method, url, nil)
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp, body
+	}
+	for _, tt := range []struct {
+		name  string
+		args  []string
+		allow map[string]string // Origin → Access-Control-Allow-Origin of the preflight
+	}{
+		{"default", nil, map[string]string{"https://a.example": "*"}},
+		{"--cors-origins", []string{"--cors-origins", "https://a.example"}, map[string]string{"https://a.example": "https://a.example", "https://b.example": ""}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(filepath.Join(dir, "caskg"), append([]string{"serve", "lib.skg", "--addr", "127.0.0.1:0"}, tt.args...)...)
+			cmd.Dir = dir
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			stdout, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				cmd.Process.Signal(os.Interrupt)
+				done := make(chan error, 1)
+				go func() { done <- cmd.Wait() }()
+				select {
+				case err := <-done:
+					if err != nil || !strings.Contains(stderr.String(), "caskg serve: stopped") {
+						t.Errorf("after the interrupt: %v; stderr:\n%s", err, &stderr)
+					}
+				case <-time.After(10 * time.Second):
+					cmd.Process.Kill()
+					t.Error("serve did not stop within 10 s of the interrupt")
+				}
+			}()
+			lines := make(chan string, 1)
+			go func() {
+				sc := bufio.NewScanner(stdout)
+				for sc.Scan() {
+					lines <- sc.Text()
+				}
+				close(lines)
+			}()
+			var base string
+			select {
+			case l := <-lines:
+				base = strings.TrimSuffix(strings.TrimPrefix(l, "playground: "), "/")
+				if !strings.HasPrefix(base, "http://127.0.0.1:") {
+					t.Fatalf("stdout %q; stderr:\n%s", l, &stderr)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("serve did not listen within 30 s; stderr:\n%s", &stderr)
+			}
+			for _, c := range []struct {
+				path, ctype string
+				want        []byte
+			}{{"/", "text/html; charset=utf-8", page}, {"/caskg.wasm", "application/wasm", wasm}} {
+				resp, body := fetch("GET", base+c.path)
+				if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != c.ctype || !bytes.Equal(body, c.want) {
+					t.Errorf("GET %s: %d %q, %d bytes; want 200 %q, %d bytes", c.path, resp.StatusCode, resp.Header.Get("Content-Type"), len(body), c.ctype, len(c.want))
+				}
+			}
+			for origin, want := range tt.allow {
+				resp, _ := fetch("OPTIONS", base+"/v1/retrieve", "Origin", origin, "Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "content-type")
+				if resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Origin") != want ||
+					!strings.Contains(resp.Header.Get("Access-Control-Allow-Methods"), "POST") {
+					t.Errorf("preflight from %s: %d, Allow-Origin %q, Allow-Methods %q; want 204, %q, POST", origin, resp.StatusCode,
+						resp.Header.Get("Access-Control-Allow-Origin"), resp.Header.Get("Access-Control-Allow-Methods"), want)
+				}
+			}
+		})
 	}
 }

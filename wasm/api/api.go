@@ -10,7 +10,7 @@
 //	GET  /v1/retrieve?q=…&k=…[&no_graph=1][&render=1]   ranked skills for the task text q
 //	POST /v1/retrieve                                    the same for engine.Request as JSON
 //	GET  /v1/skills/{name}                               one skill: description, source, body head, edges
-//	GET  /v1/health                                      versions and the artifact's size and checksum
+//	GET  /v1/health                                      versions, the artifact's size and checksum (and file, Options.Source)
 //	OPTIONS on any of them                               the CORS preflight
 //
 // A retrieve answer is the bytes `caskg query --json` prints (the JSON code is
@@ -24,11 +24,14 @@
 //
 // # CORS
 //
-// Every answer carries Access-Control-Allow-Origin: *, and OPTIONS on a route answers the
-// preflight, so a page of any origin may call the API. That is deliberate on both hosts: the
+// By default every answer carries Access-Control-Allow-Origin: *, and OPTIONS on a route answers
+// the preflight, so a page of any origin may call the API. That is deliberate on both hosts: the
 // API is read-only, takes no credentials and sets no cookies, and what it tells is the served
 // artifact's skills. For `caskg serve`, which listens on 127.0.0.1 by default, it means a page
 // open in the user's browser (a notebook, an agent's UI) can query the local artifact too.
+// Options.Origins narrows that to a list of origins (caskg serve --cors-origins): an allowed
+// Origin is echoed with Vary: Origin, any other request gets no Access-Control-Allow-Origin, so
+// the browser withholds the answer from the page. Status and body never depend on the origin.
 package api
 
 import (
@@ -42,6 +45,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/graphs/errtext"
@@ -65,17 +69,34 @@ const (
 	routeList = "GET " + routeRetrieve + "?q=…&k=…, POST " + routeRetrieve + ", GET " + routeSkills + "{name} and GET " + routeHealth
 )
 
-// Options configure a Handler.
+// Options configure a Handler. The zero value is the edge worker's: any origin, no source.
 type Options struct {
 	Version string // caskg's version, reported by the health route
+
+	// Origins are the origins a browser lets call the API: nil is any ("*"); otherwise the
+	// exact origins listed ("https://a.example"), "*" among them meaning any; an empty non-nil
+	// list allows none but the page's own origin, which needs no CORS.
+	Origins []string
+
+	// Source, when not nil, names in the health body the file the artifact was read from, for
+	// a host that may replace the artifact while it runs (caskg serve).
+	Source *Source
+}
+
+// Source is where a host read its artifact: the health route reports it as "path" and
+// "modified" (RFC 3339, UTC, nanoseconds) in its "artifact" object.
+type Source struct {
+	Path     string
+	Modified time.Time
 }
 
 // Handler answers the routes for one artifact. It is read-only after New, so concurrent
 // requests share it.
 type Handler struct {
-	eng    *engine.Engine
-	byName map[string]int
-	health []byte // the health body, fixed for the artifact
+	eng     *engine.Engine
+	byName  map[string]int
+	health  []byte          // the health body, fixed for the artifact
+	origins map[string]bool // the origins allowed; nil: any, Access-Control-Allow-Origin: *
 }
 
 // New decodes the artifact data, which the graph then reads in place, and indexes its skill
@@ -89,7 +110,13 @@ func New(data []byte, opt Options) (*Handler, error) {
 	for i := range g.NumSkills() {
 		h.byName[g.Name(i)] = i
 	}
-	h.health = healthJSON(g, data, opt.Version)
+	if opt.Origins != nil && !slices.Contains(opt.Origins, "*") {
+		h.origins = make(map[string]bool, len(opt.Origins))
+		for _, o := range opt.Origins {
+			h.origins[o] = true
+		}
+	}
+	h.health = healthJSON(g, data, opt.Version, opt.Source)
 	return h, nil
 }
 
@@ -108,7 +135,15 @@ func fail(status int, msg string) *httpError { return &httpError{status, "api: "
 
 // ServeHTTP answers one request.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Access-Control-Allow-Origin", "*")
+	if h.origins == nil {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+	} else {
+		// The answer depends on the Origin header: a cache must not hand one origin's to another.
+		w.Header().Add("Vary", "Origin")
+		if o := r.Header.Get("Origin"); o != "" && h.origins[o] {
+			w.Header().Set("Access-Control-Allow-Origin", o)
+		}
+	}
 	defer func() {
 		// A bug comes back as a 500; it must not end the Go program that serves a worker isolate.
 		if p := recover(); p != nil {
@@ -325,9 +360,10 @@ func appendEdge(b []byte, g *graphs.Graph, e, other int, comma bool) []byte {
 }
 
 // healthJSON is {"status", "version", "go", "artifact": {"format", "checksum", "bytes",
-// "skills", "edges", "terms", "vectors"}}; checksum is the artifact header's CRC-32C (bytes 12
-// to 16, graphs/format.go), which names the artifact's contents.
-func healthJSON(g *graphs.Graph, data []byte, version string) []byte {
+// "skills", "edges", "terms", "vectors"[, "path", "modified"]}}; checksum is the artifact
+// header's CRC-32C (bytes 12 to 16, graphs/format.go), which names the artifact's contents, and
+// path and modified are src's when it is not nil.
+func healthJSON(g *graphs.Graph, data []byte, version string, src *Source) []byte {
 	maj, mnr := g.Version()
 	b := []byte(`{"status":"ok","version":`)
 	b = jsontext.AppendString(b, version)
@@ -344,6 +380,12 @@ func healthJSON(g *graphs.Graph, data []byte, version string) []byte {
 	}{{"bytes", g.Size()}, {"skills", g.NumSkills()}, {"edges", g.NumEdges()}, {"terms", g.NumTerms()}, {"vectors", g.VectorDim()}} {
 		b = append(b, `,"`+kv.k+`":`...)
 		b = strconv.AppendInt(b, int64(kv.v), 10)
+	}
+	if src != nil {
+		b = append(b, `,"path":`...)
+		b = jsontext.AppendString(b, src.Path)
+		b = append(b, `,"modified":`...)
+		b = jsontext.AppendString(b, src.Modified.UTC().Format(time.RFC3339Nano))
 	}
 	return append(b, "}}"...)
 }

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -346,5 +347,69 @@ func TestDependencies(t *testing.T) {
 	deps := testlib.Deps(t, []string{"GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0"}, "github.com/caskg/caskg/wasm/engine")
 	for _, p := range testlib.Under(deps, "runtime/cgo", "os/exec", "github.com/caskg/caskg/native", "encoding/json") {
 		t.Errorf("package api depends on %s; it must not", p)
+	}
+}
+
+// TestOrigins holds Options.Origins: the default and "*" answer any origin, a list echoes only
+// its own origins (with Vary: Origin), and the status and body never depend on the origin.
+func TestOrigins(t *testing.T) {
+	data := testlib.Sample(t)
+	tests := []struct {
+		name    string
+		origins []string
+		origin  string
+		want    string // Access-Control-Allow-Origin
+		vary    bool
+	}{
+		{"default", nil, "https://a.example", "*", false},
+		{"default without origin", nil, "", "*", false},
+		{"star", []string{"https://b.example", "*"}, "https://a.example", "*", false},
+		{"listed", []string{"https://a.example", "http://localhost:3000"}, "http://localhost:3000", "http://localhost:3000", true},
+		{"not listed", []string{"https://a.example"}, "https://evil.example", "", true},
+		{"none", []string{}, "https://a.example", "", true},
+		{"same origin", []string{}, "", "", true},
+	}
+	base := sampleHandler(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := New(data, Options{Version: "test", Origins: tt.origins})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, req := range []struct{ method, target string }{{"GET", "/v1/retrieve?q=heat+some+egg&k=3"}, {"OPTIONS", "/v1/retrieve"}} {
+				r := httptest.NewRequest(req.method, req.target, nil)
+				if tt.origin != "" {
+					r.Header.Set("Origin", tt.origin)
+				}
+				w, ref := httptest.NewRecorder(), httptest.NewRecorder()
+				h.ServeHTTP(w, r)
+				base.ServeHTTP(ref, httptest.NewRequest(req.method, req.target, nil))
+				if got := w.Header().Get("Access-Control-Allow-Origin"); got != tt.want {
+					t.Errorf("%s: Access-Control-Allow-Origin %q, want %q", req.method, got, tt.want)
+				}
+				if vary := w.Header().Get("Vary") == "Origin"; vary != tt.vary {
+					t.Errorf("%s: Vary %q, want Origin %v", req.method, w.Header().Get("Vary"), tt.vary)
+				}
+				if w.Code != ref.Code || w.Body.String() != ref.Body.String() {
+					t.Errorf("%s: %d %s differs from the default's %d %s", req.method, w.Code, w.Body, ref.Code, ref.Body)
+				}
+			}
+		})
+	}
+}
+
+// TestHealthSource holds Options.Source: the health body names the file after the counts, and
+// without it the body is the worker's.
+func TestHealthSource(t *testing.T) {
+	data := testlib.Sample(t)
+	mod := time.Date(2026, 11, 25, 13, 0, 0, 5, time.FixedZone("x", 3600))
+	h, err := New(data, Options{Version: "test", Source: &Source{Path: `/a "b"/s.skg`, Modified: mod}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := string(sampleHandler(t).health)
+	want := strings.TrimSuffix(plain, "}}") + `,"path":"/a \"b\"/s.skg","modified":"2026-11-25T12:00:00.000000005Z"}}`
+	if string(h.health) != want {
+		t.Errorf("health\n%s\nwant\n%s", h.health, want)
 	}
 }
