@@ -109,15 +109,18 @@ export interface Info {
   };
 }
 
+/** Where caskg.wasm is beside caskg.js (in the npm package): what load uses when wasm is null. */
+export const moduleURL: URL;
+
 /** A refusal from the module (bad artifact, bad request) or a failure of the wrapper. */
 export class CaskgError extends Error {}
 
 /** An artifact loaded into its own instance of the module. */
 export class Caskg {
-  /** Compiles the module once, to pass as `wasm` to several load calls. */
-  static compile(wasm: Source | WebAssembly.Module): Promise<WebAssembly.Module>;
-  /** Instantiates the module and loads an artifact into it. */
-  static load(wasm: Source | WebAssembly.Module, artifact: Source): Promise<Caskg>;
+  /** Compiles the module once, to pass as `wasm` to several load calls; null: moduleURL's. */
+  static compile(wasm?: Source | WebAssembly.Module | null): Promise<WebAssembly.Module>;
+  /** Instantiates the module (null: the one at moduleURL) and loads an artifact into it. */
+  static load(wasm: Source | WebAssembly.Module | null | undefined, artifact: Source): Promise<Caskg>;
   /** Ranks the artifact's skills for a task. Throws CaskgError on refusal. */
   query(text: string, options?: QueryOptions): QueryResponse;
   /** Answers request JSON text with the module's response JSON text, unparsed. */

@@ -1,7 +1,7 @@
 // caskg.js — caskg's retrieval engine in browsers, workers and Node (20 or newer).
 //
-//   import { Caskg } from "./caskg.js";
-//   const engine = await Caskg.load(new URL("caskg.wasm", import.meta.url), artifactBytes);
+//   import { Caskg } from "caskg"; // the npm package (make npm), or "./caskg.js"
+//   const engine = await Caskg.load(null, artifactBytes); // null: the package's caskg.wasm
 //   const { results } = engine.query("heat some egg", { k: 6 });
 //   engine.close();
 //
@@ -32,6 +32,14 @@ class WasiExit extends Error {
   }
 }
 
+/**
+ * The module shipped beside this file (caskg.wasm in the npm package), which load and compile use
+ * when given no module. Resolved against this file's own URL, not the working directory or the
+ * page, so it is found wherever the package is installed; bundlers recognise the pattern and
+ * emit the file as an asset.
+ */
+export const moduleURL = new URL("./caskg.wasm", import.meta.url);
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -59,9 +67,12 @@ async function bytesOf(src, what) {
   throw new CaskgError(`caskg: ${what}: want bytes, an ArrayBuffer, a Response or a URL`);
 }
 
-/** Compiles the module from any source bytesOf accepts, or returns a compiled one as is. */
+/**
+ * Compiles the module from any source bytesOf accepts, or returns a compiled one as is; null or
+ * undefined compiles the one at moduleURL.
+ */
 async function compile(wasm) {
-  wasm = await wasm;
+  wasm = (await wasm) ?? moduleURL;
   if (wasm instanceof WebAssembly.Module) return wasm;
   if (typeof Response !== "undefined" && wasm instanceof Response && WebAssembly.compileStreaming) {
     try {
@@ -238,7 +249,8 @@ export class Caskg {
 
   /**
    * Instantiates the module and loads an artifact into it.
-   * @param wasm the module: bytes, ArrayBuffer, Response, URL, or a compiled WebAssembly.Module
+   * @param wasm the module: bytes, ArrayBuffer, Response, URL, or a compiled WebAssembly.Module;
+   *   null or undefined for the one beside this file (moduleURL)
    * @param artifact the .skg artifact: bytes, ArrayBuffer, Response or URL
    */
   static async load(wasm, artifact) {
