@@ -12,8 +12,17 @@ GOFLAGS_BUILD := -trimpath
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-build: ## build bin/caskg
+# caskg serve embeds the playground, caskg.js and the module: build copies them into
+# native/serve/assets (git-ignored but for its README) before compiling, so bin/caskg, or a
+# go install after make build, serves from any folder with nothing beside it.
+SERVE_ASSETS := native/serve/assets
+build: wasm ## build bin/caskg, with the playground and the WebAssembly module embedded for caskg serve
 	@mkdir -p $(BIN)
+	@rm -rf $(SERVE_ASSETS)/playground $(SERVE_ASSETS)/js $(SERVE_ASSETS)/caskg.wasm
+	@mkdir -p $(SERVE_ASSETS)/playground $(SERVE_ASSETS)/js
+	cp playground/*.html playground/*.js playground/*.css $(SERVE_ASSETS)/playground/
+	cp wasm/js/caskg.js wasm/js/caskg.d.ts $(SERVE_ASSETS)/js/
+	cp $(WASM) $(SERVE_ASSETS)/caskg.wasm
 	$(GO) build $(GOFLAGS_BUILD) -o $(CASKG) ./native/cmd/caskg
 
 demo: build wasm ## build the sample graph, answer sample tasks, then serve the playground until Ctrl-C (DEMO_SERVE=0: don't serve)
@@ -135,7 +144,7 @@ $(WORKERD):
 	npm install --prefix $(WORKERD_DIR) --no-save --no-audit --no-fund --ignore-scripts --loglevel=error workerd@$(WORKERD_VERSION)
 	@test -x $@ && touch $@
 
-worker: build ## build the edge worker bundle in bin/worker (WORKER_ARTIFACT=x.skg; default the sample) and print its size
+worker: build ## build the edge worker bundle in bin/worker (WORKER_ARTIFACT=x.skg; default the sample); print its gzip size, warn over 3 MiB, fail over 10 MiB
 	@mkdir -p $(WORKER_DIR)
 	$(if $(filter $(SAMPLE),$(WORKER_ARTIFACT)),$(CASKG) build graphs/sample -o $(SAMPLE))
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o $(WORKER_DIR)/app.wasm ./wasm/worker
@@ -143,14 +152,26 @@ worker: build ## build the edge worker bundle in bin/worker (WORKER_ARTIFACT=x.s
 	cp $(WORKER_DIR)/gen/wasm_exec.js wasm/worker/entry.mjs wasm/worker/workerd.capnp $(WORKER_DIR)/
 	cp $(WORKER_ARTIFACT) $(WORKER_DIR)/caskg.skg.tmp && mv $(WORKER_DIR)/caskg.skg.tmp $(WORKER_DIR)/caskg.skg
 	@rm -rf $(WORKER_DIR)/gen
-	@for f in app.wasm wasm_exec.js entry.mjs caskg.skg; do printf '  %-13s %9d bytes, %9d gzip -9\n' $$f $$(wc -c < $(WORKER_DIR)/$$f) $$(gzip -9c $(WORKER_DIR)/$$f | wc -c); done
-	@echo "  upload bundle: $$(tar -C $(WORKER_DIR) -cf - app.wasm wasm_exec.js entry.mjs caskg.skg | gzip -9 | wc -c) bytes gzip -9 (Cloudflare's limit: 3 MB free, 10 MB paid)"
+	@$(GO) run ./wasm/worker/bundlesize $(WORKER_DIR)
 
 worker-dev: worker workerd ## serve the edge worker with workerd on WORKER_ADDR (127.0.0.1:8787); WORKER_MODE=perRequest for a Go program per request
 	$(WORKERD) serve $(WORKER_DIR)/workerd.capnp $(WORKER_MODE) --socket-addr http=$(WORKER_ADDR)
 
 bench-worker: workerd ## p50/p95 of 1,000 sequential loopback requests to the worker under workerd, per isolate and per request
 	$(GO) test -run '^$$' -bench 'Worker' -benchtime 1000x -count 1 ./wasm/worker
+
+# --- npm package (wasm/js) --------------------------------------------------------------------
+# make npm stages wasm/js's package.json, caskg.js and caskg.d.ts beside bin/caskg.wasm in
+# bin/npm/package and packs them into bin/caskg-VERSION.tgz: no install scripts, no dependencies,
+# the version engine.Version. go test ./wasm/js packs it the same way, installs the tarball
+# offline into a scratch project and queries the sample from Node through `import "caskg"`.
+NPM_DIR := $(BIN)/npm/package
+
+.PHONY: npm
+npm: wasm ## build the npm package bin/caskg-VERSION.tgz (caskg.js, caskg.d.ts, caskg.wasm) for Node, browsers and workers
+	@rm -rf $(NPM_DIR) && mkdir -p $(NPM_DIR)
+	cp wasm/js/package.json wasm/js/caskg.js wasm/js/caskg.d.ts $(WASM) $(NPM_DIR)/
+	cd $(NPM_DIR) && npm pack --ignore-scripts --loglevel=warn --pack-destination $(CURDIR)/$(BIN)
 
 # --- Evaluation --------------------------------------------------------------------------------
 # make eval builds and scores every dev set (caskg eval --compare, one JSON result a set in
@@ -187,9 +208,9 @@ eval: build ## build and score every dev set (no graph, default, + traces, publi
 	$(CASKG) eval --report $(EVAL_SETS:%=$(EVAL_DIR)/%.json) -o EVALUATION.md --readme README.md
 
 # --- Browser playground and caskg serve ------------------------------------------------------
-# make serve (and the end of make demo) serves playground/ with bin/caskg.wasm, wasm/js/caskg.js,
-# the sample graph and its tasks on SERVE_ADDR until Ctrl-C; make demo DEMO_SERVE=0 stops before
-# serving. The end-to-end test (go test ./playground) drives the page in headless Chromium from
+# make serve (and the end of make demo) serves the playground, caskg.js and the module embedded in
+# bin/caskg (make build), the sample graph and its tasks on SERVE_ADDR until Ctrl-C; make demo
+# DEMO_SERVE=0 stops before serving. The end-to-end test (go test ./playground) drives the page in headless Chromium from
 # Debian's package, found through CASKG_CHROMIUM; make chromium installs it when it is missing.
 SERVE_ADDR ?= 127.0.0.1:8080
 DEMO_SERVE ?= 1
@@ -197,7 +218,7 @@ CHROMIUM   ?= /usr/bin/chromium
 export CASKG_CHROMIUM := $(CHROMIUM)
 
 .PHONY: serve serve-only chromium
-serve: build wasm ## serve the playground and the /v1/retrieve API for bin/sample.skg on SERVE_ADDR (127.0.0.1:8080) until Ctrl-C
+serve: build ## serve the playground and the /v1/retrieve API for bin/sample.skg on SERVE_ADDR (127.0.0.1:8080) until Ctrl-C
 	@test -f $(SAMPLE) || $(CASKG) build graphs/sample -o $(SAMPLE)
 	@$(MAKE) --no-print-directory serve-only
 

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/caskg/caskg/native/atomicfile"
 	"github.com/caskg/caskg/native/builder"
@@ -106,6 +107,7 @@ func runBuild(c *ctx, args []string) error {
 	if err := f.options(c); err != nil {
 		return err
 	}
+	start := time.Now() // the build's time: reading the library, fitting the embedder, building, writing
 	if st, err := os.Stat(f.out); err == nil && st.IsDir() {
 		return fmt.Errorf("-o %s: is a directory", f.out)
 	}
@@ -116,10 +118,12 @@ func runBuild(c *ctx, args []string) error {
 	f.embed.cacheDir = f.llm.cacheDir
 	sorted := append([]ingest.Skill(nil), lib.Skills...)
 	sort.Slice(sorted, func(a, b int) bool { return sorted[a].Name < sorted[b].Name })
+	fitStart := time.Now()
 	emb, err := f.embed.embedder(sorted)
 	if err != nil {
 		return err
 	}
+	fit := time.Since(fitStart).Seconds()
 	if cl, ok := emb.(io.Closer); ok {
 		defer cl.Close()
 	}
@@ -138,6 +142,8 @@ func runBuild(c *ctx, args []string) error {
 	if err := atomicfile.Write(f.out, data); err != nil {
 		return fmt.Errorf("writing artifact %s: %w", f.out, err)
 	}
+	rep.StageSeconds["fit"] = fit
+	rep.TotalSeconds = time.Since(start).Seconds()
 	return f.summarize(c, rep, lib.Problems, libs)
 }
 
@@ -156,17 +162,23 @@ func loadLibrary(strict bool, libs []string) (*ingest.Library, error) {
 }
 
 // summarize writes the build report file when asked, and prints the summary: as JSON, or as
-// lines for people.
+// lines for people. Every ingest problem is in it once: under skipped when its entry or file was
+// left out, under warnings when the entry was kept.
 func (f *buildFlags) summarize(c *ctx, rep *builder.Report, problems []ingest.Problem, libs []string) error {
-	skipped := make([]string, len(problems))
-	for i, p := range problems {
-		skipped[i] = p.Error()
+	skipped, warnings := []string{}, []string{}
+	for _, p := range problems {
+		if p.Warning {
+			warnings = append(warnings, p.Error())
+		} else {
+			skipped = append(skipped, p.Error())
+		}
 	}
 	summary := struct {
 		*builder.Report
-		Output  string   `json:"output"`
-		Skipped []string `json:"skipped"`
-	}{rep, f.out, skipped}
+		Output   string   `json:"output"`
+		Skipped  []string `json:"skipped"`
+		Warnings []string `json:"warnings"`
+	}{rep, f.out, skipped, warnings}
 	if f.report != "" {
 		b, _ := json.MarshalIndent(summary, "", "  ")
 		if err := atomicfile.Write(f.report, append(b, '\n')); err != nil {
@@ -178,17 +190,22 @@ func (f *buildFlags) summarize(c *ctx, rep *builder.Report, problems []ingest.Pr
 		fmt.Fprintf(c.stdout, "%s\n", b)
 		return nil
 	}
-	printSummary(c.stdout, rep, libs, skipped, f.out)
+	printSummary(c.stdout, rep, libs, skipped, warnings, f.out)
 	return nil
 }
 
 // printSummary prints what a build read, skipped, probed and published, and where it wrote it.
-func printSummary(w io.Writer, rep *builder.Report, libs, skipped []string, out string) {
+func printSummary(w io.Writer, rep *builder.Report, libs, skipped, warnings []string, out string) {
 	fmt.Fprintf(w, "read      %d skills from %s\n", rep.Skills, strings.Join(libs, ", "))
-	if len(skipped) > 0 {
-		fmt.Fprintf(w, "skipped   %d:\n", len(skipped))
-		for _, s := range skipped {
-			fmt.Fprintf(w, "          %s\n", s)
+	for _, list := range []struct {
+		label string
+		items []string
+	}{{"skipped", skipped}, {"warnings", warnings}} {
+		if len(list.items) > 0 {
+			fmt.Fprintf(w, "%-9s %d:\n", list.label, len(list.items))
+			for _, s := range list.items {
+				fmt.Fprintf(w, "          %s\n", s)
+			}
 		}
 	}
 	fmt.Fprintf(w, "candidates %d (%s; active channels: %s)\n", rep.Candidates, counts(rep.PerChannel), strings.Join(rep.Channels, ", "))
@@ -207,14 +224,18 @@ func printSummary(w io.Writer, rep *builder.Report, libs, skipped []string, out 
 	if rep.JudgeCalls > 0 {
 		fmt.Fprintf(w, "judge     %d candidates scored\n", rep.JudgeCalls)
 	}
-	fmt.Fprintf(w, "published %d edges (%s; %s) — variant %s\n", rep.Published, counts(rep.ByState), counts(rep.ByType), rep.Variant)
+	if rep.Published == 0 {
+		fmt.Fprintf(w, "published 0 edges — variant %s\n", rep.Variant)
+	} else {
+		fmt.Fprintf(w, "published %d edges (%s; %s) — variant %s\n", rep.Published, counts(rep.ByState), counts(rep.ByType), rep.Variant)
+	}
 	fmt.Fprintf(w, "wrote     %s, %d bytes, in %.2fs (%s)\n", out, rep.Bytes, rep.TotalSeconds, stageTimes(rep.StageSeconds))
 }
 
 // stageTimes renders stage durations in pipeline order.
 func stageTimes(m map[string]float64) string {
 	var parts []string
-	for _, st := range []string{"features", "embed", "candidates", "judge", "frontier", "probes", "publish", "encode"} {
+	for _, st := range []string{"fit", "features", "embed", "candidates", "judge", "frontier", "probes", "publish", "encode"} {
 		if v, ok := m[st]; ok {
 			parts = append(parts, fmt.Sprintf("%s %.2fs", st, v))
 		}

@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -29,49 +30,100 @@ func init() {
 		{"export", "ARTIFACT --format json|dot|graphml", "write the published graph in an interchange format", runExport},
 		{"eval", "ARTIFACT --tasks TASKS.jsonl", "score retrieval (R@k, COMP@k, nDCG@10) and edges against gold", runEval},
 		{"mcp", "ARTIFACT [--library DIR]", "serve the graph to agents over MCP on stdio (retrieve_skills, get_skill, ...)", runMCP},
-		{"serve", "[ARTIFACT] [--addr 127.0.0.1:8080]", "serve the browser playground, the WebAssembly module and the retrieval API", runServe},
+		{"serve", "[ARTIFACT] [--addr 127.0.0.1:8080] [--cors-origins LIST] [--root DIR]", "serve the browser playground, the WebAssembly module and the retrieval API", runServe},
 	}
 }
 
-// ctx carries the output streams of one run.
+// ctx carries the output streams of one run. json is set when the command line asks for JSON
+// (--json): then errors, usage errors included, are JSON on stderr too.
 type ctx struct {
 	stdout, stderr io.Writer
+	json           bool
 }
 
 // errUsage marks an error that the usage text should follow.
 var errUsage = errors.New("usage")
 
-// Run runs the command line args (without the program name) and returns the exit status.
+// Run runs the command line args (without the program name) and returns the exit status: 0 on
+// success, 1 on a failure, 2 on a usage error.
 func Run(args []string, stdout, stderr io.Writer) int {
-	c := &ctx{stdout, stderr}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	c := &ctx{stdout: stdout, stderr: stderr, json: wantsJSON(args)}
+	if len(args) == 0 {
+		return c.fail(nil, usagef("no command given"))
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
 		c.usage(stdout)
 		return 0
-	}
-	if args[0] == "version" || args[0] == "--version" {
+	case "version", "--version":
 		fmt.Fprintln(stdout, "caskg", engine.Version)
 		return 0
 	}
-	for _, cmd := range commands {
-		if cmd.name == args[0] {
+	for i := range commands {
+		if cmd := &commands[i]; cmd.name == args[0] {
 			err := cmd.run(c, args[1:])
-			switch {
-			case err == nil:
+			if err == nil || errors.Is(err, flag.ErrHelp) {
 				return 0
-			case errors.Is(err, flag.ErrHelp):
-				return 0
-			case errors.Is(err, errUsage):
-				fmt.Fprintf(stderr, "caskg %s: %v\nusage: caskg %s %s\n", cmd.name, strings.TrimPrefix(err.Error(), "usage: "), cmd.name, cmd.args)
-				return 2
-			default:
-				fmt.Fprintf(stderr, "caskg %s: %v\n", cmd.name, err)
-				return 1
 			}
+			return c.fail(cmd, err)
 		}
 	}
-	fmt.Fprintf(stderr, "caskg: unknown command %q\n", args[0])
-	c.usage(stderr)
-	return 2
+	names := []string{"help", "version"}
+	for _, cmd := range commands {
+		names = append(names, cmd.name)
+	}
+	return c.fail(nil, usagef("unknown command %q%s", args[0], didYouMean(args[0], names, "")))
+}
+
+// wantsJSON reports whether a command line asks for JSON output: --json before any "--".
+func wantsJSON(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	for _, a := range args[1:] {
+		switch a {
+		case "--":
+			return false
+		case "-json", "--json", "-json=true", "--json=true":
+			return true
+		}
+	}
+	return false
+}
+
+// fail reports err of cmd (nil: of no command yet) on stderr and returns the exit status. A
+// usage error is followed by the usage: the command's synopsis, or the list of commands. With
+// --json the report is one JSON object, {"error": "...", "usage": "..."}.
+func (c *ctx) fail(cmd *command, err error) int {
+	prefix, synopsis := "caskg", "caskg COMMAND [flags]; 'caskg help' lists the commands"
+	if cmd != nil {
+		prefix, synopsis = "caskg "+cmd.name, "caskg "+cmd.name+" "+cmd.args
+	}
+	usage := errors.Is(err, errUsage)
+	msg := prefix + ": " + strings.TrimPrefix(err.Error(), errUsage.Error()+": ")
+	if c.json {
+		rec := struct {
+			Error string `json:"error"`
+			Usage string `json:"usage,omitempty"`
+		}{Error: msg}
+		if usage {
+			rec.Usage = synopsis
+		}
+		b, _ := json.Marshal(rec)
+		fmt.Fprintf(c.stderr, "%s\n", b)
+	} else {
+		fmt.Fprintln(c.stderr, msg)
+		switch {
+		case usage && cmd != nil:
+			fmt.Fprintf(c.stderr, "usage: %s\n", synopsis)
+		case usage:
+			c.usage(c.stderr)
+		}
+	}
+	if usage {
+		return 2
+	}
+	return 1
 }
 
 func (c *ctx) usage(w io.Writer) {
@@ -101,7 +153,11 @@ func parse(c *ctx, fs *flag.FlagSet, args []string, synopsis string) ([]string, 
 				fs.PrintDefaults()
 				return nil, err
 			}
-			return nil, usagef("%v", err)
+			msg := err.Error()
+			if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+				msg += didYouMean(strings.TrimLeft(name, "-"), flagNames(fs), "-")
+			}
+			return nil, usagef("%s", msg)
 		}
 		args = fs.Args()
 		if len(args) == 0 {

@@ -736,7 +736,7 @@ func TestEval(t *testing.T) {
 }
 
 func TestHelpAndVersion(t *testing.T) {
-	for _, args := range [][]string{nil, {"help"}, {"-h"}, {"--help"}} {
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}} {
 		r := run(t, args...)
 		if r.code != 0 || r.stderr != "" || !strings.Contains(r.stdout, "usage: caskg COMMAND") {
 			t.Errorf("caskg %q: exit %d, stderr %q, stdout:\n%s", args, r.code, r.stderr, r.stdout)

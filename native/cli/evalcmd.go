@@ -44,6 +44,9 @@ func runEval(c *ctx, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := q.check(fs, engine.MaxK); err != nil {
+		return err
+	}
 	if *report {
 		return runReport(c, pos, *out, *readme)
 	}

@@ -39,7 +39,7 @@ func TestQueryLimits(t *testing.T) {
 		{"seeds over the limit", []string{"query", art, "--seeds", "101", "heat an egg"}, 2, "flag -seeds: 101 is outside [1, 100]"},
 		{"text at the limit", []string{"query", art, "--json", long[1:]}, 0, `{"results":[`},
 		{"text over the limit", []string{"query", art, long}, 1, "caskg query: the task text is 8193 bytes, at most 8192"},
-		{"batch over the limit", []string{"query", art, "--batch", manyTasks}, 1, "many.jsonl: 10001 tasks, at most 10000 in one run"},
+		{"batch over the limit", []string{"query", art, "--batch", manyTasks}, 1, "many.jsonl: more than 10000 tasks, at most 10000 in one run; split the file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,7 +55,8 @@ func TestQueryLimits(t *testing.T) {
 	}
 }
 
-// A task of a batch over the query limit gets its error line; the others their answers.
+// A task of a batch over the query limit gets its error line, the others their answers, and
+// the run fails at the end.
 func TestBatchQueryLimit(t *testing.T) {
 	art := buildSample(t)
 	p := filepath.Join(t.TempDir(), "tasks.jsonl")
@@ -64,7 +65,10 @@ func TestBatchQueryLimit(t *testing.T) {
 	if err := os.WriteFile(p, []byte(tasks), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := mustRun(t, "query", art, "--batch", p, "--json")
+	r := run(t, "query", art, "--batch", p, "--json")
+	if wantErr := `{"error":"caskg query: --batch ` + p + `: 1 of 2 tasks failed"}` + "\n"; r.code != 1 || r.stderr != wantErr {
+		t.Errorf("exit %d, stderr %q; want 1, %q", r.code, r.stderr, wantErr)
+	}
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	if len(lines) != 2 {
 		t.Fatalf("%d lines, want 2:\n%s", len(lines), r.stdout)
@@ -74,7 +78,7 @@ func TestBatchQueryLimit(t *testing.T) {
 		t.Errorf("line 1: %s", lines[0])
 	}
 	want := `api: field "query": ` + strconv.Itoa(len(long)) + " bytes, at most 8192"
-	if json.Unmarshal([]byte(lines[1]), &bad) != nil || len(bad.Results) != 0 || bad.Error != want {
+	if json.Unmarshal([]byte(lines[1]), &bad) != nil || len(bad.Results) != 0 || bad.Error != want || bad.Line != 2 {
 		t.Errorf("line 2: %s\nwant the error %q", lines[1], want)
 	}
 }

@@ -10,8 +10,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/caskg/caskg/native/mcpserver"
 	"github.com/caskg/caskg/wasm/engine"
 )
@@ -34,21 +32,18 @@ func runMCP(c *ctx, args []string) error {
 	if lib := srv.Library(); lib != nil {
 		fmt.Fprintf(c.stderr, "caskg mcp: library %s: whole SKILL.md files for %d of %d skills", lib.Dir, lib.Served, g.NumSkills())
 		if lib.Problems > 0 {
-			fmt.Fprintf(c.stderr, " (%d bad entries skipped; first: %v)", lib.Problems, srv.Problems()[0].Error())
+			fmt.Fprintf(c.stderr, " (%d entries skipped or warned about; first: %v)", lib.Problems, srv.Problems()[0].Error())
 		}
 		fmt.Fprintln(c.stderr)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{c.stdout}}
-	err = srv.Run(ctx, t)
+	// mcpserver.Transport answers malformed lines instead of ending the session, and on EOF
+	// waits for the replies still owed.
+	err = srv.Run(ctx, &mcpserver.Transport{Reader: stdin, Writer: c.stdout})
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -295,5 +296,64 @@ func TestMCPBadInvocations(t *testing.T) {
 	}
 	if r := mustRun(t, "help"); !strings.Contains(r.stdout, "mcp ") {
 		t.Errorf("help does not list mcp:\n%s", r.stdout)
+	}
+}
+
+// TestMCPMalformedLines drives `caskg mcp` in raw lines: a line that is not JSON gets -32700
+// and the initialize after it its result, a batch gets -32600 and the server goes on, and a
+// request sent just before the input ends is still answered before the command exits 0.
+func TestMCPMalformedLines(t *testing.T) {
+	art := buildSample(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	old := stdin
+	stdin = inR
+	t.Cleanup(func() { stdin = old })
+	var stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		code := Run([]string{"mcp", art}, outW, &stderr)
+		outW.Close()
+		done <- code
+	}()
+	t.Cleanup(func() { inW.Close(); outR.Close() })
+	out := bufio.NewScanner(outR)
+	out.Buffer(nil, 16<<20)
+	recv := func() string {
+		t.Helper()
+		if !out.Scan() {
+			t.Fatalf("no reply: %v; stderr:\n%s", out.Err(), stderr.String())
+		}
+		return out.Text()
+	}
+	send := func(s string) { go inW.Write([]byte(s)) }
+
+	send("not json\n" + `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+	steps := []struct{ name, want string }{
+		{"not json", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not JSON (invalid character 'o' in literal null (expecting 'u'))"}}`},
+		{"initialize", `{"jsonrpc":"2.0","id":1,"result":{"capabilities"`},
+	}
+	for _, st := range steps {
+		if got := recv(); !strings.HasPrefix(got, st.want) {
+			t.Errorf("%s: got %.300s\nwant %s", st.name, got, st.want)
+		}
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + `[{"jsonrpc":"2.0","id":2,"method":"ping"}]` + "\n")
+	if got, want := recv(), `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: batches are not supported; send one JSON-RPC message per line"}}`; got != want {
+		t.Errorf("batch: got %s\nwant %s", got, want)
+	}
+	go func() {
+		inW.Write([]byte(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"` + strings.Repeat("é", 100) + `"}}}` + "\n" +
+			`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"retrieve_skills","arguments":{"query":"` + sampleQuery + `"}}}` + "\n"))
+		inW.Close()
+	}()
+	if got, want := recv(), `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"unknown skill \"`+strings.Repeat("é", 40)+`…\", and no name is close to it; call retrieve_skills to search by task"}],"isError":true}}`; got != want {
+		t.Errorf("bad name: got %s\nwant %s", got, want)
+	}
+	if got := recv(); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"8 skills for this task`) {
+		t.Errorf("request before EOF: got %.300s", got)
+	}
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d; stderr:\n%s", code, stderr.String())
 	}
 }

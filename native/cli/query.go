@@ -2,13 +2,16 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
@@ -28,18 +31,24 @@ func (q *queryFlags) register(fs *flag.FlagSet, k int) {
 	fs.BoolVar(&q.noGraph, "no-graph", false, "rank by the seeds alone (the lexical baseline)")
 }
 
-// check holds -k and --seeds to the limits every surface shares (wasm/api); 0 means the
-// engine's default, as in a request.
-func (q *queryFlags) check() error {
-	for _, f := range []struct {
-		name  string
-		v, hi int
-	}{{"k", q.k, api.MaxK}, {"seeds", q.seeds, api.MaxSeeds}} {
-		if f.v < 0 || f.v > f.hi {
-			return usagef("flag -%s: %d is outside [1, %d]", f.name, f.v, f.hi)
+// check holds the retrieval flags given on the command line to their ranges: -k to [1, maxK]
+// (api.MaxK for query, the limits every surface shares; the engine's bound for eval), --seeds
+// to [1, api.MaxSeeds], -gamma to (0, 1]. A 0 is an error, not the default: the default is
+// what an absent flag means.
+func (q *queryFlags) check(fs *flag.FlagSet, maxK int) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		switch {
+		case err != nil:
+		case f.Name == "k" && (q.k < 1 || q.k > maxK):
+			err = usagef("flag -k: %d is outside [1, %d]", q.k, maxK)
+		case f.Name == "seeds" && (q.seeds < 1 || q.seeds > api.MaxSeeds):
+			err = usagef("flag -seeds: %d is outside [1, %d]", q.seeds, api.MaxSeeds)
+		case f.Name == "gamma" && !(q.gamma > 0 && q.gamma <= 1):
+			err = usagef("flag -gamma: %v is outside (0, 1]", q.gamma)
 		}
-	}
-	return nil
+	})
+	return err
 }
 
 func (q *queryFlags) request(text string) engine.Request {
@@ -81,11 +90,14 @@ func (r *renderFlags) apply(req engine.Request) engine.Request {
 	return req
 }
 
-// batchLine is one line of --batch output.
+// batchLine is one line of --batch --json output: the answer to one task, or the error of a
+// task that could not be answered (a line that is not a task, a query over a limit), with the
+// number of its input line.
 type batchLine struct {
-	ID       json.RawMessage `json:"id"` // echoed as given: a number stays a number
+	ID       json.RawMessage `json:"id"` // echoed as given: a number stays a number; null when unknown
 	Results  []engine.Result `json:"results"`
 	Rendered string          `json:"rendered,omitempty"`
+	Line     int             `json:"line,omitempty"`
 	Error    string          `json:"error,omitempty"`
 }
 
@@ -104,7 +116,7 @@ func runQuery(c *ctx, args []string) error {
 	if err := rf.check(fs); err != nil {
 		return err
 	}
-	if err := q.check(); err != nil {
+	if err := q.check(fs, api.MaxK); err != nil {
 		return err
 	}
 	if len(pos) == 0 {
@@ -144,60 +156,126 @@ func runQuery(c *ctx, args []string) error {
 	return nil
 }
 
-func queryBatch(c *ctx, eng *engine.Engine, q *queryFlags, rf *renderFlags, path string, jsonOut bool) error {
-	var tasks []eval.Task
-	var err error
+// errTooMany stops reading a --batch file at its api.MaxBatch+1st task.
+var errTooMany = errors.New("too many tasks")
+
+// batchTask is one non-blank line of a --batch file: a task, or why it is not one.
+type batchTask struct {
+	line int
+	task eval.Task
+	err  error
+}
+
+// readBatch reads the lines of a --batch file (- for stdin). A line that is not a task is kept
+// with its error, so that the others are still answered; only an unreadable file, a file over
+// api.MaxBatch tasks or one without any fails the run. name is the file's name in messages.
+func readBatch(path string) (name string, tasks []batchTask, err error) {
+	name, r := path, stdin
 	if path == "-" {
-		tasks, err = readTasksFrom(c, "stdin")
+		name = "stdin"
 	} else {
-		tasks, err = eval.ReadTasks(path, false)
+		f, err := os.Open(path)
+		if err != nil {
+			return name, nil, err
+		}
+		defer f.Close()
+		r = f
 	}
+	line, err := eval.EachLine(r, func(line int, data []byte) error {
+		if len(tasks) == api.MaxBatch {
+			return errTooMany
+		}
+		// ParseTasks checks one task as it checks a file; its error names line 1 of data,
+		// so keep the reason and put this line's number back.
+		t, err := eval.ParseTasks(bytes.NewReader(data), name, false)
+		bt := batchTask{line: line, err: errors.Unwrap(err)}
+		if err == nil {
+			bt.task = t[0]
+			bt.task.Line = line
+		} else {
+			// Echo the id of a bad task when there is one to echo.
+			var raw struct {
+				ID json.RawMessage `json:"id"`
+			}
+			if json.Unmarshal(data, &raw) == nil && string(raw.ID) != "null" {
+				bt.task.RawID = raw.ID
+			}
+		}
+		tasks = append(tasks, bt)
+		return nil
+	})
+	switch {
+	case err == errTooMany:
+		return name, nil, fmt.Errorf("--batch %s: more than %d tasks, at most %d in one run; split the file", name, api.MaxBatch, api.MaxBatch)
+	case err != nil:
+		return name, nil, fmt.Errorf("--batch %s:%d: %w", name, line, err)
+	case len(tasks) == 0:
+		return name, nil, fmt.Errorf("--batch %s: no tasks", name)
+	}
+	return name, tasks, nil
+}
+
+// queryBatch answers every task of a --batch file in order. A bad line does not stop the
+// batch: with --json it gets a line {"id", "results": [], "line", "error"} among the answers
+// on stdout; in text it is reported on stderr as FILE:LINE: error. The run fails at the end
+// when any line did.
+func queryBatch(c *ctx, eng *engine.Engine, q *queryFlags, rf *renderFlags, path string, jsonOut bool) error {
+	name, tasks, err := readBatch(path)
 	if err != nil {
 		return err
 	}
-	if len(tasks) > api.MaxBatch {
-		return fmt.Errorf("--batch %s: %d tasks, at most %d in one run; split the file", path, len(tasks), api.MaxBatch)
-	}
 	w := bufio.NewWriter(c.stdout)
 	defer w.Flush()
-	for _, t := range tasks {
-		req := rf.apply(q.request(t.Query))
+	failed := 0
+	for _, bt := range tasks {
+		t, err := bt.task, bt.err
 		var resp engine.Response
-		err := api.CheckRequest(req)
 		if err == nil {
-			resp, err = eng.Query(req)
-		}
-		if !jsonOut {
-			fmt.Fprintf(w, "== %s\n", t.ID)
-			switch {
-			case err != nil:
-				fmt.Fprintf(w, "error: %v\n", err)
-			case rf.on:
-				fmt.Fprint(w, resp.Rendered)
-			default:
-				printResults(w, eng, t.Query, resp.Results, q.noGraph)
+			req := rf.apply(q.request(t.Query))
+			if err = api.CheckRequest(req); err == nil {
+				resp, err = eng.Query(req)
 			}
+		}
+		if err != nil {
+			failed++
+		}
+		if jsonOut {
+			line := batchLine{ID: t.RawID, Results: resp.Results, Rendered: resp.Rendered}
+			if err != nil {
+				line.Line, line.Error = bt.line, err.Error()
+			}
+			if line.Results == nil {
+				line.Results = []engine.Result{}
+			}
+			b, _ := json.Marshal(line)
+			w.Write(append(b, '\n'))
 			continue
 		}
-		line := batchLine{ID: t.RawID, Results: resp.Results, Rendered: resp.Rendered}
-		if err != nil {
-			line.Error = err.Error()
+		switch {
+		case err != nil:
+			// stdout is flushed first, so that a terminal shows the report in its place.
+			w.Flush()
+			id := ""
+			if t.RawID != nil {
+				id = fmt.Sprintf(" (id %s)", t.RawID)
+			}
+			fmt.Fprintf(c.stderr, "caskg query: %s:%d%s: %v\n", name, bt.line, id, err)
+		case rf.on:
+			fmt.Fprintf(w, "== %s\n", t.ID)
+			fmt.Fprint(w, resp.Rendered)
+		default:
+			fmt.Fprintf(w, "== %s\n", t.ID)
+			printResults(w, eng, t.Query, resp.Results, q.noGraph)
 		}
-		if line.Results == nil {
-			line.Results = []engine.Result{}
-		}
-		b, _ := json.Marshal(line)
-		w.Write(append(b, '\n'))
+	}
+	if failed > 0 {
+		return fmt.Errorf("--batch %s: %d of %d tasks failed", name, failed, len(tasks))
 	}
 	return nil
 }
 
 // stdin is where --batch - reads from; tests replace it.
 var stdin io.Reader = os.Stdin
-
-func readTasksFrom(c *ctx, name string) ([]eval.Task, error) {
-	return eval.ParseTasks(stdin, name, false)
-}
 
 // printResults prints a ranked bundle for people.
 func printResults(w io.Writer, eng *engine.Engine, query string, res []engine.Result, noGraph bool) {
@@ -214,12 +292,27 @@ func printResults(w io.Writer, eng *engine.Engine, query string, res []engine.Re
 		fmt.Fprintf(w, "%2d. %-40s %.4f  %s\n", i+1, r.Name, r.Score, tag)
 		fmt.Fprintf(w, "    %s\n", clipText(g.Description(r.ID), 110))
 		for _, v := range r.Via {
-			rel := "after"
-			if v.Reverse {
-				rel = "needed by"
-			}
-			fmt.Fprintf(w, "    ↳ %s %s (%s %s edge, w=%.2f)\n", rel, v.From, v.State, v.Type, v.Weight)
+			fmt.Fprintf(w, "    ↳ %s %s (%s %s edge, w=%.2f)\n", relationWords(v.Type, v.Reverse), v.From, v.State, v.Type, v.Weight)
 		}
+	}
+}
+
+// relationWords says how a result relates to the skill an edge of type rel brought it in
+// from. Dependency and workflow edges have a direction: the result comes after the other skill,
+// or (reverse) is needed by it or comes before it. Semantic and alternative edges are
+// symmetric, so their words have none.
+func relationWords(rel string, reverse bool) string {
+	switch {
+	case rel == graphs.Semantic.String():
+		return "similar to"
+	case rel == graphs.Alternative.String():
+		return "alternative to"
+	case !reverse:
+		return "after"
+	case rel == graphs.Workflow.String():
+		return "before"
+	default:
+		return "needed by"
 	}
 }
 
