@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/caskg/caskg/graphs/jsontext"
 )
 
 // maxSchemaDepth bounds how deep SchemaText follows nested schemas.
@@ -63,7 +65,7 @@ const toolsShape = `want {"tools":[...]}, {"result":{"tools":[...]}} or an array
 
 // findTools finds the tool array in a valid JSON document.
 func findTools(doc rawValue) ([]rawValue, string) {
-	switch kindOfJSON(doc.data) {
+	switch jsontext.Kind(doc.data) {
 	case "an array":
 		return elements(doc)
 	case "an object":
@@ -74,7 +76,7 @@ func findTools(doc rawValue) ([]rawValue, string) {
 		if t, ok := m["tools"]; ok {
 			return toolArray(t, "tools")
 		}
-		if r, ok := m["result"]; ok && kindOfJSON(r.data) == "an object" {
+		if r, ok := m["result"]; ok && jsontext.Kind(r.data) == "an object" {
 			rm, err := members(r)
 			if err != nil {
 				return nil, err.Error()
@@ -85,13 +87,13 @@ func findTools(doc rawValue) ([]rawValue, string) {
 		}
 		return nil, `no "tools" array: ` + toolsShape
 	}
-	return nil, fmt.Sprintf("not a tool catalog (got %s): %s", kindOfJSON(doc.data), toolsShape)
+	return nil, fmt.Sprintf("not a tool catalog (got %s): %s", jsontext.Kind(doc.data), toolsShape)
 }
 
 // toolArray is the elements of t, the member at path of the document, which must be an array.
 func toolArray(t rawValue, path string) ([]rawValue, string) {
-	if kindOfJSON(t.data) != "an array" {
-		return nil, fmt.Sprintf(`"%s" is not an array (got %s)`, path, kindOfJSON(t.data))
+	if jsontext.Kind(t.data) != "an array" {
+		return nil, fmt.Sprintf(`"%s" is not an array (got %s)`, path, jsontext.Kind(t.data))
 	}
 	return elements(t)
 }
@@ -138,27 +140,6 @@ func members(obj rawValue) (map[string]rawValue, error) {
 		out[key] = rawValue{v, obj.off + dec.InputOffset() - int64(len(v))}
 	}
 	return out, nil
-}
-
-// kindOfJSON names the kind of a valid JSON value for messages.
-func kindOfJSON(v []byte) string {
-	v = bytes.TrimLeft(v, " \t\r\n")
-	if len(v) == 0 {
-		return "nothing"
-	}
-	switch v[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
 }
 
 func parseToolsJSONL(data []byte, file string) ([]entry, []Problem) {
@@ -247,7 +228,7 @@ func parseTool(raw json.RawMessage, file string, line int) (*entry, []Problem) {
 		p.Warning = true
 		return p
 	}
-	if k := kindOfJSON(raw); k != "an object" {
+	if k := jsontext.Kind(raw); k != "an object" {
 		return nil, []Problem{prob("", "", "tool entry is not an object (got "+k+")")}
 	}
 	var obj map[string]json.RawMessage
@@ -277,22 +258,22 @@ func parseTool(raw json.RawMessage, file string, line int) (*entry, []Problem) {
 	if failed {
 		return nil, probs
 	}
-	if v, ok := obj["title"]; ok && kindOfJSON(v) != "null" {
+	if v, ok := obj["title"]; ok && jsontext.Kind(v) != "null" {
 		var t string
 		if json.Unmarshal(v, &t) != nil {
-			probs = append(probs, warn("title", s.Name, "title is not a string (got "+kindOfJSON(v)+"); ignored"))
+			probs = append(probs, warn("title", s.Name, "title is not a string (got "+jsontext.Kind(v)+"); ignored"))
 		}
 		s.Title = strings.TrimSpace(t)
 	}
 	var text []string
 	for _, key := range []string{"inputSchema", "outputSchema"} {
 		v, ok := obj[key]
-		if !ok || kindOfJSON(v) == "null" {
+		if !ok || jsontext.Kind(v) == "null" {
 			continue
 		}
 		var schema map[string]any
-		if kindOfJSON(v) != "an object" || json.Unmarshal(v, &schema) != nil {
-			probs = append(probs, warn(key, s.Name, "schema is not an object (got "+kindOfJSON(v)+"); ignored"))
+		if jsontext.Kind(v) != "an object" || json.Unmarshal(v, &schema) != nil {
+			probs = append(probs, warn(key, s.Name, "schema is not an object (got "+jsontext.Kind(v)+"); ignored"))
 			continue
 		}
 		fields := schemaFields(schema)
@@ -310,12 +291,12 @@ func parseTool(raw json.RawMessage, file string, line int) (*entry, []Problem) {
 // jsonString reads a required, non-empty string member; msg says what is wrong with it.
 func jsonString(obj map[string]json.RawMessage, key string) (string, string) {
 	v, ok := obj[key]
-	if !ok || kindOfJSON(v) == "null" {
+	if !ok || jsontext.Kind(v) == "null" {
 		return "", "missing " + key
 	}
 	var s string
 	if json.Unmarshal(v, &s) != nil {
-		return "", fmt.Sprintf("%s is not a string (got %s)", key, kindOfJSON(v))
+		return "", fmt.Sprintf("%s is not a string (got %s)", key, jsontext.Kind(v))
 	}
 	if s = strings.TrimSpace(s); s == "" {
 		return "", "empty " + key

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/caskg/caskg/graphs/jsontext"
 )
 
 // maxEcho is the most runes of a client's value an error message repeats.
@@ -60,7 +62,7 @@ func (s *argSpec) check(args json.RawMessage) error {
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	if k := kind(args); k != "an object" {
+	if k := jsontext.Kind(args); k != "an object" {
 		return fmt.Errorf("arguments: must be an object, not %s", k)
 	}
 	var fields map[string]json.RawMessage
@@ -104,7 +106,7 @@ func (s *argSpec) check(args json.RawMessage) error {
 
 func (s *argSpec) checkField(name string, v json.RawMessage) error {
 	p := s.Properties[name]
-	k := kind(v)
+	k := jsontext.Kind(v)
 	switch p.Type {
 	case "string":
 		var str string

@@ -16,6 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/caskg/caskg/graphs/jsontext"
 )
 
 // Defaults of a Transport.
@@ -300,7 +302,7 @@ func checkLine(line []byte, tooLong bool, maxBytes int) (jsonrpc.Message, json.R
 		return nil, nil, invalid("batches are not supported; send one JSON-RPC message per line")
 	case '{':
 	default:
-		return nil, nil, invalid("a message must be a JSON object, not %s", kind(line))
+		return nil, nil, invalid("a message must be a JSON object, not %s", jsontext.Kind(line))
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(line, &fields); err != nil {
@@ -308,14 +310,14 @@ func checkLine(line []byte, tooLong bool, maxBytes int) (jsonrpc.Message, json.R
 	}
 	id, hasID := fields["id"]
 	if hasID {
-		switch kind(id) {
+		switch jsontext.Kind(id) {
 		case "a string", "null":
 		case "a number":
 			if _, err := strconv.ParseInt(string(id), 10, 64); err != nil {
 				return nil, nil, invalid(`field "id": a number must be an integer (64 bits)`)
 			}
 		default:
-			return nil, nil, invalid(`field "id": must be a string or an integer, not %s`, kind(id))
+			return nil, nil, invalid(`field "id": must be a string or an integer, not %s`, jsontext.Kind(id))
 		}
 	}
 	replyID := id
@@ -335,14 +337,14 @@ func checkLine(line []byte, tooLong bool, maxBytes int) (jsonrpc.Message, json.R
 	switch {
 	case isRequest:
 		var m string
-		if kind(method) != "a string" || json.Unmarshal(method, &m) != nil || m == "" {
+		if jsontext.Kind(method) != "a string" || json.Unmarshal(method, &m) != nil || m == "" {
 			return nil, replyID, invalid(`field "method": must be a non-empty string`)
 		}
-		if p, ok := fields["params"]; ok && kind(p) != "an object" && kind(p) != "null" {
-			return nil, replyID, invalid(`field "params": must be an object, not %s`, kind(p))
+		if p, ok := fields["params"]; ok && jsontext.Kind(p) != "an object" && jsontext.Kind(p) != "null" {
+			return nil, replyID, invalid(`field "params": must be an object, not %s`, jsontext.Kind(p))
 		}
 	case hasResult || hasError:
-		if !hasID || kind(id) == "null" {
+		if !hasID || jsontext.Kind(id) == "null" {
 			return nil, nil, invalid(`a response needs the id of the request it answers`)
 		}
 	default:
@@ -353,27 +355,6 @@ func checkLine(line []byte, tooLong bool, maxBytes int) (jsonrpc.Message, json.R
 		return nil, replyID, invalid("not a JSON-RPC 2.0 message")
 	}
 	return msg, replyID, nil
-}
-
-// kind names the JSON type of a valid value, with its article.
-func kind(v json.RawMessage) string {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 {
-		return "nothing"
-	}
-	switch v[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
 }
 
 // goField finds the field a Go decoding error is about: "… Go struct field T.name of type …".
