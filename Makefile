@@ -80,8 +80,9 @@ eval-toollinkos: build ## the walking skeleton's bar on ToolLinkOS (needs ../sha
 	$(CASKG) eval $(BIN)/toollinkos.skg --tasks $(SHARED)/eval/toollinkos/tasks_test.jsonl --gold-edges $(SHARED)/eval/toollinkos/gold_edges.jsonl
 	$(CASKG) eval $(BIN)/toollinkos.skg --tasks $(SHARED)/eval/toollinkos/tasks_test.jsonl --no-graph
 
-clean: ## remove build outputs
+clean: ## remove build outputs (and the copies make build puts into native/serve/assets for embedding)
 	rm -rf $(BIN)
+	find native/serve/assets -mindepth 1 ! -name README.md -exec rm -rf {} +
 
 # ONNX Runtime for the onnx embedder and its tests: the shared library shipped inside the npm
 # package onnxruntime-node (no install scripts run, nothing else downloaded).
