@@ -12,6 +12,10 @@ const $ = (id) => document.getElementById(id);
 
 // Skills just outside the bundle that the graph view shows for context.
 const NEAR = 4;
+// At most this many sources of evidence outside the drawn skills join the graph view.
+const SOURCES = 6;
+// The knobs' allowed ranges, as the inputs declare them; a value outside is refused, not clamped.
+const LIMITS = { k: [1, 50], seeds: [1, 20] };
 // Budgets of the renders read for skill text: large enough that nothing is cut.
 const WHOLE = { skill_budget: 1 << 18, total_budget: 1 << 20 };
 const DEBOUNCE_MS = 150;
@@ -77,12 +81,15 @@ function fileName(url) {
 /** Loads an artifact from anything caskg.js accepts and makes it the current one. */
 async function loadArtifact(source, label, served) {
   setStatus(`Loading ${label}…`);
+  // The answer on screen belongs to the artifact being replaced: gone until the new one answers.
+  clearResults();
   let engine;
   try {
     engine = await Caskg.load(await state.module, source);
   } catch (err) {
     showError(`Could not load ${label}: ${err.message}`);
     setStatus("");
+    markAnswer("", "error");
     return false;
   }
   performance.mark("caskg:loaded");
@@ -110,9 +117,9 @@ function showStats(info) {
   name.textContent = state.label;
   stats.append("Skill graph: ", name);
   const facts = [
-    `${fmtInt(info.skills)} skills`,
-    `${fmtInt(info.edges)} published edges`,
-    `${fmtInt(info.terms)} index terms`,
+    plural(info.skills, "skill"),
+    plural(info.edges, "published edge"),
+    plural(info.terms, "index term"),
     `${fmtBytes(info.bytes)}`,
     `format ${info.format}`,
   ];
@@ -158,6 +165,8 @@ function wireControls() {
   let timer = 0;
   $("q").addEventListener("input", () => {
     clearTimeout(timer);
+    // Until the new answer, the lists answer other text: dim them.
+    document.body.classList.add("pending");
     timer = setTimeout(() => {
       syncTaskSelect();
       run();
@@ -197,17 +206,28 @@ function syncTaskSelect() {
   sel.value = [...sel.options].some((o) => o.value === q) ? q : "";
 }
 
-/** The knobs, clamped to what the inputs allow. */
+/**
+ * The knobs, and problems: a whole-number knob outside its range is named with the range
+ * rather than clamped, so the answer on screen is always for the numbers the inputs show.
+ */
 function knobs() {
-  const num = (id, lo, hi, def) => {
-    const v = Number($(id).value);
-    return Number.isFinite(v) ? Math.min(hi, Math.max(lo, Math.round(v * 100) / 100)) : def;
+  const problems = [];
+  const whole = (id, label) => {
+    const [lo, hi] = LIMITS[id];
+    const input = $(id);
+    const v = Number(input.value);
+    const ok = input.value.trim() !== "" && Number.isInteger(v) && v >= lo && v <= hi;
+    input.setAttribute("aria-invalid", ok ? "false" : "true");
+    if (!ok) problems.push(`${label} must be a whole number from ${lo} to ${hi}; it is ${input.value.trim() === "" ? "empty" : `“${input.value}”`}.`);
+    return v;
   };
+  const gamma = Number($("gamma").value);
   return {
-    k: Math.round(num("k", 1, 50, 8)),
-    seeds: Math.round(num("seeds", 1, 20, 5)),
-    gamma: num("gamma", 0.05, 0.95, 0.2),
+    k: whole("k", "Skills k"),
+    seeds: whole("seeds", "Seeds"),
+    gamma: Number.isFinite(gamma) ? Math.min(0.95, Math.max(0.05, gamma)) : 0.2, // a slider cannot leave its range
     graph: $("use-graph").checked,
+    problems,
   };
 }
 
@@ -217,10 +237,21 @@ function run() {
   const engine = state.engine;
   if (!engine) return;
   const text = $("q").value.trim();
-  const { k, seeds, gamma, graph } = knobs();
+  const { k, seeds, gamma, graph, problems } = knobs();
   document.body.classList.toggle("no-graph", !graph);
+  document.body.classList.remove("pending");
+  // Nothing of the last answer stays while this one runs or if it fails; the skill being read
+  // stays open if the new answer holds it.
+  const reading = $("skill").dataset.name;
+  clearResults();
+  if (problems.length) {
+    showError(problems.join("\n"));
+    setStatus("");
+    markAnswer(text, "invalid");
+    return;
+  }
   if (!text) {
-    clearResults();
+    hideError();
     setStatus("Type a task to see its skills.");
     return;
   }
@@ -232,8 +263,9 @@ function run() {
     plain = engine.query(text, { ...base, no_graph: true, render: true, ...WHOLE });
     wide = engine.query(text, { ...base, k: k + NEAR, render: true, ...WHOLE });
   } catch (err) {
-    clearResults();
     showError(err.message);
+    setStatus("");
+    markAnswer(text, "error");
     return;
   }
   const ms = performance.now() - t0;
@@ -251,18 +283,16 @@ function run() {
   showList($("plain"), plain.results, { other: inMain, otherTag: "left out with graph", gold, graph: false });
   showGold($("main-gold"), main.results, gold);
   showGold($("plain-gold"), plain.results, gold);
-  showGraph(wide.results, k, graph);
+  showGraph(main.results, wide.results, k, graph);
   showBundle(main.rendered);
-  const shown = $("skill").dataset.name;
-  if (main.results.length && !(shown && inMain.has(shown))) showSkill(main.results[0].name);
+  if (reading && inMain.has(reading)) showSkill(reading);
+  else if (main.results.length) showSkill(main.results[0].name);
 
-  state.runs++;
   const results = $("results");
-  results.dataset.query = text;
   results.dataset.k = k;
   results.dataset.graph = graph ? "on" : "off";
-  results.dataset.run = state.runs;
-  setStatus(`${main.results.length} skills in ${ms.toFixed(1)} ms (3 queries, WebAssembly in this tab)`);
+  markAnswer(text, "ok");
+  setStatus(`${plural(main.results.length, "skill")} in ${ms.toFixed(1)} ms (3 queries, WebAssembly in this tab)`);
   if (!state.firstResult && main.results.length > 0) {
     // Navigation start to the first ranked bundle on screen: the number the README reports.
     state.firstResult = true;
@@ -274,6 +304,19 @@ function run() {
 function clearResults() {
   for (const id of ["results", "plain", "main-gold", "plain-gold", "graph", "bundle", "bundle-size"]) $(id).replaceChildren();
   $("results").dataset.query = "";
+  $("results").dataset.outcome = "";
+  const panel = $("skill");
+  delete panel.dataset.name;
+  panel.replaceChildren(el("p", "note", "Click a skill in the graph or a list to read it here."));
+}
+
+/** Records on #results that a run for text ended ("ok", "invalid" or "error"), for tests and tools. */
+function markAnswer(text, outcome) {
+  state.runs++;
+  const d = $("results").dataset;
+  d.query = text;
+  d.outcome = outcome;
+  d.run = state.runs;
 }
 
 /** The gold skills of the sample task whose text is the query, when the served artifact is loaded. */
@@ -393,27 +436,47 @@ function showGold(p, results, gold) {
   const names = new Set(results.map((r) => r.name));
   const missing = [...gold].filter((g) => !names.has(g));
   const found = gold.size - missing.length;
-  p.textContent = `${found} of the ${gold.size} skills this sample task needs` + (missing.length ? ` — missing: ${missing.join(", ")}` : " — all there");
+  p.textContent = `${found} of the ${plural(gold.size, "skill")} this sample task needs` + (missing.length ? ` — missing: ${missing.join(", ")}` : " — all there");
   p.classList.add(found === gold.size ? "all" : "some");
 }
 
-function showGraph(results, k, graph) {
-  const nodes = results.map((r, i) => ({
-    name: r.name,
-    kind: i >= k ? "near" : r.seed_rank ? "seed" : graph ? "via" : "plain",
-    rank: i + 1,
-    label: i >= k ? "outside" : r.seed_rank ? `seed #${r.seed_rank}` : graph ? "via graph" : "word match",
-  }));
-  const edges = new Map();
-  for (const r of results) {
+/**
+ * The answer's neighbourhood: the answer (main), the next skills of the wider query (wide, whose
+ * head is the answer), the sources of their evidence that neither holds (at most SOURCES), and
+ * the published edges their evidence names. Its size is k + NEAR + SOURCES at most, whatever the
+ * library's.
+ */
+function showGraph(main, wide, k, graph) {
+  const inAnswer = new Set(main.map((r) => r.name));
+  const nodes = [];
+  const seen = new Set();
+  const add = (node) => {
+    if (seen.has(node.name)) return;
+    seen.add(node.name);
+    nodes.push({ ...node, rank: nodes.length + 1 });
+  };
+  for (const r of main) {
+    add({ name: r.name, kind: r.seed_rank ? "seed" : graph ? "via" : "plain", label: r.seed_rank ? `seed #${r.seed_rank}` : graph ? "via graph" : "word match" });
+  }
+  for (const r of wide) if (!inAnswer.has(r.name) && nodes.length < k + NEAR) add({ name: r.name, kind: "near", label: "outside" });
+  const shown = [...main, ...wide.filter((r) => seen.has(r.name))];
+  let sources = 0;
+  for (const r of shown) {
+    for (const v of r.via ?? []) {
+      if (seen.has(v.from) || sources >= SOURCES) continue;
+      sources++;
+      add({ name: v.from, kind: "source", label: "evidence source" });
+    }
+  }
+  const edges = [];
+  for (const r of shown) {
     for (const v of r.via ?? []) {
       // A published edge u→v means u comes first; reverse flow ran against the edge.
       const [from, to] = v.reverse ? [r.name, v.from] : [v.from, r.name];
-      const key = `${from}\u0000${to}`;
-      if (!edges.has(key) || edges.get(key).weight < v.weight) edges.set(key, { from, to, state: v.state, type: v.type, weight: v.weight });
+      edges.push({ from, to, state: v.state, type: v.type, weight: v.weight });
     }
   }
-  drawGraph($("graph"), nodes, [...edges.values()], showSkill);
+  drawGraph($("graph"), nodes, edges, showSkill);
 }
 
 function showSkill(name) {
@@ -474,6 +537,9 @@ function hideError() {
 }
 
 const fmtInt = (n) => Number(n).toLocaleString("en-US");
+
+/** "1 skill", "2 skills", "1,024 skills". */
+const plural = (n, word) => `${fmtInt(n)} ${word}${Number(n) === 1 ? "" : "s"}`;
 
 function fmtBytes(n) {
   if (n < 1024) return `${n} bytes`;

@@ -186,7 +186,7 @@ func (p *pageT) waitAnswer(query string, graph bool) (main, plain []shownResult)
 	}
 	q, _ := json.Marshal(query)
 	expr := fmt.Sprintf(`(() => { const r = document.getElementById("results").dataset;
-		return r.query === %s && r.graph === %q && Number(r.run) > %d ? Number(r.run) : 0; })()`, q, state, p.run)
+		return r.query === %s && r.outcome === "ok" && r.graph === %q && Number(r.run) > %d ? Number(r.run) : 0; })()`, q, state, p.run)
 	run, err := chromedp.Run(p.ctx, chromedp.Poll[int](expr, chromedp.WithPollingTimeout(20*time.Second), chromedp.WithPollingInterval(10*time.Millisecond)))
 	if err != nil {
 		errText := evalJS[string](p, "reading the error", `document.getElementById("error").hidden ? "" : document.getElementById("error").textContent`)
@@ -205,7 +205,18 @@ func (p *pageT) clearQuery() {
 
 func (p *pageT) screenshot(name string) {
 	p.t.Helper()
-	b, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100))
+	p.save(name, chromedp.FullScreenshot(100))
+}
+
+// screenshotOf saves a picture of the element sel only.
+func (p *pageT) screenshotOf(sel, name string) {
+	p.t.Helper()
+	p.save(name, chromedp.Screenshot(sel))
+}
+
+func (p *pageT) save(name string, shot chromedp.Action[[]byte]) {
+	p.t.Helper()
+	b, err := chromedp.Run(p.ctx, shot)
 	if err != nil {
 		p.t.Fatalf("screenshot %s: %v", name, err)
 	}
@@ -213,6 +224,39 @@ func (p *pageT) screenshot(name string) {
 	if err := os.MkdirAll(dir, 0o755); err == nil {
 		err = os.WriteFile(filepath.Join(dir, name), b, 0o644)
 	}
+}
+
+// openBrowser starts headless Chromium with a fresh profile under dir and returns a tab whose
+// context ends after limit or with the test.
+func openBrowser(t *testing.T, browser, dir string, limit time.Duration) context.Context {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(browser),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.UserDataDir(filepath.Join(dir, "chromium-profile")),
+		chromedp.WindowSize(1400, 1000),
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	tab, cancelTab := chromedp.NewContext(allocCtx)
+	t.Cleanup(cancelTab)
+	// Start the browser without a deadline (a deadline on the first call bounds the browser's
+	// life), then bound the whole session.
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatalf("starting %s: %v", browser, err)
+	}
+	ctx, cancel := context.WithTimeout(tab, limit)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 func TestPlaygroundEndToEnd(t *testing.T) {
@@ -239,32 +283,7 @@ func TestPlaygroundEndToEnd(t *testing.T) {
 	ts := httptest.NewServer(srv) // 127.0.0.1, a free port
 	defer ts.Close()
 
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(browser),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.UserDataDir(filepath.Join(dir, "chromium-profile")),
-		chromedp.WindowSize(1400, 1000),
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	tab, cancelTab := chromedp.NewContext(allocCtx)
-	defer cancelTab()
-	// Start the browser without a deadline (a deadline on the first call bounds the browser's
-	// life), then bound the whole session.
-	if err := chromedp.Do(tab); err != nil {
-		t.Fatalf("starting %s: %v", browser, err)
-	}
-	ctx, cancel := context.WithTimeout(tab, 4*time.Minute)
-	defer cancel()
+	ctx := openBrowser(t, browser, dir, 4*time.Minute)
 	p := &pageT{t: t, ctx: ctx}
 
 	// Bytes on the wire, from the DevTools network events; and any dialog the page opens.
@@ -366,6 +385,7 @@ func TestPlaygroundEndToEnd(t *testing.T) {
 		t.Error("clicking a skill in the graph shows no skill")
 	}
 	p.screenshot("2-typed-task.png")
+	p.screenshotOf("#graph", "2-typed-task-graph.png")
 
 	// 4. The graph off and on again.
 	p.do("turning the graph off", chromedp.Click("#use-graph"))
@@ -438,4 +458,228 @@ func TestPlaygroundEndToEnd(t *testing.T) {
 	if msg := evalJS[string](p, "reading the error", `document.getElementById("error").hidden ? "" : document.getElementById("error").textContent`); msg != "" {
 		t.Errorf("the page shows an error: %s", msg)
 	}
+}
+
+// realSkills is the 859-skill library of real SKILL.md files beside the repository.
+const realSkills = "../../shared/data/skills"
+
+// graphCheck is what the page reports about its graph view (see graphProbe).
+type graphCheck struct {
+	Nodes, Columns, Directed int
+	Paths, Undirected        []string // each edge's d; each undirected edge as "type a|b", a < b
+	Outside                  []string // labels not inside the SVG or not inside their box
+	BadTitles                []string // nodes whose <title> does not start with the full name
+}
+
+// graphProbe reads the graph view: distinct node columns (by x), the edges, and every label's
+// box against the SVG's and its node's.
+const graphProbe = `(() => {
+	const svg = document.querySelector("#graph svg");
+	if (!svg) return {Nodes: 0, Columns: 0, Directed: 0, Paths: [], Undirected: [], Outside: [], BadTitles: []};
+	const nodes = [...svg.querySelectorAll(".gnode")];
+	const linked = new Set();
+	const edges = [...svg.querySelectorAll(".gedge")];
+	for (const e of edges) (linked.add(e.dataset.from), linked.add(e.dataset.to));
+	const xs = new Set(nodes.filter((g) => linked.has(g.dataset.name)).map((g) => g.transform.baseVal.consolidate().matrix.e));
+	const s = svg.getBoundingClientRect();
+	const vb = svg.viewBox.baseVal;
+	const inside = (r, o, eps) => r.left >= o.left - eps && r.right <= o.right + eps && r.top >= o.top - eps && r.bottom <= o.bottom + eps;
+	const outside = [];
+	for (const t of svg.querySelectorAll("text")) {
+		const r = t.getBoundingClientRect();
+		const box = t.closest(".gnode")?.querySelector("rect")?.getBoundingClientRect();
+		if (!inside(r, s, 0.5) || (box && !inside(r, box, 0.5))) outside.push(t.textContent);
+	}
+	for (const g of nodes) {
+		const r = g.getBoundingClientRect();
+		if (!inside(r, s, 0.5)) outside.push("node " + g.dataset.name);
+	}
+	return {
+		Nodes: nodes.length, Columns: xs.size,
+		Directed: edges.filter((e) => e.dataset.directed === "true").length,
+		Paths: edges.map((e) => e.getAttribute("d")),
+		Undirected: edges.filter((e) => e.dataset.directed === "false").map((e) => e.dataset.type + " " + [e.dataset.from, e.dataset.to].sort().join("|")),
+		Outside: outside,
+		BadTitles: nodes.filter((g) => !g.querySelector("title")?.textContent.startsWith(g.dataset.name + " (")).map((g) => g.dataset.name),
+		ViewBox: [vb.width, vb.height],
+	};
+})()`
+
+// TestPlaygroundRealLibrary opens the page on the artifact of the 859 real skills, given as
+// ?artifact=, asks a SkillsBench task whose answer holds workflow and similarity edges, and
+// checks that the graph view reads: several columns, no two edges on one path, each similarity
+// pair drawn once, every label inside the drawing and its box. Then the knobs: an out-of-range k
+// is refused with its range, k = 1 says "1 skill"; and a phone's 375 px: no sideways scroll.
+func TestPlaygroundRealLibrary(t *testing.T) {
+	if _, err := os.Stat(realSkills); err != nil {
+		t.Skipf("no real skill library at %s: %v", realSkills, err)
+	}
+	browser := chromiumPath(t)
+	dir := t.TempDir()
+	wasm := buildModule(t, dir)
+	skg := filepath.Join(dir, "skills.skg")
+	eng := buildArtifact(t, realSkills, skg)
+	tasks, err := eval.ReadTasks("../../shared/data/eval/skillsbench/tasks.jsonl", false)
+	if err != nil {
+		t.Skipf("no SkillsBench tasks: %v", err)
+	}
+	i := slices.IndexFunc(tasks, func(task eval.Task) bool { return task.ID == "multilingual-video-dubbing" })
+	if i < 0 {
+		t.Skip("the SkillsBench tasks lack multilingual-video-dubbing")
+	}
+	// One line, as a text input holds it (it drops line breaks).
+	query := strings.Join(strings.Fields(tasks[i].Query), " ")
+	// The page draws the answer and the next 4 (k = 8, its default); the test needs ordered and
+	// similarity edges among them, or it would check nothing.
+	wide, err := eng.Query(engine.Request{Query: query, K: 12, Seeds: 5, Gamma: 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ordered, similar int
+	for _, r := range wide.Results {
+		for _, v := range r.Via {
+			switch v.Type {
+			case "dependency", "workflow":
+				ordered++
+			case "semantic":
+				similar++
+			}
+		}
+	}
+	if ordered == 0 || similar == 0 {
+		t.Fatalf("the answer to %s has %d ordered and %d similarity edges; the test needs both", tasks[i].ID, ordered, similar)
+	}
+
+	// No tasks are served: the page, given an artifact, must not ask for them.
+	srv, err := serve.New(serve.Options{Artifact: skg, Playground: ".", JS: "../wasm/js", WASM: wasm, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+
+	ctx := openBrowser(t, browser, dir, 3*time.Minute)
+	p := &pageT{t: t, ctx: ctx}
+	var mu sync.Mutex
+	var asked []string
+	if err := chromedp.Listen(ctx, func(ev any) {
+		if ev, ok := ev.(*network.EventRequestWillBeSent); ok {
+			mu.Lock()
+			asked = append(asked, ev.Request.URL)
+			mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	p.do("opening the page", chromedp.Navigate(ts.URL+"/?artifact=artifact.skg"))
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`document.getElementById("stats").dataset.skills === "%d"`, eng.Graph().NumSkills()),
+		chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		t.Fatalf("the real library did not load: %v", err)
+	}
+	setQuery := func(q string) {
+		t.Helper()
+		b, _ := json.Marshal(q)
+		evalJS[bool](p, "asking", `(() => { const q = document.getElementById("q"); q.value = `+string(b)+`; q.dispatchEvent(new Event("input")); return true; })()`)
+	}
+	setQuery(query)
+	main, _ := p.waitAnswer(query, true)
+	want, err := eng.Query(engine.Request{Query: query, K: 8, Seeds: 5, Gamma: 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := sameResults(main, want.Results); d != "" {
+		t.Errorf("main list: %s", d)
+	}
+	p.screenshot("5-real-library.png")
+	p.screenshotOf("#graph", "5-real-library-graph.png")
+
+	g := evalJS[graphCheck](p, "reading the graph", graphProbe)
+	t.Logf("graph view: %d skills in %d columns, %d edges (%d ordered)", g.Nodes, g.Columns, len(g.Paths), g.Directed)
+	if g.Nodes < 12 || g.Nodes > 8+4+6 {
+		t.Errorf("the graph view draws %d skills, want the 8 of the answer, the next 4 and at most 6 sources", g.Nodes)
+	}
+	if g.Directed == 0 || g.Columns < 2 {
+		t.Errorf("the answer has %d ordered edges, the view draws %d in %d column(s); want them spread over columns", ordered, g.Directed, g.Columns)
+	}
+	seen := map[string]bool{}
+	for _, d := range g.Paths {
+		if seen[d] {
+			t.Errorf("two edges share the path %s", d)
+		}
+		seen[d] = true
+	}
+	pairs := map[string]int{}
+	for _, u := range g.Undirected {
+		pairs[u]++
+	}
+	if len(pairs) == 0 {
+		t.Error("the view draws no similarity edge")
+	}
+	for pair, n := range pairs {
+		if n != 1 {
+			t.Errorf("the undirected edge %s is drawn %d times", pair, n)
+		}
+	}
+	if len(g.Outside) > 0 {
+		t.Errorf("labels outside the drawing or their box: %q", g.Outside)
+	}
+	if len(g.BadTitles) > 0 {
+		t.Errorf("nodes whose tooltip lacks the full name: %q", g.BadTitles)
+	}
+	mu.Lock()
+	for _, u := range asked {
+		if strings.HasSuffix(strings.SplitN(u, "?", 2)[0], "/tasks.json") {
+			t.Errorf("the page asked for %s though given an artifact", u)
+		}
+	}
+	mu.Unlock()
+
+	// An out-of-range k is refused with its range, and no stale answer stays.
+	setK := func(v string) {
+		t.Helper()
+		evalJS[bool](p, "setting k", `(() => { const k = document.getElementById("k"); k.value = "`+v+`"; k.dispatchEvent(new Event("input")); return true; })()`)
+	}
+	setK("80")
+	msg, err := chromedp.Run(ctx, chromedp.Poll[string](`(() => { const e = document.getElementById("error"); return !e.hidden && e.textContent; })()`,
+		chromedp.WithPollingTimeout(5*time.Second)))
+	if err != nil {
+		t.Fatalf("k = 80 shows no error: %v", err)
+	}
+	if !strings.Contains(msg, "from 1 to 50") || !strings.Contains(msg, "80") {
+		t.Errorf("k = 80 shows %q, want the allowed range 1 to 50 and the value", msg)
+	}
+	if n := evalJS[int](p, "counting results", `document.querySelectorAll("#results > li, #plain > li, #graph .gnode").length`); n != 0 {
+		t.Errorf("with k out of range the page still shows %d results and nodes", n)
+	}
+	setK("1")
+	main, _ = p.waitAnswer(query, true)
+	if len(main) != 1 {
+		t.Errorf("k = 1 shows %d results", len(main))
+	}
+	if status := evalJS[string](p, "reading the status", `document.getElementById("status").textContent`); !strings.HasPrefix(status, "1 skill in ") {
+		t.Errorf("k = 1: status %q, want \"1 skill in …\"", status)
+	}
+	if msg := evalJS[string](p, "reading the error", `document.getElementById("error").hidden ? "" : document.getElementById("error").textContent`); msg != "" {
+		t.Errorf("the error stays after k is fixed: %q", msg)
+	}
+	setK("8")
+	p.waitAnswer(query, true)
+
+	// A phone: nothing wider than the screen, the list in view.
+	p.do("emulating a phone", chromedp.EmulateViewport(375, 812))
+	setQuery(query + " ")
+	p.waitAnswer(query, true) // the page trims the text: the same answer, run again at 375 px
+	if w := evalJS[int](p, "measuring the page", `document.documentElement.scrollWidth`); w > 375 {
+		wide := evalJS[[]string](p, "finding wide elements", `[...document.querySelectorAll("body *")].filter((e) => e.getBoundingClientRect().right > 376 && !e.closest("#graph")).slice(0, 8).map((e) => e.tagName + "#" + e.id + "." + e.className + " " + Math.round(e.getBoundingClientRect().right))`)
+		t.Errorf("at 375 px the page is %d px wide (scrolls sideways); widest: %q", w, wide)
+	}
+	if ok := evalJS[bool](p, "looking at the list", `(() => { const li = document.querySelector("#results > li"); if (!li) return false;
+		const r = li.getBoundingClientRect(); return r.width > 100 && r.left >= 0 && r.right <= 375 && getComputedStyle(li).visibility === "visible"; })()`); !ok {
+		t.Error("at 375 px the result list is not visible within the screen")
+	}
+	p.screenshot("6-phone.png")
 }

@@ -8,7 +8,7 @@
 //	GET  /caskg.js, /caskg.d.ts the ES module over the WebAssembly module (wasm/js)
 //	GET  /caskg.wasm            the WASI reactor (make wasm builds it)
 //	GET  /artifact.skg          the served artifact, the playground's default
-//	GET  /tasks.json            sample tasks for the artifact, [{"id", "query", "gold"}], when given
+//	GET  /tasks.json            sample tasks for the artifact, [{"id", "query", "gold"}] ([] without --tasks)
 //	api.Prefix and below        the API: its routes, limits, CORS and errors are package api's
 //
 // # Files
@@ -401,7 +401,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case "/tasks.json":
 		if a.tasks == nil {
-			writeError(w, fail(http.StatusNotFound, "no tasks are served for this artifact (caskg serve --tasks FILE)"))
+			// No sample tasks for this artifact (caskg serve --tasks FILE offers some): an empty
+			// list, not a 404, so the page has nothing to offer and nothing to report.
+			serveBytes(w, r, "tasks.json", []byte("[]\n"), "")
 			return
 		}
 		serveBytes(w, r, "tasks.json", a.tasks, "")

@@ -211,6 +211,18 @@ func TestTasks(t *testing.T) {
 	if err := json.Unmarshal(w.Body.Bytes(), &tasks); err != nil || len(tasks) != 40 || tasks[0].ID != "t01" || len(tasks[0].Gold) == 0 {
 		t.Fatalf("tasks.json: %v, %d tasks: %.200s", err, len(tasks), w.Body.String())
 	}
+
+	// Without --tasks the page still asks: an empty list, not a 404 it would log as an error.
+	opts := testFiles(t)
+	opts.Tasks = ""
+	bare, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bare.Close()
+	if w := do(bare, "GET", "/tasks.json", ""); w.Code != 200 || strings.TrimSpace(w.Body.String()) != "[]" {
+		t.Errorf("tasks.json without tasks: status %d, body %q; want 200 and []", w.Code, w.Body.String())
+	}
 }
 
 func TestNewErrors(t *testing.T) {
