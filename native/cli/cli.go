@@ -1,5 +1,6 @@
-// Package cli implements the caskg command: build, query, inspect, export, eval, mcp and serve. Run is the
-// whole program behind main, so tests drive it in-process with their own streams.
+// Package cli implements the caskg command: build, query, inspect, export, eval, mcp, traces and
+// serve. Run is the whole program behind main, so tests drive it in-process with their own
+// streams.
 package cli
 
 import (
@@ -30,6 +31,7 @@ func init() {
 		{"export", "ARTIFACT --format json|dot|graphml", "write the published graph in an interchange format", runExport},
 		{"eval", "ARTIFACT --tasks TASKS.jsonl", "score retrieval (R@k, COMP@k, nDCG@10) and edges against gold", runEval},
 		{"mcp", "ARTIFACT [--library DIR]", "serve the graph to agents over MCP on stdio (retrieve_skills, get_skill, ...)", runMCP},
+		{"traces", "import " + tracesImportArgs, "turn agent logs (Claude Code, OpenAI, MCP) into traces for build --traces", runTraces},
 		{"serve", "[ARTIFACT] [--addr 127.0.0.1:8080] [--cors-origins LIST] [--root DIR]", "serve the browser playground, the WebAssembly module and the retrieval API", runServe},
 	}
 }

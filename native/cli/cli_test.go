@@ -760,6 +760,7 @@ func TestHelpAndVersion(t *testing.T) {
 		"export":  {"-format", "-o"},
 		"eval":    {"-tasks", "-ks", "-gold-edges", "-no-graph", "-json", "-k"},
 		"mcp":     {"-library"},
+		"traces":  {"-artifact", "-o", "-json"},
 		"serve":   {"-addr", "-root", "-playground", "-js", "-wasm", "-tasks"},
 	}
 	for _, c := range commands {

@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/caskg/caskg/native/builder"
+	"github.com/caskg/caskg/native/internal/testlib"
+	"github.com/caskg/caskg/native/tracelog"
+	"github.com/google/go-cmp/cmp"
+)
+
+// traceLogs are tracelog's fixtures, one per format.
+var traceLogs = []string{"claude-code.jsonl", "openai-chat.jsonl", "openai-responses.json", "mcp.jsonl", "caskg.jsonl"}
+
+func traceLogPaths() []string {
+	out := make([]string, len(traceLogs))
+	for i, f := range traceLogs {
+		out[i] = filepath.Join("..", "tracelog", "testdata", f)
+	}
+	return out
+}
+
+func TestTracesImport(t *testing.T) {
+	art := buildSample(t)
+	out := filepath.Join(t.TempDir(), "runs.jsonl")
+	r := mustRun(t, append(append([]string{"traces", "import"}, traceLogPaths()...), "--artifact", art, "-o", out, "--json")...)
+	var rep struct {
+		Output string `json:"output"`
+		tracelog.Report
+	}
+	decodeJSON(t, r.stdout, &rep)
+	c := &checks{t: t}
+	if diff := cmp.Diff([]tracelog.FormatStats{
+		{Format: tracelog.ClaudeCode, Files: 1, Traces: 2, Calls: 9, Exact: 4, Normalized: 3, Unmatched: 2},
+		{Format: tracelog.OpenAIChat, Files: 1, Traces: 3, Calls: 6, Exact: 2, Normalized: 2, Unmatched: 2},
+		{Format: tracelog.OpenAIResponses, Files: 1, Traces: 2, Calls: 4, Exact: 2, Normalized: 2, Unmatched: 0},
+		{Format: tracelog.MCP, Files: 1, Traces: 2, Calls: 4, Exact: 1, Normalized: 2, Unmatched: 1},
+		{Format: tracelog.Caskg, Files: 1, Traces: 2, Calls: 6, Exact: 4, Normalized: 1, Unmatched: 1},
+	}, rep.Formats); diff != "" {
+		c.errorf("formats (-want +got):\n%s", diff)
+	}
+	if rep.Output != out || rep.Written != 10 || rep.Empty != 1 || rep.Collapsed != 2 {
+		c.errorf("output %q, %d written, %d empty, %d collapsed; want %q, 10, 1, 2", rep.Output, rep.Written, rep.Empty, rep.Collapsed, out)
+	}
+	if len(rep.Unmatched) == 0 || rep.Unmatched[0] != (tracelog.NameCount{Name: "get_weather", Count: 2}) {
+		c.errorf("top unmatched %v, want get_weather (2) first", rep.Unmatched)
+	}
+	c.done()
+
+	traces, err := builder.ReadTraces(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(traces) != 10 || !cmp.Equal(traces[0].Skills, []string{"go-to-location", "pick-up-object", "heat-object-in-microwave", "put-down-object"}) {
+		t.Errorf("read back %d traces, first %v", len(traces), traces[0])
+	}
+	tmp := t.TempDir()
+	buildReport := filepath.Join(tmp, "build.json")
+	mustRun(t, "build", sampleLib, "--traces", out, "-o", filepath.Join(tmp, "traced.skg"), "--report", buildReport)
+	data, err := os.ReadFile(buildReport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var br builder.Report
+	decodeJSON(t, string(data), &br)
+	if br.TraceSkipped != 0 || len(br.TracePrior) != 2 {
+		t.Errorf("build --traces: %d trace names unknown, prior %v; want 0 and a fitted prior", br.TraceSkipped, br.TracePrior)
+	}
+
+	text := mustRun(t, append(append([]string{"traces", "import"}, traceLogPaths()...), "--artifact", art, "-o", out)...)
+	testlib.Contains(t, "text report", text.stdout, []string{
+		"claude-code", "openai-responses", "wrote 10 traces to " + out,
+		"mcp__kitchen__heat_object_in_microwave", "→ heat-object-in-microwave",
+		"unmatched (the library may be missing these):", "get_weather",
+	}, nil)
+}
+
+func TestTracesImportErrors(t *testing.T) {
+	art := buildSample(t)
+	dir := t.TempDir()
+	bad := testlib.WriteFile(t, dir, "bad.jsonl", "{\"jsonrpc\":\"2.0\"}\nnot json\n")
+	none := testlib.WriteFile(t, dir, "none.jsonl", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"Read"}}`)
+	out := filepath.Join(dir, "out.jsonl")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no subcommand", []string{"traces"}, 2, "want a subcommand: import"},
+		{"no logs", []string{"traces", "import", "--artifact", art, "-o", out}, 2, "want at least one LOG"},
+		{"no artifact", []string{"traces", "import", bad, "-o", out}, 2, "--artifact is required"},
+		{"no output", []string{"traces", "import", bad, "--artifact", art}, 2, "-o is required"},
+		{"bad line", []string{"traces", "import", bad, "--artifact", art, "-o", out}, 1, bad + ":2: not JSON"},
+		{"nothing matched", []string{"traces", "import", none, "--artifact", art, "-o", out}, 1, "no call matched a skill"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := run(t, tc.args...)
+			if r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", r.code, r.stderr, tc.code, tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a failed import wrote %s (%v)", out, err)
+	}
+}
