@@ -19,7 +19,9 @@ type Trace struct {
 }
 
 // ReadTraces reads a JSONL trace file ({"id", "skills": [...]} per line), naming the file and
-// line of any bad entry.
+// line of any bad entry. Traces are successful runs: a line with "outcome": "failure" (a failed
+// run reported through caskg's feedback) is left out, since co-use in a failed run is no
+// evidence that the skills belong together; any other outcome must be "success".
 func ReadTraces(path string) ([]Trace, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -29,14 +31,22 @@ func ReadTraces(path string) ([]Trace, error) {
 	var out []Trace
 	line, err := eval.EachLine(f, func(_ int, data []byte) error {
 		var raw struct {
-			ID     json.RawMessage `json:"id"`
-			Skills []string        `json:"skills"`
+			ID      json.RawMessage `json:"id"`
+			Skills  []string        `json:"skills"`
+			Outcome string          `json:"outcome"`
 		}
 		if err := json.Unmarshal(data, &raw); err != nil {
 			return fmt.Errorf("not a JSON trace: %w", err)
 		}
 		if raw.Skills == nil {
 			return errors.New(`field "skills" missing`)
+		}
+		switch raw.Outcome {
+		case "", "success":
+		case "failure":
+			return nil
+		default:
+			return fmt.Errorf(`field "outcome": %q is not "success" or "failure"`, raw.Outcome)
 		}
 		out = append(out, Trace{ID: string(bytes.Trim(raw.ID, `"`)), Skills: raw.Skills})
 		return nil

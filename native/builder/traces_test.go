@@ -117,6 +117,12 @@ func TestReadTraces(t *testing.T) {
 			"builder: traces %[1]s:3: not a JSON trace: invalid character 'o' looking for beginning of object key string"},
 		{"no skills", `{"id": "r1"}`, nil, `builder: traces %[1]s:1: field "skills" missing`},
 		{"no traces", "\n\n", nil, "builder: traces %[1]s: no traces"},
+		{"failed runs left out", `{"id": "f", "skills": ["a", "b"], "outcome": "failure"}` + "\n" +
+			`{"id": "s", "skills": ["b", "c"], "outcome": "success", "task": "t"}` + "\n",
+			[]Trace{{ID: "s", Skills: []string{"b", "c"}}}, ""},
+		{"only failed runs", `{"id": "f", "skills": ["a"], "outcome": "failure"}`, nil, "builder: traces %[1]s: no traces"},
+		{"unknown outcome", `{"id": "r", "skills": ["a"], "outcome": "maybe"}`, nil,
+			`builder: traces %[1]s:1: field "outcome": "maybe" is not "success" or "failure"`},
 	}
 	for k, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

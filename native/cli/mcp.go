@@ -19,16 +19,29 @@ import (
 func runMCP(c *ctx, args []string) error {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	library := fs.String("library", "", "folder of SKILL.md files the artifact was built from; get_skill serves whole files from it")
-	path, g, err := parseArtifact(c, fs, args, "ARTIFACT [--library DIR]")
+	feedback, feedbackQuery := feedbackFlags(fs)
+	path, g, err := parseArtifact(c, fs, args, "ARTIFACT [--library DIR] [--feedback FILE [--feedback-query-text]]")
 	if err != nil {
 		return err
 	}
-	srv, err := mcpserver.New(g, mcpserver.Options{Library: *library, Artifact: path, Version: engine.Version})
+	fb, err := openFeedback(*feedback, *feedbackQuery)
+	if err != nil {
+		return err
+	}
+	opts := mcpserver.Options{Library: *library, Artifact: path, Version: engine.Version}
+	if fb != nil {
+		defer fb.Close()
+		opts.Feedback = fb
+	}
+	srv, err := mcpserver.New(g, opts)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
 	fmt.Fprintf(c.stderr, "caskg mcp: serving %s (%d skills, %d edges) on stdio\n", path, g.NumSkills(), g.NumEdges())
+	if fb != nil {
+		fmt.Fprintf(c.stderr, "caskg mcp: feedback: report_skill_use appends trace lines to %s (%s)\n", fb.Path(), queryNote(*feedbackQuery))
+	}
 	if lib := srv.Library(); lib != nil {
 		fmt.Fprintf(c.stderr, "caskg mcp: library %s: whole SKILL.md files for %d of %d skills", lib.Dir, lib.Served, g.NumSkills())
 		if lib.Problems > 0 {

@@ -18,7 +18,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/google/go-cmp/cmp"
 )
 
 // renderedFor is what the engine renders for req over the artifact at art.
@@ -107,22 +109,30 @@ func TestQueryRender(t *testing.T) {
 	}
 }
 
-// mcpSession connects an SDK client to `caskg mcp args...` run in-process over pipes, and
-// returns it with a function that closes it and returns the command's exit code and stderr.
-func mcpSession(t *testing.T, args ...string) (*mcp.ClientSession, func() (int, string)) {
+// startMCP runs `caskg mcp args...` in-process on pipes: it returns the writer of its stdin, the
+// reader of its stdout, its stderr and the channel its exit code arrives on.
+func startMCP(t *testing.T, args ...string) (*io.PipeWriter, *io.PipeReader, *bytes.Buffer, chan int) {
 	t.Helper()
 	inR, inW := io.Pipe()   // client → server
 	outR, outW := io.Pipe() // server → client
 	old := stdin
 	stdin = inR
 	t.Cleanup(func() { stdin = old })
-	var stderr bytes.Buffer
+	stderr := &bytes.Buffer{}
 	done := make(chan int, 1)
 	go func() {
-		code := Run(append([]string{"mcp"}, args...), outW, &stderr)
+		code := Run(append([]string{"mcp"}, args...), outW, stderr)
 		outW.Close()
 		done <- code
 	}()
+	return inW, outR, stderr, done
+}
+
+// mcpSession connects an SDK client to `caskg mcp args...` run in-process over pipes, and
+// returns it with a function that closes it and returns the command's exit code and stderr.
+func mcpSession(t *testing.T, args ...string) (*mcp.ClientSession, func() (int, string)) {
+	t.Helper()
+	inW, outR, stderr, done := startMCP(t, args...)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
@@ -162,7 +172,7 @@ func TestMCPStdio(t *testing.T) {
 		names = append(names, tool.Name)
 	}
 	slices.Sort(names)
-	if want := []string{"get_skill", "graph_info", "retrieve_skills", "skill_neighbors"}; !slices.Equal(names, want) {
+	if want := []string{"get_skill", "graph_info", "report_skill_use", "retrieve_skills", "skill_neighbors"}; !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}
 
@@ -304,18 +314,7 @@ func TestMCPBadInvocations(t *testing.T) {
 // request sent just before the input ends is still answered before the command exits 0.
 func TestMCPMalformedLines(t *testing.T) {
 	art := buildSample(t)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	old := stdin
-	stdin = inR
-	t.Cleanup(func() { stdin = old })
-	var stderr bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		code := Run([]string{"mcp", art}, outW, &stderr)
-		outW.Close()
-		done <- code
-	}()
+	inW, outR, stderr, done := startMCP(t, art)
 	t.Cleanup(func() { inW.Close(); outR.Close() })
 	out := bufio.NewScanner(outR)
 	out.Buffer(nil, 16<<20)
@@ -355,5 +354,30 @@ func TestMCPMalformedLines(t *testing.T) {
 	}
 	if code := <-done; code != 0 {
 		t.Errorf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+}
+
+// TestMCPFeedback records a report through caskg mcp --feedback FILE --feedback-query-text.
+func TestMCPFeedback(t *testing.T) {
+	art := buildSample(t)
+	log := filepath.Join(t.TempDir(), "feedback.jsonl")
+	cs, stop := mcpSession(t, art, "--feedback", log, "--feedback-query-text")
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "report_skill_use",
+		Arguments: map[string]any{"query": "heat some egg", "used": []string{"heat-object-in-microwave"}, "outcome": "success"}})
+	if err != nil || res.IsError {
+		t.Fatalf("report_skill_use: %v %+v", err, res)
+	}
+	if code, stderr := stop(); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	traces, err := builder.ReadTraces(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(traces) != 1 || !cmp.Equal(traces[0].Skills, []string{"heat-object-in-microwave"}) {
+		t.Errorf("traces %+v", traces)
+	}
+	if b, _ := os.ReadFile(log); !strings.Contains(string(b), `"task":"heat some egg"`) {
+		t.Errorf("--feedback-query-text did not store the task:\n%s", b)
 	}
 }

@@ -43,7 +43,8 @@ func runServe(c *ctx, args []string) error {
 	wasm := fs.String("wasm", "", "the WebAssembly module (default: embedded, or ROOT/bin/caskg.wasm; make wasm builds it)")
 	tasks := fs.String("tasks", "", "JSONL tasks {\"id\", \"query\", \"gold\"} the page offers (default ROOT/graphs/sample-tasks.jsonl with the sample artifact)")
 	cors := fs.String("cors-origins", "", "comma-separated `origins` a browser lets call the API (https://a.example,http://localhost:3000), * for any, none for none (default: * on a loopback address, none otherwise)")
-	pos, err := parse(c, fs, args, "[ARTIFACT] [--addr 127.0.0.1:8080] [--tasks TASKS.jsonl] [--cors-origins LIST] [--root DIR]")
+	feedback, feedbackQuery := feedbackFlags(fs)
+	pos, err := parse(c, fs, args, "[ARTIFACT] [--addr 127.0.0.1:8080] [--tasks TASKS.jsonl] [--cors-origins LIST] [--root DIR] [--feedback FILE [--feedback-query-text]]")
 	if err != nil {
 		return err
 	}
@@ -82,9 +83,18 @@ func runServe(c *ctx, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv, err := serve.New(serve.Options{Artifact: artifact, Playground: *play, JS: *js, WASM: *wasm, Tasks: *tasks,
+	fb, err := openFeedback(*feedback, *feedbackQuery)
+	if err != nil {
+		return err
+	}
+	opts := serve.Options{Artifact: artifact, Playground: *play, JS: *js, WASM: *wasm, Tasks: *tasks,
 		Version: engine.Version, Origins: origins, Reload: true,
-		Logf: func(format string, a ...any) { fmt.Fprintf(c.stderr, "caskg serve: "+format+"\n", a...) }})
+		Logf: func(format string, a ...any) { fmt.Fprintf(c.stderr, "caskg serve: "+format+"\n", a...) }}
+	if fb != nil {
+		defer fb.Close()
+		opts.Feedback = fb
+	}
+	srv, err := serve.New(opts)
 	if err != nil {
 		return err
 	}
@@ -107,6 +117,10 @@ func runServe(c *ctx, args []string) error {
 	}
 	fmt.Fprintf(c.stderr, "caskg serve: API at http://%s%s (%s); the artifact reloads when its file changes; Ctrl-C stops\n", ln.Addr(), api.Prefix, who)
 
+	if fb != nil {
+		fmt.Fprintf(c.stderr, "caskg serve: feedback: POST %sfeedback appends trace lines to %s (%s)\n", api.Prefix, fb.Path(), queryNote(*feedbackQuery))
+	}
+
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
 	ctx, stop := serveContext()
 	defer stop()
@@ -128,6 +142,31 @@ func runServe(c *ctx, args []string) error {
 	}
 	fmt.Fprintln(c.stderr, "caskg serve: stopped")
 	return nil
+}
+
+// feedbackFlags declares --feedback and --feedback-query-text, shared by serve and mcp.
+func feedbackFlags(fs *flag.FlagSet) (file *string, queryText *bool) {
+	file = fs.String("feedback", "", "append feedback reports (skills an agent used for a task) to this JSONL `file` as traces for 'caskg build --traces' (default: off; rotated to FILE.1 at 16 MiB, 10 reports/s, burst 50)")
+	queryText = fs.Bool("feedback-query-text", false, "store each report's task text in the feedback file as \"task\" (default: only the skills and outcome)")
+	return file, queryText
+}
+
+// openFeedback opens the feedback log of --feedback; nil without it.
+func openFeedback(file string, queryText bool) (*serve.FeedbackLog, error) {
+	if file == "" {
+		if queryText {
+			return nil, usagef("--feedback-query-text needs --feedback FILE")
+		}
+		return nil, nil
+	}
+	return serve.OpenFeedbackLog(file, serve.FeedbackOptions{QueryText: queryText})
+}
+
+func queryNote(queryText bool) string {
+	if queryText {
+		return "with the task text"
+	}
+	return "skills and outcome only; --feedback-query-text adds the task text"
 }
 
 // corsOrigins reads --cors-origins: nil for any origin, an empty list for none. By default a

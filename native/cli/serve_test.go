@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/wasm/modbuild"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestServeBadInput(t *testing.T) {
@@ -43,23 +45,20 @@ func TestServeBadInput(t *testing.T) {
 	}
 }
 
-// TestServe starts caskg serve on a free port of 127.0.0.1, asks it for the page, the module and
-// an answer, and stops it as Ctrl-C would.
-func TestServe(t *testing.T) {
-	art := buildSample(t)
-	root, _ := filepath.Abs("../..")
+// startServe runs caskg serve with args (after "serve") in the test's process until the test
+// calls stop, as Ctrl-C would; it returns the server's base URL once it listens.
+func startServe(t *testing.T, args ...string) (base string, stop func() result) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	addrs := make(chan string, 1)
 	oldCtx, oldReady := serveContext, serveReady
 	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
 	serveReady = func(addr string) { addrs <- addr }
-	defer func() { serveContext, serveReady = oldCtx, oldReady }()
+	t.Cleanup(func() { serveContext, serveReady = oldCtx, oldReady })
 
 	done := make(chan result, 1)
-	// The module is only sent, never run, here: any file stands in for it.
-	go func() { done <- run(t, "serve", art, "--root", root, "--wasm", art, "--addr", "127.0.0.1:0") }()
-	var base string
+	go func() { done <- run(t, append([]string{"serve"}, args...)...) }()
 	select {
 	case addr := <-addrs:
 		base = "http://" + addr
@@ -68,6 +67,25 @@ func TestServe(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not listen within 30 s")
 	}
+	return base, func() result {
+		cancel()
+		select {
+		case r := <-done:
+			return r
+		case <-time.After(10 * time.Second):
+			t.Fatal("serve did not stop within 10 s of the interrupt")
+			return result{}
+		}
+	}
+}
+
+// TestServe starts caskg serve on a free port of 127.0.0.1, asks it for the page, the module and
+// an answer, and stops it as Ctrl-C would.
+func TestServe(t *testing.T) {
+	art := buildSample(t)
+	root, _ := filepath.Abs("../..")
+	// The module is only sent, never run, here: any file stands in for it.
+	base, stop := startServe(t, art, "--root", root, "--wasm", art, "--addr", "127.0.0.1:0")
 	client := &http.Client{Timeout: 10 * time.Second}
 	for _, c := range []struct{ path, want string }{
 		{"/", "<title>caskg playground"},
@@ -85,14 +103,8 @@ func TestServe(t *testing.T) {
 			t.Errorf("%s: status %d, body %.120q; want %q", c.path, resp.StatusCode, b, c.want)
 		}
 	}
-	cancel()
-	select {
-	case r := <-done:
-		if r.code != 0 || r.stdout != "playground: "+base+"/\n" || !strings.Contains(r.stderr, "caskg serve: stopped") {
-			t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not stop within 10 s of the interrupt")
+	if r := stop(); r.code != 0 || r.stdout != "playground: "+base+"/\n" || !strings.Contains(r.stderr, "caskg serve: stopped") {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
 
@@ -255,5 +267,71 @@ func TestServeBinary(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestServeFeedback runs caskg serve --feedback FILE, posts two reports and a bad one, and reads
+// the file back as traces, as caskg build --traces does.
+func TestServeFeedback(t *testing.T) {
+	art := buildSample(t)
+	root, _ := filepath.Abs("../..")
+	log := filepath.Join(t.TempDir(), "feedback.jsonl")
+	base, stop := startServe(t, art, "--root", root, "--wasm", art, "--addr", "127.0.0.1:0", "--feedback", log)
+	client := &http.Client{Timeout: 10 * time.Second}
+	for _, c := range []struct {
+		body   string
+		status int
+	}{
+		{`{"query": "heat some egg", "used": ["pick-up-object", "heat-object-in-microwave"], "outcome": "success"}`, 200},
+		{`{"query": "heat some egg", "used": ["fly-to-the-moon"]}`, 400},
+		{`{"query": "find the lamp", "used": ["find-lamp"], "outcome": "failure"}`, 200},
+	} {
+		resp, err := client.Post(base+"/v1/feedback", "application/json", strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.status {
+			t.Errorf("POST %s: status %d, want %d", c.body, resp.StatusCode, c.status)
+		}
+	}
+	if r := stop(); r.code != 0 || !strings.Contains(r.stderr, "appends trace lines to "+log) {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+
+	traces, err := builder.ReadTraces(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	for _, tr := range traces {
+		if !strings.HasPrefix(tr.ID, "fb-") {
+			t.Errorf("trace id %q, want fb-…", tr.ID)
+		}
+		got = append(got, tr.Skills)
+	}
+	// The failed run is in the file but not among the traces: only successful runs are traces.
+	if want := [][]string{{"pick-up-object", "heat-object-in-microwave"}}; !cmp.Equal(got, want) {
+		t.Errorf("traces %v, want %v", got, want)
+	}
+	// The task text stays out without --feedback-query-text.
+	if b, _ := os.ReadFile(log); strings.Contains(string(b), "egg") || !strings.Contains(string(b), `"outcome":"failure"`) {
+		t.Errorf("feedback file:\n%s", b)
+	}
+}
+
+func TestFeedbackFlags(t *testing.T) {
+	art := buildSample(t)
+	for _, args := range [][]string{
+		{"serve", art, "--feedback-query-text"},
+		{"mcp", art, "--feedback-query-text"},
+	} {
+		if r := run(t, args...); r.code != 2 || !strings.Contains(r.stderr, "--feedback-query-text needs --feedback FILE") {
+			t.Errorf("caskg %v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+	dir := t.TempDir() // a folder is no log file
+	if r := run(t, "mcp", art, "--feedback", dir); r.code != 1 || !strings.Contains(r.stderr, "feedback log") {
+		t.Errorf("mcp --feedback DIR: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

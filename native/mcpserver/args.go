@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,7 +42,9 @@ type argSpec struct {
 	Properties map[string]struct {
 		Type                 string
 		MinLength, MaxLength *int
+		MinItems, MaxItems   *int
 		Minimum, Maximum     *float64
+		Enum                 []string
 	}
 	Required []string
 }
@@ -123,6 +126,28 @@ func (s *argSpec) checkField(name string, v json.RawMessage) error {
 		if p.MaxLength != nil && n > *p.MaxLength {
 			return fmt.Errorf("%d characters, at most %d", n, *p.MaxLength)
 		}
+		if len(p.Enum) > 0 && !slices.Contains(p.Enum, str) {
+			return fmt.Errorf("%q is not %s", short(str), strings.Join(quoteAll(p.Enum), " or "))
+		}
+	case "array": // of strings, the only arrays our schemas take
+		var elems []json.RawMessage
+		if k != "an array" || json.Unmarshal(v, &elems) != nil {
+			return fmt.Errorf("must be an array of strings, not %s", k)
+		}
+		for i, e := range elems {
+			if ek := jsontext.Kind(e); ek != "a string" {
+				return fmt.Errorf("element %d: must be a string, not %s", i, ek)
+			}
+		}
+		if p.MinItems != nil && len(elems) < *p.MinItems {
+			if len(elems) == 0 {
+				return fmt.Errorf("empty")
+			}
+			return fmt.Errorf("%d elements, at least %d", len(elems), *p.MinItems)
+		}
+		if p.MaxItems != nil && len(elems) > *p.MaxItems {
+			return fmt.Errorf("%d elements, at most %d", len(elems), *p.MaxItems)
+		}
 	case "integer":
 		if k != "a number" {
 			return fmt.Errorf("must be an integer, not %s", k)
@@ -143,6 +168,14 @@ func (s *argSpec) checkField(name string, v json.RawMessage) error {
 		}
 	}
 	return nil
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
 }
 
 func bound(b *float64) string {

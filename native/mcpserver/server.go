@@ -2,7 +2,7 @@
 // the official Go SDK. It is transport-agnostic: `caskg mcp` runs it over stdio, tests over an
 // in-memory pipe.
 //
-// Tools (all read-only):
+// Tools (all read-only but report_skill_use):
 //   - retrieve_skills: the ranked bundle for a task — the engine's rendered text (header, each
 //     skill's description, source, graph evidence and body head within a character budget) as
 //     text content, the ranking with scores and evidence as structured content;
@@ -11,7 +11,11 @@
 //     description and body head, marked as a head;
 //   - skill_neighbors: the published edges into and out of a skill, with states, weights and
 //     relation types;
-//   - graph_info: counts, format version, build parameters, vectors and library coverage.
+//   - graph_info: counts, format version, build parameters, vectors and library coverage;
+//   - report_skill_use: feedback, the skills an agent used for a task and whether it worked,
+//     validated as POST /v1/feedback validates it (api.CheckFeedback) and appended to
+//     Options.Feedback (caskg mcp --feedback FILE); without a store it answers that feedback is
+//     off.
 //
 // Bad arguments give tool results with isError set and a message naming the field and the rule
 // it breaks, repeating at most a short prefix of the value; an unknown skill name gives the
@@ -61,6 +65,8 @@ type Options struct {
 	Artifact string
 	// Version is the server version reported to clients.
 	Version string
+	// Feedback keeps what report_skill_use reports; nil: the tool answers that feedback is off.
+	Feedback api.FeedbackStore
 }
 
 // Server answers the tools over one graph. It is safe for concurrent use.
@@ -196,6 +202,11 @@ func (s *Server) MCP() *mcp.Server {
 	addTool(srv, specs, "graph_info", "Skill graph info",
 		"What the skill graph holds: skill, edge and term counts, edges by state and relation, format version, build parameters, vectors and the library folder.",
 		`{"type": "object", "additionalProperties": false}`, s.info)
+	addToolAnnotated(srv, specs, "report_skill_use", "Report skills used",
+		"After a task, report which of the retrieved skills you actually used, in the order you used them, and "+
+			"whether the task succeeded. The reports are kept as usage traces the skill graph is rebuilt from; "+
+			"the server may have feedback off, and then says so.",
+		feedbackSchema, s.reportUse, &mcp.ToolAnnotations{Title: "Report skills used", OpenWorldHint: new(false)})
 	srv.AddReceivingMiddleware(checkArgs(specs))
 	return srv
 }
@@ -204,11 +215,15 @@ func (s *Server) MCP() *mcp.Server {
 // reads the graph and the library, nothing else), with h behind safe, and records in specs what
 // its schema allows for checkArgs.
 func addTool[In, Out any](srv *mcp.Server, specs map[string]*argSpec, name, title, description, schema string, h mcp.ToolHandlerFor[In, Out]) {
+	addToolAnnotated(srv, specs, name, title, description, schema, h,
+		&mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)})
+}
+
+// addToolAnnotated is addTool with the tool's annotations given.
+func addToolAnnotated[In, Out any](srv *mcp.Server, specs map[string]*argSpec, name, title, description, schema string, h mcp.ToolHandlerFor[In, Out], ann *mcp.ToolAnnotations) {
 	specs[name] = parseSpec(schema)
-	closed := false
 	mcp.AddTool(srv, &mcp.Tool{
-		Name: name, Title: title, Description: description, InputSchema: json.RawMessage(schema),
-		Annotations: &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed},
+		Name: name, Title: title, Description: description, InputSchema: json.RawMessage(schema), Annotations: ann,
 	}, safe(h))
 }
 
@@ -269,6 +284,55 @@ const (
   "additionalProperties": false
 }`
 )
+
+// feedbackSchema is report_skill_use's input schema: the body of POST /v1/feedback, with its
+// limits (wasm/api).
+var feedbackSchema = `{
+  "type": "object",
+  "properties": {
+    "query": {"type": "string", "minLength": 1, "maxLength": ` + strconv.Itoa(api.MaxQueryBytes) + `, "description": "the task the skills were retrieved for"},
+    "used": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": ` + strconv.Itoa(api.MaxUsed) + `, "description": "the skills used, by name as retrieve_skills gave them, in the order used"},
+    "outcome": {"type": "string", "enum": ["success", "failure"], "description": "whether the task succeeded (optional)"}
+  },
+  "required": ["query", "used"],
+  "additionalProperties": false
+}`
+
+// FeedbackInput are report_skill_use's arguments.
+type FeedbackInput struct {
+	Query   string   `json:"query"`
+	Used    []string `json:"used"`
+	Outcome string   `json:"outcome,omitempty"`
+}
+
+// FeedbackOutput is report_skill_use's structured result.
+type FeedbackOutput struct {
+	Recorded int    `json:"recorded" jsonschema:"how many skill uses were recorded"`
+	Outcome  string `json:"outcome,omitempty" jsonschema:"the outcome recorded, if given"`
+}
+
+// reportUse checks a report as the HTTP API does and hands it to the store.
+func (s *Server) reportUse(ctx context.Context, _ *mcp.CallToolRequest, in FeedbackInput) (*mcp.CallToolResult, *FeedbackOutput, error) {
+	if s.opt.Feedback == nil {
+		return nil, nil, errors.New("feedback is off on this server: nothing was recorded (start caskg mcp with --feedback FILE to record reports)")
+	}
+	fb := api.Feedback{Query: in.Query, Used: in.Used, Outcome: in.Outcome}
+	if err := api.CheckFeedback(fb, func(name string) bool { _, ok := s.byName[name]; return ok }); err != nil {
+		return nil, nil, argError(err)
+	}
+	if err := s.opt.Feedback.Append(ctx, fb); err != nil {
+		var rl *api.RateLimitError
+		if errors.As(err, &rl) {
+			return nil, nil, rl
+		}
+		return nil, nil, fmt.Errorf("feedback not recorded: %w", err)
+	}
+	msg := fmt.Sprintf("Recorded: %d skills used", len(fb.Used))
+	if fb.Outcome != "" {
+		msg += ", " + fb.Outcome
+	}
+	return textResult(msg + ".\n"), &FeedbackOutput{Recorded: len(fb.Used), Outcome: fb.Outcome}, nil
+}
 
 // RetrieveInput are retrieve_skills' arguments.
 type RetrieveInput struct {

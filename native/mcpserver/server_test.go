@@ -151,12 +151,14 @@ func TestListTools(t *testing.T) {
 		if tool.Description == "" || tool.InputSchema == nil || tool.OutputSchema == nil {
 			t.Errorf("%s: description, input or output schema missing", tool.Name)
 		}
-		if a := tool.Annotations; a == nil || !a.ReadOnlyHint || a.OpenWorldHint == nil || *a.OpenWorldHint {
-			t.Errorf("%s: annotations %+v, want read-only and closed-world", tool.Name, a)
+		// report_skill_use appends to the feedback log: neither read-only nor idempotent.
+		readOnly := tool.Name != "report_skill_use"
+		if a := tool.Annotations; a == nil || a.ReadOnlyHint != readOnly || a.IdempotentHint != readOnly || a.OpenWorldHint == nil || *a.OpenWorldHint {
+			t.Errorf("%s: annotations %+v, want read-only %v and closed-world", tool.Name, a, readOnly)
 		}
 	}
 	slices.Sort(names)
-	if want := []string{"get_skill", "graph_info", "retrieve_skills", "skill_neighbors"}; !cmp.Equal(names, want) {
+	if want := []string{"get_skill", "graph_info", "report_skill_use", "retrieve_skills", "skill_neighbors"}; !cmp.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}
 	if cs.InitializeResult().Instructions == "" {

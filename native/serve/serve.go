@@ -24,9 +24,16 @@
 // # CORS
 //
 // The API answers the origins of Options.Origins, by default any (Access-Control-Allow-Origin:
-// *, and the OPTIONS preflight): it is read-only and the server listens on 127.0.0.1 unless
-// told otherwise, so a local page such as a notebook may query the served artifact (package api
-// explains why that is safe).
+// *, and the OPTIONS preflight): it reads the artifact and the server listens on 127.0.0.1
+// unless told otherwise, so a local page such as a notebook may query the served artifact
+// (package api explains why that is safe). With Options.Feedback, those origins may also post
+// feedback (application/json only, so never from a plain form of another origin).
+//
+// # Feedback
+//
+// With Options.Feedback, POST /v1/feedback hands the reports the API validated against the live
+// artifact to that store; caskg serve --feedback FILE gives a FeedbackLog (feedback.go), which
+// appends them as trace lines for caskg build --traces. Without it the route answers 501.
 //
 // # Reloading
 //
@@ -100,6 +107,9 @@ type Options struct {
 	// /v1/health name the live file's path and modification time.
 	Reload bool
 	Logf   func(format string, args ...any) // reload news; nil: none
+	// Feedback keeps the reports of POST /v1/feedback (api.Options.Feedback), such as a
+	// FeedbackLog; nil answers that route with 501. The caller closes it after the server.
+	Feedback api.FeedbackStore
 }
 
 // reloadEvery is the least time between two looks at the artifact's file.
@@ -233,7 +243,7 @@ func (s *Server) load() (*artifact, error) {
 		return nil, fmt.Errorf("serve: artifact: %w", err)
 	}
 	a := &artifact{stamp: stampOf(fi), data: data}
-	ao := api.Options{Version: s.opts.Version, Origins: s.opts.Origins}
+	ao := api.Options{Version: s.opts.Version, Origins: s.opts.Origins, Feedback: s.opts.Feedback}
 	if s.opts.Reload {
 		abs, err := filepath.Abs(path)
 		if err != nil {

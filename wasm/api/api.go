@@ -11,6 +11,7 @@
 //	POST /v1/retrieve                                    the same for engine.Request as JSON
 //	GET  /v1/skills/{name}                               one skill: description, source, body head, edges
 //	GET  /v1/health                                      versions, the artifact's size and checksum (and file, Options.Source)
+//	POST /v1/feedback                                    {"query", "used", "outcome"}: skills an agent used, for Options.Feedback
 //	OPTIONS on any of them                               the CORS preflight
 //
 // A retrieve answer is the bytes `caskg query --json` prints (the JSON code is
@@ -19,6 +20,9 @@
 // or field: 400 for a bad parameter, bad JSON, an unknown field or a value over the limits
 // (limits.go), 413 for a body over MaxBodyBytes, 404 for an unknown route or skill, 405 (with
 // Allow) for a method the route does not take; a bug is a 500, never the end of the program.
+// Feedback is validated here (CheckFeedback) and kept by the host's FeedbackStore: without one
+// the route answers 501 (the edge worker has none yet), a body not sent as application/json is
+// a 415, and a store's refusal for load is a 429 with Retry-After.
 // Query parameters are read in sorted order, so a request with two bad ones always names the
 // same one.
 //
@@ -26,12 +30,18 @@
 //
 // By default every answer carries Access-Control-Allow-Origin: *, and OPTIONS on a route answers
 // the preflight, so a page of any origin may call the API. That is deliberate on both hosts: the
-// API is read-only, takes no credentials and sets no cookies, and what it tells is the served
+// API takes no credentials and sets no cookies, and what it tells is the served
 // artifact's skills. For `caskg serve`, which listens on 127.0.0.1 by default, it means a page
 // open in the user's browser (a notebook, an agent's UI) can query the local artifact too.
 // Options.Origins narrows that to a list of origins (caskg serve --cors-origins): an allowed
 // Origin is echoed with Vary: Origin, any other request gets no Access-Control-Allow-Origin, so
 // the browser withholds the answer from the page. Status and body never depend on the origin.
+// The one route that writes, feedback, only appends to a log the host keeps (off unless the
+// host configures it) and never changes what the API answers. It takes only Content-Type:
+// application/json (else 415), which no HTML form can send: a page of another origin can post
+// feedback only after a preflight, so only an origin the API answers can write. With the
+// default (any origin) that is any page in the user's browser; a host that keeps feedback and
+// cares who writes it narrows Options.Origins.
 package api
 
 import (
@@ -62,11 +72,13 @@ const (
 	routeRetrieve = Prefix + "retrieve"
 	routeHealth   = Prefix + "health"
 	routeSkills   = Prefix + "skills/"
+	routeFeedback = Prefix + "feedback"
 
 	methodsRetrieve = "GET, POST, OPTIONS"
 	methodsRead     = "GET, OPTIONS"
+	methodsWrite    = "POST, OPTIONS"
 
-	routeList = "GET " + routeRetrieve + "?q=…&k=…, POST " + routeRetrieve + ", GET " + routeSkills + "{name} and GET " + routeHealth
+	routeList = "GET " + routeRetrieve + "?q=…&k=…, POST " + routeRetrieve + ", GET " + routeSkills + "{name}, GET " + routeHealth + " and POST " + routeFeedback
 )
 
 // Options configure a Handler. The zero value is the edge worker's: any origin, no source.
@@ -81,6 +93,9 @@ type Options struct {
 	// Source, when not nil, names in the health body the file the artifact was read from, for
 	// a host that may replace the artifact while it runs (caskg serve).
 	Source *Source
+
+	// Feedback keeps the reports POST /v1/feedback accepts; nil answers that route with 501.
+	Feedback FeedbackStore
 }
 
 // Source is where a host read its artifact: the health route reports it as "path" and
@@ -91,12 +106,13 @@ type Source struct {
 }
 
 // Handler answers the routes for one artifact. It is read-only after New, so concurrent
-// requests share it.
+// requests share it (a FeedbackStore must allow concurrent Appends).
 type Handler struct {
 	eng     *engine.Engine
 	byName  map[string]int
 	health  []byte          // the health body, fixed for the artifact
 	origins map[string]bool // the origins allowed; nil: any, Access-Control-Allow-Origin: *
+	store   FeedbackStore   // nil: feedback is off
 }
 
 // New decodes the artifact data, which the graph then reads in place, and indexes its skill
@@ -106,7 +122,7 @@ func New(data []byte, opt Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Handler{eng: engine.New(g), byName: make(map[string]int, g.NumSkills())}
+	h := &Handler{eng: engine.New(g), byName: make(map[string]int, g.NumSkills()), store: opt.Feedback}
 	for i := range g.NumSkills() {
 		h.byName[g.Name(i)] = i
 	}
@@ -174,6 +190,8 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) ([]byte, error) 
 	switch {
 	case path == routeRetrieve:
 		methods = methodsRetrieve
+	case path == routeFeedback:
+		methods = methodsWrite
 	case path == routeHealth, strings.HasPrefix(path, routeSkills) && len(path) > len(routeSkills):
 		methods = methodsRead
 	default:
@@ -194,6 +212,8 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) ([]byte, error) 
 	switch {
 	case path == routeHealth:
 		return h.health, nil
+	case path == routeFeedback:
+		return h.feedback(w, r)
 	case path == routeRetrieve && r.Method == http.MethodPost:
 		req, err := readBody(r)
 		if err != nil {
@@ -218,28 +238,38 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) ([]byte, error) 
 // readBody reads engine.Request JSON from at most MaxBodyBytes of body: every field the request
 // declares and nothing else, one JSON value, within the limits.
 func readBody(r *http.Request) (engine.Request, error) {
-	if r.ContentLength > MaxBodyBytes {
-		return engine.Request{}, fail(http.StatusRequestEntityTooLarge,
-			"body is "+strconv.FormatInt(r.ContentLength, 10)+" bytes, at most "+strconv.Itoa(MaxBodyBytes))
-	}
-	var b []byte
-	if r.Body != nil {
-		var err error
-		if b, err = io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1)); err != nil {
-			return engine.Request{}, fail(http.StatusBadRequest, "reading the body: "+err.Error())
-		}
-	}
-	if len(b) > MaxBodyBytes {
-		return engine.Request{}, fail(http.StatusRequestEntityTooLarge, "body is larger than "+strconv.Itoa(MaxBodyBytes)+" bytes")
-	}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return engine.Request{}, fail(http.StatusBadRequest, `body: want a JSON request such as {"query": "heat an egg", "k": 8}`)
+	b, err := readBytes(r, `{"query": "heat an egg", "k": 8}`)
+	if err != nil {
+		return engine.Request{}, err
 	}
 	req, err := wire.DecodeRequest(b)
 	if err != nil {
 		return req, fail(http.StatusBadRequest, "body: "+err.Error())
 	}
 	return req, CheckRequest(req)
+}
+
+// readBytes reads a POST body of at most MaxBodyBytes that is not blank; example is a body the
+// route takes, for the error about a blank one.
+func readBytes(r *http.Request, example string) ([]byte, error) {
+	if r.ContentLength > MaxBodyBytes {
+		return nil, fail(http.StatusRequestEntityTooLarge,
+			"body is "+strconv.FormatInt(r.ContentLength, 10)+" bytes, at most "+strconv.Itoa(MaxBodyBytes))
+	}
+	var b []byte
+	if r.Body != nil {
+		var err error
+		if b, err = io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1)); err != nil {
+			return nil, fail(http.StatusBadRequest, "reading the body: "+err.Error())
+		}
+	}
+	if len(b) > MaxBodyBytes {
+		return nil, fail(http.StatusRequestEntityTooLarge, "body is larger than "+strconv.Itoa(MaxBodyBytes)+" bytes")
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, fail(http.StatusBadRequest, "body: want a JSON request such as "+example)
+	}
+	return b, nil
 }
 
 // readQuery reads the parameters of a GET retrieve: q (required), k, no_graph and render. Any

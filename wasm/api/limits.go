@@ -7,7 +7,7 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-// The limits of a retrieval request: one table for every caskg surface that answers requests
+// The limits of a retrieval request (and of a feedback report): one table for every caskg surface that answers requests
 // — `caskg query` (flags -k and --seeds, the task text, --batch), the MCP server's
 // retrieve_skills, and this API in `caskg serve` and the edge worker. They are tighter than the
 // engine's own bounds (engine.MaxK, engine.MaxQueryBytes), which only keep the core sound for
@@ -21,6 +21,7 @@ import (
 //	MaxQueryBytes  8 KiB     the task text, in bytes of UTF-8: the task argument, "query", q=
 //	MaxBatch       10,000    tasks in one `caskg query --batch` run (read into memory first)
 //	MaxBodyBytes   64 KiB    the body of a POST to the API; a request with a 1,024-dimension vector fits
+//	MaxUsed        100       skill names in one feedback report: "used" (POST /v1/feedback, report_skill_use)
 //
 // The README's "Edge worker" section shows the same table.
 const (
@@ -29,6 +30,7 @@ const (
 	MaxQueryBytes = 8 << 10
 	MaxBatch      = 10_000
 	MaxBodyBytes  = 64 << 10
+	MaxUsed       = 100
 )
 
 // CheckRequest holds req to the limits on the query's length, k and seeds; a zero k or seeds
