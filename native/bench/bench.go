@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/caskg/caskg/native/mdspan"
 )
 
 // README markers: make bench rewrites only what lies between them.
@@ -242,12 +241,6 @@ func (r *Report) README() string {
 	b.WriteString(r.BuildTable())
 	b.WriteString("\n" + r.WasmLine() + " Forward push (from 20,000 skills) and the semantic prefilter: see BENCHMARKS.md.\n")
 	return b.String()
-}
-
-// UpdateFile rewrites the README section between begin and end of the file at path with body,
-// atomically, through the span rewriter every generated README section shares.
-func UpdateFile(path, begin, end string, body []byte) error {
-	return mdspan.UpdateFile(path, begin, end, body)
 }
 
 func ms(x float64) string {

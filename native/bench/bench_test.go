@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/native/internal/testlib"
+	"github.com/caskg/caskg/native/mdspan"
 )
 
 // TestUpdateFile writes the README section as make bench does: only the bench span changes,
@@ -30,7 +31,7 @@ func TestUpdateFile(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := testlib.WriteFile(t, dir, "README.md", tc.in)
-			err := UpdateFile(path, BeginMarker, EndMarker, []byte(section))
+			err := mdspan.UpdateFile(path, BeginMarker, EndMarker, []byte(section))
 			if tc.err == "" && err != nil ||
 				tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "README.md")) {
 				t.Errorf("error %v, want one naming README.md and containing %q", err, tc.err)

@@ -35,6 +35,7 @@ import (
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/mdspan"
 	"github.com/caskg/caskg/native/synth"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/host"
@@ -242,7 +243,7 @@ func write(r *bench.Report, c *config) error {
 		return err
 	}
 	if c.readme != "" {
-		return bench.UpdateFile(c.readme, bench.BeginMarker, bench.EndMarker, []byte(r.README()))
+		return mdspan.UpdateFile(c.readme, bench.BeginMarker, bench.EndMarker, []byte(r.README()))
 	}
 	return nil
 }
