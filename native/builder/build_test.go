@@ -209,7 +209,7 @@ func TestDeterministic(t *testing.T) {
 	}
 	want, err := os.ReadFile(golden)
 	if err != nil {
-		t.Fatalf("%v (run go test ./native/build -run TestDeterministic -update)", err)
+		t.Fatalf("%v (run go test ./native/builder -run TestDeterministic -update)", err)
 	}
 	if got != string(want) {
 		t.Errorf("sample artifact checksum %s, golden %s: the artifact changed; if intended, run with -update",
