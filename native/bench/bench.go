@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
 )
 
 // README markers: make bench rewrites only what lies between them.
