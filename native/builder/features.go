@@ -69,6 +69,15 @@ type slot struct {
 	tokens   []string // stemmed content tokens
 	declared bool
 	optional bool // an input the schema does not list as required (while it lists others)
+	// sense is what the field is about beyond its name: its description's and its skill's
+	// object tokens, less the name's own tokens, TF-IDF weighted, unit length (nil when
+	// nothing is left). Two fields named "program", one "a strength and conditioning program
+	// for an individual" and one "the quantum computing program to run", share a name and
+	// no sense.
+	sense sparse
+	// bare is set when the skill acts on nothing but the field's own name
+	// (createBrand returns brand_id): any skill about that name is about the same thing.
+	bare bool
 }
 
 // features is what the signals read about one skill.
@@ -120,6 +129,10 @@ func extractFeatures(skills []ingest.Skill, index map[string]int) ([]features, m
 	for t, d := range nameDF {
 		nameIDF[t] = math.Log(1 + float64(n)/float64(d))
 	}
+	var topIDF float64
+	for _, w := range idf {
+		topIDF = max(topIDF, w)
+	}
 	for i, s := range skills {
 		f := &fs[i]
 		f.text = unitVector(texts[i], idf)
@@ -131,10 +144,13 @@ func extractFeatures(skills []ingest.Skill, index map[string]int) ([]features, m
 		for _, in := range s.Inputs {
 			x := declaredSlot(in.Name)
 			x.optional = anyRequired && !in.Required
+			x.sense, x.bare = fieldSense(x, in.Description, objects[i], idf, topIDF)
 			f.inputs = append(f.inputs, x)
 		}
 		for _, out := range s.Outputs {
-			f.outputs = append(f.outputs, declaredSlot(out.Name))
+			o := declaredSlot(out.Name)
+			o.sense, o.bare = fieldSense(o, out.Description, objects[i], idf, topIDF)
+			f.outputs = append(f.outputs, o)
 		}
 		if len(s.Outputs) == 0 && (f.role == RoleAcquire || f.role == RoleLocate || f.role == RoleTransform) &&
 			len(objects[i]) > 0 {
@@ -244,6 +260,53 @@ func nameRole(name, description string) (Role, []string) {
 
 func declaredSlot(name string) slot {
 	return slot{key: strings.Join(engine.Words(name), " "), tokens: engine.Tokenize(name), declared: true}
+}
+
+// fieldSense is the sense vector of a declared field x (slot.sense) from its description and
+// its skill's object tokens, and whether the skill's object holds nothing beyond x's name.
+// Tokens the library's texts never use weigh as much as the rarest that they do.
+func fieldSense(x slot, description string, object []string, idf map[string]float64, top float64) (sparse, bool) {
+	own := map[string]bool{}
+	for _, t := range x.tokens {
+		own[t] = true
+	}
+	bare := true
+	for _, t := range object {
+		bare = bare && own[t]
+	}
+	acc := map[string]float64{}
+	for _, t := range append(engine.Tokenize(description), object...) {
+		if own[t] {
+			continue
+		}
+		w, ok := idf[t]
+		if !ok {
+			w = top
+		}
+		acc[t] += w
+	}
+	return normalized(acc), bare
+}
+
+// normalized returns acc as a sparse vector of unit length, nil when it has no weight.
+func normalized(acc map[string]float64) sparse {
+	v := make(sparse, 0, len(acc))
+	var norm float64
+	for t, w := range acc {
+		if w > 0 {
+			v = append(v, termWeight{t, w})
+			norm += w * w
+		}
+	}
+	if norm == 0 {
+		return nil
+	}
+	sort.Slice(v, func(a, b int) bool { return v[a].term < v[b].term })
+	norm = math.Sqrt(norm)
+	for k := range v {
+		v[k].w /= norm
+	}
+	return v
 }
 
 // sparse is a vector over terms, sorted by term, so that sums run in one fixed order and the

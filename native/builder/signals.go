@@ -106,7 +106,7 @@ func (b *builder) io(i, j int) float64 {
 func (b *builder) slotMatch(o, x slot) float64 {
 	if o.declared && x.declared {
 		if o.key == x.key {
-			return keySpecificity(b.keyMakers[o.key], b.keyTakers[o.key])
+			return keySpecificity(b.keyMakers[o.key], b.keyTakers[o.key]) * senseAgreement(o, x)
 		}
 		return 0
 	}
@@ -201,6 +201,23 @@ func (b *builder) relation(c *Candidate) graphs.Relation {
 	}
 	return graphs.Semantic
 }
+
+// senseAgreement is how much two fields of one name are about the same thing: 1 when both
+// skills act on nothing but that name (createBrand's brand_id, deleteBrand's brand_id) or when
+// what the fields say beyond their name overlaps by senseFull or more (cosine of slot.sense),
+// falling linearly to 0 for fields whose descriptions and skills share nothing beyond the name.
+func senseAgreement(o, x slot) float64 {
+	if o.bare && x.bare {
+		return 1
+	}
+	if o.sense == nil || x.sense == nil {
+		return 1 // nothing to tell the senses apart by
+	}
+	return min(1, cosine(o.sense, x.sense)/senseFull)
+}
+
+// senseFull is the sense overlap at which a field-name match counts in full.
+const senseFull = 0.2
 
 // keySpecificity is how much a match on a declared field name says when makers skills declare
 // it as an output and takers as an input. A field at most two skills return is specific: 1,
