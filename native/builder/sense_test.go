@@ -1,0 +1,59 @@
+package builder
+
+import (
+	"testing"
+
+	"github.com/caskg/caskg/native/ingest"
+)
+
+// TestSenseAgreement checks that a match on a declared field name counts only when the two
+// fields are about the same thing, read from a small library built through extractFeatures.
+func TestSenseAgreement(t *testing.T) {
+	field := func(name, desc string) []ingest.Field {
+		return []ingest.Field{{Name: name, Description: desc, Required: true}}
+	}
+	skills := []ingest.Skill{
+		{Name: "getStrengthProgram", Description: "Retrieve a strength and conditioning program",
+			Outputs: field("program", "A strength and conditioning program for the individual")},
+		{Name: "runQuantumProgram", Description: "Run a quantum computing program",
+			Inputs: field("program", "The quantum computing program to be executed")},
+		{Name: "createBrand", Description: "Create a brand",
+			Outputs: field("brand_id", "The ID of the created brand")},
+		{Name: "deleteBrand", Description: "Delete a brand",
+			Inputs: field("brand_id", "The ID of the brand to delete")},
+		{Name: "searchLocation", Description: "Search for locations by name",
+			Outputs: field("geoId", "The unique identifier for the location")},
+		{Name: "searchHotels", Description: "Search hotels in a location",
+			Inputs: field("geoId", "Geo ID of the location from the location search")},
+		{Name: "listPrograms", Description: "List programs",
+			Outputs: field("program", "")},
+	}
+	index := map[string]int{}
+	for i, s := range skills {
+		index[s.Name] = i
+	}
+	feat, idf := extractFeatures(skills, index)
+	b := &builder{feat: feat, idf: idf}
+	b.keyMakers, b.keyTakers = countKeys(feat)
+	tests := []struct {
+		out, in int
+		want    string // "none", "full"
+	}{
+		{0, 1, "none"}, // program: fitness plan vs quantum circuit
+		{2, 3, "full"}, // brand_id: both skills act on the brand
+		{4, 5, "full"}, // geoId: both about a location
+		{6, 1, "full"}, // no description: not judged
+	}
+	for _, tt := range tests {
+		got := senseAgreement(feat[tt.out].outputs[0], feat[tt.in].inputs[0])
+		switch {
+		case tt.want == "none" && got != 0:
+			t.Errorf("%s → %s: agreement %.3f, want 0", skills[tt.out].Name, skills[tt.in].Name, got)
+		case tt.want == "full" && got != 1:
+			t.Errorf("%s → %s: agreement %.3f, want 1", skills[tt.out].Name, skills[tt.in].Name, got)
+		}
+		if m := b.slotMatch(feat[tt.out].outputs[0], feat[tt.in].inputs[0]); (m == 0) != (tt.want == "none") {
+			t.Errorf("%s → %s: slotMatch %.3f", skills[tt.out].Name, skills[tt.in].Name, m)
+		}
+	}
+}
