@@ -60,7 +60,7 @@ func fakeBuilder(n int, opt Options, sig map[string]map[[2]int]float64) *builder
 	}
 	// Blocking needs a shared token: give every skill the same one.
 	for i := range b.feat {
-		b.feat[i].text = sparse{{"x", 1}}
+		b.feat[i].text = sparse{{term: "x", w: 1}}
 	}
 	return b
 }

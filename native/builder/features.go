@@ -170,6 +170,7 @@ func extractFeatures(skills []ingest.Skill, index map[string]int) ([]features, m
 		sort.Ints(f.deps)
 		f.mentions = mentions(s.Description+"\n"+s.Body, index, i)
 	}
+	internTerms(fs)
 	return fs, idf
 }
 
@@ -294,7 +295,7 @@ func normalized(acc map[string]float64) sparse {
 	var norm float64
 	for t, w := range acc {
 		if w > 0 {
-			v = append(v, termWeight{t, w})
+			v = append(v, termWeight{term: t, w: w})
 			norm += w * w
 		}
 	}
@@ -315,7 +316,45 @@ type sparse []termWeight
 
 type termWeight struct {
 	term string
+	id   int32 // the term's rank in the library's sorted vocabulary (internTerms), for cosine
 	w    float64
+}
+
+// internTerms numbers the terms of every vector of fs in sorted order, so that cosine compares
+// integers instead of strings and still sums in the same order as by term.
+func internTerms(fs []features) {
+	each := func(visit func(v sparse)) {
+		for i := range fs {
+			f := &fs[i]
+			visit(f.text)
+			visit(f.object)
+			for _, x := range f.inputs {
+				visit(x.sense)
+			}
+			for _, x := range f.outputs {
+				visit(x.sense)
+			}
+		}
+	}
+	seen := map[string]int32{}
+	var terms []string
+	each(func(v sparse) {
+		for _, e := range v {
+			if _, ok := seen[e.term]; !ok {
+				seen[e.term] = 0
+				terms = append(terms, e.term)
+			}
+		}
+	})
+	sort.Strings(terms)
+	for k, t := range terms {
+		seen[t] = int32(k)
+	}
+	each(func(v sparse) {
+		for k := range v {
+			v[k].id = seen[v[k].term]
+		}
+	})
 }
 
 // unitVector returns the TF-IDF vector of tokens scaled to unit length.
@@ -326,7 +365,7 @@ func unitVector(tokens []string, idf map[string]float64) sparse {
 	}
 	v := make(sparse, 0, len(acc))
 	for t, w := range acc {
-		v = append(v, termWeight{t, w})
+		v = append(v, termWeight{term: t, w: w})
 	}
 	sort.Slice(v, func(a, b int) bool { return v[a].term < v[b].term })
 	var norm float64
@@ -340,14 +379,14 @@ func unitVector(tokens []string, idf map[string]float64) sparse {
 	return v
 }
 
-// cosine of two unit vectors.
+// cosine of two unit vectors whose terms internTerms numbered.
 func cosine(a, b sparse) float64 {
 	var s float64
 	for i, j := 0, 0; i < len(a) && j < len(b); {
 		switch {
-		case a[i].term < b[j].term:
+		case a[i].id < b[j].id:
 			i++
-		case a[i].term > b[j].term:
+		case a[i].id > b[j].id:
 			j++
 		default:
 			s += a[i].w * b[j].w
