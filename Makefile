@@ -146,7 +146,7 @@ $(WORKERD):
 	@test -x $@ && touch $@
 
 worker: build ## build the edge worker bundle in bin/worker (WORKER_ARTIFACT=x.skg; default the sample); print its gzip size, warn over 3 MiB, fail over 10 MiB
-	@mkdir -p $(WORKER_DIR)
+	@mkdir -p $(WORKER_DIR)/feedback
 	$(if $(filter $(SAMPLE),$(WORKER_ARTIFACT)),$(CASKG) build graphs/sample -o $(SAMPLE))
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o $(WORKER_DIR)/app.wasm ./wasm/worker
 	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode go -o $(WORKER_DIR)/gen

@@ -1,6 +1,7 @@
 package graphs
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"unicode/utf8"
@@ -37,7 +38,8 @@ type Graph struct {
 	hasEnc     bool
 	qtrm, qwgt []byte
 	qscl, qvec []byte
-	v          int // encoder terms
+	qidx       []byte // format 2.0: term t's row of qvec is u32(qidx, t); nil in 1.1 (row t)
+	v          int    // encoder terms
 }
 
 // Decode validates b as an artifact and returns a Graph over it. It checks every offset,
@@ -55,8 +57,8 @@ func Decode(b []byte) (*Graph, error) {
 		major: int(binary.LittleEndian.Uint16(b[4:])),
 		minor: int(binary.LittleEndian.Uint16(b[6:])),
 	}
-	if g.major != Major {
-		return nil, errtext.Wrap(ErrVersion, ": "+errtext.Itoa(g.major)+"."+errtext.Itoa(g.minor)+" (this build reads "+errtext.Itoa(Major)+".x)")
+	if g.major != Major && g.major != legacyMajor {
+		return nil, errtext.Wrap(ErrVersion, ": "+errtext.Itoa(g.major)+"."+errtext.Itoa(g.minor)+" (this build reads "+errtext.Itoa(legacyMajor)+".x and "+errtext.Itoa(Major)+".x)")
 	}
 	ns := binary.LittleEndian.Uint32(b[8:])
 	if ns > MaxSections {
@@ -140,14 +142,28 @@ func (g *Graph) bind() error {
 	lhdr := get(tagLexHdr, 16)
 	g.ltrm = get(tagLexTerms, 8)
 	g.lpof = get(tagLexPOff, 4)
-	g.lpst = get(tagLexPost, 8)
+	var gaps, tfIdx, tfVal []byte
+	if g.major == legacyMajor {
+		g.lpst = get(tagLexPost, 8)
+	} else {
+		gaps, tfIdx, tfVal = get(tagLexGaps, 1), get(tagLexTFIdx, 1), get(tagLexTFVal, 4)
+	}
 	g.ldoc = get(tagLexDoc, 4)
 	g.params = get(tagParams, 1)
 	if err != nil {
 		return err
 	}
 	g.n, g.e = len(g.skil)/skillRecord, len(g.etgt)/4
-	g.t, g.p = len(g.ltrm)/8, len(g.lpst)/8
+	g.t = len(g.ltrm) / 8
+	if len(g.lpof) != 4*(g.t+1) {
+		return errtext.Wrap(ErrCorrupt, ": "+errtext.Quote(tagLexPOff)+" has "+errtext.Itoa(len(g.lpof)/4)+" entries for "+errtext.Itoa(g.t)+" terms")
+	}
+	if g.major != legacyMajor {
+		if g.lpst, err = expandPostings(g.lpof, g.t, g.n, gaps, tfIdx, tfVal); err != nil {
+			return err
+		}
+	}
+	g.p = len(g.lpst) / 8
 	switch {
 	case len(lhdr) != 16:
 		return errtext.Wrap(ErrCorrupt, ": section "+errtext.Quote(tagLexHdr)+" has "+errtext.Itoa(len(lhdr))+" bytes, want 16")
@@ -155,13 +171,69 @@ func (g *Graph) bind() error {
 		return errtext.Wrap(ErrCorrupt, ": "+errtext.Quote(tagEdgeOff)+" has "+errtext.Itoa(len(g.eoff)/4)+" entries for "+errtext.Itoa(g.n)+" skills")
 	case len(g.ewgt) != 4*g.e || len(g.easc) != 4*g.e || len(g.eatr) != 2*g.e:
 		return errtext.Wrap(ErrCorrupt, ": edge sections disagree on the edge count "+errtext.Itoa(g.e))
-	case len(g.lpof) != 4*(g.t+1):
-		return errtext.Wrap(ErrCorrupt, ": "+errtext.Quote(tagLexPOff)+" has "+errtext.Itoa(len(g.lpof)/4)+" entries for "+errtext.Itoa(g.t)+" terms")
 	case len(g.ldoc) != 4*g.n:
 		return errtext.Wrap(ErrCorrupt, ": "+errtext.Quote(tagLexDoc)+" has "+errtext.Itoa(len(g.ldoc)/4)+" entries for "+errtext.Itoa(g.n)+" skills")
 	}
 	g.k1, g.b, g.avg = f32(lhdr, 0), f32(lhdr, 1), f32(lhdr, 2)
 	return nil
+}
+
+// expandPostings decodes format 2.0's postings (LPDG, LPTF, LTFV) of t terms over n documents
+// into the 1.0 layout, 8 bytes a posting, with the offsets lpof. It checks that the offsets run
+// from 0 up, that every varint is whole and every document and frequency index in range, and
+// that the postings use up both streams; it allocates only once the offsets' total is known to
+// fit the streams (a posting takes at least a byte of each).
+func expandPostings(lpof []byte, t, n int, gaps, tfIdx, tfVal []byte) ([]byte, error) {
+	p := int(u32(lpof, t))
+	if p > len(gaps) || p > len(tfIdx) {
+		return nil, errtext.Wrap(ErrCorrupt, ": "+errtext.Itoa(p)+" postings in "+errtext.Itoa(len(gaps))+" bytes of "+errtext.Quote(tagLexGaps)+" and "+errtext.Itoa(len(tfIdx))+" of "+errtext.Quote(tagLexTFIdx))
+	}
+	if err := csr(lpof, t, p, tagLexPOff); err != nil {
+		return nil, err
+	}
+	nf := uint64(len(tfVal) / 4)
+	for i := range int(nf) {
+		if f := f32(tfVal, i); !finite(f) || f < 0 {
+			return nil, errtext.Wrap(ErrCorrupt, ": term frequency "+errtext.Itoa(i)+" of "+errtext.Quote(tagLexTFVal)+" is "+errtext.Ftoa(f))
+		}
+	}
+	out := make([]byte, 8*p)
+	gi, fi := 0, 0
+	for term := 0; term < t; term++ {
+		doc := -1
+		lo, hi := int(u32(lpof, term)), int(u32(lpof, term+1))
+		for q := lo; q < hi; q++ {
+			// Most gaps and indices are one byte: read those without the general decoder.
+			gap, k := uint64(0), 1
+			if gi < len(gaps) && gaps[gi] < 0x80 {
+				gap = uint64(gaps[gi])
+			} else {
+				gap, k = binary.Uvarint(gaps[gi:])
+			}
+			if k <= 0 || gap >= uint64(n-doc-1) {
+				return nil, errtext.Wrap(ErrCorrupt, ": posting "+errtext.Itoa(q)+" of term "+errtext.Itoa(term)+": document gap unreadable or past the "+errtext.Itoa(n)+" skills")
+			}
+			gi += k
+			doc += 1 + int(gap)
+			idx := uint64(0)
+			if k = 1; fi < len(tfIdx) && tfIdx[fi] < 0x80 {
+				idx = uint64(tfIdx[fi])
+			} else {
+				idx, k = binary.Uvarint(tfIdx[fi:])
+			}
+			if k <= 0 || idx >= nf {
+				return nil, errtext.Wrap(ErrCorrupt, ": posting "+errtext.Itoa(q)+" of term "+errtext.Itoa(term)+": frequency index unreadable or past the "+errtext.Itoa(nf)+" values")
+			}
+			fi += k
+			rec := out[8*q : 8*q+8]
+			binary.LittleEndian.PutUint32(rec, uint32(doc))
+			copy(rec[4:], tfVal[4*idx:4*idx+4])
+		}
+	}
+	if gi != len(gaps) || fi != len(tfIdx) {
+		return nil, errtext.Wrap(ErrCorrupt, ": "+errtext.Itoa(len(gaps)-gi)+" bytes of "+errtext.Quote(tagLexGaps)+" and "+errtext.Itoa(len(tfIdx)-fi)+" of "+errtext.Quote(tagLexTFIdx)+" after the last posting")
+	}
+	return out, nil
 }
 
 // validate checks every invariant the accessors rely on.
@@ -213,7 +285,8 @@ func (g *Graph) validate() error {
 	if err := csr(g.lpof, g.t, g.p, tagLexPOff); err != nil {
 		return err
 	}
-	for t := 0; t < g.t; t++ {
+	// 2.0's postings were proved in range and ascending as they were expanded.
+	for t := 0; t < g.t && g.major == legacyMajor; t++ {
 		lo, hi := g.Postings(t)
 		for p := lo; p < hi; p++ {
 			d, tf := u32(g.lpst, 2*p), f32(g.lpst, 2*p+1)
@@ -407,25 +480,60 @@ func (g *Graph) bindVectors() error {
 		return nil
 	}
 	qhdr, _ := g.lookup(tagEncHdr)
-	if len(qhdr) != 8 || int(u32(qhdr, 0)) != dim || u32(qhdr, 1) != 0 {
+	if len(qhdr) != 8 || int(u32(qhdr, 0)) != dim {
 		return errtext.Wrap(ErrCorrupt, ": section "+errtext.Quote(tagEncHdr)+" must be 8 bytes giving the vector dimension "+errtext.Itoa(dim))
 	}
-	for _, p := range []struct {
+	flags, v2 := u32(qhdr, 1), g.major == Major
+	if (!v2 && flags != 0) || flags&^encFlags != 0 {
+		return errtext.Wrap(ErrCorrupt, ": section "+errtext.Quote(tagEncHdr)+" has unknown flags "+errtext.Hex8(flags))
+	}
+	tags := []struct {
 		dst *[]byte
 		tag string
-	}{{&g.qtrm, tagEncTerms}, {&g.qwgt, tagEncWgt}, {&g.qscl, tagEncScale}, {&g.qvec, tagEncData}} {
+	}{{&g.qwgt, tagEncWgt}, {&g.qscl, tagEncScale}, {&g.qvec, tagEncData}}
+	if v2 {
+		tags = append(tags, struct {
+			dst *[]byte
+			tag string
+		}{&g.qidx, tagEncIndex})
+	}
+	for _, p := range tags {
 		if *p.dst, err = g.section(p.tag); err != nil {
 			return err
 		}
 	}
-	if len(g.qtrm)%8 != 0 {
-		return errtext.Wrap(ErrCorrupt, ": section "+errtext.Quote(tagEncTerms)+" length "+errtext.Itoa(len(g.qtrm))+" is not a multiple of 8")
+	v := g.t
+	if flags&encSharedTerms != 0 {
+		if _, ok := g.lookup(tagEncTerms); ok {
+			return errtext.Wrap(ErrCorrupt, ": section "+errtext.Quote(tagEncTerms)+" beside the flag that the encoder shares the lexicon's terms")
+		}
+		g.qtrm = g.ltrm
+	} else {
+		if g.qtrm, err = g.section(tagEncTerms); err != nil {
+			return err
+		}
+		if len(g.qtrm)%8 != 0 {
+			return errtext.Wrap(ErrCorrupt, ": section "+errtext.Quote(tagEncTerms)+" length "+errtext.Itoa(len(g.qtrm))+" is not a multiple of 8")
+		}
+		v = len(g.qtrm) / 8
 	}
-	v := len(g.qtrm) / 8
-	if len(g.qwgt) != 4*v || len(g.qscl) != 4*v || len(g.qvec) != v*dim {
+	rows := v
+	if v2 {
+		if len(g.qvec)%dim != 0 {
+			return errtext.Wrap(ErrCorrupt, ": section "+errtext.Quote(tagEncData)+" length "+errtext.Itoa(len(g.qvec))+" is not a multiple of the dimension "+errtext.Itoa(dim))
+		}
+		rows = len(g.qvec) / dim
+	}
+	if len(g.qwgt) != 4*v || len(g.qscl) != 4*v || len(g.qvec) != rows*dim || (v2 && len(g.qidx) != 4*v) {
 		return errtext.Wrap(ErrCorrupt, ": query encoder sections disagree on "+errtext.Itoa(v)+" terms of dimension "+errtext.Itoa(dim))
 	}
-	for t := 0; t < v; t++ {
+	for t := 0; t < v && v2; t++ {
+		if r := u32(g.qidx, t); int(r) >= rows {
+			return errtext.Wrap(ErrCorrupt, ": encoder term "+errtext.Itoa(t)+" has row "+errtext.Itoa(r)+" of "+errtext.Itoa(rows))
+		}
+	}
+	// Shared terms were checked with the lexicon.
+	for t := 0; t < v && flags&encSharedTerms == 0; t++ {
 		if err := g.checkString(g.qtrm, t, "encoder term"); err != nil {
 			return err
 		}
@@ -452,10 +560,8 @@ func checkQuantized(scale, weight, data []byte, what string) error {
 			return errtext.Wrap(ErrCorrupt, ": "+what+" "+errtext.Itoa(i)+" has weight "+errtext.Ftoa(w))
 		}
 	}
-	for i, b := range data {
-		if b == 0x80 {
-			return errtext.Wrap(ErrCorrupt, ": "+what+" value "+errtext.Itoa(i)+" is -128, outside [-127, 127]")
-		}
+	if i := bytes.IndexByte(data, 0x80); i >= 0 {
+		return errtext.Wrap(ErrCorrupt, ": "+what+" value "+errtext.Itoa(i)+" is -128, outside [-127, 127]")
 	}
 	return nil
 }
@@ -489,7 +595,11 @@ func (g *Graph) FindEncoderTerm(s string) (int, bool) { return g.find(g.qtrm, g.
 
 // EncoderVector returns term t's quantized vector, read in place, its scale and its weight.
 func (g *Graph) EncoderVector(t int) (row []int8, scale, weight float32) {
-	return i8s(g.qvec[t*g.dim : (t+1)*g.dim]), f32(g.qscl, t), f32(g.qwgt, t)
+	r := t
+	if g.qidx != nil {
+		r = int(u32(g.qidx, t))
+	}
+	return i8s(g.qvec[r*g.dim : (r+1)*g.dim]), f32(g.qscl, t), f32(g.qwgt, t)
 }
 
 func i8s(b []byte) []int8 {
@@ -546,7 +656,10 @@ func (g *Graph) Artifact() (*Artifact, error) {
 		for t := 0; t < g.v; t++ {
 			q.Terms[t], q.Weight[t], q.Scale[t] = g.EncoderTerm(t), f32(g.qwgt, t), f32(g.qscl, t)
 		}
-		copy(q.Data, i8s(g.qvec))
+		for t := 0; t < g.v; t++ {
+			row, _, _ := g.EncoderVector(t)
+			copy(q.Data[t*g.dim:], row)
+		}
 		a.Encoder = q
 	}
 	return a, nil

@@ -53,8 +53,12 @@ type Artifact struct {
 	Encoder *QueryEncoder  // query encoder (format 1.1); nil: none. Needs Vectors.
 }
 
-// Encode returns the artifact's bytes. The same Artifact always gives the same bytes.
-func Encode(a *Artifact) ([]byte, error) {
+// Encode returns the artifact's bytes, format 2.0. The same Artifact always gives the same bytes.
+func Encode(a *Artifact) ([]byte, error) { return encodeAs(a, false) }
+
+// encodeAs is Encode; with legacy set it writes the artifact as a 1.x encoder did (1.0 without
+// vectors, 1.1 with them), for the tests that 1.x artifacts stay readable.
+func encodeAs(a *Artifact, legacy bool) ([]byte, error) {
 	n := len(a.Skills)
 	if err := a.check(); err != nil {
 		return nil, err
@@ -104,13 +108,29 @@ func Encode(a *Artifact) ([]byte, error) {
 	lhdr = binary.LittleEndian.AppendUint32(lhdr, math.Float32bits(lx.AvgDL))
 	lhdr = binary.LittleEndian.AppendUint32(lhdr, 0)
 	var ltrm, lpof, lpst, ldoc []byte
+	var gaps, tfIdx, tfVal []byte
+	tfs := map[uint32]uint64{} // frequency bits → index into tfVal
 	p := 0
 	for t, term := range lx.Terms {
 		ltrm = heap.ref(ltrm, term)
 		lpof = binary.LittleEndian.AppendUint32(lpof, uint32(p))
+		prev := -1
 		for _, ps := range lx.Postings[t] {
-			lpst = binary.LittleEndian.AppendUint32(lpst, ps.Doc)
-			lpst = binary.LittleEndian.AppendUint32(lpst, math.Float32bits(ps.TF))
+			bits := math.Float32bits(ps.TF)
+			if legacy {
+				lpst = binary.LittleEndian.AppendUint32(lpst, ps.Doc)
+				lpst = binary.LittleEndian.AppendUint32(lpst, bits)
+			} else {
+				gaps = binary.AppendUvarint(gaps, uint64(int(ps.Doc)-prev-1))
+				i, ok := tfs[bits]
+				if !ok {
+					i = uint64(len(tfs))
+					tfs[bits] = i
+					tfVal = binary.LittleEndian.AppendUint32(tfVal, bits)
+				}
+				tfIdx = binary.AppendUvarint(tfIdx, i)
+			}
+			prev = int(ps.Doc)
 			p++
 		}
 	}
@@ -131,21 +151,29 @@ func Encode(a *Artifact) ([]byte, error) {
 	bodies := map[string][]byte{
 		tagSkills: skil, tagEdgeOff: eoff, tagEdgeTgt: etgt,
 		tagEdgeWgt: ewgt, tagEdgeAsc: easc, tagEdgeAttr: eatr, tagLexHdr: lhdr,
-		tagLexTerms: ltrm, tagLexPOff: lpof, tagLexPost: lpst, tagLexDoc: ldoc, tagParams: params,
+		tagLexTerms: ltrm, tagLexPOff: lpof, tagLexDoc: ldoc, tagParams: params,
 	}
-	tags := sectionOrder
-	// An artifact without 1.1 sections is written as 1.0, byte for byte what a 1.0 encoder wrote.
-	minor := uint16(0)
-	if extra := a.vectorBodies(&heap, bodies); len(extra) > 0 {
-		tags = append(slices.Clone(sectionOrder), extra...)
-		minor = Minor
+	tags := slices.Clone(sectionOrder2)
+	major, minor := uint16(Major), uint16(Minor)
+	if legacy {
+		// What a 1.x encoder wrote: 1.0 without vectors, 1.1 with them.
+		bodies[tagLexPost] = lpst
+		tags, major, minor = slices.Clone(sectionOrder), legacyMajor, 0
+	} else {
+		bodies[tagLexGaps], bodies[tagLexTFIdx], bodies[tagLexTFVal] = gaps, tfIdx, tfVal
+	}
+	if extra := a.vectorBodies(&heap, bodies, legacy); len(extra) > 0 {
+		tags = append(tags, extra...)
+		if legacy {
+			minor = legacyMinor
+		}
 	}
 	bodies[tagStrings] = heap.buf.Bytes()
-	return assemble(tags, bodies, minor)
+	return assemble(tags, bodies, major, minor)
 }
 
 // assemble lays out the header, the section table and the bodies of tags in order.
-func assemble(tags []string, bodies map[string][]byte, minor uint16) ([]byte, error) {
+func assemble(tags []string, bodies map[string][]byte, major, minor uint16) ([]byte, error) {
 	off := headerSize + sectionSize*len(tags)
 	total := off
 	for _, tag := range tags {
@@ -156,7 +184,7 @@ func assemble(tags []string, bodies map[string][]byte, minor uint16) ([]byte, er
 	}
 	out := make([]byte, total)
 	copy(out, Magic)
-	binary.LittleEndian.PutUint16(out[4:], Major)
+	binary.LittleEndian.PutUint16(out[4:], major)
 	binary.LittleEndian.PutUint16(out[6:], minor)
 	binary.LittleEndian.PutUint32(out[8:], uint32(len(tags)))
 	for i, tag := range tags {

@@ -1,6 +1,6 @@
 // Package graphs defines the .skg artifact: the published skill graph, its lexical index and
 // its build parameters in one little-endian binary file that is validated once and then read in
-// place, without copying.
+// place, without copying (but for the postings of format 2.0, expanded once).
 //
 // Byte layout (all integers little-endian, every section 8-byte aligned):
 //
@@ -42,11 +42,38 @@
 //	QSCL  V × f32          per-term scale, finite and ≥ 0: term t's vector is QSCL[t]·QVEC[t]
 //	QVEC  V × D × i8       quantized term vectors, row-major, each in [-127, 127]
 //
+// Format 2.0 stores the postings and the encoder smaller; the other sections are as in 1.1.
+// Postings: a term's documents ascend, so each is stored as its gap to the one before, and the
+// weighted term frequencies take few distinct values, so each is an index into a table:
+//
+//	LPOF  (T+1) × u32      as in 1.0: CSR offsets, in postings, of each term's postings
+//	LPDG  P varints        for each posting in order, document − previous document − 1 (the
+//	                       previous is −1 at a term's first posting), unsigned LEB128
+//	LPTF  P varints        for each posting in order, its frequency's index into LTFV
+//	LTFV  F × f32          the distinct weighted term frequencies, finite and ≥ 0, in order of
+//	                       first use
+//
+// The encoder group: many terms have the same quantized vector (a term of one skill points where
+// that skill does), and the encoder's vocabulary is usually the lexicon's:
+//
+//	QHDR  8                dimension u32 (equal to D), flags u32: bit 0 set means the encoder's
+//	                       terms are the lexicon's (LTRM) and QTRM is absent; other bits 0
+//	QTRM  V × 8            encoder terms, as in 1.1 (only without flag bit 0)
+//	QWGT  V × f32          as in 1.1
+//	QSCL  V × f32          as in 1.1
+//	QIDX  V × u32          the row of QVEC that holds term t's quantized vector
+//	QVEC  R × D × i8       the distinct quantized term vectors (R ≤ V), in order of first use
+//
+// Readers of 1.x refuse 2.0 as a version they do not know. This package writes 2.0 and reads
+// 1.0, 1.1 and 2.0. Decode reads every section in place except 2.0's postings, which it expands
+// once into the 1.0 layout (8 bytes a posting, at most 4 bytes per byte of LPDG and LPTF), so
+// that the accessors, PostingBytes among them, are the same for every version.
+//
 // The query encoder lets a host embed a query without a model runtime: the query's terms come
 // from the engine's tokenizer (engine.Tokenize, the same one as the lexicon), and its vector is
 // the L2-normalized sum, over its distinct terms t found in QTRM, of (1 + ln count(t))·QWGT[t]
-// times term t's vector. The encoder writes minor version 0 when an artifact has none of the
-// 1.1 sections, so such a file stays readable by 1.0 readers byte for byte.
+// times term t's vector. A 1.x encoder wrote minor version 0 when an artifact had none of the
+// 1.1 sections.
 //
 // Unknown tags are skipped, so a newer minor version can add sections. The encoder writes the
 // same bytes for the same Artifact: no timestamps, no map iteration, no padding garbage.
@@ -60,8 +87,20 @@ import (
 
 // Version of the format this package writes.
 const (
-	Major = 1
-	Minor = 1
+	Major = 2
+	Minor = 0
+)
+
+// The older version this package reads: 1.0 and 1.1 (the vector and encoder sections).
+const (
+	legacyMajor = 1
+	legacyMinor = 1
+)
+
+// QHDR flags (format 2.0).
+const (
+	encSharedTerms = 1 << 0 // the encoder's terms are the lexicon's; no QTRM section
+	encFlags       = encSharedTerms
 )
 
 // Magic starts every artifact. The leading NUL keeps text tools from mistaking it for text.
@@ -170,9 +209,23 @@ const (
 	tagEncWgt   = "QWGT"
 	tagEncScale = "QSCL"
 	tagEncData  = "QVEC"
+	tagEncIndex = "QIDX" // format 2.0
 )
 
-// sectionOrder is the order the encoder writes sections in; every one is required in 1.0.
+// Section tags of format 2.0's postings, in place of LPST.
+const (
+	tagLexGaps  = "LPDG"
+	tagLexTFIdx = "LPTF"
+	tagLexTFVal = "LTFV"
+)
+
+// sectionOrder2 is the order the encoder writes the sections every 2.0 artifact has.
+var sectionOrder2 = []string{
+	tagStrings, tagSkills, tagEdgeOff, tagEdgeTgt, tagEdgeWgt, tagEdgeAsc, tagEdgeAttr,
+	tagLexHdr, tagLexTerms, tagLexPOff, tagLexGaps, tagLexTFIdx, tagLexTFVal, tagLexDoc, tagParams,
+}
+
+// sectionOrder is the order a 1.x encoder wrote sections in; every one is required in 1.x.
 var sectionOrder = []string{
 	tagStrings, tagSkills, tagEdgeOff, tagEdgeTgt, tagEdgeWgt, tagEdgeAsc, tagEdgeAttr,
 	tagLexHdr, tagLexTerms, tagLexPOff, tagLexPost, tagLexDoc, tagParams,
@@ -183,6 +236,10 @@ var (
 	vectorSections  = []string{tagVecHdr, tagVecScale, tagVecData}
 	encoderSections = []string{tagEncHdr, tagEncTerms, tagEncWgt, tagEncScale, tagEncData}
 )
+
+// encoderSections2 are the encoder sections of format 2.0 in the order the encoder writes them;
+// tagEncTerms is left out when the encoder shares the lexicon's terms.
+var encoderSections2 = []string{tagEncHdr, tagEncTerms, tagEncWgt, tagEncScale, tagEncIndex, tagEncData}
 
 // SectionInfo describes one section of a decoded artifact.
 type SectionInfo struct {

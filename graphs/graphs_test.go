@@ -5,9 +5,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"maps"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -35,17 +39,33 @@ func testArtifact() *Artifact {
 	}
 }
 
-// testVectorArtifact is testArtifact with skill vectors and a query encoder (format 1.1).
+// testVectorArtifact is testArtifact with skill vectors and a query encoder over the lexicon's
+// terms, two of which have the same quantized vector (format 2.0: shared terms, QIDX).
 func testVectorArtifact() *Artifact {
-	a := testArtifact()
-	a.Vectors = &Vectors{Model: "builtin-lsa:test", Dim: 4,
-		Scale: []float32{0.01, 0.5, 0},
-		Data:  []int8{127, 0, -127, 3, 1, 2, 3, 4, 0, 0, 0, 0}}
+	a := testVectorsOnly()
 	a.Encoder = &QueryEncoder{Dim: 4,
 		Terms:  []string{"heat", "object", "pick"},
 		Weight: []float32{1.5, 0.2, 2},
 		Scale:  []float32{0.008, 0.004, 0.1},
-		Data:   []int8{127, -127, 0, 1, 5, 5, 5, 5, 0, 0, 127, 0}}
+		Data:   []int8{127, -127, 0, 1, 5, 5, 5, 5, 127, -127, 0, 1}}
+	return a
+}
+
+// testVectorsOnly is testArtifact with skill vectors and no query encoder (format 1.1).
+func testVectorsOnly() *Artifact {
+	a := testArtifact()
+	a.Vectors = &Vectors{Model: "builtin-lsa:test", Dim: 4,
+		Scale: []float32{0.01, 0.5, 0},
+		Data:  []int8{127, 0, -127, 3, 1, 2, 3, 4, 0, 0, 0, 0}}
+	return a
+}
+
+// testOwnTerms is testVectorArtifact with an encoder vocabulary of its own (format 2.0 with
+// QTRM), all rows distinct.
+func testOwnTerms() *Artifact {
+	a := testVectorArtifact()
+	a.Encoder.Terms = []string{"heat", "pick", "stove"}
+	a.Encoder.Data[8] = 0
 	return a
 }
 
@@ -114,16 +134,28 @@ func decode(tb testing.TB, b []byte) *Graph {
 
 func TestRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		make  func() *Artifact
-		minor int
-	}{{"1.0 without vectors", testArtifact, 0}, {"1.1 with vectors", testVectorArtifact, Minor}} {
-		t.Run(tc.name, func(t *testing.T) { testRoundTrip(t, tc.make, tc.minor) })
+		name         string
+		make         func() *Artifact
+		legacy       bool // written as a 1.x encoder wrote it
+		major, minor int
+	}{
+		{"1.0 without vectors", testArtifact, true, 1, 0},
+		{"1.1 with vectors only", testVectorsOnly, true, 1, 1},
+		{"1.1 with an encoder", testVectorArtifact, true, 1, 1},
+		{"2.0 without vectors", testArtifact, false, 2, 0},
+		{"2.0 with vectors only", testVectorsOnly, false, 2, 0},
+		{"2.0 encoder sharing the lexicon's terms", testVectorArtifact, false, 2, 0},
+		{"2.0 encoder with its own terms", testOwnTerms, false, 2, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testRoundTrip(t, tc.make, tc.legacy, tc.major, tc.minor) })
 	}
 }
 
-func testRoundTrip(t *testing.T, make func() *Artifact, minor int) {
-	b := encode(t, make())
+func testRoundTrip(t *testing.T, make func() *Artifact, legacy bool, major, minor int) {
+	b, err := encodeAs(make(), legacy)
+	if err != nil {
+		t.Fatal(err)
+	}
 	g := decode(t, b)
 	got := view(g)
 	want := make()
@@ -145,42 +177,107 @@ func testRoundTrip(t *testing.T, make func() *Artifact, minor int) {
 			t.Errorf("FindTerm(%q) = %d, %v; want %d, %v", c.term, idx, ok, c.idx, c.ok)
 		}
 	}
-	if maj, min := g.Version(); maj != Major || min != minor {
-		t.Errorf("version %d.%d, want %d.%d", maj, min, Major, minor)
+	if maj, min := g.Version(); maj != major || min != minor {
+		t.Errorf("version %d.%d, want %d.%d", maj, min, major, minor)
 	}
 	// Artifact copies everything back: encoding it again gives the same bytes.
 	back, err := g.Artifact()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again := encode(t, back); !bytes.Equal(b, again) {
-		t.Error("Graph.Artifact re-encodes to different bytes")
+	if again, err := encodeAs(back, legacy); err != nil || !bytes.Equal(b, again) {
+		t.Errorf("Graph.Artifact re-encodes to different bytes (%v)", err)
 	}
-	if g.VectorDim() > 0 {
-		for _, c := range []struct {
-			term string
-			idx  int
-			ok   bool
-		}{{"heat", 0, true}, {"pick", 2, true}, {"a", 0, false}, {"zz", 3, false}} {
-			if idx, ok := g.FindEncoderTerm(c.term); idx != c.idx || ok != c.ok {
-				t.Errorf("FindEncoderTerm(%q) = %d, %v; want %d, %v", c.term, idx, ok, c.idx, c.ok)
+	if want.Encoder != nil {
+		for _, term := range []string{"heat", "pick", "stove", "object", "a", "zz"} {
+			idx, ok := slices.BinarySearch(want.Encoder.Terms, term)
+			if gi, gok := g.FindEncoderTerm(term); gi != idx || gok != ok {
+				t.Errorf("FindEncoderTerm(%q) = %d, %v; want %d, %v", term, gi, gok, idx, ok)
 			}
 		}
 	}
 }
 
-// A 1.0 artifact holds exactly the 1.0 sections, so readers of 1.0 take it as their own.
-func TestOneZeroLayout(t *testing.T) {
+// Each format version has exactly its sections: 1.x what a 1.x encoder wrote, so that readers
+// of 1.x take it as their own; 2.0 its postings as gaps and frequency indices, each distinct
+// encoder row once and no copy of shared terms.
+func TestLayout(t *testing.T) {
+	v10 := slices.Clone(sectionOrder)
+	v11 := append(slices.Clone(v10), vectorSections...)
+	v20 := slices.Clone(sectionOrder2)
+	v20v := append(slices.Clone(v20), vectorSections...)
+	tests := []struct {
+		name   string
+		a      *Artifact
+		legacy bool
+		tags   []string
+		rows   int // rows of QVEC
+	}{
+		{"1.0", testArtifact(), true, v10, 0},
+		{"1.1 vectors", testVectorsOnly(), true, v11, 0},
+		{"1.1 encoder", testVectorArtifact(), true, append(slices.Clone(v11), encoderSections...), 3},
+		{"2.0", testArtifact(), false, v20, 0},
+		{"2.0 vectors", testVectorsOnly(), false, v20v, 0},
+		{"2.0 shared terms", testVectorArtifact(), false, append(slices.Clone(v20v), tagEncHdr, tagEncWgt, tagEncScale, tagEncIndex, tagEncData), 2},
+		{"2.0 own terms", testOwnTerms(), false, append(slices.Clone(v20v), tagEncHdr, tagEncTerms, tagEncWgt, tagEncScale, tagEncIndex, tagEncData), 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := encodeAs(tc.a, tc.legacy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := decode(t, b)
+			var tags []string
+			for _, s := range g.Sections() {
+				tags = append(tags, s.Tag)
+				if s.Tag == tagEncData && s.Length != tc.rows*g.VectorDim() {
+					t.Errorf("%s holds %d bytes, want %d rows of %d", tagEncData, s.Length, tc.rows, g.VectorDim())
+				}
+			}
+			if diff := cmp.Diff(tc.tags, tags); diff != "" {
+				t.Errorf("sections (-want +got):\n%s", diff)
+			}
+		})
+	}
 	g := decode(t, encode(t, testArtifact()))
-	var tags []string
-	for _, s := range g.Sections() {
-		tags = append(tags, s.Tag)
-	}
-	if diff := cmp.Diff(sectionOrder, tags); diff != "" {
-		t.Errorf("sections of an artifact without vectors (-1.0 +got):\n%s", diff)
-	}
 	if g.VectorDim() != 0 || g.HasEncoder() || g.VectorModel() != "" {
 		t.Errorf("vectors dim %d, encoder %v, model %q in an artifact without them", g.VectorDim(), g.HasEncoder(), g.VectorModel())
+	}
+}
+
+// 2.0's postings: five postings, two distinct frequencies, each gap and index one byte.
+func TestPostingsLayout(t *testing.T) {
+	b := encode(t, testArtifact())
+	g := decode(t, b)
+	body := func(tag string) []byte {
+		for _, s := range g.Sections() {
+			if s.Tag == tag {
+				return b[s.Offset : s.Offset+s.Length]
+			}
+		}
+		t.Fatalf("no section %s", tag)
+		return nil
+	}
+	// heat: doc 2; object: docs 0, 1, 2; pick: doc 1. Frequencies 2, 1, 1, 1, 1.5.
+	if got, want := body(tagLexGaps), []byte{2, 0, 0, 0, 1}; !bytes.Equal(got, want) {
+		t.Errorf("%s = %v, want %v", tagLexGaps, got, want)
+	}
+	if got, want := body(tagLexTFIdx), []byte{0, 1, 1, 1, 2}; !bytes.Equal(got, want) {
+		t.Errorf("%s = %v, want %v", tagLexTFIdx, got, want)
+	}
+	if got, want := body(tagLexTFVal), f32Bytes([]float32{2, 1, 1.5}); !bytes.Equal(got, want) {
+		t.Errorf("%s = %v, want %v", tagLexTFVal, got, want)
+	}
+	// Expanded, they are what a 1.0 artifact holds in place.
+	old, err := encodeAs(testArtifact(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for term := range g.NumTerms() {
+		if got, want := g.PostingBytes(term), decode(t, old).PostingBytes(term); !bytes.Equal(got, want) {
+			t.Errorf("PostingBytes(%d) = %v, 1.0 gives %v", term, got, want)
+		}
 	}
 }
 
@@ -297,7 +394,14 @@ func reseal(b []byte) []byte {
 
 func TestDecodeErrors(t *testing.T) {
 	good := encode(t, testVectorArtifact())
+	own := encode(t, testOwnTerms())
+	legacy, err := encodeAs(testVectorArtifact(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
 	clone := func(f func(b []byte) []byte) []byte { return f(append([]byte(nil), good...)) }
+	// cloneOf is clone on another artifact.
+	cloneOf := func(b []byte, f func(b []byte) []byte) []byte { return f(append([]byte(nil), b...)) }
 	secOff := func(b []byte, tag string) int {
 		for i := 0; i < int(binary.LittleEndian.Uint32(b[8:])); i++ {
 			rec := b[headerSize+sectionSize*i:]
@@ -349,22 +453,74 @@ func TestDecodeErrors(t *testing.T) {
 		{"vector scale infinite", put32(tagVecScale, 4, 0x7f800000), ErrCorrupt},
 		{"vector scale negative", put32(tagVecScale, 0, math.Float32bits(-1)), ErrCorrupt},
 		{"vector value -128", clone(func(b []byte) []byte { b[secOff(b, tagVecData)+1] = 0x80; return reseal(b) }), ErrCorrupt},
-		{"vector header without data", unlist(len(sectionOrder) + 2), ErrCorrupt},
-		{"encoder without vectors", unlist(len(sectionOrder)), ErrCorrupt},
+		{"vector header without data", unlist(len(sectionOrder2) + 2), ErrCorrupt},
+		{"encoder without vectors", unlist(len(sectionOrder2)), ErrCorrupt},
 		{"encoder dimension differs", put32(tagEncHdr, 0, 2), ErrCorrupt},
-		{"encoder terms out of order", clone(func(b []byte) []byte {
+		{"encoder terms out of order", cloneOf(own, func(b []byte) []byte {
 			o := secOff(b, tagEncTerms)
 			first := append([]byte(nil), b[o:o+8]...)
 			copy(b[o:], b[o+8:o+16])
 			copy(b[o+8:], first)
 			return reseal(b)
 		}), ErrCorrupt},
-		{"encoder term past heap", put32(tagEncTerms, 4, 1<<20), ErrCorrupt},
+		{"encoder term past heap", cloneOf(own, func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[secOff(b, tagEncTerms)+4:], 1<<20)
+			return reseal(b)
+		}), ErrCorrupt},
+		{"1.1 encoder terms out of order", cloneOf(legacy, func(b []byte) []byte {
+			o := secOff(b, tagEncTerms)
+			copy(b[o:], b[o+8:o+16])
+			return reseal(b)
+		}), ErrCorrupt},
+		{"1.1 encoder with 2.0 flags", cloneOf(legacy, func(b []byte) []byte {
+			b[secOff(b, tagEncHdr)+4] = encSharedTerms
+			return reseal(b)
+		}), ErrCorrupt},
+		{"encoder row out of range", put32(tagEncIndex, 4, 2), ErrCorrupt},
+		{"encoder row huge", put32(tagEncIndex, 0, 1<<31), ErrCorrupt},
+		{"encoder index missing", clone(func(b []byte) []byte {
+			copy(b[headerSize+sectionSize*(len(sectionOrder2)+len(vectorSections)+3):], "XXXX")
+			return reseal(b)
+		}), ErrCorrupt},
+		{"encoder terms beside the shared flag", cloneOf(own, func(b []byte) []byte {
+			b[secOff(b, tagEncHdr)+4] = encSharedTerms
+			return reseal(b)
+		}), ErrCorrupt},
+		{"own terms without them", cloneOf(own, func(b []byte) []byte {
+			copy(b[headerSize+sectionSize*(len(sectionOrder2)+len(vectorSections)+1):], "XXXX")
+			return reseal(b)
+		}), ErrCorrupt},
+		{"encoder rows not a multiple of the dimension", clone(func(b []byte) []byte {
+			// QVEC is the last section: one byte less, as if a row were cut.
+			rec := b[headerSize+sectionSize*(len(sectionOrder2)+len(vectorSections)+4):]
+			binary.LittleEndian.PutUint32(rec[8:], binary.LittleEndian.Uint32(rec[8:])-1)
+			return reseal(b)
+		}), ErrCorrupt},
 		{"encoder weight NaN", put32(tagEncWgt, 0, 0x7fc00000), ErrCorrupt},
 		{"encoder scale negative", put32(tagEncScale, 8, math.Float32bits(-0.5)), ErrCorrupt},
-		{"encoder value -128", clone(func(b []byte) []byte { b[secOff(b, tagEncData)+11] = 0x80; return reseal(b) }), ErrCorrupt},
-		{"encoder header reserved", clone(func(b []byte) []byte {
-			b[secOff(b, tagEncHdr)+4] = 1
+		{"encoder value -128", clone(func(b []byte) []byte { b[secOff(b, tagEncData)+7] = 0x80; return reseal(b) }), ErrCorrupt},
+		{"postings offsets past the gaps", put32(tagLexPOff, 12, 99), ErrCorrupt},
+		{"postings offsets decrease", put32(tagLexPOff, 4, 5), ErrCorrupt},
+		{"postings offsets not from 0", put32(tagLexPOff, 0, 1), ErrCorrupt},
+		{"document gap past the skills", clone(func(b []byte) []byte { b[secOff(b, tagLexGaps)] = 3; return reseal(b) }), ErrCorrupt},
+		{"documents past the skills", clone(func(b []byte) []byte { b[secOff(b, tagLexGaps)+2] = 1; return reseal(b) }), ErrCorrupt},
+		{"document gap cut", clone(func(b []byte) []byte { b[secOff(b, tagLexGaps)+4] = 0x81; return reseal(b) }), ErrCorrupt},
+		{"frequency index past the values", clone(func(b []byte) []byte { b[secOff(b, tagLexTFIdx)+1] = 3; return reseal(b) }), ErrCorrupt},
+		{"frequency index overlong", clone(func(b []byte) []byte { b[secOff(b, tagLexTFIdx)+4] = 0x80; return reseal(b) }), ErrCorrupt},
+		{"frequency NaN", put32(tagLexTFVal, 4, 0x7fc00000), ErrCorrupt},
+		{"frequency negative", put32(tagLexTFVal, 0, math.Float32bits(-1)), ErrCorrupt},
+		{"bytes after the last posting", clone(func(b []byte) []byte {
+			// One posting fewer: the last term's offset one down, its gap and index left over.
+			rec := b[secOff(b, tagLexPOff)+12:]
+			binary.LittleEndian.PutUint32(rec, binary.LittleEndian.Uint32(rec)-1)
+			return reseal(b)
+		}), ErrCorrupt},
+		{"1.0 postings out of order", cloneOf(legacy, func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[secOff(b, tagLexPost)+16:], 2)
+			return reseal(b)
+		}), ErrCorrupt},
+		{"encoder header unknown flag", clone(func(b []byte) []byte {
+			b[secOff(b, tagEncHdr)+4] = 2
 			return reseal(b)
 		}), ErrCorrupt},
 	}
@@ -389,7 +545,7 @@ func TestDecodeSkipsUnknownSections(t *testing.T) {
 		tags = append(tags, s.Tag)
 	}
 	tags = append(tags[:3], append([]string{"ZNEW"}, tags[3:]...)...)
-	newer, err := assemble(tags, bodies, Minor+1)
+	newer, err := assemble(tags, bodies, Major, Minor+1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,6 +564,14 @@ func FuzzDecode(f *testing.F) {
 	f.Add(good[:len(good)/2])
 	f.Add([]byte(Magic))
 	f.Add(encode(f, testVectorArtifact()))
+	f.Add(encode(f, testOwnTerms()))
+	f.Add(encode(f, testVectorsOnly()))
+	if legacy, err := encodeAs(testVectorArtifact(), true); err == nil {
+		f.Add(legacy)
+	}
+	if legacy, err := encodeAs(testArtifact(), true); err == nil {
+		f.Add(legacy)
+	}
 	empty, _ := Encode(&Artifact{})
 	f.Add(empty)
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -429,23 +593,124 @@ func FuzzDecode(f *testing.F) {
 				t.Errorf("a re-encoded artifact does not decode: %v", err)
 			}
 		}
-		// Decode may allocate the Graph and the section table, nothing proportional to a count.
+		// Decode may allocate the Graph, the section table and 2.0's expanded postings (8 bytes
+		// a posting, each taking at least 2 bytes of input), nothing proportional to a count.
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		Decode(b)
 		runtime.ReadMemStats(&after)
-		if used := after.TotalAlloc - before.TotalAlloc; used > 4096+uint64(MaxSections)*64 {
+		if used := after.TotalAlloc - before.TotalAlloc; used > 4096+uint64(MaxSections)*64+4*uint64(len(b)) {
 			t.Errorf("Decode of %d bytes allocated %d bytes", len(b), used)
 		}
 	})
 }
 
+// Gaps of 128 and more and over 128 distinct frequencies take varints of two bytes; 2.0 reads
+// them back as 1.0 holds them.
+func TestPostingsWide(t *testing.T) {
+	a := &Artifact{Lexicon: Lexicon{K1: 1.2, B: 0.75, AvgDL: 1}}
+	for i := range 300 {
+		a.Skills = append(a.Skills, Skill{Name: "s" + strconv.Itoa(i)})
+		a.Lexicon.DocLen = append(a.Lexicon.DocLen, 1)
+	}
+	for term := range 150 {
+		a.Lexicon.Terms = append(a.Lexicon.Terms, "t"+strconv.Itoa(1000+term))
+		a.Lexicon.Postings = append(a.Lexicon.Postings, []Posting{
+			{Doc: uint32(term), TF: float32(term)}, {Doc: 200, TF: float32(term) + 0.5}, {Doc: 299, TF: 1000},
+		})
+	}
+	b := encode(t, a)
+	old, err := encodeAs(a, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, g1 := decode(t, b), decode(t, old)
+	if len(b) >= len(old) {
+		t.Errorf("2.0 takes %d bytes, 1.0 %d", len(b), len(old))
+	}
+	for term := range g.NumTerms() {
+		if got, want := g.PostingBytes(term), g1.PostingBytes(term); !bytes.Equal(got, want) {
+			t.Fatalf("PostingBytes(%d) = %v, 1.0 gives %v", term, got, want)
+		}
+	}
+	if diff := cmp.Diff(view(g1), view(g)); diff != "" {
+		t.Errorf("2.0 reads differently from 1.0 (-1.0 +2.0):\n%s", diff)
+	}
+}
+
+// benchArtifact is an artifact of the real 859-skill library's shape (../shared/data/skills):
+// skills with 2,400-byte bodies, 8,500 terms over 82,000 postings whose frequencies take 61
+// values, 128-dimensional vectors and an encoder over the lexicon's terms whose rows repeat
+// (5,300 distinct of 8,500). Its values come from a fixed seed.
+func benchArtifact() *Artifact {
+	const n, terms, dim, postings, distinctRows = 859, 8500, 128, 82000, 5300
+	rng := rand.New(rand.NewPCG(1, 2))
+	a := &Artifact{Lexicon: Lexicon{K1: 1.2, B: 0.75, AvgDL: 60}}
+	body := strings.Repeat("step ", 480)
+	for i := range n {
+		name := "skill-" + strconv.Itoa(i)
+		a.Skills = append(a.Skills, Skill{Name: name, Description: "what " + name + " does", Source: name + "/SKILL.md", Body: body + name})
+		a.Lexicon.DocLen = append(a.Lexicon.DocLen, float32(20+rng.IntN(200)))
+	}
+	for i := range n - 1 {
+		a.Edges = append(a.Edges, Edge{Source: i, Target: i + 1, Weight: 0.5, Assoc: 0.5, State: Confirmed, Type: Workflow})
+	}
+	for t := range terms {
+		a.Lexicon.Terms = append(a.Lexicon.Terms, "t"+strconv.Itoa(100000+t))
+		docs := map[uint32]bool{}
+		for range 1 + rng.IntN(2*postings/terms) {
+			docs[uint32(rng.IntN(n))] = true
+		}
+		var ps []Posting
+		for _, d := range slices.Sorted(maps.Keys(docs)) {
+			ps = append(ps, Posting{Doc: d, TF: 0.5 * float32(1+rng.IntN(61))})
+		}
+		a.Lexicon.Postings = append(a.Lexicon.Postings, ps)
+	}
+	quantized := func(rows int) []int8 {
+		out := make([]int8, rows*dim)
+		for i := range out {
+			out[i] = int8(rng.IntN(255) - 127)
+		}
+		return out
+	}
+	a.Vectors = &Vectors{Model: "bench", Dim: dim, Scale: make([]float32, n), Data: quantized(n)}
+	rows := quantized(distinctRows)
+	q := &QueryEncoder{Dim: dim, Terms: a.Lexicon.Terms, Weight: make([]float32, terms), Scale: make([]float32, terms)}
+	for t := range terms {
+		r := t
+		if t >= distinctRows {
+			r = rng.IntN(distinctRows)
+		}
+		q.Data = append(q.Data, rows[r*dim:(r+1)*dim]...)
+		q.Weight[t], q.Scale[t] = 1, 0.01
+	}
+	a.Encoder = q
+	return a
+}
+
+// BenchmarkDecode is the load time of an artifact: checksum, validation and, in 2.0, the
+// postings' expansion; "sample" is the small test artifact, the others benchArtifact as 1.1
+// and 2.0 wrote it (bytes reported per load).
 func BenchmarkDecode(b *testing.B) {
-	data := encode(b, testArtifact())
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := Decode(data); err != nil {
+	big := benchArtifact()
+	for _, c := range []struct {
+		name   string
+		a      *Artifact
+		legacy bool
+	}{{"sample", testArtifact(), false}, {"real-shape-1.1", big, true}, {"real-shape-2.0", big, false}} {
+		data, err := encodeAs(c.a, c.legacy)
+		if err != nil {
 			b.Fatal(err)
 		}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Decode(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(data)), "artifact-bytes")
+		})
 	}
 }

@@ -169,8 +169,9 @@ func checkRows(scale, weight []float32, data []int8) error {
 	return nil
 }
 
-// vectorBodies returns the 1.1 section bodies of a (checked) artifact, appending strings to heap.
-func (a *Artifact) vectorBodies(heap *stringHeap, bodies map[string][]byte) []string {
+// vectorBodies puts the vector and encoder section bodies of a (checked) artifact in bodies,
+// appending strings to heap, and returns their tags in order: format 2.0's, or with legacy 1.1's.
+func (a *Artifact) vectorBodies(heap *stringHeap, bodies map[string][]byte, legacy bool) []string {
 	v, q := a.Vectors, a.Encoder
 	if v == nil {
 		return nil
@@ -183,15 +184,49 @@ func (a *Artifact) vectorBodies(heap *stringHeap, bodies map[string][]byte) []st
 	if q == nil {
 		return tags
 	}
-	qhdr := binary.LittleEndian.AppendUint32(nil, uint32(q.Dim))
-	qhdr = binary.LittleEndian.AppendUint32(qhdr, 0)
-	var qtrm []byte
-	for _, t := range q.Terms {
-		qtrm = heap.ref(qtrm, t)
+	bodies[tagEncWgt], bodies[tagEncScale] = f32Bytes(q.Weight), f32Bytes(q.Scale)
+	var flags uint32
+	if !legacy && slices.Equal(q.Terms, a.Lexicon.Terms) {
+		flags |= encSharedTerms
 	}
-	bodies[tagEncHdr], bodies[tagEncTerms] = qhdr, qtrm
-	bodies[tagEncWgt], bodies[tagEncScale], bodies[tagEncData] = f32Bytes(q.Weight), f32Bytes(q.Scale), i8Bytes(q.Data)
-	return append(tags, encoderSections...)
+	bodies[tagEncHdr] = binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, uint32(q.Dim)), flags)
+	if flags&encSharedTerms == 0 {
+		var qtrm []byte
+		for _, t := range q.Terms {
+			qtrm = heap.ref(qtrm, t)
+		}
+		bodies[tagEncTerms] = qtrm
+	}
+	if legacy {
+		bodies[tagEncData] = i8Bytes(q.Data)
+		return append(tags, encoderSections...)
+	}
+	bodies[tagEncIndex], bodies[tagEncData] = dedupRows(q.Data, q.Dim)
+	for _, tag := range encoderSections2 {
+		if _, ok := bodies[tag]; ok {
+			tags = append(tags, tag)
+		}
+	}
+	return tags
+}
+
+// dedupRows splits data, rows of dim values, into the distinct rows in order of first use and
+// each row's index among them (u32, little-endian): QIDX and QVEC of format 2.0.
+func dedupRows(data []int8, dim int) (index, rows []byte) {
+	first := map[string]uint32{}
+	n := len(data) / dim
+	index = make([]byte, 0, 4*n)
+	for t := 0; t < n; t++ {
+		row := i8Bytes(data[t*dim : (t+1)*dim])
+		r, ok := first[string(row)]
+		if !ok {
+			r = uint32(len(first))
+			first[string(row)] = r
+			rows = append(rows, row...)
+		}
+		index = binary.LittleEndian.AppendUint32(index, r)
+	}
+	return index, rows
 }
 
 func f32Bytes(fs []float32) []byte {

@@ -21,7 +21,7 @@
 // (limits.go), 413 for a body over MaxBodyBytes, 404 for an unknown route or skill, 405 (with
 // Allow) for a method the route does not take; a bug is a 500, never the end of the program.
 // Feedback is validated here (CheckFeedback) and kept by the host's FeedbackStore: without one
-// the route answers 501 (the edge worker has none yet), a body not sent as application/json is
+// the route answers 501 (the edge worker answers its own 501 naming its KV binding), a body not sent as application/json is
 // a 415, and a store's refusal for load is a 429 with Retry-After.
 // Query parameters are read in sorted order, so a request with two bad ones always names the
 // same one.

@@ -28,7 +28,7 @@ const (
 )
 
 // FeedbackStore keeps feedback a host accepted. The API only validates a report and hands it
-// over; where it goes (a file for caskg serve, nothing yet on the worker) is the host's. Append
+// over; where it goes (a file for caskg serve, a Workers KV namespace on the worker) is the host's. Append
 // may be called concurrently. A store that refuses for load returns a *RateLimitError, which
 // the API answers with 429 and Retry-After; any other error is a 500.
 type FeedbackStore interface {

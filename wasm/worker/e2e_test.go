@@ -117,12 +117,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// startWorkerd serves the bundle with the config constant name ("config" or "perRequest") on
-// a free port of 127.0.0.1 and returns its base URL once /v1/health answers. workerd is
-// stopped when the test ends.
-func startWorkerd(tb testing.TB, config string) string {
+// startWorkerd serves the bundle with the config constant name ("config", "perRequest" or
+// "feedback") and workerd's further args on a free port of 127.0.0.1 and returns its base URL
+// once /v1/health answers. workerd is stopped when the test ends.
+func startWorkerd(tb testing.TB, config string, args ...string) string {
 	tb.Helper()
-	base := serveBundle(tb, bundleDir(tb), config)
+	base := serveBundle(tb, bundleDir(tb), config, args...)
 	// The first request starts the Go program; wait for it a bounded number of times.
 	var lastErr error
 	for range 100 {
@@ -142,8 +142,9 @@ func startWorkerd(tb testing.TB, config string) string {
 	return ""
 }
 
-// serveBundle starts workerd on the bundle in dir and returns its base URL once it listens.
-func serveBundle(tb testing.TB, dir, config string) string {
+// serveBundle starts workerd on the bundle in dir, with the config constant name and further
+// args, and returns its base URL once it listens.
+func serveBundle(tb testing.TB, dir, config string, args ...string) string {
 	tb.Helper()
 	bin := workerdPath(tb)
 	ctl, ctlW, err := os.Pipe()
@@ -152,8 +153,8 @@ func serveBundle(tb testing.TB, dir, config string) string {
 	}
 	defer ctl.Close()
 	var logs bytes.Buffer
-	cmd := exec.Command(bin, "serve", filepath.Join(dir, "workerd.capnp"), config,
-		"--socket-addr", "http=127.0.0.1:0", "--control-fd", "3")
+	cmd := exec.Command(bin, append([]string{"serve", filepath.Join(dir, "workerd.capnp"), config,
+		"--socket-addr", "http=127.0.0.1:0", "--control-fd", "3"}, args...)...)
 	cmd.ExtraFiles = []*os.File{ctlW}
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
@@ -243,7 +244,8 @@ func TestWorkerd(t *testing.T) {
 			if strings.HasPrefix(c.target, api.Prefix) {
 				var sv answer
 				sv.status, sv.header, sv.body = do(t, srv, c)
-				if d := sameAnswer(wd, sv); d != "" {
+				checkAnswer(t, c.forServe(), sv.status, sv.header, sv.body)
+				if d := sameAnswer(wd, sv, c.serve == ""); d != "" {
 					t.Errorf("%s %s: workerd and serve differ: %s", c.method, c.target, d)
 				}
 			}
@@ -313,6 +315,53 @@ func TestWorkerdPerRequest(t *testing.T) {
 	c := apiCases()[0]
 	status, h, body := do(t, base, c)
 	checkAnswer(t, c, status, h, body)
+}
+
+// With a KV namespace bound as CASKG_FEEDBACK (workerd.capnp's feedback config: a writable
+// directory stands in for the namespace), POST /v1/feedback stores each report as one entry,
+// keyed fb-<time>-<random>, holding caskg serve's trace line; refused reports store nothing.
+func TestWorkerdFeedback(t *testing.T) {
+	kvDir := t.TempDir()
+	base := startWorkerd(t, "feedback", "--directory-path", "feedback-kv="+kvDir)
+	json := map[string]string{"Content-Type": "application/json"}
+	reports := []apiCase{
+		{method: "POST", target: "/v1/feedback", header: json, status: 200, want: `{"status":"recorded"}`,
+			body: `{"query":"heat some egg","used":["heat-object-in-microwave","pick-up-object"],"outcome":"success"}`},
+		{method: "POST", target: "/v1/feedback", header: json, status: 200, want: `{"status":"recorded"}`,
+			body: `{"query":"cool a tomato","used":["cool-object-in-fridge"]}`},
+		{method: "POST", target: "/v1/feedback", header: json, status: 400, want: `not skills of this artifact`,
+			body: `{"query":"fly","used":["fly-to-the-moon"]}`},
+		{method: "POST", target: "/v1/feedback", status: 415, want: `feedback takes application/json`,
+			body: `{"query":"heat some egg","used":["heat-object-in-microwave"]}`},
+	}
+	for _, c := range reports {
+		status, h, body := do(t, base, c)
+		checkAnswer(t, c, status, h, body)
+	}
+	entries, err := os.ReadDir(kvDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, e := range entries {
+		if !keyPattern.MatchString(e.Name()) {
+			t.Errorf("KV key %q, want fb-<time>-<16 hex digits>", e.Name())
+		}
+		b, err := os.ReadFile(filepath.Join(kvDir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The query is not stored: the config does not opt in (CASKG_FEEDBACK_QUERY_TEXT).
+		lines = append(lines, strings.Replace(string(b), e.Name(), "KEY", 1))
+	}
+	slices.Sort(lines)
+	want := []string{
+		`{"id":"KEY","skills":["cool-object-in-fridge"]}` + "\n",
+		`{"id":"KEY","skills":["heat-object-in-microwave","pick-up-object"],"outcome":"success"}` + "\n",
+	}
+	if !slices.Equal(lines, want) {
+		t.Errorf("KV entries %q, want %q", lines, want)
+	}
 }
 
 // A worker whose artifact does not decode answers every request with a 500 naming the problem.

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/testlib"
 )
@@ -19,9 +18,9 @@ import (
 // The worker's handler (package api's) runs natively here, under workerd in e2e_test.go and
 // beside caskg serve in parity_test.go, on the same cases.
 
-func sampleServer(tb testing.TB) *api.Handler {
+func sampleServer(tb testing.TB) http.Handler {
 	tb.Helper()
-	s, err := newServer(testlib.Sample(tb))
+	s, err := newServer(testlib.Sample(tb), nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -38,6 +37,9 @@ type apiCase struct {
 	status                     int
 	want                       string // a substring of the body
 	wantHeader                 [2]string
+	// serve, when set, is a substring of caskg serve's body, which differs from the worker's
+	// by design; status and key headers must still agree.
+	serve string
 }
 
 var longQuery = strings.Repeat("heat the egg ", 700) // 9,100 bytes
@@ -45,7 +47,7 @@ var longQuery = strings.Repeat("heat the egg ", 700) // 9,100 bytes
 func apiCases() []apiCase {
 	return []apiCase{
 		{name: "health", method: "GET", target: "/v1/health", status: 200,
-			want: `"artifact":{"format":"1.1","checksum":"crc32c:`},
+			want: `"artifact":{"format":"2.0","checksum":"crc32c:`},
 		{name: "health counts", method: "GET", target: "/v1/health", status: 200, want: `"skills":96,"edges":`},
 		{name: "health version", method: "GET", target: "/v1/health", status: 200, want: `{"status":"ok","version":"` + engine.Version + `","go":"go`},
 		{name: "retrieve GET", method: "GET", target: "/v1/retrieve?q=heat+some+egg&k=3", status: 200,
@@ -113,10 +115,11 @@ func apiCases() []apiCase {
 			wantHeader: [2]string{"Access-Control-Allow-Headers", "Content-Type"}},
 		{name: "preflight age", method: "OPTIONS", target: "/v1/health", status: 204,
 			wantHeader: [2]string{"Access-Control-Max-Age", "86400"}},
-		// Neither host has a feedback store here (the worker has none yet): 501, named.
+		// Neither host has a feedback store here: 501, naming what each host needs.
 		{name: "feedback without a store", method: "POST", target: "/v1/feedback",
 			body: `{"query":"heat some egg","used":["heat-object-in-microwave"],"outcome":"success"}`, status: 501,
-			want: `{"error":"api: feedback is not configured on this server: it records no reports (caskg serve records them with --feedback FILE)"}`},
+			want:  `{"error":"api: feedback is not configured on this worker: it records no reports (bind a Workers KV namespace as CASKG_FEEDBACK to record them)"}`,
+			serve: `{"error":"api: feedback is not configured on this server: it records no reports (caskg serve records them with --feedback FILE)"}`},
 		{name: "feedback GET", method: "GET", target: "/v1/feedback", status: 405,
 			want: `{"error":"api: GET /v1/feedback: allowed are POST, OPTIONS"}`, wantHeader: [2]string{"Allow", "POST, OPTIONS"}},
 		{name: "feedback preflight", method: "OPTIONS", target: "/v1/feedback", status: 204,
@@ -204,7 +207,7 @@ func TestBadArtifact(t *testing.T) {
 	for _, tt := range testlib.BadArtifacts(testlib.Sample(t)) {
 		t.Run(tt.Name, func(t *testing.T) {
 			want := "worker: artifact: " + tt.Err.Error()
-			if _, err := newServer(tt.Data); err == nil || !strings.HasPrefix(err.Error(), want) {
+			if _, err := newServer(tt.Data, nil); err == nil || !strings.HasPrefix(err.Error(), want) {
 				t.Errorf("newServer = %v, want an error starting %q", err, want)
 			}
 		})

@@ -3,7 +3,17 @@
 #
 #   workerd serve bin/worker/workerd.capnp                  one Go program per isolate (default)
 #   workerd serve bin/worker/workerd.capnp perRequest       a Go program per request (stock glue)
+#   workerd serve bin/worker/workerd.capnp feedback         POST /v1/feedback into a local KV store
 #   --socket-addr http=127.0.0.1:9000                       another address
+#   --directory-path feedback-kv=/some/dir                  where the feedback config keeps its KV
+#                                                           entries (an existing directory)
+#
+# The feedback config binds a Workers KV namespace as CASKG_FEEDBACK, the binding the worker
+# stores feedback in (one entry per report; see wasm/worker/feedback.go). workerd sends a KV
+# namespace's operations as HTTP requests to the service bound, here a writable directory: each
+# entry is a file named by its key, holding the trace line. The directory's path is relative to
+# where workerd runs: bin/worker/feedback from the repository's root, as make worker-dev runs it
+# (make worker creates it).
 #
 # Deploying to Cloudflare uses wrangler.toml at the repository's root instead.
 using Workerd = import "/workerd/workerd.capnp";
@@ -18,6 +28,14 @@ const perRequest :Workerd.Config = (
   sockets = [(name = "http", address = "127.0.0.1:8787", http = (), service = "caskg")],
 );
 
+const feedback :Workerd.Config = (
+  services = [
+    (name = "caskg", worker = .feedbackWorker),
+    (name = "feedback-kv", disk = (path = "bin/worker/feedback", writable = true)),
+  ],
+  sockets = [(name = "http", address = "127.0.0.1:8787", http = (), service = "caskg")],
+);
+
 const worker :Workerd.Worker = (
   modules = .modules,
   compatibilityDate = "2026-11-01",
@@ -28,6 +46,15 @@ const perRequestWorker :Workerd.Worker = (
   modules = .modules,
   compatibilityDate = "2026-11-01",
   bindings = [(name = "CASKG_INSTANCE", text = "per-request")],
+);
+
+const feedbackWorker :Workerd.Worker = (
+  modules = .modules,
+  compatibilityDate = "2026-11-01",
+  bindings = [
+    (name = "CASKG_INSTANCE", text = "isolate"),
+    (name = "CASKG_FEEDBACK", kvNamespace = "feedback-kv"),
+  ],
 );
 
 const modules :List(Workerd.Worker.Module) = [
