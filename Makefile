@@ -181,8 +181,11 @@ npm: wasm ## build the npm package bin/caskg-VERSION.tgz (caskg.js, caskg.d.ts, 
 # runs, publish-all, the per-channel seed ablation, and on the sets with gold edges the
 # evaluation-only oracle prober at error rates EVAL_ORACLE. Then it writes EVALUATION.md and
 # rewrites the README between <!-- eval:begin --> and <!-- eval:end --> (caskg eval --report).
+# Last, bin/caskg-learn (native/harness/learn) replays the training runs of ToolLinkOS,
+# Seal-Tools and NESTFUL through POST /v1/feedback with caskg update after each batch, and writes
+# the learning curves into EVALUATION.md and the plot EVALUATION-learning.svg.
 # --role marks the sets the defaults were tuned on and the sets kept as checks. Deterministic
-# except the build times (kept in their own section); about a minute on two cores.
+# except the build times (kept in their own section); two to four minutes on two cores.
 EVAL_DIR    := $(BIN)/eval
 EVAL_ORACLE := 0.1,0.3
 TOOLLINK    := $(SHARED)/eval/toollinkos
@@ -191,7 +194,7 @@ NESTFUL     := $(SHARED)/eval/nestful
 EVAL_SETS   := sample skillsbench toollinkos sealtools nestful
 
 .PHONY: eval
-eval: build ## build and score every dev set (no graph, default, + traces, publish-all, oracle); write EVALUATION.md and the README results (needs ../shared/data)
+eval: build ## build and score every dev set (no graph, default, + traces, publish-all, oracle) and the learning curves; write EVALUATION.md, its plot and the README results (needs ../shared/data)
 	@mkdir -p $(EVAL_DIR)
 	$(CASKG) eval --compare graphs/sample --tasks graphs/sample-tasks.jsonl --role check \
 		--title "Sample tasks (graphs/sample)" --label "sample" --json -o $(EVAL_DIR)/sample.json
@@ -207,6 +210,8 @@ eval: build ## build and score every dev set (no graph, default, + traces, publi
 		--traces $(NESTFUL)/traces_train.jsonl --oracle-errors $(EVAL_ORACLE) --role check \
 		--title "NESTFUL (133 tools)" --label "NESTFUL" --json -o $(EVAL_DIR)/nestful.json
 	$(CASKG) eval --report $(EVAL_SETS:%=$(EVAL_DIR)/%.json) -o EVALUATION.md --readme README.md
+	$(GO) build $(GOFLAGS_BUILD) -o $(BIN)/caskg-learn ./native/harness/learn
+	$(BIN)/caskg-learn -shared $(SHARED) -dir $(EVAL_DIR)/learn -results $(EVAL_DIR) -evaluation EVALUATION.md -svg EVALUATION-learning.svg
 
 # --- Browser playground and caskg serve ------------------------------------------------------
 # make serve (and the end of make demo) serves the playground, caskg.js and the module embedded in

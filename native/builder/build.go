@@ -121,12 +121,14 @@ type Report struct {
 	ByState         map[string]int `json:"by_state"` // published edges per state
 	ByType          map[string]int `json:"by_type"`
 	TraceSkipped    int            `json:"trace_names_unknown,omitempty"`
+	TraceFailures   int            `json:"trace_failures,omitempty"` // failed runs read as evidence (traceStats.addFailure)
 	// TracePrior is the Beta prior (a, b) of co-use fitted on held-out runs (traceStats.fitPrior).
 	TracePrior    []float64          `json:"trace_prior,omitempty"`
 	Bytes         int                `json:"bytes"`
 	StageSeconds  map[string]float64 `json:"stage_seconds"`
 	TotalSeconds  float64            `json:"seconds"`
 	FailedSamples []string           `json:"failed_samples,omitempty"` // a few failed probe answers
+	Update        *UpdateReport      `json:"update,omitempty"`         // what caskg update reused
 	PlannedProbes int                `json:"planned_probes,omitempty"` // dry run: probes and judge prompts
 	PlannedCalls  int                `json:"planned_calls,omitempty"`  // dry run: of those, not cached
 }
@@ -154,6 +156,9 @@ type builder struct {
 	keyMakers map[string]int
 	keyTakers map[string]int
 	rep       *Report
+	rec       *recorder // what a later Update reuses; nil when not recording
+	// quarterCache holds each source's least similar quarter, for substitutes (b.quarters).
+	quarterCache map[int][]int
 }
 
 // Build is BuildContext with a background context.
@@ -164,28 +169,39 @@ func Build(skills []ingest.Skill, opt Options) ([]byte, *Report, error) {
 // BuildContext makes the artifact for skills (identity by name; the caller removed duplicates).
 // Skills are ordered by name, so the artifact does not depend on the order they were read in.
 func BuildContext(ctx context.Context, skills []ingest.Skill, opt Options) ([]byte, *Report, error) {
+	data, _, rep, err := build(ctx, skills, opt, nil, false)
+	return data, rep, err
+}
+
+// build is BuildContext that can also record the build's state for a later Update (record) and
+// reuse what an earlier build computed (prev; nil for a full build). With prev, the skills and
+// options must be prev's (Update checks that): only the runs differ.
+func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse, record bool) ([]byte, *State, *Report, error) {
 	start := time.Now()
 	rep := &Report{Variant: opt.Variant, PerChannel: map[string]int{}, ByState: map[string]int{},
 		ByType: map[string]int{}, Calibrated: map[string]int{}, StageSeconds: map[string]float64{}}
 	stage := func(name string, t time.Time) { rep.StageSeconds[name] += time.Since(t).Seconds() }
 	if err := opt.Validate(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if len(skills) == 0 {
-		return nil, nil, fmt.Errorf("builder: no skills to build from")
+		return nil, nil, nil, fmt.Errorf("builder: no skills to build from")
 	}
 	skills = append([]ingest.Skill(nil), skills...)
 	sort.Slice(skills, func(a, b int) bool { return skills[a].Name < skills[b].Name })
 	index := make(map[string]int, len(skills))
 	for i, s := range skills {
 		if _, dup := index[s.Name]; dup {
-			return nil, nil, fmt.Errorf("builder: duplicate skill name %q (%s)", s.Name, s.Source)
+			return nil, nil, nil, fmt.Errorf("builder: duplicate skill name %q (%s)", s.Name, s.Source)
 		}
 		index[s.Name] = i
 	}
 
 	t := time.Now()
 	b := &builder{opt: opt, skills: skills, index: index, rep: rep}
+	if record && !opt.DryRun {
+		b.rec = newRecorder(opt, len(skills))
+	}
 	b.feat, b.idf = extractFeatures(skills, index)
 	b.keyMakers, b.keyTakers = countKeys(b.feat)
 	for _, w := range b.idf {
@@ -194,18 +210,26 @@ func BuildContext(ctx context.Context, skills []ingest.Skill, opt Options) ([]by
 	b.traces, rep.TraceSkipped = newTraceStats(opt.Traces, index)
 	if b.traces != nil {
 		rep.TracePrior = []float64{b.traces.priorA, b.traces.priorB}
+		rep.TraceFailures = b.traces.failures
 	}
 	stage("features", t)
-	if opt.Embedder != nil {
+	if prev != nil {
+		// The library is the earlier build's: so are its vectors, its query encoder and the
+		// substitutes' quarters.
+		b.vectors, b.encoder, b.quarterCache = prev.vectors, prev.encoder, prev.quarters
+		if b.vectors != nil {
+			rep.Embedder = b.vectors.Model
+		}
+	} else if opt.Embedder != nil {
 		t = time.Now()
 		var err error
 		if b.vectors, b.encoder, err = Semantic(ctx, opt.Embedder, skills); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		rep.Embedder = opt.Embedder.ID()
 		stage("embed", t)
 	} else if opt.Variant == VariantSemanticOnly {
-		return nil, nil, fmt.Errorf("builder: variant %s needs an embedder", VariantSemanticOnly)
+		return nil, nil, nil, fmt.Errorf("builder: variant %s needs an embedder", VariantSemanticOnly)
 	}
 	t = time.Now()
 	b.signals = b.activeSignals()
@@ -217,22 +241,27 @@ func BuildContext(ctx context.Context, skills []ingest.Skill, opt Options) ([]by
 	stage("features", t)
 
 	t = time.Now()
-	cands := b.candidates(rep)
+	var cands []Candidate
+	if prev != nil {
+		cands = b.updateCandidates(rep, prev)
+	} else {
+		cands = b.candidates(rep)
+	}
 	rep.Candidates = len(cands)
 	stage("candidates", t)
 
 	if opt.DryRun {
 		if err := b.plan(ctx, cands); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		rep.Skills = len(skills)
 		rep.TotalSeconds = time.Since(start).Seconds()
-		return nil, rep, nil
+		return nil, nil, rep, nil
 	}
 	if opt.Judge != nil && b.lambda(ChanJudge) > 0 {
 		t = time.Now()
 		if err := b.judge(ctx, cands); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		stage("judge", t)
 	}
@@ -243,6 +272,9 @@ func BuildContext(ctx context.Context, skills []ingest.Skill, opt Options) ([]by
 		edges = publishAll(cands, opt.EpsWeight)
 		stage("publish", t)
 	} else {
+		if b.rec != nil || prev != nil {
+			b.wrapProber(prev)
+		}
 		t = time.Now()
 		frontier := b.frontier(cands)
 		rep.Frontier = len(frontier)
@@ -250,7 +282,7 @@ func BuildContext(ctx context.Context, skills []ingest.Skill, opt Options) ([]by
 
 		t = time.Now()
 		if err := b.probe(ctx, cands, frontier); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		stage("probes", t)
 
@@ -269,11 +301,15 @@ func BuildContext(ctx context.Context, skills []ingest.Skill, opt Options) ([]by
 		docs[i] = engine.Doc{Name: s.Name, Description: s.Description, Tags: s.Tags, Schema: s.SchemaText, Body: s.Body}
 	}
 	art.Edges = edges
-	art.Lexicon = engine.BuildLexicon(docs)
+	if prev != nil && prev.lexicon != nil {
+		art.Lexicon = *prev.lexicon // a function of the library alone, which is the earlier build's
+	} else {
+		art.Lexicon = engine.BuildLexicon(docs)
+	}
 	art.Vectors, art.Encoder = b.vectors, b.encoder
 	data, err := graphs.Encode(art)
 	if err != nil {
-		return nil, nil, fmt.Errorf("builder: %w", err)
+		return nil, nil, nil, fmt.Errorf("builder: %w", err)
 	}
 	stage("encode", t)
 
@@ -284,8 +320,12 @@ func BuildContext(ctx context.Context, skills []ingest.Skill, opt Options) ([]by
 		rep.ByType[e.Type.String()]++
 	}
 	rep.Bytes = len(data)
+	var st *State
+	if b.rec != nil {
+		st = b.state(data)
+	}
 	rep.TotalSeconds = time.Since(start).Seconds()
-	return data, rep, nil
+	return data, st, rep, nil
 }
 
 // Validate rejects options outside their ranges, naming the option.

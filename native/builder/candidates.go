@@ -179,6 +179,7 @@ func (b *builder) propose(i int, pool []int, rep *Report) []Candidate {
 			rep.PerChannel[s.Name]++
 		}
 	}
+	b.recordChosen(i, pool, chosen) // for a later Update (update.go)
 	var mine []Candidate
 	for k := range pool {
 		if chosen[k] {

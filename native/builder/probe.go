@@ -119,7 +119,8 @@ type substitutes struct {
 	cache map[int][]int
 }
 
-func newSubstitutes(b *builder) *substitutes { return &substitutes{b: b, cache: map[int][]int{}} }
+// newSubstitutes starts from the quarters an earlier build found (b.quarters, update.go).
+func newSubstitutes(b *builder) *substitutes { return &substitutes{b: b, cache: b.quarters()} }
 
 func (s *substitutes) pick(i, j int) int {
 	quarter, ok := s.cache[i]

@@ -12,16 +12,18 @@ import (
 	"github.com/caskg/caskg/native/eval"
 )
 
-// Trace is one successful run: the skills it used, in execution order.
+// Trace is one run: the skills it used, in execution order, and whether it failed.
 type Trace struct {
 	ID     string   `json:"id"`
 	Skills []string `json:"skills"`
+	// Failed marks a run reported with "outcome": "failure". Co-use in a failed run is no
+	// evidence that the skills belong together; what a failed run lacked is (traceStats.failed).
+	Failed bool `json:"failed,omitempty"`
 }
 
-// ReadTraces reads a JSONL trace file ({"id", "skills": [...]} per line), naming the file and
-// line of any bad entry. Traces are successful runs: a line with "outcome": "failure" (a failed
-// run reported through caskg's feedback) is left out, since co-use in a failed run is no
-// evidence that the skills belong together; any other outcome must be "success".
+// ReadTraces reads a JSONL trace file ({"id", "skills": [...], "outcome"?} per line), naming the
+// file and line of any bad entry. A line with "outcome": "failure" (a failed run reported
+// through caskg's feedback) is kept as a failed run; any other outcome must be "success".
 func ReadTraces(path string) ([]Trace, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -41,14 +43,15 @@ func ReadTraces(path string) ([]Trace, error) {
 		if raw.Skills == nil {
 			return errors.New(`field "skills" missing`)
 		}
+		failed := false
 		switch raw.Outcome {
 		case "", "success":
 		case "failure":
-			return nil
+			failed = true
 		default:
 			return fmt.Errorf(`field "outcome": %q is not "success" or "failure"`, raw.Outcome)
 		}
-		out = append(out, Trace{ID: string(bytes.Trim(raw.ID, `"`)), Skills: raw.Skills})
+		out = append(out, Trace{ID: string(bytes.Trim(raw.ID, `"`)), Skills: raw.Skills, Failed: failed})
 		return nil
 	})
 	switch {
@@ -62,8 +65,9 @@ func ReadTraces(path string) ([]Trace, error) {
 
 type pair struct{ i, j int }
 
-// traceStats counts, over all traces, how often each skill ran, how often two ran together and
-// how often one ran before the other.
+// traceStats counts, over the successful runs, how often each skill ran, how often two ran
+// together and how often one ran before the other; and, over the failed runs, the companions a
+// skill ran without (failed).
 type traceStats struct {
 	count     map[int]int
 	co        map[pair]int // unordered: stored both ways
@@ -74,6 +78,11 @@ type traceStats struct {
 	runs      [][]int
 	// The Beta prior of P(s_i used | s_j used), fitted to the runs themselves (fitPrior).
 	priorA, priorB float64
+	// failed[{i, j}] is the weight of the failed runs that used s_j without s_i, a companion of
+	// s_j in the successful runs: each such run gives its weight 1 to s_j's missing companions
+	// in equal shares (addFailure).
+	failed   map[pair]float64
+	failures int // failed runs that used a known skill
 }
 
 // newTraceStats indexes traces by skill id; names not in the library are skipped and counted.
@@ -81,11 +90,13 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, int) {
 	if len(traces) == 0 {
 		return nil, 0
 	}
-	t := &traceStats{count: map[int]int{}, co: map[pair]int{}, before: map[pair]int{}, neighbors: map[int][]int{}}
+	t := &traceStats{count: map[int]int{}, co: map[pair]int{}, before: map[pair]int{}, neighbors: map[int][]int{},
+		failed: map[pair]float64{}}
 	unknown := 0
 	sorted := true
+	var failedRuns [][]int
 	for _, tr := range traces {
-		for k := 1; k < len(tr.Skills); k++ {
+		for k := 1; k < len(tr.Skills) && !tr.Failed; k++ {
 			sorted = sorted && tr.Skills[k-1] <= tr.Skills[k]
 		}
 		var ids []int
@@ -102,6 +113,10 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, int) {
 			}
 		}
 		if len(ids) == 0 {
+			continue
+		}
+		if tr.Failed {
+			failedRuns = append(failedRuns, ids)
 			continue
 		}
 		t.traces++
@@ -126,7 +141,35 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, int) {
 	// executed that way: their order is no evidence of which skill comes first.
 	t.ordered = !sorted
 	t.priorA, t.priorB = t.fitPrior()
+	for _, ids := range failedRuns {
+		t.addFailure(ids)
+	}
 	return t, unknown
+}
+
+// addFailure records a failed run that used the skills ids. A run that used s_j without s_i,
+// where the successful runs of s_j used s_i, failed as the counterfactual "remove s_i" predicts
+// if s_i is a prerequisite of s_j: it is a trial of s_j that needed s_i. Which missing companion
+// the run needed is unknown, so the run's weight 1 is shared equally among the companions of
+// s_j it lacked. A companion it did use gets nothing: with both present, the failure says
+// nothing about the pair. A failed run never adds a pair the successful runs did not use.
+func (t *traceStats) addFailure(ids []int) {
+	t.failures++
+	in := make(map[int]bool, len(ids))
+	for _, id := range ids {
+		in[id] = true
+	}
+	for _, j := range ids {
+		var missing []int
+		for _, i := range t.neighbors[j] {
+			if !in[i] {
+				missing = append(missing, i)
+			}
+		}
+		for _, i := range missing {
+			t.failed[pair{i, j}] += 1 / float64(len(missing))
+		}
+	}
 }
 
 // fitPrior chooses the Beta prior (a, b) of P(s_v used | s_u used) that best predicts each run
@@ -222,13 +265,16 @@ func (t *traceStats) predictive() float64 {
 	return (1 + t.priorA) / (1 + t.priorA + t.priorB)
 }
 
-// posterior is the Beta(1, 1) posterior mean of P(s_i used | s_j used) over the runs that used
-// s_j: (1 + co(i, j)) / (2 + n_j), 0 for a pair the runs never used together. Every run of s_j
-// is one trial, so a companion seen in 50 of 52 runs is near certain and one seen once in one
-// run stays uncertain (2/3).
+// posterior is the posterior mean of P(s_i needed | s_j used) under the fitted Beta prior (a, b):
+// (co(i, j) + f + a) / (n_j + f + a + b), 0 for a pair the successful runs never used together.
+// Every successful run of s_j is one trial, a success when it used s_i, so a companion seen in
+// 50 of 52 runs is near certain and one seen once in one run stays uncertain; f, the weight of
+// the failed runs of s_j without s_i (traceStats.failed), counts as that many more trials in
+// which s_i was needed.
 func (t *traceStats) posterior(i, j int) float64 {
 	if t == nil || t.co[pair{i, j}] == 0 {
 		return 0
 	}
-	return (float64(t.co[pair{i, j}]) + t.priorA) / (float64(t.count[j]) + t.priorA + t.priorB)
+	f := t.failed[pair{i, j}]
+	return (float64(t.co[pair{i, j}]) + f + t.priorA) / (float64(t.count[j]) + f + t.priorA + t.priorB)
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/caskg/caskg/graphs"
 )
 
 // TestFitPrior checks that the co-use prior is fitted to how well runs predict each other:
@@ -117,10 +119,10 @@ func TestReadTraces(t *testing.T) {
 			"builder: traces %[1]s:3: not a JSON trace: invalid character 'o' looking for beginning of object key string"},
 		{"no skills", `{"id": "r1"}`, nil, `builder: traces %[1]s:1: field "skills" missing`},
 		{"no traces", "\n\n", nil, "builder: traces %[1]s: no traces"},
-		{"failed runs left out", `{"id": "f", "skills": ["a", "b"], "outcome": "failure"}` + "\n" +
+		{"failed runs marked", `{"id": "f", "skills": ["a", "b"], "outcome": "failure"}` + "\n" +
 			`{"id": "s", "skills": ["b", "c"], "outcome": "success", "task": "t"}` + "\n",
-			[]Trace{{ID: "s", Skills: []string{"b", "c"}}}, ""},
-		{"only failed runs", `{"id": "f", "skills": ["a"], "outcome": "failure"}`, nil, "builder: traces %[1]s: no traces"},
+			[]Trace{{ID: "f", Skills: []string{"a", "b"}, Failed: true}, {ID: "s", Skills: []string{"b", "c"}}}, ""},
+		{"only failed runs", `{"id": "f", "skills": ["a"], "outcome": "failure"}`, []Trace{{ID: "f", Skills: []string{"a"}, Failed: true}}, ""},
 		{"unknown outcome", `{"id": "r", "skills": ["a"], "outcome": "maybe"}`, nil,
 			`builder: traces %[1]s:1: field "outcome": "maybe" is not "success" or "failure"`},
 	}
@@ -144,4 +146,109 @@ func TestReadTraces(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFailedRuns checks how failed runs weigh on the runs' posterior of a pair i → j: a failed
+// run of j without i raises it (the failure is what removing a prerequisite predicts), shared
+// among the companions of j the run lacked; a failed run with both, or of other skills, leaves
+// it; and a failure never makes a pair the successful runs did not use.
+func TestFailedRuns(t *testing.T) {
+	index := map[string]int{"a": 0, "b": 1, "c": 2, "d": 3}
+	ok := func(s ...string) Trace { return Trace{ID: "ok", Skills: s} }
+	fail := func(s ...string) Trace { return Trace{ID: "fail", Skills: s, Failed: true} }
+	// b ran 4 times, twice with a, once with c. The prior is fitted to these runs alone in
+	// every case: failures do not enter it.
+	base := []Trace{ok("a", "b"), ok("a", "b"), ok("b"), ok("b", "c"), ok("d")}
+	stats := func(extra ...Trace) *traceStats {
+		ts, _ := newTraceStats(append(append([]Trace(nil), base...), extra...), index)
+		return ts
+	}
+	ref := stats()
+	tests := []struct {
+		name       string
+		failed     []Trace
+		ab, cb, db float64 // the weight of failures on a → b, c → b, d → b
+	}{
+		{"none", nil, 0, 0, 0},
+		{"b without a or c: shared", []Trace{fail("b")}, 0.5, 0.5, 0},
+		{"b with c, without a", []Trace{fail("b", "c"), fail("c", "b")}, 2, 0, 0},
+		{"b with both", []Trace{fail("a", "b", "c")}, 0, 0, 0},
+		{"other skills", []Trace{fail("d"), fail("a", "c")}, 0, 0, 0},
+		{"unknown names", []Trace{fail("x", "y")}, 0, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := stats(tt.failed...)
+			if ts.priorA != ref.priorA || ts.priorB != ref.priorB || ts.traces != ref.traces {
+				t.Errorf("failed runs changed the prior or the run count")
+			}
+			for _, w := range []struct {
+				i    int
+				want float64
+			}{{0, tt.ab}, {2, tt.cb}, {3, tt.db}} {
+				if got := ts.failed[pair{w.i, 1}]; math.Abs(got-w.want) > 1e-12 {
+					t.Errorf("failure weight on %d → b: %v, want %v", w.i, got, w.want)
+				}
+				base, got := ref.posterior(w.i, 1), ts.posterior(w.i, 1)
+				switch {
+				case w.want > 0 && got <= base:
+					t.Errorf("posterior of %d → b: %.3f with the failures, %.3f without: want higher", w.i, got, base)
+				case w.want == 0 && got != base:
+					t.Errorf("posterior of %d → b: %.3f with the failures, %.3f without: want equal", w.i, got, base)
+				}
+			}
+			if ts.posterior(3, 1) != 0 {
+				t.Errorf("a failure made a pair the successful runs never used")
+			}
+		})
+	}
+}
+
+// TestFailedRunsInBuild shows failed runs at work in a build: a pair the successful runs used
+// together only once in four runs of its target is published weakly, or not at all; failed runs
+// of the target without the source then confirm the edge, and raise its weight. The dev sets'
+// runs have no failures, so this is where the effect is measured.
+func TestFailedRunsInBuild(t *testing.T) {
+	skills := loadLib(t, sampleLib)
+	const src, dst = "sharpen-kitchen-knife", "water-lawn-with-sprinkler" // nothing else links them
+	// Runs that repeat procedures, so that the prior fitted to them trusts co-use (fitPrior),
+	// and the pair: used together in one of the three runs of dst.
+	var runs []Trace
+	for k := range 8 {
+		runs = append(runs, Trace{ID: fmt.Sprint("p", k), Skills: []string{"go-to-location", "pick-up-object", "place-object-in-receptacle"}})
+	}
+	runs = append(runs, Trace{ID: "1", Skills: []string{src, dst}})
+	for k := range 2 {
+		runs = append(runs, Trace{ID: fmt.Sprint("solo", k), Skills: []string{dst}})
+	}
+	edge := func(runs []Trace) (float32, graphs.State) {
+		opt := DefaultOptions()
+		opt.Traces = runs
+		g, _ := buildGraph(t, skills, opt)
+		s, d := -1, -1
+		for i := range g.NumSkills() {
+			switch g.Name(i) {
+			case src:
+				s = i
+			case dst:
+				d = i
+			}
+		}
+		lo, hi := g.Out(s)
+		for e := lo; e < hi; e++ {
+			if g.Target(e) == d {
+				return g.Weight(e), g.State(e)
+			}
+		}
+		return 0, graphs.Unvalidated
+	}
+	w0, s0 := edge(runs)
+	for k := range 10 {
+		runs = append(runs, Trace{ID: fmt.Sprint("fail", k), Skills: []string{dst}, Failed: true})
+	}
+	w1, s1 := edge(runs)
+	if s1 != graphs.Confirmed || w1 <= w0 {
+		t.Errorf("%s → %s: %s at %.3f without failed runs, %s at %.3f with them; want confirmed and heavier", src, dst, s0, w0, s1, w1)
+	}
+	t.Logf("%s → %s: %s at %.3f without failed runs, %s at %.3f with 10", src, dst, s0, w0, s1, w1)
 }

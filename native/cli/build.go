@@ -30,6 +30,7 @@ type buildFlags struct {
 	report  string
 	jsonOut bool
 	quiet   bool
+	state   bool // also write OUT.skg.state for caskg update (update.go)
 }
 
 func (f *buildFlags) register(fs *flag.FlagSet) {
@@ -66,6 +67,7 @@ func (f *buildFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.report, "report", "", "also write the build report as JSON to `file`")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bars")
+	fs.BoolVar(&f.state, "state", false, "also write the build state beside the artifact (OUT.skg"+builder.StateSuffix+"), from which caskg update makes the next artifact without a full build")
 }
 
 // options completes opt from the parsed flags: the channel weights, validation, the traces, the
@@ -130,7 +132,7 @@ func runBuild(c *ctx, args []string) error {
 	f.opt.Embedder = emb
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	data, rep, err := builder.BuildContext(ctx, lib.Skills, f.opt)
+	data, st, rep, err := buildArtifact(ctx, lib.Skills, f.opt, f.state)
 	if err != nil {
 		return err
 	}
@@ -141,6 +143,9 @@ func runBuild(c *ctx, args []string) error {
 	}
 	if err := atomicfile.Write(f.out, data); err != nil {
 		return fmt.Errorf("writing artifact %s: %w", f.out, err)
+	}
+	if err := writeState(f.out, st); err != nil {
+		return err
 	}
 	rep.StageSeconds["fit"] = fit
 	rep.TotalSeconds = time.Since(start).Seconds()

@@ -26,6 +26,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{"build", "LIBRARY... -o OUT.skg", "build a skill graph artifact from SKILL.md trees and tool catalogs", runBuild},
+		{"update", updateArgs, "make the next artifact from an old one, its build state and new runs, without a full build", runUpdate},
 		{"query", "ARTIFACT \"task\" | --batch TASKS.jsonl", "retrieve a ranked skill bundle for a task", runQuery},
 		{"inspect", "ARTIFACT", "show an artifact's counts, degree statistics and sections", runInspect},
 		{"export", "ARTIFACT --format json|dot|graphml", "write the published graph in an interchange format", runExport},

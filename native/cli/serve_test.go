@@ -303,16 +303,23 @@ func TestServeFeedback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got [][]string
+	var got, failed [][]string
 	for _, tr := range traces {
 		if !strings.HasPrefix(tr.ID, "fb-") {
 			t.Errorf("trace id %q, want fb-…", tr.ID)
 		}
-		got = append(got, tr.Skills)
+		if tr.Failed {
+			failed = append(failed, tr.Skills)
+		} else {
+			got = append(got, tr.Skills)
+		}
 	}
-	// The failed run is in the file but not among the traces: only successful runs are traces.
+	// The failed run is read as a failed run, not as a successful one.
 	if want := [][]string{{"pick-up-object", "heat-object-in-microwave"}}; !cmp.Equal(got, want) {
 		t.Errorf("traces %v, want %v", got, want)
+	}
+	if want := [][]string{{"find-lamp"}}; !cmp.Equal(failed, want) {
+		t.Errorf("failed runs %v, want %v", failed, want)
 	}
 	// The task text stays out without --feedback-query-text.
 	if b, _ := os.ReadFile(log); strings.Contains(string(b), "egg") || !strings.Contains(string(b), `"outcome":"failure"`) {

@@ -131,6 +131,15 @@ that are gold; recall: the share of the gold edges published). "—": does not a
 		r.WriteMarkdown(w)
 	}
 	fmt.Fprint(w, `
+## Learning from use
+
+`+LearningBegin+`
+Written by `+"`make eval`"+` after the tables above (`+"`bin/caskg-learn`"+`, native/harness/learn): the
+learning curves of the sets with training runs, taught through `+"`POST /v1/feedback`"+` and
+`+"`caskg update`"+`.
+`+LearningEnd+`
+`)
+	fmt.Fprint(w, `
 ## Build times
 
 Wall-clock seconds of each build in the run that wrote this file (learning the builtin model

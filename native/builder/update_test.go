@@ -1,0 +1,293 @@
+package builder
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/synth"
+)
+
+// fullBuild is a full build of skills with runs and the builtin model learnt from skills.
+func fullBuild(t testing.TB, skills []ingest.Skill, traces []Trace) ([]byte, *State) {
+	t.Helper()
+	opt, err := DefaultOptionsFor(skills)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Traces = traces
+	data, st, _, err := BuildState(context.Background(), skills, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, st
+}
+
+// tasksAsTraces turns the gold sets of a task file into runs.
+func tasksAsTraces(t testing.TB, path string) []Trace {
+	t.Helper()
+	tasks, err := eval.ReadTasks(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []Trace
+	for _, tk := range tasks {
+		out = append(out, Trace{ID: tk.ID, Skills: tk.Gold})
+	}
+	return out
+}
+
+// TestUpdateMatchesBuild checks that an update gives, byte for byte, the artifact a full build
+// gives from the same library and runs: new runs on an unchanged library (the incremental
+// path), runs on a build that had none, a replayed log whose old lines are left out, and a
+// library with skills added, changed and removed (the full path).
+func TestUpdateMatchesBuild(t *testing.T) {
+	nestful := filepath.Join(sharedData, "eval/nestful")
+	if _, err := os.Stat(nestful); err != nil {
+		t.Skip("needs ../shared/data")
+	}
+	sample := loadLib(t, sampleLib)
+	sampleRuns := tasksAsTraces(t, sampleTasks)
+	nest := loadLib(t, filepath.Join(nestful, "tools.json"))
+	nestRuns, err := ReadTraces(filepath.Join(nestful, "traces_train.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A library with one skill removed, one changed and one added.
+	changed := slices.Clone(nest[1:])
+	changed[0].Description += " It also reports the rate limit."
+	added := changed[1]
+	added.Name += "_v2"
+	changed = append(changed, added)
+
+	half := len(nestRuns) / 2
+	// Failed runs among the new ones: the second half again, every third run failed.
+	withFailures := slices.Clone(nestRuns[half:])
+	for k := range withFailures {
+		withFailures[k].ID += "-again"
+		withFailures[k].Failed = k%3 == 0
+	}
+	tests := []struct {
+		name          string
+		lib           []ingest.Skill
+		old, new      []Trace
+		now           []ingest.Skill // the library at the update; nil: the old one
+		wantMode      string
+		wantDuplicate int
+	}{
+		{"sample: new runs", sample, sampleRuns[:10], sampleRuns[10:], nil, "incremental", 0},
+		{"nestful: half the runs, then the rest", nest, nestRuns[:half], nestRuns[half:], nil, "incremental", 0},
+		{"nestful: no runs, then all", nest, nil, nestRuns, nil, "incremental", 0},
+		{"nestful: 1% more runs", nest, nestRuns[:len(nestRuns)-2], nestRuns[len(nestRuns)-2:], nil, "incremental", 0},
+		{"nestful: the whole log replayed", nest, nestRuns[:half], nestRuns, nil, "incremental", half},
+		{"nestful: failed runs", nest, nestRuns[:half], withFailures, nil, "incremental", 0},
+		{"nestful: skills changed", nest, nestRuns[:half], nestRuns[half:], changed, "full", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			old, st := fullBuild(t, tc.lib, tc.old)
+			now := tc.now
+			if now == nil {
+				now = tc.lib
+			}
+			all := append(slices.Clone(tc.old), tc.new[tc.wantDuplicate:]...)
+			want, wantState := fullBuild(t, now, all)
+
+			// Through the file format, as caskg update reads it.
+			enc, err := EncodeState(st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err = DecodeState(enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := st.Options()
+			if tc.now != nil {
+				if opt.Embedder, err = BuiltinEmbedder(tc.now); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, gotState, rep, err := Update(context.Background(), UpdateInput{Old: old, State: st, Skills: tc.now, Traces: tc.new}, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Update.Mode != tc.wantMode || rep.Update.Duplicates != tc.wantDuplicate {
+				t.Errorf("update %+v, want mode %s, %d duplicates", rep.Update, tc.wantMode, tc.wantDuplicate)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("update gave %x (%d bytes), the full build %x (%d bytes)", sha256.Sum256(got), len(got), sha256.Sum256(want), len(want))
+			}
+			if tc.wantMode == "incremental" && rep.ProbesCached == 0 {
+				t.Errorf("incremental update reused no probe answer: %+v", rep)
+			}
+			// The update's state is the full build's: a second update starts from either.
+			if d := stateDiff(gotState, wantState); d != "" {
+				t.Errorf("the update's build state differs from the full build's: %s", d)
+			}
+		})
+	}
+}
+
+// stateDiff names the first field in which two states differ, "" when none does. Probe answers
+// may differ in the last bits: the contract prober's answers sum floats in map order
+// (features.normalized), so two full builds differ there too.
+func stateDiff(a, b *State) string {
+	x, y := *a, *b
+	if len(x.Probes) != len(y.Probes) {
+		return fmt.Sprintf("%d probe answers, want %d", len(x.Probes), len(y.Probes))
+	}
+	for k := range x.Probes {
+		p, q := x.Probes[k], y.Probes[k]
+		if p.Key != q.Key || p.Abstain != q.Abstain || math.Abs(p.E-q.E) > 1e-12 {
+			return fmt.Sprintf("probe answer %+v, want %+v", p, q)
+		}
+	}
+	x.Probes, y.Probes = nil, nil
+	vx, vy := reflect.ValueOf(x), reflect.ValueOf(y)
+	for i := range vx.NumField() {
+		if !reflect.DeepEqual(vx.Field(i).Interface(), vy.Field(i).Interface()) {
+			return vx.Type().Field(i).Name
+		}
+	}
+	return ""
+}
+
+// TestUpdateRefuses checks that a state is not used with another artifact, and that a state
+// file of another kind is refused by name.
+func TestUpdateRefuses(t *testing.T) {
+	sample := loadLib(t, sampleLib)
+	runs := tasksAsTraces(t, sampleTasks)
+	_, st := fullBuild(t, sample, runs[:5])
+	other, _ := fullBuild(t, sample, runs[:6])
+	_, _, _, err := Update(context.Background(), UpdateInput{Old: other, State: st, Traces: runs[6:]}, st.Options())
+	if err == nil || !strings.Contains(err.Error(), "belongs to another artifact") {
+		t.Errorf("state of another artifact: err %v", err)
+	}
+	for _, bad := range [][]byte{nil, []byte("not a state"), []byte(stateMagic + "garbage")} {
+		if _, err := DecodeState(bad); err == nil || !strings.HasPrefix(err.Error(), "builder: ") {
+			t.Errorf("DecodeState(%q): err %v", bad, err)
+		}
+	}
+	// Other options: a full build, said why.
+	opt := st.Options()
+	opt.Cap = 8
+	if r := st.Reusable(sample, opt); !strings.Contains(r, "options") {
+		t.Errorf("Reusable with another cap: %q", r)
+	}
+}
+
+// synthRuns returns n runs over a library grown by synth.Grow from base skills: each uses 3 to
+// 5 skills of one variant group (the same suffix -vN), picked by a fixed generator, so the runs
+// repeat procedures within a group as real runs do. Run ids start at first.
+func synthRuns(skills []ingest.Skill, base, n, first int) []Trace {
+	groups := (len(skills) + base - 1) / base
+	x := uint64(first)*2862933555777941757 + 3037000493
+	next := func(m int) int {
+		x = x*6364136223846793005 + 1442695040888963407
+		return int(x>>33) % m
+	}
+	var out []Trace
+	for r := range n {
+		g := next(groups)
+		size := 3 + next(3)
+		var names []string
+		for range size {
+			k := g*base + next(base)
+			if k < len(skills) && !slices.Contains(names, skills[k].Name) {
+				names = append(names, skills[k].Name)
+			}
+		}
+		out = append(out, Trace{ID: fmt.Sprintf("run-%d", first+r), Skills: names})
+	}
+	return out
+}
+
+// BenchmarkUpdate10k compares, on a 10,000-skill library grown by synth from
+// ../shared/data/skills with 2,000 runs, a full build with 1% more runs (learning the builtin
+// model included, as caskg build does) with an update of the old build by those runs (reading
+// the build state included, as caskg update does). go test ./native/builder -run '^$' -bench Update10k -benchtime 1x runs it.
+func BenchmarkUpdate10k(b *testing.B) {
+	dir := filepath.Join(sharedData, "skills")
+	if _, err := os.Stat(dir); err != nil {
+		b.Skip("shared data not present:", err)
+	}
+	base := loadLib(b, dir)
+	skills, err := synth.Grow(base, 10000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	old := synthRuns(skills, len(base), 2000, 0)
+	delta := synthRuns(skills, len(base), 20, len(old))
+	oldData, st := fullBuild(b, skills, old)
+	stateBytes, err := EncodeState(st)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var want []byte
+	b.Run("full build", func(b *testing.B) {
+		for b.Loop() {
+			opt, err := DefaultOptionsFor(skills)
+			if err != nil {
+				b.Fatal(err)
+			}
+			opt.Traces = append(slices.Clone(old), delta...)
+			if want, _, err = Build(skills, opt); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("update", func(b *testing.B) {
+		for b.Loop() {
+			st, err := DecodeState(stateBytes)
+			if err != nil {
+				b.Fatal(err)
+			}
+			got, _, rep, err := Update(context.Background(), UpdateInput{Old: oldData, State: st, Traces: delta}, st.Options())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if rep.Update.Mode != "incremental" {
+				b.Fatalf("update: %+v", rep.Update)
+			}
+			if want != nil && !bytes.Equal(got, want) {
+				b.Fatal("the update differs from the full build")
+			}
+			b.ReportMetric(float64(len(stateBytes))/1e6, "state-MB")
+		}
+	})
+}
+
+// FuzzDecodeState feeds DecodeState corrupted build states: it must return an error or a
+// state, never panic; a state it returns encodes again.
+func FuzzDecodeState(f *testing.F) {
+	sample := loadLib(f, sampleLib)
+	_, st := fullBuild(f, sample[:12], []Trace{{ID: "r", Skills: []string{sample[0].Name, sample[1].Name}}})
+	good, err := EncodeState(st)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Add([]byte(stateMagic))
+	f.Add([]byte("garbage"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st, err := DecodeState(data)
+		if err != nil {
+			return
+		}
+		if _, err := EncodeState(st); err != nil {
+			t.Errorf("decoded state does not encode: %v", err)
+		}
+	})
+}
