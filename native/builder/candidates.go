@@ -1,7 +1,10 @@
 package builder
 
 import (
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 )
 
 // poolSize is the most skills scored per source: the ones sharing the most token IDF mass.
@@ -15,12 +18,48 @@ const poolSize = 400
 func (b *builder) candidates(rep *Report) []Candidate {
 	n := len(b.skills)
 	bl := b.newBlocking()
-	var out []Candidate
-	for i := range n {
-		b.progress("candidates", i, n)
-		out = append(out, b.propose(i, bl.pool(i), rep)...)
+	// Sources are independent: workers take blocks of them in turn, each with its own scratch,
+	// and the proposals are joined in source order, so the result does not depend on how many
+	// workers ran or how they were scheduled.
+	per := make([][]Candidate, n)
+	counts := make([][]int, n) // per source, the targets each signal proposed
+	const block = 32
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	workers := max(1, min(runtime.GOMAXPROCS(0), (n+block-1)/block))
+	done := make(chan int, workers)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			own := bl.fork()
+			for {
+				lo := int(next.Add(block)) - block
+				if lo >= n {
+					return
+				}
+				hi := min(n, lo+block)
+				for i := lo; i < hi; i++ {
+					per[i], counts[i] = b.propose(i, own.pool(i))
+				}
+				done <- hi - lo
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(done) }()
+	finished := 0
+	for d := range done {
+		b.progress("candidates", finished, n)
+		finished += d
 	}
 	b.progress("candidates", n, n)
+	var out []Candidate
+	for i := range n {
+		out = append(out, per[i]...)
+		for c, k := range counts[i] {
+			rep.PerChannel[b.signals[c].Name] += k
+		}
+	}
 	return b.completeCandidates(out)
 }
 
@@ -77,6 +116,17 @@ func (b *builder) newBlocking() *blocking {
 		bl.mark[i] = -1
 	}
 	return bl
+}
+
+// fork returns a blocking that shares bl's index and has scratch space of its own, for one
+// worker.
+func (bl *blocking) fork() *blocking {
+	f := &blocking{b: bl.b, post: bl.post, maxDF: bl.maxDF, linked: bl.linked,
+		mark: make([]int, len(bl.mark)), shared: make([]float64, len(bl.shared))}
+	for i := range f.mark {
+		f.mark[i] = -1
+	}
+	return f
 }
 
 // pool returns, in increasing order, the skills to score source i against: its nearest by
@@ -155,9 +205,11 @@ func (bl *blocking) nearest(i int) []int {
 }
 
 // propose scores source i against every skill of its pool on every channel, takes the
-// PerChannel best targets of each proposing channel (counting them in rep), and returns them
-// as candidates, the highest association first, at most Cap of them.
-func (b *builder) propose(i int, pool []int, rep *Report) []Candidate {
+// PerChannel best targets of each proposing channel, and returns them as candidates, the
+// highest association first, at most Cap of them, with how many targets each signal proposed.
+// It only reads the builder, so sources can be proposed in parallel.
+func (b *builder) propose(i int, pool []int) ([]Candidate, []int) {
+	counts := make([]int, len(b.signals))
 	phis := make([][]float64, len(pool))
 	for k, j := range pool {
 		phis[k] = b.score(i, j)
@@ -176,7 +228,7 @@ func (b *builder) propose(i int, pool []int, rep *Report) []Candidate {
 		sort.SliceStable(ks, func(x, y int) bool { return phis[ks[x]][c] > phis[ks[y]][c] })
 		for _, k := range ks[:min(len(ks), b.opt.PerChannel)] {
 			chosen[k] = true
-			rep.PerChannel[s.Name]++
+			counts[c]++
 		}
 	}
 	b.recordChosen(i, pool, chosen) // for a later Update (update.go)
@@ -187,7 +239,7 @@ func (b *builder) propose(i int, pool []int, rep *Report) []Candidate {
 		}
 	}
 	sort.SliceStable(mine, func(x, y int) bool { return mine[x].A > mine[y].A })
-	return mine[:min(len(mine), b.opt.Cap)]
+	return mine[:min(len(mine), b.opt.Cap)], counts
 }
 
 // completeCandidates adds to out, once each, the reverse of every proposed pair and then every
