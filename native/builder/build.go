@@ -92,8 +92,8 @@ const (
 // Candidate is a scored candidate edge.
 type Candidate struct {
 	Source, Target int
-	Phi            map[string]float64 // signal values by channel
-	A              float64            // association score
+	Phi            Phi     // signal values by channel
+	A              float64 // association score
 	Type           graphs.Relation
 	Evidence       []float64 // probe results e ∈ [0, 1] (failed probes left out)
 	C              float64   // posterior mean ĉ; meaningful when probed

@@ -172,8 +172,8 @@ func (b *builder) judge(ctx context.Context, cands []Candidate) error {
 			continue
 		}
 		c := &cands[idx[p]]
-		c.Phi[ChanJudge] = clip(r.E, 0, 1)
-		c.A = b.association(c.Phi)
+		c.Phi.Set(ChanJudge, clip(r.E, 0, 1))
+		c.A = b.association(&c.Phi)
 	}
 	return nil
 }

@@ -1,10 +1,8 @@
 package builder
 
 import (
-	"runtime"
+	"math"
 	"sort"
-	"sync"
-	"sync/atomic"
 )
 
 // poolSize is the most skills scored per source: the ones sharing the most token IDF mass.
@@ -23,36 +21,12 @@ func (b *builder) candidates(rep *Report) []Candidate {
 	// workers ran or how they were scheduled.
 	per := make([][]Candidate, n)
 	counts := make([][]int, n) // per source, the targets each signal proposed
-	const block = 32
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	workers := max(1, min(runtime.GOMAXPROCS(0), (n+block-1)/block))
-	done := make(chan int, workers)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			own := bl.fork()
-			for {
-				lo := int(next.Add(block)) - block
-				if lo >= n {
-					return
-				}
-				hi := min(n, lo+block)
-				for i := lo; i < hi; i++ {
-					per[i], counts[i] = b.propose(i, own.pool(i))
-				}
-				done <- hi - lo
-			}
-		}()
-	}
-	go func() { wg.Wait(); close(done) }()
-	finished := 0
-	for d := range done {
-		b.progress("candidates", finished, n)
-		finished += d
-	}
-	b.progress("candidates", n, n)
+	b.progress("candidates", 0, n)
+	norms := b.vectorNorms()
+	parallel(n, func() func(i int) {
+		own, sc := bl.fork(), b.newScorer(norms)
+		return func(i int) { per[i], counts[i] = b.propose(i, own.pool(i), sc) }
+	}, func(done int) { b.progress("candidates", done, n) })
 	var out []Candidate
 	for i := range n {
 		out = append(out, per[i]...)
@@ -76,6 +50,7 @@ type blocking struct {
 	mark    []int     // mark[j] == i: j is in the pool of source i already
 	shared  []float64 // IDF mass of the tokens the current source shares with each skill
 	touched []int     // the skills whose shared mass is not 0
+	heap    []int     // the best of touched (nearest)
 }
 
 // newBlocking indexes the skills' tokens and relations.
@@ -193,40 +168,84 @@ func (bl *blocking) nearest(i int) []int {
 		}
 	}
 	touched := bl.touched
-	if len(touched) > poolSize {
-		sort.Slice(touched, func(x, y int) bool {
-			if shared[touched[x]] != shared[touched[y]] {
-				return shared[touched[x]] > shared[touched[y]]
-			}
-			return touched[x] < touched[y]
-		})
+	if len(touched) <= poolSize {
+		return touched
 	}
-	return touched[:min(len(touched), poolSize)]
+	bl.heap = best(touched, shared, poolSize, bl.heap[:0])
+	return bl.heap
+}
+
+// best returns the k items of ids with the highest score, the lower id first among equals,
+// in no particular order, appended to h: a heap whose root is the worst kept, replaced by
+// each better one. len(ids) must be at least k.
+func best(ids []int, score []float64, k int, h []int) []int {
+	worse := func(x, y int) bool { // x ranks below y
+		if score[x] != score[y] {
+			return score[x] < score[y]
+		}
+		return x > y
+	}
+	down := func(at int) {
+		for {
+			c := 2*at + 1
+			if c >= len(h) {
+				return
+			}
+			if c+1 < len(h) && worse(h[c+1], h[c]) {
+				c++
+			}
+			if !worse(h[c], h[at]) {
+				return
+			}
+			h[at], h[c] = h[c], h[at]
+			at = c
+		}
+	}
+	h = append(h, ids[:k]...)
+	for at := k/2 - 1; at >= 0; at-- {
+		down(at)
+	}
+	for _, j := range ids[k:] {
+		if worse(h[0], j) {
+			h[0] = j
+			down(0)
+		}
+	}
+	return h
 }
 
 // propose scores source i against every skill of its pool on every channel, takes the
 // PerChannel best targets of each proposing channel, and returns them as candidates, the
 // highest association first, at most Cap of them, with how many targets each signal proposed.
 // It only reads the builder, so sources can be proposed in parallel.
-func (b *builder) propose(i int, pool []int) ([]Candidate, []int) {
+func (b *builder) propose(i int, pool []int, sc *scorer) ([]Candidate, []int) {
 	counts := make([]int, len(b.signals))
-	phis := make([][]float64, len(pool))
-	for k, j := range pool {
-		phis[k] = b.score(i, j)
-	}
+	phis := sc.scores(i, pool)
 	chosen := make([]bool, len(pool))
+	top := make([]int, 0, b.opt.PerChannel)
 	for c, s := range b.signals {
 		if !s.Propose {
 			continue
 		}
-		var ks []int
+		// The PerChannel highest at least Min, the earlier first among equals (as a stable
+		// sort by value would take them), kept in a short sorted list.
+		top = top[:0]
 		for k := range pool {
-			if phis[k][c] >= s.Min {
-				ks = append(ks, k)
+			v := phis[k][c]
+			if v < s.Min || (len(top) == b.opt.PerChannel && v <= phis[top[len(top)-1]][c]) {
+				continue
 			}
+			at := len(top)
+			for at > 0 && phis[top[at-1]][c] < v {
+				at--
+			}
+			if len(top) < b.opt.PerChannel {
+				top = append(top, 0)
+			}
+			copy(top[at+1:], top[at:len(top)-1])
+			top[at] = k
 		}
-		sort.SliceStable(ks, func(x, y int) bool { return phis[ks[x]][c] > phis[ks[y]][c] })
-		for _, k := range ks[:min(len(ks), b.opt.PerChannel)] {
+		for _, k := range top {
 			chosen[k] = true
 			counts[c]++
 		}
@@ -289,13 +308,13 @@ func (b *builder) score(i, j int) []float64 {
 // candidate is the pair (i, j) with the channel scores phi (from score), its association
 // score and its relation type.
 func (b *builder) candidate(i, j int, phi []float64) Candidate {
-	c := Candidate{Source: i, Target: j, Phi: map[string]float64{}}
+	c := Candidate{Source: i, Target: j}
 	for ch, s := range b.signals {
 		if s.Score != nil {
-			c.Phi[s.Name] = phi[ch]
+			c.Phi.Set(s.Name, phi[ch])
 		}
 	}
-	c.A = b.association(c.Phi)
+	c.A = b.association(&c.Phi)
 	c.Type = b.relation(&c)
 	return c
 }
@@ -303,10 +322,10 @@ func (b *builder) candidate(i, j int, phi []float64) Candidate {
 // association is A = clip(Σλφ / Σλ) over the channels present in phi, then the structural
 // floor A = max(A, η·φ_struct) when φ_struct > τ_str, so a clear role order on the same object counts even when the
 // texts differ.
-func (b *builder) association(phi map[string]float64) float64 {
+func (b *builder) association(phi *Phi) float64 {
 	var sum, sumL float64
 	for _, s := range b.signals {
-		if v, ok := phi[s.Name]; ok {
+		if v, ok := phi.Lookup(s.Name); ok {
 			sum += s.Lambda * v
 			sumL += s.Lambda
 		}
@@ -315,7 +334,7 @@ func (b *builder) association(phi map[string]float64) float64 {
 	if sumL > 0 {
 		a = clip(sum/sumL, 0, 1)
 	}
-	if st := phi[ChanStructural]; st > b.opt.TauStr {
+	if st := phi.Get(ChanStructural); st > b.opt.TauStr {
 		a = max(a, b.opt.EtaStr*st)
 	}
 	return a
@@ -353,4 +372,83 @@ func (b *builder) progress(stage string, done, total int) {
 	if b.opt.Progress != nil {
 		b.opt.Progress(stage, done, total)
 	}
+}
+
+// scorer scores one source against the skills of its pool with the values b.score gives: the
+// source's text vector is held dense (denseText) and the embeddings' norms are computed once.
+// A worker owns one.
+type scorer struct {
+	b     *builder
+	text  *denseText
+	src   int
+	norms []int64 // squared norm of every skill's embedding; nil without vectors
+	buf   []float64
+	phis  [][]float64
+}
+
+func (b *builder) newScorer(norms []int64) *scorer {
+	return &scorer{b: b, text: b.newDenseText(), src: -1, norms: norms}
+}
+
+// scores returns φ of (i, j) for every j of pool, on every channel in the order of b.signals.
+// The slices are scratch space, valid until the next call.
+func (sc *scorer) scores(i int, pool []int) [][]float64 {
+	b := sc.b
+	if sc.src >= 0 {
+		sc.text.unload(b.feat[sc.src].text)
+	}
+	sc.src = i
+	sc.text.load(b.feat[i].text)
+	ns := len(b.signals)
+	if need := len(pool) * ns; cap(sc.buf) < need {
+		sc.buf = make([]float64, need)
+	}
+	sc.phis = sc.phis[:0]
+	for k, j := range pool {
+		phi := sc.buf[k*ns : (k+1)*ns]
+		for c, s := range b.signals {
+			switch {
+			case s.Score == nil:
+				phi[c] = 0
+			case s.same == sameAsLexical:
+				phi[c] = sc.text.cosine(b.feat[j].text)
+			case s.same == sameAsSemantic && sc.norms != nil:
+				phi[c] = sc.semantic(i, j)
+			default:
+				phi[c] = s.Score(i, j)
+			}
+		}
+		sc.phis = append(sc.phis, phi)
+	}
+	return sc.phis
+}
+
+// semantic is b.semantic with the norms computed once.
+func (sc *scorer) semantic(i, j int) float64 {
+	v := sc.b.vectors
+	nx, ny := sc.norms[i], sc.norms[j]
+	if nx == 0 || ny == 0 {
+		return 0
+	}
+	x, y := v.Data[i*v.Dim:(i+1)*v.Dim], v.Data[j*v.Dim:(j+1)*v.Dim]
+	var dot int64
+	for k := range x {
+		dot += int64(x[k]) * int64(y[k])
+	}
+	return clip(float64(dot)/math.Sqrt(float64(nx)*float64(ny)), 0, 1)
+}
+
+// vectorNorms returns the squared norm of every skill's embedding, nil without vectors.
+func (b *builder) vectorNorms() []int64 {
+	v := b.vectors
+	if v == nil {
+		return nil
+	}
+	norms := make([]int64, len(b.skills))
+	for i := range norms {
+		for _, x := range v.Data[i*v.Dim : (i+1)*v.Dim] {
+			norms[i] += int64(x) * int64(x)
+		}
+	}
+	return norms
 }

@@ -379,6 +379,44 @@ func unitVector(tokens []string, idf map[string]float64) sparse {
 	return v
 }
 
+// denseText holds one skill's text vector by term id, so that its cosine with many others
+// costs one pass over each of them, with the same sum as cosine's.
+type denseText struct{ w []float64 }
+
+// newDenseText returns scratch space for the text vectors of b's skills.
+func (b *builder) newDenseText() *denseText {
+	var size int32
+	for i := range b.feat {
+		if t := b.feat[i].text; len(t) > 0 {
+			size = max(size, t[len(t)-1].id+1)
+		}
+	}
+	return &denseText{w: make([]float64, size)}
+}
+
+func (d *denseText) load(v sparse) {
+	for _, e := range v {
+		d.w[e.id] = e.w
+	}
+}
+
+func (d *denseText) unload(v sparse) {
+	for _, e := range v {
+		d.w[e.id] = 0
+	}
+}
+
+// cosine is cosine(loaded, v): the common terms in increasing id order, as cosine sums them.
+func (d *denseText) cosine(v sparse) float64 {
+	var s float64
+	for _, e := range v {
+		if x := d.w[e.id]; x != 0 {
+			s += x * e.w
+		}
+	}
+	return min(1, s)
+}
+
 // cosine of two unit vectors whose terms internTerms numbered.
 func cosine(a, b sparse) float64 {
 	var s float64

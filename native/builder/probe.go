@@ -60,33 +60,55 @@ type Judge interface {
 	Judge(ctx context.Context, skills []ingest.Skill, pairs [][2]int) ([]ProbeResult, error)
 }
 
+// probeChunk is how many frontier candidates are probed at a time: the probes and their
+// answers of one chunk are held in memory, not those of a whole large library.
+const probeChunk = 1 << 15
+
 // probe runs the three probes on every frontier candidate and stores the evidence.
 func (b *builder) probe(ctx context.Context, cands []Candidate, frontier []int) error {
-	var probes []Probe
 	subs := newSubstitutes(b)
+	sources := make([]int, 0, len(frontier))
 	for _, k := range frontier {
-		c := &cands[k]
-		c.Probed = true
-		probes = append(probes,
-			Probe{Kind: Removal, Source: c.Source, Target: c.Target},
-			Probe{Kind: Substitution, Source: c.Source, Target: c.Target, Substitute: subs.pick(c.Source, c.Target)},
-			Probe{Kind: Reorder, Source: c.Source, Target: c.Target})
+		sources = append(sources, cands[k].Source)
 	}
+	subs.prepare(sources)
 	var prober Prober = contractProber{b}
 	if b.opt.Prober != nil {
 		prober = b.opt.Prober
 	}
 	b.rep.Prober = prober.Name()
-	res, err := prober.Probe(ctx, b.skills, probes)
-	if err != nil {
-		return fmt.Errorf("builder: %s prober: %w", prober.Name(), err)
+	b.progress("probes", 0, len(frontier))
+	probes := make([]Probe, 0, 3*min(len(frontier), probeChunk))
+	for lo := 0; lo < len(frontier); lo += probeChunk {
+		chunk := frontier[lo:min(len(frontier), lo+probeChunk)]
+		probes = probes[:0]
+		for _, k := range chunk {
+			c := &cands[k]
+			c.Probed = true
+			probes = append(probes,
+				Probe{Kind: Removal, Source: c.Source, Target: c.Target},
+				Probe{Kind: Substitution, Source: c.Source, Target: c.Target, Substitute: subs.pick(c.Source, c.Target)},
+				Probe{Kind: Reorder, Source: c.Source, Target: c.Target})
+		}
+		res, err := prober.Probe(ctx, b.skills, probes)
+		if err != nil {
+			return fmt.Errorf("builder: %s prober: %w", prober.Name(), err)
+		}
+		if len(res) != len(probes) {
+			return fmt.Errorf("builder: %s prober answered %d of %d probes", prober.Name(), len(res), len(probes))
+		}
+		b.apply(cands, chunk, probes, res)
+		b.progress("probes", lo+len(chunk), len(frontier))
 	}
-	if len(res) != len(probes) {
-		return fmt.Errorf("builder: %s prober answered %d of %d probes", prober.Name(), len(res), len(probes))
-	}
-	abstained := make([]int, len(frontier))
+	return nil
+}
+
+// apply stores the answers res to the probes of the frontier candidates chunk, three a
+// candidate, and counts them in the report.
+func (b *builder) apply(cands []Candidate, chunk []int, probes []Probe, res []ProbeResult) {
+	abstained := make([]int, len(chunk))
 	for p, r := range res {
-		c := &cands[frontier[p/3]]
+		c := &cands[chunk[p/3]]
 		switch {
 		case r.Abstain:
 			b.rep.ProbesAbstained++
@@ -108,7 +130,6 @@ func (b *builder) probe(ctx context.Context, cands []Candidate, frontier []int) 
 		}
 		c.Evidence = append(c.Evidence, clip(r.E, 0, 1))
 	}
-	return nil
 }
 
 // substitutes picks, for an edge s_i → s_j, a substitute for s_i deterministically from the
@@ -122,10 +143,31 @@ type substitutes struct {
 // newSubstitutes starts from the quarters an earlier build found (b.quarters, update.go).
 func newSubstitutes(b *builder) *substitutes { return &substitutes{b: b, cache: b.quarters()} }
 
+// prepare finds the least similar quarter of every source not cached yet, in parallel: each
+// quarter depends on its source alone.
+func (s *substitutes) prepare(sources []int) {
+	var todo []int
+	seen := map[int]bool{}
+	for _, i := range sources {
+		if _, ok := s.cache[i]; !ok && !seen[i] {
+			seen[i] = true
+			todo = append(todo, i)
+		}
+	}
+	quarters := make([][]int, len(todo))
+	parallel(len(todo), func() func(k int) {
+		d := s.b.newDenseText()
+		return func(k int) { quarters[k] = s.leastSimilarQuarter(todo[k], d) }
+	})
+	for k, i := range todo {
+		s.cache[i] = quarters[k]
+	}
+}
+
 func (s *substitutes) pick(i, j int) int {
 	quarter, ok := s.cache[i]
 	if !ok {
-		quarter = s.leastSimilarQuarter(i)
+		quarter = s.leastSimilarQuarter(i, s.b.newDenseText())
 		s.cache[i] = quarter
 	}
 	h := fnv.New64a()
@@ -144,7 +186,7 @@ const substituteSample = 256
 
 // leastSimilarQuarter returns the quarter of the library (or of a deterministic sample of it,
 // for large libraries) least lexically similar to skill i, least similar first.
-func (s *substitutes) leastSimilarQuarter(i int) []int {
+func (s *substitutes) leastSimilarQuarter(i int, d *denseText) []int {
 	n := len(s.b.skills)
 	ids := make([]int, 0, min(n, substituteSample))
 	if n <= substituteSample {
@@ -165,9 +207,11 @@ func (s *substitutes) leastSimilarQuarter(i int) []int {
 		}
 	}
 	sims := make([]float64, len(ids))
+	d.load(s.b.feat[i].text)
 	for x, k := range ids {
-		sims[x] = s.b.lexical(i, k)
+		sims[x] = d.cosine(s.b.feat[k].text)
 	}
+	d.unload(s.b.feat[i].text)
 	order := make([]int, len(ids))
 	for x := range order {
 		order[x] = x
@@ -195,35 +239,40 @@ func (contractProber) Name() string { return "contract" }
 
 func (p contractProber) Probe(ctx context.Context, _ []ingest.Skill, probes []Probe) ([]ProbeResult, error) {
 	out := make([]ProbeResult, len(probes))
-	needs := map[int][]need{}
-	for k, pr := range probes {
-		if k%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+	p.b.producers() // built before the workers read it
+	// Every answer depends on its probe alone: workers answer blocks of probes, each with its
+	// own cache of what the targets need.
+	parallel(len(probes), func() func(k int) {
+		needs := map[int][]need{}
+		return func(k int) {
+			if k%256 == 0 && ctx.Err() != nil {
+				return
 			}
-			p.b.progress("probes", k, len(probes))
+			pr := probes[k]
+			if !p.informed(pr.Source, pr.Target) {
+				out[k] = ProbeResult{Abstain: true, OK: true}
+				return
+			}
+			ns, ok := needs[pr.Target]
+			if !ok {
+				ns = p.needs(pr.Target)
+				needs[pr.Target] = ns
+			}
+			var e float64
+			switch pr.Kind {
+			case Removal:
+				e = p.removal(pr.Source, pr.Target, ns)
+			case Substitution:
+				e = p.substitution(pr.Source, pr.Target, pr.Substitute, ns)
+			case Reorder:
+				e = p.reorder(pr.Source, pr.Target)
+			}
+			out[k] = ProbeResult{E: clip(e, 0, 1), OK: true}
 		}
-		if !p.informed(pr.Source, pr.Target) {
-			out[k] = ProbeResult{Abstain: true, OK: true}
-			continue
-		}
-		ns, ok := needs[pr.Target]
-		if !ok {
-			ns = p.needs(pr.Target)
-			needs[pr.Target] = ns
-		}
-		var e float64
-		switch pr.Kind {
-		case Removal:
-			e = p.removal(pr.Source, pr.Target, ns)
-		case Substitution:
-			e = p.substitution(pr.Source, pr.Target, pr.Substitute, ns)
-		case Reorder:
-			e = p.reorder(pr.Source, pr.Target)
-		}
-		out[k] = ProbeResult{E: clip(e, 0, 1), OK: true}
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	p.b.progress("probes", len(probes), len(probes))
 	return out, nil
 }
 

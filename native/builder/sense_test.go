@@ -57,3 +57,27 @@ func TestSenseAgreement(t *testing.T) {
 		}
 	}
 }
+
+// TestPhiChannels checks that every channel has its own place in Phi and that a channel that
+// did not score a pair reads as absent.
+func TestPhiChannels(t *testing.T) {
+	var p Phi
+	for k, name := range Channels {
+		if got := channelIndex(name); got != k {
+			t.Errorf("channelIndex(%q) = %d, want %d", name, got, k)
+		}
+		if _, ok := p.Lookup(name); ok {
+			t.Errorf("%s: set before Set", name)
+		}
+		p.Set(name, float64(k)+0.5)
+	}
+	for k, name := range Channels {
+		if v, ok := p.Lookup(name); !ok || v != float64(k)+0.5 {
+			t.Errorf("%s: got %v, %v", name, v, ok)
+		}
+	}
+	p.Set("unknown", 1)
+	if _, ok := p.Lookup("unknown"); ok {
+		t.Error("an unknown channel reads as present")
+	}
+}

@@ -15,7 +15,19 @@ type Signal struct {
 	Min     float64 // least value that makes a pair a candidate of this channel
 	Score   func(i, j int) float64
 	Propose bool // whether the channel proposes candidates (the judge only scores them)
+	// same is set when Score is b.lexical or b.semantic, which a scorer computes faster with
+	// the same values.
+	same sameAs
 }
+
+// sameAs names the builder method a Signal's Score is.
+type sameAs uint8
+
+const (
+	sameAsNone sameAs = iota
+	sameAsLexical
+	sameAsSemantic
+)
 
 // Channel names, as they appear in reports, flags and parameters.
 const (
@@ -31,19 +43,69 @@ const (
 // Channels lists every channel name.
 var Channels = []string{ChanSemantic, ChanLexical, ChanIO, ChanStructural, ChanJudge, ChanTraces, ChanRepair}
 
+// Phi holds a candidate's value on each channel that scored it: a fixed array rather than a
+// map, since a large library has millions of candidates.
+type Phi struct {
+	v   [7]float64 // by the channel's place in Channels
+	has uint8      // bit k: channel k has a value
+}
+
+// channelIndex is name's place in Channels, -1 for an unknown name.
+func channelIndex(name string) int {
+	switch name {
+	case ChanSemantic:
+		return 0
+	case ChanLexical:
+		return 1
+	case ChanIO:
+		return 2
+	case ChanStructural:
+		return 3
+	case ChanJudge:
+		return 4
+	case ChanTraces:
+		return 5
+	case ChanRepair:
+		return 6
+	}
+	return -1
+}
+
+// Set records v as the value on channel name (one of Channels; others are ignored).
+func (p *Phi) Set(name string, v float64) {
+	if k := channelIndex(name); k >= 0 {
+		p.v[k], p.has = v, p.has|1<<k
+	}
+}
+
+// Lookup returns the value on channel name and whether the channel scored the pair.
+func (p *Phi) Lookup(name string) (float64, bool) {
+	k := channelIndex(name)
+	if k < 0 || p.has&(1<<k) == 0 {
+		return 0, false
+	}
+	return p.v[k], true
+}
+
+// Get returns the value on channel name, 0 when the channel did not score the pair.
+func (p *Phi) Get(name string) float64 {
+	v, _ := p.Lookup(name)
+	return v
+}
+
 // activeSignals returns the channels with data for this build and variant. The judge's values
 // come later (judge), for gated candidates only.
 func (b *builder) activeSignals() []Signal {
 	l := b.opt.Lambda
 	var sem []Signal
 	if b.vectors != nil {
-		sem = []Signal{{Name: ChanSemantic, Lambda: l[ChanSemantic], Min: 0.3, Score: b.semantic, Propose: true}}
+		sem = []Signal{{Name: ChanSemantic, Lambda: l[ChanSemantic], Min: 0.3, Score: b.semantic, Propose: true, same: sameAsSemantic}}
 	}
 	if b.opt.Variant == VariantSemanticOnly {
 		return sem
 	}
 	all := []Signal{
-		{Name: ChanLexical, Lambda: l[ChanLexical], Min: 0.05, Score: b.lexical, Propose: true},
+		{Name: ChanLexical, Lambda: l[ChanLexical], Min: 0.05, Score: b.lexical, Propose: true, same: sameAsLexical},
 		{Name: ChanIO, Lambda: l[ChanIO], Min: 0.3, Score: b.io, Propose: true},
 		{Name: ChanStructural, Lambda: l[ChanStructural], Min: 0.2, Score: b.structural, Propose: true},
 	}
@@ -190,13 +252,13 @@ func (b *builder) trace(i, j int) float64 {
 // relation names the kind of link a candidate stands for, from the channel that supports it.
 func (b *builder) relation(c *Candidate) graphs.Relation {
 	switch {
-	case c.Phi[ChanIO] >= 0.5, b.traces.given(c.Source, c.Target) >= 0.5:
+	case c.Phi.Get(ChanIO) >= 0.5, b.traces.given(c.Source, c.Target) >= 0.5:
 		return graphs.Dependency
-	case c.Phi[ChanTraces] >= 0.3, c.Phi[ChanRepair] >= 0.5:
+	case c.Phi.Get(ChanTraces) >= 0.3, c.Phi.Get(ChanRepair) >= 0.5:
 		return graphs.Workflow
-	case c.Phi[ChanStructural] >= 0.3 && b.feat[c.Source].role < b.feat[c.Target].role:
+	case c.Phi.Get(ChanStructural) >= 0.3 && b.feat[c.Source].role < b.feat[c.Target].role:
 		return graphs.Workflow
-	case b.feat[c.Source].role == b.feat[c.Target].role && c.Phi[ChanLexical] >= 0.5:
+	case b.feat[c.Source].role == b.feat[c.Target].role && c.Phi.Get(ChanLexical) >= 0.5:
 		return graphs.Alternative
 	}
 	return graphs.Semantic
