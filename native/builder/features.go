@@ -292,17 +292,19 @@ func fieldSense(x slot, description string, object []string, idf map[string]floa
 // normalized returns acc as a sparse vector of unit length, nil when it has no weight.
 func normalized(acc map[string]float64) sparse {
 	v := make(sparse, 0, len(acc))
-	var norm float64
 	for t, w := range acc {
 		if w > 0 {
 			v = append(v, termWeight{term: t, w: w})
-			norm += w * w
 		}
 	}
-	if norm == 0 {
+	if len(v) == 0 {
 		return nil
 	}
 	sort.Slice(v, func(a, b int) bool { return v[a].term < v[b].term })
+	var norm float64
+	for _, e := range v { // in term order, so that the same library gives the same bits
+		norm += e.w * e.w
+	}
 	norm = math.Sqrt(norm)
 	for k := range v {
 		v[k].w /= norm
