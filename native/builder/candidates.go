@@ -27,14 +27,7 @@ func (b *builder) candidates(rep *Report) []Candidate {
 		own, sc := bl.fork(), b.newScorer(norms)
 		return func(i int) { per[i], counts[i] = b.propose(i, own.pool(i), sc) }
 	}, func(done int) { b.progress("candidates", done, n) })
-	var out []Candidate
-	for i := range n {
-		out = append(out, per[i]...)
-		for c, k := range counts[i] {
-			rep.PerChannel[b.signals[c].Name] += k
-		}
-	}
-	return b.completeCandidates(out)
+	return b.completeCandidates(b.join(per, counts, rep))
 }
 
 // blocking finds, for each source, the skills worth scoring against it: only pairs that share
@@ -91,6 +84,19 @@ func (b *builder) newBlocking() *blocking {
 		bl.mark[i] = -1
 	}
 	return bl
+}
+
+// join concatenates the sources' proposals in source order and counts, in rep, the targets
+// each signal proposed.
+func (b *builder) join(per [][]Candidate, counts [][]int, rep *Report) []Candidate {
+	var out []Candidate
+	for i := range per {
+		out = append(out, per[i]...)
+		for c, k := range counts[i] {
+			rep.PerChannel[b.signals[c].Name] += k
+		}
+	}
+	return out
 }
 
 // fork returns a blocking that shares bl's index and has scratch space of its own, for one

@@ -251,33 +251,37 @@ func (b *builder) quarters() map[int][]int {
 // comment at the top of this file), then completes the candidates as a build does.
 func (b *builder) updateCandidates(rep *Report, prev *reuse) []Candidate {
 	n := len(b.skills)
-	mark := make([]int, n)
-	for i := range mark {
-		mark[i] = -1
-	}
-	var out []Candidate
-	for i := range n {
-		b.progress("candidates", i, n)
-		var pool []int
-		add := func(j int) {
-			if j != i && mark[j] != i {
-				mark[j] = i
-				pool = append(pool, j)
+	per := make([][]Candidate, n)
+	counts := make([][]int, n)
+	norms := b.vectorNorms()
+	b.progress("candidates", 0, n)
+	parallel(n, func() func(i int) {
+		sc := b.newScorer(norms)
+		mark := make([]int, n)
+		for i := range mark {
+			mark[i] = -1
+		}
+		return func(i int) {
+			var pool []int
+			add := func(j int) {
+				if j != i && mark[j] != i {
+					mark[j] = i
+					pool = append(pool, j)
+				}
 			}
-		}
-		for _, j := range prev.chosen[i] {
-			add(int(j))
-		}
-		if b.traces != nil {
-			for _, j := range b.traces.neighbors[i] {
-				add(j)
+			for _, j := range prev.chosen[i] {
+				add(int(j))
 			}
+			if b.traces != nil {
+				for _, j := range b.traces.neighbors[i] {
+					add(j)
+				}
+			}
+			sort.Ints(pool)
+			per[i], counts[i] = b.propose(i, pool, sc)
 		}
-		sort.Ints(pool)
-		out = append(out, b.propose(i, pool, rep)...)
-	}
-	b.progress("candidates", n, n)
-	return b.completeCandidates(out)
+	}, func(done int) { b.progress("candidates", done, n) })
+	return b.completeCandidates(b.join(per, counts, rep))
 }
 
 // wrapProber puts a cachingProber in front of the build's prober: it records every answer for
