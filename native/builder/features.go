@@ -382,8 +382,12 @@ func unitVector(tokens []string, idf map[string]float64) sparse {
 }
 
 // denseText holds one skill's text vector by term id, so that its cosine with many others
-// costs one pass over each of them, with the same sum as cosine's.
-type denseText struct{ w []float64 }
+// costs one pass over each of them, with the same sum as cosine's. A bitset of the loaded
+// terms, small enough to stay in cache, answers the many lookups of absent terms.
+type denseText struct {
+	w    []float64
+	bits []uint64
+}
 
 // newDenseText returns scratch space for the text vectors of b's skills.
 func (b *builder) newDenseText() *denseText {
@@ -393,18 +397,20 @@ func (b *builder) newDenseText() *denseText {
 			size = max(size, t[len(t)-1].id+1)
 		}
 	}
-	return &denseText{w: make([]float64, size)}
+	return &denseText{w: make([]float64, size), bits: make([]uint64, (size+63)/64)}
 }
 
 func (d *denseText) load(v sparse) {
 	for _, e := range v {
 		d.w[e.id] = e.w
+		d.bits[e.id>>6] |= 1 << (e.id & 63)
 	}
 }
 
 func (d *denseText) unload(v sparse) {
 	for _, e := range v {
 		d.w[e.id] = 0
+		d.bits[e.id>>6] = 0
 	}
 }
 
@@ -412,8 +418,8 @@ func (d *denseText) unload(v sparse) {
 func (d *denseText) cosine(v sparse) float64 {
 	var s float64
 	for _, e := range v {
-		if x := d.w[e.id]; x != 0 {
-			s += x * e.w
+		if d.bits[e.id>>6]&(1<<(e.id&63)) != 0 {
+			s += d.w[e.id] * e.w
 		}
 	}
 	return min(1, s)
