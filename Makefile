@@ -240,13 +240,30 @@ chromium: ## install Chromium from Debian (apt-get, as root) when $(CHROMIUM) is
 # native/synth (each build in its own process: time, peak memory), times queries natively, over
 # wazero and in Node, checks forward push and the semantic prefilter against exact computation,
 # prints the tables and writes BENCHMARKS.md and the README section between <!-- bench:begin -->
-# and <!-- bench:end -->. It takes about 15 minutes on 2 cores; BENCHFLAGS=-reuse reuses the
-# artifacts of an earlier run in bin/bench. Not part of make test.
+# and <!-- bench:end -->. It also runs caskg beside MiniSearch, Orama and FlexSearch in Node
+# (wasm/js/bench-peers.mjs) on the real library and the 10,000 and 100,000 synthetic ones. It
+# takes about 30 minutes on 2 cores; BENCHFLAGS=-reuse reuses the artifacts of an earlier run in
+# bin/bench. Not part of make test.
 BENCHFLAGS ?=
-.PHONY: bench-go
-bench: wasm ## build 1k-100k-skill libraries, time build and queries (native, wazero, Node); write BENCHMARKS.md
+.PHONY: bench-go peers
+bench: wasm peers ## build 1k-100k-skill libraries, time build and queries (native, wazero, Node, JS peers); write BENCHMARKS.md
 	$(GO) build -o $(BIN)/caskg-bench ./native/cmd/caskg-bench
-	$(BIN)/caskg-bench -base $(SHARED)/skills -tasks $(SHARED)/eval/skillsbench/tasks.jsonl -wasm $(WASM) -dir $(BIN)/bench $(BENCHFLAGS)
+	$(BIN)/caskg-bench -base $(SHARED)/skills -tasks $(SHARED)/eval/skillsbench/tasks.jsonl -wasm $(WASM) -dir $(BIN)/bench \
+		-peers $(PEERS_DIR) $(BENCHFLAGS)
+
+# The JavaScript peers of make bench, exact versions from npm into .cache/peers (no install
+# scripts run; nothing enters the repository). A stamp names the versions, so changing one
+# reinstalls.
+PEERS_DIR := .cache/peers
+PEERS     := minisearch@7.2.0 @orama/orama@3.1.18 flexsearch@0.8.212
+PEERS_STAMP := $(PEERS_DIR)/installed-$(shell echo '$(PEERS)' | cksum | cut -d' ' -f1)
+peers: $(PEERS_STAMP) ## install the JS search libraries make bench compares with (pinned, from npm) into .cache/peers
+
+$(PEERS_STAMP):
+	@rm -rf $(PEERS_DIR) && mkdir -p $(PEERS_DIR)
+	echo '{"private": true}' > $(PEERS_DIR)/package.json
+	cd $(PEERS_DIR) && npm install --ignore-scripts --save-exact --no-audit --no-fund --no-package-lock $(PEERS)
+	@touch $@
 
 bench-go: ## the Go micro-benchmarks: decode, engine queries and push, build, embedders
 	$(GO) test -run '^$$' -bench . -benchmem ./graphs ./wasm/engine ./native/builder ./native/embed

@@ -39,6 +39,57 @@ type Query struct {
 	MedianMs float64 `json:"median_ms"`
 	P95Ms    float64 `json:"p95_ms"`
 	LoadMs   float64 `json:"load_ms"` // artifact bytes to an engine ready to answer
+	// Words12 is the same host on the same tasks cut to their first 12 words (agents' short
+	// queries); nil when not measured.
+	Words12 *Latency `json:"words12,omitempty"`
+}
+
+// Latency is one query kind's median and 95th percentile over its timed queries.
+type Latency struct {
+	Queries  int     `json:"queries"`
+	MedianMs float64 `json:"median_ms"`
+	P95Ms    float64 `json:"p95_ms"`
+}
+
+// PeerKind is one system's answers to one kind of query on one library: latency, and quality
+// against the tasks' gold as ../shared/tools/score.py computes it.
+type PeerKind struct {
+	Queries  int     `json:"queries"` // timed queries
+	MedianMs float64 `json:"median"`
+	P95Ms    float64 `json:"p95"`
+	Tasks    int     `json:"tasks"` // tasks with gold answered and scored
+	R10      float64 `json:"r10"`
+	COMP10   float64 `json:"comp10"`
+}
+
+// Code is the JavaScript (and WebAssembly) a system ships: the files of its module graph.
+type Code struct {
+	Raw   int `json:"raw"`
+	Gzip  int `json:"gzip"` // each file gzip -9 on its own, summed
+	Files int `json:"files"`
+}
+
+// PeerSystem is one system in the side-by-side run (wasm/js/bench-peers.mjs).
+type PeerSystem struct {
+	System    string              `json:"system"`  // caskg, FlexSearch, MiniSearch, Orama
+	Variant   string              `json:"variant"` // caskg: graph or no_graph
+	Version   string              `json:"version"`
+	LoadMs    float64             `json:"load_ms"`    // caskg: module and artifact to an engine; peers: indexing the texts
+	CompileMs float64             `json:"compile_ms"` // caskg: the part of LoadMs compiling the module
+	HeapBytes float64             `json:"heap_bytes"` // JS heap grown by loading or indexing, after GC
+	WasmBytes float64             `json:"wasm_bytes"` // WebAssembly linear memory (caskg)
+	Code      Code                `json:"code"`
+	Kinds     map[string]PeerKind `json:"kinds"` // "full" and "words12"
+}
+
+// PeerRun is the side-by-side run on one library, in one Node process.
+type PeerRun struct {
+	Label   string       `json:"label"`
+	Skills  int          `json:"skills"`
+	Tasks   int          `json:"tasks"`    // tasks with gold
+	BudgetS float64      `json:"budget_s"` // seconds per system and query kind before a slow system stops
+	Rounds  int          `json:"rounds"`
+	Systems []PeerSystem `json:"systems"`
 }
 
 // Push is forward push at one threshold against power iteration run to convergence.
@@ -79,6 +130,7 @@ type Report struct {
 	PushSize int        `json:"push_skills"`
 	Semantic []Semantic `json:"semantic"`
 	Wasm     Sizes      `json:"wasm"`
+	Peers    []PeerRun  `json:"peers,omitempty"`
 	Command  string     `json:"command"`
 }
 
@@ -206,6 +258,131 @@ func (s Semantic) cells() string {
 		100*s.Recall50, 100*s.Recall5, s.ExactMs, s.SketchMs)
 }
 
+// WasmTable is wazero and Node against native Go per library, for the full task texts and the
+// same cut to 12 words: median (p95) and the ratio of the medians.
+func (r *Report) WasmTable() string {
+	type key struct {
+		label  string
+		skills int
+	}
+	var keys []key
+	seen := map[key]bool{}
+	for _, q := range r.Queries {
+		if k := (key{q.Label, q.Skills}); q.Host == "native" && !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	sort.SliceStable(keys, func(i, j int) bool { return keys[i].skills < keys[j].skills })
+	return table(keys, func(k key) string {
+		nat, _ := r.latency(k.label, k.skills, "native")
+		cells := []string{k.label, count(k.skills)}
+		for _, words := range []bool{false, true} {
+			n, okN := kind(nat, words)
+			cells = append(cells, latencyCell(n, okN))
+			for _, host := range []string{"wazero", "node"} {
+				q, ok := r.latency(k.label, k.skills, host)
+				l, okL := kind(q, words)
+				c := latencyCell(l, ok && okL)
+				if ok && okL && okN && n.MedianMs > 0 {
+					c += fmt.Sprintf(" · %.1f×", l.MedianMs/n.MedianMs)
+				}
+				cells = append(cells, c)
+			}
+		}
+		return strings.Join(cells, " | ")
+	}, "library", "skills", "native: full text", "wazero", "Node", "native: 12 words", "wazero", "Node")
+}
+
+// kind is a query row's latency for the full texts or the 12-word cuts.
+func kind(q Query, words bool) (Latency, bool) {
+	if words {
+		if q.Words12 == nil {
+			return Latency{}, false
+		}
+		return *q.Words12, true
+	}
+	return Latency{Queries: q.Queries, MedianMs: q.MedianMs, P95Ms: q.P95Ms}, q.MedianMs > 0
+}
+
+func latencyCell(l Latency, ok bool) string {
+	if !ok {
+		return "—"
+	}
+	return fmt.Sprintf("%s (p95 %s)", dur(l.MedianMs), dur(l.P95Ms))
+}
+
+// PeerKinds are the query kinds of the side-by-side run, in table order, with their column names.
+var PeerKinds = []struct{ Key, Name string }{{"full", "full text"}, {"words12", "12 words"}}
+
+// PeerTable is the side-by-side run: one row per library and system.
+func (r *Report) PeerTable() string {
+	type row struct {
+		run PeerRun
+		sys PeerSystem
+	}
+	var rows []row
+	runs := append([]PeerRun(nil), r.Peers...)
+	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Skills < runs[j].Skills })
+	for _, run := range runs {
+		for _, s := range run.Systems {
+			rows = append(rows, row{run, s})
+		}
+	}
+	cols := []string{"library", "system", "load / index"}
+	for _, k := range PeerKinds {
+		cols = append(cols, k.Name+": median (p95)", "R@10 / COMP@10")
+	}
+	cols = append(cols, "JS heap MB", "JS + WASM KB gzip (raw)")
+	return table(rows, func(x row) string {
+		name := x.sys.System
+		if x.sys.Variant != "" {
+			name += " `" + x.sys.Variant + "`"
+		} else if x.sys.Version != "" {
+			name += " " + x.sys.Version
+		}
+		load := dur(x.sys.LoadMs)
+		if x.sys.CompileMs > 0 {
+			load += " (compile " + dur(x.sys.CompileMs) + ")"
+		}
+		cells := []string{x.run.Label + " " + count(x.run.Skills), name, load}
+		for _, k := range PeerKinds {
+			pk, ok := x.sys.Kinds[k.Key]
+			if !ok || pk.Queries == 0 {
+				cells = append(cells, "—", "—")
+				continue
+			}
+			lat := fmt.Sprintf("%s (p95 %s)", dur(pk.MedianMs), dur(pk.P95Ms))
+			q := fmt.Sprintf("%.3f / %.3f", pk.R10, pk.COMP10)
+			if pk.Tasks < x.run.Tasks {
+				lat += fmt.Sprintf(", %d queries", pk.Queries)
+				q += fmt.Sprintf(" (%d of %d tasks)", pk.Tasks, x.run.Tasks)
+			}
+			cells = append(cells, lat, q)
+		}
+		heap := fmt.Sprintf("%.1f", x.sys.HeapBytes/1e6)
+		if x.sys.WasmBytes > 0 {
+			heap += fmt.Sprintf(" + WASM %.0f", x.sys.WasmBytes/1e6)
+		}
+		code := fmt.Sprintf("%s (%s)", count((x.sys.Code.Gzip+500)/1000), count((x.sys.Code.Raw+500)/1000))
+		cells = append(cells, heap, code)
+		return strings.Join(cells, " | ")
+	}, cols...)
+}
+
+// dur writes a time given in milliseconds in the unit that suits it: µs below 1 ms, ms below
+// 1 s, s above.
+func dur(msec float64) string {
+	switch {
+	case msec < 1:
+		return fmt.Sprintf("%.0f µs", msec*1000)
+	case msec < 1000:
+		return ms(msec) + " ms"
+	default:
+		return fmt.Sprintf("%.2f s", msec/1000)
+	}
+}
+
 // table is a Markdown table: the header row of columns and its rule, then a row for each of
 // rows, the cells between its outer bars written by cells.
 func table[T any](rows []T, cells func(T) string, columns ...string) string {
@@ -227,6 +404,7 @@ func (r *Report) WasmLine() string {
 // Terminal is what make bench prints: the tables without the prose.
 func (r *Report) Terminal() string {
 	return "Query latency (median, k = 10)\n" + r.QueryTable() + "\nBuild\n" + r.BuildTable() +
+		"\nwazero and Node against native Go\n" + r.WasmTable() + "\nPeers side by side (Node)\n" + r.PeerTable() +
 		"\nForward push vs power iteration\n" + r.PushTable() + "\nSemantic prefilter\n" + r.SemanticTable() +
 		"\n" + r.WasmLine() + "\n"
 }
@@ -238,7 +416,11 @@ func (r *Report) README() string {
 	b.WriteString(r.QueryTable())
 	b.WriteString("\n")
 	b.WriteString(r.BuildTable())
-	b.WriteString("\n" + r.WasmLine() + " Forward push (from 20,000 skills) and the semantic prefilter: see BENCHMARKS.md.\n")
+	b.WriteString("\n" + r.WasmLine() + " Forward push (from 20,000 skills), the semantic prefilter")
+	if len(r.Peers) > 0 {
+		b.WriteString(", 12-word queries and caskg beside MiniSearch, Orama and FlexSearch")
+	}
+	b.WriteString(": see BENCHMARKS.md.\n")
 	return b.String()
 }
 

@@ -34,10 +34,21 @@ func document(r *bench.Report, c *config) string {
 	p("(`wasm/js/bench.mjs`). Load is artifact bytes to an engine ready to answer (the WASM rows include\n")
 	p("starting an instance).\n\n")
 	b.WriteString(r.QueryTable())
-	p("\nFrom %s skills on, the engine takes its large-library paths: forward push instead of power iteration\n", count(engine.LargeLibrary))
-	p("and the sign-sketch prefilter for semantic seeds (both below). Under that size answers are the same as a\n")
-	p("full computation's, bit for bit.\n\n")
+	p("\nEvery query propagates by forward push, whose residual bounds its L1 error (below): no ranking depends on\n")
+	p("that error, and Via only within it (RATIONALE.md). From %s skills on, the engine also takes the sign-sketch\n", count(engine.LargeLibrary))
+	p("prefilter for semantic seeds (below); under that size the semantic list is exact.\n\n")
 	p("```sh\nmake bench   # or: bin/caskg-bench -sizes 1000,10000,100000 -curve '' -reuse\n```\n\n")
+
+	p("## WebAssembly against native Go, full task texts and 12 words\n\n")
+	p("The same hosts and passes as above on two kinds of query: the full task texts, and the same texts cut to\n")
+	p("their first %d words, as agents' short queries. Median (p95) of one query, k = 10; after each WASM\n", ShortWords)
+	p("cell, its median over native's.\n\n")
+	b.WriteString(r.WasmTable())
+	p("\n```sh\nmake bench-wasm   # the Go benchmarks and wasm/js/bench.mjs on the 859 skills\n```\n\n")
+
+	if len(r.Peers) > 0 {
+		peers(&b, r, c)
+	}
 
 	p("## Build time and memory against library size\n\n")
 	p("Each build runs in a process of its own; peak RSS is that process's maximum resident set (`getrusage`).\n")
@@ -66,6 +77,52 @@ func document(r *bench.Report, c *config) string {
 	p("```sh\nmake wasm\n```\n\n")
 	p("Raw results: `%s/results.json`.\n", c.dir)
 	return b.String()
+}
+
+// peers is the side-by-side section.
+func peers(b *strings.Builder, r *bench.Report, c *config) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	run := r.Peers[0]
+	p("## caskg beside the JavaScript search libraries\n\n")
+	p("One Node process per library ([wasm/js/bench-peers.mjs](wasm/js/bench-peers.mjs)) loads caskg's artifact\n")
+	p("through `wasm/js/caskg.js` and indexes the same skills into FlexSearch, MiniSearch and Orama (exact\n")
+	p("versions, installed by `make peers` from npm into `.cache/peers`, not committed), then runs the same\n")
+	p("queries through each: the %d SkillsBench task texts, and the same texts cut to their first %d words.\n", run.Tasks, ShortWords)
+	p("Every peer indexes the same text per skill, what the BM25 reference of `../shared/tools/score.py` indexes:\n")
+	p("name, description, parameters (inputs and outputs), tags and body, cut to 4,000 characters\n")
+	p("(`PeerText` in [native/cmd/caskg-bench](native/cmd/caskg-bench/main.go)). Each answers top 10 with its\n")
+	p("defaults but for one setting: FlexSearch (one `Index`) searches with `suggest: true`, without which a\n")
+	p("many-word query matches only the skills holding every word. caskg answers with its graph and with\n")
+	p("`no_graph` (its seed ranking alone, no graph step) from one loaded engine.\n\n")
+	p("Load / index is caskg compiling the module, instantiating it and loading the artifact (the artifact is\n")
+	p("built offline: its build time is in the build table), and for a peer indexing the texts. JS heap is what\n")
+	p("the heap grew by loading or indexing, after garbage collection; caskg's engine lives in WebAssembly\n")
+	p("memory, shown beside it. Code is the module graph Node loads (every relative import from the package's\n")
+	p("entry; caskg: caskg.js and the module), each file gzip -9. R@10 and COMP@10 are score.py's: mean share\n")
+	p("of a task's gold skills in the top 10, and share of tasks with all of them there. On the synthetic\n")
+	p("libraries the gold skills are the variant-0 copies among reworded ones: read that quality as stress.\n")
+	p("A variant keeps only its base's first paragraph, so it is shorter than the gold base skill, and a\n")
+	p("ranker that favors short documents (BM25's length normalization) can fill the top 10 with variants; the\n")
+	p("12-word queries show it most.\n\n")
+	p("Each system and query kind first answers every task once (the answers scored), then up to %d timed\n", run.Rounds)
+	p("passes while %.0f seconds have not run out (at least one). A system whose first pass alone outruns the\n", run.BudgetS)
+	p("%.0f seconds stops there: its latencies are that pass's and its quality counts only the tasks it\n", run.BudgetS)
+	p("answered, as its cells say.\n\n")
+	b.WriteString(r.PeerTable())
+	p("\n```sh\nmake peers && bin/caskg-bench -reuse -curve '' -peer-sizes %s\n```\n\n", peerSizes(r))
+}
+
+// peerSizes is the -peer-sizes value of the run.
+func peerSizes(r *bench.Report) string {
+	var s []string
+	for _, run := range r.Peers {
+		if run.Label == "real" {
+			s = append(s, "real")
+		} else {
+			s = append(s, fmt.Sprint(run.Skills))
+		}
+	}
+	return strings.Join(s, ",")
 }
 
 func count(n int) string {

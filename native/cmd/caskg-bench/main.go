@@ -1,11 +1,15 @@
 // Command caskg-bench is `make bench`: it grows libraries from the real skills with native/synth
 // (documented there), builds each in a process of its own (build time, peak memory, artifact
 // bytes), times queries natively, over wazero and in Node, measures forward push against power
-// iteration and the semantic prefilter against the exact scan on the largest library, prints
-// the tables and writes BENCHMARKS.md and the README section between its markers.
+// iteration and the semantic prefilter against the exact scan on the largest library, runs caskg
+// beside the JavaScript search libraries in Node (wasm/js/bench-peers.mjs, the peers installed by
+// make peers), prints the tables and writes BENCHMARKS.md and the README section between its
+// markers. Every query latency is measured on two kinds of query: the full task texts, and the
+// same texts cut to their first 12 words, as agents' short queries.
 //
 //	caskg-bench [-sizes 1000,10000,100000] [-curve 2000,5000,20000,50000] [-dir bin/bench]
 //	            [-wasm bin/caskg.wasm] [-o BENCHMARKS.md] [-readme README.md] [-reuse]
+//	            [-peers .cache/peers] [-peer-sizes real,10000,100000] [-peer-budget 90]
 package main
 
 import (
@@ -51,7 +55,13 @@ type config struct {
 	pushEps        []float64
 	pushQueries    int
 	semanticRounds int
+	peers          string  // where make peers installed the JavaScript peers; "" for none
+	peerSizes      []int   // libraries for the side-by-side run, 0 the real one
+	peerBudget     float64 // seconds per system and query kind (bench-peers.mjs --budget)
 }
+
+// ShortWords is how many words of a task text make an agent's short query.
+const ShortWords = 12
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "build-one" {
@@ -75,10 +85,16 @@ func main() {
 	render := flag.Bool("render", false, "measure nothing: write the report and README section from -dir's results.json")
 	flag.IntVar(&c.rounds, "rounds", 3, "passes over the tasks per host and library")
 	flag.IntVar(&c.pushQueries, "push-queries", 87, "tasks for the push and prefilter accuracy")
+	flag.StringVar(&c.peers, "peers", ".cache/peers", "the JavaScript peers installed by make peers (\"\": no side-by-side run)")
+	peerSizes := flag.String("peer-sizes", "real,10000,100000", "libraries for the side-by-side run: real and sizes of -sizes")
+	flag.Float64Var(&c.peerBudget, "peer-budget", 90, "seconds per peer and query kind before a slow peer stops")
 	flag.Parse()
 	var err error
 	if c.sizes, err = ints(*sizes); err == nil {
 		c.curve, err = ints(*curve)
+	}
+	if err == nil {
+		c.peerSizes, err = libraries(*peerSizes)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "caskg-bench:", err)
@@ -111,6 +127,23 @@ func ints(s string) ([]int, error) {
 	return out, nil
 }
 
+// libraries parses -peer-sizes: "real" (0, the real library) or sizes, comma-separated.
+func libraries(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if strings.TrimSpace(f) == "real" {
+			out = append(out, 0)
+			continue
+		}
+		n, err := ints(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n...)
+	}
+	return out, nil
+}
+
 func run(c *config) error {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return err
@@ -120,8 +153,10 @@ func run(c *config) error {
 		return err
 	}
 	queries := make([]string, len(tasks))
+	short := make([]string, len(tasks))
 	for i, t := range tasks {
 		queries[i] = t.Query
+		short[i] = firstWords(t.Query, ShortWords)
 	}
 	r := &bench.Report{Machine: machine(), Go: runtime.Version(), Node: nodeVersion(), Tasks: strconv.Itoa(len(queries)) + " SkillsBench",
 		Command: "make bench"}
@@ -179,7 +214,7 @@ func run(c *config) error {
 			return err
 		}
 		n := r.Builds[k].Skills
-		q, eng, err := timeNative(data, queries, c.rounds)
+		q, eng, err := timeNative(data, queries, short, c.rounds)
 		if err != nil {
 			return fmt.Errorf("%s: %w", l.path, err)
 		}
@@ -187,7 +222,7 @@ func run(c *config) error {
 		r.Queries = append(r.Queries, q)
 		fmt.Fprintf(os.Stderr, "native %s %d: median %.2f ms\n", l.label, n, q.MedianMs)
 		if mod != nil {
-			q, err := timeWazero(ctx, mod, data, queries, c.rounds)
+			q, err := timeWazero(ctx, mod, data, queries, short, c.rounds)
 			if err != nil {
 				return fmt.Errorf("%s over wazero: %w", l.path, err)
 			}
@@ -200,6 +235,13 @@ func run(c *config) error {
 			q.Label, q.Skills = l.label, n
 			r.Queries = append(r.Queries, q)
 			fmt.Fprintf(os.Stderr, "node %s %d: median %.2f ms\n", l.label, n, q.MedianMs)
+		}
+		if c.peers != "" && !c.noWasm && slices.Contains(c.peerSizes, l.n) {
+			p, err := runPeers(c, l.label, l.n, l.path)
+			if err != nil {
+				return fmt.Errorf("%s beside the peers: %w", l.path, err)
+			}
+			r.Peers = append(r.Peers, p)
 		}
 		if l.label == "synth" && n == slices.Max(c.sizes) && n >= engine.LargeLibrary {
 			pq := queries[:min(len(queries), c.pushQueries)]
@@ -327,7 +369,7 @@ func buildOne(args []string) error {
 
 // timeNative is the engine called in process: load = decode and prepare; then one warm-up pass
 // and rounds timed passes over the queries.
-func timeNative(data []byte, queries []string, rounds int) (bench.Query, *engine.Engine, error) {
+func timeNative(data []byte, queries, short []string, rounds int) (bench.Query, *engine.Engine, error) {
 	t := time.Now()
 	g, err := graphs.Decode(data)
 	if err != nil {
@@ -335,17 +377,23 @@ func timeNative(data []byte, queries []string, rounds int) (bench.Query, *engine
 	}
 	eng := engine.New(g)
 	load := time.Since(t)
-	lat, err := timeQueries(queries, rounds, func(q string) error {
+	query := func(q string) error {
 		_, err := eng.Query(engine.Request{Query: q, K: 10})
 		return err
-	})
+	}
+	lat, err := timeQueries(queries, rounds, query)
+	if err != nil {
+		return bench.Query{}, nil, err
+	}
 	q := summarize("native", lat)
 	q.LoadMs = msec(load)
+	lat, err = timeQueries(short, rounds, query)
+	q.Words12 = latency(lat)
 	return q, eng, err
 }
 
 // timeWazero is the module over wazero: request JSON in, response JSON out.
-func timeWazero(ctx context.Context, mod *host.Module, data []byte, queries []string, rounds int) (bench.Query, error) {
+func timeWazero(ctx context.Context, mod *host.Module, data []byte, queries, short []string, rounds int) (bench.Query, error) {
 	t := time.Now()
 	e, err := mod.Load(ctx, data)
 	if err != nil {
@@ -353,16 +401,22 @@ func timeWazero(ctx context.Context, mod *host.Module, data []byte, queries []st
 	}
 	load := time.Since(t)
 	defer e.Close(ctx)
-	lines := make(map[string][]byte, len(queries))
-	for _, q := range queries {
+	lines := make(map[string][]byte, len(queries)+len(short))
+	for _, q := range append(slices.Clone(queries), short...) {
 		lines[q], _ = json.Marshal(engine.Request{Query: q, K: 10})
 	}
-	lat, err := timeQueries(queries, rounds, func(q string) error {
+	query := func(q string) error {
 		_, err := e.QueryJSON(ctx, lines[q])
 		return err
-	})
+	}
+	lat, err := timeQueries(queries, rounds, query)
+	if err != nil {
+		return bench.Query{}, err
+	}
 	q := summarize("wazero", lat)
 	q.LoadMs = msec(load)
+	lat, err = timeQueries(short, rounds, query)
+	q.Words12 = latency(lat)
 	return q, err
 }
 
@@ -379,11 +433,91 @@ func timeNode(c *config, artifact string) (bench.Query, error) {
 		Median, P95    float64
 		Load           float64
 		Compile, Total float64
+		Words12        struct {
+			Queries     int
+			Median, P95 float64
+		}
 	}
 	if err := json.Unmarshal(bytes.TrimSpace(b), &res); err != nil {
 		return bench.Query{}, fmt.Errorf("bench.mjs printed %q: %w", b, err)
 	}
-	return bench.Query{Host: "node", Queries: res.Queries, MedianMs: res.Median, P95Ms: res.P95, LoadMs: res.Load}, nil
+	q := bench.Query{Host: "node", Queries: res.Queries, MedianMs: res.Median, P95Ms: res.P95, LoadMs: res.Load}
+	if w := res.Words12; w.Queries > 0 {
+		q.Words12 = &bench.Latency{Queries: w.Queries, MedianMs: w.Median, P95Ms: w.P95}
+	}
+	return q, nil
+}
+
+// runPeers writes the library's texts beside its artifact (PeerText of every skill, JSONL) and
+// runs wasm/js/bench-peers.mjs on them in one Node process.
+func runPeers(c *config, label string, n int, artifact string) (bench.PeerRun, error) {
+	lib, err := ingest.Load(c.base)
+	if err != nil {
+		return bench.PeerRun{}, err
+	}
+	skills := lib.Skills
+	if n > 0 {
+		if skills, err = synth.Grow(lib.Skills, n); err != nil {
+			return bench.PeerRun{}, err
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for _, s := range skills {
+		if err := enc.Encode(struct {
+			Name string `json:"name"`
+			Text string `json:"text"`
+		}{s.Name, PeerText(s)}); err != nil {
+			return bench.PeerRun{}, err
+		}
+	}
+	docs := artifact + ".docs.jsonl"
+	if err := atomicfile.Write(docs, buf.Bytes()); err != nil {
+		return bench.PeerRun{}, err
+	}
+	cmd := exec.Command("node", "--expose-gc", "--max-old-space-size=8192", "wasm/js/bench-peers.mjs",
+		"--wasm", c.wasm, "--artifact", artifact, "--docs", docs, "--tasks", c.tasks, "--peers", c.peers,
+		"--rounds", strconv.Itoa(c.rounds), "--budget", strconv.FormatFloat(c.peerBudget, 'g', -1, 64), "--json")
+	cmd.Stderr = os.Stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return bench.PeerRun{}, fmt.Errorf("wasm/js/bench-peers.mjs: %w (make peers installs the peers)", err)
+	}
+	var run bench.PeerRun
+	if err := json.Unmarshal(bytes.TrimSpace(b), &run); err != nil {
+		return bench.PeerRun{}, fmt.Errorf("wasm/js/bench-peers.mjs printed %q: %w", b, err)
+	}
+	run.Label = label
+	return run, nil
+}
+
+// PeerText is the text every system in the side-by-side run indexes for a skill, what the BM25
+// reference of ../shared/tools/score.py indexes: name, title, description, the parameters
+// (inputs and outputs: name with underscores as spaces, type, description), tags, schema text
+// and body, one per line, cut to its first 4,000 characters as score.py cuts a SKILL.md.
+func PeerText(s ingest.Skill) string {
+	parts := []string{s.Name, s.Title, s.Description}
+	for _, f := range slices.Concat(s.Inputs, s.Outputs) {
+		parts = append(parts, strings.Join(strings.Fields(strings.ReplaceAll(f.Name, "_", " ")+" "+f.Type+" "+f.Description), " "))
+	}
+	parts = append(parts, strings.Join(s.Tags, " "), s.SchemaText, s.Body)
+	var kept []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			kept = append(kept, p)
+		}
+	}
+	text := strings.Join(kept, "\n")
+	if r := []rune(text); len(r) > 4000 {
+		text = string(r[:4000])
+	}
+	return text
+}
+
+// firstWords is the first n whitespace-separated words of text, joined by single spaces.
+func firstWords(text string, n int) string {
+	w := strings.Fields(text)
+	return strings.Join(w[:min(n, len(w))], " ")
 }
 
 func timeQueries(queries []string, rounds int, query func(string) error) ([]time.Duration, error) {
@@ -403,6 +537,12 @@ func timeQueries(queries []string, rounds int, query func(string) error) ([]time
 		}
 	}
 	return lat, nil
+}
+
+// latency is the median and 95th percentile of lat.
+func latency(lat []time.Duration) *bench.Latency {
+	q := summarize("", lat)
+	return &bench.Latency{Queries: q.Queries, MedianMs: q.MedianMs, P95Ms: q.P95Ms}
 }
 
 func summarize(host string, lat []time.Duration) bench.Query {
