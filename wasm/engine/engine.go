@@ -25,7 +25,7 @@ const (
 	DefaultSeeds      = 5
 	DefaultGamma      = 0.2
 	MaxIterations     = 50
-	Tolerance         = 1e-6 // L1 change between PPR iterations that counts as converged
+	Tolerance         = 1e-6 // L1 change between PPR iterations that counts as converged (PowerIteration)
 	MaxK              = 1000
 	MaxSeeds          = 100
 	MaxQueryBytes     = 64 << 10
@@ -102,9 +102,9 @@ type Result struct {
 // Response is the answer to a Request.
 type Response struct {
 	Results    []Result `json:"results"`
-	Iterations int      `json:"iterations,omitempty"` // PPR power iterations run
-	Pushes     int      `json:"pushes,omitempty"`     // forward pushes run (large graphs)
-	Residual   float64  `json:"residual,omitempty"`   // forward push: L1 error bound of the scores
+	Iterations int      `json:"iterations,omitempty"` // PPR power iterations run (0: the engine pushes)
+	Pushes     int      `json:"pushes,omitempty"`     // PPR forward pushes run
+	Residual   float64  `json:"residual,omitempty"`   // L1 error bound of the PPR estimate (push.go)
 	// Rendered is the bundle text of Request.Render: a header, then each result's name,
 	// description, source, evidence and body head, cut to the budgets (see render.go).
 	Rendered string `json:"rendered,omitempty"`
@@ -113,7 +113,8 @@ type Response struct {
 // Engine answers queries over one graph. It is safe for concurrent use.
 type Engine struct {
 	g     *graphs.Graph
-	names nameIndex // normalized skill names for fuzzy matching
+	names nameIndex  // normalized skill names for fuzzy matching
+	vocab vocabulary // the artifact's terms, for analyzing queries (terms.go)
 
 	// The propagation matrix T in CSR form, rows normalized: every published edge u→v gives an
 	// entry u→v and a reverse entry v→u weighted by ReverseWeight. edge and rev record which
@@ -140,14 +141,19 @@ type Engine struct {
 	impacts []float64 // BM25 term-frequency factor per posting (bm25Impacts)
 	terms   termIndex // lexicon terms' lengths and character masks, for typo correction
 	vecs    []int8    // every skill's quantized vector (graphs.Graph.Vectors)
+	vecs32  []float32 // the same as float32 below LargeLibrary skills (vectors32), else nil
 
 	pool [scratchSlots]atomic.Pointer[scratch] // scratches for reuse (scratch.go)
+
+	// exactPPR makes queries propagate by power iteration to convergence instead of forward
+	// push: the reference tests hold the engine to (export_test.go).
+	exactPPR bool
 }
 
 // New prepares an engine over g. Its cost is linear in the graph's size.
 func New(g *graphs.Graph) *Engine {
 	n := g.NumSkills()
-	e := &Engine{g: g, names: newNameIndex(g), invNorm: vectorNorms(g), impacts: bm25Impacts(g), terms: newTermIndex(g), vecs: g.Vectors()}
+	e := &Engine{g: g, names: newNameIndex(g), invNorm: vectorNorms(g), impacts: bm25Impacts(g), terms: newTermIndex(g), vecs: g.Vectors(), vecs32: vectors32(g), vocab: newVocabulary(g)}
 	if n >= LargeLibrary {
 		e.signs = vectorSigns(g)
 	}
@@ -300,9 +306,13 @@ func (e *Engine) Query(req Request) (Response, error) {
 // that need the same prerequisite add up, and an edge carries as much as the calibration trusts
 // it. The final score is max(f, GraphWeight·x): a skill the query supports
 // keeps its place, and the prerequisites and follow-ups of confident seeds rise beside them.
-// Personalized PageRank from the seeds (restart mass ∝ f) decides which skills are reached and
-// which edges carried relevance to each (Result.Via).
+// Personalized PageRank from the seeds (restart mass ∝ f), by forward push at every library size
+// (push.go), decides which edges carried relevance to each result (Result.Via); the ranking
+// does not depend on its error, which Response.Residual bounds.
 func (e *Engine) rank(req Request) (Response, error) {
+	sc := e.getScratch()
+	defer e.putScratch(sc)
+	toks := e.analyze(sc, req.Query)
 	var qvec []float32
 	if len(req.Vector) > 0 {
 		var err error
@@ -310,7 +320,7 @@ func (e *Engine) rank(req Request) (Response, error) {
 			return Response{}, err
 		}
 	} else if !req.NoSemantic {
-		qvec = e.Embed(req.Query)
+		qvec = e.embedTokens(toks)
 	}
 	if req.NoSemantic {
 		qvec = nil
@@ -318,12 +328,10 @@ func (e *Engine) rank(req Request) (Response, error) {
 	if req.NoLexical && qvec == nil {
 		return Response{}, errtext.New("engine: field \"no_lexical\": no semantic seeds to rank by (the artifact has no vectors or no_semantic is set)")
 	}
-	sc := e.getScratch()
-	defer e.putScratch(sc)
 	// The fused head holds every listed skill and the BM25 top max(Seeds, K); a skill outside
 	// it scores below each of the BM25 top K, so it can only enter the answer through the graph,
 	// where its BM25 score is read from sc.bm25 (cleared on return).
-	fused, lexMax := e.seedRanking(sc, req.Query, qvec, req.SemanticWeight, req.NoLexical, max(req.Seeds, req.K))
+	fused, lexMax := e.seedRanking(sc, req.Query, toks, qvec, req.SemanticWeight, req.NoLexical, max(req.Seeds, req.K))
 	scores := sc.bm25
 	defer clear(scores)
 	// Scores are reported relative to the best seed; a list whose evidence is all zero (a name
@@ -332,7 +340,6 @@ func (e *Engine) rank(req Request) (Response, error) {
 	if len(fused) > 0 && fused[0].score > 0 {
 		fmax = fused[0].score
 	}
-	n := e.g.NumSkills()
 	if req.NoGraph {
 		res := make([]Result, 0, min(req.K, len(fused)))
 		for i, c := range fused[:min(req.K, len(fused))] {
@@ -348,94 +355,106 @@ func (e *Engine) rank(req Request) (Response, error) {
 	seeds := fused[:min(req.Seeds, len(fused))]
 	pi := sc.pi
 	restart(pi, seeds)
-	var p []float64
-	var iters, pushes int
-	var residual float64
-	if n >= LargeLibrary {
-		// The seeds in ascending order (insertion sort: a few dozen at most).
-		seedIDs := make([]int32, len(seeds))
-		for i, c := range seeds {
-			seedIDs[i] = int32(c.id)
-			for j := i; j > 0 && seedIDs[j] < seedIDs[j-1]; j-- {
-				seedIDs[j], seedIDs[j-1] = seedIDs[j-1], seedIDs[j]
-			}
+	// The seeds in ascending order (insertion sort: a few dozen at most), as push starts from.
+	seedIDs := make([]int32, len(seeds))
+	for i, c := range seeds {
+		seedIDs[i] = int32(c.id)
+		for j := i; j > 0 && seedIDs[j] < seedIDs[j-1]; j-- {
+			seedIDs[j], seedIDs[j-1] = seedIDs[j-1], seedIDs[j]
 		}
-		p, residual, pushes = e.push(sc, seedIDs, req.Gamma, PushEpsilon)
+	}
+	var resp Response
+	var reached func(u int) bool
+	if e.exactPPR {
+		// Tests only: power iteration to convergence, the reference push is held to.
+		var p []float64
+		p, resp.Iterations = e.powerIteration(pi, sc.p, sc.q, req.Gamma, exactTolerance, exactIterations)
+		reached = func(u int) bool { return p[u] > 0 }
 	} else {
-		p, iters = e.ppr(sc, req.Gamma)
+		_, resp.Residual, resp.Pushes = e.push(sc, seedIDs, req.Gamma, PushEpsilon)
+		stamp := sc.stamp
+		reached = func(u int) bool { return sc.mark[u] == stamp }
 	}
 	for _, c := range seeds {
 		pi[c.id] = 0
 	}
 
-	// Seed evidence of every listed skill, then the graph's evidence from each seed's row.
-	seedF := make(map[int]float64, len(fused))
-	for _, c := range fused {
-		seedF[c.id] = c.score / fmax
+	// Seed evidence of every listed skill (its place in fused), then the graph's evidence from
+	// each seed's row: Π (1 − f_u·c) over the seeds linked to a skill, in linkMiss, the skills
+	// in linkIDs in the order first linked.
+	n := e.g.NumSkills()
+	listed, linked := &sc.listed, &sc.linked
+	listed.reset(n)
+	for i, c := range fused {
+		listed.set(c.id, i)
 	}
-	miss := make(map[int]float64) // Π (1 − f_u·c) over the seeds linked to a skill
+	linked.reset(n)
+	var linkIDs []int
+	var linkMiss []float64
 	for _, c := range seeds {
 		fu := c.score / fmax
 		for i := e.off[c.id]; i < e.off[c.id+1]; i++ {
 			v := int(e.to[i])
-			if _, ok := miss[v]; !ok {
-				miss[v] = 1
+			k, ok := linked.get(v)
+			if !ok {
+				k = len(linkIDs)
+				linked.set(v, k)
+				linkIDs, linkMiss = append(linkIDs, v), append(linkMiss, 1)
 			}
-			miss[v] *= 1 - fu*e.entryEvidence(c.id, i)
+			linkMiss[k] *= 1 - fu*e.entryEvidence(c.id, i)
 		}
 	}
 	final := func(v int) float64 {
-		f, ok := seedF[v]
-		if !ok && lexMax > 0 {
+		var f float64
+		if i, ok := listed.get(v); ok {
+			f = fused[i].score / fmax
+		} else if lexMax > 0 {
 			f = scores[v] / lexMax / fmax
 		}
-		if m, ok := miss[v]; ok {
-			f = max(f, GraphWeight*(1-m))
+		if k, ok := linked.get(v); ok {
+			f = max(f, GraphWeight*(1-linkMiss[k]))
 		}
 		return f
 	}
+	// The answer is drawn from the listed skills and the seeds' neighbours with graph evidence:
+	// any other skill has none and scores below each of the BM25 top K (seedRanking), so neither
+	// the propagation nor its error bound can change the ranking.
 	top := topCandidates{k: req.K}
 	for _, c := range fused {
 		top.offer(candidate{c.id, final(c.id)})
 	}
-	reach := func(v int) {
-		if _, ok := seedF[v]; !ok && p[v] > 0 {
+	for k, v := range linkIDs {
+		if _, ok := listed.get(v); !ok && linkMiss[k] < 1 {
 			top.offer(candidate{v, final(v)})
 		}
 	}
-	if n >= LargeLibrary {
-		for _, v := range sc.nodes {
-			reach(int(v))
-		}
-	} else {
-		for v := range p {
-			reach(v)
-		}
-	}
 
-	seedRank := make(map[int]int, len(seeds))
-	for i, c := range seeds {
-		seedRank[c.id] = i + 1
-	}
 	ranked := top.sorted()
-	inResult := make(map[int]bool, len(ranked))
-	for _, c := range ranked {
-		inResult[c.id] = true
-	}
 	res := make([]Result, len(ranked))
 	for i, c := range ranked {
-		res[i] = Result{ID: c.id, Name: e.g.Name(c.id), Score: c.score, SeedRank: seedRank[c.id],
-			Via: e.via(c.id, p, inResult)}
+		res[i] = Result{ID: c.id, Name: e.g.Name(c.id), Score: c.score}
+		if j, ok := listed.get(c.id); ok && j < len(seeds) {
+			res[i].SeedRank = j + 1
+		}
 	}
-	if n >= LargeLibrary {
+	// From here on listed maps the answer's skills to their places in it.
+	listed.reset(n)
+	for i, c := range ranked {
+		listed.set(c.id, i)
+	}
+	for i, c := range ranked {
+		res[i].Via = e.via(c.id, ranked, listed, reached)
+	}
+	if e.exactPPR {
+		clear(sc.p)
+		clear(sc.q)
+	} else {
 		for _, v := range sc.nodes {
 			sc.p[v], sc.q[v] = 0, 0
 		}
-	} else {
-		clear(sc.p)
-		clear(sc.q)
 	}
-	return Response{Results: res, Iterations: iters, Pushes: pushes, Residual: residual}, nil
+	resp.Results = res
+	return resp, nil
 }
 
 // entryEvidence is how much entry i of row u says that its target belongs with u: a reverse
@@ -461,12 +480,6 @@ func restart(pi []float64, seeds []candidate) {
 	for _, c := range seeds {
 		pi[c.id] = c.score / mass
 	}
-}
-
-// ppr runs p ← γπ + (1−γ)Tᵀp from p = π, π in sc.pi, and returns p (sc.p or sc.q; the caller
-// clears both) and the iterations run.
-func (e *Engine) ppr(sc *scratch, gamma float64) ([]float64, int) {
-	return e.powerIteration(sc.pi, sc.p, sc.q, gamma, Tolerance, MaxIterations)
 }
 
 // powerIteration runs p ← γπ + (1−γ)Tᵀp from p = π until the L1 change is below tol or after
@@ -516,18 +529,24 @@ func (e *Engine) powerIteration(pi, p, next []float64, gamma, tol float64, maxIt
 	return p, iters
 }
 
-// via lists the published edges that carried the most relevance into v from the seeds or other
-// results, strongest first.
-func (e *Engine) via(v int, p []float64, inResult map[int]bool) []Via {
-	// Each candidate is an entry of T (its id) and the relevance that flowed over it (its
-	// score): sorted by flow descending, then by entry.
+// via lists the published edges that carried relevance into v from other results, the
+// strongest first: an entry u→v of T counts when the propagation reached u, and its strength is
+// u's score times the share of u's relevance the entry passes on (its row-normalized weight),
+// ties broken by entry. The strength is the PPR flow p(u)·T(u,v) with u's score for p(u): the
+// order does not move with the propagation's error, and forward push reaches every skill whose
+// exact relevance exceeds its residual (Response.Residual), so Via lists the same edges as an
+// exact computation would but for results whose own relevance is within that bound.
+//
+// ranked is the answer, and place maps its skills to their places in it.
+func (e *Engine) via(v int, ranked []candidate, place *slots, reached func(u int) bool) []Via {
 	var cs []candidate
 	for _, i := range e.in[e.inOff[v]:e.inOff[v+1]] {
 		u := e.source(i)
-		if !inResult[u] || p[u] == 0 {
+		j, ok := place.get(u)
+		if !ok || !reached(u) {
 			continue
 		}
-		cs = append(cs, candidate{int(i), p[u] * e.w[i]})
+		cs = append(cs, candidate{int(i), ranked[j].score * e.w[i]})
 	}
 	sortCandidates(cs)
 	var out []Via
@@ -556,7 +575,7 @@ type candidate struct {
 	score float64
 }
 
-// seedRanking ranks skills for query by fusing the evidence of BM25 (with typo-corrected
+// seedRanking ranks skills for query (whose distinct terms are toks, from analyze) by fusing the evidence of BM25 (with typo-corrected
 // terms), fuzzy identifier matches and, when qvec is not nil, the skills closest to the unit
 // query vector qvec, and returns every listed skill (the BM25 top max(need, agreementDepth),
 // the name matches and
@@ -573,26 +592,18 @@ type candidate struct {
 //
 // A skill outside the BM25 top need and on no other list has a fused score no higher than
 // each of the top need's, so the head is all a caller reading need entries needs.
-func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeight float64, noLexical bool, need int) ([]candidate, float64) {
+func (e *Engine) seedRanking(sc *scratch, query string, toks []queryToken, qvec []float32, semWeight float64, noLexical bool, need int) ([]candidate, float64) {
 	g := e.g
-	seen := map[string]bool{}
-	var order []string
-	for _, t := range Tokenize(query) {
-		if !seen[t] {
-			seen[t] = true
-			order = append(order, t)
-		}
-	}
 	var terms []queryTerm
 	if noLexical {
-		order = nil
+		toks = nil
 	}
-	for _, t := range order {
-		if idx, ok := g.FindTerm(t); ok {
-			terms = append(terms, queryTerm{idx, 1})
+	for _, tk := range toks {
+		if tk.vocab >= 0 && e.vocab.lex[tk.vocab] >= 0 {
+			terms = append(terms, queryTerm{int(e.vocab.lex[tk.vocab]), 1})
 			continue
 		}
-		for _, idx := range typoTerms(g, &e.terms, t) {
+		for _, idx := range typoTerms(g, &e.terms, tk.text) {
 			terms = append(terms, queryTerm{idx, typoWeight})
 		}
 	}
@@ -623,13 +634,14 @@ func (e *Engine) seedRanking(sc *scratch, query string, qvec []float32, semWeigh
 	if len(sem) > 0 {
 		semTop, semFloor = sem[0].score, sem[len(sem)-1].score
 	}
-	at := make(map[int]int, len(lex)+len(names)+len(sem)) // skill → 1 + index in out
+	at := &sc.listed // skill → index in out
+	at.reset(g.NumSkills())
 	out := make([]candidate, 0, len(lex)+len(names)+len(sem))
 	add := func(id int, s float64) {
-		k := at[id] - 1
-		if k < 0 {
+		k, ok := at.get(id)
+		if !ok {
 			k = len(out)
-			at[id] = k + 1
+			at.set(id, k)
 			var l float64
 			if lexMax > 0 {
 				l = scores[id] / lexMax
@@ -675,14 +687,10 @@ func agreement(lex, sem []candidate) float64 {
 	if m == 0 {
 		return 0
 	}
-	in := make(map[int]bool, agreementDepth)
-	for _, c := range lex[:min(agreementDepth, len(lex))] {
-		in[c.id] = true
-	}
 	a := 0
 	for _, c := range sem[:min(agreementDepth, len(sem))] {
-		if in[c.id] {
-			a++
+		for _, l := range lex[:min(agreementDepth, len(lex))] {
+			a += b2i(l.id == c.id) // ids are distinct within each list
 		}
 	}
 	return float64(min(a, m)) / float64(m)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math/bits"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -37,19 +38,19 @@ func typoTerms(g *graphs.Graph, lex *termIndex, word string) []int {
 	}
 	wm, wr := charMask(word), int32(utf8.RuneCountInString(word))
 	// Terms are sorted, so those sharing the first byte form one run.
-	lo, _ := g.FindTerm(word[:1])
+	lo, hi := lex.first[word[0]], lex.first[int(word[0])+1]
+	runes, masks := lex.runes[lo:hi], lex.masks[lo:hi]
+	masks = masks[:len(runes)]
 	best, bestd := []int(nil), maxd
-	for t := lo; t < g.NumTerms(); t++ {
+	for k, r := range runes {
+		if diff := r - wr; diff > int32(bestd) || -diff > int32(bestd) {
+			continue
+		}
+		if bits.OnesCount32(masks[k]^wm) > 2*bestd {
+			continue
+		}
+		t := int(lo) + k
 		term := g.Term(t)
-		if term[0] != word[0] {
-			break
-		}
-		if diff := lex.runes[t] - wr; diff > int32(bestd) || -diff > int32(bestd) {
-			continue
-		}
-		if bits.OnesCount32(lex.masks[t]^wm) > 2*bestd {
-			continue
-		}
 		d := editDistance(word, term, bestd)
 		switch {
 		case d < bestd:
@@ -62,10 +63,11 @@ func typoTerms(g *graphs.Graph, lex *termIndex, word string) []int {
 }
 
 // termIndex holds, for every lexicon term, what typoTerms checks before an edit distance: its
-// length in runes and its character mask.
+// length in runes and its character mask; and where the terms of each first byte start.
 type termIndex struct {
 	runes []int32
 	masks []uint32
+	first [257]int32 // the terms starting with byte b are first[b] to first[b+1]
 }
 
 func newTermIndex(g *graphs.Graph) termIndex {
@@ -73,6 +75,19 @@ func newTermIndex(g *graphs.Graph) termIndex {
 	for t := range ix.masks {
 		term := g.Term(t)
 		ix.runes[t], ix.masks[t] = int32(utf8.RuneCountInString(term)), charMask(term)
+		if term != "" {
+			ix.first[int(term[0])+1]++
+		}
+	}
+	// Counts per first byte, then their running sums: the terms are sorted, so each byte's form
+	// one run. (An empty term, which the lexicon does not hold, would sort first.)
+	for b := 1; b < len(ix.first); b++ {
+		ix.first[b] += ix.first[b-1]
+	}
+	if g.NumTerms() > 0 && g.Term(0) == "" {
+		for b := range ix.first {
+			ix.first[b]++
+		}
 	}
 	return ix
 }
@@ -103,25 +118,34 @@ func isNamePunct(r rune) bool { return r == '_' || r == '-' || r == '.' || r == 
 // at most maxIdentifiers of them.
 func identifiers(query string) []string {
 	var out []string
-	seen := map[string]bool{}
-	for _, f := range strings.FieldsFunc(query, func(r rune) bool {
-		return !(r == '_' || r == '-' || r == '.' || r == '/' || r == ':' ||
-			r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127)
-	}) {
+	// The fields are runs of identifier bytes (every byte of a multi-byte rune is one, as the
+	// rune is); scanned in place, with no list of fields.
+	for i := 0; i < len(query) && len(out) < maxIdentifiers; {
+		for i < len(query) && !isIdentByte(query[i]) {
+			i++
+		}
+		start := i
+		for i < len(query) && isIdentByte(query[i]) {
+			i++
+		}
 		// strings.Trim(f, "_-./:") and strings.ContainsAny(f, "_-.:/"), with functions the
 		// WebAssembly module links anyway.
-		f = strings.TrimFunc(f, isNamePunct)
-		if strings.ContainsFunc(f, isNamePunct) || hasInnerUpper(f) {
-			if id := normName(f); id != "" && !seen[id] {
-				seen[id] = true
-				out = append(out, id)
-				if len(out) == maxIdentifiers {
-					break
-				}
-			}
+		f := strings.TrimFunc(query[start:i], isNamePunct)
+		if f == "" || !strings.ContainsFunc(f, isNamePunct) && !hasInnerUpper(f) {
+			continue
+		}
+		if id := normName(f); id != "" && !slices.Contains(out, id) {
+			out = append(out, id)
 		}
 	}
 	return out
+}
+
+// isIdentByte reports whether b can be part of an identifier: a letter, a digit, a name
+// separator (isNamePunct) or a byte of a multi-byte rune.
+func isIdentByte(b byte) bool {
+	return b == '_' || b == '-' || b == '.' || b == '/' || b == ':' ||
+		b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b > 127
 }
 
 func hasInnerUpper(s string) bool {
@@ -349,15 +373,22 @@ func hasPosting(ps []int32, v int32) bool {
 // match returns the names similar to any of ids, with their best similarity, in no particular
 // order.
 func (ix *nameIndex) match(sc *scratch, ids []string) []candidate {
-	best := map[int32]float64{}
-	var order []int32
+	// The names found, in the order first found, with their best similarity; sc.linked maps a
+	// name to its place in out.
+	var out []candidate
+	found := &sc.linked
+	found.reset(len(ix.names))
 	check := func(id string, v int32) {
-		if s := nameSimilarity(id, ix.names[v]); s >= nameMatchMin && s > best[v] {
-			if _, ok := best[v]; !ok {
-				order = append(order, v)
-			}
-			best[v] = s
+		s := nameSimilarity(id, ix.names[v])
+		if s < nameMatchMin {
+			return
 		}
+		if k, ok := found.get(int(v)); ok {
+			out[k].score = max(out[k].score, s)
+			return
+		}
+		found.set(int(v), len(out))
+		out = append(out, candidate{int(v), s})
 	}
 	// Every name is found once per identifier, and one more slot takes the write after the last.
 	if len(sc.hit) <= len(ix.names) {
@@ -369,10 +400,6 @@ func (ix *nameIndex) match(sc *scratch, ids []string) []candidate {
 	}()
 	for _, id := range ids {
 		ix.matchIdentifier(sc, id, check)
-	}
-	out := make([]candidate, 0, len(order))
-	for _, v := range order {
-		out = append(out, candidate{int(v), best[v]})
 	}
 	return out
 }

@@ -1,28 +1,37 @@
 package engine
 
-// Forward push (Andersen, Chung and Lang, 2006) computes the same personalized PageRank as the
-// power iteration in ppr, but touches only the nodes relevance actually reaches, so its cost does
-// not grow with the library. It keeps an estimate p and a residual r with the invariant
-// ppr(π) = p + Σ_u r(u)·ppr(e_u); every push moves γ·r(u) into p(u) and spreads (1−γ)·r(u) over
-// u's row of T. Because every ppr(e_u) sums to 1, the L1 error of p is exactly Σ_u r(u), which
-// push returns: the stated error bound.
+// Forward push (Andersen, Chung and Lang, 2006) computes personalized PageRank, the
+// propagation of every query at every library size, touching only the nodes relevance actually
+// reaches, so its cost does not grow with the library. It keeps an estimate p and a residual r
+// with the invariant ppr(π) = p + Σ_u r(u)·ppr(e_u); every push moves γ·r(u) into p(u) and
+// spreads (1−γ)·r(u) over u's row of T. Because every ppr(e_u) sums to 1, the L1 error of p is
+// exactly Σ_u r(u), which push returns (Response.Residual): the stated error bound. A node that
+// push never reaches has an exact relevance of at most that bound, so every node whose exact
+// relevance exceeds it is reached.
+//
+// What the error can move: nothing in the ranking, whose scores are the seed evidence and the
+// seeds' direct edges (rank); and in Result.Via only edges out of results whose own exact
+// relevance is at most the bound (via). TestQueryMatchesExactPPR and TestRealQueryMatchesExactPPR
+// hold answers to those of power iteration run to convergence, under that bound, on the sample
+// graphs and on the real 859-skill library (CheckExactPPR).
 const (
-	// PushThreshold is the library size from which Query uses forward push instead of power
-	// iteration.
-	PushThreshold = 20000
-	// PushEpsilon is the residual below which a node is not pushed. The L1 error of the
-	// scores is the residual left, reported in Response.Residual. On the 100,000-skill library
-	// of BENCHMARKS.md, 1e-5 leaves an L1 error of about 0.02 and the same top 10, in the same
-	// order, as power iteration run to convergence, in a twentieth of the pushes 1e-7 takes.
+	// PushEpsilon is the residual below which a node is not pushed. On the 100,000-skill library
+	// of BENCHMARKS.md, 1e-5 leaves an L1 error of about 0.02, a twentieth of the pushes 1e-7
+	// takes; at 1,000 skills a SkillsBench task takes about 500 pushes (tens of microseconds).
 	PushEpsilon = 1e-5
+	// exactTolerance and exactIterations make power iteration converge for the exact reference
+	// (Engine.exactPPR): (1−γ)^5000 is far below any float64 difference.
+	exactTolerance  = 1e-13
+	exactIterations = 5000
 )
 
 // push runs forward push from π (in sc.pi; seeds lists its non-zero entries in ascending order)
-// until no node holds more than eps residual. Nodes are pushed in first-in first-out order from
-// the seeds in π's index order, so the result is deterministic. It returns the estimate (sc.p),
-// the residual mass left (the L1 error bound) and the number of pushes; sc.nodes lists every
-// node whose residual became non-zero (the only nodes with a non-zero estimate), and the caller
-// clears sc.p and sc.q at them.
+// until no node holds more than eps residual, or MaxIterations pushes per node have run. Nodes
+// are pushed in first-in first-out order from the seeds in π's index order, so the result is
+// deterministic. It returns the estimate (sc.p), the residual mass left (the L1 error bound) and
+// the number of pushes; sc.nodes lists every node whose residual became non-zero (the only nodes
+// with a non-zero estimate; rank reads them as sc.mark at sc.stamp), and the caller clears sc.p
+// and sc.q at them.
 //
 // The queue holds exactly the nodes with more than eps residual, each once: a node joins when its
 // residual crosses eps and leaves, with none, when it is pushed. So the loop needs no per-node
@@ -54,7 +63,11 @@ func (e *Engine) push(sc *scratch, seeds []int32, gamma, eps float64) (p []float
 			nq++
 		}
 	}
-	for head := 0; head < nq; head++ {
+	// A γ near 0 moves almost no mass into p per push: the pushes stop at the bound of the
+	// power iteration's work (MaxIterations passes over the nodes), the residual says how far
+	// from the answer they got.
+	maxPushes := MaxIterations * max(len(r), 1)
+	for head := 0; head < nq && pushes < maxPushes; head++ {
 		u := queue[head]
 		ru := r[u]
 		r[u] = 0
@@ -129,6 +142,9 @@ func (e *Engine) Personalization(req Request) ([]float64, error) {
 	if err := req.normalize(); err != nil {
 		return nil, err
 	}
+	sc := e.getScratch()
+	defer e.putScratch(sc)
+	toks := e.analyze(sc, req.Query)
 	var qvec []float32
 	if len(req.Vector) > 0 {
 		var err error
@@ -136,11 +152,9 @@ func (e *Engine) Personalization(req Request) ([]float64, error) {
 			return nil, err
 		}
 	} else if !req.NoSemantic {
-		qvec = e.Embed(req.Query)
+		qvec = e.embedTokens(toks)
 	}
-	sc := e.getScratch()
-	defer e.putScratch(sc)
-	fused, _ := e.seedRanking(sc, req.Query, qvec, req.SemanticWeight, req.NoLexical, req.Seeds)
+	fused, _ := e.seedRanking(sc, req.Query, toks, qvec, req.SemanticWeight, req.NoLexical, req.Seeds)
 	clear(sc.bm25)
 	pi := make([]float64, e.g.NumSkills())
 	restart(pi, fused[:min(req.Seeds, len(fused))])

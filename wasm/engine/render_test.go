@@ -54,8 +54,8 @@ Text marked [… cut] goes on in the skill's source file.
 [1] boil-water (seed #1)
 Boil water on the stove until it bubbles.
 source: lib/boil-water/SKILL.md
-- before brew-tea (uncertain workflow, w=0.60)
 - needs fill-kettle (confirmed dependency, w=0.50)
+- before brew-tea (uncertain workflow, w=0.60)
 
 ## Steps
 1. Put the kettle on the stove.

@@ -15,23 +15,75 @@ type scratch struct {
 	p, q   []float64 // PPR estimate; power iteration's next iterate or forward push's residual
 	mark   []uint32  // per-pass visit marks: a skill is visited in the pass whose stamp it holds
 	stamp  uint32
-	count  []uint32 // name matching: the identifier's stamp << 8 | bigrams the name shares with it
-	nstamp uint32   // the last identifier's stamp (24 bits)
-	nodes  []int32  // forward push: every node whose residual became non-zero
-	queue  []int32  // forward push: the queue (any contents between queries)
-	sketch []int32  // semantic prefilter: every skill's sketch score (any values between queries)
+	count  []uint32  // name matching: the identifier's stamp << 8 | bigrams the name shares with it
+	nstamp uint32    // the last identifier's stamp (24 bits)
+	nodes  []int32   // forward push: every node whose residual became non-zero
+	queue  []int32   // forward push: the queue (any contents between queries)
+	sketch []int32   // semantic prefilter: every skill's sketch score (any values between queries)
+	cos    []float64 // exact semantic scan: every skill's cosine (any values between queries)
 
 	// Buffers reused from query to query (any contents between queries): a query at 100,000
 	// skills would otherwise allocate hundreds of KB in them, and in WebAssembly the garbage
 	// collections that follow were a tenth of the time.
-	grams    []uint32    // name matching: the identifier's tagged bigrams
-	hit      []int32     // name matching: names found in the scanned bigram lists
-	lists    []gramList  // name matching: the identifier's bigrams by postings length
-	postings [][]int32   // name matching: per bigram, its postings for each name length
-	needs    []int       // name matching: the bigrams a name of each length must share
-	pool     []candidate // semantic prefilter: the skills whose vectors are compared
-	hist     []int32     // semantic prefilter: skills per sketch score
-	sel      []int       // BM25: the scored skills that can rank before a listed one
+	grams    []uint32     // name matching: the identifier's tagged bigrams
+	hit      []int32      // name matching: names found in the scanned bigram lists
+	lists    []gramList   // name matching: the identifier's bigrams by postings length
+	postings [][]int32    // name matching: per bigram, its postings for each name length
+	needs    []int        // name matching: the bigrams a name of each length must share
+	pool     []candidate  // semantic prefilter: the skills whose vectors are compared
+	hist     []int32      // semantic prefilter: skills per sketch score
+	sel      []int        // BM25: the scored skills that can rank before a listed one
+	tokens   []queryToken // the query's distinct terms (analyze)
+
+	// Per-skill look-ups of one query without a map: listed (seedRanking's fused list, then the
+	// answer) and linked (name matches, then the seeds' neighbours).
+	listed, linked slots
+
+	// analyze: per vocabulary term, the query's stamp above 32 bits and the term's index in
+	// tokens below, so a repeated term is counted without a map.
+	vocabSeen []uint64
+	vstamp    uint32
+}
+
+// slots maps skills to small integers (an index into a list) for one use at a time: an entry
+// holds the use's stamp above 32 bits and the value below, so starting a use clears nothing.
+type slots struct {
+	v     []uint64
+	stamp uint32
+}
+
+// reset starts a use over n skills: every skill unset.
+func (s *slots) reset(n int) {
+	if len(s.v) < n {
+		s.v = make([]uint64, n)
+	}
+	s.stamp++
+	if s.stamp == 0 {
+		clear(s.v)
+		s.stamp = 1
+	}
+}
+
+// get returns skill i's value, and whether it is set in this use.
+func (s *slots) get(i int) (int, bool) {
+	x := s.v[i]
+	return int(uint32(x)), uint32(x>>32) == s.stamp
+}
+
+// set sets skill i's value (at most 1<<32 − 1).
+func (s *slots) set(i, x int) { s.v[i] = uint64(s.stamp)<<32 | uint64(uint32(x)) }
+
+// nextVocabStamp returns a stamp no entry of s.vocabSeen (made n long on first use) holds yet.
+func (s *scratch) nextVocabStamp(n int) uint32 {
+	if len(s.vocabSeen) < n {
+		s.vocabSeen = make([]uint64, n)
+	}
+	s.vstamp++
+	if s.vstamp == 0 {
+		clear(s.vocabSeen)
+		s.vstamp = 1
+	}
+	return s.vstamp
 }
 
 func (e *Engine) getScratch() *scratch {

@@ -44,32 +44,9 @@ func QueryTerms(text string) (terms []string, weights []float64) {
 // dimension of the skill vectors. It returns nil when the artifact has no encoder or none of
 // the text's terms is in the encoder's vocabulary.
 func (e *Engine) Embed(text string) []float32 {
-	g := e.g
-	if !g.HasEncoder() {
-		return nil
-	}
-	terms, weights := QueryTerms(text)
-	acc := make([]float64, g.VectorDim())
-	found := false
-	for i, t := range terms {
-		idx, ok := g.FindEncoderTerm(t)
-		if !ok {
-			continue
-		}
-		row, scale, w := g.EncoderVector(idx)
-		f := weights[i] * float64(w) * float64(scale)
-		if f == 0 {
-			continue
-		}
-		found = true
-		for j, x := range row {
-			acc[j] += f * float64(x)
-		}
-	}
-	if !found {
-		return nil
-	}
-	return unit32(acc)
+	sc := e.getScratch()
+	defer e.putScratch(sc)
+	return e.embedTokens(e.analyze(sc, text))
 }
 
 // VectorDim is the dimension of the artifact's skill vectors (and of Request.Vector); 0 when the
@@ -154,8 +131,121 @@ func (e *Engine) semanticRanking(sc *scratch, q []float32) []candidate {
 		}
 		return out
 	}
-	for i := range g.NumSkills() {
-		out = e.offerCosine(out, q, i)
+	if e.vecs32 == nil {
+		for i := range g.NumSkills() {
+			out = e.offerCosine(out, q, i)
+		}
+		return out
+	}
+	// Two skills a pass, each summed exactly as offerCosine sums it: the same cosines, with
+	// twice the independent additions in flight (each skill's four sums are chains of dim/4
+	// dependent additions).
+	// The cosines go to a buffer and the best semanticDepth positive ones are selected from it
+	// as BM25's are (offerPositive): the list offerCosine keeps, without a comparison and an
+	// insertion per skill. A skill without a vector (invNorm 0) has cosine 0 and is left out.
+	dim, n := len(q), g.NumSkills()
+	vs, invNorm := e.vecs32[:n*dim], e.invNorm[:n]
+	if len(sc.cos) < n {
+		sc.cos = make([]float64, n)
+	}
+	cos := sc.cos[:n]
+	i := 0
+	for ; i+2 <= n; i += 2 {
+		var acc [8]float32
+		dotPart(&acc, q, vs[i*dim:(i+1)*dim], vs[(i+1)*dim:(i+2)*dim])
+		c := cos[i : i+2 : i+2]
+		c[0] = float64(((acc[0] + acc[1]) + (acc[2] + acc[3])) * invNorm[i])
+		c[1] = float64(((acc[4] + acc[5]) + (acc[6] + acc[7])) * invNorm[i+1])
+	}
+	if i < n {
+		var acc [8]float32
+		a := vs[i*dim : (i+1)*dim]
+		dotPart(&acc, q, a, a)
+		cos[i] = float64(((acc[0] + acc[1]) + (acc[2] + acc[3])) * invNorm[i])
+	}
+	// offerPositive reads the scores' bits as integers: -0 and negative cosines must not be
+	// there, and no score is NaN (the query and vectors are finite).
+	for j, c := range cos {
+		if c <= 0 {
+			cos[j] = 0
+		}
+	}
+	top := topCandidates{k: semanticDepth, h: out}
+	top.offerPositive(cos)
+	return top.sorted()
+}
+
+// dotPart adds q·a to the sums acc[0:4] and q·b to acc[4:8] (all of q's length), as
+// offerCosine sums q·x: sixteen products a pass into four sums by index mod 4, then four a pass,
+// then the rest into the first; offerDot takes (s0+s1)+(s2+s3).
+func dotPart(acc *[8]float32, q, a, b []float32) {
+	a, b = a[:len(q)], b[:len(q)]
+	a0, a1, a2, a3, b0, b1, b2, b3 := acc[0], acc[1], acc[2], acc[3], acc[4], acc[5], acc[6], acc[7]
+	j := 0
+	for ; j+16 <= len(q); j += 16 {
+		x, r, s := q[j:j+16:j+16], a[j:j+16:j+16], b[j:j+16:j+16]
+		a0 += x[0] * r[0]
+		b0 += x[0] * s[0]
+		a1 += x[1] * r[1]
+		b1 += x[1] * s[1]
+		a2 += x[2] * r[2]
+		b2 += x[2] * s[2]
+		a3 += x[3] * r[3]
+		b3 += x[3] * s[3]
+		a0 += x[4] * r[4]
+		b0 += x[4] * s[4]
+		a1 += x[5] * r[5]
+		b1 += x[5] * s[5]
+		a2 += x[6] * r[6]
+		b2 += x[6] * s[6]
+		a3 += x[7] * r[7]
+		b3 += x[7] * s[7]
+		a0 += x[8] * r[8]
+		b0 += x[8] * s[8]
+		a1 += x[9] * r[9]
+		b1 += x[9] * s[9]
+		a2 += x[10] * r[10]
+		b2 += x[10] * s[10]
+		a3 += x[11] * r[11]
+		b3 += x[11] * s[11]
+		a0 += x[12] * r[12]
+		b0 += x[12] * s[12]
+		a1 += x[13] * r[13]
+		b1 += x[13] * s[13]
+		a2 += x[14] * r[14]
+		b2 += x[14] * s[14]
+		a3 += x[15] * r[15]
+		b3 += x[15] * s[15]
+	}
+	for ; j+4 <= len(q); j += 4 {
+		x, r, s := q[j:j+4:j+4], a[j:j+4:j+4], b[j:j+4:j+4]
+		a0 += x[0] * r[0]
+		b0 += x[0] * s[0]
+		a1 += x[1] * r[1]
+		b1 += x[1] * s[1]
+		a2 += x[2] * r[2]
+		b2 += x[2] * s[2]
+		a3 += x[3] * r[3]
+		b3 += x[3] * s[3]
+	}
+	for ; j < len(q); j++ {
+		a0 += q[j] * a[j]
+		b0 += q[j] * b[j]
+	}
+	acc[0], acc[1], acc[2], acc[3], acc[4], acc[5], acc[6], acc[7] = a0, a1, a2, a3, b0, b1, b2, b3
+}
+
+// vectors32 returns every skill's quantized vector as float32 (exactly: int8 values are
+// float32 values), so the exact scan converts nothing; nil from LargeLibrary skills on, where
+// the prefilter compares a few thousand vectors and the copy would be tens of megabytes.
+func vectors32(g *graphs.Graph) []float32 {
+	if g.VectorDim() == 0 || g.NumSkills() >= LargeLibrary {
+		return nil
+	}
+	vs := g.Vectors()
+	out := make([]float32, len(vs))
+	for i, x := range vs {
+		out[i] = float32(x)
 	}
 	return out
 }
@@ -202,7 +292,14 @@ func (e *Engine) offerCosine(out []candidate, q []float32, i int) []candidate {
 	for ; j < len(row); j++ {
 		d0 += q[j] * float32(row[j])
 	}
-	dot := (d0 + d1) + (d2 + d3)
+	return e.offerDot(out, i, (d0+d1)+(d2+d3))
+}
+
+// offerDot is offerCosine for skill i whose vector's dot product with q is dot.
+func (e *Engine) offerDot(out []candidate, i int, dot float32) []candidate {
+	if e.invNorm[i] == 0 {
+		return out
+	}
 	s := float64(dot * e.invNorm[i])
 	if s <= 0 {
 		return out
@@ -241,9 +338,9 @@ func (e *Engine) SemanticNeighbors(q []float32, exact bool) []int {
 	return ids
 }
 
-// LargeLibrary is the library size from which a query takes the large-library paths: forward
-// push instead of power iteration (push.go) and the sign-sketch prefilter for semantic seeds.
-const LargeLibrary = PushThreshold
+// LargeLibrary is the library size from which a query takes the large-library path: the
+// sign-sketch prefilter for semantic seeds.
+const LargeLibrary = 20000
 
 // SemanticPool is how many skills the sign sketch passes on to the exact cosine in a large
 // library.

@@ -12,24 +12,36 @@ import (
 // builder and the query path call this same function, which is what keeps them in agreement.
 func Tokenize(text string) []string {
 	var out []string
-	for _, w := range Words(text) {
-		if len(w) < 2 || stopwords[w] {
-			continue
-		}
-		out = append(out, Stem(w))
-	}
+	eachTerm(text, func(t string) { out = append(out, t) })
 	return out
+}
+
+// eachTerm calls f with every term Tokenize returns for text, in order, without collecting
+// them.
+func eachTerm(text string, f func(term string)) {
+	eachWord(text, func(w string) {
+		if len(w) < 2 || stopwords[w] {
+			return
+		}
+		f(Stem(w))
+	})
 }
 
 // Words splits text into lower-case words at non-alphanumeric runes and camelCase boundaries,
 // without stemming or stop-word removal.
 func Words(text string) []string {
 	var out []string
+	eachWord(text, func(w string) { out = append(out, w) })
+	return out
+}
+
+// eachWord calls f with every word Words returns for text, in order.
+func eachWord(text string, f func(word string)) {
 	start := -1
 	var prev rune
 	flush := func(end int) {
 		if start >= 0 {
-			out = append(out, strings.ToLower(text[start:end]))
+			f(strings.ToLower(text[start:end]))
 			start = -1
 		}
 	}
@@ -57,7 +69,6 @@ func Words(text string) []string {
 		}
 	}
 	flush(len(text))
-	return out
 }
 
 // Stem is a light, deterministic English suffix stripper: it folds plurals, -ing and -ed forms

@@ -138,3 +138,37 @@ func BenchmarkCompile(b *testing.B) {
 		c.Close(ctx)
 	}
 }
+
+// BenchmarkStart is what a process pays from module and artifact bytes to an engine ready to
+// answer (host.Load): cold, compiling the module into an empty cache directory; warm, finding
+// the machine code a previous process left in the directory (Options.CacheDir, by default under
+// the user's cache directory).
+func BenchmarkStart(b *testing.B) {
+	fx := benchFixture(b)
+	wasm := wasmBytes(b)
+	ctx := context.Background()
+	start := func(b *testing.B, dir string) {
+		e, err := host.Load(ctx, wasm, fx.artifact, &host.Options{Instances: 1, CacheDir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		e.Close(ctx)
+		b.StartTimer()
+	}
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			dir := b.TempDir()
+			b.StartTimer()
+			start(b, dir)
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		dir := b.TempDir()
+		start(b, dir)
+		for b.Loop() {
+			start(b, dir)
+		}
+	})
+}

@@ -18,7 +18,8 @@ func ExampleLoad() {
 	}
 	artifact := sampleFixture().artifact // bin/sample.skg, from caskg build graphs/sample
 
-	// Cache is optional: wazero.NewCompilationCacheWithDir keeps compiled code across runs.
+	// Compiled code is kept under the user's cache directory by default (Options.CacheDir,
+	// NoCache); Cache shares one cache between the modules of a process.
 	e, err := host.Load(ctx, wasm, artifact, &host.Options{Instances: 2, Cache: sharedCache()})
 	if err != nil {
 		log.Fatal(err)

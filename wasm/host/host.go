@@ -18,6 +18,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -43,8 +45,15 @@ type Options struct {
 	// DefaultMemoryLimitPages. An instance that needs more fails its call and is discarded.
 	MemoryLimitPages uint32
 	// Cache shares compiled code between modules and, from wazero.NewCompilationCacheWithDir,
-	// between processes; nil compiles afresh. The caller closes it after the modules.
+	// between processes; the caller closes it after the modules. Nil means a cache in CacheDir
+	// that the Module owns.
 	Cache wazero.CompilationCache
+	// CacheDir is where a Module without Cache keeps the machine code it compiles, so that the
+	// next process to load the same module bytes with the same wazero skips compiling (a few
+	// hundred milliseconds; BenchmarkStart). "" means DefaultCacheDir; NoCache turns it off.
+	// A directory that cannot be made costs only the cache, not the Module.
+	CacheDir string
+	NoCache  bool
 	// Interruptible makes a call stop as soon as its context ends; otherwise a context that has
 	// ended only keeps calls from starting. It costs speed: wazero then checks for cancellation
 	// at every loop of the module, which makes a query about 4× slower. Every call finishes on
@@ -62,6 +71,17 @@ type Module struct {
 	rt       wazero.Runtime
 	compiled wazero.CompiledModule
 	opts     Options
+	cache    wazero.CompilationCache // the cache the Module made (Options.CacheDir); nil if none
+}
+
+// DefaultCacheDir is the compilation cache of a Module without Options.Cache or CacheDir:
+// caskg/wazero under the user's cache directory (os.UserCacheDir), or "" when there is none.
+func DefaultCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "caskg", "wazero")
 }
 
 // Compile compiles the module bytes for this machine and checks that they have the exports of
@@ -83,31 +103,55 @@ func Compile(ctx context.Context, wasm []byte, opts *Options) (*Module, error) {
 	cfg := wazero.NewRuntimeConfig().
 		WithCloseOnContextDone(o.Interruptible).
 		WithMemoryLimitPages(o.MemoryLimitPages)
+	var owned wazero.CompilationCache
+	if o.Cache == nil && !o.NoCache {
+		dir := o.CacheDir
+		if dir == "" {
+			dir = DefaultCacheDir()
+		}
+		if dir != "" {
+			if c, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
+				owned, o.Cache = c, c
+			}
+		}
+	}
 	if o.Cache != nil {
 		cfg = cfg.WithCompilationCache(o.Cache)
+	}
+	fail := func(err error) (*Module, error) {
+		if owned != nil {
+			owned.Close(ctx)
+		}
+		return nil, err
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		rt.Close(ctx)
-		return nil, fmt.Errorf("host: instantiating WASI: %w", err)
+		return fail(fmt.Errorf("host: instantiating WASI: %w", err))
 	}
 	compiled, err := rt.CompileModule(ctx, wasm)
 	if err != nil {
 		rt.Close(ctx)
-		return nil, fmt.Errorf("host: compiling the module: %w", err)
+		return fail(fmt.Errorf("host: compiling the module: %w", err))
 	}
 	exports := compiled.ExportedFunctions()
 	for _, name := range []string{"_initialize", "alloc", "free", "load", "query", "info", "unload", "version"} {
 		if exports[name] == nil {
 			rt.Close(ctx)
-			return nil, fmt.Errorf("host: the module does not export %q: not a caskg reactor (make wasm builds one)", name)
+			return fail(fmt.Errorf("host: the module does not export %q: not a caskg reactor (make wasm builds one)", name))
 		}
 	}
-	return &Module{rt: rt, compiled: compiled, opts: o}, nil
+	return &Module{rt: rt, compiled: compiled, opts: o, cache: owned}, nil
 }
 
-// Close releases the module and every Engine loaded from it.
-func (m *Module) Close(ctx context.Context) error { return m.rt.Close(ctx) }
+// Close releases the module, every Engine loaded from it and the compilation cache it made.
+func (m *Module) Close(ctx context.Context) error {
+	err := m.rt.Close(ctx)
+	if m.cache != nil {
+		err = errors.Join(err, m.cache.Close(ctx))
+	}
+	return err
+}
 
 // Load compiles the module and loads an artifact into it: Compile followed by Module.Load, with
 // the Engine owning the Module (Engine.Close closes both).

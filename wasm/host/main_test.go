@@ -58,8 +58,8 @@ func wasmBytes(tb testing.TB) []byte {
 // (which compile many times slower) find it; without that directory it is in memory only.
 func sharedCache() wazero.CompilationCache {
 	cacheOnce.Do(func() {
-		if dir, err := os.UserCacheDir(); err == nil {
-			if c, err := wazero.NewCompilationCacheWithDir(filepath.Join(dir, "caskg", "wazero")); err == nil {
+		if dir := host.DefaultCacheDir(); dir != "" {
+			if c, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
 				cache = c
 				return
 			}

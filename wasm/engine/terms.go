@@ -1,0 +1,118 @@
+package engine
+
+import (
+	"math"
+
+	"github.com/caskg/caskg/graphs"
+)
+
+// A query's words are tokenized once and each distinct term is looked up once, in a table of
+// the artifact's vocabulary the engine builds at load: BM25 and the query encoder then read
+// term ids, with no string search per term and no map built per query.
+
+// vocabulary maps every term of the artifact's lexicon and query encoder to its ids in both.
+type vocabulary struct {
+	ids map[string]int32 // term → index into lex and enc
+	lex []int32          // lexicon term id, or -1
+	enc []int32          // encoder term id, or -1
+}
+
+func newVocabulary(g *graphs.Graph) vocabulary {
+	v := vocabulary{ids: make(map[string]int32, g.NumTerms())}
+	add := func(term string) int32 {
+		k, ok := v.ids[term]
+		if !ok {
+			k = int32(len(v.lex))
+			v.ids[term] = k
+			v.lex, v.enc = append(v.lex, -1), append(v.enc, -1)
+		}
+		return k
+	}
+	for t := range g.NumTerms() {
+		v.lex[add(g.Term(t))] = int32(t)
+	}
+	if g.HasEncoder() {
+		for t := range g.NumEncoderTerms() {
+			v.enc[add(g.EncoderTerm(t))] = int32(t)
+		}
+	}
+	return v
+}
+
+// queryToken is one distinct term of a query, in order of first occurrence: its vocabulary
+// index (-1 when the artifact knows it nowhere) and how often the query says it.
+type queryToken struct {
+	text  string
+	vocab int32
+	count int32
+}
+
+// analyze tokenizes text (Tokenize) into its distinct terms, in order of first occurrence, in
+// sc's buffer: valid until the next call with sc.
+func (e *Engine) analyze(sc *scratch, text string) []queryToken {
+	out := sc.tokens[:0]
+	stamp := sc.nextVocabStamp(len(e.vocab.lex))
+	eachTerm(text, func(t string) {
+		k, ok := e.vocab.ids[t]
+		if !ok {
+			// Unknown terms are few: a linear scan of those seen finds repeats.
+			for i := range out {
+				if out[i].vocab < 0 && out[i].text == t {
+					out[i].count++
+					return
+				}
+			}
+			out = append(out, queryToken{t, -1, 1})
+			return
+		}
+		if s := sc.vocabSeen[k]; s>>32 == uint64(stamp) {
+			out[uint32(s)].count++
+			return
+		}
+		sc.vocabSeen[k] = uint64(stamp)<<32 | uint64(len(out))
+		out = append(out, queryToken{t, k, 1})
+	})
+	sc.tokens = out
+	return out
+}
+
+// embedTokens is Embed over analyzed tokens: the encoder rows of the known terms, each weighted
+// 1 + ln(count) times its encoder weight, summed in order of first occurrence and scaled to
+// unit length; nil when no term has a non-zero row.
+func (e *Engine) embedTokens(toks []queryToken) []float32 {
+	g := e.g
+	if !g.HasEncoder() {
+		return nil
+	}
+	acc := make([]float64, g.VectorDim())
+	found := false
+	for _, tk := range toks {
+		if tk.vocab < 0 || e.vocab.enc[tk.vocab] < 0 {
+			continue
+		}
+		row, scale, w := g.EncoderVector(int(e.vocab.enc[tk.vocab]))
+		f := (1 + math.Log(float64(tk.count))) * float64(w) * float64(scale)
+		if f == 0 {
+			continue
+		}
+		found = true
+		// Four components a pass, one bounds check for the four: each sum is its own, so the
+		// order within a pass changes nothing.
+		row = row[:len(acc)]
+		j := 0
+		for ; j+4 <= len(row); j += 4 {
+			x, a := row[j:j+4:j+4], acc[j:j+4:j+4]
+			a[0] += f * float64(x[0])
+			a[1] += f * float64(x[1])
+			a[2] += f * float64(x[2])
+			a[3] += f * float64(x[3])
+		}
+		for ; j < len(row); j++ {
+			acc[j] += f * float64(row[j])
+		}
+	}
+	if !found {
+		return nil
+	}
+	return unit32(acc)
+}
