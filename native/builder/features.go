@@ -96,33 +96,34 @@ func extractFeatures(skills []ingest.Skill, index map[string]int) ([]features, m
 	n := len(skills)
 	texts := make([][]string, n)
 	objects := make([][]string, n)
-	df := map[string]int{}
 	fs := make([]features, n)
-	for i, s := range skills {
-		texts[i] = engine.Tokenize(s.Name + " " + s.Description + " " + strings.Join(s.Tags, " "))
-		seen := map[string]bool{}
-		for _, t := range texts[i] {
-			if !seen[t] {
-				seen[t] = true
-				df[t]++
-			}
+	// Per skill, in parallel: its tokens, each distinct token once, role and object, and the
+	// distinct tokens of its name. The counts over the library are then summed in skill order.
+	distinct := make([][]string, n)
+	nameTokens := make([][]string, n)
+	parallel(n, func() func(i int) {
+		return func(i int) {
+			s := &skills[i]
+			texts[i] = engine.Tokenize(s.Name + " " + s.Description + " " + strings.Join(s.Tags, " "))
+			distinct[i] = unique(texts[i])
+			fs[i].role, objects[i] = nameRole(s.Name, s.Description)
+			nameTokens[i] = unique(engine.Tokenize(s.Name))
 		}
-		fs[i].role, objects[i] = nameRole(s.Name, s.Description)
+	})
+	df := map[string]int{}
+	for _, ts := range distinct {
+		for _, t := range ts {
+			df[t]++
+		}
 	}
 	idf := make(map[string]float64, len(df))
 	for t, d := range df {
 		idf[t] = math.Log(1 + float64(n)/float64(d))
 	}
-	nameTokens := make([][]string, n)
 	nameDF := map[string]int{}
-	for i, s := range skills {
-		seen := map[string]bool{}
-		for _, t := range engine.Tokenize(s.Name) {
-			if !seen[t] {
-				seen[t] = true
-				nameTokens[i] = append(nameTokens[i], t)
-				nameDF[t]++
-			}
+	for _, ts := range nameTokens {
+		for _, t := range ts {
+			nameDF[t]++
 		}
 	}
 	nameIDF := make(map[string]float64, len(nameDF))
@@ -133,45 +134,64 @@ func extractFeatures(skills []ingest.Skill, index map[string]int) ([]features, m
 	for _, w := range idf {
 		topIDF = max(topIDF, w)
 	}
-	for i, s := range skills {
-		f := &fs[i]
-		f.text = unitVector(texts[i], idf)
-		f.object = unitVector(objects[i], idf)
-		anyRequired := false
-		for _, in := range s.Inputs {
-			anyRequired = anyRequired || in.Required
-		}
-		for _, in := range s.Inputs {
-			x := declaredSlot(in.Name)
-			x.optional = anyRequired && !in.Required
-			x.sense, x.bare = fieldSense(x, in.Description, objects[i], idf, topIDF)
-			f.inputs = append(f.inputs, x)
-		}
-		for _, out := range s.Outputs {
-			o := declaredSlot(out.Name)
-			o.sense, o.bare = fieldSense(o, out.Description, objects[i], idf, topIDF)
-			f.outputs = append(f.outputs, o)
-		}
-		if len(s.Outputs) == 0 && (f.role == RoleAcquire || f.role == RoleLocate || f.role == RoleTransform) &&
-			len(objects[i]) > 0 {
-			// A getter's product is what its name says it gets: get_system_language → language.
-			f.outputs = append(f.outputs, slot{key: strings.Join(objects[i], " "), tokens: objects[i]})
-		}
-		for _, d := range s.DependsOn {
-			if j, ok := index[d]; ok && j != i {
-				f.deps = append(f.deps, j)
-			}
-		}
-		for _, in := range s.Inputs {
-			if j := referent(in.Description, nameTokens, nameIDF, i); j >= 0 && !slices.Contains(f.deps, j) {
-				f.deps = append(f.deps, j)
-			}
-		}
-		sort.Ints(f.deps)
-		f.mentions = mentions(s.Description+"\n"+s.Body, index, i)
-	}
+	parallel(n, func() func(i int) {
+		return func(i int) { fs[i].fill(&skills[i], i, texts[i], objects[i], index, idf, topIDF, nameTokens, nameIDF) }
+	})
 	internTerms(fs)
 	return fs, idf
+}
+
+// fill computes the features of skill i, s, other than its role, from its tokens and object
+// and the library's statistics. It writes only f.
+func (f *features) fill(s *ingest.Skill, i int, text, object []string, index map[string]int, idf map[string]float64,
+	topIDF float64, nameTokens [][]string, nameIDF map[string]float64) {
+	f.text = unitVector(text, idf)
+	f.object = unitVector(object, idf)
+	anyRequired := false
+	for _, in := range s.Inputs {
+		anyRequired = anyRequired || in.Required
+	}
+	for _, in := range s.Inputs {
+		x := declaredSlot(in.Name)
+		x.optional = anyRequired && !in.Required
+		x.sense, x.bare = fieldSense(x, in.Description, object, idf, topIDF)
+		f.inputs = append(f.inputs, x)
+	}
+	for _, out := range s.Outputs {
+		o := declaredSlot(out.Name)
+		o.sense, o.bare = fieldSense(o, out.Description, object, idf, topIDF)
+		f.outputs = append(f.outputs, o)
+	}
+	if len(s.Outputs) == 0 && (f.role == RoleAcquire || f.role == RoleLocate || f.role == RoleTransform) &&
+		len(object) > 0 {
+		// A getter's product is what its name says it gets: get_system_language → language.
+		f.outputs = append(f.outputs, slot{key: strings.Join(object, " "), tokens: object})
+	}
+	for _, d := range s.DependsOn {
+		if j, ok := index[d]; ok && j != i {
+			f.deps = append(f.deps, j)
+		}
+	}
+	for _, in := range s.Inputs {
+		if j := referent(in.Description, nameTokens, nameIDF, i); j >= 0 && !slices.Contains(f.deps, j) {
+			f.deps = append(f.deps, j)
+		}
+	}
+	sort.Ints(f.deps)
+	f.mentions = mentions(s.Description+"\n"+s.Body, index, i)
+}
+
+// unique returns the distinct tokens of ts in first-seen order.
+func unique(ts []string) []string {
+	seen := make(map[string]bool, len(ts))
+	out := make([]string, 0, len(ts))
+	for _, t := range ts {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // sourceRE finds where an input's description says its value comes from: "can be extracted from
