@@ -7,6 +7,7 @@ package bench
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -113,6 +114,51 @@ type Semantic struct {
 	SketchMs float64 `json:"sketch_ms"`
 }
 
+// UpdateSide is one side of the incremental-update stage: its median round, each round measured
+// in a process of its own.
+type UpdateSide struct {
+	Seconds      float64            `json:"seconds"`     // wall time of the timed part (caskg-bench's update stage says which)
+	Rounds       []float64          `json:"rounds"`      // every round's Seconds, in the order run
+	PeakRSSMB    float64            `json:"peak_rss_mb"` // the process's peak resident set
+	Stages       map[string]float64 `json:"stages"`      // the build report's seconds per stage
+	ProbesRun    int                `json:"probes_run"`
+	ProbesCached int                `json:"probes_cached"`  // probe answers reused from the old build's state
+	Mode         string             `json:"mode,omitempty"` // the update's: "incremental" (a full fallback fails the stage)
+}
+
+// Update is the incremental-update stage on one library: a full build with the old runs and
+// the new ones against caskg update of the old build (artifact and build state) by the new runs
+// alone. The stage fails unless the two artifacts are byte-identical, so a saved row always
+// describes two equal artifacts, of SHA256.
+type Update struct {
+	Skills     int        `json:"skills"`
+	OldRuns    int        `json:"old_runs"`
+	NewRuns    int        `json:"new_runs"`
+	Full       UpdateSide `json:"full"`
+	Update     UpdateSide `json:"update"`
+	StateBytes int        `json:"state_bytes"` // the old build's state file
+	Bytes      int        `json:"bytes"`       // the artifact
+	SHA256     string     `json:"sha256"`      // the artifact's, both sides
+}
+
+// Ratio is the update's time over the full build's.
+func (u Update) Ratio() float64 {
+	if u.Full.Seconds <= 0 {
+		return 0
+	}
+	return u.Update.Seconds / u.Full.Seconds
+}
+
+// seconds is the side's median time in format, and the range of its rounds when there were more
+// than one.
+func (x UpdateSide) seconds(format string) string {
+	s := fmt.Sprintf(format, x.Seconds)
+	if len(x.Rounds) > 1 {
+		s += fmt.Sprintf(" ("+format+"–"+format+")", slices.Min(x.Rounds), slices.Max(x.Rounds))
+	}
+	return s
+}
+
 // Sizes are a WebAssembly module's bytes.
 type Sizes struct {
 	Raw, Gzip, Brotli int
@@ -131,6 +177,7 @@ type Report struct {
 	Semantic []Semantic `json:"semantic"`
 	Wasm     Sizes      `json:"wasm"`
 	Peers    []PeerRun  `json:"peers,omitempty"`
+	Updates  []Update   `json:"updates,omitempty"`
 	Command  string     `json:"command"`
 }
 
@@ -256,6 +303,25 @@ func (r *Report) SemanticTable() string {
 func (s Semantic) cells() string {
 	return fmt.Sprintf("%s | %s | %.1f%% | %.1f%% | %.2f | %.2f", count(s.Skills), count(s.Pool),
 		100*s.Recall50, 100*s.Recall5, s.ExactMs, s.SketchMs)
+}
+
+// UpdateTable is the incremental-update stage: one row per library, the full build beside the
+// update.
+func (r *Report) UpdateTable() string {
+	return table(r.Updates, Update.cells, "skills", "runs", "full build s (range)", "update s (range)", "update ÷ full",
+		"peak RSS MB: full / update", "probes: full / update (reused)", "state MB", "artifact MB")
+}
+
+// cells is the library's row of UpdateTable.
+func (u Update) cells() string {
+	ratio := "—"
+	if x := u.Ratio(); x > 0 {
+		ratio = fmt.Sprintf("%.3f (%.1f× faster)", x, 1/x)
+	}
+	return fmt.Sprintf("%s | %s + %s | %s | %s | %s | %.0f / %.0f | %s / %s (%s) | %.1f | %.1f",
+		count(u.Skills), count(u.OldRuns), count(u.NewRuns), u.Full.seconds("%.1f"), u.Update.seconds("%.2f"), ratio,
+		u.Full.PeakRSSMB, u.Update.PeakRSSMB, count(u.Full.ProbesRun), count(u.Update.ProbesRun),
+		count(u.Update.ProbesCached), float64(u.StateBytes)/1e6, float64(u.Bytes)/1e6)
 }
 
 // WasmTable is wazero and Node against native Go per library, for the full task texts and the
@@ -406,7 +472,7 @@ func (r *Report) Terminal() string {
 	return "Query latency (median, k = 10)\n" + r.QueryTable() + "\nBuild\n" + r.BuildTable() +
 		"\nwazero and Node against native Go\n" + r.WasmTable() + "\nPeers side by side (Node)\n" + r.PeerTable() +
 		"\nForward push vs power iteration\n" + r.PushTable() + "\nSemantic prefilter\n" + r.SemanticTable() +
-		"\n" + r.WasmLine() + "\n"
+		"\nIncremental update\n" + r.UpdateTable() + "\n" + r.WasmLine() + "\n"
 }
 
 // README is the section make bench writes between the README markers.

@@ -187,28 +187,16 @@ func TestUpdateRefuses(t *testing.T) {
 	}
 }
 
-// synthRuns returns n runs over a library grown by synth.Grow from base skills: each uses 3 to
-// 5 skills of one variant group (the same suffix -vN), picked by a fixed generator, so the runs
-// repeat procedures within a group as real runs do. Run ids start at first.
-func synthRuns(skills []ingest.Skill, base, n, first int) []Trace {
-	groups := (len(skills) + base - 1) / base
-	x := uint64(first)*2862933555777941757 + 3037000493
-	next := func(m int) int {
-		x = x*6364136223846793005 + 1442695040888963407
-		return int(x>>33) % m
+// synthRuns is synth.Runs as traces.
+func synthRuns(t testing.TB, skills []ingest.Skill, base, n, first int) []Trace {
+	t.Helper()
+	runs, err := synth.Runs(skills, base, n, first)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var out []Trace
-	for r := range n {
-		g := next(groups)
-		size := 3 + next(3)
-		var names []string
-		for range size {
-			k := g*base + next(base)
-			if k < len(skills) && !slices.Contains(names, skills[k].Name) {
-				names = append(names, skills[k].Name)
-			}
-		}
-		out = append(out, Trace{ID: fmt.Sprintf("run-%d", first+r), Skills: names})
+	out := make([]Trace, len(runs))
+	for i, r := range runs {
+		out[i] = Trace{ID: r.ID, Skills: r.Skills}
 	}
 	return out
 }
@@ -227,8 +215,8 @@ func BenchmarkUpdate10k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	old := synthRuns(skills, len(base), 2000, 0)
-	delta := synthRuns(skills, len(base), 20, len(old))
+	old := synthRuns(b, skills, len(base), 2000, 0)
+	delta := synthRuns(b, skills, len(base), 20, len(old))
 	oldData, st := fullBuild(b, skills, old)
 	stateBytes, err := EncodeState(st)
 	if err != nil {

@@ -8,6 +8,9 @@
 // but are not duplicates; its body is the base body's first paragraph; inputs, outputs and tags
 // are kept, and declared prerequisites point to the same variant of the prerequisite when that
 // exists. The same base and size always give the same library.
+//
+// Runs makes runs (the skills one agent run used) over such a library, for benchmarks of builds
+// with traces and of caskg update; they are just as deterministic.
 package synth
 
 import (

@@ -60,6 +60,10 @@ func document(r *bench.Report, c *config) string {
 	p("\n%s\n", r.SectionTable())
 	p("```sh\nbin/caskg-bench build-one -n 100000 -base %s -o /tmp/synth-100000.skg   # one row, as JSON\n```\n\n", c.base)
 
+	if len(r.Updates) > 0 {
+		update(&b, r, c)
+	}
+
 	p("## Forward push against power iteration (%s skills)\n\n", count(r.PushSize))
 	p("Forward push keeps an estimate p and a residual r with ppr(π) = p + Σ_u r(u)·ppr(e_u); each ppr(e_u)\n")
 	p("sums to 1, so the L1 error of p is exactly the residual left, which the engine reports as\n")
@@ -110,6 +114,38 @@ func peers(b *strings.Builder, r *bench.Report, c *config) {
 	p("answered, as its cells say.\n\n")
 	b.WriteString(r.PeerTable())
 	p("\n```sh\nmake peers && bin/caskg-bench -reuse -curve '' -peer-sizes %s\n```\n\n", peerSizes(r))
+}
+
+// update is the incremental-update section: caskg update against a full build.
+func update(b *strings.Builder, r *bench.Report, c *config) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	u := r.Updates[0]
+	p("## Incremental update\n\n")
+	p("`caskg update OLD.skg --traces NEW.jsonl -o NEW.skg` makes the artifact a full build makes from the library and\n")
+	p("every run, starting from the old artifact, its build state (`OLD.skg.state`, written by `caskg build --state`)\n")
+	p("and the new runs alone. The stage grows the %s-skill `synth` library, makes %s runs with\n", count(u.Skills), count(u.OldRuns))
+	p("[synth.Runs](native/synth/runs.go) (each 3 to 5 distinct skills of one variant group, drawn by a fixed\n")
+	p("generator) and builds with them, keeping the state. Then it makes %s new runs (%.0f%%) and times %s of:\n",
+		count(u.NewRuns), 100*float64(u.NewRuns)/float64(max(u.OldRuns, 1)), rounds(len(u.Full.Rounds)))
+	p("a full build with all %s runs (learning the builtin embedder and building, as `caskg build` does; growing\n", count(u.OldRuns+u.NewRuns))
+	p("the library and reading the runs not timed), then the update by the %s new runs (reading the old artifact\n", count(u.NewRuns))
+	p("and its state, decoding the state, updating and encoding the new state, as `caskg update` does; writing\n")
+	p("the files not timed), each in a process of its own. The times are each side's median round, its range in\n")
+	p("parentheses. Every round, the two artifacts must be byte-identical, or the run fails (their SHA-256 is in\n")
+	p("`results.json`). Peak RSS is the median round's maximum resident set (`getrusage`); probes are the\n")
+	p("prober's answers (three probes a candidate pair; abstentions left out), `reused` those the update took\n")
+	p("from the state instead of asking the prober; state MB is the old build's state file.\n\n")
+	b.WriteString(r.UpdateTable())
+	p("\n```sh\nbin/caskg-bench -update-only -update-skills %d -update-runs %d -update-new %d -update-rounds %d   # this section alone (make bench runs it; -update=false skips it)\n```\n\n",
+		u.Skills, u.OldRuns, u.NewRuns, max(len(u.Full.Rounds), 1))
+}
+
+// rounds is "1 round" or "N rounds".
+func rounds(n int) string {
+	if n <= 1 {
+		return "1 round"
+	}
+	return fmt.Sprintf("%d rounds", n)
 }
 
 // peerSizes is the -peer-sizes value of the run.

@@ -3,13 +3,16 @@
 // bytes), times queries natively, over wazero and in Node, measures forward push against power
 // iteration and the semantic prefilter against the exact scan on the largest library, runs caskg
 // beside the JavaScript search libraries in Node (wasm/js/bench-peers.mjs, the peers installed by
-// make peers), prints the tables and writes BENCHMARKS.md and the README section between its
-// markers. Every query latency is measured on two kinds of query: the full task texts, and the
-// same texts cut to their first 12 words, as agents' short queries.
+// make peers), times caskg update against a full build on a 10,000-skill library with 1% new
+// runs (the update stage, update.go), prints the tables and writes BENCHMARKS.md and the README
+// section between its markers. Every query latency is measured on two kinds of query: the full
+// task texts, and the same texts cut to their first 12 words, as agents' short queries.
 //
 //	caskg-bench [-sizes 1000,10000,100000] [-curve 2000,5000,20000,50000] [-dir bin/bench]
 //	            [-wasm bin/caskg.wasm] [-o BENCHMARKS.md] [-readme README.md] [-reuse]
 //	            [-peers .cache/peers] [-peer-sizes real,10000,100000] [-peer-budget 90]
+//	            [-update=false | -update-only] [-update-skills 10000] [-update-runs 2000] [-update-new 20]
+//	            [-update-rounds 3]
 package main
 
 import (
@@ -58,14 +61,24 @@ type config struct {
 	peers          string  // where make peers installed the JavaScript peers; "" for none
 	peerSizes      []int   // libraries for the side-by-side run, 0 the real one
 	peerBudget     float64 // seconds per system and query kind (bench-peers.mjs --budget)
+	update         bool    // run the update stage
+	updateOnly     bool    // run the update stage alone, into -dir's earlier results
+	updateSkills   int     // the update stage's library size
+	updateRuns     int     // its old runs
+	updateNew      int     // its new runs
+	updateRounds   int     // its rounds of each side
 }
 
 // ShortWords is how many words of a task text make an agent's short query.
 const ShortWords = 12
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "build-one" {
-		if err := buildOne(os.Args[2:]); err != nil {
+	if len(os.Args) > 1 && (os.Args[1] == "build-one" || os.Args[1] == "update-one") {
+		child := buildOne
+		if os.Args[1] == "update-one" {
+			child = updateOne
+		}
+		if err := child(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "caskg-bench:", err)
 			os.Exit(1)
 		}
@@ -88,6 +101,12 @@ func main() {
 	flag.StringVar(&c.peers, "peers", ".cache/peers", "the JavaScript peers installed by make peers (\"\": no side-by-side run)")
 	peerSizes := flag.String("peer-sizes", "real,10000,100000", "libraries for the side-by-side run: real and sizes of -sizes")
 	flag.Float64Var(&c.peerBudget, "peer-budget", 90, "seconds per peer and query kind before a slow peer stops")
+	flag.BoolVar(&c.update, "update", true, "time caskg update against a full build (the update stage; -update=false skips it)")
+	flag.BoolVar(&c.updateOnly, "update-only", false, "measure only the update stage: keep every other result of -dir's results.json and rewrite the report")
+	flag.IntVar(&c.updateSkills, "update-skills", 10000, "the update stage's library: skills grown from -base")
+	flag.IntVar(&c.updateRuns, "update-runs", 2000, "the update stage's runs in the old build")
+	flag.IntVar(&c.updateNew, "update-new", 20, "the update stage's new runs")
+	flag.IntVar(&c.updateRounds, "update-rounds", 3, "the update stage's rounds: each side timed that many times, alternating; the median kept")
 	flag.Parse()
 	var err error
 	if c.sizes, err = ints(*sizes); err == nil {
@@ -96,20 +115,40 @@ func main() {
 	if err == nil {
 		c.peerSizes, err = libraries(*peerSizes)
 	}
+	if err == nil {
+		err = c.checkUpdate(*render)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "caskg-bench:", err)
 		os.Exit(2)
 	}
 	c.pushEps = []float64{1e-7, 1e-6, engine.PushEpsilon, 1e-4}
-	if *render {
+	switch {
+	case *render:
 		err = renderSaved(&c)
-	} else {
+	case c.updateOnly:
+		err = updateOnly(&c)
+	default:
 		err = run(&c)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "caskg-bench:", err)
 		os.Exit(1)
 	}
+}
+
+// checkUpdate checks the update stage's flags.
+func (c *config) checkUpdate(render bool) error {
+	switch {
+	case c.updateOnly && render:
+		return errors.New("-update-only measures and -render does not: give one")
+	case c.updateOnly && !c.update:
+		return errors.New("-update-only with -update=false: nothing to run")
+	case c.updateSkills < 1 || c.updateRuns < 1 || c.updateNew < 1 || c.updateRounds < 1:
+		return fmt.Errorf("-update-skills %d, -update-runs %d, -update-new %d, -update-rounds %d: each must be at least 1",
+			c.updateSkills, c.updateRuns, c.updateNew, c.updateRounds)
+	}
+	return nil
 }
 
 func ints(s string) ([]int, error) {
@@ -257,6 +296,18 @@ func run(c *config) error {
 		}
 	}
 
+	if c.update {
+		u, err := updateStage(c)
+		if err != nil {
+			return err
+		}
+		r.Updates = []bench.Update{u}
+	}
+	return save(r, c)
+}
+
+// save writes results.json, then the report.
+func save(r *bench.Report, c *config) error {
 	js, _ := json.MarshalIndent(r, "", "  ")
 	if err := atomicfile.Write(filepath.Join(c.dir, "results.json"), append(js, '\n')); err != nil {
 		return err
@@ -264,18 +315,42 @@ func run(c *config) error {
 	return write(r, c)
 }
 
-// renderSaved writes the report of an earlier run.
-func renderSaved(c *config) error {
-	path := filepath.Join(c.dir, "results.json")
-	b, err := os.ReadFile(path)
+// updateOnly runs the update stage alone: its row replaces the saved run's, whose other results
+// are kept.
+func updateOnly(c *config) error {
+	r, err := saved(c)
+	if err != nil {
+		return fmt.Errorf("-update-only keeps an earlier run's results: %w", err)
+	}
+	u, err := updateStage(c)
 	if err != nil {
 		return err
 	}
+	r.Updates = []bench.Update{u}
+	return save(r, c)
+}
+
+// saved reads the results of an earlier run from -dir.
+func saved(c *config) (*bench.Report, error) {
+	path := filepath.Join(c.dir, "results.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
 	var r bench.Report
 	if err := json.Unmarshal(b, &r); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return write(&r, c)
+	return &r, nil
+}
+
+// renderSaved writes the report of an earlier run.
+func renderSaved(c *config) error {
+	r, err := saved(c)
+	if err != nil {
+		return err
+	}
+	return write(r, c)
 }
 
 // write prints the tables and writes the report and the README section.

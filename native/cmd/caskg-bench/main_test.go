@@ -1,11 +1,16 @@
 package main
 
 import (
+	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/caskg/caskg/native/bench"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/synth"
 )
 
 // TestPeerText: the peers' text per skill holds the fields score.py's BM25 indexes, one per line,
@@ -66,5 +71,131 @@ func TestLibraries(t *testing.T) {
 		if (err != nil) != tc.err || !slices.Equal(got, tc.want) {
 			t.Errorf("libraries(%q) = %v, %v; want %v, error %v", tc.in, got, err, tc.want, tc.err)
 		}
+	}
+}
+
+func TestCheckUpdate(t *testing.T) {
+	ok := config{update: true, updateSkills: 10000, updateRuns: 2000, updateNew: 20, updateRounds: 3}
+	for _, tc := range []struct {
+		name   string
+		edit   func(*config)
+		render bool
+		err    string
+	}{
+		{"defaults", func(*config) {}, false, ""},
+		{"render", func(*config) {}, true, ""},
+		{"only the stage", func(c *config) { c.updateOnly = true }, false, ""},
+		{"skipped", func(c *config) { c.update = false }, false, ""},
+		{"only and render", func(c *config) { c.updateOnly = true }, true, "-update-only measures and -render does not"},
+		{"only and skipped", func(c *config) { c.updateOnly, c.update = true, false }, false, "nothing to run"},
+		{"no new runs", func(c *config) { c.updateNew = 0 }, false, "each must be at least 1"},
+		{"no old runs", func(c *config) { c.updateRuns = 0 }, false, "each must be at least 1"},
+		{"no skills", func(c *config) { c.updateSkills = -1 }, false, "each must be at least 1"},
+		{"no rounds", func(c *config) { c.updateRounds = 0 }, false, "each must be at least 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ok
+			tc.edit(&c)
+			err := c.checkUpdate(tc.render)
+			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+				t.Errorf("checkUpdate: %v, want an error containing %q", err, tc.err)
+			}
+		})
+	}
+}
+
+// TestWriteRuns: the update stage's run files read back, through builder.ReadTraces, as the runs.
+func TestWriteRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		runs []synth.Run
+	}{
+		{"one run", []synth.Run{{ID: "run-0", Skills: []string{"a", "b", "c"}}}},
+		{"names to escape", []synth.Run{{ID: "run-7", Skills: []string{"x\"y", "ü-v1"}}, {ID: "run-8", Skills: []string{"z"}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "runs.jsonl")
+			if err := writeRuns(path, tc.runs); err != nil {
+				t.Fatal(err)
+			}
+			got, err := builder.ReadTraces(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []builder.Trace
+			for _, r := range tc.runs {
+				want = append(want, builder.Trace{ID: r.ID, Skills: r.Skills})
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("read back %+v, want %+v", got, want)
+			}
+		})
+	}
+}
+
+// TestDocumentUpdate: BENCHMARKS.md has the incremental-update section, with its table and the
+// command that reruns it at the saved sizes, only when the run measured it.
+func TestDocumentUpdate(t *testing.T) {
+	c := &config{dir: "bin/bench", base: "../shared/data/skills", rounds: 3, pushQueries: 87}
+	row := bench.Update{Skills: 10000, OldRuns: 2000, NewRuns: 20, StateBytes: 50e6, Bytes: 11e6,
+		Full:   bench.UpdateSide{Seconds: 30, Rounds: []float64{30, 29, 31}, PeakRSSMB: 260},
+		Update: bench.UpdateSide{Seconds: 3, Rounds: []float64{3, 4, 2}, PeakRSSMB: 200}}
+	for _, tc := range []struct {
+		name      string
+		updates   []bench.Update
+		want, not []string
+	}{
+		{"measured", []bench.Update{row}, []string{
+			"## Incremental update\n",
+			"grows the 10,000-skill `synth` library, makes 2,000 runs",
+			"(1%) and times 3 rounds of:\na full build with all 2,020 runs",
+			"| 10,000 | 2,000 + 20 | 30.0 (29.0–31.0) | 3.00 (2.00–4.00) | 0.100 (10.0× faster) |",
+			"bin/caskg-bench -update-only -update-skills 10000 -update-runs 2000 -update-new 20 -update-rounds 3 ",
+		}, nil},
+		{"not measured", nil, nil, []string{"Incremental update", "-update-only"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := document(&bench.Report{Machine: "m", Tasks: "87", Updates: tc.updates}, c)
+			for _, w := range tc.want {
+				if !strings.Contains(doc, w) {
+					t.Errorf("BENCHMARKS.md lacks %q", w)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(doc, w) {
+					t.Errorf("BENCHMARKS.md has %q", w)
+				}
+			}
+		})
+	}
+	// The section comes after the build table and before forward push.
+	doc := document(&bench.Report{Updates: []bench.Update{row}}, c)
+	if b, u, p := strings.Index(doc, "## Build time"), strings.Index(doc, "## Incremental update"), strings.Index(doc, "## Forward push"); !(b < u && u < p) {
+		t.Errorf("sections at %d (build), %d (update), %d (push): want in that order", b, u, p)
+	}
+}
+
+func TestMedianSide(t *testing.T) {
+	side := func(s float64) bench.UpdateSide { return bench.UpdateSide{Seconds: s, ProbesRun: int(s * 10)} }
+	for _, tc := range []struct {
+		name   string
+		rounds []float64
+		want   float64
+	}{
+		{"one", []float64{2}, 2},
+		{"odd", []float64{3, 1, 2}, 2},
+		{"even: the lower middle", []float64{4, 1, 3, 2}, 2},
+		{"ties", []float64{5, 5, 1}, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var in []bench.UpdateSide
+			for _, s := range tc.rounds {
+				in = append(in, side(s))
+			}
+			got := medianSide(in)
+			if got.Seconds != tc.want || got.ProbesRun != int(tc.want*10) || !slices.Equal(got.Rounds, tc.rounds) {
+				t.Errorf("medianSide(%v) = %+v, want the round of %g with every round's time", tc.rounds, got, tc.want)
+			}
+		})
 	}
 }

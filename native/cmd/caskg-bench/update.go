@@ -1,0 +1,276 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/caskg/caskg/native/atomicfile"
+	"github.com/caskg/caskg/native/bench"
+	"github.com/caskg/caskg/native/builder"
+	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/synth"
+)
+
+// updateStage is the incremental-update stage: it grows the library to c.updateSkills skills,
+// makes c.updateRuns old runs and c.updateNew new ones with synth.Runs (JSONL files in
+// -dir/update-N), builds the old artifact and its build state with the old runs, then times a
+// full build with every run and the update of the old build by the new runs, each in a process
+// of its own (updateOne), c.updateRounds times, alternating, so that a change in the machine's
+// load falls on both; each side is its median round. It fails unless the update is incremental
+// and, every round, the two artifacts are byte-identical.
+func updateStage(c *config) (bench.Update, error) {
+	u := bench.Update{Skills: c.updateSkills, OldRuns: c.updateRuns, NewRuns: c.updateNew}
+	dir := filepath.Join(c.dir, fmt.Sprintf("update-%d", c.updateSkills))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return u, err
+	}
+	lib, err := ingest.Load(c.base)
+	if err != nil {
+		return u, err
+	}
+	skills, err := synth.Grow(lib.Skills, c.updateSkills)
+	if err != nil {
+		return u, err
+	}
+	oldRuns, err := synth.Runs(skills, len(lib.Skills), c.updateRuns, 0)
+	if err != nil {
+		return u, err
+	}
+	newRuns, err := synth.Runs(skills, len(lib.Skills), c.updateNew, c.updateRuns)
+	if err != nil {
+		return u, err
+	}
+	p := func(name string) string { return filepath.Join(dir, name) }
+	if err := writeRuns(p("runs-old.jsonl"), oldRuns); err != nil {
+		return u, err
+	}
+	if err := writeRuns(p("runs-new.jsonl"), newRuns); err != nil {
+		return u, err
+	}
+	common := []string{"-n", strconv.Itoa(c.updateSkills), "-base", c.base, "-runs", p("runs-old.jsonl"), "-new", p("runs-new.jsonl")}
+	if _, err := updateChild(append(common, "-mode", "old", "-o", p("old.skg"))); err != nil {
+		return u, err
+	}
+	st, err := os.Stat(p("old.skg") + builder.StateSuffix)
+	if err != nil {
+		return u, err
+	}
+	u.StateBytes = int(st.Size())
+	fmt.Fprintf(os.Stderr, "update stage: old build of %d skills with %d runs and its state (%.1f MB) written\n",
+		c.updateSkills, c.updateRuns, float64(u.StateBytes)/1e6)
+	var fulls, ups []bench.UpdateSide
+	var full []byte
+	for round := range c.updateRounds {
+		f, err := updateChild(append(common, "-mode", "full", "-o", p("full.skg")))
+		if err != nil {
+			return u, err
+		}
+		up, err := updateChild(append(common, "-mode", "update", "-old", p("old.skg"), "-o", p("update.skg")))
+		if err != nil {
+			return u, err
+		}
+		if up.Mode != "incremental" {
+			return u, fmt.Errorf("update stage: the update made a %q build, want an incremental one", up.Mode)
+		}
+		if full, err = sameArtifact(p("full.skg"), p("update.skg")); err != nil {
+			return u, err
+		}
+		fulls, ups = append(fulls, f), append(ups, up)
+		fmt.Fprintf(os.Stderr, "update stage: round %d: full build %.1f s, update %.2f s; artifacts identical\n", round+1, f.Seconds, up.Seconds)
+	}
+	u.Full, u.Update = medianSide(fulls), medianSide(ups)
+	u.Bytes, u.SHA256 = len(full), fmt.Sprintf("%x", sha256.Sum256(full))
+	fmt.Fprintf(os.Stderr, "update stage: median full build %.1f s, update %.2f s: %.3f of the full build\n",
+		u.Full.Seconds, u.Update.Seconds, u.Ratio())
+	return u, nil
+}
+
+// sameArtifact returns the full build's artifact when the update's is byte-identical to it.
+func sameArtifact(fullPath, updatePath string) ([]byte, error) {
+	full, err := os.ReadFile(fullPath)
+	if err != nil {
+		return nil, err
+	}
+	up, err := os.ReadFile(updatePath)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(full, up) {
+		return nil, fmt.Errorf("update stage: the update's artifact (%d bytes, sha256 %x) differs from the full build's (%d bytes, sha256 %x)",
+			len(up), sha256.Sum256(up), len(full), sha256.Sum256(full))
+	}
+	return full, nil
+}
+
+// medianSide is the round of median time (the lower of the two middle ones for an even count),
+// with every round's time in Rounds.
+func medianSide(rounds []bench.UpdateSide) bench.UpdateSide {
+	times := make([]float64, len(rounds))
+	for i, r := range rounds {
+		times[i] = r.Seconds
+	}
+	order := slices.Clone(rounds)
+	slices.SortStableFunc(order, func(a, b bench.UpdateSide) int { return cmp.Compare(a.Seconds, b.Seconds) })
+	m := order[(len(order)-1)/2]
+	m.Rounds = times
+	return m
+}
+
+// writeRuns writes runs as a trace file ({"id", "skills"} per line), as builder.ReadTraces reads.
+func writeRuns(path string, runs []synth.Run) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for _, r := range runs {
+		if err := enc.Encode(builder.Trace{ID: r.ID, Skills: r.Skills}); err != nil {
+			return err
+		}
+	}
+	return atomicfile.Write(path, buf.Bytes())
+}
+
+// updateChild runs updateOne in a child process and returns its measurement.
+func updateChild(args []string) (bench.UpdateSide, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return bench.UpdateSide{}, err
+	}
+	cmd := exec.Command(self, append([]string{"update-one"}, args...)...)
+	cmd.Stderr = os.Stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return bench.UpdateSide{}, fmt.Errorf("update stage: update-one %v: %w", args, err)
+	}
+	var side bench.UpdateSide
+	if err := json.Unmarshal(b, &side); err != nil {
+		return bench.UpdateSide{}, fmt.Errorf("update stage: update-one %v printed %q: %w", args, b, err)
+	}
+	return side, nil
+}
+
+// updateOne is the update stage's child; it prints its measurement as JSON. -mode old builds
+// the library with the old runs and writes the artifact and its build state (-o and
+// -o.state). -mode full times a full build with the old runs and the new, as caskg build
+// makes it: learning the builtin embedder and building (growing the library and reading the
+// runs come before the clock starts). -mode update times what caskg update does with the old
+// artifact -old, its state -old.state and the new runs: reading both files, decoding the state,
+// updating, encoding the new state (reading the runs comes before, writing the files after).
+func updateOne(args []string) error {
+	fs := flag.NewFlagSet("update-one", flag.ContinueOnError)
+	mode := fs.String("mode", "", "old, full or update")
+	n := fs.Int("n", 0, "skills to synthesize from -base")
+	base := fs.String("base", "", "base library")
+	oldRuns := fs.String("runs", "", "the old runs (JSONL)")
+	newRuns := fs.String("new", "", "the new runs (JSONL)")
+	old := fs.String("old", "", "the old artifact (-mode update)")
+	out := fs.String("o", "", "artifact to write")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return fmt.Errorf("update-one: -o is required")
+	}
+	ctx := context.Background()
+	var data []byte
+	var rep *builder.Report
+	var secs float64
+	switch *mode {
+	case "old", "full":
+		lib, err := ingest.Load(*base)
+		if err != nil {
+			return err
+		}
+		skills, err := synth.Grow(lib.Skills, *n)
+		if err != nil {
+			return err
+		}
+		runs, err := builder.ReadTraces(*oldRuns)
+		if err != nil {
+			return err
+		}
+		if *mode == "full" {
+			more, err := builder.ReadTraces(*newRuns)
+			if err != nil {
+				return err
+			}
+			runs = append(runs, more...)
+		}
+		start := time.Now()
+		opt, err := builder.DefaultOptionsFor(skills)
+		if err != nil {
+			return err
+		}
+		opt.Traces = runs
+		var state []byte
+		if *mode == "full" {
+			if data, rep, err = builder.BuildContext(ctx, skills, opt); err != nil {
+				return err
+			}
+		} else {
+			var st *builder.State
+			if data, st, rep, err = builder.BuildState(ctx, skills, opt); err != nil {
+				return err
+			}
+			if state, err = builder.EncodeState(st); err != nil {
+				return err
+			}
+		}
+		secs = time.Since(start).Seconds()
+		if state != nil {
+			if err := atomicfile.Write(*out+builder.StateSuffix, state); err != nil {
+				return err
+			}
+		}
+	case "update":
+		runs, err := builder.ReadTraces(*newRuns)
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		oldData, err := os.ReadFile(*old)
+		if err != nil {
+			return err
+		}
+		raw, err := os.ReadFile(*old + builder.StateSuffix)
+		if err != nil {
+			return err
+		}
+		st, err := builder.DecodeState(raw)
+		if err != nil {
+			return err
+		}
+		d, nst, r, err := builder.Update(ctx, builder.UpdateInput{Old: oldData, State: st, Traces: runs}, st.Options())
+		if err != nil {
+			return err
+		}
+		if _, err := builder.EncodeState(nst); err != nil {
+			return err
+		}
+		secs = time.Since(start).Seconds()
+		data, rep = d, r
+	default:
+		return fmt.Errorf("update-one: -mode %q is not old, full or update", *mode)
+	}
+	if err := atomicfile.Write(*out, data); err != nil {
+		return err
+	}
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	side := bench.UpdateSide{Seconds: secs, PeakRSSMB: float64(ru.Maxrss) / 1024, Stages: rep.StageSeconds,
+		ProbesRun: rep.ProbesRun, ProbesCached: rep.ProbesCached}
+	if rep.Update != nil {
+		side.Mode = rep.Update.Mode
+	}
+	return json.NewEncoder(os.Stdout).Encode(side)
+}
