@@ -464,18 +464,48 @@ func cosine(a, b sparse) float64 {
 }
 
 // identRE matches identifiers joined by '-' or '_', the way skill and tool names are written.
+// identifiers finds the same matches without the regexp engine; the tests hold them equal.
 var identRE = regexp.MustCompile(`[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+`)
+
+// identifiers calls found with every match of identRE in text, leftmost first: runs of ASCII
+// letters and digits, two or more, each joined to the next by one '-' or '_'.
+func identifiers(text string, found func(string)) {
+	alnum := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+	for i := 0; i < len(text); {
+		if !alnum(text[i]) {
+			i++
+			continue
+		}
+		start, runs := i, 0
+		end := i
+		for {
+			for i < len(text) && alnum(text[i]) {
+				i++
+			}
+			runs++
+			end = i
+			if i+1 < len(text) && (text[i] == '-' || text[i] == '_') && alnum(text[i+1]) {
+				i++
+				continue
+			}
+			break
+		}
+		if runs >= 2 {
+			found(text[start:end])
+		}
+	}
+}
 
 // mentions returns the ids of the skills named in text, other than self, ascending.
 func mentions(text string, index map[string]int, self int) []int {
 	seen := map[int]bool{}
 	var out []int
-	for _, m := range identRE.FindAllString(text, -1) {
+	identifiers(text, func(m string) {
 		if j, ok := index[m]; ok && j != self && !seen[j] {
 			seen[j] = true
 			out = append(out, j)
 		}
-	}
+	})
 	sort.Ints(out)
 	return out
 }

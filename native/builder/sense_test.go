@@ -1,6 +1,7 @@
 package builder
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/caskg/caskg/native/ingest"
@@ -80,4 +81,19 @@ func TestPhiChannels(t *testing.T) {
 	if _, ok := p.Lookup("unknown"); ok {
 		t.Error("an unknown channel reads as present")
 	}
+}
+
+// FuzzIdentifiers holds identifiers equal to identRE's matches on any text.
+func FuzzIdentifiers(f *testing.F) {
+	for _, s := range []string{"", "use get-weather first", "a--b", "a-b--c-d", "x_y_", "-a-b", "é-a-b_c", "a-b-", "A1_b2-C3 d4", "--", "a b-c\nd_e"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var got []string
+		identifiers(text, func(m string) { got = append(got, m) })
+		want := identRE.FindAllString(text, -1)
+		if !slices.Equal(got, want) {
+			t.Fatalf("identifiers(%q) = %q, identRE finds %q", text, got, want)
+		}
+	})
 }
