@@ -203,24 +203,13 @@ func expandPostings(lpof []byte, t, n int, gaps, tfIdx, tfVal []byte) ([]byte, e
 		doc := -1
 		lo, hi := int(u32(lpof, term)), int(u32(lpof, term+1))
 		for q := lo; q < hi; q++ {
-			// Most gaps and indices are one byte: read those without the general decoder.
-			gap, k := uint64(0), 1
-			if gi < len(gaps) && gaps[gi] < 0x80 {
-				gap = uint64(gaps[gi])
-			} else {
-				gap, k = binary.Uvarint(gaps[gi:])
-			}
+			gap, k := binary.Uvarint(gaps[gi:])
 			if k <= 0 || gap >= uint64(n-doc-1) {
 				return nil, errtext.Wrap(ErrCorrupt, ": posting "+errtext.Itoa(q)+" of term "+errtext.Itoa(term)+": document gap unreadable or past the "+errtext.Itoa(n)+" skills")
 			}
 			gi += k
 			doc += 1 + int(gap)
-			idx := uint64(0)
-			if k = 1; fi < len(tfIdx) && tfIdx[fi] < 0x80 {
-				idx = uint64(tfIdx[fi])
-			} else {
-				idx, k = binary.Uvarint(tfIdx[fi:])
-			}
+			idx, k := binary.Uvarint(tfIdx[fi:])
 			if k <= 0 || idx >= nf {
 				return nil, errtext.Wrap(ErrCorrupt, ": posting "+errtext.Itoa(q)+" of term "+errtext.Itoa(term)+": frequency index unreadable or past the "+errtext.Itoa(nf)+" values")
 			}
@@ -487,18 +476,17 @@ func (g *Graph) bindVectors() error {
 	if (!v2 && flags != 0) || flags&^encFlags != 0 {
 		return errtext.Wrap(ErrCorrupt, ": section "+errtext.Quote(tagEncHdr)+" has unknown flags "+errtext.Hex8(flags))
 	}
-	tags := []struct {
-		dst *[]byte
-		tag string
-	}{{&g.qwgt, tagEncWgt}, {&g.qscl, tagEncScale}, {&g.qvec, tagEncData}}
-	if v2 {
-		tags = append(tags, struct {
-			dst *[]byte
-			tag string
-		}{&g.qidx, tagEncIndex})
+	if g.qwgt, err = g.section(tagEncWgt); err != nil {
+		return err
 	}
-	for _, p := range tags {
-		if *p.dst, err = g.section(p.tag); err != nil {
+	if g.qscl, err = g.section(tagEncScale); err != nil {
+		return err
+	}
+	if g.qvec, err = g.section(tagEncData); err != nil {
+		return err
+	}
+	if v2 {
+		if g.qidx, err = g.section(tagEncIndex); err != nil {
 			return err
 		}
 	}
