@@ -31,7 +31,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -435,9 +434,7 @@ func buildOne(args []string) error {
 	for _, s := range g.Sections() {
 		sections[s.Tag] += s.Length
 	}
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	row := bench.Build{Skills: len(skills), Seconds: secs, Stages: rep.StageSeconds, PeakRSSMB: float64(ru.Maxrss) / 1024,
+	row := bench.Build{Skills: len(skills), Seconds: secs, Stages: rep.StageSeconds, PeakRSSMB: peakRSSMB(),
 		Candidates: rep.Candidates, Edges: rep.Published, Bytes: len(data), Sections: sections}
 	return json.NewEncoder(os.Stdout).Encode(row)
 }

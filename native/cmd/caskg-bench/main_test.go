@@ -199,3 +199,25 @@ func TestMedianSide(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusKB reads the peak resident set from a /proc status text.
+func TestStatusKB(t *testing.T) {
+	status := "Name:\tcaskg-bench\nVmPeak:\t  2000 kB\nVmHWM:\t   123456 kB\nVmRSS:\t 100 kB\n"
+	tests := []struct {
+		key  string
+		want int64
+		ok   bool
+	}{
+		{"VmHWM:", 123456, true},
+		{"VmPeak:", 2000, true},
+		{"VmSwap:", 0, false},
+	}
+	for _, tt := range tests {
+		if got, ok := statusKB(status, tt.key); got != tt.want || ok != tt.ok {
+			t.Errorf("statusKB(%q) = %d, %v; want %d, %v", tt.key, got, ok, tt.want, tt.ok)
+		}
+	}
+	if mb := peakRSSMB(); mb <= 0 {
+		t.Errorf("peakRSSMB() = %v, want a positive size", mb)
+	}
+}

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/caskg/caskg/native/atomicfile"
@@ -265,9 +264,7 @@ func updateOne(args []string) error {
 	if err := atomicfile.Write(*out, data); err != nil {
 		return err
 	}
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	side := bench.UpdateSide{Seconds: secs, PeakRSSMB: float64(ru.Maxrss) / 1024, Stages: rep.StageSeconds,
+	side := bench.UpdateSide{Seconds: secs, PeakRSSMB: peakRSSMB(), Stages: rep.StageSeconds,
 		ProbesRun: rep.ProbesRun, ProbesCached: rep.ProbesCached}
 	if rep.Update != nil {
 		side.Mode = rep.Update.Mode
