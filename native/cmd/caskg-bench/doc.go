@@ -51,7 +51,7 @@ func document(r *bench.Report, c *config) string {
 	}
 
 	p("## Build time and memory against library size\n\n")
-	p("Each build runs in a process of its own; peak RSS is that process's maximum resident set (`getrusage`).\n")
+	p("Each build runs in a process of its own; peak RSS is that process's maximum resident set (VmHWM in `/proc/self/status`).\n")
 	p("`candidates s` is candidate induction alone: each skill scores only the %d skills sharing the most\n", 400)
 	p("IDF mass of not-too-common tokens with it (blocking plus a bounded pool), so its time grows linearly with\n")
 	p("the library, not quadratically. Bytes per edge count the CSR sections (offsets, targets, weights,\n")
@@ -132,7 +132,7 @@ func update(b *strings.Builder, r *bench.Report, c *config) {
 	p("and its state, decoding the state, updating and encoding the new state, as `caskg update` does; writing\n")
 	p("the files not timed), each in a process of its own. The times are each side's median round, its range in\n")
 	p("parentheses. Every round, the two artifacts must be byte-identical, or the run fails (their SHA-256 is in\n")
-	p("`results.json`). Peak RSS is the median round's maximum resident set (`getrusage`); probes are the\n")
+	p("`results.json`). Peak RSS is the median round's maximum resident set (VmHWM in `/proc/self/status`); probes are the\n")
 	p("prober's answers (three probes a candidate pair; abstentions left out), `reused` those the update took\n")
 	p("from the state instead of asking the prober; state MB is the old build's state file.\n\n")
 	b.WriteString(r.UpdateTable())
