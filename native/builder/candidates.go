@@ -1,7 +1,9 @@
 package builder
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -367,7 +369,7 @@ func (b *builder) frontier(cands []Candidate) []int {
 			idx = append(idx, k)
 		}
 	}
-	sort.SliceStable(idx, func(x, y int) bool { return cands[idx[x]].A > cands[idx[y]].A })
+	slices.SortStableFunc(idx, func(x, y int) int { return cmp.Compare(cands[y].A, cands[x].A) })
 	if budget := b.frontierBudget(); budget > 0 && len(idx) > budget {
 		idx = idx[:budget]
 	}

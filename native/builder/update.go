@@ -149,13 +149,33 @@ func compareKeys(x, y probeKey) int {
 	return 0
 }
 
+// keyLess orders probe keys as compareKeys does.
+func keyLess(x, y probeKey) bool {
+	for i := range x {
+		if x[i] != y[i] {
+			return x[i] < y[i]
+		}
+	}
+	return false
+}
+
 // answer is the earlier build's answer to the probe of key k, if it had one.
 func (r *reuse) answer(k probeKey) (ProbeResult, bool) {
-	at, ok := slices.BinarySearchFunc(r.probes, k, func(p SavedProbe, k probeKey) int { return compareKeys(p.Key, k) })
-	if !ok {
+	// A binary search written out: the answers are looked up once a frontier probe, and
+	// slices.BinarySearchFunc's comparison callback was a tenth of an update's time.
+	lo, hi := 0, len(r.probes)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if keyLess(r.probes[m].Key, k) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == len(r.probes) || r.probes[lo].Key != k {
 		return ProbeResult{}, false
 	}
-	p := r.probes[at]
+	p := r.probes[lo]
 	return ProbeResult{E: p.E, OK: true, Abstain: p.Abstain, Cached: true}, true
 }
 
