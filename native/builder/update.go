@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"debug/elf"
 	"encoding/binary"
 	"encoding/gob"
 	"errors"
@@ -658,12 +659,17 @@ func DecodeState(data []byte) (s *State, err error) {
 	return s, nil
 }
 
-// codeID identifies the code that builds: the SHA-256 of the running executable, so that a
-// state written by another caskg (whose heuristics may differ) is not reused.
+// codeID identifies the code that builds, so that a state written by another caskg (whose
+// heuristics may differ) is not reused: the Go build ID the linker writes into the executable
+// (it ends with a hash of the linked binary), read from its ELF note without reading the whole
+// file, or else the SHA-256 of the executable.
 var codeID = sync.OnceValue(func() string {
 	exe, err := os.Executable()
 	if err != nil {
 		return "unknown"
+	}
+	if id := goBuildID(exe); id != "" {
+		return "go:" + id
 	}
 	data, err := os.ReadFile(exe)
 	if err != nil {
@@ -671,3 +677,27 @@ var codeID = sync.OnceValue(func() string {
 	}
 	return fmt.Sprintf("%x", sha256.Sum256(data))
 })
+
+// goBuildID returns the Go build ID of the ELF executable at path, "" when it has none.
+func goBuildID(path string) string {
+	f, err := elf.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sec := f.Section(".note.go.buildid")
+	if sec == nil {
+		return ""
+	}
+	note, err := sec.Data()
+	// The note: name size, description size, type (4 bytes each), the name "Go\x00\x00",
+	// then the build ID.
+	if err != nil || len(note) < 16 || string(note[12:16]) != "Go\x00\x00" {
+		return ""
+	}
+	n := int(f.ByteOrder.Uint32(note[4:8]))
+	if n <= 0 || 16+n > len(note) {
+		return ""
+	}
+	return string(note[16 : 16+n])
+}

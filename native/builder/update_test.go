@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"debug/elf"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -278,4 +280,24 @@ func FuzzDecodeState(f *testing.F) {
 			t.Errorf("decoded state does not encode: %v", err)
 		}
 	})
+}
+
+// TestCodeIDIsBuildID checks that the running test binary is identified by its Go build ID,
+// read from the ELF note, as `go tool buildid` reports it.
+func TestCodeIDIsBuildID(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	if _, err := elf.Open(exe); err != nil {
+		t.Skipf("not an ELF executable: %v", err)
+	}
+	out, err := exec.Command("go", "tool", "buildid", exe).Output()
+	if err != nil {
+		t.Skipf("go tool buildid: %v", err)
+	}
+	want := "go:" + strings.TrimSpace(string(out))
+	if got := codeID(); got != want {
+		t.Errorf("codeID() = %q, want %q", got, want)
+	}
 }
