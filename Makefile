@@ -112,12 +112,12 @@ WASM_GOEXPERIMENT := $(shell GOEXPERIMENT=nogreenteagc $(GO) env GOEXPERIMENT >/
 .PHONY: wasm bench-wasm
 wasm: ## build bin/caskg.wasm, the module for browsers, workers, Node and wazero, and print its sizes
 	@mkdir -p $(BIN)
-	GOOS=wasip1 GOARCH=wasm $(WASM_GOEXPERIMENT) $(GO) build -trimpath -ldflags="-s -w" -buildmode=c-shared -o $(WASM) ./wasm/reactor
+	GOOS=wasip1 GOARCH=wasm $(WASM_GOEXPERIMENT) $(GO) build -trimpath -ldflags="-s -w -buildid=" -buildmode=c-shared -o $(WASM) ./wasm/reactor
 	@node wasm/js/size.mjs $(WASM) 2>/dev/null || echo "$(WASM): $$(wc -c < $(WASM)) bytes raw, $$(gzip -9c $(WASM) | wc -c) gzip -9"
 
 bench-wasm: wasm build ## query latency and load time: native vs wazero vs Node on ../shared/data/skills
 	$(CASKG) build $(SHARED)/skills -o $(BIN)/skills.skg
-	CASKG_BENCH_ARTIFACT=$(CURDIR)/$(BIN)/skills.skg $(GO) test -run '^$$' -bench 'Query|Load' -benchtime 3s ./wasm/host
+	CASKG_BENCH_ARTIFACT=$(CURDIR)/$(BIN)/skills.skg $(GO) test -run '^$$' -bench 'Query|Load|Start' -benchtime 3s ./wasm/host
 	node wasm/js/bench.mjs $(WASM) $(BIN)/skills.skg $(SHARED)/eval/skillsbench/tasks.jsonl
 
 # --- Edge worker (wasm/worker) ---------------------------------------------------------------

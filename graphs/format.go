@@ -243,7 +243,8 @@ var encoderSections2 = []string{tagEncHdr, tagEncTerms, tagEncWgt, tagEncScale, 
 
 // SectionInfo describes one section of a decoded artifact.
 type SectionInfo struct {
-	Tag    string `json:"tag"`
-	Offset int    `json:"offset"`
-	Length int    `json:"length"`
+	Tag    string    `json:"tag"`
+	Offset int       `json:"offset"`
+	Length int       `json:"length"`
+	_      [0]func() // not comparable: no equality function for the type in the WebAssembly module
 }

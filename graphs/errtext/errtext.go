@@ -58,10 +58,10 @@ func New(text string) error { return errors.New(text) }
 // inlined (see Quote).
 //
 //go:noinline
-func Wrap(err error, rest string) error { return &wrapped{err.Error() + rest, err} }
+func Wrap(err error, rest string) error { return &wrapped{msg: err.Error() + rest, err: err} }
 
 // Prefix is fmt.Errorf(prefix+"%w", err): prefix followed by err's text, wrapping err.
-func Prefix(prefix string, err error) error { return &wrapped{prefix + err.Error(), err} }
+func Prefix(prefix string, err error) error { return &wrapped{msg: prefix + err.Error(), err: err} }
 
 // Recovered is the text of a value recovered from a panic, for the error a host answers
 // instead: fmt's %v of an error or a string, and "unknown panic" for anything else, whose
@@ -80,6 +80,7 @@ func Recovered(p any) string {
 type wrapped struct {
 	msg string
 	err error
+	_   [0]func() // not comparable: no equality function for the type in the WebAssembly module
 }
 
 func (e *wrapped) Error() string { return e.msg }

@@ -129,6 +129,7 @@ type SyntaxError struct {
 	Offset int
 	Field  string // dotted path of the member being decoded; empty at the top level
 	Msg    string
+	_      [0]func() // not comparable: no equality function for the type in the WebAssembly module
 }
 
 func (e *SyntaxError) Error() string {

@@ -145,9 +145,10 @@ type Engine struct {
 
 	pool [scratchSlots]atomic.Pointer[scratch] // scratches for reuse (scratch.go)
 
-	// exactPPR makes queries propagate by power iteration to convergence instead of forward
-	// push: the reference tests hold the engine to (export_test.go).
-	exactPPR bool
+	// exactPPR, when set, propagates queries in place of forward push (power iteration to
+	// convergence, the reference tests hold the engine to: export_test.go). Only tests set it,
+	// so the module does not carry power iteration.
+	exactPPR func(pi, p, next []float64, gamma float64) ([]float64, int)
 }
 
 // New prepares an engine over g. Its cost is linear in the graph's size.
@@ -365,10 +366,10 @@ func (e *Engine) rank(req Request) (Response, error) {
 	}
 	var resp Response
 	var reached func(u int) bool
-	if e.exactPPR {
+	if e.exactPPR != nil {
 		// Tests only: power iteration to convergence, the reference push is held to.
 		var p []float64
-		p, resp.Iterations = e.powerIteration(pi, sc.p, sc.q, req.Gamma, exactTolerance, exactIterations)
+		p, resp.Iterations = e.exactPPR(pi, sc.p, sc.q, req.Gamma)
 		reached = func(u int) bool { return p[u] > 0 }
 	} else {
 		_, resp.Residual, resp.Pushes = e.push(sc, seedIDs, req.Gamma, PushEpsilon)
@@ -419,7 +420,7 @@ func (e *Engine) rank(req Request) (Response, error) {
 	// The answer is drawn from the listed skills and the seeds' neighbours with graph evidence:
 	// any other skill has none and scores below each of the BM25 top K (seedRanking), so neither
 	// the propagation nor its error bound can change the ranking.
-	top := topCandidates{k: req.K}
+	top := topCandidates{k: req.K, h: make([]candidate, 0, min(req.K, len(fused)+len(linkIDs)))}
 	for _, c := range fused {
 		top.offer(candidate{c.id, final(c.id)})
 	}
@@ -445,7 +446,7 @@ func (e *Engine) rank(req Request) (Response, error) {
 	for i, c := range ranked {
 		res[i].Via = e.via(c.id, ranked, listed, reached)
 	}
-	if e.exactPPR {
+	if e.exactPPR != nil {
 		clear(sc.p)
 		clear(sc.q)
 	} else {
@@ -594,10 +595,10 @@ type candidate struct {
 // each of the top need's, so the head is all a caller reading need entries needs.
 func (e *Engine) seedRanking(sc *scratch, query string, toks []queryToken, qvec []float32, semWeight float64, noLexical bool, need int) ([]candidate, float64) {
 	g := e.g
-	var terms []queryTerm
 	if noLexical {
 		toks = nil
 	}
+	terms := make([]queryTerm, 0, len(toks)) // one a token, but for typo corrections
 	for _, tk := range toks {
 		if tk.vocab >= 0 && e.vocab.lex[tk.vocab] >= 0 {
 			terms = append(terms, queryTerm{int(e.vocab.lex[tk.vocab]), 1})
@@ -623,6 +624,7 @@ func (e *Engine) seedRanking(sc *scratch, query string, toks []queryToken, qvec 
 	// The BM25 head; every other listed skill's BM25 score is read from the score array, which
 	// the caller clears.
 	head := topCandidates{k: max(need, agreementDepth)}
+	head.h = make([]candidate, 0, min(head.k, g.NumSkills()))
 	head.offerPositive(scores)
 	lex := head.sorted()
 	var lexMax float64

@@ -51,9 +51,9 @@ func CheckExactPPR(t testing.TB, e *Engine, req Request) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.exactPPR = true
+	e.SetExactPPR(true)
 	want, err := e.Query(req)
-	e.exactPPR = false
+	e.SetExactPPR(false)
 	if err != nil {
 		t.Fatal(err)
 	}

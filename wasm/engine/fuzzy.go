@@ -121,12 +121,24 @@ func identifiers(query string) []string {
 	// The fields are runs of identifier bytes (every byte of a multi-byte rune is one, as the
 	// rune is); scanned in place, with no list of fields.
 	for i := 0; i < len(query) && len(out) < maxIdentifiers; {
-		for i < len(query) && !isIdentByte(query[i]) {
+		for i < len(query) && identClass[query[i]] == 0 {
 			i++
 		}
 		start := i
-		for i < len(query) && isIdentByte(query[i]) {
+		// seen gathers the field's classes, and identCamel for a lower-case letter followed
+		// by a capital (hasInnerUpper).
+		var seen, prev uint8
+		for i < len(query) && identClass[query[i]] != 0 {
+			c := identClass[query[i]]
+			seen |= c | ((prev&identLower)<<1)&((c&identUpper)<<2)
+			prev = c
 			i++
+		}
+		// A field without a separator or an inner capital is a word ("Create", "files"): most of
+		// a task text, left at one table look-up a byte. In WebAssembly the checks below cost an
+		// indirect call a rune (isNamePunct), and they ran on every word.
+		if seen&(identPunct|identCamel) == 0 {
+			continue
 		}
 		// strings.Trim(f, "_-./:") and strings.ContainsAny(f, "_-.:/"), with functions the
 		// WebAssembly module links anyway.
@@ -148,6 +160,36 @@ func isIdentByte(b byte) bool {
 		b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b > 127
 }
 
+// Bits of identClass: identByte for a byte isIdentByte accepts, identPunct for a name separator
+// (isNamePunct), identUpper and identLower for an ASCII capital and lower-case letter; identCamel
+// is identLower<<1, which identifiers sets for a lower-case letter followed by a capital.
+const (
+	identByte = 1 << iota
+	identPunct
+	identUpper
+	identLower
+	identCamel
+)
+
+// identClass is each byte's identifier bits, for identifiers.
+var identClass = func() (t [256]uint8) {
+	for b := range 256 {
+		if isIdentByte(byte(b)) {
+			t[b] |= identByte
+		}
+		if isNamePunct(rune(b)) {
+			t[b] |= identPunct
+		}
+		if b >= 'A' && b <= 'Z' {
+			t[b] |= identUpper
+		}
+		if b >= 'a' && b <= 'z' {
+			t[b] |= identLower
+		}
+	}
+	return t
+}()
+
 func hasInnerUpper(s string) bool {
 	for i := 1; i < len(s); i++ {
 		if s[i] >= 'A' && s[i] <= 'Z' && s[i-1] >= 'a' && s[i-1] <= 'z' {
@@ -159,7 +201,21 @@ func hasInnerUpper(s string) bool {
 
 // normName folds an identifier to lower-case words joined by single spaces, so that
 // "Get_Current-Time", "getCurrentTime" and "get current time" compare equal.
-func normName(s string) string { return strings.Join(Words(s), " ") }
+//
+// It is strings.Join(Words(s), " ") written into one buffer: identifiers calls it for every
+// identifier of a query, and the list of words and the joining were most of its allocations.
+func normName(s string) string {
+	b := make([]byte, 0, len(s))
+	n := 0
+	eachWord(s, func(w string) {
+		if n > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, w...)
+		n++
+	})
+	return string(b)
+}
 
 // nameSimilarity is 1 - editDistance/maxLength of two normalized names.
 func nameSimilarity(a, b string) float64 {
@@ -186,8 +242,9 @@ type nameIndex struct {
 	// The postings of a tagged bigram (a bigram with its occurrence number, 24 bits) are kept
 	// per name length, in one flat array: grams maps the bigram to its index k, whose name
 	// lengths run from first[k] on, length first[k]+j in slot at[k]+j; slot s holds
-	// post[slots[s]:slots[s+1]], in name order (gramPostings). One look-up a bigram, not one
-	// per bigram and length, and a few large arrays instead of a slice per bigram and length.
+	// post[slots[s]:slots[s+1]], in name order (planScan reads them). One look-up a bigram,
+	// not one per bigram and length, and a few large arrays instead of a slice per bigram and
+	// length.
 	grams map[uint32]int32
 	first []uint8
 	at    []int32 // len(first)+1 entries: gram k has at[k+1]-at[k] lengths
@@ -262,15 +319,12 @@ func newNameIndex(g *graphs.Graph) nameIndex {
 	return ix
 }
 
-// gramPostings returns the names of the given length holding the bigram of index k.
-func (ix *nameIndex) gramPostings(k int32, length int) []int32 {
-	j := length - int(ix.first[k])
-	if j < 0 || int32(j) >= ix.at[k+1]-ix.at[k] {
-		return nil
-	}
-	s := ix.at[k] + int32(j)
-	return ix.post[ix.slots[s]:ix.slots[s+1]]
-}
+// postSpan is a run of the name index's postings, post[lo:hi]. The scan plan keeps one per
+// bigram and name length in the scratch as a span rather than a subslice: a slice stored in a
+// heap array is a pointer write, which costs a write barrier whenever the collector is marking —
+// in the WebAssembly module, where the query's own thread does the marking, that was a quarter
+// of planning the scan.
+type postSpan struct{ lo, hi int32 }
 
 // bigrams appends the byte bigrams of s to out, each tagged with how many times it occurred
 // before (capped at 70): bytes b0, b1 and the count packed as b0<<16 | b1<<8 | count.
@@ -394,10 +448,6 @@ func (ix *nameIndex) match(sc *scratch, ids []string) []candidate {
 	if len(sc.hit) <= len(ix.names) {
 		sc.hit = make([]int32, len(ix.names)+1)
 	}
-	defer func() {
-		clear(sc.postings) // no postings kept alive by the pool
-		sc.lists, sc.postings, sc.needs = sc.lists[:0], sc.postings[:0], sc.needs[:0]
-	}()
 	for _, id := range ids {
 		ix.matchIdentifier(sc, id, check)
 	}
@@ -484,26 +534,36 @@ func (ix *nameIndex) prefixFilter(sc *scratch, id string, lo, hi int, stamp uint
 type gramScan struct {
 	lo, width int
 	lists     []gramList
-	postings  [][]int32 // postings[l.gram*width+col]: the names of column col holding bigram l.gram
-	needs     []int     // per column: the bigrams a name must share with the identifier
-	scans     []int     // per column: how many of the rarest lists are scanned
-	maxScan   int       // the most lists scanned for any column
+	post      []int32 // the name index's postings
+	// spans[l.gram*width+col] is where in post the names of column col holding bigram l.gram are.
+	spans   []postSpan
+	needs   []int // per column: the bigrams a name must share with the identifier
+	scans   []int // per column: how many of the rarest lists are scanned
+	maxScan int   // the most lists scanned for any column
 }
 
 // planScan plans the prefix filter for an identifier of idLen bytes and bigrams grams over the
 // names of lengths lo to lo+width-1, in sc's buffers.
 func (ix *nameIndex) planScan(sc *scratch, grams []uint32, idLen, lo, width int) gramScan {
-	lists, postings := sc.lists[:0], sc.postings[:0]
+	// Each bigram's row of spans, one a column: the columns within the bigram's name lengths
+	// (first[k] on, at[k+1]-at[k] of them) read its consecutive slots, the others stay empty.
+	// Slots are prefix sums, so a row's total is one subtraction; the loop has no branch but
+	// its own, which in WebAssembly is what a pass costs most.
+	lists, spans := sc.lists[:0], sc.spans[:0]
+	spans = append(spans, make([]postSpan, len(grams)*width)...)
 	for i, q := range grams {
 		total := 0
-		k, ok := ix.grams[q]
-		for lb := lo; lb < lo+width; lb++ {
-			var ps []int32
-			if ok {
-				ps = ix.gramPostings(k, lb)
+		if k, ok := ix.grams[q]; ok {
+			first := int(ix.first[k])
+			from, to := max(lo, first), min(lo+width, first+int(ix.at[k+1]-ix.at[k]))
+			if from < to {
+				cols := spans[i*width+from-lo : i*width+to-lo]
+				slots := ix.slots[ix.at[k]+int32(from-first):][:len(cols)+1]
+				for c := range cols {
+					cols[c] = postSpan{slots[c], slots[c+1]}
+				}
+				total = int(slots[len(cols)] - slots[0])
 			}
-			postings = append(postings, ps)
-			total += len(ps)
 		}
 		lists = append(lists, gramList{i, total})
 	}
@@ -525,22 +585,22 @@ func (ix *nameIndex) planScan(sc *scratch, grams []uint32, idLen, lo, width int)
 		needs = append(needs, scan)
 		maxScan = max(maxScan, scan)
 	}
-	sc.lists, sc.postings, sc.needs = lists, postings, needs
-	return gramScan{lo: lo, width: width, lists: lists, postings: postings,
+	sc.lists, sc.spans, sc.needs = lists, spans, needs
+	return gramScan{lo: lo, width: width, lists: lists, post: ix.post, spans: spans,
 		needs: needs[:width], scans: needs[width:], maxScan: maxScan}
 }
 
 // count counts the bigrams each name shares with the identifier among the lists scanned for its
 // length (see countShared) and writes the names found to hit; it returns how many it wrote.
 func (p *gramScan) count(counts []uint32, hit []int32, stamp uint32) int {
-	lists, postings, scans, width := p.lists[:p.maxScan], p.postings, p.scans, p.width
+	lists, post, spans, scans, width := p.lists[:p.maxScan], p.post, p.spans, p.scans, p.width
 	nh := 0
 	for k, l := range lists {
-		for col, ps := range postings[l.gram*width : (l.gram+1)*width] {
+		for col, s := range spans[l.gram*width : (l.gram+1)*width] {
 			if k >= scans[col] {
 				continue
 			}
-			nh = countShared(ps, counts, hit, nh, stamp)
+			nh = countShared(post[s.lo:s.hi], counts, hit, nh, stamp)
 		}
 	}
 	return nh
@@ -568,7 +628,7 @@ func (p *gramScan) shares(v int32, col, c int) bool {
 		if c >= need || c+len(rest)-k < need {
 			break
 		}
-		if hasPosting(p.postings[l.gram*p.width+col], v) {
+		if s := p.spans[l.gram*p.width+col]; hasPosting(p.post[s.lo:s.hi], v) {
 			c++
 		}
 	}

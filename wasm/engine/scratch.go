@@ -25,15 +25,15 @@ type scratch struct {
 	// Buffers reused from query to query (any contents between queries): a query at 100,000
 	// skills would otherwise allocate hundreds of KB in them, and in WebAssembly the garbage
 	// collections that follow were a tenth of the time.
-	grams    []uint32     // name matching: the identifier's tagged bigrams
-	hit      []int32      // name matching: names found in the scanned bigram lists
-	lists    []gramList   // name matching: the identifier's bigrams by postings length
-	postings [][]int32    // name matching: per bigram, its postings for each name length
-	needs    []int        // name matching: the bigrams a name of each length must share
-	pool     []candidate  // semantic prefilter: the skills whose vectors are compared
-	hist     []int32      // semantic prefilter: skills per sketch score
-	sel      []int        // BM25: the scored skills that can rank before a listed one
-	tokens   []queryToken // the query's distinct terms (analyze)
+	grams  []uint32     // name matching: the identifier's tagged bigrams
+	hit    []int32      // name matching: names found in the scanned bigram lists
+	lists  []gramList   // name matching: the identifier's bigrams by postings length
+	spans  []postSpan   // name matching: per bigram, where its postings for each name length are
+	needs  []int        // name matching: the bigrams a name of each length must share
+	pool   []candidate  // semantic prefilter: the skills whose vectors are compared
+	hist   []int32      // semantic prefilter: skills per sketch score
+	sel    []int        // BM25: the scored skills that can rank before a listed one
+	tokens []queryToken // the query's distinct terms (analyze)
 
 	// Per-skill look-ups of one query without a map: listed (seedRanking's fused list, then the
 	// answer) and linked (name matches, then the seeds' neighbours).

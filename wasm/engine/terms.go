@@ -12,7 +12,7 @@ import (
 
 // vocabulary maps every term of the artifact's lexicon and query encoder to its ids in both.
 type vocabulary struct {
-	ids map[string]int32 // term → index into lex and enc
+	ids map[string]int32 // term → 1 + its index into lex and enc (0: absent, read without comma-ok, which links one map accessor fewer into the module)
 	lex []int32          // lexicon term id, or -1
 	enc []int32          // encoder term id, or -1
 }
@@ -20,10 +20,10 @@ type vocabulary struct {
 func newVocabulary(g *graphs.Graph) vocabulary {
 	v := vocabulary{ids: make(map[string]int32, g.NumTerms())}
 	add := func(term string) int32 {
-		k, ok := v.ids[term]
-		if !ok {
+		k := v.ids[term] - 1
+		if k < 0 {
 			k = int32(len(v.lex))
-			v.ids[term] = k
+			v.ids[term] = k + 1
 			v.lex, v.enc = append(v.lex, -1), append(v.enc, -1)
 		}
 		return k
@@ -53,8 +53,8 @@ func (e *Engine) analyze(sc *scratch, text string) []queryToken {
 	out := sc.tokens[:0]
 	stamp := sc.nextVocabStamp(len(e.vocab.lex))
 	eachTerm(text, func(t string) {
-		k, ok := e.vocab.ids[t]
-		if !ok {
+		k := e.vocab.ids[t] - 1
+		if k < 0 {
 			// Unknown terms are few: a linear scan of those seen finds repeats.
 			for i := range out {
 				if out[i].vocab < 0 && out[i].text == t {

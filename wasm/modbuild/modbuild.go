@@ -15,7 +15,7 @@ import (
 const Experiment = "nogreenteagc"
 
 // Flags are the build flags after "go build": the size flags of make wasm.
-var Flags = []string{"-trimpath", "-ldflags=-s -w", "-buildmode=c-shared"}
+var Flags = []string{"-trimpath", "-ldflags=-s -w -buildid=", "-buildmode=c-shared"}
 
 // Env returns the environment for building the module: the process's own with GOOS=wasip1,
 // GOARCH=wasm, no cgo, and GOEXPERIMENT=Experiment when the go command accepts it.
