@@ -191,22 +191,31 @@ func (r *Report) latency(label string, skills int, host string) (Query, bool) {
 	return Query{}, false
 }
 
-// QueryTable is the latency table: one row per artifact, median (p95) per host and load time.
-func (r *Report) QueryTable() string {
-	type key struct {
-		label  string
-		skills int
-	}
-	var keys []key
-	seen := map[key]bool{}
+// library is one artifact the latency rows are for.
+type library struct {
+	label  string
+	skills int
+}
+
+// libraries lists the artifacts of the latency rows in the order they first appear, only those
+// measured on host when host is not "".
+func (r *Report) libraries(host string) []library {
+	var keys []library
+	seen := map[library]bool{}
 	for _, q := range r.Queries {
-		if k := (key{q.Label, q.Skills}); !seen[k] {
+		if k := (library{q.Label, q.Skills}); (host == "" || q.Host == host) && !seen[k] {
 			seen[k] = true
 			keys = append(keys, k)
 		}
 	}
+	return keys
+}
+
+// QueryTable is the latency table: one row per artifact, median (p95) per host and load time.
+func (r *Report) QueryTable() string {
+	keys := r.libraries("")
 	sort.SliceStable(keys, func(i, j int) bool { return keys[i].skills < keys[j].skills })
-	return table(keys, func(k key) string {
+	return table(keys, func(k library) string {
 		cell := func(host string) (string, Query) {
 			q, ok := r.latency(k.label, k.skills, host)
 			if !ok {
@@ -327,20 +336,9 @@ func (u Update) cells() string {
 // WasmTable is wazero and Node against native Go per library, for the full task texts and the
 // same cut to 12 words: median (p95) and the ratio of the medians.
 func (r *Report) WasmTable() string {
-	type key struct {
-		label  string
-		skills int
-	}
-	var keys []key
-	seen := map[key]bool{}
-	for _, q := range r.Queries {
-		if k := (key{q.Label, q.Skills}); q.Host == "native" && !seen[k] {
-			seen[k] = true
-			keys = append(keys, k)
-		}
-	}
+	keys := r.libraries("native")
 	sort.SliceStable(keys, func(i, j int) bool { return keys[i].skills < keys[j].skills })
-	return table(keys, func(k key) string {
+	return table(keys, func(k library) string {
 		nat, _ := r.latency(k.label, k.skills, "native")
 		cells := []string{k.label, count(k.skills)}
 		for _, words := range []bool{false, true} {

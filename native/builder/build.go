@@ -148,6 +148,7 @@ type builder struct {
 	signals []Signal
 	traces  *traceStats
 	vectors *graphs.Vectors
+	vnorms  []int64 // squared norm of every skill's embedding (vectorNorms); nil without vectors
 	encoder *graphs.QueryEncoder
 	outPost map[string][]int // skills by output token, for the contract prober
 	// keyMakers and keyTakers count, per declared field name, the skills that declare it as an
@@ -231,6 +232,7 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	} else if opt.Variant == VariantSemanticOnly {
 		return nil, nil, nil, fmt.Errorf("builder: variant %s needs an embedder", VariantSemanticOnly)
 	}
+	b.vnorms = b.vectorNorms()
 	t = time.Now()
 	b.signals = b.activeSignals()
 	for _, s := range b.signals {

@@ -2,7 +2,6 @@ package builder
 
 import (
 	"cmp"
-	"math"
 	"slices"
 	"sort"
 )
@@ -24,9 +23,8 @@ func (b *builder) candidates(rep *Report) []Candidate {
 	per := make([][]Candidate, n)
 	counts := make([][]int, n) // per source, the targets each signal proposed
 	b.progress("candidates", 0, n)
-	norms := b.vectorNorms()
 	parallel(n, func() func(i int) {
-		own, sc := bl.fork(), b.newScorer(norms)
+		own, sc := bl.fork(), b.newScorer()
 		return func(i int) { per[i], counts[i] = b.propose(i, own.pool(i), sc) }
 	}, func(done int) { b.progress("candidates", done, n) })
 	return b.completeCandidates(b.join(per, counts, rep))
@@ -382,20 +380,19 @@ func (b *builder) progress(stage string, done, total int) {
 	}
 }
 
-// scorer scores one source against the skills of its pool with the values b.score gives: the
-// source's text vector is held dense (denseText) and the embeddings' norms are computed once.
+// scorer scores one source against the skills of its pool with the values b.score gives, the
+// source's text vector held dense (denseText).
 // A worker owns one.
 type scorer struct {
-	b     *builder
-	text  *denseText
-	src   int
-	norms []int64 // squared norm of every skill's embedding; nil without vectors
-	buf   []float64
-	phis  [][]float64
+	b    *builder
+	text *denseText
+	src  int
+	buf  []float64
+	phis [][]float64
 }
 
-func (b *builder) newScorer(norms []int64) *scorer {
-	return &scorer{b: b, text: b.newDenseText(), src: -1, norms: norms}
+func (b *builder) newScorer() *scorer {
+	return &scorer{b: b, text: b.newDenseText(), src: -1}
 }
 
 // scores returns φ of (i, j) for every j of pool, on every channel in the order of b.signals.
@@ -418,10 +415,8 @@ func (sc *scorer) scores(i int, pool []int) [][]float64 {
 			switch {
 			case s.Score == nil:
 				phi[c] = 0
-			case s.same == sameAsLexical:
+			case s.lexical:
 				phi[c] = sc.text.cosine(b.feat[j].text)
-			case s.same == sameAsSemantic && sc.norms != nil:
-				phi[c] = sc.semantic(i, j)
 			default:
 				phi[c] = s.Score(i, j)
 			}
@@ -429,21 +424,6 @@ func (sc *scorer) scores(i int, pool []int) [][]float64 {
 		sc.phis = append(sc.phis, phi)
 	}
 	return sc.phis
-}
-
-// semantic is b.semantic with the norms computed once.
-func (sc *scorer) semantic(i, j int) float64 {
-	v := sc.b.vectors
-	nx, ny := sc.norms[i], sc.norms[j]
-	if nx == 0 || ny == 0 {
-		return 0
-	}
-	x, y := v.Data[i*v.Dim:(i+1)*v.Dim], v.Data[j*v.Dim:(j+1)*v.Dim]
-	var dot int64
-	for k := range x {
-		dot += int64(x[k]) * int64(y[k])
-	}
-	return clip(float64(dot)/math.Sqrt(float64(nx)*float64(ny)), 0, 1)
 }
 
 // vectorNorms returns the squared norm of every skill's embedding, nil without vectors.

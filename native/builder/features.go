@@ -109,34 +109,15 @@ func extractFeatures(skills []ingest.Skill, index map[string]int) ([]features, m
 			fs[i].role, objects[i] = nameRole(s.Name, s.Description)
 			nameTokens[i] = unique(engine.Tokenize(s.Name))
 		}
-	})
-	df := map[string]int{}
-	for _, ts := range distinct {
-		for _, t := range ts {
-			df[t]++
-		}
-	}
-	idf := make(map[string]float64, len(df))
-	for t, d := range df {
-		idf[t] = math.Log(1 + float64(n)/float64(d))
-	}
-	nameDF := map[string]int{}
-	for _, ts := range nameTokens {
-		for _, t := range ts {
-			nameDF[t]++
-		}
-	}
-	nameIDF := make(map[string]float64, len(nameDF))
-	for t, d := range nameDF {
-		nameIDF[t] = math.Log(1 + float64(n)/float64(d))
-	}
+	}, nil)
+	idf, nameIDF := inverseDF(distinct), inverseDF(nameTokens)
 	var topIDF float64
 	for _, w := range idf {
 		topIDF = max(topIDF, w)
 	}
 	parallel(n, func() func(i int) {
 		return func(i int) { fs[i].fill(&skills[i], i, texts[i], objects[i], index, idf, topIDF, nameTokens, nameIDF) }
-	})
+	}, nil)
 	internTerms(fs)
 	return fs, idf
 }
@@ -179,6 +160,21 @@ func (f *features) fill(s *ingest.Skill, i int, text, object []string, index map
 	}
 	sort.Ints(f.deps)
 	f.mentions = mentions(s.Description+"\n"+s.Body, index, i)
+}
+
+// inverseDF is the IDF, ln(1 + n/df), of every token of docs, n documents of distinct tokens.
+func inverseDF(docs [][]string) map[string]float64 {
+	df := map[string]int{}
+	for _, ts := range docs {
+		for _, t := range ts {
+			df[t]++
+		}
+	}
+	idf := make(map[string]float64, len(df))
+	for t, d := range df {
+		idf[t] = math.Log(1 + float64(len(docs))/float64(d))
+	}
+	return idf
 }
 
 // unique returns the distinct tokens of ts in first-seen order.
@@ -463,12 +459,9 @@ func cosine(a, b sparse) float64 {
 	return min(1, s)
 }
 
-// identRE matches identifiers joined by '-' or '_', the way skill and tool names are written.
-// identifiers finds the same matches without the regexp engine; the tests hold them equal.
-var identRE = regexp.MustCompile(`[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+`)
-
-// identifiers calls found with every match of identRE in text, leftmost first: runs of ASCII
-// letters and digits, two or more, each joined to the next by one '-' or '_'.
+// identifiers calls found with every identifier in text, the way skill and tool names are
+// written, leftmost first: runs of ASCII letters and digits, two or more, each joined to the next
+// by one '-' or '_' (the matches of identRE in the tests, found without the regexp engine).
 func identifiers(text string, found func(string)) {
 	alnum := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
 	for i := 0; i < len(text); {

@@ -13,7 +13,7 @@ const parallelBlock = 32
 // work function from newWorker, so it can own scratch space; work must write only what
 // belongs to k, which makes the result independent of scheduling. progress, when not nil, is
 // called from the calling goroutine with the number of items done so far.
-func parallel(n int, newWorker func() func(k int), progress ...func(done int)) {
+func parallel(n int, newWorker func() func(k int), progress func(done int)) {
 	workers := max(1, min(runtime.GOMAXPROCS(0), (n+parallelBlock-1)/parallelBlock))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -40,8 +40,8 @@ func parallel(n int, newWorker func() func(k int), progress ...func(done int)) {
 	finished := 0
 	for d := range done {
 		finished += d
-		for _, p := range progress {
-			p(finished)
+		if progress != nil {
+			progress(finished)
 		}
 	}
 }

@@ -158,7 +158,7 @@ func (s *substitutes) prepare(sources []int) {
 	parallel(len(todo), func() func(k int) {
 		d := s.b.newDenseText()
 		return func(k int) { quarters[k] = s.leastSimilarQuarter(todo[k], d) }
-	})
+	}, nil)
 	for k, i := range todo {
 		s.cache[i] = quarters[k]
 	}
@@ -269,7 +269,7 @@ func (p contractProber) Probe(ctx context.Context, _ []ingest.Skill, probes []Pr
 			}
 			out[k] = ProbeResult{E: clip(e, 0, 1), OK: true}
 		}
-	})
+	}, nil)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package builder
 
 import (
+	"regexp"
 	"slices"
 	"testing"
 
@@ -82,6 +83,9 @@ func TestPhiChannels(t *testing.T) {
 		t.Error("an unknown channel reads as present")
 	}
 }
+
+// identRE matches what identifiers finds.
+var identRE = regexp.MustCompile(`[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+`)
 
 // FuzzIdentifiers holds identifiers equal to identRE's matches on any text.
 func FuzzIdentifiers(f *testing.F) {

@@ -15,19 +15,10 @@ type Signal struct {
 	Min     float64 // least value that makes a pair a candidate of this channel
 	Score   func(i, j int) float64
 	Propose bool // whether the channel proposes candidates (the judge only scores them)
-	// same is set when Score is b.lexical or b.semantic, which a scorer computes faster with
-	// the same values.
-	same sameAs
+	// lexical is set when Score is b.lexical, which a scorer computes faster with the same
+	// values.
+	lexical bool
 }
-
-// sameAs names the builder method a Signal's Score is.
-type sameAs uint8
-
-const (
-	sameAsNone sameAs = iota
-	sameAsLexical
-	sameAsSemantic
-)
 
 // Channel names, as they appear in reports, flags and parameters.
 const (
@@ -99,13 +90,13 @@ func (b *builder) activeSignals() []Signal {
 	l := b.opt.Lambda
 	var sem []Signal
 	if b.vectors != nil {
-		sem = []Signal{{Name: ChanSemantic, Lambda: l[ChanSemantic], Min: 0.3, Score: b.semantic, Propose: true, same: sameAsSemantic}}
+		sem = []Signal{{Name: ChanSemantic, Lambda: l[ChanSemantic], Min: 0.3, Score: b.semantic, Propose: true}}
 	}
 	if b.opt.Variant == VariantSemanticOnly {
 		return sem
 	}
 	all := []Signal{
-		{Name: ChanLexical, Lambda: l[ChanLexical], Min: 0.05, Score: b.lexical, Propose: true, same: sameAsLexical},
+		{Name: ChanLexical, Lambda: l[ChanLexical], Min: 0.05, Score: b.lexical, Propose: true, lexical: true},
 		{Name: ChanIO, Lambda: l[ChanIO], Min: 0.3, Score: b.io, Propose: true},
 		{Name: ChanStructural, Lambda: l[ChanStructural], Min: 0.2, Score: b.structural, Propose: true},
 	}
@@ -130,16 +121,15 @@ func (b *builder) activeSignals() []Signal {
 
 // semantic is the cosine of the two skills' embeddings, clipped to [0, 1].
 func (b *builder) semantic(i, j int) float64 {
-	v := b.vectors
-	x, y := v.Data[i*v.Dim:(i+1)*v.Dim], v.Data[j*v.Dim:(j+1)*v.Dim]
-	var dot, nx, ny int64
-	for k := range x {
-		dot += int64(x[k]) * int64(y[k])
-		nx += int64(x[k]) * int64(x[k])
-		ny += int64(y[k]) * int64(y[k])
-	}
+	nx, ny := b.vnorms[i], b.vnorms[j]
 	if nx == 0 || ny == 0 {
 		return 0
+	}
+	v := b.vectors
+	x, y := v.Data[i*v.Dim:(i+1)*v.Dim], v.Data[j*v.Dim:(j+1)*v.Dim]
+	var dot int64
+	for k := range x {
+		dot += int64(x[k]) * int64(y[k])
 	}
 	return clip(float64(dot)/math.Sqrt(float64(nx)*float64(ny)), 0, 1)
 }

@@ -274,10 +274,9 @@ func (b *builder) updateCandidates(rep *Report, prev *reuse) []Candidate {
 	n := len(b.skills)
 	per := make([][]Candidate, n)
 	counts := make([][]int, n)
-	norms := b.vectorNorms()
 	b.progress("candidates", 0, n)
 	parallel(n, func() func(i int) {
-		sc := b.newScorer(norms)
+		sc := b.newScorer()
 		mark := make([]int, n)
 		for i := range mark {
 			mark[i] = -1
