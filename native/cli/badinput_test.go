@@ -388,34 +388,6 @@ func TestBadInput(t *testing.T) {
 
 		// Artifacts.
 		{
-			name:  "not an artifact query",
-			files: files{"notes.skg": "# just some notes\n"},
-			args:  func(e *env) []string { return []string{"query", e.path("notes.skg"), "task"} },
-			code:  1,
-			want:  func(e *env) []string { return []string{e.path("notes.skg") + ": not a caskg artifact"} },
-		},
-		{
-			name:  "not an artifact inspect",
-			files: files{"notes.skg": "# just some notes\n"},
-			args:  func(e *env) []string { return []string{"inspect", e.path("notes.skg")} },
-			code:  1,
-			want:  func(e *env) []string { return []string{e.path("notes.skg") + ": not a caskg artifact"} },
-		},
-		{
-			name:  "not an artifact export",
-			files: files{"notes.skg": "# just some notes\n"},
-			args:  func(e *env) []string { return []string{"export", e.path("notes.skg"), "--format", "dot"} },
-			code:  1,
-			want:  func(e *env) []string { return []string{e.path("notes.skg") + ": not a caskg artifact"} },
-		},
-		{
-			name:  "not an artifact eval",
-			files: files{"notes.skg": "# just some notes\n", "tasks.jsonl": tasksOK},
-			args:  func(e *env) []string { return []string{"eval", e.path("notes.skg"), "--tasks", e.path("tasks.jsonl")} },
-			code:  1,
-			want:  func(e *env) []string { return []string{e.path("notes.skg") + ": not a caskg artifact"} },
-		},
-		{
 			name:  "empty file as artifact",
 			files: files{"empty.skg": ""},
 			args:  func(e *env) []string { return []string{"inspect", e.path("empty.skg")} },
@@ -567,6 +539,25 @@ func TestBadInput(t *testing.T) {
 			code:  2,
 			want:  func(e *env) []string { return []string{`flag -ks: "" is not a cutoff`} },
 		},
+	}
+	// Every command that reads an artifact names a file that is not one.
+	for _, cmd := range [][]string{{"query", "task"}, {"inspect"}, {"export", "--format", "dot"}, {"eval", "--tasks", "tasks.jsonl"}} {
+		cases = append(cases, tcase{
+			name:  "not an artifact " + cmd[0],
+			files: files{"notes.skg": "# just some notes\n", "tasks.jsonl": tasksOK},
+			args: func(e *env) []string {
+				args := []string{cmd[0], e.path("notes.skg")}
+				for _, a := range cmd[1:] {
+					if strings.HasSuffix(a, ".jsonl") {
+						a = e.path(a)
+					}
+					args = append(args, a)
+				}
+				return args
+			},
+			code: 1,
+			want: func(e *env) []string { return []string{e.path("notes.skg") + ": not a caskg artifact"} },
+		})
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

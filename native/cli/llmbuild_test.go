@@ -17,11 +17,9 @@ import (
 )
 
 // llmSkillDirs are the sample skills the LLM build tests use: a small, connected kitchen slice.
-var llmSkillDirs = []string{
-	"close-receptacle", "cool-object-in-fridge", "find-object", "heat-object-in-microwave",
-	"heat-object-on-stove", "open-receptacle", "pick-up-object", "place-object-in-receptacle",
-	"turn-off-stove-burner", "turn-on-stove-burner",
-}
+var llmSkillDirs = strings.Fields(`close-receptacle cool-object-in-fridge find-object
+	heat-object-in-microwave heat-object-on-stove open-receptacle pick-up-object
+	place-object-in-receptacle turn-off-stove-burner turn-on-stove-burner`)
 
 const llmTestBudget = 6
 

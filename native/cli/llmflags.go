@@ -19,17 +19,12 @@ import (
 // llmFlags configure the probers: the offline contract prober, an OpenAI-compatible model for
 // the probes and the judge channel, or the evaluation-only oracle.
 type llmFlags struct {
-	prober      string
-	url, model  string
-	temperature float64
-	concurrency int
-	rpm         int
-	timeout     time.Duration
-	retries     int
-	cacheDir    string
-	judge       bool
-	dryRun      bool
-	oracle      oracleFlags
+	prober, url, model, cacheDir string
+	temperature                  float64
+	concurrency, rpm, retries    int
+	timeout                      time.Duration
+	judge, dryRun                bool
+	oracle                       oracleFlags
 }
 
 func (f *llmFlags) register(fs *flag.FlagSet) {

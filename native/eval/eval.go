@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -136,18 +137,26 @@ func ParseTasks(r io.Reader, path string, requireGold bool) ([]Task, error) {
 // ReadGoldEdges reads a gold edge file.
 func ReadGoldEdges(path string) ([]GoldEdge, error) {
 	var edges []GoldEdge
-	err := ReadJSONL(path, func(line int, data []byte) error {
-		var e GoldEdge
-		if err := json.Unmarshal(data, &e); err != nil {
-			return fmt.Errorf("not a JSON edge: %w", err)
+	err := ReadJSONL(path, func(_ int, data []byte) error {
+		e, err := DecodeGoldEdge(data)
+		if err == nil {
+			edges = append(edges, e)
 		}
-		if e.Source == "" || e.Target == "" {
-			return fmt.Errorf("fields \"source\" and \"target\" are required")
-		}
-		edges = append(edges, e)
-		return nil
+		return err
 	})
 	return edges, err
+}
+
+// DecodeGoldEdge decodes one line of a gold edge file; source and target are required.
+func DecodeGoldEdge(data []byte) (GoldEdge, error) {
+	var e GoldEdge
+	if err := json.Unmarshal(data, &e); err != nil {
+		return e, fmt.Errorf("not a JSON edge {\"source\", \"target\"}: %w", err)
+	}
+	if e.Source == "" || e.Target == "" {
+		return e, errors.New("fields \"source\" and \"target\" are required")
+	}
+	return e, nil
 }
 
 // Scores are the retrieval metrics of one task.

@@ -92,11 +92,10 @@ func TestReadTasksErrors(t *testing.T) {
 
 func TestScoreMain(t *testing.T) {
 	tests := []struct {
-		name   string
-		ranked []string
-		gold   []string
-		main   string
-		want   MainScores
+		name         string
+		ranked, gold []string
+		main         string
+		want         MainScores
 	}{
 		{"main first, one of two prerequisites", []string{"m", "a", "x"}, []string{"a", "b", "m"}, "m", MainScores{RR: 1, Coverage: 0.5, HasPrereq: true}},
 		{"main third", []string{"a", "b", "m"}, []string{"a", "b", "m"}, "m", MainScores{RR: 1.0 / 3, Coverage: 1, HasPrereq: true}},

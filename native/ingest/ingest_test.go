@@ -370,11 +370,7 @@ func TestLoad(t *testing.T) {
 			} else if err != nil {
 				t.Fatal(err)
 			}
-			var names []string
-			for _, s := range lib.Skills {
-				names = append(names, s.Name)
-			}
-			if diff := cmp.Diff(tc.want, names); diff != "" {
+			if diff := cmp.Diff(tc.want, skillNames(lib)); diff != "" {
 				t.Errorf("skills (-want +got):\n%s", diff)
 			}
 			if len(lib.Problems) != len(tc.probs) {
@@ -511,11 +507,8 @@ func TestProblemError(t *testing.T) {
 }
 
 func TestParseSkillMDFrontMatterShapes(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want string // the skill's Body, or the first problem's Msg when no skill
-	}{
+	// want is the skill's Body, or the first problem's Msg when no skill.
+	tests := []struct{ name, in, want string }{
 		{"dots close", "---\nname: a\ndescription: A.\n...\nbody", "body"},
 		{"delimiters with trailing blanks", "--- \nname: a\ndescription: A.\n---\t\nbody", "body"},
 		{"no body", "---\nname: a\ndescription: A.\n---", ""},
@@ -542,4 +535,13 @@ func TestParseSkillMDFrontMatterShapes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// skillNames lists the names of lib's skills in order.
+func skillNames(lib *Library) []string {
+	var names []string
+	for _, s := range lib.Skills {
+		names = append(names, s.Name)
+	}
+	return names
 }

@@ -11,10 +11,10 @@ import (
 
 // TestNameRules checks each name rule on SKILL.md files and tools, with the exact problem.
 func TestNameRules(t *testing.T) {
-	long := strings.Repeat("a", 129)
 	tool := func(name string) string {
 		return `{"tools": [` + "\n" + `{"name": "` + name + `", "description": "A tool."}` + "\n]}\n"
 	}
+	long := strings.Repeat("a", 129)
 	const convention = "breaks the Agent Skills convention (lowercase letters, digits and single hyphens inside, at most 64 characters); kept"
 	const mcpRule = "breaks the MCP tool-name rule (1-128 characters of A-Z a-z 0-9 _ - .); skipped"
 	tests := []struct {
@@ -69,11 +69,7 @@ func TestNameRules(t *testing.T) {
 			} else if err != nil {
 				t.Fatal(err)
 			}
-			var names []string
-			for _, s := range lib.Skills {
-				names = append(names, s.Name)
-			}
-			if diff := cmp.Diff(tt.want, names); diff != "" {
+			if diff := cmp.Diff(tt.want, skillNames(lib)); diff != "" {
 				t.Errorf("skills (-want +got):\n%s", diff)
 			}
 			var got []string

@@ -628,14 +628,17 @@ func TestCacheFileFormat(t *testing.T) {
 	}
 }
 
+// configCase is a table row of the tests that map a Config to one string.
+type configCase struct {
+	name string
+	cfg  Config
+	want string
+}
+
 // TestCacheKey pins the cache key of a few configurations: a key that changes orphans every
 // answer already cached, and makes the next build ask them all again.
 func TestCacheKey(t *testing.T) {
-	tests := []struct {
-		name string
-		cfg  Config
-		want string
-	}{
+	tests := []configCase{
 		{"cases and trailing slash folded", Config{URL: "HTTP://Example.COM/v1/", Model: "m"},
 			"11106413bf122ced781279166487a044936a7dff5ab29d733a57c2c645e0c40c"},
 		{"full endpoint URL, port, temperature", Config{URL: " https://EXAMPLE.com:8443/api/v1/chat/completions ", Model: "m", Temperature: 0.5},
@@ -725,11 +728,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 
 // TestNewValidates pins the error of each bad Config: the CLI shows them as they are.
 func TestNewValidates(t *testing.T) {
-	tests := []struct {
-		name string
-		cfg  Config
-		want string
-	}{
+	tests := []configCase{
 		{"no URL", Config{Model: "m"},
 			"llm: Config.URL is required (a base URL such as http://127.0.0.1:8080/v1; OPENAI_BASE_URL is read by ConfigFromEnv)"},
 		{"bad scheme", Config{URL: "ftp://h/v1", Model: "m"},

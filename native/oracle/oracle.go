@@ -18,8 +18,6 @@ package oracle
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -96,15 +94,11 @@ func Load(path string, opt Options) (*Prober, error) {
 	defer f.Close()
 	var edges []eval.GoldEdge
 	line, err := eval.EachLine(f, func(_ int, data []byte) error {
-		var e eval.GoldEdge
-		if err := json.Unmarshal(data, &e); err != nil {
-			return fmt.Errorf("not a JSON edge {\"source\", \"target\"}: %w", err)
+		e, err := eval.DecodeGoldEdge(data)
+		if err == nil {
+			edges = append(edges, e)
 		}
-		if e.Source == "" || e.Target == "" {
-			return errors.New("fields \"source\" and \"target\" are required")
-		}
-		edges = append(edges, e)
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("oracle: %s:%d: %w", path, line, err)

@@ -18,7 +18,7 @@ func library(t *testing.T, b, n int) []ingest.Skill {
 	}
 	skills, err := Grow(base, n)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("growing %d skills to %d: %v", b, n, err)
 	}
 	return skills
 }

@@ -69,7 +69,7 @@ func readFixture(t testing.TB, name string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("fixture %s: %v", name, err)
 	}
 	return data
 }

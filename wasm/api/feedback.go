@@ -142,31 +142,29 @@ func echo(s string) string {
 func DecodeFeedback(b []byte) (Feedback, error) {
 	var fb Feedback
 	d := jsontext.NewDecoder(b)
+	// orNull reads a string member into dst, leaving it empty for null.
+	orNull := func(dst *string) (err error) {
+		if !d.Null() {
+			*dst, err = d.String()
+		}
+		return err
+	}
 	err := d.Object(func(key string) error {
-		var err error
 		switch key {
 		case "query":
-			if !d.Null() {
-				fb.Query, err = d.String()
-			}
+			return orNull(&fb.Query)
 		case "outcome":
-			if !d.Null() {
-				fb.Outcome, err = d.String()
-			}
+			return orNull(&fb.Outcome)
 		case "used":
 			fb.Used = nil
 			// The body's bound (MaxBodyBytes) bounds the names; CheckFeedback holds them to MaxUsed.
-			err = d.Array(func(int) error {
+			return d.Array(func(int) error {
 				name, err := d.String()
-				if err == nil {
-					fb.Used = append(fb.Used, name)
-				}
+				fb.Used = append(fb.Used, name)
 				return err
 			})
-		default:
-			err = d.UnknownField()
 		}
-		return err
+		return d.UnknownField()
 	})
 	if err != nil {
 		return fb, err

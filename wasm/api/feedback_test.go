@@ -102,16 +102,14 @@ func FuzzDecodeFeedback(f *testing.F) {
 
 func TestFeedbackRoute(t *testing.T) {
 	tests := []struct {
-		name       string
-		method     string
-		body       string
-		storeErr   error
-		noStore    bool
-		ctype      string // "": application/json
-		status     int
-		want       string // the whole body
-		retryAfter string
-		stored     []Feedback
+		name, method, body string
+		storeErr           error
+		noStore            bool
+		ctype              string // "": application/json
+		status             int
+		want               string // the whole body
+		retryAfter         string
+		stored             []Feedback
 	}{
 		{name: "recorded", method: "POST", body: `{"query": "heat an egg", "used": ["pick-up-object", "heat-object-in-microwave"], "outcome": "success"}`,
 			status: 200, want: `{"status":"recorded"}`,

@@ -307,10 +307,9 @@ func TestRenderBudgets(t *testing.T) {
 
 func TestCutText(t *testing.T) {
 	tests := []struct {
-		name string
-		in   string
-		n    int
-		want string
+		name, in string
+		n        int
+		want     string
 	}{
 		{"fits", "abc", 3, "abc"},
 		{"zero", "abc", 0, ""},
@@ -335,17 +334,16 @@ func TestCutText(t *testing.T) {
 
 func TestClipRunes(t *testing.T) {
 	tests := []struct {
-		in   string
-		n    int
-		want string
+		in, want string
+		n        int
 	}{
-		{"abc", 3, "abc"},
-		{"abcd", 3, "ab…"},
-		{"ab cd", 4, "ab…"},
-		{"abcd", 1, "…"},
-		{"abcd", 0, ""},
-		{"日本語テキスト", 4, "日本語…"},
-		{"", 0, ""},
+		{"abc", "abc", 3},
+		{"abcd", "ab…", 3},
+		{"ab cd", "ab…", 4},
+		{"abcd", "…", 1},
+		{"abcd", "", 0},
+		{"日本語テキスト", "日本語…", 4},
+		{"", "", 0},
 	}
 	for _, tt := range tests {
 		if got := clipRunes(tt.in, tt.n); got != tt.want {

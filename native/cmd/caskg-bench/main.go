@@ -377,21 +377,32 @@ func buildChild(c *config, n int, out string) (bench.Build, error) {
 			}
 		}
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return bench.Build{}, err
-	}
-	cmd := exec.Command(self, "build-one", "-n", strconv.Itoa(n), "-base", c.base, "-o", out)
-	cmd.Stderr = os.Stderr
-	b, err := cmd.Output()
-	if err != nil {
-		return bench.Build{}, fmt.Errorf("building %d skills: %w", n, err)
-	}
 	var row bench.Build
-	if err := json.Unmarshal(b, &row); err != nil {
+	b, err := child(&row, "build-one", "-n", strconv.Itoa(n), "-base", c.base, "-o", out)
+	if err != nil {
 		return bench.Build{}, fmt.Errorf("building %d skills: %w", n, err)
 	}
 	return row, atomicfile.Write(rowPath, b)
+}
+
+// child runs this program with args in a process of its own (so each measurement has its own
+// peak RSS), its stderr passed through, and decodes the JSON it prints into v. It returns what
+// the child printed.
+func child(v any, args ...string) ([]byte, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, args...)
+	cmd.Stderr = os.Stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", args[0], err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return nil, fmt.Errorf("%s printed %q: %w", args[0], b, err)
+	}
+	return b, nil
 }
 
 // buildOne is the child: grow, embed, build, write the artifact, print the row as JSON.

@@ -9,7 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -141,19 +140,9 @@ func writeRuns(path string, runs []synth.Run) error {
 
 // updateChild runs updateOne in a child process and returns its measurement.
 func updateChild(args []string) (bench.UpdateSide, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return bench.UpdateSide{}, err
-	}
-	cmd := exec.Command(self, append([]string{"update-one"}, args...)...)
-	cmd.Stderr = os.Stderr
-	b, err := cmd.Output()
-	if err != nil {
-		return bench.UpdateSide{}, fmt.Errorf("update stage: update-one %v: %w", args, err)
-	}
 	var side bench.UpdateSide
-	if err := json.Unmarshal(b, &side); err != nil {
-		return bench.UpdateSide{}, fmt.Errorf("update stage: update-one %v printed %q: %w", args, b, err)
+	if _, err := child(&side, append([]string{"update-one"}, args...)...); err != nil {
+		return bench.UpdateSide{}, fmt.Errorf("update stage: %v: %w", args, err)
 	}
 	return side, nil
 }
