@@ -282,14 +282,10 @@ func TestHTTPID(t *testing.T) {
 		{"no version", "http://h", "http:m@http://h/embeddings"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			h, err := NewHTTP(HTTPOptions{URL: tt.in, Model: "m"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := h.ID(); got != tt.want {
-				t.Errorf("ID() = %q, want %q", got, tt.want)
-			}
-		})
+		if h, err := NewHTTP(HTTPOptions{URL: tt.in, Model: "m"}); err != nil {
+			t.Errorf("%s: NewHTTP(%q): %v", tt.name, tt.in, err)
+		} else if got := h.ID(); got != tt.want {
+			t.Errorf("%s: ID() of %q = %q, want %q", tt.name, tt.in, got, tt.want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -98,11 +99,8 @@ func updateStage(c *config) (bench.Update, error) {
 // sameArtifact returns the full build's artifact when the update's is byte-identical to it.
 func sameArtifact(fullPath, updatePath string) ([]byte, error) {
 	full, err := os.ReadFile(fullPath)
-	if err != nil {
-		return nil, err
-	}
-	up, err := os.ReadFile(updatePath)
-	if err != nil {
+	up, err2 := os.ReadFile(updatePath)
+	if err := errors.Join(err, err2); err != nil {
 		return nil, err
 	}
 	if !bytes.Equal(full, up) {
