@@ -297,7 +297,7 @@ func (b *builder) completeCandidates(out []Candidate) []Candidate {
 	add := func(i, j int) {
 		if !have[pair{i, j}] {
 			have[pair{i, j}] = true
-			out = append(out, b.candidate(i, j, b.pairScore(i, j)))
+			out = append(out, b.candidate(i, j, b.score(i, j)))
 		}
 	}
 	for k, m := 0, len(out); k < m; k++ {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"reflect"
 	"slices"
@@ -336,7 +337,44 @@ func (b *builder) updateCandidates(rep *Report) ([]Candidate, error) {
 			per[i], counts[i] = b.choose(i, pool, phis)
 		}
 	}, func(done int) { b.progress("candidates", done, n) })
-	return b.completeCandidates(b.join(per, counts, rep)), nil
+	return b.completeProposals(per, b.join(per, counts, rep)), nil
+}
+
+// completeProposals is completeCandidates for out, the proposals per joined, without its set of
+// pairs: the pairs it has are the proposed ones, per source in per (at most Cap each), and their
+// reverses, and every pair the runs used together enters once (traceStats.neighbors holds each
+// companion once), so whether a pair is in comes down to whether it or its reverse was proposed.
+func (b *builder) completeProposals(per [][]Candidate, out []Candidate) []Candidate {
+	proposed := func(i, j int) bool {
+		for k := range per[i] {
+			if per[i][k].Target == j {
+				return true
+			}
+		}
+		return false
+	}
+	phi := make([]float64, len(b.signals))
+	add := func(i, j int) {
+		if !b.cachedScore(i, j, phi) {
+			phi = b.score(i, j)
+		}
+		out = append(out, b.candidate(i, j, phi))
+	}
+	for k, m := 0, len(out); k < m; k++ {
+		if s, t := out[k].Source, out[k].Target; !proposed(t, s) {
+			add(t, s)
+		}
+	}
+	if b.traces != nil {
+		for i := range b.skills {
+			for _, j := range b.traces.neighbors[i] {
+				if !proposed(i, j) && !proposed(j, i) {
+					add(i, j)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // cachedScore sets phi to the values of the pair (i, j) on every channel, in the order of
@@ -362,48 +400,52 @@ func (b *builder) cachedScore(i, j int, phi []float64) bool {
 	return true
 }
 
-// pairScore is b.score, from the earlier build's values when an update has them.
-func (b *builder) pairScore(i, j int) []float64 {
-	if b.prev != nil {
-		phi := make([]float64, len(b.signals))
-		if b.cachedScore(i, j, phi) {
-			return phi
-		}
-	}
-	return b.score(i, j)
-}
-
 // probeUpdate gives every frontier candidate whose pair no run used the earlier build's answers,
 // when it has all three, and probes the rest (probe).
 func (b *builder) probeUpdate(ctx context.Context, cands []Candidate, frontier []int) error {
 	pc := b.prev.pairs
-	cached, rest := make([]int, 0, len(frontier)), []int(nil)
-	res := make([]ProbeResult, 0, 3*len(frontier))
+	// The candidates in index order, which is source order, as the table is: the frontier's
+	// order (by association) would read both at random.
+	answer := make([]int32, len(cands)) // an index into pc.answers + 1, 0 for none
+	for _, k := range frontier {
+		answer[k] = -1
+	}
+	cached := make([]int, 0, len(frontier))
+	for k := range cands {
+		if answer[k] == 0 {
+			continue
+		}
+		answer[k] = 0
+		c := &cands[k]
+		if b.traces != nil && b.traces.co[pair{c.Source, c.Target}] > 0 {
+			continue
+		}
+		if e := pc.find(c.Source, c.Target); e >= 0 && pc.answer[e] >= 0 && pc.answers[pc.answer[e]].usable == 7 {
+			answer[k] = pc.answer[e] + 1
+			cached = append(cached, k)
+		}
+	}
+	res := make([]ProbeResult, 0, 3*len(cached))
 	if b.rec != nil {
 		b.rec.answers = slices.Grow(b.rec.answers, len(frontier))
 	}
-	for _, k := range frontier {
-		c := &cands[k]
-		if b.traces == nil || b.traces.co[pair{c.Source, c.Target}] == 0 {
-			if e := pc.find(c.Source, c.Target); e >= 0 && pc.answer[e] >= 0 {
-				if a := &pc.answers[pc.answer[e]]; a.usable == 7 {
-					cached = append(cached, k)
-					for x := range 3 {
-						res = append(res, ProbeResult{E: a.e[x], OK: true, Abstain: a.abstain>>x&1 != 0, Cached: true})
-					}
-					if b.rec != nil {
-						b.rec.answers = append(b.rec.answers, recordedAnswers{cand: int32(k), pairAnswers: *a})
-					}
-					continue
-				}
-			}
-		}
-		rest = append(rest, k)
-	}
 	for _, k := range cached {
+		a := &pc.answers[answer[k]-1]
+		for x := range 3 {
+			res = append(res, ProbeResult{E: a.e[x], OK: true, Abstain: a.abstain>>x&1 != 0, Cached: true})
+		}
+		if b.rec != nil {
+			b.rec.answers = append(b.rec.answers, recordedAnswers{cand: int32(k), pairAnswers: *a})
+		}
 		cands[k].Probed = true
 	}
 	b.apply(cands, cached, nil, res) // no probe is named: every answer is usable
+	rest := make([]int, 0, len(frontier)-len(cached))
+	for _, k := range frontier {
+		if answer[k] == 0 {
+			rest = append(rest, k)
+		}
+	}
 	return b.probe(ctx, cands, rest)
 }
 
@@ -644,51 +686,82 @@ func (s *State) reuse(old []byte) (*reuse, error) {
 	return r, nil
 }
 
-// stateMagic starts a build-state file: the magic, the State in gob, then the CRC-32C of
-// everything before it (4 bytes, little-endian), so that a damaged file is refused rather
-// than read as another build's state.
+// stateMagic starts a build-state file. The layout, little-endian:
+//
+//	magic
+//	u32 length, the State in gob without Features and Pairs
+//	u32 length, Features
+//	u32 length, Pairs
+//	u32 CRC-32C of everything before it
+//
+// The tables stay out of gob, which would copy them twice each way; the checksum makes a
+// damaged file refused rather than read as another build's state.
 const stateMagic = "\x00caskg-state\n"
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // EncodeState returns the bytes of a build-state file.
 func EncodeState(s *State) ([]byte, error) {
-	var b bytes.Buffer
-	b.Grow(len(stateMagic) + len(s.Features) + len(s.Pairs) + 64*len(s.Skills) + 4)
-	b.WriteString(stateMagic)
-	if err := gob.NewEncoder(&b).Encode(s); err != nil {
+	var g bytes.Buffer
+	g.Grow(64 * len(s.Skills))
+	head := *s
+	head.Features, head.Pairs = nil, nil
+	if err := gob.NewEncoder(&g).Encode(&head); err != nil {
 		return nil, fmt.Errorf("builder: build state: %w", err)
 	}
-	return binary.LittleEndian.AppendUint32(b.Bytes(), crc32.Checksum(b.Bytes(), castagnoli)), nil
+	out := make([]byte, 0, len(stateMagic)+g.Len()+len(s.Features)+len(s.Pairs)+16)
+	out = append(out, stateMagic...)
+	for _, part := range [][]byte{g.Bytes(), s.Features, s.Pairs} {
+		if int64(len(part)) > math.MaxUint32 {
+			return nil, errors.New("builder: build state: a part is over 4 GB")
+		}
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(part)))
+		out = append(out, part...)
+	}
+	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli)), nil
 }
 
-// DecodeState reads a build-state file's bytes. Indexes in it are checked when an update uses
-// them (State.reuse).
+// DecodeState reads a build-state file's bytes; the State's tables are slices of data. Indexes
+// in it are checked when an update uses them (State.reuse).
 func DecodeState(data []byte) (s *State, err error) {
-	if !bytes.HasPrefix(data, []byte(stateMagic)) {
+	rest, ok := bytes.CutPrefix(data, []byte(stateMagic))
+	if !ok {
 		return nil, errors.New("builder: not a caskg build state")
 	}
-	if len(data) < len(stateMagic)+4 {
-		return nil, errors.New("builder: build state: truncated")
-	}
-	body := data[:len(data)-4]
-	if binary.LittleEndian.Uint32(data[len(body):]) != crc32.Checksum(body, castagnoli) {
-		return nil, errors.New("builder: build state: corrupt (checksum mismatch)")
-	}
-	rest := body[len(stateMagic):]
 	// encoding/gob is not hardened against corrupt input: a panic is a corrupt file.
 	defer func() {
 		if r := recover(); r != nil {
 			s, err = nil, fmt.Errorf("builder: build state: corrupt: %v", r)
 		}
 	}()
+	if len(rest) < 4 || binary.LittleEndian.Uint32(rest[len(rest)-4:]) != crc32.Checksum(data[:len(data)-4], castagnoli) {
+		// A state of version 1 was the magic and the State in gob, nothing else.
+		var v struct{ Version int }
+		if gob.NewDecoder(bytes.NewReader(rest)).Decode(&v) == nil && v.Version != 0 && v.Version != StateVersion {
+			return nil, fmt.Errorf("builder: build state version %d, this caskg reads %d", v.Version, StateVersion)
+		}
+		return nil, errors.New("builder: build state: corrupt (checksum mismatch)")
+	}
+	rest = rest[:len(rest)-4]
+	var parts [3][]byte
+	for k := range parts {
+		if len(rest) < 4 || int64(binary.LittleEndian.Uint32(rest)) > int64(len(rest)-4) {
+			return nil, errors.New("builder: build state: corrupt (a part runs past the end)")
+		}
+		l := int(binary.LittleEndian.Uint32(rest))
+		parts[k], rest = rest[4:4+l:4+l], rest[4+l:]
+	}
+	if len(rest) != 0 {
+		return nil, errors.New("builder: build state: corrupt (bytes after the last part)")
+	}
 	s = &State{}
-	if err := gob.NewDecoder(bytes.NewReader(rest)).Decode(s); err != nil {
+	if err := gob.NewDecoder(bytes.NewReader(parts[0])).Decode(s); err != nil {
 		return nil, fmt.Errorf("builder: build state: %w", err)
 	}
 	if s.Version != StateVersion {
 		return nil, fmt.Errorf("builder: build state version %d, this caskg reads %d", s.Version, StateVersion)
 	}
+	s.Features, s.Pairs = parts[1], parts[2]
 	return s, nil
 }
 

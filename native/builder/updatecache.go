@@ -362,6 +362,11 @@ func scoredChannels(signals []Signal) []string {
 func encodePairs(n int, channels []string, chosen [][]int32, chosenVals [][]float64, cands []Candidate,
 	answers []recordedAnswers) []byte {
 	var w writer
+	w.b = make([]byte, 0, (len(cands)+len(cands)/4)*(3+8*len(channels))+len(answers)*36)
+	at := make([]int, len(channels)) // each channel's place in Phi
+	for c, name := range channels {
+		at[c] = channelIndex(name)
+	}
 	w.n(len(channels))
 	for _, c := range channels {
 		w.n(len(c))
@@ -393,7 +398,7 @@ func encodePairs(n int, channels []string, chosen [][]int32, chosenVals [][]floa
 		cand   int32 // -1: a chosen target only
 		at     int32 // its place in chosen[i], -1: not chosen
 	}
-	var row []ent
+	var row, merged []ent
 	w.n(n)
 	for i := range n {
 		row = row[:0]
@@ -402,7 +407,7 @@ func encodePairs(n int, channels []string, chosen [][]int32, chosenVals [][]floa
 		}
 		slices.SortFunc(row, func(x, y ent) int { return int(x.target - y.target) })
 		// Merge with the chosen targets, also in increasing order.
-		var merged []ent
+		merged = merged[:0]
 		a, js := 0, chosen[i]
 		for x := 0; x < len(row) || a < len(js); {
 			switch {
@@ -438,8 +443,8 @@ func encodePairs(n int, channels []string, chosen [][]int32, chosenVals [][]floa
 			w.n(flags)
 			if e.cand >= 0 {
 				phi := &cands[e.cand].Phi
-				for _, c := range channels {
-					w.f(phi.Get(c))
+				for _, x := range at {
+					w.f(phi.v[x])
 				}
 			} else {
 				for _, v := range chosenVals[i][int(e.at)*len(channels) : int(e.at+1)*len(channels)] {
