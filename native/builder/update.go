@@ -79,6 +79,10 @@ type State struct {
 	Pairs []byte
 	// Quarters are the least similar quarters the substitutes were picked from, by source.
 	Quarters []SavedQuarter
+
+	// skills are Skills as the file holds them, when the State was read from one: an update of
+	// an unchanged library writes them again as they are.
+	skills []byte
 }
 
 // SavedQuarter is the least similar quarter of a source (substitutes.leastSimilarQuarter).
@@ -353,6 +357,11 @@ func (b *builder) completeProposals(per [][]Candidate, out []Candidate) []Candid
 		}
 		return false
 	}
+	extra := len(out)
+	if b.traces != nil {
+		extra += len(b.traces.co) // the runs' pairs, both ways
+	}
+	out = slices.Grow(out, extra)
 	phi := make([]float64, len(b.signals))
 	add := func(i, j int) {
 		if !b.cachedScore(i, j, phi) {
@@ -515,6 +524,9 @@ func Update(ctx context.Context, in UpdateInput, opt Options) ([]byte, *State, *
 			return nil, nil, nil, perr
 		}
 		data, nst, rep, err = build(ctx, skills, opt, prev, true)
+		if err == nil && in.Skills == nil {
+			nst.skills = st.skills // the same library, so the same bytes
+		}
 	}
 	if err != nil {
 		return nil, nil, nil, err
@@ -689,13 +701,15 @@ func (s *State) reuse(old []byte) (*reuse, error) {
 // stateMagic starts a build-state file. The layout, little-endian:
 //
 //	magic
-//	u32 length, the State in gob without Features and Pairs
+//	u32 length, the State in gob without Skills, Features and Pairs
+//	u32 length, Skills in gob
 //	u32 length, Features
 //	u32 length, Pairs
 //	u32 CRC-32C of everything before it
 //
-// The tables stay out of gob, which would copy them twice each way; the checksum makes a
-// damaged file refused rather than read as another build's state.
+// The tables stay out of gob, which would copy them twice each way, and the library has a gob
+// of its own, which an update of the same library copies rather than encodes again. The
+// checksum makes a damaged file refused rather than read as another build's state.
 const stateMagic = "\x00caskg-state\n"
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -703,15 +717,27 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // EncodeState returns the bytes of a build-state file.
 func EncodeState(s *State) ([]byte, error) {
 	var g bytes.Buffer
-	g.Grow(64 * len(s.Skills))
 	head := *s
-	head.Features, head.Pairs = nil, nil
+	head.Skills, head.Features, head.Pairs, head.skills = nil, nil, nil, nil
 	if err := gob.NewEncoder(&g).Encode(&head); err != nil {
 		return nil, fmt.Errorf("builder: build state: %w", err)
 	}
-	out := make([]byte, 0, len(stateMagic)+g.Len()+len(s.Features)+len(s.Pairs)+16)
+	skills := s.skills
+	if skills == nil {
+		var k bytes.Buffer
+		size := 0
+		for _, sk := range s.Skills {
+			size += len(sk.Body) + len(sk.Description) + len(sk.SchemaText) + 256
+		}
+		k.Grow(size)
+		if err := gob.NewEncoder(&k).Encode(s.Skills); err != nil {
+			return nil, fmt.Errorf("builder: build state: %w", err)
+		}
+		skills = k.Bytes()
+	}
+	out := make([]byte, 0, len(stateMagic)+g.Len()+len(skills)+len(s.Features)+len(s.Pairs)+20)
 	out = append(out, stateMagic...)
-	for _, part := range [][]byte{g.Bytes(), s.Features, s.Pairs} {
+	for _, part := range [][]byte{g.Bytes(), skills, s.Features, s.Pairs} {
 		if int64(len(part)) > math.MaxUint32 {
 			return nil, errors.New("builder: build state: a part is over 4 GB")
 		}
@@ -743,7 +769,7 @@ func DecodeState(data []byte) (s *State, err error) {
 		return nil, errors.New("builder: build state: corrupt (checksum mismatch)")
 	}
 	rest = rest[:len(rest)-4]
-	var parts [3][]byte
+	var parts [4][]byte
 	for k := range parts {
 		if len(rest) < 4 || int64(binary.LittleEndian.Uint32(rest)) > int64(len(rest)-4) {
 			return nil, errors.New("builder: build state: corrupt (a part runs past the end)")
@@ -761,7 +787,10 @@ func DecodeState(data []byte) (s *State, err error) {
 	if s.Version != StateVersion {
 		return nil, fmt.Errorf("builder: build state version %d, this caskg reads %d", s.Version, StateVersion)
 	}
-	s.Features, s.Pairs = parts[1], parts[2]
+	if err := gob.NewDecoder(bytes.NewReader(parts[1])).Decode(&s.Skills); err != nil {
+		return nil, fmt.Errorf("builder: build state: skills: %w", err)
+	}
+	s.skills, s.Features, s.Pairs = parts[1], parts[2], parts[3]
 	return s, nil
 }
 

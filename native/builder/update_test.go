@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"debug/elf"
+	"encoding/gob"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -135,6 +136,18 @@ func TestUpdateMatchesBuild(t *testing.T) {
 			if d := stateDiff(gotState, wantState); d != "" {
 				t.Errorf("the update's build state differs from the full build's: %s", d)
 			}
+			// And so are its bytes, though an update writes the library's as it read them.
+			gotBytes, err := EncodeState(gotState)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantBytes, err := EncodeState(wantState)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(gotBytes, wantBytes) {
+				t.Errorf("the update's build state file differs from the full build's")
+			}
 		})
 	}
 }
@@ -143,6 +156,9 @@ func TestUpdateMatchesBuild(t *testing.T) {
 func stateDiff(a, b *State) string {
 	vx, vy := reflect.ValueOf(*a), reflect.ValueOf(*b)
 	for i := range vx.NumField() {
+		if !vx.Type().Field(i).IsExported() {
+			continue
+		}
 		if !reflect.DeepEqual(vx.Field(i).Interface(), vy.Field(i).Interface()) {
 			return vx.Type().Field(i).Name
 		}
@@ -165,6 +181,34 @@ func TestUpdateRefuses(t *testing.T) {
 		if _, err := DecodeState(bad); err == nil || !strings.HasPrefix(err.Error(), "builder: ") {
 			t.Errorf("DecodeState(%q): err %v", bad, err)
 		}
+	}
+	// A damaged file: any byte changed, or the end cut off, is refused as corrupt.
+	good, err := EncodeState(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []int{len(stateMagic) + 2, len(good) / 3, len(good) / 2, len(good) - 10} {
+		bad := slices.Clone(good)
+		bad[at] ^= 0x40
+		if _, err := DecodeState(bad); err == nil || !strings.Contains(err.Error(), "corrupt") {
+			t.Errorf("state with byte %d of %d changed: err %v", at, len(good), err)
+		}
+	}
+	if _, err := DecodeState(good[:len(good)-100]); err == nil || !strings.Contains(err.Error(), "corrupt") {
+		t.Errorf("state cut short: err %v", err)
+	}
+	// A state of version 1, which had no checksum: refused by its version.
+	var v1 bytes.Buffer
+	v1.WriteString(stateMagic)
+	if err := gob.NewEncoder(&v1).Encode(struct {
+		Version int
+		Code    string
+		Chosen  [][]int32
+	}{1, "go:old", [][]int32{{1, 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := DecodeState(v1.Bytes()); err == nil || !strings.Contains(err.Error(), "build state version 1,") {
+		t.Errorf("state of version 1: err %v", err)
 	}
 	// Other options: a full build, said why.
 	opt := st.Options()

@@ -32,6 +32,7 @@ import (
 //	          vector: list of (term string n, id n, f); slot: key string n, tokens list of
 //	                  string n, flags n (1 declared, 2 optional, 4 bare), sense vector
 //	pairs:    channels: n, n × (length n, name bytes)
+//	          entries n, answered entries n (the totals over the rows)
 //	          rows: n (the skills), per source: n entries, per entry in increasing target
 //	                order: target − previous target − 1 (n), flags n (1 chosen, 2 answered),
 //	                one f per channel, and when answered: substitute n, 3 × (flags n
@@ -362,7 +363,6 @@ func scoredChannels(signals []Signal) []string {
 func encodePairs(n int, channels []string, chosen [][]int32, chosenVals [][]float64, cands []Candidate,
 	answers []recordedAnswers) []byte {
 	var w writer
-	w.b = make([]byte, 0, (len(cands)+len(cands)/4)*(3+8*len(channels))+len(answers)*36)
 	at := make([]int, len(channels)) // each channel's place in Phi
 	for c, name := range channels {
 		at[c] = channelIndex(name)
@@ -399,6 +399,9 @@ func encodePairs(n int, channels []string, chosen [][]int32, chosenVals [][]floa
 		at     int32 // its place in chosen[i], -1: not chosen
 	}
 	var row, merged []ent
+	head := w
+	w = writer{b: make([]byte, 0, (len(cands)+len(cands)/4)*(3+8*len(channels))+len(answers)*36)}
+	entries, answered := 0, 0
 	w.n(n)
 	for i := range n {
 		row = row[:0]
@@ -426,6 +429,7 @@ func encodePairs(n int, channels []string, chosen [][]int32, chosenVals [][]floa
 			}
 		}
 		w.n(len(merged))
+		entries += len(merged)
 		prev := int32(-1)
 		for _, e := range merged {
 			w.n(int(e.target - prev - 1))
@@ -439,6 +443,7 @@ func encodePairs(n int, channels []string, chosen [][]int32, chosenVals [][]floa
 			}
 			if an >= 0 {
 				flags |= 2
+				answered++
 			}
 			w.n(flags)
 			if e.cand >= 0 {
@@ -461,7 +466,9 @@ func encodePairs(n int, channels []string, chosen [][]int32, chosenVals [][]floa
 			}
 		}
 	}
-	return w.b
+	head.n(entries)
+	head.n(answered)
+	return append(head.b, w.b...)
 }
 
 // decodePairs reads what encodePairs wrote for a library of n skills.
@@ -476,14 +483,18 @@ func decodePairs(data []byte, n int) (*pairCache, error) {
 		c.channels = append(c.channels, string(r.b[:l]))
 		r.b = r.b[l:]
 	}
-	if r.n() != n {
+	k := len(c.channels)
+	entries := r.count(2 + 8*k)
+	answered := r.count(26)
+	if r.n() != n || answered > entries {
 		r.err = errCache
 	}
 	if r.err != nil {
 		return nil, r.err
 	}
-	k := len(c.channels)
 	c.start = make([]int32, n+1)
+	c.target, c.chosen, c.answer = make([]int32, 0, entries), make([]bool, 0, entries), make([]int32, 0, entries)
+	c.vals, c.answers = make([]float64, 0, k*entries), make([]pairAnswers, 0, answered)
 	for i := range n {
 		m := r.count(2 + 8*k)
 		target := int32(-1)
@@ -517,7 +528,7 @@ func decodePairs(data []byte, n int) (*pairCache, error) {
 		}
 		c.start[i+1] = int32(len(c.target))
 	}
-	if r.err == nil && len(r.b) != 0 {
+	if r.err == nil && (len(r.b) != 0 || len(c.target) != entries || len(c.answers) != answered) {
 		r.err = errCache
 	}
 	if r.err != nil {
