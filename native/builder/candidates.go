@@ -271,14 +271,24 @@ func (b *builder) choose(i int, pool []int, phis [][]float64) ([]Candidate, []in
 			many++
 		}
 	}
-	mine := make([]Candidate, 0, many)
+	all := make([]Candidate, 0, many)
 	for k := range pool {
 		if chosen[k] {
-			mine = append(mine, b.candidate(i, pool[k], phis[k]))
+			all = append(all, b.candidate(i, pool[k], phis[k]))
 		}
 	}
-	slices.SortStableFunc(mine, func(x, y Candidate) int { return cmp.Compare(y.A, x.A) })
-	return mine[:min(len(mine), b.opt.Cap)], counts
+	// The highest association first, the earlier first among equals: sorted by index, since a
+	// candidate is large to move.
+	order := make([]int, len(all))
+	for x := range order {
+		order[x] = x
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(all[y].A, all[x].A) })
+	mine := make([]Candidate, min(len(all), b.opt.Cap))
+	for x := range mine {
+		mine[x] = all[order[x]]
+	}
+	return mine, counts
 }
 
 // completeCandidates adds to out, once each, the reverse of every proposed pair and then every

@@ -71,6 +71,19 @@ func TestUpdateMatchesBuild(t *testing.T) {
 	added.Name += "_v2"
 	changed = append(changed, added)
 
+	// One skill changed, added or removed at a time, the rest as it was. Most pairs are as they
+	// were, but not all: a changed text moves every IDF, and with it the lexical values the
+	// state holds (State.Features, State.Pairs), and the builtin model learnt from the library.
+	// The update must not reuse them.
+	oneChanged := slices.Clone(nest)
+	oneChanged[len(nest)/2].Description += " Returns the list sorted by distance."
+	oneAdded := append(slices.Clone(nest), nest[len(nest)/3])
+	oneAdded[len(nest)].Name += "_copy"
+	oneRemoved := slices.Delete(slices.Clone(nest), len(nest)/4, len(nest)/4+1)
+	// A body that now names another skill: only that pair's mention, I/O and probes move.
+	mention := slices.Clone(nest)
+	mention[7].Body += "\nUse " + nest[40].Name + " first."
+
 	half := len(nestRuns) / 2
 	// Failed runs among the new ones: the second half again, every third run failed.
 	withFailures := slices.Clone(nestRuns[half:])
@@ -93,6 +106,10 @@ func TestUpdateMatchesBuild(t *testing.T) {
 		{"nestful: the whole log replayed", nest, nestRuns[:half], nestRuns, nil, "incremental", half},
 		{"nestful: failed runs", nest, nestRuns[:half], withFailures, nil, "incremental", 0},
 		{"nestful: skills changed", nest, nestRuns[:half], nestRuns[half:], changed, "full", 0},
+		{"nestful: one skill changed", nest, nestRuns[:half], nestRuns[half:], oneChanged, "full", 0},
+		{"nestful: one skill added", nest, nestRuns[:half], nestRuns[half:], oneAdded, "full", 0},
+		{"nestful: one skill removed", nest, nestRuns[:half], nestRuns[half:], oneRemoved, "full", 0},
+		{"nestful: one body names another skill", nest, nestRuns[:half], nestRuns[half:], mention, "full", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
