@@ -341,14 +341,15 @@ func (b *builder) updateCandidates(rep *Report) ([]Candidate, error) {
 			per[i], counts[i] = b.choose(i, pool, phis)
 		}
 	}, func(done int) { b.progress("candidates", done, n) })
-	return b.completeProposals(per, b.join(per, counts, rep)), nil
+	return b.completeProposals(per, counts, rep), nil
 }
 
-// completeProposals is completeCandidates for out, the proposals per joined, without its set of
-// pairs: the pairs it has are the proposed ones, per source in per (at most Cap each), and their
-// reverses, and every pair the runs used together enters once (traceStats.neighbors holds each
-// companion once), so whether a pair is in comes down to whether it or its reverse was proposed.
-func (b *builder) completeProposals(per [][]Candidate, out []Candidate) []Candidate {
+// completeProposals is completeCandidates of the proposals per joined (join), without its set
+// of pairs: the pairs it has are the proposed ones, per source in per (at most Cap each), and
+// their reverses, and every pair the runs used together enters once (traceStats.neighbors holds
+// each companion once), so whether a pair is in comes down to whether it or its reverse was
+// proposed. Counting the pairs first, it fills one slice of the final size.
+func (b *builder) completeProposals(per [][]Candidate, counts [][]int, rep *Report) []Candidate {
 	proposed := func(i, j int) bool {
 		for k := range per[i] {
 			if per[i][k].Target == j {
@@ -357,11 +358,31 @@ func (b *builder) completeProposals(per [][]Candidate, out []Candidate) []Candid
 		}
 		return false
 	}
-	extra := len(out)
-	if b.traces != nil {
-		extra += len(b.traces.co) // the runs' pairs, both ways
+	size := 0
+	for i := range per {
+		size += len(per[i])
+		for _, c := range per[i] {
+			if !proposed(c.Target, c.Source) {
+				size++
+			}
+		}
 	}
-	out = slices.Grow(out, extra)
+	if b.traces != nil {
+		for i := range b.skills {
+			for _, j := range b.traces.neighbors[i] {
+				if !proposed(i, j) && !proposed(j, i) {
+					size++
+				}
+			}
+		}
+	}
+	out := make([]Candidate, 0, size)
+	for i := range per {
+		out = append(out, per[i]...)
+		for c, k := range counts[i] {
+			rep.PerChannel[b.signals[c].Name] += k
+		}
+	}
 	phi := make([]float64, len(b.signals))
 	add := func(i, j int) {
 		if !b.cachedScore(i, j, phi) {
