@@ -158,6 +158,7 @@ type builder struct {
 	keyTakers map[string]int
 	rep       *Report
 	rec       *recorder // what a later Update reuses; nil when not recording
+	prev      *reuse    // what an Update takes over from the earlier build; nil in a full build
 	// quarterCache holds each source's least similar quarter, for substitutes (b.quarters).
 	quarterCache map[int][]int
 }
@@ -199,11 +200,15 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	}
 
 	t := time.Now()
-	b := &builder{opt: opt, skills: skills, index: index, rep: rep}
+	b := &builder{opt: opt, skills: skills, index: index, rep: rep, prev: prev}
 	if record && !opt.DryRun {
 		b.rec = newRecorder(opt, len(skills))
 	}
-	b.feat, b.idf = extractFeatures(skills, index)
+	if prev != nil {
+		b.feat, b.idf = prev.feat, prev.idf // the library is the earlier build's
+	} else {
+		b.feat, b.idf = extractFeatures(skills, index)
+	}
 	b.keyMakers, b.keyTakers = countKeys(b.feat)
 	for _, w := range b.idf {
 		b.maxIDF = max(b.maxIDF, w)
@@ -245,7 +250,10 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	t = time.Now()
 	var cands []Candidate
 	if prev != nil {
-		cands = b.updateCandidates(rep, prev)
+		var err error
+		if cands, err = b.updateCandidates(rep); err != nil {
+			return nil, nil, nil, err
+		}
 	} else {
 		cands = b.candidates(rep)
 	}
@@ -274,16 +282,17 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		edges = publishAll(cands, opt.EpsWeight)
 		stage("publish", t)
 	} else {
-		if b.rec != nil || prev != nil {
-			b.wrapProber(prev)
-		}
 		t = time.Now()
 		frontier := b.frontier(cands)
 		rep.Frontier = len(frontier)
 		stage("frontier", t)
 
 		t = time.Now()
-		if err := b.probe(ctx, cands, frontier); err != nil {
+		probe := b.probe
+		if prev != nil {
+			probe = b.probeUpdate
+		}
+		if err := probe(ctx, cands, frontier); err != nil {
 			return nil, nil, nil, err
 		}
 		stage("probes", t)
@@ -324,7 +333,7 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	rep.Bytes = len(data)
 	var st *State
 	if b.rec != nil {
-		st = b.state(data)
+		st = b.state(data, cands)
 	}
 	rep.TotalSeconds = time.Since(start).Seconds()
 	return data, st, rep, nil

@@ -89,7 +89,11 @@ func (b *builder) newBlocking() *blocking {
 // join concatenates the sources' proposals in source order and counts, in rep, the targets
 // each signal proposed.
 func (b *builder) join(per [][]Candidate, counts [][]int, rep *Report) []Candidate {
-	var out []Candidate
+	total := 0
+	for i := range per {
+		total += len(per[i])
+	}
+	out := make([]Candidate, 0, total)
 	for i := range per {
 		out = append(out, per[i]...)
 		for c, k := range counts[i] {
@@ -225,8 +229,12 @@ func best(ids []int, score []float64, k int, h []int) []int {
 // highest association first, at most Cap of them, with how many targets each signal proposed.
 // It only reads the builder, so sources can be proposed in parallel.
 func (b *builder) propose(i int, pool []int, sc *scorer) ([]Candidate, []int) {
+	return b.choose(i, pool, sc.scores(i, pool))
+}
+
+// choose is propose with the pool's values phis on every channel, in the order of b.signals.
+func (b *builder) choose(i int, pool []int, phis [][]float64) ([]Candidate, []int) {
 	counts := make([]int, len(b.signals))
-	phis := sc.scores(i, pool)
 	chosen := make([]bool, len(pool))
 	top := make([]int, 0, b.opt.PerChannel)
 	for c, s := range b.signals {
@@ -256,15 +264,31 @@ func (b *builder) propose(i int, pool []int, sc *scorer) ([]Candidate, []int) {
 			counts[c]++
 		}
 	}
-	b.recordChosen(i, pool, chosen) // for a later Update (update.go)
-	var mine []Candidate
-	for k := range pool {
-		if chosen[k] {
-			mine = append(mine, b.candidate(i, pool[k], phis[k]))
+	b.recordChosen(i, pool, chosen, phis) // for a later Update (update.go)
+	many := 0
+	for _, ok := range chosen {
+		if ok {
+			many++
 		}
 	}
-	sort.SliceStable(mine, func(x, y int) bool { return mine[x].A > mine[y].A })
-	return mine[:min(len(mine), b.opt.Cap)], counts
+	all := make([]Candidate, 0, many)
+	for k := range pool {
+		if chosen[k] {
+			all = append(all, b.candidate(i, pool[k], phis[k]))
+		}
+	}
+	// The highest association first, the earlier first among equals: sorted by index, since a
+	// candidate is large to move.
+	order := make([]int, len(all))
+	for x := range order {
+		order[x] = x
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(all[y].A, all[x].A) })
+	mine := make([]Candidate, min(len(all), b.opt.Cap))
+	for x := range mine {
+		mine[x] = all[order[x]]
+	}
+	return mine, counts
 }
 
 // completeCandidates adds to out, once each, the reverse of every proposed pair and then every
@@ -367,7 +391,14 @@ func (b *builder) frontier(cands []Candidate) []int {
 			idx = append(idx, k)
 		}
 	}
-	slices.SortStableFunc(idx, func(x, y int) int { return cmp.Compare(cands[y].A, cands[x].A) })
+	// The lower index first among equals: a total order, so an unstable sort gives the stable
+	// order, faster.
+	slices.SortFunc(idx, func(x, y int) int {
+		if c := cmp.Compare(cands[y].A, cands[x].A); c != 0 {
+			return c
+		}
+		return x - y
+	})
 	if budget := b.frontierBudget(); budget > 0 && len(idx) > budget {
 		idx = idx[:budget]
 	}

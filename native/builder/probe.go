@@ -98,6 +98,7 @@ func (b *builder) probe(ctx context.Context, cands []Candidate, frontier []int) 
 			return fmt.Errorf("builder: %s prober answered %d of %d probes", prober.Name(), len(res), len(probes))
 		}
 		b.apply(cands, chunk, probes, res)
+		b.recordAnswers(chunk, probes, res) // for a later Update (update.go)
 		b.progress("probes", lo+len(chunk), len(frontier))
 	}
 	return nil

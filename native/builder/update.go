@@ -9,7 +9,9 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"reflect"
 	"slices"
@@ -27,31 +29,38 @@ import (
 //
 //   - fitting the builtin model and embedding the skills: they depend on the library alone, so
 //     the vectors and query encoder are the old artifact's;
+//   - the features of every skill and the library's IDF: they depend on the library alone, so
+//     they are the earlier build's (State.Features);
 //   - scoring every source against its pool of up to 400 look-alikes (most of a build): the
 //     build records, per source, the targets the channels chose before the Cap cut (recordChosen,
 //     called by propose). Runs only add targets to a pool, and a target that was not among a
 //     channel's best of a smaller pool cannot be among its best of a larger one, so proposing
 //     over the old choice plus the source's run companions chooses exactly what proposing over
-//     the whole pool would (updateCandidates);
+//     the whole pool would (updateCandidates). The values of a pair on every channel but the
+//     runs' depend on the library alone: the build keeps them for every pair it scored
+//     (State.Pairs), and an update scores only the pairs new runs bring;
 //   - the probes: the contract prober reads the runs only for pairs the runs used together, so
-//     every other answer is the old one (cachingProber); an LLM prober does not read the runs.
+//     every other answer is the old one (probeUpdate); an LLM prober does not read the runs.
+//     The runs of the earlier build are among the update's, so a pair they used together is
+//     one the update's runs use together.
 //
-// Features, the runs' statistics, the frontier, calibration and publication are recomputed:
-// they are cheap, and the runs' prior (traceStats.fitPrior) is fitted to all runs at once.
+// The runs' statistics and channel, the association, the relation types, the frontier,
+// calibration and publication are recomputed: they are cheap, and the runs' prior
+// (traceStats.fitPrior) is fitted to all runs at once, so every value of the runs' channel moves.
 // A changed library changes the IDF of every token and the builtin model, hence every pair's
 // lexical and semantic score: then Update makes a full build (the embedding and probe caches on
 // disk still spare the model calls).
 
 // StateVersion is the version of the build-state format; a state of another version is not read.
-const StateVersion = 1
+const StateVersion = 2
 
 // StateSuffix is appended to an artifact's path to name its build state.
 const StateSuffix = ".state"
 
 // State is what a build leaves for a later Update: its inputs (library, runs, options, the
 // prober, judge and embedder it used, the code that built it) and what it computed that an
-// update reuses (each source's chosen targets, the probe answers). It belongs to one artifact,
-// named by the artifact's SHA-256.
+// update reuses (the features, each source's chosen targets, the scored pairs' values, the
+// probe answers). It belongs to one artifact, named by the artifact's SHA-256.
 type State struct {
 	Version  int
 	Code     string       // the SHA-256 of the executable that built it (codeID)
@@ -62,13 +71,18 @@ type State struct {
 	Embedder string // the vectors' model id, "" without vectors
 	Skills   []ingest.Skill
 	Traces   []Trace
-	// Chosen lists, per source (skills sorted by name), the targets its channels chose before
-	// the Cap cut, in increasing order.
-	Chosen [][]int32
-	// Probes are the usable answers of the build's prober, sorted by key.
-	Probes []SavedProbe
+	// Features are every skill's features and the library's IDF (encodeFeatures).
+	Features []byte
+	// Pairs are, per source (skills sorted by name), the pairs the build scored with their
+	// values on the channels but the runs', the targets the channels chose before the Cap cut,
+	// and the answers of the probes (encodePairs).
+	Pairs []byte
 	// Quarters are the least similar quarters the substitutes were picked from, by source.
 	Quarters []SavedQuarter
+
+	// skills are Skills as the file holds them, when the State was read from one: an update of
+	// an unchanged library writes them again as they are.
+	skills []byte
 }
 
 // SavedQuarter is the least similar quarter of a source (substitutes.leastSimilarQuarter).
@@ -132,68 +146,17 @@ func (s *State) Options() Options {
 		BodyHead: o.BodyHead, MaxPostingDF: o.MaxPostingDF}
 }
 
-// SavedProbe is one probe answer: Key is (kind, source, target, substitute).
-type SavedProbe struct {
-	Key     [4]int32
-	E       float64
-	Abstain bool
-}
-
-type probeKey = [4]int32
-
-func compareKeys(x, y probeKey) int {
-	for i := range x {
-		if x[i] != y[i] {
-			return int(x[i] - y[i])
-		}
-	}
-	return 0
-}
-
-// keyLess orders probe keys as compareKeys does.
-func keyLess(x, y probeKey) bool {
-	for i := range x {
-		if x[i] != y[i] {
-			return x[i] < y[i]
-		}
-	}
-	return false
-}
-
-// answer is the earlier build's answer to the probe of key k, if it had one.
-func (r *reuse) answer(k probeKey) (ProbeResult, bool) {
-	// A binary search written out: the answers are looked up once a frontier probe, and
-	// slices.BinarySearchFunc's comparison callback was a tenth of an update's time.
-	lo, hi := 0, len(r.probes)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if keyLess(r.probes[m].Key, k) {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo == len(r.probes) || r.probes[lo].Key != k {
-		return ProbeResult{}, false
-	}
-	p := r.probes[lo]
-	return ProbeResult{E: p.E, OK: true, Abstain: p.Abstain, Cached: true}, true
-}
-
-func keyOf(p Probe) probeKey {
-	return probeKey{int32(p.Kind), int32(p.Source), int32(p.Target), int32(p.Substitute)}
-}
-
 // recorder collects, during a build, what its State keeps.
 type recorder struct {
 	opt           SavedOptions // the options as given, before the build resolves any
 	prober, judge string
 	chosen        [][]int32
-	probes        []SavedProbe // in the order asked; a key at most once (one frontier)
+	chosenVals    [][]float64       // per chosen target, its values on scoredChannels
+	answers       []recordedAnswers // a frontier candidate at most once
 }
 
 func newRecorder(opt Options, n int) *recorder {
-	r := &recorder{opt: saveOptions(opt), chosen: make([][]int32, n)}
+	r := &recorder{opt: saveOptions(opt), chosen: make([][]int32, n), chosenVals: make([][]float64, n)}
 	if opt.Variant != VariantPublishAll {
 		r.prober = "contract"
 		if opt.Prober != nil {
@@ -206,31 +169,66 @@ func newRecorder(opt Options, n int) *recorder {
 	return r
 }
 
-// recordChosen keeps the targets propose chose for source i before the Cap cut.
-func (b *builder) recordChosen(i int, pool []int, chosen []bool) {
+// recordChosen keeps the targets propose chose for source i before the Cap cut, with their
+// values phis on the scored channels.
+func (b *builder) recordChosen(i int, pool []int, chosen []bool, phis [][]float64) {
 	if b.rec == nil {
 		return
 	}
 	var js []int32
+	var vals []float64
 	for k, ok := range chosen {
 		if ok {
 			js = append(js, int32(pool[k]))
+			for c, s := range b.signals {
+				if s.Score != nil && s.Name != ChanTraces {
+					vals = append(vals, phis[k][c])
+				}
+			}
 		}
 	}
-	b.rec.chosen[i] = js
+	b.rec.chosen[i], b.rec.chosenVals[i] = js, vals
 }
 
-// state assembles the State of the build that made data.
-func (b *builder) state(data []byte) *State {
+// recordAnswers keeps the answers res to the probes of the frontier candidates chunk, three a
+// candidate, as probe asks them; a candidate without a usable answer is not kept.
+func (b *builder) recordAnswers(chunk []int, probes []Probe, res []ProbeResult) {
+	if b.rec == nil {
+		return
+	}
+	for p, k := range chunk {
+		a := recordedAnswers{cand: int32(k), pairAnswers: pairAnswers{sub: int32(probes[3*p+1].Substitute)}}
+		for x := range 3 {
+			if r := res[3*p+x]; r.OK {
+				a.usable |= 1 << x
+				if r.Abstain {
+					a.abstain |= 1 << x
+				}
+				a.e[x] = r.E
+			}
+		}
+		if a.usable != 0 {
+			b.rec.answers = append(b.rec.answers, a)
+		}
+	}
+}
+
+// state assembles the State of the build that made data from the candidates cands.
+func (b *builder) state(data []byte, cands []Candidate) *State {
 	st := &State{Version: StateVersion, Code: codeID(), Artifact: sha256.Sum256(data), Saved: b.rec.opt,
-		Prober: b.rec.prober, Judge: b.rec.judge, Skills: b.skills, Traces: b.opt.Traces, Chosen: b.rec.chosen}
+		Prober: b.rec.prober, Judge: b.rec.judge, Skills: b.skills, Traces: b.opt.Traces}
 	if b.vectors != nil {
 		st.Embedder = b.vectors.Model
 	}
-	st.Probes = b.rec.probes
-	used := map[int]bool{} // the sources whose substitutes this build picked
-	for _, p := range b.rec.probes {
-		used[int(p.Key[1])] = true
+	if b.prev != nil {
+		st.Features = b.prev.features // the library's, hence the same bytes
+	} else {
+		st.Features = encodeFeatures(b.feat, b.idf)
+	}
+	st.Pairs = encodePairs(len(b.skills), scoredChannels(b.signals), b.rec.chosen, b.rec.chosenVals, cands, b.rec.answers)
+	used := make([]bool, len(b.skills)) // the sources whose substitutes this build picked
+	for _, a := range b.rec.answers {
+		used[cands[a.cand].Source] = true
 	}
 	for i, q := range b.quarterCache {
 		if !used[i] {
@@ -243,7 +241,6 @@ func (b *builder) state(data []byte) *State {
 		st.Quarters = append(st.Quarters, sq)
 	}
 	slices.SortFunc(st.Quarters, func(x, y SavedQuarter) int { return int(x.Source - y.Source) })
-	slices.SortFunc(st.Probes, func(x, y SavedProbe) int { return compareKeys(x.Key, y.Key) })
 	return st
 }
 
@@ -251,11 +248,13 @@ func (b *builder) state(data []byte) *State {
 type reuse struct {
 	vectors  *graphs.Vectors
 	encoder  *graphs.QueryEncoder
-	chosen   [][]int32
-	probes   []SavedProbe // sorted by key
+	feat     []features
+	idf      map[string]float64
+	features []byte // State.Features
+	pairs    *pairCache
+	cols     []int // per signal of the build, its column in pairs.vals; -1 for the runs' and the judge
 	quarters map[int][]int
 	lexicon  *graphs.Lexicon // the old artifact's
-	old      *traceStats     // the earlier build's runs
 }
 
 // quarters is the cache of substitutes' least similar quarters, shared by every substitutes of
@@ -269,9 +268,24 @@ func (b *builder) quarters() map[int][]int {
 
 // updateCandidates proposes, for every source, over the targets the earlier build chose for it
 // and its run companions, which chooses what proposing over its whole pool would (see the
-// comment at the top of this file), then completes the candidates as a build does.
-func (b *builder) updateCandidates(rep *Report, prev *reuse) []Candidate {
+// comment at the top of this file), then completes the candidates as a build does. A pair the
+// earlier build scored is not scored again (pairScores).
+func (b *builder) updateCandidates(rep *Report) ([]Candidate, error) {
+	prev := b.prev
+	if want := scoredChannels(b.signals); !slices.Equal(prev.pairs.channels, want) {
+		return nil, fmt.Errorf("builder: update: the build state scored the channels %v, this build scores %v", prev.pairs.channels, want)
+	}
+	prev.cols = make([]int, len(b.signals))
+	col := 0
+	for c, s := range b.signals {
+		prev.cols[c] = -1
+		if s.Score != nil && s.Name != ChanTraces {
+			prev.cols[c] = col
+			col++
+		}
+	}
 	n := len(b.skills)
+	pc := prev.pairs
 	per := make([][]Candidate, n)
 	counts := make([][]int, n)
 	b.progress("candidates", 0, n)
@@ -281,16 +295,21 @@ func (b *builder) updateCandidates(rep *Report, prev *reuse) []Candidate {
 		for i := range mark {
 			mark[i] = -1
 		}
+		var pool, missing []int
+		var phis [][]float64
+		var buf []float64
 		return func(i int) {
-			var pool []int
+			pool = pool[:0]
 			add := func(j int) {
 				if j != i && mark[j] != i {
 					mark[j] = i
 					pool = append(pool, j)
 				}
 			}
-			for _, j := range prev.chosen[i] {
-				add(int(j))
+			for e := pc.start[i]; e < pc.start[i+1]; e++ {
+				if pc.chosen[e] {
+					add(int(pc.target[e]))
+				}
 			}
 			if b.traces != nil {
 				for _, j := range b.traces.neighbors[i] {
@@ -298,84 +317,166 @@ func (b *builder) updateCandidates(rep *Report, prev *reuse) []Candidate {
 				}
 			}
 			sort.Ints(pool)
-			per[i], counts[i] = b.propose(i, pool, sc)
+			ns := len(b.signals)
+			if need := len(pool) * ns; cap(buf) < need {
+				buf = make([]float64, need)
+			}
+			phis, missing = phis[:0], missing[:0]
+			for k, j := range pool {
+				phi := buf[k*ns : (k+1)*ns]
+				if !b.cachedScore(i, j, phi) {
+					missing = append(missing, k)
+				}
+				phis = append(phis, phi)
+			}
+			if len(missing) > 0 {
+				js := make([]int, len(missing))
+				for x, k := range missing {
+					js[x] = pool[k]
+				}
+				for x, phi := range sc.scores(i, js) {
+					copy(phis[missing[x]], phi)
+				}
+			}
+			per[i], counts[i] = b.choose(i, pool, phis)
 		}
 	}, func(done int) { b.progress("candidates", done, n) })
-	return b.completeCandidates(b.join(per, counts, rep))
+	return b.completeProposals(per, counts, rep), nil
 }
 
-// wrapProber puts a cachingProber in front of the build's prober: it records every answer for
-// the State and, in an update, answers from the earlier build's where the runs cannot have
-// changed it. The frontier budget is resolved first, since it depends on which prober is set.
-func (b *builder) wrapProber(prev *reuse) {
-	if b.opt.Budget == BudgetAuto {
-		b.opt.Budget = b.frontierBudget()
-	}
-	var inner Prober = contractProber{b}
-	if b.opt.Prober != nil {
-		inner = b.opt.Prober
-	}
-	b.opt.Prober = &cachingProber{inner: inner, b: b, prev: prev}
-}
-
-// cachingProber answers a probe of a pair no run used together, in the earlier build or now,
-// from the earlier build's answers, and asks its inner prober the rest, in one call.
-type cachingProber struct {
-	inner Prober
-	b     *builder
-	prev  *reuse // nil in a full build
-}
-
-func (p *cachingProber) Name() string { return p.inner.Name() }
-
-func (p *cachingProber) Probe(ctx context.Context, skills []ingest.Skill, probes []Probe) ([]ProbeResult, error) {
-	out := make([]ProbeResult, len(probes))
-	var miss []Probe
-	var at []int
-	for k, pr := range probes {
-		if p.prev != nil && !p.touched(pr.Source, pr.Target) {
-			if r, ok := p.prev.answer(keyOf(pr)); ok {
-				out[k] = r
-				p.record(pr, r)
-				continue
+// completeProposals is completeCandidates of the proposals per joined (join), without its set
+// of pairs: the pairs it has are the proposed ones, per source in per (at most Cap each), and
+// their reverses, and every pair the runs used together enters once (traceStats.neighbors holds
+// each companion once), so whether a pair is in comes down to whether it or its reverse was
+// proposed. Counting the pairs first, it fills one slice of the final size.
+func (b *builder) completeProposals(per [][]Candidate, counts [][]int, rep *Report) []Candidate {
+	proposed := func(i, j int) bool {
+		for k := range per[i] {
+			if per[i][k].Target == j {
+				return true
 			}
 		}
-		miss = append(miss, pr)
-		at = append(at, k)
+		return false
 	}
-	if len(miss) > 0 {
-		res, err := p.inner.Probe(ctx, skills, miss)
-		if err != nil {
-			return nil, err
-		}
-		if len(res) != len(miss) {
-			return nil, fmt.Errorf("%s prober answered %d of %d probes", p.inner.Name(), len(res), len(miss))
-		}
-		for x, r := range res {
-			out[at[x]] = r
-			p.record(miss[x], r)
+	size := 0
+	for i := range per {
+		size += len(per[i])
+		for _, c := range per[i] {
+			if !proposed(c.Target, c.Source) {
+				size++
+			}
 		}
 	}
-	return out, nil
+	if b.traces != nil {
+		for i := range b.skills {
+			for _, j := range b.traces.neighbors[i] {
+				if !proposed(i, j) && !proposed(j, i) {
+					size++
+				}
+			}
+		}
+	}
+	out := make([]Candidate, 0, size)
+	for i := range per {
+		out = append(out, per[i]...)
+		for c, k := range counts[i] {
+			rep.PerChannel[b.signals[c].Name] += k
+		}
+	}
+	phi := make([]float64, len(b.signals))
+	add := func(i, j int) {
+		if !b.cachedScore(i, j, phi) {
+			phi = b.score(i, j)
+		}
+		out = append(out, b.candidate(i, j, phi))
+	}
+	for k, m := 0, len(out); k < m; k++ {
+		if s, t := out[k].Source, out[k].Target; !proposed(t, s) {
+			add(t, s)
+		}
+	}
+	if b.traces != nil {
+		for i := range b.skills {
+			for _, j := range b.traces.neighbors[i] {
+				if !proposed(i, j) && !proposed(j, i) {
+					add(i, j)
+				}
+			}
+		}
+	}
+	return out
 }
 
-// touched reports whether runs used the pair together, in the earlier build or now: the only
-// pairs whose contract answers read the runs.
-func (p *cachingProber) touched(i, j int) bool {
-	for _, t := range []*traceStats{p.prev.old, p.b.traces} {
-		if t != nil && t.co[pair{i, j}] > 0 {
-			return true
+// cachedScore sets phi to the values of the pair (i, j) on every channel, in the order of
+// b.signals, when the earlier build scored the pair: its values on the channels but the runs',
+// and the runs' value now. It reports whether it did.
+func (b *builder) cachedScore(i, j int, phi []float64) bool {
+	pc := b.prev.pairs
+	e := pc.find(i, j)
+	if e < 0 {
+		return false
+	}
+	vals := pc.vals[e*len(pc.channels) : (e+1)*len(pc.channels)]
+	for c, s := range b.signals {
+		switch col := b.prev.cols[c]; {
+		case col >= 0:
+			phi[c] = vals[col]
+		case s.Name == ChanTraces:
+			phi[c] = b.trace(i, j)
+		default:
+			phi[c] = 0
 		}
 	}
-	return false
+	return true
 }
 
-// record keeps a usable answer (a failed one is asked again next time).
-func (p *cachingProber) record(pr Probe, r ProbeResult) {
-	if p.b.rec != nil && r.OK {
-		r.Cached, r.Raw = false, ""
-		p.b.rec.probes = append(p.b.rec.probes, SavedProbe{Key: keyOf(pr), E: r.E, Abstain: r.Abstain})
+// probeUpdate gives every frontier candidate whose pair no run used the earlier build's answers,
+// when it has all three, and probes the rest (probe).
+func (b *builder) probeUpdate(ctx context.Context, cands []Candidate, frontier []int) error {
+	pc := b.prev.pairs
+	// The candidates in index order, which is source order, as the table is: the frontier's
+	// order (by association) would read both at random.
+	answer := make([]int32, len(cands)) // an index into pc.answers + 1, 0 for none
+	for _, k := range frontier {
+		answer[k] = -1
 	}
+	cached := make([]int, 0, len(frontier))
+	for k := range cands {
+		if answer[k] == 0 {
+			continue
+		}
+		answer[k] = 0
+		c := &cands[k]
+		if b.traces != nil && b.traces.co[pair{c.Source, c.Target}] > 0 {
+			continue
+		}
+		if e := pc.find(c.Source, c.Target); e >= 0 && pc.answer[e] >= 0 && pc.answers[pc.answer[e]].usable == 7 {
+			answer[k] = pc.answer[e] + 1
+			cached = append(cached, k)
+		}
+	}
+	res := make([]ProbeResult, 0, 3*len(cached))
+	if b.rec != nil {
+		b.rec.answers = slices.Grow(b.rec.answers, len(frontier))
+	}
+	for _, k := range cached {
+		a := &pc.answers[answer[k]-1]
+		for x := range 3 {
+			res = append(res, ProbeResult{E: a.e[x], OK: true, Abstain: a.abstain>>x&1 != 0, Cached: true})
+		}
+		if b.rec != nil {
+			b.rec.answers = append(b.rec.answers, recordedAnswers{cand: int32(k), pairAnswers: *a})
+		}
+		cands[k].Probed = true
+	}
+	b.apply(cands, cached, nil, res) // no probe is named: every answer is usable
+	rest := make([]int, 0, len(frontier)-len(cached))
+	for _, k := range frontier {
+		if answer[k] == 0 {
+			rest = append(rest, k)
+		}
+	}
+	return b.probe(ctx, cands, rest)
 }
 
 // UpdateReport says how an update went.
@@ -444,6 +545,9 @@ func Update(ctx context.Context, in UpdateInput, opt Options) ([]byte, *State, *
 			return nil, nil, nil, perr
 		}
 		data, nst, rep, err = build(ctx, skills, opt, prev, true)
+		if err == nil && in.Skills == nil {
+			nst.skills = st.skills // the same library, so the same bytes
+		}
 	}
 	if err != nil {
 		return nil, nil, nil, err
@@ -499,6 +603,9 @@ func (s *State) Reusable(skills []ingest.Skill, opt Options) string {
 // LibraryDiff describes how the library now differs from the old one ("" when every skill is
 // the same): counts of skills added, changed and removed.
 func LibraryDiff(old, now []ingest.Skill) string {
+	if len(old) == len(now) && (len(old) == 0 || &old[0] == &now[0]) {
+		return "" // the same slice: an update of the state's own library
+	}
 	h := make(map[string][32]byte, len(old))
 	for _, s := range old {
 		h[s.Name] = skillHash(s)
@@ -568,12 +675,18 @@ func skillHash(s ingest.Skill) [32]byte {
 }
 
 // reuse decodes what an update takes over: the old artifact's vectors and query encoder, the
-// chosen targets, the probe answers and the old runs' statistics.
+// features, the scored pairs with their chosen targets and probe answers, and the substitutes'
+// quarters.
 func (s *State) reuse(old []byte) (*reuse, error) {
-	if len(s.Chosen) != len(s.Skills) {
-		return nil, fmt.Errorf("builder: update: build state has %d chosen lists for %d skills", len(s.Chosen), len(s.Skills))
+	n := len(s.Skills)
+	r := &reuse{features: s.Features}
+	var err error
+	if r.feat, r.idf, err = decodeFeatures(s.Features, n); err != nil {
+		return nil, fmt.Errorf("builder: update: build state's features: %w", err)
 	}
-	r := &reuse{chosen: s.Chosen, probes: s.Probes}
+	if r.pairs, err = decodePairs(s.Pairs, n); err != nil {
+		return nil, fmt.Errorf("builder: update: build state's pairs: %w", err)
+	}
 	g, err := graphs.Decode(old)
 	if err != nil {
 		return nil, fmt.Errorf("builder: update: old artifact: %w", err)
@@ -589,54 +702,74 @@ func (s *State) reuse(old []byte) (*reuse, error) {
 		}
 		r.vectors, r.encoder = a.Vectors, a.Encoder
 	}
-	n := int32(len(s.Skills))
-	for _, js := range s.Chosen {
-		for _, j := range js {
-			if j < 0 || j >= n {
-				return nil, fmt.Errorf("builder: update: build state names skill %d of %d", j, n)
-			}
-		}
-	}
-	if !slices.IsSortedFunc(s.Probes, func(x, y SavedProbe) int { return compareKeys(x.Key, y.Key) }) {
-		return nil, errors.New("builder: update: build state's probe answers are not sorted")
-	}
 	r.quarters = make(map[int][]int, len(s.Quarters))
 	for _, q := range s.Quarters {
-		if q.Source < 0 || q.Source >= n {
+		if q.Source < 0 || int(q.Source) >= n {
 			return nil, fmt.Errorf("builder: update: build state names skill %d of %d", q.Source, n)
 		}
 		js := make([]int, len(q.Skills))
 		for k, j := range q.Skills {
-			if j < 0 || j >= n {
+			if j < 0 || int(j) >= n {
 				return nil, fmt.Errorf("builder: update: build state names skill %d of %d", j, n)
 			}
 			js[k] = int(j)
 		}
 		r.quarters[int(q.Source)] = js
 	}
-	index := make(map[string]int, len(s.Skills))
-	for i, sk := range s.Skills {
-		index[sk.Name] = i
-	}
-	r.old, _ = newTraceStats(s.Traces, index)
 	return r, nil
 }
 
-// stateMagic starts a build-state file.
+// stateMagic starts a build-state file. The layout, little-endian:
+//
+//	magic
+//	u32 length, the State in gob without Skills, Features and Pairs
+//	u32 length, Skills in gob
+//	u32 length, Features
+//	u32 length, Pairs
+//	u32 CRC-32C of everything before it
+//
+// The tables stay out of gob, which would copy them twice each way, and the library has a gob
+// of its own, which an update of the same library copies rather than encodes again. The
+// checksum makes a damaged file refused rather than read as another build's state.
 const stateMagic = "\x00caskg-state\n"
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // EncodeState returns the bytes of a build-state file.
 func EncodeState(s *State) ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteString(stateMagic)
-	if err := gob.NewEncoder(&b).Encode(s); err != nil {
+	var g bytes.Buffer
+	head := *s
+	head.Skills, head.Features, head.Pairs, head.skills = nil, nil, nil, nil
+	if err := gob.NewEncoder(&g).Encode(&head); err != nil {
 		return nil, fmt.Errorf("builder: build state: %w", err)
 	}
-	return b.Bytes(), nil
+	skills := s.skills
+	if skills == nil {
+		var k bytes.Buffer
+		size := 0
+		for _, sk := range s.Skills {
+			size += len(sk.Body) + len(sk.Description) + len(sk.SchemaText) + 256
+		}
+		k.Grow(size)
+		if err := gob.NewEncoder(&k).Encode(s.Skills); err != nil {
+			return nil, fmt.Errorf("builder: build state: %w", err)
+		}
+		skills = k.Bytes()
+	}
+	out := make([]byte, 0, len(stateMagic)+g.Len()+len(skills)+len(s.Features)+len(s.Pairs)+20)
+	out = append(out, stateMagic...)
+	for _, part := range [][]byte{g.Bytes(), skills, s.Features, s.Pairs} {
+		if int64(len(part)) > math.MaxUint32 {
+			return nil, errors.New("builder: build state: a part is over 4 GB")
+		}
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(part)))
+		out = append(out, part...)
+	}
+	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli)), nil
 }
 
-// DecodeState reads a build-state file's bytes. Indexes in it are checked when an update uses
-// them (State.reuse).
+// DecodeState reads a build-state file's bytes; the State's tables are slices of data. Indexes
+// in it are checked when an update uses them (State.reuse).
 func DecodeState(data []byte) (s *State, err error) {
 	rest, ok := bytes.CutPrefix(data, []byte(stateMagic))
 	if !ok {
@@ -648,13 +781,37 @@ func DecodeState(data []byte) (s *State, err error) {
 			s, err = nil, fmt.Errorf("builder: build state: corrupt: %v", r)
 		}
 	}()
+	if len(rest) < 4 || binary.LittleEndian.Uint32(rest[len(rest)-4:]) != crc32.Checksum(data[:len(data)-4], castagnoli) {
+		// A state of version 1 was the magic and the State in gob, nothing else.
+		var v struct{ Version int }
+		if gob.NewDecoder(bytes.NewReader(rest)).Decode(&v) == nil && v.Version != 0 && v.Version != StateVersion {
+			return nil, fmt.Errorf("builder: build state version %d, this caskg reads %d", v.Version, StateVersion)
+		}
+		return nil, errors.New("builder: build state: corrupt (checksum mismatch)")
+	}
+	rest = rest[:len(rest)-4]
+	var parts [4][]byte
+	for k := range parts {
+		if len(rest) < 4 || int64(binary.LittleEndian.Uint32(rest)) > int64(len(rest)-4) {
+			return nil, errors.New("builder: build state: corrupt (a part runs past the end)")
+		}
+		l := int(binary.LittleEndian.Uint32(rest))
+		parts[k], rest = rest[4:4+l:4+l], rest[4+l:]
+	}
+	if len(rest) != 0 {
+		return nil, errors.New("builder: build state: corrupt (bytes after the last part)")
+	}
 	s = &State{}
-	if err := gob.NewDecoder(bytes.NewReader(rest)).Decode(s); err != nil {
+	if err := gob.NewDecoder(bytes.NewReader(parts[0])).Decode(s); err != nil {
 		return nil, fmt.Errorf("builder: build state: %w", err)
 	}
 	if s.Version != StateVersion {
 		return nil, fmt.Errorf("builder: build state version %d, this caskg reads %d", s.Version, StateVersion)
 	}
+	if err := gob.NewDecoder(bytes.NewReader(parts[1])).Decode(&s.Skills); err != nil {
+		return nil, fmt.Errorf("builder: build state: skills: %w", err)
+	}
+	s.skills, s.Features, s.Pairs = parts[1], parts[2], parts[3]
 	return s, nil
 }
 

@@ -5,8 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"debug/elf"
-	"fmt"
-	"math"
+	"encoding/gob"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,6 +71,19 @@ func TestUpdateMatchesBuild(t *testing.T) {
 	added.Name += "_v2"
 	changed = append(changed, added)
 
+	// One skill changed, added or removed at a time, the rest as it was. Most pairs are as they
+	// were, but not all: a changed text moves every IDF, and with it the lexical values the
+	// state holds (State.Features, State.Pairs), and the builtin model learnt from the library.
+	// The update must not reuse them.
+	oneChanged := slices.Clone(nest)
+	oneChanged[len(nest)/2].Description += " Returns the list sorted by distance."
+	oneAdded := append(slices.Clone(nest), nest[len(nest)/3])
+	oneAdded[len(nest)].Name += "_copy"
+	oneRemoved := slices.Delete(slices.Clone(nest), len(nest)/4, len(nest)/4+1)
+	// A body that now names another skill: only that pair's mention, I/O and probes move.
+	mention := slices.Clone(nest)
+	mention[7].Body += "\nUse " + nest[40].Name + " first."
+
 	half := len(nestRuns) / 2
 	// Failed runs among the new ones: the second half again, every third run failed.
 	withFailures := slices.Clone(nestRuns[half:])
@@ -94,6 +106,10 @@ func TestUpdateMatchesBuild(t *testing.T) {
 		{"nestful: the whole log replayed", nest, nestRuns[:half], nestRuns, nil, "incremental", half},
 		{"nestful: failed runs", nest, nestRuns[:half], withFailures, nil, "incremental", 0},
 		{"nestful: skills changed", nest, nestRuns[:half], nestRuns[half:], changed, "full", 0},
+		{"nestful: one skill changed", nest, nestRuns[:half], nestRuns[half:], oneChanged, "full", 0},
+		{"nestful: one skill added", nest, nestRuns[:half], nestRuns[half:], oneAdded, "full", 0},
+		{"nestful: one skill removed", nest, nestRuns[:half], nestRuns[half:], oneRemoved, "full", 0},
+		{"nestful: one body names another skill", nest, nestRuns[:half], nestRuns[half:], mention, "full", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,27 +153,29 @@ func TestUpdateMatchesBuild(t *testing.T) {
 			if d := stateDiff(gotState, wantState); d != "" {
 				t.Errorf("the update's build state differs from the full build's: %s", d)
 			}
+			// And so are its bytes, though an update writes the library's as it read them.
+			gotBytes, err := EncodeState(gotState)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantBytes, err := EncodeState(wantState)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(gotBytes, wantBytes) {
+				t.Errorf("the update's build state file differs from the full build's")
+			}
 		})
 	}
 }
 
-// stateDiff names the first field in which two states differ, "" when none does. Probe answers
-// may differ in the last bits: the contract prober's answers sum floats in map order
-// (features.normalized), so two full builds differ there too.
+// stateDiff names the first field in which two states differ, "" when none does.
 func stateDiff(a, b *State) string {
-	x, y := *a, *b
-	if len(x.Probes) != len(y.Probes) {
-		return fmt.Sprintf("%d probe answers, want %d", len(x.Probes), len(y.Probes))
-	}
-	for k := range x.Probes {
-		p, q := x.Probes[k], y.Probes[k]
-		if p.Key != q.Key || p.Abstain != q.Abstain || math.Abs(p.E-q.E) > 1e-12 {
-			return fmt.Sprintf("probe answer %+v, want %+v", p, q)
-		}
-	}
-	x.Probes, y.Probes = nil, nil
-	vx, vy := reflect.ValueOf(x), reflect.ValueOf(y)
+	vx, vy := reflect.ValueOf(*a), reflect.ValueOf(*b)
 	for i := range vx.NumField() {
+		if !vx.Type().Field(i).IsExported() {
+			continue
+		}
 		if !reflect.DeepEqual(vx.Field(i).Interface(), vy.Field(i).Interface()) {
 			return vx.Type().Field(i).Name
 		}
@@ -180,6 +198,34 @@ func TestUpdateRefuses(t *testing.T) {
 		if _, err := DecodeState(bad); err == nil || !strings.HasPrefix(err.Error(), "builder: ") {
 			t.Errorf("DecodeState(%q): err %v", bad, err)
 		}
+	}
+	// A damaged file: any byte changed, or the end cut off, is refused as corrupt.
+	good, err := EncodeState(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []int{len(stateMagic) + 2, len(good) / 3, len(good) / 2, len(good) - 10} {
+		bad := slices.Clone(good)
+		bad[at] ^= 0x40
+		if _, err := DecodeState(bad); err == nil || !strings.Contains(err.Error(), "corrupt") {
+			t.Errorf("state with byte %d of %d changed: err %v", at, len(good), err)
+		}
+	}
+	if _, err := DecodeState(good[:len(good)-100]); err == nil || !strings.Contains(err.Error(), "corrupt") {
+		t.Errorf("state cut short: err %v", err)
+	}
+	// A state of version 1, which had no checksum: refused by its version.
+	var v1 bytes.Buffer
+	v1.WriteString(stateMagic)
+	if err := gob.NewEncoder(&v1).Encode(struct {
+		Version int
+		Code    string
+		Chosen  [][]int32
+	}{1, "go:old", [][]int32{{1, 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := DecodeState(v1.Bytes()); err == nil || !strings.Contains(err.Error(), "build state version 1,") {
+		t.Errorf("state of version 1: err %v", err)
 	}
 	// Other options: a full build, said why.
 	opt := st.Options()
