@@ -119,6 +119,20 @@ func (r *reader) list(size int) (l int, isNil bool) {
 
 // strings reads a string table into one string and slices it, so that decoding allocates
 // once for all of them.
+// readList reads a list of elements of at least size bytes each, each with elem; a nil list
+// (written for a nil slice) stays nil.
+func readList[T any](r *reader, size int, elem func() T) []T {
+	l, isNil := r.list(size)
+	if isNil {
+		return nil
+	}
+	xs := make([]T, l)
+	for k := range xs {
+		xs[k] = elem()
+	}
+	return xs
+}
+
 func (r *reader) strings() []string {
 	k := r.count(1)
 	lens := make([]int, k)
@@ -230,47 +244,17 @@ func decodeFeatures(data []byte, n int) ([]features, map[string]float64, error) 
 		return ""
 	}
 	vector := func() sparse {
-		l, isNil := r.list(3)
-		if isNil {
-			return nil
-		}
-		v := make(sparse, l)
-		for k := range v {
-			v[k] = termWeight{term: str(), id: int32(r.n()), w: r.f()}
-		}
-		return v
+		return readList(r, 3, func() termWeight { return termWeight{term: str(), id: int32(r.n()), w: r.f()} })
 	}
-	ints := func() []int {
-		l, isNil := r.list(1)
-		if isNil {
-			return nil
-		}
-		xs := make([]int, l)
-		for k := range xs {
-			xs[k] = r.below(n)
-		}
-		return xs
-	}
+	ints := func() []int { return readList(r, 1, func() int { return r.below(n) }) }
 	slots := func() []slot {
-		l, isNil := r.list(3)
-		if isNil {
-			return nil
-		}
-		xs := make([]slot, l)
-		for k := range xs {
-			x := &xs[k]
-			x.key = str()
-			if tl, tnil := r.list(1); !tnil {
-				x.tokens = make([]string, tl)
-				for t := range x.tokens {
-					x.tokens[t] = str()
-				}
-			}
+		return readList(r, 3, func() slot {
+			x := slot{key: str(), tokens: readList(r, 1, str)}
 			flags := r.n()
 			x.declared, x.optional, x.bare = flags&1 != 0, flags&2 != 0, flags&4 != 0
 			x.sense = vector()
-		}
-		return xs
+			return x
+		})
 	}
 	terms := r.count(9)
 	idf := make(map[string]float64, terms)
