@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/caskg/caskg/graphs"
@@ -160,6 +161,8 @@ type builder struct {
 	rec       *recorder // what a later Update reuses; nil when not recording
 	// quarterCache holds each source's least similar quarter, for substitutes (b.quarters).
 	quarterCache map[int][]int
+	texts        *textTable // the text vectors, flat (textTable)
+	textOnce     sync.Once
 }
 
 // Build is BuildContext with a background context.
