@@ -414,6 +414,7 @@ func buildOne(args []string) error {
 			return err
 		}
 	}
+	builder.LimitMemory(len(skills)) // as caskg build does
 	opt, err := builder.DefaultOptionsFor(skills)
 	if err != nil {
 		return err
