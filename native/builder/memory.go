@@ -5,10 +5,11 @@ import (
 	"runtime/debug"
 )
 
-// Memory a build needs: at its peak (the candidates joined, then probed) a build holds about
-// 6 KiB a skill (RATIONALE.md, "Why does a large build stay under 1 GB?").
+// Memory a build needs: at its peak (the candidates joined, then probed) a build of 100,000
+// skills holds about 7 KiB a skill (RATIONALE.md, "Why does a 100,000-skill build take under a
+// minute and under 1 GB?").
 const (
-	memoryPerSkill = 9 << 10   // the soft limit a skill: half again the live data
+	memoryPerSkill = 9 << 10   // the soft limit a skill: a third more than the live data
 	memoryFloor    = 900 << 20 // the least soft limit
 )
 
