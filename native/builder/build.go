@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/caskg/caskg/graphs"
@@ -161,6 +162,8 @@ type builder struct {
 	prev      *reuse    // what an Update takes over from the earlier build; nil in a full build
 	// quarterCache holds each source's least similar quarter, for substitutes (b.quarters).
 	quarterCache map[int][]int
+	texts        *textTable // the text vectors, flat (textTable)
+	textOnce     sync.Once
 }
 
 // Build is BuildContext with a background context.

@@ -20,14 +20,56 @@ func (b *builder) candidates(rep *Report) []Candidate {
 	// Sources are independent: workers take blocks of them in turn, each with its own scratch,
 	// and the proposals are joined in source order, so the result does not depend on how many
 	// workers ran or how they were scheduled.
-	per := make([][]Candidate, n)
+	per := make([]proposals, n)
 	counts := make([][]int, n) // per source, the targets each signal proposed
 	b.progress("candidates", 0, n)
 	parallel(n, func() func(i int) {
 		own, sc := bl.fork(), b.newScorer()
-		return func(i int) { per[i], counts[i] = b.propose(i, own.pool(i), sc) }
+		return func(i int) {
+			pool := own.pool(i)
+			per[i], counts[i] = b.choose(i, pool, sc.scores(i, pool))
+		}
 	}, func(done int) { b.progress("candidates", done, n) })
-	return b.completeCandidates(b.join(per, counts, rep))
+	return b.completeCandidates(b.joinProposals(per, counts, rep))
+}
+
+// proposals are the candidates choose keeps for one source, held compactly until they are
+// joined: each target, and its φ on every channel of b.signals, len(b.signals) values a target.
+// A candidate is a function of the two (b.candidate); a large library's proposals held as
+// candidates would take three times the room.
+type proposals struct {
+	targets []int32
+	phi     []float64
+}
+
+// joinProposals makes the candidates of the sources' proposals, in source order, counts in rep
+// the targets each signal proposed, and leaves room for the reverses completeCandidates adds,
+// so that the candidates of a large library are held once.
+func (b *builder) joinProposals(per []proposals, counts [][]int, rep *Report) []Candidate {
+	n, ns := len(per), len(b.signals)
+	start := make([]int, n+1)
+	total := 0
+	for i := range per {
+		start[i+1] = start[i] + len(per[i].targets)
+		for _, j := range per[i].targets {
+			if !slices.Contains(per[j].targets, int32(i)) {
+				total++ // a reverse completeCandidates adds
+			}
+		}
+		for c, k := range counts[i] {
+			rep.PerChannel[b.signals[c].Name] += k
+		}
+	}
+	out := make([]Candidate, start[n], start[n]+total)
+	parallel(n, func() func(i int) {
+		return func(i int) {
+			p := per[i]
+			for x, j := range p.targets {
+				out[start[i]+x] = b.candidate(i, int(j), p.phi[x*ns:(x+1)*ns])
+			}
+		}
+	}, nil)
+	return out
 }
 
 // blocking finds, for each source, the skills worth scoring against it: only pairs that share
@@ -86,21 +128,14 @@ func (b *builder) newBlocking() *blocking {
 	return bl
 }
 
-// join concatenates the sources' proposals in source order and counts, in rep, the targets
-// each signal proposed.
-func (b *builder) join(per [][]Candidate, counts [][]int, rep *Report) []Candidate {
-	total := 0
-	for i := range per {
-		total += len(per[i])
-	}
-	out := make([]Candidate, 0, total)
-	for i := range per {
-		out = append(out, per[i]...)
-		for c, k := range counts[i] {
-			rep.PerChannel[b.signals[c].Name] += k
+// proposes reports whether proposals, one source's, hold target j.
+func proposes(proposals []Candidate, j int) bool {
+	for _, c := range proposals {
+		if c.Target == j {
+			return true
 		}
 	}
-	return out
+	return false
 }
 
 // fork returns a blocking that shares bl's index and has scratch space of its own, for one
@@ -224,16 +259,21 @@ func best(ids []int, score []float64, k int, h []int) []int {
 	return h
 }
 
-// propose scores source i against every skill of its pool on every channel, takes the
-// PerChannel best targets of each proposing channel, and returns them as candidates, the
-// highest association first, at most Cap of them, with how many targets each signal proposed.
-// It only reads the builder, so sources can be proposed in parallel.
-func (b *builder) propose(i int, pool []int, sc *scorer) ([]Candidate, []int) {
-	return b.choose(i, pool, sc.scores(i, pool))
+// expand makes source i's proposals candidates.
+func (b *builder) expand(i int, p proposals) []Candidate {
+	ns := len(b.signals)
+	mine := make([]Candidate, len(p.targets))
+	for x, j := range p.targets {
+		mine[x] = b.candidate(i, int(j), p.phi[x*ns:(x+1)*ns])
+	}
+	return mine
 }
 
-// choose is propose with the pool's values phis on every channel, in the order of b.signals.
-func (b *builder) choose(i int, pool []int, phis [][]float64) ([]Candidate, []int) {
+// choose takes, for source i, the PerChannel best targets of each proposing channel among its
+// pool, from the pool's values phis on every channel (in the order of b.signals), and returns
+// them as proposals, the highest association first, at most Cap of them, with how many targets
+// each signal proposed. It only reads the builder, so sources can be chosen in parallel.
+func (b *builder) choose(i int, pool []int, phis [][]float64) (proposals, []int) {
 	counts := make([]int, len(b.signals))
 	chosen := make([]bool, len(pool))
 	top := make([]int, 0, b.opt.PerChannel)
@@ -265,34 +305,33 @@ func (b *builder) choose(i int, pool []int, phis [][]float64) ([]Candidate, []in
 		}
 	}
 	b.recordChosen(i, pool, chosen, phis) // for a later Update (update.go)
-	many := 0
-	for _, ok := range chosen {
-		if ok {
-			many++
-		}
-	}
-	all := make([]Candidate, 0, many)
+	// The chosen, by place in pool, and their association.
+	var ks []int
+	var as []float64
 	for k := range pool {
 		if chosen[k] {
-			all = append(all, b.candidate(i, pool[k], phis[k]))
+			c := b.candidate(i, pool[k], phis[k])
+			ks, as = append(ks, k), append(as, c.A)
 		}
 	}
-	// The highest association first, the earlier first among equals: sorted by index, since a
-	// candidate is large to move.
-	order := make([]int, len(all))
+	order := make([]int, len(ks))
 	for x := range order {
 		order[x] = x
 	}
-	slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(all[y].A, all[x].A) })
-	mine := make([]Candidate, min(len(all), b.opt.Cap))
-	for x := range mine {
-		mine[x] = all[order[x]]
+	sort.SliceStable(order, func(x, y int) bool { return as[order[x]] > as[order[y]] })
+	order = order[:min(len(order), b.opt.Cap)]
+	ns := len(b.signals)
+	p := proposals{targets: make([]int32, len(order)), phi: make([]float64, 0, len(order)*ns)}
+	for x, o := range order {
+		p.targets[x] = int32(pool[ks[o]])
+		p.phi = append(p.phi, phis[ks[o]]...)
 	}
-	return mine, counts
+	return p, counts
 }
 
 // completeCandidates adds to out, once each, the reverse of every proposed pair and then every
-// pair the runs used together, in both directions.
+// pair the runs used together, in both directions. out holds the proposals grouped by source
+// in increasing order, as joinProposals makes them.
 //
 // A proposed pair enters in both directions: the channels find neighbours, and it is the
 // reorder probe that decides which way an edge points. Without the reverse, a prerequisite
@@ -300,23 +339,41 @@ func (b *builder) choose(i int, pool []int, phis [][]float64) ([]Candidate, []in
 // pairs enter whatever the other channels proposed: runs are observations of the library in
 // use, not a similarity to rank and cap.
 func (b *builder) completeCandidates(out []Candidate) []Candidate {
+	n, m := len(b.skills), len(out)
+	// The proposals of source i are out[start[i]:start[i+1]]; the reverse of (i, j) is needed
+	// unless j proposed i. Reverses are scored in parallel, each into its own place.
+	start := make([]int, n+1)
+	for _, c := range out {
+		start[c.Source+1]++
+	}
+	for i := range n {
+		start[i+1] += start[i]
+	}
+	var rev []int // the proposals whose reverse is added, in order
+	for k, c := range out {
+		if !proposes(out[start[c.Target]:start[c.Target+1]], c.Source) {
+			rev = append(rev, k)
+		}
+	}
+	out = slices.Grow(out, len(rev))[:m+len(rev)]
+	parallel(len(rev), func() func(x int) {
+		return func(x int) {
+			c := &out[rev[x]]
+			out[m+x] = b.candidate(c.Target, c.Source, b.score(c.Target, c.Source))
+		}
+	}, nil)
+	if b.traces == nil {
+		return out
+	}
 	have := make(map[pair]bool, len(out))
 	for _, c := range out {
 		have[pair{c.Source, c.Target}] = true
 	}
-	add := func(i, j int) {
-		if !have[pair{i, j}] {
-			have[pair{i, j}] = true
-			out = append(out, b.candidate(i, j, b.score(i, j)))
-		}
-	}
-	for k, m := 0, len(out); k < m; k++ {
-		add(out[k].Target, out[k].Source)
-	}
-	if b.traces != nil {
-		for i := range b.skills {
-			for _, j := range b.traces.neighbors[i] {
-				add(i, j)
+	for i := range b.skills {
+		for _, j := range b.traces.neighbors[i] {
+			if !have[pair{i, j}] {
+				have[pair{i, j}] = true
+				out = append(out, b.candidate(i, j, b.score(i, j)))
 			}
 		}
 	}
@@ -385,22 +442,31 @@ func (b *builder) frontierBudget() int {
 // frontier returns the indexes of the candidates to probe: the highest A first, at least
 // FrontierMin, at most frontierBudget of them (all when it is 0). Ties keep candidate order.
 func (b *builder) frontier(cands []Candidate) []int {
-	var idx []int
+	// Sorted as (A, index) pairs held side by side, not as indexes into the candidates: the
+	// order is the same (the index breaks ties, as a stable sort keeps them), and a sort of a
+	// large library's candidates stays in cache.
+	type key struct {
+		a float64
+		k int
+	}
+	var keys []key
 	for k, c := range cands {
 		if c.A >= b.opt.FrontierMin {
-			idx = append(idx, k)
+			keys = append(keys, key{c.A, k})
 		}
 	}
-	// The lower index first among equals: a total order, so an unstable sort gives the stable
-	// order, faster.
-	slices.SortFunc(idx, func(x, y int) int {
-		if c := cmp.Compare(cands[y].A, cands[x].A); c != 0 {
+	slices.SortFunc(keys, func(x, y key) int {
+		if c := cmp.Compare(y.a, x.a); c != 0 {
 			return c
 		}
-		return x - y
+		return cmp.Compare(x.k, y.k)
 	})
-	if budget := b.frontierBudget(); budget > 0 && len(idx) > budget {
-		idx = idx[:budget]
+	if budget := b.frontierBudget(); budget > 0 && len(keys) > budget {
+		keys = keys[:budget]
+	}
+	idx := make([]int, len(keys))
+	for x, k := range keys {
+		idx[x] = k.k
 	}
 	return idx
 }
@@ -447,7 +513,7 @@ func (sc *scorer) scores(i int, pool []int) [][]float64 {
 			case s.Score == nil:
 				phi[c] = 0
 			case s.lexical:
-				phi[c] = sc.text.cosine(b.feat[j].text)
+				phi[c] = sc.text.cosineOf(j)
 			default:
 				phi[c] = s.Score(i, j)
 			}

@@ -401,19 +401,63 @@ func unitVector(tokens []string, idf map[string]float64) sparse {
 // costs one pass over each of them, with the same sum as cosine's. A bitset of the loaded
 // terms, small enough to stay in cache, answers the many lookups of absent terms.
 type denseText struct {
-	w    []float64
-	bits []uint64
+	w     []float64
+	bits  []uint64
+	table *textTable // the vectors cosineOf compares with
 }
 
 // newDenseText returns scratch space for the text vectors of b's skills.
 func (b *builder) newDenseText() *denseText {
-	var size int32
-	for i := range b.feat {
-		if t := b.feat[i].text; len(t) > 0 {
-			size = max(size, t[len(t)-1].id+1)
+	t := b.textTable()
+	return &denseText{w: make([]float64, t.size), bits: make([]uint64, (t.size+63)/64), table: t}
+}
+
+// textTable holds every skill's text vector (features.text) in flat arrays: the term ids of
+// skill j are id[off[j]:off[j+1]], their weights are beside them in w. Scoring a source reads
+// the vectors of hundreds of skills, and mostly only their ids: held in one run, four bytes
+// each, they cost a fraction of the memory traffic of the sparse vectors' 32-byte entries.
+type textTable struct {
+	off  []int
+	id   []int32
+	w    []float64
+	size int32 // one more than the largest id
+}
+
+// textTable returns b's text table, made on first use.
+func (b *builder) textTable() *textTable {
+	b.textOnce.Do(func() {
+		t := &textTable{off: make([]int, len(b.feat)+1)}
+		for j := range b.feat {
+			t.off[j+1] = t.off[j] + len(b.feat[j].text)
+		}
+		t.id, t.w = make([]int32, 0, t.off[len(b.feat)]), make([]float64, 0, t.off[len(b.feat)])
+		for j := range b.feat {
+			v := b.feat[j].text
+			for _, e := range v {
+				t.id = append(t.id, e.id)
+				t.w = append(t.w, e.w)
+			}
+			if len(v) > 0 {
+				t.size = max(t.size, v[len(v)-1].id+1)
+			}
+		}
+		b.texts = t
+	})
+	return b.texts
+}
+
+// cosineOf is cosine(loaded, text vector of skill j), summed as cosine sums it.
+func (d *denseText) cosineOf(j int) float64 {
+	t := d.table
+	lo, hi := t.off[j], t.off[j+1]
+	ws := t.w[lo:hi]
+	var s float64
+	for k, id := range t.id[lo:hi] {
+		if d.bits[id>>6]&(1<<(id&63)) != 0 {
+			s += d.w[id] * ws[k]
 		}
 	}
-	return &denseText{w: make([]float64, size), bits: make([]uint64, (size+63)/64)}
+	return min(1, s)
 }
 
 func (d *denseText) load(v sparse) {
@@ -428,17 +472,6 @@ func (d *denseText) unload(v sparse) {
 		d.w[e.id] = 0
 		d.bits[e.id>>6] = 0
 	}
-}
-
-// cosine is cosine(loaded, v): the common terms in increasing id order, as cosine sums them.
-func (d *denseText) cosine(v sparse) float64 {
-	var s float64
-	for _, e := range v {
-		if d.bits[e.id>>6]&(1<<(e.id&63)) != 0 {
-			s += d.w[e.id] * e.w
-		}
-	}
-	return min(1, s)
 }
 
 // cosine of two unit vectors whose terms internTerms numbered.

@@ -82,9 +82,15 @@ func (b *builder) probe(ctx context.Context, cands []Candidate, frontier []int) 
 	for lo := 0; lo < len(frontier); lo += probeChunk {
 		chunk := frontier[lo:min(len(frontier), lo+probeChunk)]
 		probes = probes[:0]
-		for _, k := range chunk {
+		// The chunk's evidence in one array, three places a candidate, not three small
+		// allocations each.
+		evidence := make([]float64, 3*len(chunk))
+		for x, k := range chunk {
 			c := &cands[k]
 			c.Probed = true
+			if c.Evidence == nil {
+				c.Evidence = evidence[3*x : 3*x : 3*x+3]
+			}
 			probes = append(probes,
 				Probe{Kind: Removal, Source: c.Source, Target: c.Target},
 				Probe{Kind: Substitution, Source: c.Source, Target: c.Target, Substitute: subs.pick(c.Source, c.Target)},
@@ -210,7 +216,7 @@ func (s *substitutes) leastSimilarQuarter(i int, d *denseText) []int {
 	sims := make([]float64, len(ids))
 	d.load(s.b.feat[i].text)
 	for x, k := range ids {
-		sims[x] = d.cosine(s.b.feat[k].text)
+		sims[x] = d.cosineOf(k)
 	}
 	d.unload(s.b.feat[i].text)
 	order := make([]int, len(ids))

@@ -33,7 +33,7 @@ import (
 //     they are the earlier build's (State.Features);
 //   - scoring every source against its pool of up to 400 look-alikes (most of a build): the
 //     build records, per source, the targets the channels chose before the Cap cut (recordChosen,
-//     called by propose). Runs only add targets to a pool, and a target that was not among a
+//     called by choose). Runs only add targets to a pool, and a target that was not among a
 //     channel's best of a smaller pool cannot be among its best of a larger one, so proposing
 //     over the old choice plus the source's run companions chooses exactly what proposing over
 //     the whole pool would (updateCandidates). The values of a pair on every channel but the
@@ -169,7 +169,7 @@ func newRecorder(opt Options, n int) *recorder {
 	return r
 }
 
-// recordChosen keeps the targets propose chose for source i before the Cap cut, with their
+// recordChosen keeps the targets choose chose for source i before the Cap cut, with their
 // values phis on the scored channels.
 func (b *builder) recordChosen(i int, pool []int, chosen []bool, phis [][]float64) {
 	if b.rec == nil {
@@ -338,26 +338,20 @@ func (b *builder) updateCandidates(rep *Report) ([]Candidate, error) {
 					copy(phis[missing[x]], phi)
 				}
 			}
-			per[i], counts[i] = b.choose(i, pool, phis)
+			p, c := b.choose(i, pool, phis)
+			per[i], counts[i] = b.expand(i, p), c
 		}
 	}, func(done int) { b.progress("candidates", done, n) })
 	return b.completeProposals(per, counts, rep), nil
 }
 
-// completeProposals is completeCandidates of the proposals per joined (join), without its set
+// completeProposals is completeCandidates of the proposals per joined (joinProposals), without its set
 // of pairs: the pairs it has are the proposed ones, per source in per (at most Cap each), and
 // their reverses, and every pair the runs used together enters once (traceStats.neighbors holds
 // each companion once), so whether a pair is in comes down to whether it or its reverse was
 // proposed. Counting the pairs first, it fills one slice of the final size.
 func (b *builder) completeProposals(per [][]Candidate, counts [][]int, rep *Report) []Candidate {
-	proposed := func(i, j int) bool {
-		for k := range per[i] {
-			if per[i][k].Target == j {
-				return true
-			}
-		}
-		return false
-	}
+	proposed := func(i, j int) bool { return proposes(per[i], j) }
 	size := 0
 	for i := range per {
 		size += len(per[i])

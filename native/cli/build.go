@@ -117,6 +117,7 @@ func runBuild(c *ctx, args []string) error {
 	if err != nil {
 		return err
 	}
+	builder.LimitMemory(len(lib.Skills))
 	f.embed.cacheDir = f.llm.cacheDir
 	sorted := append([]ingest.Skill(nil), lib.Skills...)
 	sort.Slice(sorted, func(a, b int) bool { return sorted[a].Name < sorted[b].Name })

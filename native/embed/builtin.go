@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -51,6 +54,7 @@ type Builtin struct {
 // NewBuiltin learns the model from texts (one per skill). The same texts, in any order, and
 // options always give the same model.
 func NewBuiltin(texts []string, opt BuiltinOptions) (*Builtin, error) {
+	parallelGonum()
 	texts = slices.Clone(texts)
 	slices.Sort(texts) // the random projection pairs rows with texts: fix their order
 	if opt.Dim == 0 {
@@ -100,18 +104,27 @@ func newTermDoc(texts []string) *termDoc {
 	var terms []string
 	df := []int{}
 	docs := make([][]termWeight, len(texts))
-	for d, text := range texts {
-		ts, ws := engine.QueryTerms(text)
-		for i, t := range ts {
-			k, ok := index[t]
-			if !ok {
-				k = len(terms)
-				index[t] = k
-				terms = append(terms, t)
-				df = append(df, 0)
+	// Texts are tokenized in parallel a block at a time, and their terms numbered in text order.
+	const block = 4096
+	tokens := make([][]string, min(block, len(texts)))
+	weights := make([][]float64, len(tokens))
+	for lo := 0; lo < len(texts); lo += block {
+		hi := min(len(texts), lo+block)
+		parallelRanges(hi-lo, func(p int) { tokens[p], weights[p] = engine.QueryTerms(texts[lo+p]) })
+		for d := lo; d < hi; d++ {
+			ts, ws := tokens[d-lo], weights[d-lo]
+			docs[d] = make([]termWeight, 0, len(ts))
+			for i, t := range ts {
+				k, ok := index[t]
+				if !ok {
+					k = len(terms)
+					index[t] = k
+					terms = append(terms, t)
+					df = append(df, 0)
+				}
+				df[k]++
+				docs[d] = append(docs[d], termWeight{k, ws[i]})
 			}
-			df[k]++
-			docs[d] = append(docs[d], termWeight{k, ws[i]})
 		}
 	}
 	// Renumber terms in sorted order so that nothing depends on the order texts came in.
@@ -151,28 +164,58 @@ func newTermDoc(texts []string) *termDoc {
 	return &termDoc{terms: sorted, idf: idf, cols: cols}
 }
 
-// mul returns X · z (T×l), z being N×l, both row-major.
+// mul returns X · z (T×l), z being N×l, both row-major. Workers own ranges of terms, and each
+// adds its terms' products in document order, as one loop over the documents would.
 func (x *termDoc) mul(z []float64, l int) []float64 {
-	y := make([]float64, len(x.terms)*l)
-	for d, col := range x.cols {
-		zd := z[d*l : (d+1)*l]
-		for _, e := range col {
-			blas64.Implementation().Daxpy(l, e.x, zd, 1, y[e.term*l:(e.term+1)*l], 1)
+	nt := len(x.terms)
+	y := make([]float64, nt*l)
+	parts := 4 * runtime.GOMAXPROCS(0)
+	parallelRanges(parts, func(p int) {
+		lo, hi := p*nt/parts, (p+1)*nt/parts
+		for d, col := range x.cols {
+			zd := z[d*l : (d+1)*l]
+			k, _ := slices.BinarySearchFunc(col, lo, func(e termWeight, t int) int { return e.term - t })
+			for _, e := range col[k:] {
+				if e.term >= hi {
+					break
+				}
+				blas64.Implementation().Daxpy(l, e.x, zd, 1, y[e.term*l:(e.term+1)*l], 1)
+			}
 		}
-	}
+	})
 	return y
 }
 
-// mulT returns Xᵀ · q (N×l), q being T×l, both row-major.
+// mulT returns Xᵀ · q (N×l), q being T×l, both row-major. Documents are independent.
 func (x *termDoc) mulT(q []float64, l int) []float64 {
-	z := make([]float64, len(x.cols)*l)
-	for d, col := range x.cols {
-		zd := z[d*l : (d+1)*l]
-		for _, e := range col {
-			blas64.Implementation().Daxpy(l, e.x, q[e.term*l:(e.term+1)*l], 1, zd, 1)
+	n := len(x.cols)
+	z := make([]float64, n*l)
+	parts := 4 * runtime.GOMAXPROCS(0)
+	parallelRanges(parts, func(p int) {
+		for d := p * n / parts; d < (p+1)*n/parts; d++ {
+			zd := z[d*l : (d+1)*l]
+			for _, e := range x.cols[d] {
+				blas64.Implementation().Daxpy(l, e.x, q[e.term*l:(e.term+1)*l], 1, zd, 1)
+			}
 		}
-	}
+	})
 	return z
+}
+
+// parallelRanges calls f(p) for every p in [0, parts) on a worker per core.
+func parallelRanges(parts int, f func(p int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(parts, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := int(next.Add(1)) - 1; p < parts; p = int(next.Add(1)) - 1 {
+				f(p)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // leftSingular approximates X's top l left singular vectors (U, T×l) and its singular values,
@@ -271,33 +314,43 @@ func (m *Builtin) Dim() int { return m.dim }
 // vector. It never fails except for a cancelled ctx.
 func (m *Builtin) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
-	acc := make([]float64, m.dim)
-	for i, text := range texts {
-		if i%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
+	// Texts are independent: workers take blocks of them.
+	const block = 256
+	parallelRanges((len(texts)+block-1)/block, func(p int) {
+		if ctx.Err() != nil {
+			return
 		}
-		clear(acc)
-		ts, ws := engine.QueryTerms(text)
-		for j, t := range ts {
-			k, ok := slices.BinarySearch(m.terms, t)
-			if !ok {
-				continue
-			}
-			f := ws[j] * m.idf[k]
-			for d, x := range m.vecs[k*m.dim : (k+1)*m.dim] {
-				acc[d] += f * x
-			}
+		acc := make([]float64, m.dim)
+		for i := p * block; i < min(len(texts), (p+1)*block); i++ {
+			out[i] = m.embed(texts[i], acc)
 		}
-		v := make([]float32, m.dim)
-		for d, x := range acc {
-			v[d] = float32(x)
-		}
-		normalize(v)
-		out[i] = v
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// embed is the vector of one text; acc is scratch space of m.dim values.
+func (m *Builtin) embed(text string, acc []float64) []float32 {
+	clear(acc)
+	ts, ws := engine.QueryTerms(text)
+	for j, t := range ts {
+		k, ok := slices.BinarySearch(m.terms, t)
+		if !ok {
+			continue
+		}
+		f := ws[j] * m.idf[k]
+		for d, x := range m.vecs[k*m.dim : (k+1)*m.dim] {
+			acc[d] += f * x
+		}
+	}
+	v := make([]float32, m.dim)
+	for d, x := range acc {
+		v[d] = float32(x)
+	}
+	normalize(v)
+	return v
 }
 
 // QueryEncoder returns the model as a term table: terms sorted, weights the IDF, vectors the

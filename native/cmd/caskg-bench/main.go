@@ -425,6 +425,7 @@ func buildOne(args []string) error {
 			return err
 		}
 	}
+	builder.LimitMemory(len(skills)) // as caskg build does
 	opt, err := builder.DefaultOptionsFor(skills)
 	if err != nil {
 		return err
