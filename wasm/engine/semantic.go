@@ -425,25 +425,15 @@ func (e *Engine) signSketch(sc *scratch, q []float32, pool int) []candidate {
 		i := 0
 		for ; i+2 <= n; i += 2 {
 			x := signs[2*i : 2*i+4 : 2*i+4]
-			g0, g1 := ^(x[0]^s0)&m0, ^(x[1]^s1)&m1
-			s := bits.OnesCount64(g0&a0) + bits.OnesCount64(g1&a1) +
-				2*(bits.OnesCount64(g0&b0)+bits.OnesCount64(g1&b1)) +
-				4*(bits.OnesCount64(g0&c0)+bits.OnesCount64(g1&c1))
+			s := agreement2(x[0], x[1], s0, s1, m0, m1, a0, a1, b0, b1, c0, c1)
 			scores[i] = int32(s)
 			hist[s]++
-			g0, g1 = ^(x[2]^s0)&m0, ^(x[3]^s1)&m1
-			s = bits.OnesCount64(g0&a0) + bits.OnesCount64(g1&a1) +
-				2*(bits.OnesCount64(g0&b0)+bits.OnesCount64(g1&b1)) +
-				4*(bits.OnesCount64(g0&c0)+bits.OnesCount64(g1&c1))
+			s = agreement2(x[2], x[3], s0, s1, m0, m1, a0, a1, b0, b1, c0, c1)
 			scores[i+1] = int32(s)
 			hist[s]++
 		}
 		if i < n {
-			x := signs[2*i : 2*i+2 : 2*i+2]
-			g0, g1 := ^(x[0]^s0)&m0, ^(x[1]^s1)&m1
-			s := bits.OnesCount64(g0&a0) + bits.OnesCount64(g1&a1) +
-				2*(bits.OnesCount64(g0&b0)+bits.OnesCount64(g1&b1)) +
-				4*(bits.OnesCount64(g0&c0)+bits.OnesCount64(g1&c1))
+			s := agreement2(signs[2*i], signs[2*i+1], s0, s1, m0, m1, a0, a1, b0, b1, c0, c1)
 			scores[i] = int32(s)
 			hist[s]++
 		}
@@ -489,6 +479,15 @@ func (e *Engine) signSketch(sc *scratch, q []float32, pool int) []candidate {
 	}
 	out, _ = poolOf(out, scores[i:], i, b32, atB)
 	return out
+}
+
+// agreement2 is signSketch's score of a skill whose sign words are x0 and x1, for a query of
+// two words: signs s, mask m and weight planes a, b, c.
+func agreement2(x0, x1, s0, s1, m0, m1, a0, a1, b0, b1, c0, c1 uint64) int {
+	g0, g1 := ^(x0^s0)&m0, ^(x1^s1)&m1
+	return bits.OnesCount64(g0&a0) + bits.OnesCount64(g1&a1) +
+		2*(bits.OnesCount64(g0&b0)+bits.OnesCount64(g1&b1)) +
+		4*(bits.OnesCount64(g0&c0)+bits.OnesCount64(g1&c1))
 }
 
 // poolOf appends to out the skills of scores (skill first onwards) above b, and those at b
