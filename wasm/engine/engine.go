@@ -141,7 +141,7 @@ type Engine struct {
 	impacts []float64 // BM25 term-frequency factor per posting (bm25Impacts)
 	terms   termIndex // lexicon terms' lengths and character masks, for typo correction
 	vecs    []int8    // every skill's quantized vector (graphs.Graph.Vectors)
-	vecs32  []float32 // the same as float32 below LargeLibrary skills (vectors32), else nil
+	packed  []int64   // the vectors three skills to a word below LargeLibrary skills (packVectors), else nil
 
 	pool [scratchSlots]atomic.Pointer[scratch] // scratches for reuse (scratch.go)
 
@@ -154,7 +154,7 @@ type Engine struct {
 // New prepares an engine over g. Its cost is linear in the graph's size.
 func New(g *graphs.Graph) *Engine {
 	n := g.NumSkills()
-	e := &Engine{g: g, names: newNameIndex(g), invNorm: vectorNorms(g), impacts: bm25Impacts(g), terms: newTermIndex(g), vecs: g.Vectors(), vecs32: vectors32(g), vocab: newVocabulary(g)}
+	e := &Engine{g: g, names: newNameIndex(g), invNorm: vectorNorms(g), impacts: bm25Impacts(g), terms: newTermIndex(g), vecs: g.Vectors(), packed: packVectors(g), vocab: newVocabulary(g)}
 	if n >= LargeLibrary {
 		e.signs = vectorSigns(g)
 	}

@@ -339,7 +339,7 @@ func TestSignSketch(t *testing.T) {
 func (e *Engine) semanticRankingPool(sc *scratch, q []float32, pool int) []candidate {
 	var out []candidate
 	for _, c := range e.signSketch(sc, q, pool) {
-		out = e.offerCosine(out, q, c.id)
+		out = e.offerCosine(out, q, c.id, semanticDepth)
 	}
 	return out
 }

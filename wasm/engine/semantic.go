@@ -118,141 +118,139 @@ func (e *Engine) checkVector(v []float32) ([]float32, error) {
 }
 
 // semanticRanking returns the semanticDepth skills with the highest cosine to the unit query
-// vector q, best first, leaving out skills at cosine ≤ 0. Below LargeLibrary skills every
-// vector is compared with q; from LargeLibrary on, only the SemanticPool skills a one-bit sketch
-// ranks highest (see signSketch) are, which costs a sixth as much at 100,000 skills and keeps
-// about 98% of the exact top 50 (BENCHMARKS.md, "semantic prefilter").
+// vector q, best first, leaving out skills at cosine ≤ 0. Below LargeLibrary skills the list is
+// exact (nearest); from LargeLibrary on, only the SemanticPool skills a one-bit sketch ranks
+// highest (see signSketch) are compared with q, which costs a sixth as much at 100,000 skills
+// and keeps about 98% of the exact top 50 (BENCHMARKS.md, "semantic prefilter").
 func (e *Engine) semanticRanking(sc *scratch, q []float32) []candidate {
-	g := e.g
-	out := make([]candidate, 0, min(g.NumSkills(), semanticDepth+1))
-	if e.signs != nil {
-		for _, c := range e.signSketch(sc, q, SemanticPool) {
-			out = e.offerCosine(out, q, c.id)
-		}
-		return out
+	out := make([]candidate, 0, min(e.g.NumSkills(), semanticDepth+1))
+	if e.signs == nil {
+		return e.nearest(sc, out, q, semanticDepth)
 	}
-	if e.vecs32 == nil {
-		for i := range g.NumSkills() {
-			out = e.offerCosine(out, q, i)
-		}
-		return out
-	}
-	// Two skills a pass, each summed exactly as offerCosine sums it: the same cosines, with
-	// twice the independent additions in flight (each skill's four sums are chains of dim/4
-	// dependent additions).
-	// The cosines go to a buffer and the best semanticDepth positive ones are selected from it
-	// as BM25's are (offerPositive): the list offerCosine keeps, without a comparison and an
-	// insertion per skill. A skill without a vector (invNorm 0) has cosine 0 and is left out.
-	dim, n := len(q), g.NumSkills()
-	vs, invNorm := e.vecs32[:n*dim], e.invNorm[:n]
-	if len(sc.cos) < n {
-		sc.cos = make([]float64, n)
-	}
-	cos := sc.cos[:n]
-	i := 0
-	for ; i+2 <= n; i += 2 {
-		var acc [8]float32
-		dotPart(&acc, q, vs[i*dim:(i+1)*dim], vs[(i+1)*dim:(i+2)*dim])
-		c := cos[i : i+2 : i+2]
-		c[0] = float64(((acc[0] + acc[1]) + (acc[2] + acc[3])) * invNorm[i])
-		c[1] = float64(((acc[4] + acc[5]) + (acc[6] + acc[7])) * invNorm[i+1])
-	}
-	if i < n {
-		var acc [8]float32
-		a := vs[i*dim : (i+1)*dim]
-		dotPart(&acc, q, a, a)
-		cos[i] = float64(((acc[0] + acc[1]) + (acc[2] + acc[3])) * invNorm[i])
-	}
-	// offerPositive reads the scores' bits as integers: -0 and negative cosines must not be
-	// there, and no score is NaN (the query and vectors are finite).
-	for j, c := range cos {
-		if c <= 0 {
-			cos[j] = 0
-		}
-	}
-	top := topCandidates{k: semanticDepth, h: out}
-	top.offerPositive(cos)
-	return top.sorted()
-}
-
-// dotPart adds q·a to the sums acc[0:4] and q·b to acc[4:8] (all of q's length), as
-// offerCosine sums q·x: sixteen products a pass into four sums by index mod 4, then four a pass,
-// then the rest into the first; offerDot takes (s0+s1)+(s2+s3).
-func dotPart(acc *[8]float32, q, a, b []float32) {
-	a, b = a[:len(q)], b[:len(q)]
-	a0, a1, a2, a3, b0, b1, b2, b3 := acc[0], acc[1], acc[2], acc[3], acc[4], acc[5], acc[6], acc[7]
-	j := 0
-	for ; j+16 <= len(q); j += 16 {
-		x, r, s := q[j:j+16:j+16], a[j:j+16:j+16], b[j:j+16:j+16]
-		a0 += x[0] * r[0]
-		b0 += x[0] * s[0]
-		a1 += x[1] * r[1]
-		b1 += x[1] * s[1]
-		a2 += x[2] * r[2]
-		b2 += x[2] * s[2]
-		a3 += x[3] * r[3]
-		b3 += x[3] * s[3]
-		a0 += x[4] * r[4]
-		b0 += x[4] * s[4]
-		a1 += x[5] * r[5]
-		b1 += x[5] * s[5]
-		a2 += x[6] * r[6]
-		b2 += x[6] * s[6]
-		a3 += x[7] * r[7]
-		b3 += x[7] * s[7]
-		a0 += x[8] * r[8]
-		b0 += x[8] * s[8]
-		a1 += x[9] * r[9]
-		b1 += x[9] * s[9]
-		a2 += x[10] * r[10]
-		b2 += x[10] * s[10]
-		a3 += x[11] * r[11]
-		b3 += x[11] * s[11]
-		a0 += x[12] * r[12]
-		b0 += x[12] * s[12]
-		a1 += x[13] * r[13]
-		b1 += x[13] * s[13]
-		a2 += x[14] * r[14]
-		b2 += x[14] * s[14]
-		a3 += x[15] * r[15]
-		b3 += x[15] * s[15]
-	}
-	for ; j+4 <= len(q); j += 4 {
-		x, r, s := q[j:j+4:j+4], a[j:j+4:j+4], b[j:j+4:j+4]
-		a0 += x[0] * r[0]
-		b0 += x[0] * s[0]
-		a1 += x[1] * r[1]
-		b1 += x[1] * s[1]
-		a2 += x[2] * r[2]
-		b2 += x[2] * s[2]
-		a3 += x[3] * r[3]
-		b3 += x[3] * s[3]
-	}
-	for ; j < len(q); j++ {
-		a0 += q[j] * a[j]
-		b0 += q[j] * b[j]
-	}
-	acc[0], acc[1], acc[2], acc[3], acc[4], acc[5], acc[6], acc[7] = a0, a1, a2, a3, b0, b1, b2, b3
-}
-
-// vectors32 returns every skill's quantized vector as float32 (exactly: int8 values are
-// float32 values), so the exact scan converts nothing; nil from LargeLibrary skills on, where
-// the prefilter compares a few thousand vectors and the copy would be tens of megabytes.
-func vectors32(g *graphs.Graph) []float32 {
-	if g.VectorDim() == 0 || g.NumSkills() >= LargeLibrary {
-		return nil
-	}
-	vs := g.Vectors()
-	out := make([]float32, len(vs))
-	for i, x := range vs {
-		out[i] = float32(x)
+	for _, c := range e.signSketch(sc, q, SemanticPool) {
+		out = e.offerCosine(out, q, c.id, semanticDepth)
 	}
 	return out
 }
 
-// offerCosine adds skill i to out, the best semanticDepth so far with the worst at the end, if
-// its cosine to q is positive and good enough.
-func (e *Engine) offerCosine(out []candidate, q []float32, i int) []candidate {
+// roundQuery returns the integers q̃ and the scale s by which s·q̃ is closest to q, with
+// ‖q − s·q̃‖, the scale as fine as the lanes allow: Σ_j |q̃_j| ≤ ‖q‖₁/s + len(q)/2, kept at
+// most laneMax/127, so that no sum over a vector (|x_j| ≤ 127) leaves its lane.
+func roundQuery(q []float32) (qi []int64, s, dev float64) {
+	for _, x := range q {
+		s += math.Abs(float64(x))
+	}
+	s /= float64(laneMax/127 - (len(q)+1)/2 - 1)
+	qi = make([]int64, (len(q)+7)&^7) // zeros to packVectors' stride
+	for j, x := range q {
+		qi[j] = int64(math.Floor(float64(x)/s + 0.5))
+		d := float64(x) - s*float64(qi[j])
+		dev += d * d
+	}
+	return qi, s, math.Sqrt(dev)
+}
+
+// laneMax bounds |Σ_j q̃_j·x_j| in one 21-bit lane of a packed word (packVectors).
+const laneMax = 1<<20 - 1
+
+// approxBuckets is how finely nearest counts the approximate cosines in [0, 1] to find the k-th
+// best: a bucket is much narrower than the rounding error's band.
+const approxBuckets = 1024
+
+// packVectors returns the skills' vectors three to a word, for nearest: word t·stride+j holds
+// x_{3t,j} + x_{3t+1,j}·2²¹ + x_{3t+2,j}·2⁴², so that one integer multiply by q̃_j and one
+// addition take a product of each of the three skills, and the three sums come apart after the
+// last dimension as long as each stays within laneMax. The stride is dim rounded up to a multiple
+// of 8 (the scan's pass), the words past dim zero. Nil from LargeLibrary skills on (the
+// sketch's path) and for dimensions too long for a lane.
+func packVectors(g *graphs.Graph) []int64 {
+	dim, n := g.VectorDim(), g.NumSkills()
+	if dim == 0 || n >= LargeLibrary || laneMax/127-(dim+1)/2 < 2 {
+		return nil
+	}
+	stride := (dim + 7) &^ 7
+	out := make([]int64, (n+2)/3*stride)
+	for i, x := range g.Vectors()[:n*dim] {
+		k := i / dim
+		out[k/3*stride+i%dim] += int64(x) << (21 * (k % 3))
+	}
+	return out
+}
+
+// nearest adds to out the k skills with the highest cosine to the unit query vector q, as
+// offerCosine on every skill would, and returns it.
+//
+// Computing every cosine exactly was most of a query's time below LargeLibrary skills, and most
+// of it went to skills far from the top k. So q is first rounded to s·q̃ with integer q̃_j
+// (roundQuery) and q̃·x computed exactly in integers, three skills a multiply (packVectors),
+// for every skill. The rounding error e = q − s·q̃ moves a cosine by at most ‖e‖
+// (Cauchy–Schwarz, x at unit length), about 0.004 for 128 dimensions, and float32 sums by less
+// than 1e-5: only the skills whose approximation is within twice that of the k-th best
+// approximation can be among the k best, and only they get their exact cosine. The list is the
+// one offerCosine makes (TestNearestExact, TestNearestTightBound, TestNearestLanes).
+func (e *Engine) nearest(sc *scratch, out []candidate, q []float32, k int) []candidate {
+	n := e.g.NumSkills()
+	if e.packed == nil {
+		for i := range n {
+			out = e.offerCosine(out, q, i, k)
+		}
+		return out
+	}
+	qi, scale, dev := roundQuery(q)
+	if len(sc.cos) < n {
+		sc.cos = make([]float64, n)
+	}
+	if cap(sc.hist) < approxBuckets+1 {
+		sc.hist = make([]int32, approxBuckets+1)
+	}
+	hist := sc.hist[:approxBuckets+1]
+	clear(hist)
+	approx, invNorm := sc.cos[:n], e.invNorm[:n]
+	stride := len(qi)
+	for t := 0; t*3 < n; t++ {
+		w := e.packed[t*stride : (t+1)*stride : (t+1)*stride]
+		var a0, a1 int64
+		for j := 0; j < len(w); j += 8 {
+			x, y := w[j:j+8:j+8], qi[j:j+8:j+8]
+			a0 += x[0]*y[0] + x[2]*y[2] + x[4]*y[4] + x[6]*y[6]
+			a1 += x[1]*y[1] + x[3]*y[3] + x[5]*y[5] + x[7]*y[7]
+		}
+		// The three lanes, each sign-extended from 21 bits: exact, as every sum is within
+		// laneMax and the arithmetic wraps modulo 2⁶⁴.
+		acc := a0 + a1
+		d0 := acc << 43 >> 43
+		acc = (acc - d0) >> 21
+		d1 := acc << 43 >> 43
+		lanes := [3]int64{d0, d1, (acc - d1) >> 21}
+		for l, d := range lanes[:min(3, n-3*t)] {
+			a := scale * float64(d) * float64(invNorm[3*t+l]) // 0 for a skill without a vector
+			approx[3*t+l] = a
+			hist[min(max(int(a*approxBuckets), 0), approxBuckets)]++
+		}
+	}
+	// Every cosine is within slack of its approximation. So when k approximations are at least
+	// b/approxBuckets > 0, the k-th best cosine is at least that less slack, and a skill whose
+	// approximation is below that less 2·slack cannot reach it; otherwise any skill within slack
+	// of a positive cosine can.
+	slack := dev + 1e-4
+	cut := -slack
+	for b, above := approxBuckets, 0; b > 0; b-- {
+		if above += int(hist[b]); above >= k {
+			cut = float64(b)/approxBuckets - 2*slack
+			break
+		}
+	}
+	for i, a := range approx {
+		if a >= cut {
+			out = e.offerCosine(out, q, i, k)
+		}
+	}
+	return out
+}
+
+// offerCosine adds skill i to out, the best k so far with the worst at the end, if its cosine to
+// q is positive and good enough.
+func (e *Engine) offerCosine(out []candidate, q []float32, i, k int) []candidate {
 	if e.invNorm[i] == 0 {
 		return out
 	}
@@ -292,28 +290,20 @@ func (e *Engine) offerCosine(out []candidate, q []float32, i int) []candidate {
 	for ; j < len(row); j++ {
 		d0 += q[j] * float32(row[j])
 	}
-	return e.offerDot(out, i, (d0+d1)+(d2+d3))
-}
-
-// offerDot is offerCosine for skill i whose vector's dot product with q is dot.
-func (e *Engine) offerDot(out []candidate, i int, dot float32) []candidate {
-	if e.invNorm[i] == 0 {
-		return out
-	}
-	s := float64(dot * e.invNorm[i])
+	s := float64(((d0 + d1) + (d2 + d3)) * e.invNorm[i])
 	if s <= 0 {
 		return out
 	}
 	c := candidate{i, s}
-	if len(out) == semanticDepth && !better(c, out[len(out)-1]) {
+	if len(out) == k && !better(c, out[len(out)-1]) {
 		return out
 	}
-	k := search(len(out), func(k int) bool { return better(c, out[k]) })
-	if len(out) < semanticDepth {
+	at := search(len(out), func(j int) bool { return better(c, out[j]) })
+	if len(out) < k {
 		out = append(out, candidate{})
 	}
-	copy(out[k+1:], out[k:len(out)-1])
-	out[k] = c
+	copy(out[at+1:], out[at:len(out)-1])
+	out[at] = c
 	return out
 }
 
@@ -323,9 +313,7 @@ func (e *Engine) offerDot(out []candidate, i int, dot float32) []candidate {
 func (e *Engine) SemanticNeighbors(q []float32, exact bool) []int {
 	var cs []candidate
 	if exact && e.signs != nil {
-		for i := range e.g.NumSkills() {
-			cs = e.offerCosine(cs, q, i)
-		}
+		cs = e.nearest(nil, nil, q, semanticDepth) // no packed vectors: every cosine
 	} else {
 		sc := e.getScratch()
 		cs = e.semanticRanking(sc, q)
@@ -437,25 +425,15 @@ func (e *Engine) signSketch(sc *scratch, q []float32, pool int) []candidate {
 		i := 0
 		for ; i+2 <= n; i += 2 {
 			x := signs[2*i : 2*i+4 : 2*i+4]
-			g0, g1 := ^(x[0]^s0)&m0, ^(x[1]^s1)&m1
-			s := bits.OnesCount64(g0&a0) + bits.OnesCount64(g1&a1) +
-				2*(bits.OnesCount64(g0&b0)+bits.OnesCount64(g1&b1)) +
-				4*(bits.OnesCount64(g0&c0)+bits.OnesCount64(g1&c1))
+			s := agreement2(x[0], x[1], s0, s1, m0, m1, a0, a1, b0, b1, c0, c1)
 			scores[i] = int32(s)
 			hist[s]++
-			g0, g1 = ^(x[2]^s0)&m0, ^(x[3]^s1)&m1
-			s = bits.OnesCount64(g0&a0) + bits.OnesCount64(g1&a1) +
-				2*(bits.OnesCount64(g0&b0)+bits.OnesCount64(g1&b1)) +
-				4*(bits.OnesCount64(g0&c0)+bits.OnesCount64(g1&c1))
+			s = agreement2(x[2], x[3], s0, s1, m0, m1, a0, a1, b0, b1, c0, c1)
 			scores[i+1] = int32(s)
 			hist[s]++
 		}
 		if i < n {
-			x := signs[2*i : 2*i+2 : 2*i+2]
-			g0, g1 := ^(x[0]^s0)&m0, ^(x[1]^s1)&m1
-			s := bits.OnesCount64(g0&a0) + bits.OnesCount64(g1&a1) +
-				2*(bits.OnesCount64(g0&b0)+bits.OnesCount64(g1&b1)) +
-				4*(bits.OnesCount64(g0&c0)+bits.OnesCount64(g1&c1))
+			s := agreement2(signs[2*i], signs[2*i+1], s0, s1, m0, m1, a0, a1, b0, b1, c0, c1)
 			scores[i] = int32(s)
 			hist[s]++
 		}
@@ -501,6 +479,15 @@ func (e *Engine) signSketch(sc *scratch, q []float32, pool int) []candidate {
 	}
 	out, _ = poolOf(out, scores[i:], i, b32, atB)
 	return out
+}
+
+// agreement2 is signSketch's score of a skill whose sign words are x0 and x1, for a query of
+// two words: signs s, mask m and weight planes a, b, c.
+func agreement2(x0, x1, s0, s1, m0, m1, a0, a1, b0, b1, c0, c1 uint64) int {
+	g0, g1 := ^(x0^s0)&m0, ^(x1^s1)&m1
+	return bits.OnesCount64(g0&a0) + bits.OnesCount64(g1&a1) +
+		2*(bits.OnesCount64(g0&b0)+bits.OnesCount64(g1&b1)) +
+		4*(bits.OnesCount64(g0&c0)+bits.OnesCount64(g1&c1))
 }
 
 // poolOf appends to out the skills of scores (skill first onwards) above b, and those at b
