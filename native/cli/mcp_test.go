@@ -346,10 +346,18 @@ func TestMCPMalformedLines(t *testing.T) {
 			`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"retrieve_skills","arguments":{"query":"` + sampleQuery + `"}}}` + "\n"))
 		inW.Close()
 	}()
-	if got, want := recv(), `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"unknown skill \"`+strings.Repeat("é", 40)+`…\", and no name is close to it; call retrieve_skills to search by task"}],"isError":true}}`; got != want {
+	// The server answers requests concurrently, so the two replies may come in either order
+	// (JSON-RPC matches them by id): both must come before the exit.
+	replies := map[string]string{}
+	for range 2 {
+		got := recv()
+		id, _, _ := strings.Cut(strings.TrimPrefix(got, `{"jsonrpc":"2.0","id":`), ",")
+		replies[id] = got
+	}
+	if got, want := replies["3"], `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"unknown skill \"`+strings.Repeat("é", 40)+`…\", and no name is close to it; call retrieve_skills to search by task"}],"isError":true}}`; got != want {
 		t.Errorf("bad name: got %s\nwant %s", got, want)
 	}
-	if got := recv(); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"8 skills for this task`) {
+	if got := replies["4"]; !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"8 skills for this task`) {
 		t.Errorf("request before EOF: got %.300s", got)
 	}
 	if code := <-done; code != 0 {
