@@ -39,13 +39,12 @@ type scratch struct {
 	// answer) and linked (name matches, then the seeds' neighbours).
 	listed, linked slots
 
-	// analyze: per vocabulary term, the query's stamp above 32 bits and the term's index in
-	// tokens below, so a repeated term is counted without a map.
-	vocabSeen []uint64
-	vstamp    uint32
+	// analyze: per vocabulary term, its index in tokens, so a repeated term is counted without
+	// a map.
+	vocabSeen slots
 }
 
-// slots maps skills to small integers (an index into a list) for one use at a time: an entry
+// slots maps skills (or vocabulary terms) to small integers (an index into a list) for one use at a time: an entry
 // holds the use's stamp above 32 bits and the value below, so starting a use clears nothing.
 type slots struct {
 	v     []uint64
@@ -72,19 +71,6 @@ func (s *slots) get(i int) (int, bool) {
 
 // set sets skill i's value (at most 1<<32 − 1).
 func (s *slots) set(i, x int) { s.v[i] = uint64(s.stamp)<<32 | uint64(uint32(x)) }
-
-// nextVocabStamp returns a stamp no entry of s.vocabSeen (made n long on first use) holds yet.
-func (s *scratch) nextVocabStamp(n int) uint32 {
-	if len(s.vocabSeen) < n {
-		s.vocabSeen = make([]uint64, n)
-	}
-	s.vstamp++
-	if s.vstamp == 0 {
-		clear(s.vocabSeen)
-		s.vstamp = 1
-	}
-	return s.vstamp
-}
 
 func (e *Engine) getScratch() *scratch {
 	for i := range e.pool {

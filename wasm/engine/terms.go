@@ -51,7 +51,7 @@ type queryToken struct {
 // sc's buffer: valid until the next call with sc.
 func (e *Engine) analyze(sc *scratch, text string) []queryToken {
 	out := sc.tokens[:0]
-	stamp := sc.nextVocabStamp(len(e.vocab.lex))
+	sc.vocabSeen.reset(len(e.vocab.lex))
 	eachTerm(text, func(t string) {
 		k := e.vocab.ids[t] - 1
 		if k < 0 {
@@ -65,11 +65,11 @@ func (e *Engine) analyze(sc *scratch, text string) []queryToken {
 			out = append(out, queryToken{t, -1, 1})
 			return
 		}
-		if s := sc.vocabSeen[k]; s>>32 == uint64(stamp) {
-			out[uint32(s)].count++
+		if x, ok := sc.vocabSeen.get(int(k)); ok {
+			out[x].count++
 			return
 		}
-		sc.vocabSeen[k] = uint64(stamp)<<32 | uint64(len(out))
+		sc.vocabSeen.set(int(k), len(out))
 		out = append(out, queryToken{t, k, 1})
 	})
 	sc.tokens = out
