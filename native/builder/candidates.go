@@ -310,8 +310,8 @@ func (b *builder) choose(i int, pool []int, phis [][]float64) (proposals, []int)
 	var as []float64
 	for k := range pool {
 		if chosen[k] {
-			c := b.candidate(i, pool[k], phis[k])
-			ks, as = append(ks, k), append(as, c.A)
+			phi := b.phiOf(phis[k])
+			ks, as = append(ks, k), append(as, b.association(&phi))
 		}
 	}
 	order := make([]int, len(ks))
@@ -395,15 +395,21 @@ func (b *builder) score(i, j int) []float64 {
 // candidate is the pair (i, j) with the channel scores phi (from score), its association
 // score and its relation type.
 func (b *builder) candidate(i, j int, phi []float64) Candidate {
-	c := Candidate{Source: i, Target: j}
-	for ch, s := range b.signals {
-		if s.Score != nil {
-			c.Phi.Set(s.Name, phi[ch])
-		}
-	}
+	c := Candidate{Source: i, Target: j, Phi: b.phiOf(phi)}
 	c.A = b.association(&c.Phi)
 	c.Type = b.relation(&c)
 	return c
+}
+
+// phiOf is phi, values in the order of b.signals, as a Phi of the channels that score.
+func (b *builder) phiOf(phi []float64) Phi {
+	var p Phi
+	for ch, s := range b.signals {
+		if s.Score != nil {
+			p.Set(s.Name, phi[ch])
+		}
+	}
+	return p
 }
 
 // association is A = clip(Σλφ / Σλ) over the channels present in phi, then the structural
