@@ -259,16 +259,6 @@ func best(ids []int, score []float64, k int, h []int) []int {
 	return h
 }
 
-// expand makes source i's proposals candidates.
-func (b *builder) expand(i int, p proposals) []Candidate {
-	ns := len(b.signals)
-	mine := make([]Candidate, len(p.targets))
-	for x, j := range p.targets {
-		mine[x] = b.candidate(i, int(j), p.phi[x*ns:(x+1)*ns])
-	}
-	return mine
-}
-
 // choose takes, for source i, the PerChannel best targets of each proposing channel among its
 // pool, from the pool's values phis on every channel (in the order of b.signals), and returns
 // them as proposals, the highest association first, at most Cap of them, with how many targets
@@ -381,9 +371,13 @@ func (b *builder) completeCandidates(out []Candidate) []Candidate {
 }
 
 // score returns φ of the pair (i, j) on every channel, in the order of b.signals; 0 on the
-// channels that have no score of their own (the judge).
+// channels that have no score of their own (the judge). An update takes the earlier build's
+// values where it scored the pair (cachedScore).
 func (b *builder) score(i, j int) []float64 {
 	phi := make([]float64, len(b.signals))
+	if b.prev != nil && b.cachedScore(i, j, phi) {
+		return phi
+	}
 	for c, s := range b.signals {
 		if s.Score != nil {
 			phi[c] = s.Score(i, j)

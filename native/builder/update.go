@@ -286,7 +286,7 @@ func (b *builder) updateCandidates(rep *Report) ([]Candidate, error) {
 	}
 	n := len(b.skills)
 	pc := prev.pairs
-	per := make([][]Candidate, n)
+	per := make([]proposals, n)
 	counts := make([][]int, n)
 	b.progress("candidates", 0, n)
 	parallel(n, func() func(i int) {
@@ -338,67 +338,10 @@ func (b *builder) updateCandidates(rep *Report) ([]Candidate, error) {
 					copy(phis[missing[x]], phi)
 				}
 			}
-			p, c := b.choose(i, pool, phis)
-			per[i], counts[i] = b.expand(i, p), c
+			per[i], counts[i] = b.choose(i, pool, phis)
 		}
 	}, func(done int) { b.progress("candidates", done, n) })
-	return b.completeProposals(per, counts, rep), nil
-}
-
-// completeProposals is completeCandidates of the proposals per joined (joinProposals), without its set
-// of pairs: the pairs it has are the proposed ones, per source in per (at most Cap each), and
-// their reverses, and every pair the runs used together enters once (traceStats.neighbors holds
-// each companion once), so whether a pair is in comes down to whether it or its reverse was
-// proposed. Counting the pairs first, it fills one slice of the final size.
-func (b *builder) completeProposals(per [][]Candidate, counts [][]int, rep *Report) []Candidate {
-	proposed := func(i, j int) bool { return proposes(per[i], j) }
-	size := 0
-	for i := range per {
-		size += len(per[i])
-		for _, c := range per[i] {
-			if !proposed(c.Target, c.Source) {
-				size++
-			}
-		}
-	}
-	if b.traces != nil {
-		for i := range b.skills {
-			for _, j := range b.traces.neighbors[i] {
-				if !proposed(i, j) && !proposed(j, i) {
-					size++
-				}
-			}
-		}
-	}
-	out := make([]Candidate, 0, size)
-	for i := range per {
-		out = append(out, per[i]...)
-		for c, k := range counts[i] {
-			rep.PerChannel[b.signals[c].Name] += k
-		}
-	}
-	phi := make([]float64, len(b.signals))
-	add := func(i, j int) {
-		if !b.cachedScore(i, j, phi) {
-			phi = b.score(i, j)
-		}
-		out = append(out, b.candidate(i, j, phi))
-	}
-	for k, m := 0, len(out); k < m; k++ {
-		if s, t := out[k].Source, out[k].Target; !proposed(t, s) {
-			add(t, s)
-		}
-	}
-	if b.traces != nil {
-		for i := range b.skills {
-			for _, j := range b.traces.neighbors[i] {
-				if !proposed(i, j) && !proposed(j, i) {
-					add(i, j)
-				}
-			}
-		}
-	}
-	return out
+	return b.completeCandidates(b.joinProposals(per, counts, rep)), nil
 }
 
 // cachedScore sets phi to the values of the pair (i, j) on every channel, in the order of
