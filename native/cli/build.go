@@ -119,10 +119,8 @@ func runBuild(c *ctx, args []string) error {
 	}
 	builder.LimitMemory(len(lib.Skills))
 	f.embed.cacheDir = f.llm.cacheDir
-	sorted := append([]ingest.Skill(nil), lib.Skills...)
-	sort.Slice(sorted, func(a, b int) bool { return sorted[a].Name < sorted[b].Name })
 	fitStart := time.Now()
-	emb, err := f.embed.embedder(sorted)
+	emb, err := f.embed.embedder(lib.Skills)
 	if err != nil {
 		return err
 	}

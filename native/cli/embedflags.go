@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/embed"
@@ -44,9 +46,12 @@ func (f *embedFlags) register(fs *flag.FlagSet) {
 }
 
 // embedder returns the embedder the flags ask for, nil for --embedder none. skills are the
-// library the builtin model learns from, sorted as the artifact orders them. An onnx embedder
-// holds a session: the caller closes it when it implements io.Closer.
+// library the builtin model learns from, in any order: it learns from them sorted by name, as
+// the artifact orders them. An onnx embedder holds a session: the caller closes it when it
+// implements io.Closer.
 func (f *embedFlags) embedder(skills []ingest.Skill) (embed.Embedder, error) {
+	skills = slices.Clone(skills)
+	slices.SortFunc(skills, func(a, b ingest.Skill) int { return strings.Compare(a.Name, b.Name) })
 	if f.threads < 0 || f.batch < 0 {
 		return nil, usagef("flags -embed-threads and -embed-batch must not be negative")
 	}

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
-	"sort"
 	"time"
 
 	"github.com/caskg/caskg/native/atomicfile"
@@ -141,6 +140,7 @@ func runUpdate(c *ctx, args []string) error {
 	if now == nil {
 		now = st.Skills
 	}
+	builder.LimitMemory(len(now)) // as caskg build does
 	fit := 0.0
 	if reason := st.Reusable(now, opt); reason != "" {
 		if !f.jsonOut {
@@ -149,9 +149,7 @@ func runUpdate(c *ctx, args []string) error {
 		if st.Embedder != "" {
 			fitStart := time.Now()
 			f.embed.cacheDir = f.llm.cacheDir
-			sorted := append([]ingest.Skill(nil), now...)
-			sort.Slice(sorted, func(a, b int) bool { return sorted[a].Name < sorted[b].Name })
-			emb, err := f.embed.embedder(sorted)
+			emb, err := f.embed.embedder(now)
 			if err != nil {
 				return err
 			}
