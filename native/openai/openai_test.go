@@ -148,7 +148,6 @@ func always(fail func(w http.ResponseWriter)) func(w http.ResponseWriter, r *htt
 }
 
 func TestPost(t *testing.T) {
-	const forever = 1 << 30
 	tests := []struct {
 		name   string
 		handle func(w http.ResponseWriter, r *http.Request, n int) bool

@@ -261,20 +261,6 @@ func TestTopCandidates(t *testing.T) {
 		if diff := cmp.Diff(want, got, cmp.AllowUnexported(candidate{}), cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("offerPositive: n %d k %d (-want +got):\n%s", tc.n, tc.k, diff)
 		}
-		// atLeast keeps, in order, the skills whose score reaches a bound.
-		for _, bound := range []float64{0.5, 1, 7, 20, 21} {
-			var wantSel []int
-			for d, x := range spread {
-				if x >= bound {
-					wantSel = append(wantSel, d)
-				}
-			}
-			sel := make([]int, len(spread)+1)
-			gotSel := sel[:atLeast(sel, spread, math.Float64bits(bound))]
-			if diff := cmp.Diff(wantSel, gotSel, cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("atLeast: n %d bound %g (-want +got):\n%s", tc.n, bound, diff)
-			}
-		}
 	}
 }
 

@@ -48,24 +48,23 @@ import (
 )
 
 type config struct {
-	sizes, curve   []int
-	base, tasks    string
-	dir, wasm      string
-	out, readme    string
-	reuse, noWasm  bool
-	rounds         int
-	pushEps        []float64
-	pushQueries    int
-	semanticRounds int
-	peers          string  // where make peers installed the JavaScript peers; "" for none
-	peerSizes      []int   // libraries for the side-by-side run, 0 the real one
-	peerBudget     float64 // seconds per system and query kind (bench-peers.mjs --budget)
-	update         bool    // run the update stage
-	updateOnly     bool    // run the update stage alone, into -dir's earlier results
-	updateSkills   int     // the update stage's library size
-	updateRuns     int     // its old runs
-	updateNew      int     // its new runs
-	updateRounds   int     // its rounds of each side
+	sizes, curve  []int
+	base, tasks   string
+	dir, wasm     string
+	out, readme   string
+	reuse, noWasm bool
+	rounds        int
+	pushEps       []float64
+	pushQueries   int
+	peers         string  // where make peers installed the JavaScript peers; "" for none
+	peerSizes     []int   // libraries for the side-by-side run, 0 the real one
+	peerBudget    float64 // seconds per system and query kind (bench-peers.mjs --budget)
+	update        bool    // run the update stage
+	updateOnly    bool    // run the update stage alone, into -dir's earlier results
+	updateSkills  int     // the update stage's library size
+	updateRuns    int     // its old runs
+	updateNew     int     // its new runs
+	updateRounds  int     // its rounds of each side
 }
 
 // ShortWords is how many words of a task text make an agent's short query.
