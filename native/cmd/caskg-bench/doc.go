@@ -29,7 +29,8 @@ func document(r *bench.Report, c *config) string {
 
 	p("## Query latency\n\n")
 	p("Median and 95th percentile of one query (k = 10) over %d passes of the %s task texts after a\n", c.rounds, r.Tasks)
-	p("warm-up pass: `native` calls the engine in process; `wazero` runs `bin/caskg.wasm` in Go over wazero\n")
+	p("warm-up pass (`native` and `wazero`: and a garbage collection, and passes until %s have gone by):\n", c.minTime)
+	p("`native` calls the engine in process; `wazero` runs `bin/caskg.wasm` in Go over wazero\n")
 	p("(request JSON in, response JSON out, as every WASM host pays); `Node` runs it through `wasm/js/caskg.js`\n")
 	p("(`wasm/js/bench.mjs`). Load is artifact bytes to an engine ready to answer (the WASM rows include\n")
 	p("starting an instance).\n\n")

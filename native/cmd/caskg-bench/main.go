@@ -54,6 +54,7 @@ type config struct {
 	out, readme   string
 	reuse, noWasm bool
 	rounds        int
+	minTime       time.Duration // the least time of timed passes per in-process host, library and query kind
 	pushEps       []float64
 	pushQueries   int
 	peers         string  // where make peers installed the JavaScript peers; "" for none
@@ -95,6 +96,7 @@ func main() {
 	flag.BoolVar(&c.noWasm, "no-wasm", false, "native rows only")
 	render := flag.Bool("render", false, "measure nothing: write the report and README section from -dir's results.json")
 	flag.IntVar(&c.rounds, "rounds", 3, "passes over the tasks per host and library")
+	flag.DurationVar(&c.minTime, "min-time", 2*time.Second, "native and wazero: timed passes continue past -rounds until this long")
 	flag.IntVar(&c.pushQueries, "push-queries", 87, "tasks for the push and prefilter accuracy")
 	flag.StringVar(&c.peers, "peers", ".cache/peers", "the JavaScript peers installed by make peers (\"\": no side-by-side run)")
 	peerSizes := flag.String("peer-sizes", "real,10000,100000", "libraries for the side-by-side run: real and sizes of -sizes")
@@ -251,7 +253,7 @@ func run(c *config) error {
 			return err
 		}
 		n := r.Builds[k].Skills
-		q, eng, err := timeNative(data, queries, short, c.rounds)
+		q, eng, err := timeNative(data, queries, short, c.rounds, c.minTime)
 		if err != nil {
 			return fmt.Errorf("%s: %w", l.path, err)
 		}
@@ -259,7 +261,7 @@ func run(c *config) error {
 		r.Queries = append(r.Queries, q)
 		fmt.Fprintf(os.Stderr, "native %s %d: median %.2f ms\n", l.label, n, q.MedianMs)
 		if mod != nil {
-			q, err := timeWazero(ctx, mod, data, queries, short, c.rounds)
+			q, err := timeWazero(ctx, mod, data, queries, short, c.rounds, c.minTime)
 			if err != nil {
 				return fmt.Errorf("%s over wazero: %w", l.path, err)
 			}
@@ -452,7 +454,7 @@ func buildOne(args []string) error {
 
 // timeNative is the engine called in process: load = decode and prepare; then one warm-up pass
 // and rounds timed passes over the queries.
-func timeNative(data []byte, queries, short []string, rounds int) (bench.Query, *engine.Engine, error) {
+func timeNative(data []byte, queries, short []string, rounds int, minTime time.Duration) (bench.Query, *engine.Engine, error) {
 	t := time.Now()
 	g, err := graphs.Decode(data)
 	if err != nil {
@@ -464,19 +466,19 @@ func timeNative(data []byte, queries, short []string, rounds int) (bench.Query, 
 		_, err := eng.Query(engine.Request{Query: q, K: 10})
 		return err
 	}
-	lat, err := timeQueries(queries, rounds, query)
+	lat, err := timeQueries(queries, rounds, minTime, query)
 	if err != nil {
 		return bench.Query{}, nil, err
 	}
 	q := summarize("native", lat)
 	q.LoadMs = msec(load)
-	lat, err = timeQueries(short, rounds, query)
+	lat, err = timeQueries(short, rounds, minTime, query)
 	q.Words12 = latency(lat)
 	return q, eng, err
 }
 
 // timeWazero is the module over wazero: request JSON in, response JSON out.
-func timeWazero(ctx context.Context, mod *host.Module, data []byte, queries, short []string, rounds int) (bench.Query, error) {
+func timeWazero(ctx context.Context, mod *host.Module, data []byte, queries, short []string, rounds int, minTime time.Duration) (bench.Query, error) {
 	t := time.Now()
 	e, err := mod.Load(ctx, data)
 	if err != nil {
@@ -492,13 +494,13 @@ func timeWazero(ctx context.Context, mod *host.Module, data []byte, queries, sho
 		_, err := e.QueryJSON(ctx, lines[q])
 		return err
 	}
-	lat, err := timeQueries(queries, rounds, query)
+	lat, err := timeQueries(queries, rounds, minTime, query)
 	if err != nil {
 		return bench.Query{}, err
 	}
 	q := summarize("wazero", lat)
 	q.LoadMs = msec(load)
-	lat, err = timeQueries(short, rounds, query)
+	lat, err = timeQueries(short, rounds, minTime, query)
 	q.Words12 = latency(lat)
 	return q, err
 }
@@ -603,14 +605,21 @@ func firstWords(text string, n int) string {
 	return strings.Join(w[:min(n, len(w))], " ")
 }
 
-func timeQueries(queries []string, rounds int, query func(string) error) ([]time.Duration, error) {
+// timeQueries runs one warm-up pass over queries, collects garbage (as Go's benchmarks do
+// before timing, so that an earlier stage's garbage is not collected during this one), then
+// times passes over them, each query on its own: at least rounds passes and, for the in-process
+// hosts whose passes take milliseconds, at least minTime of them, so that a median does not
+// rest on a few hundred samples of a 2-core machine shared with other work.
+func timeQueries(queries []string, rounds int, minTime time.Duration, query func(string) error) ([]time.Duration, error) {
 	for _, q := range queries {
 		if err := query(q); err != nil {
 			return nil, err
 		}
 	}
+	runtime.GC()
 	var lat []time.Duration
-	for range rounds {
+	start := time.Now()
+	for r := 0; r < rounds || time.Since(start) < minTime; r++ {
 		for _, q := range queries {
 			t := time.Now()
 			if err := query(q); err != nil {
