@@ -85,12 +85,13 @@ type PeerSystem struct {
 
 // PeerRun is the side-by-side run on one library, in one Node process.
 type PeerRun struct {
-	Label   string       `json:"label"`
-	Skills  int          `json:"skills"`
-	Tasks   int          `json:"tasks"`    // tasks with gold
-	BudgetS float64      `json:"budget_s"` // seconds per system and query kind before a slow system stops
-	Rounds  int          `json:"rounds"`
-	Systems []PeerSystem `json:"systems"`
+	Label    string       `json:"label"`
+	Skills   int          `json:"skills"`
+	Tasks    int          `json:"tasks"`      // tasks with gold
+	BudgetS  float64      `json:"budget_s"`   // seconds per system and query kind before a slow system stops
+	MinTimeS float64      `json:"min_time_s"` // seconds of timed passes each system gets at least (within the budget)
+	Rounds   int          `json:"rounds"`
+	Systems  []PeerSystem `json:"systems"`
 }
 
 // Push is forward push at one threshold against power iteration run to convergence.

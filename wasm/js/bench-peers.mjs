@@ -3,7 +3,7 @@
 //
 //   node --expose-gc wasm/js/bench-peers.mjs --wasm bin/caskg.wasm --artifact LIB.skg
 //        --docs LIB.docs.jsonl --tasks TASKS.jsonl --peers .cache/peers [--rounds 3]
-//        [--budget 60] [--json]
+//        [--min-time 2] [--budget 60] [--json]
 //
 // Every system gets the same text per skill (--docs: JSONL {"name", "text"}, written by
 // caskg-bench from the library the artifact was built from) and the same queries: each task's
@@ -15,8 +15,10 @@
 // ../shared/tools/score.py computes them).
 //
 // Timing per system and query kind: a first pass over every task gives the rankings scored for
-// quality; then passes of every task are timed, at least one and at most --rounds, while --budget
-// seconds have not run out. A system whose first pass alone outruns the budget stops there: its
+// quality; then, after a garbage collection, passes of every task are timed: --rounds of them, or
+// more until --min-time seconds of timed passes have gone by (so that the fast systems' medians
+// rest on thousands of samples, not a few hundred), and never past the first once --budget
+// seconds have run out. A system whose first pass alone outruns the budget stops there: its
 // latencies are that pass's, and its quality counts only the tasks it answered (shown as
 // "tasks" below the full count).
 //
@@ -40,12 +42,12 @@ const PEERS = [
 
 function usage(msg) {
   console.error(`bench-peers: ${msg}`);
-  console.error("usage: node --expose-gc bench-peers.mjs --wasm M.wasm --artifact A.skg --docs D.jsonl --tasks T.jsonl --peers DIR [--rounds N] [--budget S] [--json]");
+  console.error("usage: node --expose-gc bench-peers.mjs --wasm M.wasm --artifact A.skg --docs D.jsonl --tasks T.jsonl --peers DIR [--rounds N] [--min-time S] [--budget S] [--json]");
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const a = { rounds: 3, budget: 60, json: false };
+  const a = { rounds: 3, "min-time": 0, budget: 60, json: false };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     if (k === "--json") { a.json = true; continue; }
@@ -55,7 +57,9 @@ function parseArgs(argv) {
   for (const k of ["wasm", "artifact", "docs", "tasks", "peers"]) if (!a[k]) usage(`--${k} is required`);
   a.rounds = Number(a.rounds);
   a.budget = Number(a.budget);
+  a.minTime = Number(a["min-time"]);
   if (!(a.rounds >= 1) || !(a.budget > 0)) usage("--rounds and --budget must be positive");
+  if (!(a.minTime >= 0)) usage("--min-time must be a number of seconds, 0 or more");
   return a;
 }
 
@@ -91,9 +95,9 @@ function percentile(xs, p) {
 
 /**
  * Times search (query text -> names, best first) over queries as the file comment says, within
- * budgetMs: first pass ranked and scored, then up to rounds timed passes.
+ * budgetMs: first pass ranked and scored, then rounds timed passes, or more until minMs of them.
  */
-export async function measure(search, tasks, queries, rounds, budgetMs) {
+export async function measure(search, tasks, queries, rounds, budgetMs, minMs = 0) {
   const start = performance.now();
   const ranked = [];
   const first = [];
@@ -107,7 +111,10 @@ export async function measure(search, tasks, queries, rounds, budgetMs) {
   }
   let times = [];
   if (ranked.length === queries.length) {
-    for (let r = 0; r < rounds && (r === 0 || performance.now() - start < budgetMs); r++) {
+    if (typeof gc === "function") gc();
+    const timed = performance.now();
+    const more = (r) => r < rounds || performance.now() - timed < minMs;
+    for (let r = 0; more(r) && (r === 0 || performance.now() - start < budgetMs); r++) {
       for (const q of queries) {
         const t = performance.now();
         const res = search(q);
@@ -199,7 +206,7 @@ async function main() {
       const row = { system: "caskg", variant, version: String(engine.version?.version ?? ""), load_ms: loadMs, compile_ms: compileMs, heap_bytes: heap, wasm_bytes: wasmMemory,
         code, skills, kinds: {} };
       for (const [kind, queries] of Object.entries(kinds)) {
-        row.kinds[kind] = await measure((q) => engine.query(q, opts).results.map((r) => r.name), tasks, queries, a.rounds, budgetMs);
+        row.kinds[kind] = await measure((q) => engine.query(q, opts).results.map((r) => r.name), tasks, queries, a.rounds, budgetMs, a.minTime * 1000);
         log(`caskg ${variant} ${kind}: median ${row.kinds[kind].median.toFixed(3)} ms, COMP@10 ${row.kinds[kind].comp10.toFixed(3)}`);
       }
       rows.push(row);
@@ -221,7 +228,7 @@ async function main() {
     const row = { system: p.system, variant: "", version: p.version, load_ms: loadMs, heap_bytes: heap, wasm_bytes: 0,
       code: codeBytes(moduleFiles(entry)), skills: docs.length, kinds: {} };
     for (const [kind, queries] of Object.entries(kinds)) {
-      row.kinds[kind] = await measure(search, tasks, queries, a.rounds, budgetMs);
+      row.kinds[kind] = await measure(search, tasks, queries, a.rounds, budgetMs, a.minTime * 1000);
       log(`${p.system} ${kind}: median ${row.kinds[kind].median.toFixed(3)} ms over ${row.kinds[kind].queries}, COMP@10 ${row.kinds[kind].comp10.toFixed(3)} on ${row.kinds[kind].tasks}`);
     }
     rows.push(row);
@@ -230,7 +237,7 @@ async function main() {
   }
 
   const out = { skills: docs.length, docs: docs.length, tasks: tasks.filter((t) => (t.gold || []).length).length, node: process.version,
-    budget_s: a.budget, rounds: a.rounds, systems: rows };
+    budget_s: a.budget, rounds: a.rounds, min_time_s: a.minTime, systems: rows };
   if (a.json) {
     console.log(JSON.stringify(out));
     return;

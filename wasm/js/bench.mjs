@@ -1,7 +1,10 @@
 // bench.mjs — Node's side of `make bench-wasm`: module compile time, artifact load time and
 // per-query latency through caskg.js (request JSON in, parsed response out).
 //
-//   node wasm/js/bench.mjs MODULE.wasm ARTIFACT.skg TASKS.jsonl [K] [ROUNDS] [--json]
+//   node wasm/js/bench.mjs MODULE.wasm ARTIFACT.skg TASKS.jsonl [K] [ROUNDS] [MIN_SECONDS] [--json]
+//
+// Each kind of query gets a warm-up pass, then ROUNDS timed passes (5), or more until MIN_SECONDS
+// of them have gone by (0).
 //
 // --json prints one line for caskg-bench: {"queries", "median", "p95", "load", "compile"} in ms,
 // and "words12": {"queries", "median", "p95"}, the same tasks cut to their first 12 words.
@@ -10,9 +13,9 @@ import { Caskg } from "./caskg.js";
 
 const args = process.argv.slice(2);
 const asJSON = args.includes("--json");
-const [wasmPath, artifactPath, tasksPath, k = "10", rounds = "5"] = args.filter((a) => a !== "--json");
+const [wasmPath, artifactPath, tasksPath, k = "10", rounds = "5", minSeconds = "0"] = args.filter((a) => a !== "--json");
 if (!tasksPath) {
-  console.error("usage: node bench.mjs MODULE.wasm ARTIFACT.skg TASKS.jsonl [K] [ROUNDS]");
+  console.error("usage: node bench.mjs MODULE.wasm ARTIFACT.skg TASKS.jsonl [K] [ROUNDS] [MIN_SECONDS]");
   process.exit(2);
 }
 const wasm = await readFile(wasmPath);
@@ -40,11 +43,12 @@ for (let i = 0; i < 5; i++) {
 }
 
 const options = { k: Number(k) };
-/** One warm-up pass (tiering, memory growth), then rounds timed passes: each query's ms. */
+/** One warm-up pass (tiering, memory growth), then the timed passes: each query's ms. */
 function time(qs) {
   for (const q of qs) engine.query(q, options);
   const times = [];
-  for (let r = 0; r < Number(rounds); r++) {
+  const start = performance.now();
+  for (let r = 0; r < Number(rounds) || performance.now() - start < Number(minSeconds) * 1000; r++) {
     for (const q of qs) {
       t = performance.now();
       engine.query(q, options);

@@ -198,6 +198,8 @@ class Instance {
     this.x = exports;
     this.out = out;
     this.dead = null;
+    this.req = 0; // a module buffer kept for requests (send), and its size
+    this.reqCap = 0;
   }
 
   /** Calls an export; a trap or exit kills the instance and becomes a CaskgError. */
@@ -221,6 +223,27 @@ class Instance {
     // memory.buffer is replaced whenever memory grows: take it after alloc.
     new Uint8Array(this.x.memory.buffer, ptr, data.length).set(data);
     return ptr;
+  }
+
+  /**
+   * Writes text as UTF-8 into the buffer kept for requests, growing it when text does not fit, and
+   * returns its length: the module reads a request and keeps nothing of it, so one buffer serves
+   * every request without an alloc and a free each.
+   */
+  send(text) {
+    for (;;) {
+      if (this.reqCap > 0) {
+        const { read, written } = encoder.encodeInto(text, new Uint8Array(this.x.memory.buffer, this.req, this.reqCap));
+        if (read === text.length) return written;
+        this.call("free", this.req);
+        this.reqCap = 0;
+      }
+      const size = Math.max(4096, 3 * text.length); // UTF-8 takes at most 3 bytes a UTF-16 unit
+      const ptr = this.call("alloc", size) >>> 0;
+      if (ptr === 0) throw new CaskgError(`caskg: cannot allocate ${size} bytes in the module`);
+      this.req = ptr;
+      this.reqCap = size;
+    }
   }
 
   /** Reads and frees a packed (ptr << 32 | len) result, returning its text. */
@@ -288,13 +311,8 @@ export class Caskg {
   /** Answers a request given as JSON text with the module's response JSON text, unparsed. */
   queryJSON(request) {
     this.check();
-    const data = encoder.encode(request);
-    const ptr = this.inst.put(data);
-    try {
-      return this.inst.take(this.inst.call("query", this.handle, ptr, data.length));
-    } finally {
-      if (!this.inst.dead) this.inst.call("free", ptr);
-    }
+    const n = this.inst.send(request);
+    return this.inst.take(this.inst.call("query", this.handle, this.inst.req, n));
   }
 
   /** Counts, format version and build parameters of the artifact, and the module's version. */

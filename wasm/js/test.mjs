@@ -66,6 +66,13 @@ try {
 const long = Array.from({ length: 6000 }, (_, i) => `qz${"abcdefghij"[i % 10].repeat(3 + (i % 5))}${i}`).join(" ");
 for (let i = 0; i < 20; i++) engine.query(long.slice(0, 60000 - i), { k: 50 });
 assert.deepEqual(engine.query("heat some egg", { k: 3, no_graph: true }), lexical);
+// Requests share one module buffer that grows when a request does not fit: a multi-byte text
+// arrives whole (the engine counts its UTF-8 bytes), and a short request after it is answered as
+// before.
+const wide = "é漢😀".repeat(7282); // 9 UTF-8 bytes and 4 UTF-16 units a repeat: 65,538 bytes
+throws(() => engine.query(wide), `engine: query is ${Buffer.byteLength(wide)} bytes, at most 65536`);
+assert.ok(Array.isArray(engine.query("egg " + wide.slice(0, 20000)).results)); // 45,004 bytes: the buffer grows
+assert.deepEqual(engine.query("heat some egg", { k: 3, no_graph: true }), lexical);
 
 engine.close();
 throws(() => engine.query("egg"), "engine is closed");

@@ -54,7 +54,7 @@ type config struct {
 	out, readme   string
 	reuse, noWasm bool
 	rounds        int
-	minTime       time.Duration // the least time of timed passes per in-process host, library and query kind
+	minTime       time.Duration // the least time of timed passes per host or peer, library and query kind
 	pushEps       []float64
 	pushQueries   int
 	peers         string  // where make peers installed the JavaScript peers; "" for none
@@ -96,7 +96,7 @@ func main() {
 	flag.BoolVar(&c.noWasm, "no-wasm", false, "native rows only")
 	render := flag.Bool("render", false, "measure nothing: write the report and README section from -dir's results.json")
 	flag.IntVar(&c.rounds, "rounds", 3, "passes over the tasks per host and library")
-	flag.DurationVar(&c.minTime, "min-time", 2*time.Second, "native and wazero: timed passes continue past -rounds until this long")
+	flag.DurationVar(&c.minTime, "min-time", 2*time.Second, "every host and peer: timed passes continue past -rounds until this long (within -peer-budget)")
 	flag.IntVar(&c.pushQueries, "push-queries", 87, "tasks for the push and prefilter accuracy")
 	flag.StringVar(&c.peers, "peers", ".cache/peers", "the JavaScript peers installed by make peers (\"\": no side-by-side run)")
 	peerSizes := flag.String("peer-sizes", "real,10000,100000", "libraries for the side-by-side run: real and sizes of -sizes")
@@ -507,7 +507,7 @@ func timeWazero(ctx context.Context, mod *host.Module, data []byte, queries, sho
 
 // timeNode runs wasm/js/bench.mjs, Node's side, and reads its JSON line.
 func timeNode(c *config, artifact string) (bench.Query, error) {
-	cmd := exec.Command("node", "wasm/js/bench.mjs", c.wasm, artifact, c.tasks, "10", strconv.Itoa(c.rounds), "--json")
+	cmd := exec.Command("node", "wasm/js/bench.mjs", c.wasm, artifact, c.tasks, "10", strconv.Itoa(c.rounds), seconds(c.minTime), "--json")
 	cmd.Stderr = os.Stderr
 	b, err := cmd.Output()
 	if err != nil {
@@ -562,7 +562,7 @@ func runPeers(c *config, label string, n int, artifact string) (bench.PeerRun, e
 	}
 	cmd := exec.Command("node", "--expose-gc", "--max-old-space-size=8192", "wasm/js/bench-peers.mjs",
 		"--wasm", c.wasm, "--artifact", artifact, "--docs", docs, "--tasks", c.tasks, "--peers", c.peers,
-		"--rounds", strconv.Itoa(c.rounds), "--budget", strconv.FormatFloat(c.peerBudget, 'g', -1, 64), "--json")
+		"--rounds", strconv.Itoa(c.rounds), "--min-time", seconds(c.minTime), "--budget", strconv.FormatFloat(c.peerBudget, 'g', -1, 64), "--json")
 	cmd.Stderr = os.Stderr
 	b, err := cmd.Output()
 	if err != nil {
@@ -599,6 +599,9 @@ func PeerText(s ingest.Skill) string {
 	return text
 }
 
+// seconds is d in seconds, as the Node scripts take it.
+func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'g', -1, 64) }
+
 // firstWords is the first n whitespace-separated words of text, joined by single spaces.
 func firstWords(text string, n int) string {
 	w := strings.Fields(text)
@@ -607,9 +610,9 @@ func firstWords(text string, n int) string {
 
 // timeQueries runs one warm-up pass over queries, collects garbage (as Go's benchmarks do
 // before timing, so that an earlier stage's garbage is not collected during this one), then
-// times passes over them, each query on its own: at least rounds passes and, for the in-process
-// hosts whose passes take milliseconds, at least minTime of them, so that a median does not
-// rest on a few hundred samples of a 2-core machine shared with other work.
+// times passes over them, each query on its own: at least rounds passes and at least minTime of
+// them, so that a fast host's median does not rest on a few hundred samples of a 2-core machine
+// shared with other work (the Node scripts take the same rule).
 func timeQueries(queries []string, rounds int, minTime time.Duration, query func(string) error) ([]time.Duration, error) {
 	for _, q := range queries {
 		if err := query(q); err != nil {
