@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -11,11 +12,64 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestNearestExact holds the bounded scan (nearest) to offerCosine on every skill: the same list,
-// the same cosines bit for bit, for every k. Queries range from the encoder's to vectors aimed
-// at one skill and random ones; dimensions leave remainders after the passes of eight, libraries
-// leave one or two skills in the last packed word, and 1,000 dimensions round q more coarsely.
+// A scan is one of the bounded scans that compute the exact semantic list without every cosine.
+type scan struct {
+	name string
+	// dots is what simdDots is while the scan's engines are made and queried.
+	dots func(rows []int8, dim int, q []int16, out []int32)
+	// nearest is the scan's list of the k best for the unit query q.
+	nearest func(e *Engine, sc *scratch, q []float32, k int) []candidate
+	// rounding returns the rounding error q − s·q̃ of the scan's integer query, and its norm.
+	rounding func(q []float32) (err []float64, dev float64)
+}
+
+// forEachScan runs f as a subtest for each scan, with simdDots set as the scan needs: the packed
+// words (nearest, what WebAssembly runs), nearest16 with dotsGo (on every platform), and
+// nearest16 with the platform's kernel where it has one. Engines must be made inside f.
+func forEachScan(t *testing.T, f func(t *testing.T, s scan)) {
+	kernel := simdDots
+	defer func() { simdDots = kernel }()
+	packed := scan{"packed", nil,
+		func(e *Engine, sc *scratch, q []float32, k int) []candidate { return e.nearest(sc, nil, q, k) },
+		func(q []float32) ([]float64, float64) {
+			qi, s, dev := roundQuery(q)
+			return roundingError(q, qi, s), dev
+		}}
+	lanes16 := func(q []float32) ([]float64, float64) {
+		qi, s, dev := roundQuery16(q)
+		return roundingError(q, qi, s), dev
+	}
+	near16 := func(e *Engine, sc *scratch, q []float32, k int) []candidate { return nearest16(e, sc, nil, q, k) }
+	scans := []scan{packed, {"int16-go", dotsGo, near16, lanes16}}
+	if kernel != nil {
+		scans = append(scans, scan{"int16-kernel", kernel, near16, lanes16})
+	}
+	for _, s := range scans {
+		simdDots = s.dots
+		t.Run(s.name, func(t *testing.T) { f(t, s) })
+	}
+}
+
+// roundingError returns q − s·q̃ for the integer query qi at scale s.
+func roundingError[T int16 | int64](q []float32, qi []T, s float64) []float64 {
+	err := make([]float64, len(q))
+	for j, x := range q {
+		err[j] = float64(x) - s*float64(qi[j])
+	}
+	return err
+}
+
+// TestNearestExact holds the bounded scans (nearest, nearest16) to offerCosine on every skill:
+// the same list, the same cosines bit for bit, for every k; and semanticRanking to the scan it
+// should take. Queries range from the encoder's to vectors aimed at one skill and random ones;
+// dimensions leave remainders after the passes of eight and of sixteen, libraries leave one or
+// two skills in the last packed word and one to three after the kernel's passes of four, and
+// 1,000 dimensions round q more coarsely.
 func TestNearestExact(t *testing.T) {
+	forEachScan(t, testNearestExact)
+}
+
+func testNearestExact(t *testing.T, s scan) {
 	tests := []struct {
 		name   string
 		n, dim int
@@ -29,8 +83,10 @@ func TestNearestExact(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e := randomLibrary(t, tc.n, tc.dim)
-			if e.packed == nil {
-				t.Fatal("no packed vectors below LargeLibrary skills")
+			// The packed words are made unless nearest16 scans instead (amd64 with a kernel).
+			simd := runtime.GOARCH == "amd64" && scans16(tc.n, tc.dim)
+			if e.packed == nil != simd {
+				t.Fatalf("packed words %v, nearest16 scans %v", e.packed != nil, simd)
 			}
 			sc := e.getScratch()
 			var queries [][]float32
@@ -61,9 +117,15 @@ func TestNearestExact(t *testing.T) {
 					for i := range tc.n {
 						want = e.offerCosine(want, q, i, k)
 					}
-					got := e.nearest(sc, nil, q, k)
+					got := s.nearest(e, sc, q, k)
 					if diff := cmp.Diff(want, got, cmp.AllowUnexported(candidate{})); diff != "" {
-						t.Fatalf("query %d k %d (-offerCosine +nearest):\n%s", qi, k, diff)
+						t.Fatalf("query %d k %d (-offerCosine +%s):\n%s", qi, k, s.name, diff)
+					}
+					if k != semanticDepth {
+						continue
+					}
+					if diff := cmp.Diff(want, e.semanticRanking(sc, q), cmp.AllowUnexported(candidate{})); diff != "" {
+						t.Fatalf("query %d (-offerCosine +semanticRanking):\n%s", qi, diff)
 					}
 				}
 			}
@@ -86,11 +148,17 @@ func vectorEngine(t *testing.T, vecs [][]float32) *Engine {
 	return artifactEngine(t, art)
 }
 
-// TestNearestTightBound holds nearest to offerCosine where the bound is tight: a skill whose
-// vector points along q's rounding error e (so q̃ misjudges it by all of ‖e‖) comes after many
-// skills whose cosines lie closely around its own, and for some k the k-th best of those lies
-// within a tenth of ‖e‖ below it. A bound short of ‖e‖ by a tenth would leave it out.
+// TestNearestTightBound holds the bounded scans to offerCosine where the bound is tight: a skill
+// whose vector points along q's rounding error e (so q̃ misjudges it by all of ‖e‖) comes after
+// many skills whose cosines lie closely around its own, and for some k the k-th best of those
+// lies within a tenth of ‖e‖ below it. For the packed words a bound short of ‖e‖ by a tenth would
+// leave it out; nearest16's ‖e‖ (about 3.5e-5) is below the float32 allowance of 1e-4, which no
+// construction here can use up, so for it this is one more exactness test.
 func TestNearestTightBound(t *testing.T) {
+	forEachScan(t, testNearestTightBound)
+}
+
+func testNearestTightBound(t *testing.T, s scan) {
 	for _, dim := range []int{128, 24} {
 		rng := rand.New(rand.NewPCG(11, uint64(dim)))
 		q := make([]float32, dim)
@@ -98,21 +166,21 @@ func TestNearestTightBound(t *testing.T) {
 			q[j] = float32(rng.NormFloat64())
 		}
 		q = unit32(f64s(q))
-		qi, s, dev := roundQuery(q)
+		err, dev := s.rounding(q)
 		// The skill: e/‖e‖ plus β times q's part across e (unit length), β enough for a cosine
 		// of about 0.05: a bound short of ‖e‖ by a tenth misses it by more than 1e-4.
 		var qe float64
 		for j := range q {
-			qe += float64(q[j]) * (float64(q[j]) - s*float64(qi[j])) / dev
+			qe += float64(q[j]) * err[j] / dev
 		}
 		along := make([]float64, dim)
 		var across float64
 		for j := range q {
-			across += (float64(q[j]) - qe*(float64(q[j])-s*float64(qi[j]))/dev) * float64(q[j])
+			across += (float64(q[j]) - qe*err[j]/dev) * float64(q[j])
 		}
 		beta := max(0.05, 0.05-qe)
 		for j := range q {
-			ej := (float64(q[j]) - s*float64(qi[j])) / dev
+			ej := err[j] / dev
 			along[j] = ej + beta*(float64(q[j])-qe*ej)/math.Sqrt(across)
 		}
 		errDir := unit32(along)
@@ -151,9 +219,9 @@ func TestNearestTightBound(t *testing.T) {
 			for i := range last + 1 {
 				want = e.offerCosine(want, q, i, k)
 			}
-			got := e.nearest(sc, nil, q, k)
+			got := s.nearest(e, sc, q, k)
 			if diff := cmp.Diff(want, got, cmp.AllowUnexported(candidate{})); diff != "" {
-				t.Fatalf("dim %d k %d (-offerCosine +nearest):\n%s", dim, k, diff)
+				t.Fatalf("dim %d k %d (-offerCosine +%s):\n%s", dim, k, s.name, diff)
 			}
 			entered = entered || slices.ContainsFunc(want, func(c candidate) bool { return c.id == last })
 		}
@@ -163,11 +231,18 @@ func TestNearestTightBound(t *testing.T) {
 	}
 }
 
-// TestNearestLanes holds nearest to offerCosine when the packed sums reach their limit: skills
-// at ±127 in every component, in every sign pattern within a packed word, against a constant
-// query, for the builtin dimension, a long one and the longest an artifact holds: q̃_j is 64, 8
-// and 1, and a sum reaches 1,040,384, 1,016,000 and 1,040,384 of laneMax's 1,048,575.
+// TestNearestLanes holds the bounded scans to offerCosine when their sums reach their limit:
+// skills at ±127 in every component, in mixed sign patterns within a packed word and within the
+// kernel's passes of four, against a constant query, for the builtin dimension, a long one and the
+// longest an artifact holds. In the packed words q̃_j is 64, 8 and 1, and a sum reaches 1,040,384,
+// 1,016,000 and 1,040,384 of laneMax's 1,048,575; in nearest16's 16-bit lanes q̃_j is 32,766,
+// 16,777 and 2,047, and a sum reaches 532,644,096, 2,130,679,000 and 2,129,666,048 of int32's
+// 2,147,483,647.
 func TestNearestLanes(t *testing.T) {
+	forEachScan(t, testNearestLanes)
+}
+
+func testNearestLanes(t *testing.T, s scan) {
 	for _, dim := range []int{128, 1000, 8192} {
 		var vecs [][]float32
 		for _, sign := range []float32{1, 1, 1, -1, -1, -1, 1, -1, 1, -1, 1} {
@@ -178,7 +253,7 @@ func TestNearestLanes(t *testing.T) {
 			vecs = append(vecs, v)
 		}
 		e := vectorEngine(t, vecs)
-		if e.packed == nil {
+		if e.packed == nil && s.dots == nil {
 			t.Fatalf("dim %d: not packed", dim)
 		}
 		for _, sign := range []float32{1, -1} {
@@ -193,8 +268,8 @@ func TestNearestLanes(t *testing.T) {
 			if len(want) == 0 {
 				t.Fatalf("dim %d: no skill with a positive cosine", dim)
 			}
-			if diff := cmp.Diff(want, e.nearest(e.getScratch(), nil, q, len(vecs)), cmp.AllowUnexported(candidate{})); diff != "" {
-				t.Errorf("dim %d sign %v (-offerCosine +nearest):\n%s", dim, sign, diff)
+			if diff := cmp.Diff(want, s.nearest(e, e.getScratch(), q, len(vecs)), cmp.AllowUnexported(candidate{})); diff != "" {
+				t.Errorf("dim %d sign %v (-offerCosine +%s):\n%s", dim, sign, s.name, diff)
 			}
 		}
 	}

@@ -19,7 +19,7 @@ type scratch struct {
 	nstamp uint32    // the last identifier's stamp (24 bits)
 	nodes  []int32   // forward push: every node whose residual became non-zero
 	queue  []int32   // forward push: the queue (any contents between queries)
-	sketch []int32   // semantic prefilter: every skill's sketch score (any values between queries)
+	sketch []int32   // semantic prefilter: every skill's sketch score, or nearest16's q̃·x (any values between queries)
 	cos    []float64 // exact semantic scan: every skill's approximate cosine (any values between queries)
 
 	// Buffers reused from query to query (any contents between queries): a query at 100,000

@@ -3,15 +3,15 @@ package engine
 import (
 	"math"
 	"math/bits"
+	"runtime"
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/graphs/errtext"
 )
 
-// Semantic seeding: when the artifact holds skill vectors, the skills closest to
-// the query vector form a third ranked list in the seed fusion. The query vector is the one the
-// request carries (an exact embedding from the artifact's model) or else the artifact's query
-// encoder applied to the query text.
+// Semantic seeding: when the artifact holds skill vectors, the skills closest to the query vector
+// form a third ranked list in the seed fusion. The query vector is the request's (an exact
+// embedding from the artifact's model) or else the artifact's query encoder applied to the text.
 const (
 	// DefaultSemanticWeight is the semantic list's weight in the seed fusion, relative to the
 	// lexical list's 1, before agreement scales it. Chosen on the SkillsBench, Seal-Tools and
@@ -119,11 +119,15 @@ func (e *Engine) checkVector(v []float32) ([]float32, error) {
 
 // semanticRanking returns the semanticDepth skills with the highest cosine to the unit query
 // vector q, best first, leaving out skills at cosine ≤ 0. Below LargeLibrary skills the list is
-// exact (nearest); from LargeLibrary on, only the SemanticPool skills a one-bit sketch ranks
-// highest (see signSketch) are compared with q, which costs a sixth as much at 100,000 skills
-// and keeps about 98% of the exact top 50 (BENCHMARKS.md, "semantic prefilter").
+// exact (nearest16 where simdDots is set, else nearest); from LargeLibrary on, only the
+// SemanticPool skills a one-bit sketch ranks highest (see signSketch) are compared with q, which
+// costs a sixth as much at 100,000 skills and keeps about 98% of the exact top 50 (BENCHMARKS.md,
+// "semantic prefilter").
 func (e *Engine) semanticRanking(sc *scratch, q []float32) []candidate {
 	out := make([]candidate, 0, min(e.g.NumSkills(), semanticDepth+1))
+	if runtime.GOARCH == "amd64" && scans16(e.g.NumSkills(), len(q)) {
+		return nearest16(e, sc, out, q, semanticDepth)
+	}
 	if e.signs == nil {
 		return e.nearest(sc, out, q, semanticDepth)
 	}
@@ -162,10 +166,10 @@ const approxBuckets = 1024
 // addition take a product of each of the three skills, and the three sums come apart after the
 // last dimension as long as each stays within laneMax. The stride is dim rounded up to a multiple
 // of 8 (the scan's pass), the words past dim zero. Nil from LargeLibrary skills on (the
-// sketch's path) and for dimensions too long for a lane.
+// sketch's path), for dimensions too long for a lane and where nearest16 scans instead.
 func packVectors(g *graphs.Graph) []int64 {
 	dim, n := g.VectorDim(), g.NumSkills()
-	if dim == 0 || n >= LargeLibrary || laneMax/127-(dim+1)/2 < 2 {
+	if runtime.GOARCH == "amd64" && scans16(n, dim) || dim == 0 || n >= LargeLibrary || laneMax/127-(dim+1)/2 < 2 {
 		return nil
 	}
 	stride := (dim + 7) &^ 7
@@ -511,4 +515,123 @@ func better(a, b candidate) bool {
 		return a.score > b.score
 	}
 	return a.id < b.id
+}
+
+// The bounded scan with 16-bit query lanes (nearest16), for CPUs that multiply sixteen int8 by
+// int16 an instruction. The query is rounded about 100 times more finely than the packed words'
+// 21-bit lanes allow: the rounding error ‖e‖ falls from about 0.0034 to 3.5e-5 for the builtin
+// model's 128 dimensions, below the float32 allowance of 1e-4, and the histogram that finds the
+// k-th best approximation is finer to match. A SkillsBench task text against 1,000 or 10,000
+// synthetic skills computes 50.3 exact cosines instead of 56 (its list holds 50).
+//
+// Only amd64 builds with AVX2 set simdDots (simd_amd64.go), and semanticRanking and packVectors
+// read it behind runtime.GOARCH == "amd64", a constant, so WebAssembly compiles none of this.
+// It is here rather than in a file of its own because any new file in this package, even one
+// holding a constant, moved the module's data by 8 bytes and its gzip size by 1.3 KB, past the
+// bar (RATIONALE); being portable Go, the tests run it on every platform.
+
+// simdDots, where the CPU has the vector instructions of a kernel (simd_amd64.go sets it at
+// init), is dotsGo with them; nil elsewhere, and then semanticRanking never takes nearest16.
+var simdDots func(rows []int8, dim int, q []int16, out []int32)
+
+const (
+	// simdMinDim is the shortest vector nearest16 scans in production: the kernel reads 16
+	// dimensions at a time and never past a row, so shorter rows keep the packed words.
+	simdMinDim = 16
+	// simdLaneMax bounds |q̃_j|: the int16 lanes, less one for the rounding of a float64 quotient.
+	simdLaneMax = 1<<15 - 2
+	// simdSumMax bounds Σ_j |q̃_j| so that no dot product with a vector (|x_j| ≤ 128) leaves
+	// int32: 128·2²⁴ = 2³¹.
+	simdSumMax = 1 << 24
+	// simdBuckets is how finely nearest16 counts the approximate cosines in [0, 1]: a bucket of
+	// about 2.4e-4, near the width of the band the rounding and float32 sums leave.
+	simdBuckets = 4096
+)
+
+// scans16 reports whether semanticRanking takes nearest16 for n skills of dim dimensions: with a
+// kernel, below LargeLibrary skills (the sketch's path), and for vectors long enough for the
+// kernel and short enough for roundQuery16's sums.
+func scans16(n, dim int) bool {
+	return simdDots != nil && n < LargeLibrary && dim >= simdMinDim && dim < simdSumMax/2
+}
+
+// roundQuery16 returns the integers q̃ and the scale s by which s·q̃ is closest to q, with
+// ‖q − s·q̃‖, for simdDots: s is the finest by which |q̃_j| ≤ simdLaneMax and
+// Σ_j |q̃_j| ≤ ‖q‖₁/s + len(q)/2 < simdSumMax, so that the dot product with a vector of int8
+// (|x_j| ≤ 128) is within int32: 128·Σ_j |q̃_j| < 2³¹. The kernel's int32 sums wrap, so the
+// bound on the total is all it needs, whatever order it adds in.
+func roundQuery16(q []float32) (qi []int16, s, dev float64) {
+	var l1, top float64
+	for _, x := range q {
+		a := math.Abs(float64(x))
+		l1 += a
+		top = max(top, a)
+	}
+	s = max(top/simdLaneMax, l1/float64(simdSumMax-(len(q)+1)/2-1))
+	qi = make([]int16, len(q))
+	for j, x := range q {
+		qi[j] = int16(math.Floor(float64(x)/s + 0.5))
+		d := float64(x) - s*float64(qi[j])
+		dev += d * d
+	}
+	return qi, s, math.Sqrt(dev)
+}
+
+// nearest16 is nearest with q̃·x computed by simdDots over the vectors in place (no copy of
+// them: the packed words are not made): q rounded to 16-bit lanes (roundQuery16), every skill's
+// approximate cosine s·q̃·x/‖x‖ counted in simdBuckets buckets, and the exact cosine
+// (offerCosine) only for skills within twice the slack of the k-th best approximation, by
+// nearest's argument. The list, and every cosine in it, is the one offerCosine makes on every
+// skill (TestNearestExact, TestNearestTightBound, TestNearestLanes).
+func nearest16(e *Engine, sc *scratch, out []candidate, q []float32, k int) []candidate {
+	n, dim := e.g.NumSkills(), len(q)
+	qi, scale, dev := roundQuery16(q)
+	if len(sc.sketch) < n {
+		sc.sketch = make([]int32, n)
+	}
+	dots := sc.sketch[:n] // the sketch's scores are not needed below LargeLibrary skills
+	simdDots(e.vecs[:n*dim], dim, qi, dots)
+	if len(sc.cos) < n {
+		sc.cos = make([]float64, n)
+	}
+	if cap(sc.hist) < simdBuckets+1 {
+		sc.hist = make([]int32, simdBuckets+1)
+	}
+	hist := sc.hist[:simdBuckets+1]
+	clear(hist)
+	approx, invNorm := sc.cos[:n], e.invNorm[:n]
+	for i, d := range dots {
+		a := scale * float64(d) * float64(invNorm[i]) // 0 for a skill without a vector
+		approx[i] = a
+		hist[min(max(int(a*simdBuckets), 0), simdBuckets)]++
+	}
+	slack := dev + 1e-4
+	cut := -slack
+	for b, above := simdBuckets, 0; b > 0; b-- {
+		if above += int(hist[b]); above >= k {
+			cut = float64(b)/simdBuckets - 2*slack
+			break
+		}
+	}
+	for i, a := range approx {
+		if a >= cut {
+			out = e.offerCosine(out, q, i, k)
+		}
+	}
+	return out
+}
+
+// dotsGo sets out[i] to Σ_j q[j]·rows[i·dim+j] for every i < len(out) and j < dim, in int32
+// arithmetic that wraps (exact when every total is within int32): simdDots's reference, and its
+// path for vectors shorter than simdMinDim.
+func dotsGo(rows []int8, dim int, q []int16, out []int32) {
+	q = q[:dim]
+	for i := range out {
+		row := rows[i*dim : (i+1)*dim : (i+1)*dim]
+		var d int32
+		for j, x := range row {
+			d += int32(q[j]) * int32(x)
+		}
+		out[i] = d
+	}
 }
