@@ -229,6 +229,66 @@ func TestNameMatchMatchesBruteForce(t *testing.T) {
 	}
 }
 
+// TestHasPosting holds hasPosting to slices.BinarySearch on ascending lists of every length up to
+// 40, for every value from below the first posting to above the last.
+func TestHasPosting(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for n := range 41 {
+		ps := make([]int32, n)
+		next := int32(rng.IntN(3))
+		for i := range ps {
+			ps[i] = next
+			next += 1 + int32(rng.IntN(3))
+		}
+		for v := int32(-1); v <= next; v++ {
+			if _, want := slices.BinarySearch(ps, v); hasPosting(ps, v) != want {
+				t.Fatalf("hasPosting(%v, %d) = %v, want %v", ps, v, !want, want)
+			}
+		}
+	}
+}
+
+// TestCountShared checks that countShared counts every posting under the current stamp (a count
+// of an older stamp starts again from 0) and writes each name once, when its count reaches the
+// least of reach: not before, and not again after.
+func TestCountShared(t *testing.T) {
+	const stamp = 5
+	tests := []struct {
+		name  string
+		lists [][]int32
+		least uint32
+		want  []int32 // the names written, in order
+	}{
+		{"one list", [][]int32{{0, 3, 4}}, 1, []int32{0, 3, 4}},
+		{"odd and even lengths", [][]int32{{0, 1, 2, 3, 4}, {1, 3}, {0, 3}}, 2, []int32{1, 3, 0}},
+		{"three lists", [][]int32{{0, 1, 2, 3, 4}, {1, 3}, {0, 3}, {1, 2, 3, 4}}, 3, []int32{3, 1}},
+		{"too few", [][]int32{{0, 1}, {2}}, 2, nil},
+		{"an older stamp", [][]int32{{6}, {6, 7}}, 2, []int32{6}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			counts := make([]uint32, 8)
+			counts[7] = (stamp-1)<<8 | 9 // an earlier identifier's count
+			hit := make([]int32, len(counts)+1)
+			nh := 0
+			want := make([]uint32, len(counts))
+			want[7] = counts[7]
+			for _, ps := range tc.lists {
+				nh = countShared(ps, counts, hit, nh, stamp<<8|tc.least)
+				for _, v := range ps {
+					want[v] = max(want[v], stamp<<8) + 1
+				}
+			}
+			if diff := cmp.Diff(tc.want, hit[:nh], cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("names written (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(want, counts); diff != "" {
+				t.Errorf("counts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestTopCandidates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, tc := range []struct{ n, k int }{{0, 3}, {5, 10}, {100, 1}, {1000, 17}, {50, 50}, {10, 0}} {

@@ -15,21 +15,24 @@ import (
 // A scan is one of the bounded scans that compute the exact semantic list without every cosine.
 type scan struct {
 	name string
-	// dots is what simdDots is while the scan's engines are made and queried.
-	dots func(rows []int8, dim int, q []int16, out []int32)
+	// dots and approx are what simdDots and simdApprox are while the scan's engines are made
+	// and queried.
+	dots   func(rows []int8, dim int, q []int16, out []int32)
+	approx func(dots []int32, invNorm []float32, scale float64, approx []float64, hist []int32)
 	// nearest is the scan's list of the k best for the unit query q.
 	nearest func(e *Engine, sc *scratch, q []float32, k int) []candidate
 	// rounding returns the rounding error q − s·q̃ of the scan's integer query, and its norm.
 	rounding func(q []float32) (err []float64, dev float64)
 }
 
-// forEachScan runs f as a subtest for each scan, with simdDots set as the scan needs: the packed
-// words (nearest, what WebAssembly runs), nearest16 with dotsGo (on every platform), and
-// nearest16 with the platform's kernel where it has one. Engines must be made inside f.
+// forEachScan runs f as a subtest for each scan, with simdDots and simdApprox set as the scan
+// needs: the packed words (nearest, what WebAssembly runs), nearest16 with dotsGo and approxGo
+// (on every platform), and nearest16 with the platform's kernels where it has them. Engines must
+// be made inside f.
 func forEachScan(t *testing.T, f func(t *testing.T, s scan)) {
-	kernel := simdDots
-	defer func() { simdDots = kernel }()
-	packed := scan{"packed", nil,
+	kernel, approx := simdDots, simdApprox
+	defer func() { simdDots, simdApprox = kernel, approx }()
+	packed := scan{"packed", nil, nil,
 		func(e *Engine, sc *scratch, q []float32, k int) []candidate { return e.nearest(sc, nil, q, k) },
 		func(q []float32) ([]float64, float64) {
 			qi, s, dev := roundQuery(q)
@@ -40,12 +43,12 @@ func forEachScan(t *testing.T, f func(t *testing.T, s scan)) {
 		return roundingError(q, qi, s), dev
 	}
 	near16 := func(e *Engine, sc *scratch, q []float32, k int) []candidate { return nearest16(e, sc, nil, q, k) }
-	scans := []scan{packed, {"int16-go", dotsGo, near16, lanes16}}
+	scans := []scan{packed, {"int16-go", dotsGo, nil, near16, lanes16}}
 	if kernel != nil {
-		scans = append(scans, scan{"int16-kernel", kernel, near16, lanes16})
+		scans = append(scans, scan{"int16-kernel", kernel, approx, near16, lanes16})
 	}
 	for _, s := range scans {
-		simdDots = s.dots
+		simdDots, simdApprox = s.dots, s.approx
 		t.Run(s.name, func(t *testing.T) { f(t, s) })
 	}
 }

@@ -26,7 +26,7 @@ type scratch struct {
 	// skills would otherwise allocate hundreds of KB in them, and in WebAssembly the garbage
 	// collections that follow were a tenth of the time.
 	grams  []uint32     // name matching: the identifier's tagged bigrams
-	hit    []int32      // name matching: names found in the scanned bigram lists
+	hit    []int32      // name matching: names found in enough of the scanned bigram lists
 	lists  []gramList   // name matching: the identifier's bigrams by postings length
 	spans  []postSpan   // name matching: per bigram, where its postings for each name length are
 	needs  []int        // name matching: the bigrams a name of each length must share

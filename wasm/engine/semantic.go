@@ -579,7 +579,7 @@ func roundQuery16(q []float32) (qi []int16, s, dev float64) {
 
 // nearest16 is nearest with q̃·x computed by simdDots over the vectors in place (no copy of
 // them: the packed words are not made): q rounded to 16-bit lanes (roundQuery16), every skill's
-// approximate cosine s·q̃·x/‖x‖ counted in simdBuckets buckets, and the exact cosine
+// approximate cosine s·q̃·x/‖x‖ counted in simdBuckets buckets (approxGo), and the exact cosine
 // (offerCosine) only for skills within twice the slack of the k-th best approximation, by
 // nearest's argument. The list, and every cosine in it, is the one offerCosine makes on every
 // skill (TestNearestExact, TestNearestTightBound, TestNearestLanes).
@@ -599,11 +599,11 @@ func nearest16(e *Engine, sc *scratch, out []candidate, q []float32, k int) []ca
 	}
 	hist := sc.hist[:simdBuckets+1]
 	clear(hist)
-	approx, invNorm := sc.cos[:n], e.invNorm[:n]
-	for i, d := range dots {
-		a := scale * float64(d) * float64(invNorm[i]) // 0 for a skill without a vector
-		approx[i] = a
-		hist[min(max(int(a*simdBuckets), 0), simdBuckets)]++
+	approx := sc.cos[:n]
+	if simdApprox != nil {
+		simdApprox(dots, e.invNorm[:n], scale, approx, hist)
+	} else {
+		approxGo(dots, e.invNorm[:n], scale, approx, hist)
 	}
 	slack := dev + 1e-4
 	cut := -slack
@@ -633,5 +633,24 @@ func dotsGo(rows []int8, dim int, q []int16, out []int32) {
 			d += int32(q[j]) * int32(x)
 		}
 		out[i] = d
+	}
+}
+
+// simdApprox, set with simdDots (simd_amd64.go), is approxGo in AVX2, four skills a pass and bit
+// for bit the same; nil elsewhere. After the kernel it was nearest16's costliest part: converting and multiplying
+// one skill at a time took as long as the dot products.
+var simdApprox func(dots []int32, invNorm []float32, scale float64, approx []float64, hist []int32)
+
+// approxGo sets approx[i] to the approximate cosine scale·dots[i]·invNorm[i] (0 for a skill
+// without a vector) for every i < len(dots), and counts it in hist: bucket
+// min(max(int(approx[i]·B), 0), B) of B+1 = len(hist), the last for approximations of 1 and
+// more, the first for those below 1/B. simdApprox's reference, and nearest16's path without it.
+func approxGo(dots []int32, invNorm []float32, scale float64, approx []float64, hist []int32) {
+	top := len(hist) - 1
+	invNorm, approx = invNorm[:len(dots)], approx[:len(dots)]
+	for i, d := range dots {
+		a := scale * float64(d) * float64(invNorm[i])
+		approx[i] = a
+		hist[min(max(int(a*float64(top)), 0), top)]++
 	}
 }

@@ -2,12 +2,12 @@
 
 package engine
 
-// The AVX2 kernel of nearest16 (simd_amd64.s). Built with the purego tag, or on a CPU without
-// AVX2, simdDots stays nil and the scan is the packed words', as in WebAssembly.
+// The AVX2 kernels of nearest16 (simd_amd64.s). Built with the purego tag, or on a CPU without
+// AVX2, simdDots and simdApprox stay nil and the scan is the packed words', as in WebAssembly.
 
 func init() {
 	if hasAVX2() {
-		simdDots = dotsAVX2Rows
+		simdDots, simdApprox = dotsAVX2Rows, approxAVX2Rows
 	}
 }
 
@@ -49,6 +49,23 @@ func dotsAVX2Rows(rows []int8, dim int, q []int16, out []int32) {
 //
 //go:noescape
 func dotsAVX2(rows []int8, dim int, q []int16, out []int32)
+
+// approxAVX2Rows is simdApprox with AVX2: approxAVX2 for the skills in whole passes of four,
+// approxGo for the rest.
+func approxAVX2Rows(dots []int32, invNorm []float32, scale float64, approx []float64, hist []int32) {
+	invNorm, approx = invNorm[:len(dots)], approx[:len(dots)] // all the kernel reads and writes
+	_ = hist[0]                                               // and a top bucket of 0 or more
+	n := len(dots) &^ 3
+	approxAVX2(dots[:n], invNorm, scale, approx, hist)
+	approxGo(dots[n:], invNorm[n:], scale, approx[n:], hist)
+}
+
+// approxAVX2 is approxGo for len(dots) a multiple of 4, len(invNorm) and len(approx) at least
+// len(dots) and len(hist) at least 1, where every approx[i]·(len(hist)−1) is within int32
+// (simd_amd64.s).
+//
+//go:noescape
+func approxAVX2(dots []int32, invNorm []float32, scale float64, approx []float64, hist []int32)
 
 // cpuid returns the registers the CPUID instruction leaves for leaf and subleaf sub.
 func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)

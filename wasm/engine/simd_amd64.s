@@ -162,3 +162,58 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-8
 	MOVL   AX, eax+0(FP)
 	MOVL   DX, edx+4(FP)
 	RET
+
+// func approxAVX2(dots []int32, invNorm []float32, scale float64, approx []float64, hist []int32)
+//
+// For i < len(dots), a multiple of 4: approx[i] = scale·dots[i]·invNorm[i] in float64, each
+// product rounded as Go rounds it (int32 and float32 convert to float64 exactly, and the two
+// multiplications are the same IEEE operations in either order of the first), and hist[b]++ for
+// b = min(max(int(approx[i]·B), 0), B), B = len(hist)−1 ≥ 0: the truncation of VCVTTPD2DQ is
+// Go's int conversion wherever approx[i]·B is within int32. The caller guarantees len(invNorm)
+// and len(approx) ≥ len(dots). Four skills a pass: the conversions and products in YMM
+// registers, the four increments scalar.
+TEXT ·approxAVX2(SB), NOSPLIT, $0-104
+	MOVQ         dots_base+0(FP), SI
+	MOVQ         dots_len+8(FP), CX
+	MOVQ         invNorm_base+24(FP), DX
+	VBROADCASTSD scale+48(FP), Y15
+	MOVQ         approx_base+56(FP), DI
+	MOVQ         hist_base+80(FP), BX
+	MOVQ         hist_len+88(FP), R8
+	DECQ         R8                 // R8: B, the top bucket
+	VCVTSI2SDQ   R8, X14, X14
+	VBROADCASTSD X14, Y14           // Y14: B in each float64 lane
+	VMOVD        R8, X13
+	VPBROADCASTD X13, X13           // X13: B in each int32 lane
+	VPXOR        X12, X12, X12
+	XORQ         AX, AX
+	CMPQ         CX, $0
+	JEQ          approxDone
+
+approxFour:
+	VCVTDQ2PD   (SI)(AX*4), Y0
+	VMULPD      Y15, Y0, Y0
+	VCVTPS2PD   (DX)(AX*4), Y1
+	VMULPD      Y1, Y0, Y0
+	VMOVUPD     Y0, (DI)(AX*8)
+	VMULPD      Y14, Y0, Y0
+	VCVTTPD2DQY Y0, X0
+	VPMAXSD     X12, X0, X0
+	VPMINSD     X13, X0, X0
+	VMOVQ       X0, R9
+	VPEXTRQ     $1, X0, R11
+	MOVL        R9, R10
+	SHRQ        $32, R9
+	INCL        (BX)(R10*4)
+	INCL        (BX)(R9*4)
+	MOVL        R11, R10
+	SHRQ        $32, R11
+	INCL        (BX)(R10*4)
+	INCL        (BX)(R11*4)
+	ADDQ        $4, AX
+	CMPQ        AX, CX
+	JB          approxFour
+
+approxDone:
+	VZEROUPPER
+	RET
