@@ -383,35 +383,28 @@ func countShared(ps []int32, counts []uint32, hit []int32, nh int, reach uint32)
 	if runtime.GOARCH == "amd64" {
 		for ; i+2 <= len(ps); i += 2 {
 			v := ps[i : i+2 : i+2]
-			x := counts[v[0]]
-			if x>>8 != stamp {
-				x = stamp << 8
-			}
-			x++
-			counts[v[0]] = x
-			hit[nh] = v[0]
-			nh += b2i(x == reach)
-			x = counts[v[1]]
-			if x>>8 != stamp {
-				x = stamp << 8
-			}
-			x++
-			counts[v[1]] = x
-			hit[nh] = v[1]
-			nh += b2i(x == reach)
+			nh = countOne(counts, hit, nh, v[0], stamp, reach)
+			nh = countOne(counts, hit, nh, v[1], stamp, reach)
 		}
 	}
 	for _, v := range ps[i:] {
-		x := counts[v]
-		if x>>8 != stamp {
-			x = stamp << 8
-		}
-		x++
-		counts[v] = x
-		hit[nh] = v
-		nh += b2i(x == reach)
+		nh = countOne(counts, hit, nh, v, stamp, reach)
 	}
 	return nh
+}
+
+// countOne is countShared's step for name v: its count restarted under the current stamp
+// (reach's bits above 8) if it holds another, plus one; v written to hit[nh], and kept (nh + 1
+// returned) when the count has just reached reach.
+func countOne(counts []uint32, hit []int32, nh int, v int32, stamp, reach uint32) int {
+	x := counts[v]
+	if x>>8 != stamp {
+		x = stamp << 8
+	}
+	x++
+	counts[v] = x
+	hit[nh] = v
+	return nh + b2i(x == reach)
 }
 
 // hasPosting reports whether the ascending list ps holds v. It is search (engine.go) written out

@@ -16,6 +16,15 @@ DATA tailMask<>+0x30(SB)/8, $-1
 DATA tailMask<>+0x38(SB)/8, $-1
 GLOBL tailMask<>(SB), RODATA|NOPTR, $64
 
+// MADD4 adds to the accumulators Y0-Y3 the products of the 16 query lanes in qy with the 16
+// bytes at offset idx of the four rows SI, R10, R11 and R12 (sign-extended to words), as eight
+// int32 sums of two products each.
+#define MADD4(idx, qy) \
+	VPMOVSXBW (SI)(idx*1), Y5; VPMADDWD qy, Y5, Y5; VPADDD Y5, Y0, Y0; \
+	VPMOVSXBW (R10)(idx*1), Y6; VPMADDWD qy, Y6, Y6; VPADDD Y6, Y1, Y1; \
+	VPMOVSXBW (R11)(idx*1), Y7; VPMADDWD qy, Y7, Y7; VPADDD Y7, Y2, Y2; \
+	VPMOVSXBW (R12)(idx*1), Y9; VPMADDWD qy, Y9, Y9; VPADDD Y9, Y3, Y3
+
 // func dotsAVX2(rows []int8, dim int, q []int16, out []int32)
 //
 // out[i] = Σ_j q[j]·rows[i·dim+j] for i < len(out), j < dim, in int32 arithmetic that wraps:
@@ -56,36 +65,14 @@ four:
 
 fourChunk:
 	VMOVDQU   (DX)(AX*2), Y4
-	VPMOVSXBW (SI)(AX*1), Y5
-	VPMADDWD  Y4, Y5, Y5
-	VPADDD    Y5, Y0, Y0
-	VPMOVSXBW (R10)(AX*1), Y6
-	VPMADDWD  Y4, Y6, Y6
-	VPADDD    Y6, Y1, Y1
-	VPMOVSXBW (R11)(AX*1), Y7
-	VPMADDWD  Y4, Y7, Y7
-	VPADDD    Y7, Y2, Y2
-	VPMOVSXBW (R12)(AX*1), Y9
-	VPMADDWD  Y4, Y9, Y9
-	VPADDD    Y9, Y3, Y3
+	MADD4(AX, Y4)
 	ADDQ      $16, AX
 	CMPQ      AX, R9
 	JB        fourChunk
 
 	TESTQ     CX, CX
 	JZ        fourSum
-	VPMOVSXBW (SI)(R13*1), Y5
-	VPMADDWD  Y8, Y5, Y5
-	VPADDD    Y5, Y0, Y0
-	VPMOVSXBW (R10)(R13*1), Y6
-	VPMADDWD  Y8, Y6, Y6
-	VPADDD    Y6, Y1, Y1
-	VPMOVSXBW (R11)(R13*1), Y7
-	VPMADDWD  Y8, Y7, Y7
-	VPADDD    Y7, Y2, Y2
-	VPMOVSXBW (R12)(R13*1), Y9
-	VPMADDWD  Y8, Y9, Y9
-	VPADDD    Y9, Y3, Y3
+	MADD4(R13, Y8)
 
 fourSum:
 	// Pairwise sums within each 128-bit half: [row 0, row 1, row 2, row 3] in each, then the
