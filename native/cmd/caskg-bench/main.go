@@ -452,8 +452,8 @@ func buildOne(args []string) error {
 	return json.NewEncoder(os.Stdout).Encode(row)
 }
 
-// timeNative is the engine called in process: load = decode and prepare; then one warm-up pass
-// and rounds timed passes over the queries.
+// timeNative is the engine called in process: load = decode and prepare; then the queries timed
+// as timeQueries times them.
 func timeNative(data []byte, queries, short []string, rounds int, minTime time.Duration) (bench.Query, *engine.Engine, error) {
 	t := time.Now()
 	g, err := graphs.Decode(data)
