@@ -12,7 +12,7 @@ import (
 	"github.com/caskg/caskg/native/tracelog"
 )
 
-const tracesImportArgs = "LOG... --artifact A.skg -o TRACES.jsonl [--json]"
+const tracesImportArgs = "LOG... --artifact A.skg -o TRACES.jsonl [--strict] [--json]"
 
 // runTraces runs a traces subcommand; import is the only one, and "caskg traces -h" is its help.
 func runTraces(c *ctx, args []string) error {
@@ -20,6 +20,7 @@ func runTraces(c *ctx, args []string) error {
 	artifact := fs.String("artifact", "", "the artifact whose skill names the calls are matched against (required)")
 	out := fs.String("o", "", "the trace JSONL to write (required)")
 	jsonOut := fs.Bool("json", false, "print the report as JSON")
+	strict := fs.Bool("strict", false, "fail on any bad record or unreadable log instead of leaving it out and importing the rest")
 	switch {
 	case len(args) > 0 && args[0] == "import":
 		args = args[1:]
@@ -48,13 +49,32 @@ func runTraces(c *ctx, args []string) error {
 		names[i] = g.Name(i)
 	}
 	im := tracelog.NewImporter(tracelog.NewMatcher(names))
+	var unreadable []string
 	for _, path := range logs {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		if err := im.Add(path, data); err != nil {
-			return err
+		problems, err := im.Add(path, data)
+		switch {
+		case err != nil && *strict:
+			return fmt.Errorf("%w (--strict)", err)
+		case err != nil:
+			unreadable = append(unreadable, err.Error())
+			if !*jsonOut {
+				fmt.Fprintf(c.stderr, "caskg traces import: %v; left out\n", err)
+			}
+		case len(problems) > 0 && *strict:
+			return fmt.Errorf("%w (--strict; %d bad records in %s)", problems[0], len(problems), path)
+		}
+		if !*jsonOut {
+			for i, p := range problems {
+				if i == tracelog.MaxProblems {
+					fmt.Fprintf(c.stderr, "caskg traces import: %s: %d more bad records left out\n", path, len(problems)-i)
+					break
+				}
+				fmt.Fprintf(c.stderr, "caskg traces import: %v; left out\n", p)
+			}
 		}
 	}
 	rep := im.Report()
@@ -65,9 +85,10 @@ func runTraces(c *ctx, args []string) error {
 	}
 	if *jsonOut {
 		rec := struct {
-			Output string `json:"output,omitempty"` // empty when nothing was written
+			Output     string   `json:"output,omitempty"` // empty when nothing was written
+			Unreadable []string `json:"unreadable_files,omitempty"`
 			tracelog.Report
-		}{Report: rep}
+		}{Report: rep, Unreadable: unreadable}
 		if rep.Written > 0 {
 			rec.Output = *out
 		}
@@ -96,8 +117,12 @@ func printImport(c *ctx, rep tracelog.Report, out string) error {
 	} else {
 		fmt.Fprint(c.stdout, "\nwrote no traces")
 	}
-	fmt.Fprintf(c.stdout, " (%d left out with no matched call, %d repeated calls collapsed, %d records of no known format skipped)\n",
+	fmt.Fprintf(c.stdout, " (%d left out with no matched call, %d repeated calls collapsed, %d records of no known format skipped",
 		rep.Empty, rep.Collapsed, rep.Skipped)
+	if rep.BadRecords > 0 {
+		fmt.Fprintf(c.stdout, ", %d bad records left out", rep.BadRecords)
+	}
+	fmt.Fprintln(c.stdout, ")")
 	if len(rep.Normalized) > 0 {
 		fmt.Fprintln(c.stdout, "\nmatched after normalization:")
 		w = tabwriter.NewWriter(c.stdout, 2, 4, 2, ' ', 0)

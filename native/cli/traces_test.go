@@ -94,7 +94,8 @@ func TestTracesImportErrors(t *testing.T) {
 		{"no logs", []string{"traces", "import", "--artifact", art, "-o", out}, 2, "want at least one LOG"},
 		{"no artifact", []string{"traces", "import", bad, "-o", out}, 2, "--artifact is required"},
 		{"no output", []string{"traces", "import", bad, "--artifact", art}, 2, "-o is required"},
-		{"bad line", []string{"traces", "import", bad, "--artifact", art, "-o", out}, 1, bad + ":2: not JSON"},
+		{"bad line, nothing else", []string{"traces", "import", bad, "--artifact", art, "-o", out}, 1, bad + ":2: not JSON"},
+		{"bad line --strict", []string{"traces", "import", bad, "--artifact", art, "-o", out, "--strict"}, 1, bad + ":2: not JSON: invalid character 'o' in literal null (expecting 'u') (--strict; 1 bad records in " + bad + ")"},
 		{"nothing matched", []string{"traces", "import", none, "--artifact", art, "-o", out}, 1, "no call matched a skill"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -106,5 +107,56 @@ func TestTracesImportErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("a failed import wrote %s (%v)", out, err)
+	}
+}
+
+// TestTracesImportForgives checks that bad records and unreadable files are reported with file
+// and line and left out while the rest is imported, and that --strict refuses them instead.
+func TestTracesImportForgives(t *testing.T) {
+	art := buildSample(t)
+	dir := t.TempDir()
+	mixed := testlib.WriteFile(t, dir, "mixed.jsonl", `{"id":"a","skills":["go-to-location","pick-up-object"]}
+{"id":"b","skills":
+{"id":"c","skills":["find-object",3]}
+{"id":"d","skills":["turn-on-lamp","examine-object-under-lamp"]}
+`)
+	junk := testlib.WriteFile(t, dir, "junk.log", "\x00\x01binary\n")
+	out := filepath.Join(dir, "out.jsonl")
+	r := run(t, "traces", "import", mixed, junk, "--artifact", art, "-o", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	testlib.Contains(t, "stderr", r.stderr, []string{
+		mixed + ":2: not JSON", mixed + ":3: field \"skills\": entry 2 is not a name", junk + ": no JSON record",
+	}, nil)
+	testlib.Contains(t, "stdout", r.stdout, []string{"wrote 2 traces", "2 bad records left out"}, nil)
+	traces, err := builder.ReadTraces(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(traces) != 2 || traces[0].ID != "a" || traces[1].ID != "d" {
+		t.Errorf("imported %+v, want a and d", traces)
+	}
+
+	var rep struct {
+		Unreadable []string `json:"unreadable_files"`
+		tracelog.Report
+	}
+	decodeJSON(t, mustRun(t, "traces", "import", mixed, junk, "--artifact", art, "-o", out, "--json").stdout, &rep)
+	if rep.BadRecords != 2 || len(rep.Problems) != 2 || rep.Problems[0].Line != 2 || len(rep.Unreadable) != 1 {
+		t.Errorf("json report: %d bad records, problems %+v, unreadable %v", rep.BadRecords, rep.Problems, rep.Unreadable)
+	}
+
+	if err := os.Remove(out); err != nil {
+		t.Fatal(err)
+	}
+	for _, logs := range [][]string{{mixed}, {junk}} {
+		r := run(t, append(append([]string{"traces", "import"}, logs...), "--artifact", art, "-o", out, "--strict")...)
+		if r.code != 1 || !strings.Contains(r.stderr, "--strict") {
+			t.Errorf("--strict %v: exit %d, stderr %q", logs, r.code, r.stderr)
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a refused import wrote %s (%v)", out, err)
 	}
 }

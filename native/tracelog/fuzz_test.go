@@ -15,16 +15,21 @@ func fuzzFormat(f *testing.F, fixture string, parse func(p *parser, r record)) {
 		f.Add(line)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		logs, _, err := Parse("f", data)
-		for _, l := range logs {
+		parsed, err := Parse("f", data)
+		if err != nil {
+			return
+		}
+		for _, l := range parsed.Logs {
 			switch l.Format {
-			case ClaudeCode, OpenAIChat, OpenAIResponses, MCP, Caskg:
+			case ClaudeCode, Codex, OpenAIChat, OpenAIResponses, MCP, Caskg:
 			default:
 				t.Fatalf("log of unknown format %q", l.Format)
 			}
 		}
-		if err != nil {
-			return
+		for _, p := range parsed.Problems {
+			if p.Line < 1 || p.File != "f" {
+				t.Fatalf("problem without a line: %+v", p)
+			}
 		}
 		recs, _ := splitRecords(data)
 		p := newParser("f")
@@ -65,6 +70,10 @@ func FuzzMCP(f *testing.F) {
 			p.mcp(r, m)
 		}
 	})
+}
+
+func FuzzCodex(f *testing.F) {
+	fuzzFormat(f, "codex.jsonl", (*parser).codex)
 }
 
 func FuzzCaskgTraces(f *testing.F) {

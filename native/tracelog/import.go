@@ -5,6 +5,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
+	"strings"
+	"unicode"
 )
 
 // Trace is one trace as caskg build --traces reads it (builder.ReadTraces), with the task the
@@ -35,11 +37,15 @@ type NameCount struct {
 
 // Report is what an import read and wrote.
 type Report struct {
-	Formats   []FormatStats `json:"formats"`
-	Skipped   int           `json:"skipped_records"` // objects of no known format
-	Written   int           `json:"traces_written"`
-	Empty     int           `json:"traces_without_match"` // left out: no call matched a skill
-	Collapsed int           `json:"calls_collapsed"`      // consecutive repeats of a skill
+	Formats []FormatStats `json:"formats"`
+	Skipped int           `json:"skipped_records"` // objects of no known format
+	// Problems are the records left out as unreadable, the first MaxProblems of them;
+	// BadRecords counts them all.
+	BadRecords int       `json:"bad_records"`
+	Problems   []Problem `json:"problems,omitempty"`
+	Written    int       `json:"traces_written"`
+	Empty      int       `json:"traces_without_match"` // left out: no call matched a skill
+	Collapsed  int       `json:"calls_collapsed"`      // consecutive repeats of a skill
 	// The ten names most often called that matched no skill, and the ten normalized matches
 	// most often made, most frequent first.
 	Unmatched  []NameCount `json:"top_unmatched"`
@@ -48,6 +54,18 @@ type Report struct {
 
 // TopN is how many names Report lists.
 const TopN = 10
+
+// MaxProblems is how many problems Report lists.
+const MaxProblems = 20
+
+// MarshalJSON writes a problem as {"file", "line", "error"}.
+func (p Problem) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		File string `json:"file"`
+		Line int    `json:"line"`
+		Err  string `json:"error"`
+	}{p.File, p.Line, p.Err})
+}
 
 // An Importer turns log files into traces, one Add per file.
 type Importer struct {
@@ -66,15 +84,23 @@ func NewImporter(m *Matcher) *Importer {
 
 // Add parses one log file (see Parse) and turns its logs into traces: each call matched to a
 // skill, unmatched calls and consecutive repeats of a skill dropped. A log that matches no
-// skill adds no trace.
-func (im *Importer) Add(name string, data []byte) error {
-	logs, skipped, err := Parse(name, data)
+// skill adds no trace. Bad records are left out and reported (Report.Problems); it returns them
+// too, so a caller that wants none can refuse the file. The error is for a file Parse cannot
+// read at all, which adds nothing.
+func (im *Importer) Add(name string, data []byte) ([]Problem, error) {
+	parsed, err := Parse(name, data)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	im.rep.Skipped += skipped
+	im.rep.Skipped += parsed.Skipped
+	im.rep.BadRecords += len(parsed.Problems)
+	for _, p := range parsed.Problems {
+		if len(im.rep.Problems) < MaxProblems {
+			im.rep.Problems = append(im.rep.Problems, p)
+		}
+	}
 	seen := map[Format]bool{}
-	for _, l := range logs {
+	for _, l := range parsed.Logs {
 		st := im.stats[l.Format]
 		if st == nil {
 			st = &FormatStats{Format: l.Format}
@@ -88,7 +114,7 @@ func (im *Importer) Add(name string, data []byte) error {
 		st.Calls += len(l.Calls)
 		var skills []string
 		for _, c := range l.Calls {
-			s, how := im.m.Match(c)
+			s, how := im.match(c)
 			switch how {
 			case Exact:
 				st.Exact++
@@ -112,7 +138,21 @@ func (im *Importer) Add(name string, data []byte) error {
 		}
 		im.traces = append(im.traces, Trace{ID: l.ID, Task: l.Task, Skills: skills})
 	}
-	return nil
+	return parsed.Problems, nil
+}
+
+// match matches a call's name, and a name with spaces that matches nothing whole by its first
+// word, which is how a slash command names its skill ("pdf extract tables").
+func (im *Importer) match(c string) (string, How) {
+	s, how := im.m.Match(c)
+	if how == Unmatched && strings.ContainsFunc(c, unicode.IsSpace) {
+		if f := strings.Fields(c); len(f) > 0 {
+			if s, how = im.m.Match(f[0]); how == Exact {
+				how = Normalized
+			}
+		}
+	}
+	return s, how
 }
 
 // Traces returns the traces added so far, in the order of the files and of the logs in them.

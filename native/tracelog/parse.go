@@ -1,18 +1,28 @@
 // Package tracelog turns agent logs into caskg traces: it reads Claude Code session transcripts,
-// OpenAI Chat Completions and Responses API logs, MCP JSON-RPC logs and caskg's own trace JSONL,
-// and matches the tool and skill names they call against an artifact's skill names (Matcher).
+// Codex CLI session logs, OpenAI Chat Completions and Responses API logs, MCP JSON-RPC logs and
+// caskg's own trace JSONL, and matches the tool and skill names they call against an artifact's
+// skill names (Matcher).
 //
 // A log file is either one JSON document (an object, or an array of objects) or JSONL; every
 // object is classified on its own, so one file may mix formats. Objects of no known format are
-// skipped and counted; a line that is not JSON is an error naming the file and line.
+// skipped and counted. A line that is not JSON, or a record that breaks its format's rules, is a
+// Problem naming the file and line: the record is left out and the rest of the file is read.
+//
+// A call counts as the skill it uses, not only as the tool it names: Claude Code's Skill tool
+// as the skill it names, a get_skill call (caskg's MCP tool, under any server prefix) as the
+// skill in its "name" argument, and a file read or shell command that opens a .../NAME/SKILL.md
+// as NAME.
 package tracelog
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/caskg/caskg/native/eval"
@@ -26,11 +36,12 @@ const (
 	OpenAIChat      Format = "openai-chat"
 	OpenAIResponses Format = "openai-responses"
 	MCP             Format = "mcp"
+	Codex           Format = "codex"
 	Caskg           Format = "caskg"
 )
 
 // Formats lists the formats in the order reports show them.
-func Formats() []Format { return []Format{ClaudeCode, OpenAIChat, OpenAIResponses, MCP, Caskg} }
+func Formats() []Format { return []Format{ClaudeCode, Codex, OpenAIChat, OpenAIResponses, MCP, Caskg} }
 
 // A Log is one task or session read from a log: the tool and skill names it called, in call
 // order and as the log spells them.
@@ -48,24 +59,47 @@ type record struct {
 	v    map[string]any
 }
 
-// Parse reads one log file's contents; name names the file in errors and in the ids of logs that
-// carry none. It returns the logs in the order they start, and how many objects were of no known
-// format.
-func Parse(name string, data []byte) ([]Log, int, error) {
-	recs, err := splitRecords(data)
-	if err != nil {
-		return nil, 0, fmt.Errorf("tracelog: %s:%w", name, err)
-	}
+// Problem is a record of a log file that could not be read: it is left out, and the rest of the
+// file is read.
+type Problem struct {
+	File string
+	Line int
+	Err  string
+}
+
+func (p Problem) Error() string { return fmt.Sprintf("tracelog: %s:%d: %s", p.File, p.Line, p.Err) }
+
+// Parsed is what Parse read from one file.
+type Parsed struct {
+	Logs     []Log     // in the order they start
+	Skipped  int       // objects of no known format
+	Problems []Problem // records left out, in file order
+}
+
+// Parse reads one log file's contents; name names the file in problems, errors and the ids of
+// logs that carry none. A bad record is a Problem and the rest is read; a file with records,
+// none of them of a known format, is an error.
+func Parse(name string, data []byte) (*Parsed, error) {
+	recs, bad := splitRecords(data)
 	p := newParser(name)
+	out := &Parsed{}
+	for _, l := range bad {
+		out.Problems = append(out.Problems, Problem{name, l.line, l.err.Error()})
+	}
 	for _, r := range recs {
 		if err := p.add(r); err != nil {
-			return nil, 0, fmt.Errorf("tracelog: %s:%d: %w", name, r.line, err)
+			out.Problems = append(out.Problems, Problem{name, r.line, err.Error()})
 		}
 	}
+	slices.SortStableFunc(out.Problems, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
 	if len(recs) > 0 && p.skipped == len(recs) {
-		return nil, 0, fmt.Errorf("tracelog: %s: no known log format (Claude Code, OpenAI Chat Completions or Responses, MCP JSON-RPC, caskg traces)", name)
+		return nil, fmt.Errorf("tracelog: %s: no known log format (Claude Code, Codex CLI, OpenAI Chat Completions or Responses, MCP JSON-RPC, caskg traces)", name)
 	}
-	return p.logs, p.skipped, nil
+	if len(recs) == 0 && len(bad) > 0 {
+		return nil, fmt.Errorf("tracelog: %s: no JSON record (%d bad lines; the first: %d: %v)", name, len(bad), bad[0].line, bad[0].err)
+	}
+	out.Logs, out.Skipped = p.logs, p.skipped
+	return out, nil
 }
 
 // lineError is an error at a line of the file being split.
@@ -74,20 +108,21 @@ type lineError struct {
 	err  error
 }
 
-func (e *lineError) Error() string { return fmt.Sprintf("%d: %v", e.line, e.err) }
-
 // splitRecords splits a file into its objects: those of one JSON document (an object or an
-// array of objects), or else those of its lines, where a line may also hold an array.
-func splitRecords(data []byte) ([]record, error) {
+// array of objects), or else those of its lines, where a line may also hold an array. A line
+// that is not JSON, or not an object or array, is left out and returned among the bad ones.
+func splitRecords(data []byte) ([]record, []lineError) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') && json.Valid(trimmed) {
 		return splitDocument(data)
 	}
 	var recs []record
+	var bad []lineError
 	n, err := eval.EachLine(bytes.NewReader(data), func(line int, b []byte) error {
 		var v any
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("not JSON: %w", err)
+			bad = append(bad, lineError{line, fmt.Errorf("not JSON: %w", err)})
+			return nil
 		}
 		switch v := v.(type) {
 		case map[string]any:
@@ -99,18 +134,18 @@ func splitRecords(data []byte) ([]record, error) {
 				}
 			}
 		default:
-			return errors.New("not a JSON object")
+			bad = append(bad, lineError{line, errors.New("not a JSON object")})
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, &lineError{n, err}
+	if err != nil { // a line over EachLine's limit: what follows cannot be split
+		bad = append(bad, lineError{n, err})
 	}
-	return recs, nil
+	return recs, bad
 }
 
 // splitDocument splits one valid JSON document, numbering each object by the line it starts on.
-func splitDocument(data []byte) ([]record, error) {
+func splitDocument(data []byte) ([]record, []lineError) {
 	lineAt := func(off int64) int {
 		for off < int64(len(data)) && strings.IndexByte(" \t\r\n,", data[off]) >= 0 {
 			off++
@@ -122,19 +157,19 @@ func splitDocument(data []byte) ([]record, error) {
 	if bytes.TrimSpace(data)[0] == '{' {
 		var m map[string]any
 		if err := dec.Decode(&m); err != nil {
-			return nil, &lineError{start, err}
+			return nil, []lineError{{start, err}}
 		}
 		return []record{{start, m}}, nil
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, &lineError{start, err}
+		return nil, []lineError{{start, err}}
 	}
 	var recs []record
 	for dec.More() {
 		line := lineAt(dec.InputOffset())
 		var v any
-		if err := dec.Decode(&v); err != nil {
-			return nil, &lineError{line, err}
+		if err := dec.Decode(&v); err != nil { // unreachable for a valid document; kept for safety
+			return recs, []lineError{{line, err}}
 		}
 		if m, ok := v.(map[string]any); ok {
 			recs = append(recs, record{line, m})
@@ -147,7 +182,8 @@ func splitDocument(data []byte) ([]record, error) {
 type parser struct {
 	name, base string
 	logs       []Log
-	sessions   map[string]int // Claude Code and MCP: the index of a session's log, by format and id
+	sessions   map[string]int // Claude Code, Codex and MCP: the index of a session's log, by format and id
+	codexID    string         // the session id of the file's Codex session_meta record, if any
 	skipped    int
 }
 
@@ -185,6 +221,10 @@ func (p *parser) add(r record) error {
 	}
 	if t := str(v, "type"); str(v, "sessionId") != "" || ((t == "user" || t == "assistant") && obj(v, "message") != nil) {
 		p.claude(r)
+		return nil
+	}
+	if isCodex(v) {
+		p.codex(r)
 		return nil
 	}
 	req, resp := unwrap(v)
@@ -238,8 +278,9 @@ func (p *parser) mcp(r record, m map[string]any) {
 	}
 	l := p.session(MCP, id, r.line)
 	if str(m, "method") == "tools/call" {
-		if name := str(obj(m, "params"), "name"); name != "" {
-			l.Calls = append(l.Calls, name)
+		params := obj(m, "params")
+		if name := str(params, "name"); name != "" {
+			l.Calls = append(l.Calls, uses(name, obj(params, "arguments")))
 		}
 	}
 }
@@ -272,16 +313,18 @@ func (p *parser) claude(r record) {
 			if str(b, "type") != "tool_use" {
 				continue
 			}
-			name := str(b, "name")
+			name, in := str(b, "name"), obj(b, "input")
 			if name == "Skill" {
-				in := obj(b, "input")
-				s := str(in, "skill")
-				if s == "" {
-					s = str(in, "command")
-				}
-				if f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(s), "/")); len(f) > 0 {
+				// "skill" holds the skill's name, which may have spaces ("Automatic Speech
+				// Recognition (ASR)"); "command" (older versions) a slash command and its
+				// arguments, whose first word is the name.
+				if s := strings.TrimSpace(str(in, "skill")); s != "" {
+					name = strings.TrimPrefix(s, "/")
+				} else if f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(str(in, "command")), "/")); len(f) > 0 {
 					name = f[0]
 				}
+			} else {
+				name = uses(name, in)
 			}
 			if name != "" {
 				l.Calls = append(l.Calls, name)
@@ -327,12 +370,14 @@ func (p *parser) chat(r record, req, resp map[string]any) {
 	calls := func(m map[string]any) {
 		for _, c := range list(m, "tool_calls") {
 			c, _ := c.(map[string]any)
-			if name := str(obj(c, "function"), "name"); name != "" {
-				l.Calls = append(l.Calls, name)
+			fn := obj(c, "function")
+			if name := str(fn, "name"); name != "" {
+				l.Calls = append(l.Calls, uses(name, arguments(fn["arguments"])))
 			}
 		}
-		if name := str(obj(m, "function_call"), "name"); name != "" {
-			l.Calls = append(l.Calls, name)
+		fn := obj(m, "function_call")
+		if name := str(fn, "name"); name != "" {
+			l.Calls = append(l.Calls, uses(name, arguments(fn["arguments"])))
 		}
 	}
 	for _, m := range list(req, "messages") {
@@ -363,7 +408,7 @@ func (p *parser) responses(r record, req, resp map[string]any) {
 			switch str(it, "type") {
 			case "function_call", "custom_tool_call", "mcp_call":
 				if name := str(it, "name"); name != "" {
-					l.Calls = append(l.Calls, name)
+					l.Calls = append(l.Calls, uses(name, arguments(it["arguments"])))
 				}
 			}
 			if str(it, "role") == "user" && l.Task == "" {
@@ -379,6 +424,134 @@ func (p *parser) responses(r record, req, resp map[string]any) {
 	}
 	items(list(resp, "output"))
 	p.logs = append(p.logs, l)
+}
+
+// codexTypes are the record types of a Codex CLI session log ("rollout" JSONL): each record is
+// {"timestamp", "type", "payload"}.
+var codexTypes = map[string]bool{"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true, "compacted": true}
+
+// codexItems are the response item types that Codex CLI's older logs write as records of their
+// own, without the envelope; call_id tells them from a Responses API object.
+var codexItems = map[string]bool{"function_call": true, "custom_tool_call": true, "local_shell_call": true}
+
+func isCodex(v map[string]any) bool {
+	t := str(v, "type")
+	if codexTypes[t] && obj(v, "payload") != nil {
+		return true
+	}
+	return codexItems[t] && str(v, "call_id") != ""
+}
+
+// codex adds one record of a Codex CLI session log to the file's session: function, custom tool
+// and shell calls are calls, and the first user text that is not the environment or instructions
+// preamble (the XML-tagged blocks Codex sends first) is the task.
+func (p *parser) codex(r record) {
+	item := r.v
+	if pl := obj(r.v, "payload"); pl != nil {
+		item = pl
+	}
+	if str(r.v, "type") == "session_meta" {
+		if id := str(item, "id"); id != "" && p.codexID == "" {
+			p.codexID = id
+		}
+	}
+	id := p.codexID
+	if id == "" {
+		id = p.base
+	}
+	l := p.session(Codex, id, r.line)
+	switch str(item, "type") {
+	case "message":
+		if str(item, "role") == "user" && l.Task == "" {
+			if t := text(item["content"]); t != "" && !strings.HasPrefix(t, "<") {
+				l.Task = t
+			}
+		}
+	case "user_message": // an event_msg payload
+		if t := strings.TrimSpace(str(item, "message")); l.Task == "" && t != "" && !strings.HasPrefix(t, "<") {
+			l.Task = t
+		}
+	case "function_call", "custom_tool_call":
+		if name := str(item, "name"); name != "" {
+			args := arguments(item["arguments"])
+			if args == nil {
+				args = map[string]any{"input": item["input"]}
+			}
+			l.Calls = append(l.Calls, uses(name, args))
+		}
+	case "local_shell_call":
+		if s := skillFile(obj(item, "action")["command"]); s != "" {
+			l.Calls = append(l.Calls, s)
+		} else {
+			l.Calls = append(l.Calls, "local_shell")
+		}
+	}
+}
+
+// maxArguments bounds the arguments string of a logged call that is decoded to look for a
+// skill name: larger ones are not a get_skill or a file read.
+const maxArguments = 64 << 10
+
+// arguments decodes a logged call's arguments: an object, or a JSON string holding one (the
+// OpenAI APIs and Codex write them as strings). Anything else is nil.
+func arguments(v any) map[string]any {
+	switch a := v.(type) {
+	case map[string]any:
+		return a
+	case string:
+		if len(a) > maxArguments {
+			return nil
+		}
+		var m map[string]any
+		if json.Unmarshal([]byte(a), &m) == nil {
+			return m
+		}
+	}
+	return nil
+}
+
+// uses is the name a call of tool name with arguments args counts as: the skill a get_skill
+// call asks for, the skill whose SKILL.md a file read or shell command opens, or else the tool.
+func uses(name string, args map[string]any) string {
+	if c := candidates(name); strings.EqualFold(c[len(c)-1], "get_skill") {
+		if s := strings.TrimSpace(str(args, "name")); s != "" {
+			return s
+		}
+	}
+	for _, k := range []string{"file_path", "path", "command", "cmd", "input"} {
+		if s := skillFile(args[k]); s != "" {
+			return s
+		}
+	}
+	return name
+}
+
+// skillFilePath finds a path to a SKILL.md file; its folder names the skill.
+var skillFilePath = regexp.MustCompile(`([^/\\\s"'=]+)[/\\]SKILL\.md\b`)
+
+// skillFile is the folder of the first SKILL.md a path, command line or list of arguments
+// names, or "".
+func skillFile(v any) string {
+	var s string
+	switch a := v.(type) {
+	case string:
+		s = a
+	case []any:
+		var parts []string
+		for _, x := range a {
+			if t, ok := x.(string); ok {
+				parts = append(parts, t)
+			}
+		}
+		s = strings.Join(parts, " ")
+	}
+	if len(s) > maxArguments {
+		s = s[:maxArguments]
+	}
+	if m := skillFilePath.FindStringSubmatch(s); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // text is the text of message content: a string, or the first text part of a list of parts.

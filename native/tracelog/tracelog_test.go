@@ -102,17 +102,21 @@ func TestParse(t *testing.T) {
 			{Caskg, "r1", "", 1, []string{"find-object", "pick-up-object", "Pick_Up_Object", "place-object-in-receptacle"}},
 			{Caskg, "2", "check the egg is hot", 2, []string{"not-a-skill", "verify-object-hot"}},
 		}, 0},
+		{"codex.jsonl", []Log{
+			{Codex, "cx-1", "cool the apple and put it on the table", 1, []string{"go-to-location", "kitchen__cool_object_in_fridge",
+				"place-object-in-receptacle", "local_shell", "shell"}},
+		}, 0},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			got, skipped, err := Parse(filepath.Join("testdata", tc.file), readFixture(t, tc.file))
+			got, err := Parse(filepath.Join("testdata", tc.file), readFixture(t, tc.file))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			if diff := cmp.Diff(tc.want, got.Logs); diff != "" {
 				t.Errorf("logs (-want +got):\n%s", diff)
 			}
-			if skipped != tc.skipped {
-				t.Errorf("skipped %d records, want %d", skipped, tc.skipped)
+			if got.Skipped != tc.skipped || len(got.Problems) > 0 {
+				t.Errorf("skipped %d records, want %d; problems %v", got.Skipped, tc.skipped, got.Problems)
 			}
 		})
 	}
@@ -137,12 +141,27 @@ func TestParseShapes(t *testing.T) {
 			[]Log{{Caskg, "t", "", 1, []string{"a"}}, {MCP, "f.log", "", 2, []string{"b"}}}},
 		{"claude skill without name keeps Skill", `{"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","name":"Skill","input":{}}]}}`,
 			[]Log{{ClaudeCode, "s", "", 1, []string{"Skill"}}}},
+		{"claude skill name with spaces whole", `{"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","name":"Skill","input":{"skill":"Automatic Speech Recognition (ASR)"}}]}}`,
+			[]Log{{ClaudeCode, "s", "", 1, []string{"Automatic Speech Recognition (ASR)"}}}},
+		{"claude get_skill counts as the skill", `{"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","name":"mcp__caskg__get_skill","input":{"name":"pick-up-object"}},{"type":"tool_use","name":"mcp__caskg__get_skill","input":{}}]}}`,
+			[]Log{{ClaudeCode, "s", "", 1, []string{"pick-up-object", "mcp__caskg__get_skill"}}}},
+		{"claude read of a SKILL.md", `{"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","name":"Read","input":{"file_path":"/home/u/.claude/skills/turn-on-lamp/SKILL.md"}}]}}`,
+			[]Log{{ClaudeCode, "s", "", 1, []string{"turn-on-lamp"}}}},
+		{"mcp get_skill", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"find-object"}}}`,
+			[]Log{{MCP, "f.log", "", 1, []string{"find-object"}}}},
+		{"chat get_skill arguments string", `{"choices":[{"message":{"tool_calls":[{"function":{"name":"caskg__get_skill","arguments":"{\"name\":\"turn-on-lamp\"}"}}]}}]}`,
+			[]Log{{OpenAIChat, "f.log:1", "", 1, []string{"turn-on-lamp"}}}},
+		{"codex item without envelope", `{"type":"function_call","name":"kitchen__turn_on_faucet","arguments":"{}","call_id":"c1"}`,
+			[]Log{{Codex, "f.log", "", 1, []string{"kitchen__turn_on_faucet"}}}},
+		{"codex task from event when no message", "{\"type\":\"event_msg\",\"payload\":{\"type\":\"user_message\",\"message\":\"water the seed\"}}",
+			[]Log{{Codex, "f.log", "water the seed", 1, nil}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, _, err := Parse("dir/f.log", []byte(tc.in))
+			parsed, err := Parse("dir/f.log", []byte(tc.in))
 			if err != nil {
 				t.Fatal(err)
 			}
+			got := parsed.Logs
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("logs (-want +got):\n%s", diff)
 			}
@@ -150,17 +169,57 @@ func TestParseShapes(t *testing.T) {
 	}
 }
 
-func TestParseErrors(t *testing.T) {
-	for _, tc := range []struct{ name, in, want string }{
-		{"bad line", "{\"jsonrpc\":\"2.0\"}\n\n{oops\n", "tracelog: f.log:3: not JSON"},
-		{"not an object", "{\"jsonrpc\":\"2.0\"}\n42\n", "tracelog: f.log:2: not a JSON object"},
-		{"skills not a list", "{\"id\":\"a\",\"skills\":\"x\"}", `tracelog: f.log:1: field "skills" is not an array of names`},
-		{"skill not a name", "{\"id\":\"a\",\"skills\":[\"x\"]}\n{\"id\":\"b\",\"skills\":[\"x\",3]}", `tracelog: f.log:2: field "skills": entry 2 is not a name`},
-		{"array element line", "[\n {\"id\":\"a\",\"skills\":[\"x\"]},\n {\"id\":\"b\",\"skills\":[]},\n {\"id\":\"c\",\"skills\":[1]}\n]", "tracelog: f.log:4: field"},
-		{"unknown format", `{"hello":"world"}`, "tracelog: f.log: no known log format"},
+// TestParseProblems checks that a bad record is reported with its file and line and the rest of
+// the file is read.
+func TestParseProblems(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		problems []string // Problem.Error() prefixes
+		calls    []string // of every log, in order
+	}{
+		{"bad line", "{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}\n\n{oops\n{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{\"name\":\"b\"}}",
+			[]string{"tracelog: f.log:3: not JSON"}, []string{"a", "b"}},
+		{"not an object", "{\"jsonrpc\":\"2.0\"}\n42\n", []string{"tracelog: f.log:2: not a JSON object"}, nil},
+		{"skills not a list", "{\"id\":\"a\",\"skills\":\"x\"}\n{\"id\":\"b\",\"skills\":[\"y\"]}",
+			[]string{`tracelog: f.log:1: field "skills" is not an array of names`}, []string{"y"}},
+		{"skill not a name", "{\"id\":\"a\",\"skills\":[\"x\"]}\n{\"id\":\"b\",\"skills\":[\"x\",3]}",
+			[]string{`tracelog: f.log:2: field "skills": entry 2 is not a name`}, []string{"x"}},
+		{"array element", "[\n {\"id\":\"a\",\"skills\":[\"x\"]},\n {\"id\":\"b\",\"skills\":[]},\n {\"id\":\"c\",\"skills\":[1]}\n]",
+			[]string{"tracelog: f.log:4: field"}, []string{"x"}},
+		{"several, in line order", "{bad\n{\"id\":\"a\",\"skills\":3}\n[1]\n{\"id\":\"b\",\"skills\":[\"z\"]}\nnull",
+			[]string{"tracelog: f.log:1: not JSON", "tracelog: f.log:2: field", "tracelog: f.log:5: not a JSON object"}, []string{"z"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := Parse("f.log", []byte(tc.in))
+			got, err := Parse("f.log", []byte(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Problems) != len(tc.problems) {
+				t.Fatalf("problems %v, want %d", got.Problems, len(tc.problems))
+			}
+			for i, p := range got.Problems {
+				if !strings.HasPrefix(p.Error(), tc.problems[i]) {
+					t.Errorf("problem %d = %q, want one starting %q", i, p.Error(), tc.problems[i])
+				}
+			}
+			var calls []string
+			for _, l := range got.Logs {
+				calls = append(calls, l.Calls...)
+			}
+			if diff := cmp.Diff(tc.calls, calls); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"unknown format", `{"hello":"world"}`, "tracelog: f.log: no known log format"},
+		{"nothing readable", "oops\n\x00\x01\n", "tracelog: f.log: no JSON record (2 bad lines; the first: 1: not JSON"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("f.log", []byte(tc.in))
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 				t.Errorf("error = %v, want one starting %q", err, tc.want)
 			}
@@ -168,10 +227,27 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestImportNames checks how calls become skills: a name with spaces whole, a slash command by
+// its first word, and a name that is not a skill not by a word of it.
+func TestImportNames(t *testing.T) {
+	im := NewImporter(NewMatcher(append(skills, "Automatic Speech Recognition (ASR)", "pdf")))
+	in := `{"id":"a","skills":["Automatic Speech Recognition (ASR)","pdf extract tables","automatic speech recognition (asr)","go to the kitchen"]}`
+	if _, err := im.Add("f", []byte(in)); err != nil {
+		t.Fatal(err)
+	}
+	want := []Trace{{ID: "a", Skills: []string{"Automatic Speech Recognition (ASR)", "pdf", "Automatic Speech Recognition (ASR)"}}}
+	if diff := cmp.Diff(want, im.Traces()); diff != "" {
+		t.Errorf("traces (-want +got):\n%s", diff)
+	}
+	if r := im.Report(); len(r.Unmatched) != 1 || r.Unmatched[0].Name != "go to the kitchen" {
+		t.Errorf("unmatched %v, want only the sentence", r.Unmatched)
+	}
+}
+
 func TestImport(t *testing.T) {
 	im := NewImporter(NewMatcher(skills))
 	for _, f := range []string{"claude-code.jsonl", "openai-chat.jsonl", "openai-responses.json", "mcp.jsonl", "caskg.jsonl"} {
-		if err := im.Add(f, readFixture(t, f)); err != nil {
+		if _, err := im.Add(f, readFixture(t, f)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -215,7 +291,7 @@ func TestTopKeepsTen(t *testing.T) {
 			calls = append(calls, string(rune('a'+i)))
 		}
 	}
-	if err := im.Add("f", []byte(`{"id":"x","skills":["`+strings.Join(calls, `","`)+`"]}`)); err != nil {
+	if _, err := im.Add("f", []byte(`{"id":"x","skills":["`+strings.Join(calls, `","`)+`"]}`)); err != nil {
 		t.Fatal(err)
 	}
 	u := im.Report().Unmatched
