@@ -3,9 +3,11 @@
 // The CLI's artifacts, reports and README sections and caskg-bench's results all go through it,
 // and so do the LLM answer and embedding caches, without the sync (WriteNoSync).
 //
-// The temporary file of a target "name" is ".name.tmp" followed by decimal digits. A process
-// killed mid-write leaves it behind; the next Write to the same target removes such files once
-// they are StaleAfter old.
+// On Linux the data goes into an unnamed file (O_TMPFILE) that is given a name only once it is
+// complete, so a process killed while writing leaves nothing. Elsewhere, and where the file
+// system has no O_TMPFILE, the temporary file of a target "name" is ".name.tmp" followed by
+// decimal digits: a process killed mid-write leaves it behind, and the next Write to the same
+// target removes such files once they are StaleAfter old.
 package atomicfile
 
 import (
@@ -75,6 +77,9 @@ func isTempName(name, prefix string) bool {
 func WriteNoSync(path string, data []byte) error { return write(path, data, false) }
 
 func write(path string, data []byte, sync bool) error {
+	if done, err := writeUnnamed(path, data, sync); done {
+		return err
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), tempPrefix(path)+"*")
 	if err != nil {
 		return err

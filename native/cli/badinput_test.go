@@ -319,7 +319,7 @@ func TestBadInput(t *testing.T) {
 			args: func(e *env) []string { return []string{"build", sampleLib, "-o", e.path("missing/out.skg")} },
 			code: 1,
 			want: func(e *env) []string {
-				return []string{"writing artifact " + e.path("missing/out.skg") + ": ", "no such file or directory"}
+				return []string{"caskg build: -o " + e.path("missing/out.skg") + ": folder " + e.path("missing") + " does not exist; create it first"}
 			},
 		},
 		{
@@ -329,7 +329,7 @@ func TestBadInput(t *testing.T) {
 			},
 			code: 1,
 			want: func(e *env) []string {
-				return []string{"writing report " + e.path("missing/report.json") + ": ", "no such file or directory"}
+				return []string{"caskg build: --report " + e.path("missing/report.json") + ": folder " + e.path("missing") + " does not exist; create it first"}
 			},
 		},
 		{

@@ -3,11 +3,14 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -110,8 +113,15 @@ func runBuild(c *ctx, args []string) error {
 		return err
 	}
 	start := time.Now() // the build's time: reading the library, fitting the embedder, building, writing
-	if st, err := os.Stat(f.out); err == nil && st.IsDir() {
-		return fmt.Errorf("-o %s: is a directory", f.out)
+	if !f.llm.dryRun {
+		if err := checkOutput("-o", f.out); err != nil {
+			return err
+		}
+	}
+	if f.report != "" {
+		if err := checkOutput("--report", f.report); err != nil {
+			return err
+		}
 	}
 	lib, err := loadLibrary(f.strict, libs)
 	if err != nil {
@@ -149,6 +159,25 @@ func runBuild(c *ctx, args []string) error {
 	rep.StageSeconds["fit"] = fit
 	rep.TotalSeconds = time.Since(start).Seconds()
 	return f.summarize(c, rep, lib.Problems, libs)
+}
+
+// checkOutput refuses an output path before any work is done on it: a folder, or a path in a
+// folder that does not exist (atomicfile would fail only at the end, after the whole build).
+func checkOutput(flag, out string) error {
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		return fmt.Errorf("%s %s: is a directory", flag, out)
+	}
+	dir := filepath.Dir(out)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s %s: folder %s does not exist; create it first", flag, out, dir)
+	case err != nil:
+		return fmt.Errorf("%s %s: %w", flag, out, err)
+	case !st.IsDir():
+		return fmt.Errorf("%s %s: %s is not a folder", flag, out, dir)
+	}
+	return nil
 }
 
 // loadLibrary reads the libraries. When nothing is left of them, the error lists what was

@@ -93,8 +93,13 @@ func runUpdate(c *ctx, args []string) error {
 	}
 	start := time.Now()
 	oldPath, libs := pos[0], pos[1:]
-	if st, err := os.Stat(f.out); err == nil && st.IsDir() {
-		return fmt.Errorf("-o %s: is a directory", f.out)
+	if err := checkOutput("-o", f.out); err != nil {
+		return err
+	}
+	if f.report != "" {
+		if err := checkOutput("--report", f.report); err != nil {
+			return err
+		}
 	}
 	old, err := os.ReadFile(oldPath)
 	if err != nil {

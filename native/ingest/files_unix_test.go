@@ -159,3 +159,57 @@ func TestFIFOSwappedIn(t *testing.T) {
 		t.Fatal("opening and reading a named pipe still blocks after 10s")
 	}
 }
+
+// TestSymlinkedFolders checks that no symlinked folder is passed over silently: a linked skill
+// folder is read wherever it leads, and a loop, a second name and a linked collection are
+// skipped with a reason.
+func TestSymlinkedFolders(t *testing.T) {
+	t.Chdir(t.TempDir())
+	testlib.WriteFiles(t, ".", files{
+		"lib/good/SKILL.md":          skillMD("", "name: good", "description: Fine."),
+		"lib/.store/hidden/SKILL.md": skillMD("", "name: hidden", "description: Kept where the walk does not go."),
+		"elsewhere/pdf/SKILL.md":     skillMD("", "name: pdf", "description: Linked in from another folder."),
+		"elsewhere/pdf/sub/SKILL.md": skillMD("", "name: nested", "description: Under a linked skill folder: not walked."),
+		"collection/a/SKILL.md":      skillMD("", "name: a", "description: In a linked collection."),
+	})
+	for link, target := range map[string]string{
+		"lib/pdf":       "../elsewhere/pdf",
+		"lib/pdf-again": "../elsewhere/pdf",
+		"lib/hidden":    ".store/hidden",
+		"lib/good/loop": "..",
+		"lib/twin":      "good",
+		"lib/coll":      "../collection",
+		"lib/file-link": "good/SKILL.md",
+		"lib/dangling":  "nowhere",
+	} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lib, err := loadWithin(t, Options{}, "lib")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range lib.Skills {
+		names = append(names, s.Name+" "+s.Source)
+	}
+	if diff := cmp.Diff([]string{"good lib/good/SKILL.md", "hidden lib/hidden/SKILL.md", "pdf lib/pdf/SKILL.md"}, names); diff != "" {
+		t.Errorf("skills (-want +got):\n%s", diff)
+	}
+	coll, _ := filepath.EvalSymlinks("collection")
+	pdf, _ := filepath.EvalSymlinks("elsewhere/pdf")
+	want := []string{
+		"lib/coll: symlinked folder: leads to " + filepath.ToSlash(coll) + ", which holds no SKILL.md; give a folder of skills as a LIBRARY of its own; skipped",
+		"lib/good/loop: symlinked folder: leads to . of the same library, which is read as it is (a loop or a second name); skipped",
+		"lib/pdf-again: symlinked folder: leads to " + filepath.ToSlash(pdf) + ", already read through another link; skipped",
+		"lib/twin: symlinked folder: leads to good of the same library, which is read as it is (a loop or a second name); skipped",
+	}
+	var got []string
+	for _, p := range lib.Problems {
+		got = append(got, p.Error())
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+}

@@ -130,8 +130,9 @@ func Load(paths ...string) (*Library, error) {
 //   - a file named SKILL.md or ending in .md is one skill.
 //
 // Only regular files are opened. Inside a directory a symlinked SKILL.md is read when it leads to
-// a regular file inside that directory; a path given directly may be a symlink to a regular file
-// anywhere.
+// a regular file inside that directory, and a symlinked skill folder (one holding a SKILL.md) has
+// its SKILL.md read wherever it leads; other symlinked folders are skipped with a Problem (see
+// linkedFolder). A path given directly may be a symlink to a regular file anywhere.
 //
 // Bad entries are skipped and recorded in Library.Problems. The error, always prefixed
 // "ingest: ", is returned for a path that does not exist or cannot be read or walked, a file of
@@ -142,7 +143,7 @@ func LoadWith(opt Options, paths ...string) (*Library, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("ingest: no paths given")
 	}
-	l := &loader{strict: opt.Strict, seen: map[string]bool{}, names: map[string]int{}}
+	l := &loader{strict: opt.Strict, seen: map[string]bool{}, names: map[string]int{}, linked: map[string]bool{}}
 	for _, p := range paths {
 		if err := l.loadPath(p); err != nil {
 			if errors.Is(err, errStop) {
@@ -203,6 +204,7 @@ type loader struct {
 	lib    Library
 	seen   map[string]bool // files already read, by Source
 	names  map[string]int  // skill name → index in lib.Skills
+	linked map[string]bool // skill folders read through a symlink, by real path
 }
 
 func (l *loader) stopped() bool { return l.strict && len(l.lib.Problems) > 0 }
@@ -290,16 +292,19 @@ func (l *loader) walk(root string) error {
 			return nil
 		}
 		if d.IsDir() {
-			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+			if path != root && skippedDir(d.Name()) {
 				return fs.SkipDir
 			}
 			return nil
 		}
 		if d.Name() != "SKILL.md" {
-			return nil
+			if d.Type()&fs.ModeSymlink != 0 {
+				l.linkedFolder(r, root, realRoot, path)
+			}
+		} else {
+			data, prob := l.readInRoot(r, root, realRoot, path, d.Type())
+			l.loadFile(path, data, prob)
 		}
-		data, prob := l.readInRoot(r, root, realRoot, path, d.Type())
-		l.loadFile(path, data, prob)
 		if l.stopped() {
 			return errStop
 		}
@@ -309,6 +314,78 @@ func (l *loader) walk(root string) error {
 		return fmt.Errorf("ingest: %w", err)
 	}
 	return err
+}
+
+// skippedDir reports whether the walk leaves out a folder of this name.
+func skippedDir(name string) bool { return strings.HasPrefix(name, ".") || name == "node_modules" }
+
+// linkedFolder handles a symlink the walk met at path, inside root (realRoot with its symlinks
+// resolved), that is not named SKILL.md. WalkDir does not follow symlinks, and a library that
+// links its skills in from elsewhere (~/.claude/skills/pdf -> ~/src/skills/pdf) must not lose
+// them silently:
+//   - a link to a skill folder (one holding a SKILL.md) has that SKILL.md read, wherever the
+//     folder is, as path/SKILL.md; folders under it are not walked;
+//   - a link to a folder the walk reaches anyway (a loop back to an ancestor, or a second name
+//     for a folder of the library) is skipped with a Problem naming it;
+//   - a link to another folder (a collection of skills) is skipped with a Problem that says to
+//     give the folder as a library of its own: walking where a link leads could walk the
+//     whole disk.
+//
+// A link to anything but a folder is not a skill and is left alone, as other files are.
+func (l *loader) linkedFolder(r *os.Root, root, realRoot, path string) {
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return // a broken link to something not named SKILL.md: nothing of the library's
+	}
+	fi, err := os.Stat(target)
+	if err != nil || !fi.IsDir() {
+		return
+	}
+	src := filepath.ToSlash(filepath.Clean(path))
+	skip := func(msg string) {
+		l.lib.Problems = append(l.lib.Problems, Problem{File: src, Msg: "symlinked folder: " + msg + "; skipped"})
+	}
+	if rel, err := filepath.Rel(realRoot, target); err == nil && (rel == "." || filepath.IsLocal(rel)) {
+		reached := true
+		for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+			reached = reached && (part == "." || !skippedDir(part))
+		}
+		if reached {
+			skip("leads to " + filepath.ToSlash(rel) + " of the same library, which is read as it is (a loop or a second name)")
+			return
+		}
+	}
+	if l.linked[target] {
+		skip("leads to " + filepath.ToSlash(target) + ", already read through another link")
+		return
+	}
+	info, err := os.Lstat(filepath.Join(target, "SKILL.md"))
+	if err != nil {
+		skip("leads to " + filepath.ToSlash(target) + ", which holds no SKILL.md; give a folder of skills as a LIBRARY of its own")
+		return
+	}
+	l.linked[target] = true
+	file := filepath.Join(path, "SKILL.md")
+	if !info.Mode().IsRegular() {
+		l.loadFile(file, nil, &Problem{Msg: "not a regular file: " + typeName(info.Mode()) + "; skipped"})
+		return
+	}
+	tr, err := os.OpenRoot(target)
+	if err != nil {
+		l.loadFile(file, nil, &Problem{Msg: "cannot read: " + pathErrText(err)})
+		return
+	}
+	defer tr.Close()
+	f, err := tr.OpenFile("SKILL.md", OpenFlags, 0)
+	if err != nil {
+		l.loadFile(file, nil, &Problem{Msg: "cannot read: " + pathErrText(err)})
+		return
+	}
+	data, prob, err := readFile(f)
+	if err != nil {
+		prob = &Problem{Msg: "cannot read: " + pathErrText(err)}
+	}
+	l.loadFile(file, data, prob)
 }
 
 // loadFile parses one file's data, or records prob (whose File it fills in) when reading failed.
