@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"maps"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -76,84 +77,84 @@ func TestBuildSkipsBadSkills(t *testing.T) {
 			name:  "no front matter",
 			lib:   files{"bad/SKILL.md": "# Heat an egg\n\nJust markdown.\n"},
 			want:  `lib/bad/SKILL.md:1: field "front matter": missing front matter`,
-			nodes: map[string]string{"good-skill": "lib/good/SKILL.md"},
+			nodes: map[string]string{"good-skill": "lib/good-skill/SKILL.md"},
 		},
 		{
 			name:  "front matter not closed",
 			lib:   files{"bad/SKILL.md": "---\nname: bad-skill\ndescription: Never closed.\n"},
 			want:  `lib/bad/SKILL.md:1: field "front matter": front matter not closed`,
-			nodes: map[string]string{"good-skill": "lib/good/SKILL.md"},
+			nodes: map[string]string{"good-skill": "lib/good-skill/SKILL.md"},
 		},
 		{
 			name:  "broken YAML",
 			lib:   files{"bad/SKILL.md": skillMD("body\n", "name: bad-skill", "description: Fine.", "foo: bar: baz")},
 			want:  `lib/bad/SKILL.md:4: field "front matter": broken yaml: line 4: mapping values are not allowed`,
-			nodes: map[string]string{"good-skill": "lib/good/SKILL.md"},
+			nodes: map[string]string{"good-skill": "lib/good-skill/SKILL.md"},
 		},
 		{
 			name:  "broken YAML unclosed list",
 			lib:   files{"bad/SKILL.md": skillMD("body\n", "name: bad-skill", "description: Fine.", "tags: [x")},
 			want:  `lib/bad/SKILL.md:4: field "front matter": broken yaml: line 4: `,
-			nodes: map[string]string{"good-skill": "lib/good/SKILL.md"},
+			nodes: map[string]string{"good-skill": "lib/good-skill/SKILL.md"},
 		},
 		{
 			name:  "broken YAML tab indentation",
 			lib:   files{"bad/SKILL.md": skillMD("body\n", "name: bad-skill", "description: Fine.", "\tx: y")},
 			want:  `lib/bad/SKILL.md:4: field "front matter": broken yaml: line 4: found a tab character`,
-			nodes: map[string]string{"good-skill": "lib/good/SKILL.md"},
+			nodes: map[string]string{"good-skill": "lib/good-skill/SKILL.md"},
 		},
 		{
 			name: "duplicate names across files",
 			lib: files{
-				"a-first/SKILL.md":  skillMD("", "name: twin", "description: The first twin."),
-				"b-second/SKILL.md": skillMD("", "name: twin", "description: The second twin."),
+				"twin/SKILL.md":   skillMD("", "name: twin", "description: The first twin."),
+				"x/twin/SKILL.md": skillMD("", "name: twin", "description: The second twin."),
 			},
-			want:  `lib/b-second/SKILL.md:2: field "name": duplicate name "twin": already defined in {dir}/lib/a-first/SKILL.md`,
-			nodes: map[string]string{"good-skill": "lib/good/SKILL.md", "twin": "lib/a-first/SKILL.md"},
+			want:  `lib/x/twin/SKILL.md:2: field "name": duplicate name "twin": already defined in {dir}/lib/twin/SKILL.md`,
+			nodes: map[string]string{"good-skill": "lib/good-skill/SKILL.md", "twin": "lib/twin/SKILL.md"},
 		},
 		{
 			name:  "empty name",
 			lib:   files{"bad/SKILL.md": skillMD("", `name: ""`, "description: Has no name.")},
 			want:  `lib/bad/SKILL.md:2: field "name": empty name`,
-			nodes: map[string]string{"good-skill": "lib/good/SKILL.md"},
+			nodes: map[string]string{"good-skill": "lib/good-skill/SKILL.md"},
 		},
 		{
 			name:  "missing name",
 			lib:   files{"bad/SKILL.md": skillMD("", "description: Has no name.")},
 			want:  `lib/bad/SKILL.md:1: field "name": missing name`,
-			nodes: map[string]string{"good-skill": "lib/good/SKILL.md"},
+			nodes: map[string]string{"good-skill": "lib/good-skill/SKILL.md"},
 		},
 		{
 			name:  "empty description",
 			lib:   files{"bad/SKILL.md": skillMD("", "name: bad-skill", `description: "   "`)},
 			want:  `lib/bad/SKILL.md:3: field "description": empty description`,
-			nodes: map[string]string{"good-skill": "lib/good/SKILL.md"},
+			nodes: map[string]string{"good-skill": "lib/good-skill/SKILL.md"},
 		},
 		{
 			name:  "tools JSON syntax error",
 			extra: files{"tools.json": `{"tools": [{"name": "tool-a",` + "\n" + `"description": }]}` + "\n"},
 			want:  `tools.json:2: invalid json at column 16`,
-			nodes: map[string]string{"good-skill": "lib/good/SKILL.md"},
+			nodes: map[string]string{"good-skill": "lib/good-skill/SKILL.md"},
 		},
 		{
 			name: "tools JSONL bad line",
 			extra: files{"tools.jsonl": `{"name": "tool-a", "description": "A fine tool."}` + "\n" +
 				`{"name": "tool-b", "description": ` + "\n"},
 			want:  `tools.jsonl:2: invalid json`,
-			nodes: map[string]string{"good-skill": "lib/good/SKILL.md", "tool-a": "tools.jsonl"},
+			nodes: map[string]string{"good-skill": "lib/good-skill/SKILL.md", "tool-a": "tools.jsonl"},
 		},
 		{
 			name:  "unreadable SKILL.md",
 			lib:   files{"bad/SKILL.md": skillMD("", "name: bad-skill", "description: Locked away.")},
 			setup: func(t *testing.T, dir string) { makeUnreadable(t, filepath.Join(dir, "lib", "bad", "SKILL.md")) },
 			want:  `lib/bad/SKILL.md: cannot read: permission denied`,
-			nodes: map[string]string{"good-skill": "lib/good/SKILL.md"},
+			nodes: map[string]string{"good-skill": "lib/good-skill/SKILL.md"},
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			lib := files{"good/SKILL.md": goodSkill}
+			lib := files{"good-skill/SKILL.md": goodSkill}
 			for k, v := range tc.lib {
 				lib[k] = v
 			}
@@ -705,7 +706,7 @@ func runWithin(t *testing.T, args ...string) result {
 // finishes; build --strict fails on the first; mcp --library starts and names it.
 func TestNamedPipeInLibrary(t *testing.T) {
 	dir := t.TempDir()
-	testlib.WriteFiles(t, dir, files{"lib/good/SKILL.md": goodSkill})
+	testlib.WriteFiles(t, dir, files{"lib/good-skill/SKILL.md": goodSkill})
 	if err := os.Mkdir(filepath.Join(dir, "lib", "pipe"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -724,7 +725,7 @@ func TestNamedPipeInLibrary(t *testing.T) {
 	if want := "\nskipped   2:\n          " + pipeSkill + "\n          " + pipeCatalog + "\n"; !strings.Contains(r.stdout, want) {
 		t.Errorf("build summary does not name both pipes (want %q):\n%s", want, r.stdout)
 	}
-	if got := exportNodes(t, out); !mapsEqual(got, map[string]string{"good-skill": slashDir + "/lib/good/SKILL.md"}) {
+	if got := exportNodes(t, out); !mapsEqual(got, map[string]string{"good-skill": slashDir + "/lib/good-skill/SKILL.md"}) {
 		t.Errorf("artifact holds %v, want only good-skill", got)
 	}
 
@@ -748,7 +749,7 @@ func TestNamedPipeInLibrary(t *testing.T) {
 func TestBuildWarnings(t *testing.T) {
 	dir := t.TempDir()
 	testlib.WriteFiles(t, dir, files{
-		"lib/good/SKILL.md":  goodSkill,
+		"lib/good-skill/SKILL.md":  goodSkill,
 		"lib/title/SKILL.md": skillMD("", "name: Title Case", "description: Kept, with a warning."),
 	})
 	lib := filepath.Join(dir, "lib")
@@ -771,5 +772,35 @@ func TestBuildWarnings(t *testing.T) {
 	r = run(t, "build", "--strict", lib, "-o", filepath.Join(dir, "strict.skg"))
 	if r.code != 1 || r.stderr != "caskg build: ingest: "+warning+"\n" {
 		t.Errorf("build --strict: exit %d, stderr %q; want 1 and the warning", r.code, r.stderr)
+	}
+
+	// Many warnings: the summary lists the first few and counts the rest; --quiet only counts.
+	many := files{}
+	for i := range 7 {
+		many[fmt.Sprintf("many/t%d/SKILL.md", i)] = skillMD("", fmt.Sprintf("name: Title %d", i), "description: Kept, with a warning.")
+	}
+	testlib.WriteFiles(t, dir, many)
+	lib = filepath.Join(dir, "many")
+	report := filepath.Join(dir, "report.json")
+	for _, tc := range []struct {
+		quiet  bool
+		header string
+		listed int
+	}{{false, "\nwarnings  7 (5 listed; --report FILE or --json lists every one):\n", 5}, {true, "\nwarnings  7 (0 listed; --report FILE or --json lists every one):\n", 0}} {
+		args := []string{"build", lib, "-o", filepath.Join(dir, "many.skg"), "--report", report}
+		if tc.quiet {
+			args = append(args, "--quiet")
+		}
+		r := mustRun(t, args...)
+		if !strings.Contains(r.stdout, tc.header) || strings.Count(r.stdout, "breaks the Agent Skills convention") != tc.listed {
+			t.Errorf("quiet %v: want %q and %d warnings listed:\n%s", tc.quiet, tc.header, tc.listed, r.stdout)
+		}
+		data, err := os.ReadFile(report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(data), "breaks the Agent Skills convention"); n != 7 {
+			t.Errorf("quiet %v: the report lists %d warnings, want 7", tc.quiet, n)
+		}
 	}
 }

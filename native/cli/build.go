@@ -69,7 +69,7 @@ func (f *buildFlags) register(fs *flag.FlagSet) {
 	f.embed.register(fs)
 	fs.StringVar(&f.report, "report", "", "also write the build report as JSON to `file`")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON")
-	fs.BoolVar(&f.quiet, "quiet", false, "no progress bars")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress bars, and warnings only counted (--report lists them)")
 	fs.BoolVar(&f.state, "state", false, "also write the build state beside the artifact (OUT.skg"+builder.StateSuffix+"), from which caskg update makes the next artifact without a full build")
 }
 
@@ -223,22 +223,38 @@ func (f *buildFlags) summarize(c *ctx, rep *builder.Report, problems []ingest.Pr
 		fmt.Fprintf(c.stdout, "%s\n", b)
 		return nil
 	}
-	printSummary(c.stdout, rep, libs, skipped, warnings, f.out)
+	shown := maxWarnings
+	if f.quiet {
+		shown = 0
+	}
+	printSummary(c.stdout, rep, libs, skipped, warnings, shown, f.out)
 	return nil
 }
 
-// printSummary prints what a build read, skipped, probed and published, and where it wrote it.
-func printSummary(w io.Writer, rep *builder.Report, libs, skipped, warnings []string, out string) {
+// maxWarnings is how many warnings a build's summary lists; the rest are counted. A real
+// library repeats the same few (859 skills: 48 names off the Agent Skills convention) on every
+// build, and they would bury what the build did. Skipped entries, which are lost, are all
+// listed.
+const maxWarnings = 5
+
+// printSummary prints what a build read, skipped, probed and published, and where it wrote it:
+// every skipped entry, and the first shown warnings.
+func printSummary(w io.Writer, rep *builder.Report, libs, skipped, warnings []string, shown int, out string) {
 	fmt.Fprintf(w, "read      %d skills from %s\n", rep.Skills, strings.Join(libs, ", "))
-	for _, list := range []struct {
-		label string
-		items []string
-	}{{"skipped", skipped}, {"warnings", warnings}} {
-		if len(list.items) > 0 {
-			fmt.Fprintf(w, "%-9s %d:\n", list.label, len(list.items))
-			for _, s := range list.items {
-				fmt.Fprintf(w, "          %s\n", s)
-			}
+	if len(skipped) > 0 {
+		fmt.Fprintf(w, "skipped   %d:\n", len(skipped))
+		for _, s := range skipped {
+			fmt.Fprintf(w, "          %s\n", s)
+		}
+	}
+	if len(warnings) > 0 {
+		fmt.Fprintf(w, "warnings  %d", len(warnings))
+		if len(warnings) > shown {
+			fmt.Fprintf(w, " (%d listed; --report FILE or --json lists every one)", shown)
+		}
+		fmt.Fprintln(w, ":")
+		for _, s := range warnings[:min(shown, len(warnings))] {
+			fmt.Fprintf(w, "          %s\n", s)
 		}
 	}
 	fmt.Fprintf(w, "candidates %d (%s; active channels: %s)\n", rep.Candidates, counts(rep.PerChannel), strings.Join(rep.Channels, ", "))

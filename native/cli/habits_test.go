@@ -355,7 +355,7 @@ func TestBuildSummaryHabits(t *testing.T) {
 		t.Errorf("the summary's times do not start with the fit:\n%s", r.stdout)
 	}
 
-	testlib.WriteFiles(t, dir, files{"lib/only/SKILL.md": goodSkill})
+	testlib.WriteFiles(t, dir, files{"lib/good-skill/SKILL.md": goodSkill})
 	r = mustRun(t, "build", filepath.Join(dir, "lib"), "-o", out)
 	m := regexp.MustCompile(`(?m)^published .*$`).FindString(r.stdout)
 	if m != "published 0 edges — variant full" {

@@ -66,7 +66,7 @@ func (f *updateFlags) register(fs *flag.FlagSet) {
 	f.embed.register(fs)
 	fs.StringVar(&f.report, "report", "", "also write the build report as JSON to `file`")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON")
-	fs.BoolVar(&f.quiet, "quiet", false, "no progress bars")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress bars, and warnings only counted (--report lists them)")
 }
 
 // runUpdate makes a new artifact from an old one, its build state and new runs (and the library
@@ -196,6 +196,6 @@ func runUpdate(c *ctx, args []string) error {
 	if len(from) == 0 {
 		from = []string{oldPath + " (its build state)"}
 	}
-	bf := &buildFlags{out: f.out, report: f.report, jsonOut: f.jsonOut}
+	bf := &buildFlags{out: f.out, report: f.report, jsonOut: f.jsonOut, quiet: f.quiet}
 	return bf.summarize(c, rep, problems, from)
 }

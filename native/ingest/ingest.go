@@ -222,7 +222,7 @@ func (l *loader) loadPath(p string) error {
 			"a SKILL.md or .md file, a .json MCP tool list or array of tools, or a .jsonl/.ndjson file of tools", p)
 	}
 	if !fi.Mode().IsRegular() {
-		l.loadFile(p, nil, notRegular(fi.Mode()))
+		l.loadFile(p, nil, notRegular(fi.Mode()), false)
 		return nil
 	}
 	f, err := os.OpenFile(p, OpenFlags, 0)
@@ -233,7 +233,7 @@ func (l *loader) loadPath(p string) error {
 	if err != nil {
 		return fmt.Errorf("ingest: %w", err)
 	}
-	l.loadFile(p, data, prob)
+	l.loadFile(p, data, prob, false)
 	return nil
 }
 
@@ -303,7 +303,7 @@ func (l *loader) walk(root string) error {
 			}
 		} else {
 			data, prob := l.readInRoot(r, root, realRoot, path, d.Type())
-			l.loadFile(path, data, prob)
+			l.loadFile(path, data, prob, true)
 		}
 		if l.stopped() {
 			return errStop
@@ -367,29 +367,33 @@ func (l *loader) linkedFolder(r *os.Root, root, realRoot, path string) {
 	l.linked[target] = true
 	file := filepath.Join(path, "SKILL.md")
 	if !info.Mode().IsRegular() {
-		l.loadFile(file, nil, &Problem{Msg: "not a regular file: " + typeName(info.Mode()) + "; skipped"})
+		l.loadFile(file, nil, &Problem{Msg: "not a regular file: " + typeName(info.Mode()) + "; skipped"}, true)
 		return
 	}
 	tr, err := os.OpenRoot(target)
 	if err != nil {
-		l.loadFile(file, nil, &Problem{Msg: "cannot read: " + pathErrText(err)})
+		l.loadFile(file, nil, &Problem{Msg: "cannot read: " + pathErrText(err)}, true)
 		return
 	}
 	defer tr.Close()
 	f, err := tr.OpenFile("SKILL.md", OpenFlags, 0)
 	if err != nil {
-		l.loadFile(file, nil, &Problem{Msg: "cannot read: " + pathErrText(err)})
+		l.loadFile(file, nil, &Problem{Msg: "cannot read: " + pathErrText(err)}, true)
 		return
 	}
 	data, prob, err := readFile(f)
 	if err != nil {
 		prob = &Problem{Msg: "cannot read: " + pathErrText(err)}
 	}
-	l.loadFile(file, data, prob)
+	l.loadFile(file, data, prob, true)
 }
 
 // loadFile parses one file's data, or records prob (whose File it fills in) when reading failed.
-func (l *loader) loadFile(path string, data []byte, prob *Problem) {
+// walked marks a SKILL.md found in a library folder, whose folder name the Agent Skills spec
+// wants equal to the skill's name: a name that follows the convention but not its folder gets a
+// warning. (A file given directly is the user's choice, and a name off the convention has had
+// its warning.)
+func (l *loader) loadFile(path string, data []byte, prob *Problem, walked bool) {
 	src := filepath.ToSlash(filepath.Clean(path))
 	if l.seen[src] {
 		return
@@ -412,12 +416,19 @@ func (l *loader) loadFile(path string, data []byte, prob *Problem) {
 	}
 	l.lib.Problems = append(l.lib.Problems, probs...)
 	for _, e := range entries {
-		l.add(e)
+		if !l.add(e) || !walked || kindOf(path) != kindSkillMD || !isAgentSkillName(e.skill.Name) {
+			continue
+		}
+		if dir := filepath.Base(filepath.Dir(path)); dir != e.skill.Name && dir != "." && !os.IsPathSeparator(dir[0]) {
+			l.lib.Problems = append(l.lib.Problems, Problem{File: src, Line: e.nameLine, Field: "name", Skill: e.skill.Name, Warning: true,
+				Msg: fmt.Sprintf("name %q differs from its folder %q (the Agent Skills spec wants them equal); kept", e.skill.Name, dir)})
+		}
 	}
 }
 
-// add appends e's skill unless its name is taken, in which case it records the duplicate.
-func (l *loader) add(e entry) {
+// add appends e's skill unless its name is taken, in which case it records the duplicate and
+// reports false.
+func (l *loader) add(e entry) bool {
 	s := e.skill
 	if i, ok := l.names[s.Name]; ok {
 		first := l.lib.Skills[i]
@@ -429,10 +440,11 @@ func (l *loader) add(e entry) {
 			File: s.Source, Line: e.nameLine, Field: "name", Skill: s.Name,
 			Msg: fmt.Sprintf("duplicate name %q: already defined in %s; skipped", s.Name, where),
 		})
-		return
+		return false
 	}
 	l.names[s.Name] = len(l.lib.Skills)
 	l.lib.Skills = append(l.lib.Skills, s)
+	return true
 }
 
 // entry is a parsed skill with the line of its name, for duplicate reports.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -127,6 +128,10 @@ var loadCases = []loadCase{
 			"lib/pdf/extract/scripts/skill.md": "case matters: not a skill",
 		},
 		want: []string{"first", "ocr", "extract-tables"},
+		probs: []wantProblem{
+			{"lib/a-first/SKILL.md", 2, "name", `name "first" differs from its folder "a-first" (the Agent Skills spec wants them equal); kept`},
+			{"lib/pdf/extract/SKILL.md", 2, "name", `name "extract-tables" differs from its folder "extract"`},
+		},
 	},
 	{name: "mcp tools/list", in: files{"tools.json": mcpList}, args: []string{"tools.json"}, want: []string{"search_files", "read_file"}},
 	{
@@ -152,6 +157,7 @@ var loadCases = []loadCase{
 			"lib/SKILL.md": skillMD("", "name: root", "description: the root is a skill too"),
 		},
 		args: []string{"t.ndjson", "notes/x.md", "lib"}, want: []string{"tool", "md", "root"},
+		probs: []wantProblem{{"lib/SKILL.md", 2, "name", `name "root" differs from its folder "lib"`}},
 	},
 	{
 		name: "the same file reached twice is read once",
@@ -188,8 +194,11 @@ var loadCases = []loadCase{
 			"lib/a/SKILL.md": skillMD("", "name: same", "description: first"),
 			"lib/b/SKILL.md": skillMD("", "description: second", "name: same"),
 		},
-		want:  []string{"same"},
-		probs: []wantProblem{{"lib/b/SKILL.md", 3, "name", `duplicate name "same": already defined in lib/a/SKILL.md`}},
+		want: []string{"same"},
+		probs: []wantProblem{
+			{"lib/a/SKILL.md", 2, "name", `name "same" differs from its folder "a"`},
+			{"lib/b/SKILL.md", 3, "name", `duplicate name "same": already defined in lib/a/SKILL.md`},
+		},
 	},
 	{
 		name:  "duplicate tool names name the first file and line",
@@ -390,9 +399,9 @@ func TestLoad(t *testing.T) {
 func TestLoadFields(t *testing.T) {
 	t.Chdir(t.TempDir())
 	testlib.WriteFiles(t, ".", files{
-		"lib/pdf/extract/SKILL.md": fullSkill,
-		"lib/image/ocr/SKILL.md":   crlfSkill,
-		"tools.json":               mcpList,
+		"lib/pdf/extract-tables/SKILL.md": fullSkill,
+		"lib/image/ocr/SKILL.md":          crlfSkill,
+		"tools.json":                      mcpList,
 	})
 	lib, err := Load("./lib/", "tools.json")
 	if err != nil {
@@ -406,7 +415,7 @@ func TestLoadFields(t *testing.T) {
 		},
 		{
 			Name: "extract-tables", Title: "Extract tables", Description: "Pull every table out of a PDF as CSV.",
-			Source: "lib/pdf/extract/SKILL.md", Line: 1, Kind: KindSkill, Body: "# Extract tables\n\nRun it.",
+			Source: "lib/pdf/extract-tables/SKILL.md", Line: 1, Kind: KindSkill, Body: "# Extract tables\n\nRun it.",
 			Tags: []string{"pdf", "tables"},
 			Inputs: []Field{
 				{Name: "pdf", Type: "path", Description: "the PDF to read", Required: true},
@@ -544,4 +553,51 @@ func skillNames(lib *Library) []string {
 		names = append(names, s.Name)
 	}
 	return names
+}
+
+// TestSpecFields checks the optional fields of the Agent Skills spec and Claude Code: what helps
+// ranking is kept as text, and what breaks the spec is a warning on a kept skill.
+func TestSpecFields(t *testing.T) {
+	long := strings.Repeat("x", 1025)
+	for _, tc := range []struct {
+		name        string
+		fields      []string
+		description string
+		tags        []string
+		warnings    []string // Problem.Error() of each, in order
+	}{
+		{"when_to_use joins the description", []string{"when_to_use: Use it when a PDF holds tables."}, "D.\n\nWhen to use: Use it when a PDF holds tables.", nil, nil},
+		{"metadata tags and keywords", []string{"tags: [a]", "metadata:", "  author: me", "  tags: b, a", "  keywords: [c]"}, "D.", []string{"a", "b", "c"}, nil},
+		{"fine optional fields", []string{"license: Apache-2.0", "compatibility: Needs network access", "allowed-tools: Read Write"}, "D.", nil, nil},
+		{"long description", nil, long, nil, []string{`s/SKILL.md:3: field "description": description is 1025 characters, more than the Agent Skills spec's 1024; kept whole`}},
+		{"compatibility a map", []string{"compatibility:", "  os: linux"}, "D.", nil, []string{`s/SKILL.md:4: field "compatibility": compatibility is not a string (got a map); ignored`}},
+		{"compatibility too long", []string{"compatibility: " + strings.Repeat("y", 501)}, "D.", nil, []string{`s/SKILL.md:4: field "compatibility": compatibility is 501 characters, more than the Agent Skills spec's 500; kept`}},
+		{"when_to_use a list", []string{"when_to_use: [a]"}, "D.", nil, []string{`s/SKILL.md:4: field "when_to_use": when_to_use is not a string (got a list); ignored`}},
+		{"metadata a string", []string{"metadata: x"}, "D.", nil, []string{`s/SKILL.md:4: field "metadata": metadata is not a map (got string); ignored`}},
+		{"allowed-tools a map", []string{"allowed-tools: {a: b}"}, "D.", nil, []string{`s/SKILL.md:4: field "allowed-tools": want a string or a list of strings (got a map); ignored`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			desc := "D."
+			if tc.description == long {
+				desc = long
+			}
+			skills, probs := ParseSkillMD([]byte(skillMD("body", append([]string{"name: s", "description: " + desc}, tc.fields...)...)), "s/SKILL.md")
+			if len(skills) != 1 {
+				t.Fatalf("skills %v, problems %v", skills, probs)
+			}
+			if skills[0].Description != tc.description || !slices.Equal(skills[0].Tags, tc.tags) {
+				t.Errorf("description %q, tags %q; want %q, %q", skills[0].Description, skills[0].Tags, tc.description, tc.tags)
+			}
+			var got []string
+			for _, p := range probs {
+				got = append(got, p.Error())
+				if !p.Warning {
+					t.Errorf("%v is not a warning", p)
+				}
+			}
+			if diff := cmp.Diff(tc.warnings, got); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -209,6 +210,9 @@ func parseSkillMD(data []byte, file string) ([]entry, []Problem) {
 		p.fail(k, "description", "empty description")
 	default:
 		s.Description = strings.TrimSpace(n.Value)
+		if c := utf8.RuneCountInString(s.Description); c > maxDescriptionLen {
+			p.warn(k, "description", fmt.Sprintf("description is %d characters, more than the Agent Skills spec's %d; kept whole", c, maxDescriptionLen))
+		}
 	}
 	if p.failed {
 		return nil, p.probs
@@ -237,9 +241,61 @@ func parseSkillMD(data []byte, file string) ([]entry, []Problem) {
 		}
 	}
 	s.DependsOn = dedupe(deps)
+	p.specFields(&s, keys, values)
 	body = bytes.ReplaceAll(body, []byte("\r\n"), []byte("\n"))
 	s.Body = strings.ToValidUTF8(strings.TrimSpace(string(body)), "\uFFFD")
 	return []entry{{skill: s, nameLine: nameLine}}, p.probs
+}
+
+// Limits of the Agent Skills spec that a skill may break with a warning.
+const (
+	maxDescriptionLen   = 1024 // characters
+	maxCompatibilityLen = 500  // characters
+)
+
+// specFields checks the optional fields of the Agent Skills spec and Claude Code's, and keeps
+// what helps ranking:
+//   - when_to_use (Claude Code) is appended to the description, as Claude Code itself shows
+//     it to the model: it says when the skill applies, which is what a task's words match;
+//   - metadata's tags or keywords, when present, join the tags;
+//   - license, compatibility and allowed-tools are checked for their type (and compatibility
+//     for the spec's 500 characters) and not indexed: a license or a tool list says nothing
+//     about the task a skill serves.
+//
+// A malformed field is a warning and is ignored; the skill is kept.
+func (p *fmParser) specFields(s *Skill, keys, values map[string]*yaml.Node) {
+	str := func(field string) (string, bool) {
+		n, ok := values[field]
+		if !ok || n.ShortTag() == "!!null" {
+			return "", false
+		}
+		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
+			p.warn(keys[field], field, field+" is not a string (got "+nodeKind(n)+"); ignored")
+			return "", false
+		}
+		return strings.TrimSpace(n.Value), true
+	}
+	if w, ok := str("when_to_use"); ok && w != "" {
+		s.Description += "\n\nWhen to use: " + w
+	}
+	str("license")
+	if c, ok := str("compatibility"); ok && utf8.RuneCountInString(c) > maxCompatibilityLen {
+		p.warn(keys["compatibility"], "compatibility", fmt.Sprintf("compatibility is %d characters, more than the Agent Skills spec's %d; kept", utf8.RuneCountInString(c), maxCompatibilityLen))
+	}
+	if n, ok := values["allowed-tools"]; ok {
+		p.stringList(keys["allowed-tools"], n, "allowed-tools", false)
+	}
+	if m, ok := values["metadata"]; ok && m.ShortTag() != "!!null" {
+		if m.Kind != yaml.MappingNode {
+			p.warn(keys["metadata"], "metadata", "metadata is not a map (got "+nodeKind(m)+"); ignored")
+			return
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if k := m.Content[i].Value; k == "tags" || k == "keywords" {
+				s.Tags = dedupe(append(s.Tags, p.stringList(m.Content[i], resolve(m.Content[i+1]), "metadata."+k, true)...))
+			}
+		}
+	}
 }
 
 // resolve follows aliases to the node they name. Alias chains are short in valid YAML; the
