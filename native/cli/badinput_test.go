@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -749,8 +749,8 @@ func TestNamedPipeInLibrary(t *testing.T) {
 func TestBuildWarnings(t *testing.T) {
 	dir := t.TempDir()
 	testlib.WriteFiles(t, dir, files{
-		"lib/good-skill/SKILL.md":  goodSkill,
-		"lib/title/SKILL.md": skillMD("", "name: Title Case", "description: Kept, with a warning."),
+		"lib/good-skill/SKILL.md": goodSkill,
+		"lib/title/SKILL.md":      skillMD("", "name: Title Case", "description: Kept, with a warning."),
 	})
 	lib := filepath.Join(dir, "lib")
 	warning := filepath.ToSlash(lib) + `/title/SKILL.md:2: field "name": name "Title Case" breaks the Agent Skills convention ` +
