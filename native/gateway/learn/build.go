@@ -132,11 +132,11 @@ func (l *Loop) run(j *job) error {
 	}
 	c, err := l.install(data, st, catHash, j.n)
 	if c != nil {
-		mode := "update"
+		mode := "an update"
 		if j.full {
-			mode = "full build"
+			mode = "a full build"
 		}
-		l.opt.Logf("learn: graph swapped in after a %s in %.2fs: %d traces learned, %d edges, %d from use",
+		l.opt.Logf("learn: graph swapped in after %s in %.2fs: %d traces learned, %d edges, %d from use",
 			mode, time.Since(start).Seconds(), c.learned, c.graph.NumEdges(), c.fromUse)
 	}
 	return err

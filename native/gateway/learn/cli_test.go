@@ -118,7 +118,7 @@ func TestMatchesCaskgBuild(t *testing.T) {
 		name    string
 		catalog []byte // nil: unchanged
 		traces  []learn.Trace
-		mode    string // in the log line of the swap
+		mode    string // in the log line of the swap: "an update" or "a full build"
 	}
 	synthetic := func() []batch {
 		tr := func(id string, failed bool, tools ...string) learn.Trace {
@@ -154,13 +154,13 @@ func TestMatchesCaskgBuild(t *testing.T) {
 			return out
 		}
 		return []batch{
-			{"first build, no traces", cat(names...), nil, "full build"},
-			{"8 traces", nil, batchOf(0, 8), "update"},
-			{"8 more", nil, batchOf(8, 16), "update"},
-			{"a repeat of a learned trace", nil, append(batchOf(16, 23), batchOf(0, 1)...), "full build"},
-			{"8 after the fallback", nil, batchOf(24, 32), "update"},
-			{"a tool added", cat(append(names, "b__invoice")...), nil, "full build"},
-			{"8 after the change", nil, batchOf(32, 40), "update"},
+			{"first build, no traces", cat(names...), nil, "a full build"},
+			{"8 traces", nil, batchOf(0, 8), "an update"},
+			{"8 more", nil, batchOf(8, 16), "an update"},
+			{"a repeat of a learned trace", nil, append(batchOf(16, 23), batchOf(0, 1)...), "a full build"},
+			{"8 after the fallback", nil, batchOf(24, 32), "an update"},
+			{"a tool added", cat(append(names, "b__invoice")...), nil, "a full build"},
+			{"8 after the change", nil, batchOf(32, 40), "an update"},
 		}
 	}
 	// Every batch of traces is LearnEvery long, so that it makes one update.
@@ -176,9 +176,9 @@ func TestMatchesCaskgBuild(t *testing.T) {
 			}
 			catalog, traces := toolLinkOS(t)
 			return []batch{
-				{"first build", catalog, nil, "full build"},
-				{"100 traces", nil, traces[:100], "update"},
-				{"100 more", nil, traces[100:200], "update"},
+				{"first build", catalog, nil, "a full build"},
+				{"100 traces", nil, traces[:100], "an update"},
+				{"100 more", nil, traces[100:200], "an update"},
 			}
 		}},
 	}
@@ -208,7 +208,7 @@ func TestMatchesCaskgBuild(t *testing.T) {
 				recorded += len(b.traces)
 				waitLoop(t, l)
 				log := lg.String()
-				if strings.Count(log, "graph swapped in") != before+1 || !strings.Contains(log[strings.LastIndex(log, "graph swapped in"):], "after a "+b.mode+" ") {
+				if strings.Count(log, "graph swapped in") != before+1 || !strings.Contains(log[strings.LastIndex(log, "graph swapped in"):], "after "+b.mode+" ") {
 					t.Fatalf("%s: want one swap after a %s:\n%s", b.name, b.mode, log)
 				}
 				if st := l.Status(); st.TracesLearned != recorded {
