@@ -18,8 +18,19 @@
 //	caskg build DIR/catalog.json --traces DIR/traces.jsonl -o OUT.skg
 //
 // makes, byte for byte, with DIR spelled as it was given to Open (the catalog's path is stored
-// in the graph): an incremental update (builder.Update) makes what a full build of the same
-// traces makes, and the loop falls back to a full build wherever an update could not.
+// in the graph; CatalogPath returns it): an incremental update (builder.Update) makes what a
+// full build of the same traces makes, and the loop falls back to a full build wherever an
+// update could not (a trace repeating a learned one, which Update leaves out and a build
+// counts; a build state of another caskg executable, other options or another catalog). Two
+// caveats: a bad line in traces.jsonl, skipped by the loop, makes caskg build refuse the file;
+// and with no trace recorded the invocation has no --traces (caskg build refuses an empty file).
+//
+// An edge counts as learned from use (Status.EdgesFromUse, Learned) when the successful traces
+// the graph learned used its two tools together: exactly the pairs whose trace channel the
+// builder scores above 0. The edge may have other evidence too; a text-only graph can have it.
+//
+// Rollback runs on a stopped gateway: Open holds an flock on DIR/gateway.lock, and Rollback
+// refuses a directory a Loop holds.
 package learn
 
 import (
@@ -222,6 +233,12 @@ func (l *Loop) Status() Status {
 // update that traces recorded before Open are owed, if LearnEvery or more of them are.
 func (l *Loop) SetCatalog(catalog []byte) error {
 	hash := fmt.Sprintf("%x", sha256.Sum256(catalog))
+	l.mu.Lock()
+	closed := l.closed
+	l.mu.Unlock()
+	if closed {
+		return errClosed
+	}
 	l.catMu.Lock()
 	old, err := os.ReadFile(l.catalogPath)
 	if err != nil || string(old) != string(catalog) {
