@@ -1,0 +1,306 @@
+package learn
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/atomicfile"
+	"github.com/caskg/caskg/native/builder"
+	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/wasm/engine"
+)
+
+// request asks the worker for a build, starting it when none runs; l.mu is held. Requests made
+// while a build runs coalesce into one follow-up, planned from the newest catalog and traces.
+func (l *Loop) request() {
+	l.want = true
+	if !l.building {
+		l.building = true
+		l.idle = make(chan struct{})
+		go l.work()
+	}
+}
+
+// work runs builds one at a time until none is asked for.
+func (l *Loop) work() {
+	for {
+		l.mu.Lock()
+		if !l.want || l.closed {
+			l.building = false
+			close(l.idle)
+			l.mu.Unlock()
+			return
+		}
+		l.want = false
+		j := l.plan()
+		l.mu.Unlock()
+		if j == nil {
+			continue
+		}
+		err := l.run(j)
+		l.mu.Lock()
+		if err != nil {
+			l.lastErr = err.Error()
+			l.opt.Logf("%v; the previous graph keeps answering", err)
+		} else {
+			l.lastErr = ""
+		}
+		l.mu.Unlock()
+	}
+}
+
+// job is one build: full (from the catalog and every trace) or incremental (from the current
+// graph, its state and the traces after the ones it learned).
+type job struct {
+	full   bool
+	reason string          // why a full build
+	cur    *current        // the graph an update starts from
+	traces []builder.Trace // full: every trace; incremental: the new ones
+	n      int             // the traces the result will have learned
+}
+
+// plan chooses the next build from the catalog and traces as they are now; nil when the
+// current graph has them all. l.mu is held.
+func (l *Loop) plan() *job {
+	if l.catHash == "" {
+		return nil
+	}
+	cur := l.cur.Load()
+	n := len(l.traces)
+	all := slices.Clip(l.traces[:n]) // appends reallocate rather than write into a job's traces
+	full := func(reason string) *job {
+		l.scheduled = n
+		return &job{full: true, reason: reason, traces: all, n: n}
+	}
+	switch {
+	case cur == nil:
+		return full("no graph yet")
+	case cur.meta.Catalog != l.catHash:
+		return full("the catalog changed")
+	case n == cur.learned:
+		return nil
+	case cur.state == nil:
+		return full("the graph has no build state")
+	case !cur.prefix:
+		return full("the graph's build state learned other traces than the first of " + TracesFile)
+	}
+	for i := cur.learned; i < n; i++ {
+		if l.first[traceKey(l.traces[i])] < cur.learned {
+			// Update would leave this repeat of a learned trace out; a full build counts it.
+			return full(fmt.Sprintf("trace %d repeats a learned one", i+1))
+		}
+	}
+	l.scheduled = n
+	return &job{cur: cur, traces: all[cur.learned:], n: n}
+}
+
+// run makes the job's graph and installs it.
+func (l *Loop) run(j *job) error {
+	start := time.Now()
+	var data []byte
+	var st *builder.State
+	var catHash string
+	if !j.full {
+		opt := j.cur.state.Options()
+		if reason := j.cur.state.Reusable(j.cur.state.Skills, opt); reason != "" {
+			j.full, j.reason, j.traces = true, reason, append(slices.Clip(j.cur.state.Traces), j.traces...)
+		} else {
+			var err error
+			data, st, _, err = builder.Update(l.ctx, builder.UpdateInput{Old: j.cur.data, State: j.cur.state, Traces: j.traces}, opt)
+			if err != nil {
+				return fmt.Errorf("learn: update: %w", err)
+			}
+			catHash = j.cur.meta.Catalog
+		}
+	}
+	if j.full {
+		l.opt.Logf("learn: full build (%s): %d traces", j.reason, j.n)
+		var err error
+		if data, st, catHash, err = l.fullBuild(j.traces); err != nil {
+			return err
+		}
+	}
+	if err := l.ctx.Err(); err != nil {
+		return fmt.Errorf("learn: build canceled: %w", err)
+	}
+	c, err := l.install(data, st, catHash, j.n)
+	if c != nil {
+		mode := "an update"
+		if j.full {
+			mode = "a full build"
+		}
+		l.opt.Logf("learn: graph swapped in after %s in %.2fs: %d traces learned, %d edges, %d from use",
+			mode, time.Since(start).Seconds(), c.learned, c.graph.NumEdges(), c.fromUse)
+	}
+	return err
+}
+
+// fullBuild builds from DIR/catalog.json as caskg build reads it (the graph stores the path)
+// and traces, returning the graph, its state and the hash of the catalog it read.
+func (l *Loop) fullBuild(traces []builder.Trace) ([]byte, *builder.State, string, error) {
+	l.catMu.Lock()
+	raw, err := os.ReadFile(l.catalogPath)
+	var lib *ingest.Library
+	if err == nil {
+		lib, err = ingest.Load(l.catalogPath)
+	}
+	l.catMu.Unlock()
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("learn: catalog: %w", err)
+	}
+	if n := len(lib.Problems); n > 0 {
+		l.opt.Logf("learn: catalog: %d problems, the first: %v", n, lib.Problems[0])
+	}
+	newOpt := l.opt.BuildOptions
+	if newOpt == nil {
+		newOpt = builder.DefaultOptionsFor
+	}
+	opt, err := newOpt(lib.Skills)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("learn: build options: %w", err)
+	}
+	opt.Traces = nil
+	if len(traces) > 0 {
+		opt.Traces = traces
+	}
+	data, st, _, err := builder.BuildState(l.ctx, lib.Skills, opt)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("learn: build: %w", err)
+	}
+	return data, st, fmt.Sprintf("%x", sha256.Sum256(raw)), nil
+}
+
+// install writes a new graph, moving the current one to graph.prev.skg, and swaps it in. The
+// previous graph is written from memory, not renamed, so graph.skg is always a whole graph.
+// When only the sidecars fail to be written the graph is still swapped in (memory has them; a
+// restart notices the mismatch and rebuilds) and the error returned.
+func (l *Loop) install(data []byte, st *builder.State, catHash string, n int) (*current, error) {
+	stateRaw, err := builder.EncodeState(st)
+	if err != nil {
+		return nil, fmt.Errorf("learn: %w", err)
+	}
+	g, err := graphs.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("learn: the new graph: %w", err)
+	}
+	m := meta{Graph: fmt.Sprintf("%x", sha256.Sum256(data)), Catalog: catHash, Traces: n, Built: time.Now().UTC().Truncate(time.Second)}
+	c := &current{graph: g, engine: engine.New(g), data: data, stateRaw: stateRaw, state: st, meta: m,
+		metaRaw: encodeMeta(m), learned: n, prefix: true}
+	c.fromUse = countFromUse(g, st.Traces)
+	if old := l.cur.Load(); old != nil {
+		if err := writeTrio(filepath.Join(l.dir, PrevFile), old.data, old.stateRaw, old.metaRaw); err != nil {
+			return nil, err
+		}
+	}
+	graph := filepath.Join(l.dir, GraphFile)
+	if err := atomicWrite(graph, data); err != nil {
+		return nil, fmt.Errorf("learn: %w", err)
+	}
+	err = writeTrio(graph, nil, stateRaw, c.metaRaw)
+	l.cur.Store(c)
+	return c, err
+}
+
+// writeTrio writes a graph (unless data is nil) and its sidecars at path; a nil sidecar is
+// removed, so that no sidecar of another graph stays beside it.
+func writeTrio(path string, data, state, metaRaw []byte) error {
+	for _, f := range []struct {
+		path string
+		data []byte
+		must bool
+	}{{path, data, false}, {path + builder.StateSuffix, state, true}, {path + metaSuffix, metaRaw, true}} {
+		switch {
+		case f.data != nil:
+			if err := atomicWrite(f.path, f.data); err != nil {
+				return fmt.Errorf("learn: %w", err)
+			}
+		case f.must:
+			if err := os.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("learn: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+func atomicWrite(path string, data []byte) error {
+	if err := atomicfile.Write(path, data); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// loadGraph reads graph.skg and its sidecars; nil when there is no usable graph. A graph that
+// does not decode, and a sidecar of another graph, are reported and left out.
+func (l *Loop) loadGraph() (*current, error) {
+	path := filepath.Join(l.dir, GraphFile)
+	c, problems, err := readTrio(path)
+	for _, p := range problems {
+		l.opt.Logf("learn: %s", p)
+	}
+	if err != nil || c == nil {
+		return nil, err
+	}
+	if c.state != nil {
+		c.learned = len(c.state.Traces)
+		c.prefix = len(c.state.Traces) <= len(l.traces)
+		for i := 0; c.prefix && i < len(c.state.Traces); i++ {
+			c.prefix = traceKey(c.state.Traces[i]) == traceKey(l.traces[i])
+		}
+		c.fromUse = countFromUse(c.graph, c.state.Traces)
+	} else if c.meta.Graph != "" {
+		c.learned = min(c.meta.Traces, len(l.traces))
+	}
+	if c.meta.Built.IsZero() {
+		if fi, err := os.Stat(path); err == nil {
+			c.meta.Built = fi.ModTime().UTC().Truncate(time.Second)
+		}
+	}
+	return c, nil
+}
+
+// readTrio reads the graph at path with its state and meta; nil without a graph or with one
+// that does not decode. problems say what was left out and why.
+func readTrio(path string) (*current, []string, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	} else if err != nil {
+		return nil, nil, fmt.Errorf("learn: %w", err)
+	}
+	g, err := graphs.Decode(data)
+	if err != nil {
+		return nil, []string{fmt.Sprintf("%s: %v; it will be rebuilt from the catalog and traces", path, err)}, nil
+	}
+	sum := sha256.Sum256(data)
+	c := &current{graph: g, engine: engine.New(g), data: data}
+	var problems []string
+	if raw, err := os.ReadFile(path + builder.StateSuffix); err == nil {
+		switch st, err := builder.DecodeState(raw); {
+		case err != nil:
+			problems = append(problems, fmt.Sprintf("%s: %v; the next update is a full build", path+builder.StateSuffix, err))
+		case st.Artifact != sum:
+			problems = append(problems, fmt.Sprintf("%s belongs to another graph; the next update is a full build", path+builder.StateSuffix))
+		default:
+			c.state, c.stateRaw = st, raw
+		}
+	}
+	if raw, err := os.ReadFile(path + metaSuffix); err == nil {
+		switch m, err := decodeMeta(raw); {
+		case err != nil:
+			problems = append(problems, fmt.Sprintf("%s: %v; the graph's catalog is unknown: rebuilt once the catalog is set", path+metaSuffix, err))
+		case m.Graph != fmt.Sprintf("%x", sum):
+			problems = append(problems, fmt.Sprintf("%s belongs to another graph; the graph's catalog is unknown: rebuilt once the catalog is set", path+metaSuffix))
+		default:
+			c.meta, c.metaRaw = m, raw
+		}
+	}
+	return c, problems, nil
+}

@@ -1,0 +1,141 @@
+package learn
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caskg/caskg/native/builder"
+)
+
+var traceSeeds = []string{
+	`{"id":"1","skills":["a","b"]}`,
+	`{"id":1,"skills":[],"outcome":"failure"}`,
+	`{"id":"a\"b<c>","task":"x","skills":["t__x"],"outcome":"success","calls":[{"tool":"t__x","ok":true,"ms":3}]}`,
+	`{"skills":null}`,
+	`{"id":"1","skills":["a"],"outcome":"maybe"}`,
+	`[1,2]`,
+	`{"id":"1","ski`,
+	"\ufeff{}",
+}
+
+// FuzzTraceLine holds parseTrace to builder.ReadTraces: for any one line, both accept it or
+// both refuse it, and they read the same trace.
+func FuzzTraceLine(f *testing.F) {
+	for _, s := range traceSeeds {
+		f.Add(s)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, line string) {
+		if strings.ContainsAny(line, "\n\r") {
+			return // one line
+		}
+		seg := bytes.TrimSpace([]byte(line))
+		if len(seg) == 0 {
+			return // a blank line is no trace to either
+		}
+		path := filepath.Join(dir, "t.jsonl")
+		if err := os.WriteFile(path, []byte(line+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, rerr := builder.ReadTraces(path)
+		got, perr := parseTrace(seg)
+		if (rerr == nil) != (perr == nil) {
+			t.Fatalf("line %q: ReadTraces %v, parseTrace %v", line, rerr, perr)
+		}
+		if rerr == nil && !reflect.DeepEqual(want, []builder.Trace{got}) {
+			t.Fatalf("line %q: ReadTraces %+v, parseTrace %+v", line, want, got)
+		}
+	})
+}
+
+// FuzzRecoverTraces checks that recovery never panics, keeps a prefix that recovers to the same
+// traces with nothing torn, and cuts only a last line.
+func FuzzRecoverTraces(f *testing.F) {
+	for _, s := range traceSeeds {
+		f.Add([]byte(s + "\n" + s))
+		f.Add([]byte(s + "\n\n" + traceSeeds[0] + "\n"))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := recoverTraces(data)
+		if r.keep < 0 || r.keep > int64(len(data)) {
+			t.Fatalf("keep %d of %d bytes", r.keep, len(data))
+		}
+		if cut := data[r.keep:]; bytes.Contains(cut, []byte{'\n'}) {
+			t.Fatalf("cut %q, more than a last line", cut)
+		}
+		kept := data[:r.keep]
+		if r.newline {
+			kept = append(bytes.Clone(kept), '\n')
+		}
+		again := recoverTraces(kept)
+		if again.torn != 0 || again.newline || again.keep != int64(len(kept)) || len(again.traces) != len(r.traces) || len(again.bad) != len(r.bad) {
+			t.Fatalf("recovering the repaired file again: %+v, first %+v", again, r)
+		}
+		for i := range r.traces {
+			if traceKey(r.traces[i]) != traceKey(again.traces[i]) {
+				t.Fatalf("trace %d: %+v, then %+v", i, r.traces[i], again.traces[i])
+			}
+		}
+	})
+}
+
+// FuzzMeta checks that decodeMeta never panics and that what it accepts encodes to what it
+// decodes again.
+func FuzzMeta(f *testing.F) {
+	sum := strings.Repeat("ab", 32)
+	f.Add(encodeMeta(meta{Graph: sum, Catalog: sum, Traces: 3, Built: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}))
+	f.Add([]byte(`{"version":1,"graph_sha256":"x","catalog_sha256":"","traces":-1,"built":""}`))
+	f.Add([]byte(`{"version":2}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := decodeMeta(data)
+		if err != nil {
+			return
+		}
+		m2, err := decodeMeta(encodeMeta(m))
+		if err != nil || m2 != m {
+			t.Fatalf("%+v encodes to what decodes to %+v, %v", m, m2, err)
+		}
+	})
+}
+
+func TestMetaErrors(t *testing.T) {
+	sum := strings.Repeat("0f", 32)
+	tests := []struct{ name, in, want string }{
+		{"not json", `{`, "learn: graph meta: unexpected end"},
+		{"version", `{"version":2}`, "version 2, this caskg reads 1"},
+		{"graph hash", `{"version":1,"graph_sha256":"AB","catalog_sha256":"` + sum + `"}`, `field "graph_sha256": "AB" is not a hex SHA-256`},
+		{"catalog hash", `{"version":1,"graph_sha256":"` + sum + `","catalog_sha256":"` + strings.ToUpper(sum) + `"}`, `field "catalog_sha256"`},
+		{"traces", `{"version":1,"graph_sha256":"` + sum + `","catalog_sha256":"` + sum + `","traces":-2}`, `field "traces": -2 is negative`},
+		{"built", `{"version":1,"graph_sha256":"` + sum + `","catalog_sha256":"` + sum + `","built":"yesterday"}`, `field "built"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := decodeMeta([]byte(tc.in))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("decodeMeta(%s): %v, want %q", tc.in, err, tc.want)
+			}
+		})
+	}
+}
+
+// BenchmarkRecord times Record: encoding a trace line, appending it and fsyncing the file.
+func BenchmarkRecord(b *testing.B) {
+	l, err := Open(b.TempDir(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close(context.Background())
+	b.ReportAllocs()
+	for k := range b.N {
+		if err := l.Record(testTrace(k)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
