@@ -102,7 +102,7 @@ func checkHost(next http.Handler) http.Handler {
 }
 
 // isLoopback tells whether hostport ("host", "host:port", "[v6]:port") names localhost or a
-// loopback IP.
+// loopback IP without a zone.
 func isLoopback(hostport string) bool {
 	host, _, err := net.SplitHostPort(hostport)
 	if err != nil {
@@ -111,8 +111,9 @@ func isLoopback(hostport string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
+	// A zone ("::1%x.evil.example") is text a name could end in; loopback needs none.
 	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
+	return err == nil && ip.Zone() == "" && ip.IsLoopback()
 }
 
 // IsLoopbackAddr tells whether a listener's address is loopback only: a front bound elsewhere
