@@ -190,6 +190,54 @@ type Client struct {
 	Connect Answer
 }
 
+// Run runs steps against t in one go (the driver's batch mode, steps on its command line) and
+// returns the answers, the connection's first; it fails tb when the driver fails or takes
+// longer than timeout.
+func (e Env) Run(tb testing.TB, t Target, timeout time.Duration, steps ...Step) []Answer {
+	tb.Helper()
+	target, err := json.Marshal(t)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	list, err := json.Marshal(steps)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.Node, e.script(tb), string(target), string(list))
+	cmd.Env = append(os.Environ(), "CASKG_MCP_NPM="+e.NPM)
+	cmd.WaitDelay = 5 * time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		tb.Fatalf("mcpnode: the TypeScript client against %s: %v; its output:\n%s\nits stderr:\n%s", target, err, out, stderr.String())
+	}
+	var answers []Answer
+	for _, line := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
+		var a Answer
+		if err := json.Unmarshal(line, &a); err != nil {
+			tb.Fatalf("mcpnode: bad answer %q: %v", line, err)
+		}
+		answers = append(answers, a)
+	}
+	if len(answers) != len(steps)+1 {
+		tb.Fatalf("mcpnode: %d answers to %d steps and the connection; stderr:\n%s", len(answers), len(steps), stderr.String())
+	}
+	return answers
+}
+
+// script writes the driver into a folder of tb's and returns its path.
+func (e Env) script(tb testing.TB) string {
+	tb.Helper()
+	p := filepath.Join(tb.TempDir(), "mcpclient.mjs")
+	if err := os.WriteFile(p, driver, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
 // Start runs the driver against t and waits for the connection; it fails tb when the
 // connection fails. Every step must be answered within timeout. Close (registered as
 // cleanup too) ends it.
@@ -199,12 +247,8 @@ func (e Env) Start(tb testing.TB, t Target, timeout time.Duration) *Client {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	script := filepath.Join(tb.TempDir(), "mcpclient.mjs")
-	if err := os.WriteFile(script, driver, 0o644); err != nil {
-		tb.Fatal(err)
-	}
 	c := &Client{tb: tb, stderr: &lockedBuffer{}, timeout: timeout}
-	c.cmd = exec.Command(e.Node, script, string(target))
+	c.cmd = exec.Command(e.Node, e.script(tb), string(target))
 	c.cmd.Env = append(os.Environ(), "CASKG_MCP_NPM="+e.NPM)
 	c.cmd.Stderr = c.stderr
 	c.cmd.WaitDelay = 5 * time.Second
