@@ -282,8 +282,9 @@ MCP_NPM_PKGS     := node-linux-$(MCP_NODE_ARCH)@$(MCP_NODE_VERSION) \
 	@modelcontextprotocol/conformance@0.1.16 @modelcontextprotocol/sdk@1.32.2 \
 	@modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31
 MCP_NPM_STAMP    := $(MCP_NPM_DIR)/installed-$(shell echo '$(MCP_NPM_PKGS)' | cksum | cut -d' ' -f1)
-export CASKG_NODE22  := $(CURDIR)/$(MCP_NPM_DIR)/node_modules/node-linux-$(MCP_NODE_ARCH)/bin/node
-export CASKG_MCP_NPM := $(CURDIR)/$(MCP_NPM_DIR)
+MCP_NODE         := $(MCP_NPM_DIR)/node_modules/node-linux-$(MCP_NODE_ARCH)/bin/node
+export CASKG_NODE22  := $(abspath $(MCP_NODE))
+export CASKG_MCP_NPM := $(abspath $(MCP_NPM_DIR))
 
 .PHONY: mcp-npm
 mcp-npm: $(MCP_NPM_STAMP) ## install Node 22, the MCP TypeScript SDK, conformance suite and reference servers (pinned, from npm) into .cache/mcp-npm
@@ -292,4 +293,4 @@ $(MCP_NPM_STAMP):
 	@rm -rf $(MCP_NPM_DIR) && mkdir -p $(MCP_NPM_DIR)
 	echo '{"private": true}' > $(MCP_NPM_DIR)/package.json
 	cd $(MCP_NPM_DIR) && npm install --ignore-scripts --save-exact --no-audit --no-fund --no-package-lock --loglevel=error $(MCP_NPM_PKGS)
-	@$(CASKG_NODE22) --version >/dev/null && printf '%s\n' $(MCP_NPM_PKGS) > $@
+	@$(MCP_NODE) --version >/dev/null && printf '%s\n' $(MCP_NPM_PKGS) > $@

@@ -169,7 +169,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 				t.Errorf("structured content differs from the Go SDK client's:\n%s\nwant:\n%s", res.StructuredContent, goStructured)
 			}
 			bad, err := c.Do(mcpnode.Step{Op: "callTool", Name: "get_skill", Arguments: map[string]any{"name": "fnd-lamp"}}).Call()
-			if err != nil || !bad.IsError || !strings.Contains(bad.Content[0].Text, "find-lamp") {
+			if err != nil || !bad.IsError || len(bad.Content) == 0 || !strings.Contains(bad.Content[0].Text, "find-lamp") {
 				t.Errorf("get_skill(fnd-lamp): %v %+v", err, bad)
 			}
 			if a := c.Do(mcpnode.Step{Op: "callTool", Name: "no_such_tool"}); a.OK || a.Code != -32602 {
