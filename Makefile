@@ -38,7 +38,7 @@ demo: build wasm ## build the sample graph, answer sample tasks, then serve the 
 	@echo
 	$(if $(filter 0,$(DEMO_SERVE)),@echo "playground: skipped (DEMO_SERVE=0); make serve starts it",$(MAKE) --no-print-directory serve-only)
 
-test: onnxruntime workerd chromium ## run every check CI runs: vet, formatting, unit, end-to-end and short fuzz tests
+test: onnxruntime workerd chromium mcp-npm ## run every check CI runs: vet, formatting, unit, end-to-end and short fuzz tests
 	@test -z "$$(gofmt -l graphs native wasm playground)" || { echo "gofmt needed:"; gofmt -l graphs native wasm playground; exit 1; }
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
@@ -267,3 +267,30 @@ $(PEERS_STAMP):
 
 bench-go: ## the Go micro-benchmarks: decode, engine queries and push, build, embedders
 	$(GO) test -run '^$$' -bench . -benchmem ./graphs ./wasm/engine ./native/builder ./native/embed
+
+# --- MCP interoperability: Node 22 and the official MCP packages from npm --------------------
+# Tests of caskg's MCP fronts (caskg mcp --http, the gateway) drive them with the official
+# TypeScript SDK client (native/internal/mcpnode), put them in front of the reference servers
+# and run the MCP conformance suite, which needs Node >= 22: npm's node-linux-* package brings
+# one into .cache/mcp-npm without touching the system's Node. Exact versions, no install
+# scripts; a stamp names the versions, so changing one reinstalls. Go tests find them through
+# CASKG_NODE22 and CASKG_MCP_NPM (the folder holding node_modules).
+MCP_NODE_VERSION := 22.23.3
+MCP_NODE_ARCH    := $(if $(filter aarch64 arm64,$(shell uname -m)),arm64,x64)
+MCP_NPM_DIR      := .cache/mcp-npm
+MCP_NPM_PKGS     := node-linux-$(MCP_NODE_ARCH)@$(MCP_NODE_VERSION) \
+	@modelcontextprotocol/conformance@0.1.16 @modelcontextprotocol/sdk@1.32.2 \
+	@modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31
+MCP_NPM_STAMP    := $(MCP_NPM_DIR)/installed-$(shell echo '$(MCP_NPM_PKGS)' | cksum | cut -d' ' -f1)
+MCP_NODE         := $(MCP_NPM_DIR)/node_modules/node-linux-$(MCP_NODE_ARCH)/bin/node
+export CASKG_NODE22  := $(abspath $(MCP_NODE))
+export CASKG_MCP_NPM := $(abspath $(MCP_NPM_DIR))
+
+.PHONY: mcp-npm
+mcp-npm: $(MCP_NPM_STAMP) ## install Node 22, the MCP TypeScript SDK, conformance suite and reference servers (pinned, from npm) into .cache/mcp-npm
+
+$(MCP_NPM_STAMP):
+	@rm -rf $(MCP_NPM_DIR) && mkdir -p $(MCP_NPM_DIR)
+	echo '{"private": true}' > $(MCP_NPM_DIR)/package.json
+	cd $(MCP_NPM_DIR) && npm install --ignore-scripts --save-exact --no-audit --no-fund --no-package-lock --loglevel=error $(MCP_NPM_PKGS)
+	@$(MCP_NODE) --version >/dev/null && printf '%s\n' $(MCP_NPM_PKGS) > $@

@@ -31,7 +31,7 @@ func init() {
 		{"inspect", "ARTIFACT", "show an artifact's counts, degree statistics and sections", runInspect},
 		{"export", "ARTIFACT --format json|dot|graphml", "write the published graph in an interchange format", runExport},
 		{"eval", "ARTIFACT --tasks TASKS.jsonl", "score retrieval (R@k, COMP@k, nDCG@10) and edges against gold", runEval},
-		{"mcp", "ARTIFACT [--library DIR] [--feedback FILE]", "serve the graph to agents over MCP on stdio (retrieve_skills, get_skill, ...)", runMCP},
+		{"mcp", "ARTIFACT [--library DIR] [--feedback FILE] [--http ADDR]", "serve the graph to agents over MCP on stdio or streamable HTTP (retrieve_skills, get_skill, ...)", runMCP},
 		{"traces", "import " + tracesImportArgs, "turn agent logs (Claude Code, OpenAI, MCP) into traces for build --traces", runTraces},
 		{"serve", "[ARTIFACT] [--addr 127.0.0.1:8080] [--cors-origins LIST] [--root DIR] [--feedback FILE]", "serve the browser playground, the WebAssembly module and the retrieval API", runServe},
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-// serveContext is the life of a serve run: until SIGINT or SIGTERM. serveReady is told the
+// serveContext is the life of a serve or mcp --http run: until SIGINT or SIGTERM. serveReady is told the
 // address once the server listens. Tests replace both.
 var (
 	serveContext = func() (context.Context, context.CancelFunc) {

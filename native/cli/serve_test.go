@@ -49,6 +49,13 @@ func TestServeBadInput(t *testing.T) {
 // calls stop, as Ctrl-C would; it returns the server's base URL once it listens.
 func startServe(t *testing.T, args ...string) (base string, stop func() result) {
 	t.Helper()
+	return startListening(t, "serve", args...)
+}
+
+// startListening is startServe for any command that listens through serveContext and
+// serveReady (serve, mcp --http).
+func startListening(t *testing.T, command string, args ...string) (base string, stop func() result) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	addrs := make(chan string, 1)
@@ -58,14 +65,14 @@ func startServe(t *testing.T, args ...string) (base string, stop func() result) 
 	t.Cleanup(func() { serveContext, serveReady = oldCtx, oldReady })
 
 	done := make(chan result, 1)
-	go func() { done <- run(t, append([]string{"serve"}, args...)...) }()
+	go func() { done <- run(t, append([]string{command}, args...)...) }()
 	select {
 	case addr := <-addrs:
 		base = "http://" + addr
 	case r := <-done:
-		t.Fatalf("serve ended at once: exit %d, %s", r.code, r.stderr)
+		t.Fatalf("%s ended at once: exit %d, %s", command, r.code, r.stderr)
 	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not listen within 30 s")
+		t.Fatalf("%s did not listen within 30 s", command)
 	}
 	return base, func() result {
 		cancel()
@@ -73,7 +80,7 @@ func startServe(t *testing.T, args ...string) (base string, stop func() result) 
 		case r := <-done:
 			return r
 		case <-time.After(10 * time.Second):
-			t.Fatal("serve did not stop within 10 s of the interrupt")
+			t.Fatalf("%s did not stop within 10 s of the interrupt", command)
 			return result{}
 		}
 	}

@@ -1,6 +1,7 @@
 // Package mcpserver serves a caskg skill graph to agents over the Model Context Protocol, with
-// the official Go SDK. It is transport-agnostic: `caskg mcp` runs it over stdio, tests over an
-// in-memory pipe.
+// the official Go SDK. It is transport-agnostic: `caskg mcp` runs it over stdio (Transport) or
+// streamable HTTP (HTTPHandler, ServeHTTP, which the gateway shares), tests over an in-memory
+// pipe.
 //
 // Tools (all read-only but report_skill_use):
 //   - retrieve_skills: the ranked bundle for a task — the engine's rendered text (header, each
