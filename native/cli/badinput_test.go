@@ -185,7 +185,12 @@ func TestBuildSkipsBadSkills(t *testing.T) {
 			gotNodes := exportNodes(t, out)
 			wantNodes := map[string]string{}
 			for name, src := range tc.nodes {
-				wantNodes[name] = slashDir + "/" + src
+				// Sources are relative to the folder holding every library given, named
+				// first: lib alone, or the test's folder when files beside lib are given too.
+				if len(libs) > 1 {
+					src = filepath.Base(dir) + "/" + src
+				}
+				wantNodes[name] = src
 			}
 			if !mapsEqual(gotNodes, wantNodes) {
 				c.errorf("artifact holds %v, want %v", gotNodes, wantNodes)
@@ -725,7 +730,7 @@ func TestNamedPipeInLibrary(t *testing.T) {
 	if want := "\nskipped   2:\n          " + pipeSkill + "\n          " + pipeCatalog + "\n"; !strings.Contains(r.stdout, want) {
 		t.Errorf("build summary does not name both pipes (want %q):\n%s", want, r.stdout)
 	}
-	if got := exportNodes(t, out); !mapsEqual(got, map[string]string{"good-skill": slashDir + "/lib/good-skill/SKILL.md"}) {
+	if got := exportNodes(t, out); !mapsEqual(got, map[string]string{"good-skill": filepath.Base(dir) + "/lib/good-skill/SKILL.md"}) {
 		t.Errorf("artifact holds %v, want only good-skill", got)
 	}
 

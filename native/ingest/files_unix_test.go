@@ -90,7 +90,7 @@ func TestSpecialFiles(t *testing.T) {
 	}
 	var names []string
 	for _, s := range lib.Skills {
-		names = append(names, s.Name+" "+s.Source)
+		names = append(names, s.Name+" "+s.Path)
 	}
 	if diff := cmp.Diff([]string{"good lib/good/SKILL.md", "inside lib/link-in/SKILL.md"}, names); diff != "" {
 		t.Errorf("skills (-want +got):\n%s", diff)

@@ -48,9 +48,15 @@ type Skill struct {
 	Name        string
 	Title       string // optional: MCP "title" or front matter "title"
 	Description string
-	// Source is the path of the file the skill came from as reached from the path given to Load
-	// (filepath.Join(root, rel)), slash-separated.
+	// Source names the file the skill came from within the library, slash-separated: relative
+	// to the deepest folder holding every path given to Load, and starting with that folder's
+	// name ("skills/pdf/SKILL.md" for /home/me/skills given alone, "sample/x/SKILL.md" for
+	// graphs/sample or its skill folders). It is what artifacts keep, so no build machine's
+	// paths travel with them, and the same files give the same Sources however they are given.
 	Source string
+	// Path is the file as reached from the path given to Load (filepath.Join(root, rel)),
+	// slash-separated: where the skill can be read on this machine.
+	Path string
 	// Line is the 1-based line where the entry starts: 1 for SKILL.md, the line for JSONL, the
 	// line of the tool object for JSON.
 	Line int
@@ -74,7 +80,7 @@ type Skill struct {
 // Problem is one bad entry: either skipped (a broken file, an empty name, a duplicate, ...) or,
 // for a warning such as a malformed optional field, kept with the field ignored.
 type Problem struct {
-	File  string // path as in Skill.Source
+	File  string // path as in Skill.Path
 	Line  int    // 1-based; 0 when unknown
 	Field string // the offending field when there is one ("name", "description", "front matter", ...)
 	Skill string // the skill name when known
@@ -144,6 +150,7 @@ func LoadWith(opt Options, paths ...string) (*Library, error) {
 		return nil, errors.New("ingest: no paths given")
 	}
 	l := &loader{strict: opt.Strict, seen: map[string]bool{}, names: map[string]int{}, linked: map[string]bool{}}
+	l.base = commonBase(paths)
 	for _, p := range paths {
 		if err := l.loadPath(p); err != nil {
 			if errors.Is(err, errStop) {
@@ -202,9 +209,10 @@ func kindOf(path string) fileKind {
 type loader struct {
 	strict bool
 	lib    Library
-	seen   map[string]bool // files already read, by Source
+	seen   map[string]bool // files already read, by Path
 	names  map[string]int  // skill name → index in lib.Skills
 	linked map[string]bool // skill folders read through a symlink, by real path
+	base   string          // the folder Sources are relative to (commonBase); "" for none
 }
 
 func (l *loader) stopped() bool { return l.strict && len(l.lib.Problems) > 0 }
@@ -316,6 +324,51 @@ func (l *loader) walk(root string) error {
 	return err
 }
 
+// commonBase is the deepest folder that holds every path given to Load (a folder given, or the
+// folder of a file given), as an absolute path: Sources are named relative to it, so the same
+// files give the same Sources however they were given (the library folder, its skill folders,
+// its SKILL.md files, relative or absolute paths) and no path above it reaches an artifact. When
+// the paths share nothing below the file system's root, it is "" (see source).
+func commonBase(paths []string) string {
+	base := ""
+	for i, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return ""
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			abs = filepath.Dir(abs)
+		}
+		if i == 0 {
+			base = abs
+			continue
+		}
+		for base != filepath.Dir(base) {
+			if rel, err := filepath.Rel(base, abs); err == nil && (rel == "." || filepath.IsLocal(rel)) {
+				break
+			}
+			base = filepath.Dir(base)
+		}
+	}
+	if base == filepath.Dir(base) { // the root: nothing shared
+		return ""
+	}
+	return base
+}
+
+// source is the Skill.Source of the file at path: the base folder's name and the path below it
+// ("sample/heat-object/SKILL.md" for graphs/sample given alone). Without a common base, or for
+// a file outside it, it is the file's folder's name and its own.
+func (l *loader) source(path string) string {
+	abs, err := filepath.Abs(path)
+	if err == nil && l.base != "" {
+		if rel, err := filepath.Rel(l.base, abs); err == nil && filepath.IsLocal(rel) {
+			return filepath.Base(l.base) + "/" + filepath.ToSlash(rel)
+		}
+	}
+	return filepath.Base(filepath.Dir(filepath.Clean(path))) + "/" + filepath.Base(path)
+}
+
 // skippedDir reports whether the walk leaves out a folder of this name.
 func skippedDir(name string) bool { return strings.HasPrefix(name, ".") || name == "node_modules" }
 
@@ -416,6 +469,7 @@ func (l *loader) loadFile(path string, data []byte, prob *Problem, walked bool) 
 	}
 	l.lib.Problems = append(l.lib.Problems, probs...)
 	for _, e := range entries {
+		e.skill.Path, e.skill.Source = src, l.source(path)
 		if !l.add(e) || !walked || kindOf(path) != kindSkillMD || !isAgentSkillName(e.skill.Name) {
 			continue
 		}
@@ -432,12 +486,12 @@ func (l *loader) add(e entry) bool {
 	s := e.skill
 	if i, ok := l.names[s.Name]; ok {
 		first := l.lib.Skills[i]
-		where := first.Source
+		where := first.Path
 		if first.Kind == KindTool && first.Line > 0 {
 			where += ":" + strconv.Itoa(first.Line)
 		}
 		l.lib.Problems = append(l.lib.Problems, Problem{
-			File: s.Source, Line: e.nameLine, Field: "name", Skill: s.Name,
+			File: s.Path, Line: e.nameLine, Field: "name", Skill: s.Name,
 			Msg: fmt.Sprintf("duplicate name %q: already defined in %s; skipped", s.Name, where),
 		})
 		return false

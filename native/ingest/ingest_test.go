@@ -81,7 +81,7 @@ var mcpList = `{
 
 var searchFiles = Skill{
 	Name: "search_files", Title: "Search files", Description: "Find files whose content matches a pattern.",
-	Source: "tools.json", Line: 3, Kind: KindTool,
+	Source: "tools.json", Path: "tools.json", Line: 3, Kind: KindTool,
 	Inputs: []Field{
 		{Name: "limit", Type: "integer|null"},
 		{Name: "options", Type: "object", Description: "search options"},
@@ -95,7 +95,7 @@ var searchFiles = Skill{
 	}, "\n"),
 }
 
-var readFileTool = Skill{Name: "read_file", Description: "Read a file.", Source: "tools.json", Line: 24, Kind: KindTool}
+var readFileTool = Skill{Name: "read_file", Description: "Read a file.", Source: "tools.json", Path: "tools.json", Line: 24, Kind: KindTool}
 
 // wantProblem is what a test checks of a Problem.
 type wantProblem struct {
@@ -409,13 +409,13 @@ func TestLoadFields(t *testing.T) {
 	}
 	want := []Skill{
 		{
-			Name: "ocr", Description: "Read text from scanned pages.", Source: "lib/image/ocr/SKILL.md", Line: 1,
+			Name: "ocr", Description: "Read text from scanned pages.", Source: "lib/image/ocr/SKILL.md", Path: "lib/image/ocr/SKILL.md", Line: 1,
 			Kind: KindSkill, Body: "Line one.\nLine two.", Tags: []string{"scan", "text", "image"},
 			Inputs: []Field{{Name: "image"}, {Name: "lang"}},
 		},
 		{
 			Name: "extract-tables", Title: "Extract tables", Description: "Pull every table out of a PDF as CSV.",
-			Source: "lib/pdf/extract-tables/SKILL.md", Line: 1, Kind: KindSkill, Body: "# Extract tables\n\nRun it.",
+			Source: "lib/pdf/extract-tables/SKILL.md", Path: "lib/pdf/extract-tables/SKILL.md", Line: 1, Kind: KindSkill, Body: "# Extract tables\n\nRun it.",
 			Tags: []string{"pdf", "tables"},
 			Inputs: []Field{
 				{Name: "pdf", Type: "path", Description: "the PDF to read", Required: true},
@@ -429,6 +429,16 @@ func TestLoadFields(t *testing.T) {
 		},
 		searchFiles,
 		readFileTool,
+	}
+	// Sources are relative to the folder holding lib and tools.json, and start with its name
+	// (TestSourceIsLibraryRelative); here that is the test's own folder.
+	wd, _ := os.Getwd()
+	for i := range lib.Skills {
+		if s := &lib.Skills[i]; s.Source != filepath.Base(wd)+"/"+s.Path {
+			t.Errorf("%s: Source %q, want %q", s.Name, s.Source, filepath.Base(wd)+"/"+s.Path)
+		} else {
+			s.Source = s.Path
+		}
 	}
 	if diff := cmp.Diff(want, lib.Skills); diff != "" {
 		t.Errorf("skills (-want +got):\n%s", diff)
@@ -599,5 +609,61 @@ func TestSpecFields(t *testing.T) {
 				t.Errorf("warnings (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestSourceIsLibraryRelative checks that Skill.Source, which artifacts keep, names a file
+// relative to the deepest folder holding every path given, starting with that folder's name,
+// however the paths were spelled — relative, absolute, ".", through a symlink, as the library
+// folder or as its skill folders or files — so no build machine's path reaches an artifact and
+// the same files give the same Sources; Path keeps the path as reached.
+func TestSourceIsLibraryRelative(t *testing.T) {
+	dir := t.TempDir()
+	testlib.WriteFiles(t, dir, files{
+		"home/me/skills/pdf/SKILL.md": skillMD("", "name: pdf", "description: PDFs."),
+		"home/me/skills/xls/SKILL.md": skillMD("", "name: xls", "description: Sheets."),
+		"home/me/tools.json":          `[{"name":"t","description":"T."}]`,
+	})
+	t.Chdir(filepath.Join(dir, "home", "me"))
+	abs := filepath.Join(dir, "home", "me", "skills")
+	if err := os.Symlink(abs, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		sources []string
+		path    string // of the first skill
+	}{
+		{"folder", []string{"skills"}, []string{"skills/pdf/SKILL.md", "skills/xls/SKILL.md"}, "skills/pdf/SKILL.md"},
+		{"folder spelled ./x/", []string{"./skills/"}, []string{"skills/pdf/SKILL.md", "skills/xls/SKILL.md"}, "skills/pdf/SKILL.md"},
+		{"absolute", []string{abs}, []string{"skills/pdf/SKILL.md", "skills/xls/SKILL.md"}, filepath.ToSlash(abs) + "/pdf/SKILL.md"},
+		{"skill folders", []string{"skills/xls", "skills/pdf"}, []string{"skills/xls/SKILL.md", "skills/pdf/SKILL.md"}, "skills/xls/SKILL.md"},
+		{"skill files", []string{"skills/pdf/SKILL.md", abs + "/xls/SKILL.md"}, []string{"skills/pdf/SKILL.md", "skills/xls/SKILL.md"}, "skills/pdf/SKILL.md"},
+		{"through a symlink", []string{filepath.Join(dir, "link")}, []string{"link/pdf/SKILL.md", "link/xls/SKILL.md"}, filepath.ToSlash(dir) + "/link/pdf/SKILL.md"},
+		{"one skill folder", []string{"skills/pdf"}, []string{"pdf/SKILL.md"}, "skills/pdf/SKILL.md"},
+		{"one file", []string{"tools.json"}, []string{"me/tools.json"}, "tools.json"},
+		{"folder and file", []string{"skills", "tools.json"}, []string{"me/skills/pdf/SKILL.md", "me/skills/xls/SKILL.md", "me/tools.json"}, "skills/pdf/SKILL.md"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lib, err := Load(tc.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, s := range lib.Skills {
+				got = append(got, s.Source)
+			}
+			if diff := cmp.Diff(tc.sources, got); diff != "" {
+				t.Errorf("sources (-want +got):\n%s", diff)
+			}
+			if lib.Skills[0].Path != tc.path {
+				t.Errorf("Path %q, want %q", lib.Skills[0].Path, tc.path)
+			}
+		})
+	}
+	t.Chdir(filepath.Join(dir, "home", "me", "skills"))
+	if lib, err := Load("."); err != nil || lib.Skills[0].Source != "skills/pdf/SKILL.md" {
+		t.Errorf(`Load("."): %v; want Source "skills/pdf/SKILL.md"`, err)
 	}
 }

@@ -119,7 +119,7 @@ func TestDuplicateAcrossFolders(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)
 	}
-	if len(lib.Skills) != 2 || lib.Skills[0].Source != "lib/a/twin/SKILL.md" || lib.Skills[1].Name != "other" {
+	if len(lib.Skills) != 2 || lib.Skills[0].Path != "lib/a/twin/SKILL.md" || lib.Skills[1].Name != "other" {
 		t.Errorf("skills %v, want twin from lib/a and other", lib.Skills)
 	}
 }

@@ -53,11 +53,11 @@ func TestRealLibrary(t *testing.T) {
 		count[s.Kind]++
 		switch s.Kind {
 		case KindSkill:
-			if !strings.HasPrefix(s.Source, realSkills+"/") || !strings.HasSuffix(s.Source, "/SKILL.md") || s.Line != 1 {
-				t.Errorf("skill %q: Source %q, Line %d", s.Name, s.Source, s.Line)
+			if !strings.HasPrefix(s.Source, "data/skills/") || !strings.HasSuffix(s.Source, "/SKILL.md") || s.Path != realSkills+strings.TrimPrefix(s.Source, "data/skills") || s.Line != 1 {
+				t.Errorf("skill %q: Source %q, Path %q, Line %d", s.Name, s.Source, s.Path, s.Line)
 			}
 		case KindTool:
-			if s.Source != realTools || s.Line < 2 || s.SchemaText == "" && len(s.Inputs) > 0 {
+			if s.Source != "data/eval/toollinkos/tools.json" || s.Path != realTools || s.Line < 2 || s.SchemaText == "" && len(s.Inputs) > 0 {
 				t.Errorf("tool %q: Source %q, Line %d", s.Name, s.Source, s.Line)
 			}
 		}

@@ -176,7 +176,7 @@ func parseSkillMD(data []byte, file string) ([]entry, []Problem) {
 
 	var s Skill
 	s.Kind = KindSkill
-	s.Source = file
+	s.Source, s.Path = file, file
 	s.Line = 1
 	nameLine := 1
 	// Problems with a whole field point at its key's line.

@@ -237,7 +237,7 @@ func parseTool(raw json.RawMessage, file string, line int) (*entry, []Problem) {
 	}
 	var probs []Problem
 	failed := false
-	s := Skill{Source: file, Line: line, Kind: KindTool}
+	s := Skill{Source: file, Path: file, Line: line, Kind: KindTool}
 	name, msg := jsonString(obj, "name")
 	if msg != "" {
 		failed = true

@@ -145,7 +145,7 @@ func (s *Server) loadLibrary(dir string) error {
 			continue
 		}
 		s.libInfo.Skills++
-		rel, err := filepath.Rel(base, filepath.FromSlash(sk.Source))
+		rel, err := filepath.Rel(base, filepath.FromSlash(sk.Path))
 		if err != nil || !filepath.IsLocal(rel) {
 			continue
 		}
