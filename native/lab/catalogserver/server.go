@@ -1,0 +1,137 @@
+// Package catalogserver serves a tool catalog file — a data set's tools.json — as a real MCP
+// server, so that the gateway, `make eval` and `make bench` can run against thousands of tools
+// the way they would against live servers.
+//
+// The server lists the catalog's tools in pages (clients must follow cursors) and answers
+// every call from the tool's schemas alone: the arguments are checked against the input
+// schema (a wrong or missing argument is a tool error naming it), and the result is a
+// deterministic value of the output schema, or a text echoing the call when the tool has none.
+// The same call always gets the same answer. Latency and failures can be simulated, both
+// deterministic too.
+package catalogserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultPageSize is the tools/list page size when Options.PageSize is 0: small enough that a
+// client must follow cursors on every real catalog but the smallest.
+const DefaultPageSize = 100
+
+// Options shape a server's behaviour.
+type Options struct {
+	PageSize int           // tools a tools/list page holds; 0 means DefaultPageSize
+	Delay    time.Duration // added before every tools/call answer
+	// FailRate is the share of distinct calls that fail with a tool error (isError), chosen
+	// by a hash of the tool name and arguments: a call that fails always fails.
+	FailRate float64
+}
+
+// NewServer returns an MCP server that serves the catalog's tools. The catalog must not be
+// changed afterwards.
+func NewServer(c *Catalog, opt Options) (*mcp.Server, error) {
+	switch {
+	case opt.PageSize < 0:
+		return nil, fmt.Errorf("catalogserver: page size %d is negative", opt.PageSize)
+	case opt.Delay < 0:
+		return nil, fmt.Errorf("catalogserver: delay %v is negative", opt.Delay)
+	case !(opt.FailRate >= 0 && opt.FailRate <= 1):
+		return nil, fmt.Errorf("catalogserver: fail rate %v is not between 0 and 1", opt.FailRate)
+	case c == nil || len(c.Tools) == 0:
+		return nil, errors.New("catalogserver: no tools to serve")
+	}
+	if opt.PageSize == 0 {
+		opt.PageSize = DefaultPageSize
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "caskg-catalog-server", Version: "0.1.0"},
+		&mcp.ServerOptions{PageSize: opt.PageSize})
+	for _, t := range c.Tools {
+		s.AddTool(t, handler(t, opt))
+	}
+	return s, nil
+}
+
+// handler answers the calls of one tool. The SDK's lower-level AddTool leaves checking and
+// result shape to it, which is what lets odd schemas through (see Catalog).
+func handler(t *mcp.Tool, opt Options) mcp.ToolHandler {
+	in, _ := t.InputSchema.(map[string]any)
+	out, _ := t.OutputSchema.(map[string]any)
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if opt.Delay > 0 {
+			timer := time.NewTimer(opt.Delay)
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+				timer.Stop()
+				return nil, ctx.Err()
+			}
+		}
+		return answer(t.Name, in, out, req.Params.Arguments, opt.FailRate), nil
+	}
+}
+
+// answer is the result of calling tool name with raw arguments.
+func answer(name string, in, out map[string]any, raw json.RawMessage, failRate float64) *mcp.CallToolResult {
+	var args any = map[string]any{}
+	if len(bytes.TrimSpace(raw)) > 0 {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return toolError(name, "arguments are not valid JSON")
+		}
+		if args == nil {
+			args = map[string]any{}
+		}
+	}
+	if _, ok := args.(map[string]any); !ok {
+		return toolError(name, (&argError{"", "want an object, got " + kindOf(args)}).Error())
+	}
+	if err := validate(in, args, ""); err != nil {
+		return toolError(name, err.Error())
+	}
+	canon, err := marshal(args) // map keys sorted: equal arguments give equal bytes
+	if err != nil {
+		return toolError(name, err.Error())
+	}
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	h.Write([]byte{0})
+	h.Write(canon)
+	seed := h.Sum64()
+	if failRate > 0 && float64(mix(seed, "fail"))/math.Exp2(64) < failRate {
+		return toolError(name, fmt.Sprintf("simulated failure (fail rate %v)", failRate))
+	}
+	if out == nil {
+		text := fmt.Sprintf("%s called with %s: ok, result %016x", name, canon, seed)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	}
+	res := result(out, seed)
+	text, err := marshal(res)
+	if err != nil {
+		return toolError(name, err.Error())
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}, StructuredContent: res}
+}
+
+func toolError(name, msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true,
+		Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("catalogserver: tool %s: %s", name, msg)}}}
+}
+
+// marshal encodes a decoded JSON value without HTML escaping, map keys sorted.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
