@@ -55,9 +55,32 @@ func NewServer(c *Catalog, opt Options) (*mcp.Server, error) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "caskg-catalog-server", Version: "0.1.0"},
 		&mcp.ServerOptions{PageSize: opt.PageSize})
 	for _, t := range c.Tools {
-		s.AddTool(t, handler(t, opt))
+		wire, err := encoded(t)
+		if err != nil {
+			return nil, err
+		}
+		s.AddTool(wire, handler(t, opt))
 	}
 	return s, nil
+}
+
+// encoded is t with its schemas encoded once, ahead of time: every tools/list page would
+// otherwise encode them again from maps. The bytes are the ones the maps would give.
+func encoded(t *mcp.Tool) (*mcp.Tool, error) {
+	w := *t
+	in, err := marshal(t.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("catalogserver: tool %q: input schema: %w", t.Name, err)
+	}
+	w.InputSchema = json.RawMessage(in)
+	if t.OutputSchema != nil {
+		out, err := marshal(t.OutputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("catalogserver: tool %q: output schema: %w", t.Name, err)
+		}
+		w.OutputSchema = json.RawMessage(out)
+	}
+	return &w, nil
 }
 
 // handler answers the calls of one tool. The SDK's lower-level AddTool leaves checking and
