@@ -59,9 +59,23 @@ func NewServer(c *Catalog, opt Options) (*mcp.Server, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.AddTool(wire, handler(t, opt))
+		if err := addTool(s, wire, handler(t, opt)); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
+}
+
+// addTool adds a tool, turning the SDK's panic on a tool it refuses (x-mcp-header annotations
+// it finds invalid; the schema checks it makes cannot fail after Parse) into an error.
+func addTool(s *mcp.Server, t *mcp.Tool, h mcp.ToolHandler) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("catalogserver: tool %q: the SDK refuses it: %v", t.Name, p)
+		}
+	}()
+	s.AddTool(t, h)
+	return nil
 }
 
 // encoded is t with its schemas encoded once, ahead of time: every tools/list page would

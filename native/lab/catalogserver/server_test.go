@@ -302,6 +302,12 @@ func TestDelayCancels(t *testing.T) {
 
 func TestNewServerOptions(t *testing.T) {
 	c := tiny(t)
+	// A tool the SDK's AddTool panics on is an error instead.
+	refused, err := catalogserver.Parse([]byte(`[{"name": "h", "inputSchema": {"type": "object",
+		"properties": {"p": {"type": "array", "x-mcp-header": "P"}}}}]`), "h.json")
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		opt  catalogserver.Options
@@ -312,6 +318,9 @@ func TestNewServerOptions(t *testing.T) {
 		{"delay", catalogserver.Options{Delay: -1}, c, "catalogserver: delay -1ns is negative"},
 		{"fail rate", catalogserver.Options{FailRate: 1.5}, c, "catalogserver: fail rate 1.5 is not between 0 and 1"},
 		{"no tools", catalogserver.Options{}, &catalogserver.Catalog{}, "catalogserver: no tools to serve"},
+		{"refused by the SDK", catalogserver.Options{}, refused, `catalogserver: tool "h": the SDK refuses it: AddTool "h": ` +
+			`invalid parameter header annotations: property "p": x-mcp-header can only be applied to primitive types ` +
+			`(integer, string, boolean), got "array"`},
 	}
 	for _, tt := range tests {
 		if _, err := catalogserver.NewServer(tt.c, tt.opt); err == nil || err.Error() != tt.err {
