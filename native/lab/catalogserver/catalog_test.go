@@ -179,3 +179,30 @@ func TestDevSetNotes(t *testing.T) {
 		})
 	}
 }
+
+// TestNameNotes: names MCP does not allow are served as they are, with a note.
+func TestNameNotes(t *testing.T) {
+	long := strings.Repeat("n", 129)
+	in := `[{"name": "ok_name-1.2"}, {"name": "odd name!"}, {"name": "` + long + `"}, {"name": "ünïcode"}]`
+	c, err := Parse([]byte(in), "f.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Note{
+		{Tool: "odd name!", Field: "name", Msg: "name has characters MCP does not allow in tool names"},
+		{Tool: long, Field: "name", Msg: "name longer than 128 characters (129)"},
+		{Tool: "ünïcode", Field: "name", Msg: "name has characters MCP does not allow in tool names"},
+	}
+	var got []Note
+	for _, n := range c.Notes {
+		if n.Field == "name" {
+			got = append(got, n)
+		}
+	}
+	if !cmp.Equal(got, want) || len(c.Tools) != 4 {
+		t.Errorf("%d tools, name notes %v, want 4 and %v", len(c.Tools), got, want)
+	}
+	if _, err := NewServer(c, Options{}); err != nil {
+		t.Errorf("the SDK refuses a name: %v", err)
+	}
+}

@@ -34,6 +34,9 @@ type Options struct {
 	// FailRate is the share of distinct calls that fail with a tool error (isError), chosen
 	// by a hash of the tool name and arguments: a call that fails always fails.
 	FailRate float64
+	// RPCFailRate is the share of distinct calls answered with a JSON-RPC error instead,
+	// chosen the same way by another hash (so the two kinds of failure are independent).
+	RPCFailRate float64
 }
 
 // NewServer returns an MCP server that serves the catalog's tools. The catalog must not be
@@ -46,6 +49,8 @@ func NewServer(c *Catalog, opt Options) (*mcp.Server, error) {
 		return nil, fmt.Errorf("catalogserver: delay %v is negative", opt.Delay)
 	case !(opt.FailRate >= 0 && opt.FailRate <= 1):
 		return nil, fmt.Errorf("catalogserver: fail rate %v is not between 0 and 1", opt.FailRate)
+	case !(opt.RPCFailRate >= 0 && opt.RPCFailRate <= 1):
+		return nil, fmt.Errorf("catalogserver: RPC fail rate %v is not between 0 and 1", opt.RPCFailRate)
 	case c == nil || len(c.Tools) == 0:
 		return nil, errors.New("catalogserver: no tools to serve")
 	}
@@ -112,49 +117,52 @@ func handler(t *mcp.Tool, opt Options) mcp.ToolHandler {
 				return nil, ctx.Err()
 			}
 		}
-		return answer(t.Name, in, out, req.Params.Arguments, opt.FailRate), nil
+		return answer(t.Name, in, out, req.Params.Arguments, opt)
 	}
 }
 
 // answer is the result of calling tool name with raw arguments.
-func answer(name string, in, out map[string]any, raw json.RawMessage, failRate float64) *mcp.CallToolResult {
+func answer(name string, in, out map[string]any, raw json.RawMessage, opt Options) (*mcp.CallToolResult, error) {
 	var args any = map[string]any{}
 	if len(bytes.TrimSpace(raw)) > 0 {
 		if err := json.Unmarshal(raw, &args); err != nil {
-			return toolError(name, "arguments are not valid JSON")
+			return toolError(name, "arguments are not valid JSON"), nil
 		}
 		if args == nil {
 			args = map[string]any{}
 		}
 	}
 	if _, ok := args.(map[string]any); !ok {
-		return toolError(name, (&argError{"", "want an object, got " + kindOf(args)}).Error())
+		return toolError(name, (&argError{"", "want an object, got " + kindOf(args)}).Error()), nil
 	}
 	if err := validate(in, args, ""); err != nil {
-		return toolError(name, err.Error())
+		return toolError(name, err.Error()), nil
 	}
 	canon, err := marshal(args) // map keys sorted: equal arguments give equal bytes
 	if err != nil {
-		return toolError(name, err.Error())
+		return toolError(name, err.Error()), nil
 	}
 	h := fnv.New64a()
 	h.Write([]byte(name))
 	h.Write([]byte{0})
 	h.Write(canon)
 	seed := h.Sum64()
-	if failRate > 0 && float64(mix(seed, "fail"))/math.Exp2(64) < failRate {
-		return toolError(name, fmt.Sprintf("simulated failure (fail rate %v)", failRate))
+	if opt.RPCFailRate > 0 && float64(mix(seed, "rpc"))/math.Exp2(64) < opt.RPCFailRate {
+		return nil, fmt.Errorf("catalogserver: tool %s: simulated failure (RPC fail rate %v)", name, opt.RPCFailRate)
+	}
+	if opt.FailRate > 0 && float64(mix(seed, "fail"))/math.Exp2(64) < opt.FailRate {
+		return toolError(name, fmt.Sprintf("simulated failure (fail rate %v)", opt.FailRate)), nil
 	}
 	if out == nil {
 		text := fmt.Sprintf("%s called with %s: ok, result %016x", name, canon, seed)
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
 	}
 	res := result(out, seed)
 	text, err := marshal(res)
 	if err != nil {
-		return toolError(name, err.Error())
+		return toolError(name, err.Error()), nil
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}, StructuredContent: res}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}, StructuredContent: res}, nil
 }
 
 func toolError(name, msg string) *mcp.CallToolResult {

@@ -3,12 +3,15 @@ package catalogserver_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caskg/caskg/native/lab/catalogserver"
@@ -260,33 +263,50 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-func TestFailRate(t *testing.T) {
-	cs := connect(t, tiny(t), catalogserver.Options{FailRate: 0.25})
-	const n = 200
-	failed := 0
-	for i := range n {
-		args := map[string]any{"flight": "LH" + string(rune('A'+i%26)) + string(rune('A'+i/26)), "seats": 1}
-		outcome := func() bool {
-			res, err := cs.CallTool(ctxT(t), &mcp.CallToolParams{Name: "book", Arguments: args})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.IsError && !strings.Contains(text(res), "simulated failure") {
-				t.Fatalf("error %q", text(res))
-			}
-			return res.IsError
-		}
-		first := outcome()
-		if outcome() != first {
-			t.Fatalf("%v: fails once, not twice", args)
-		}
-		if first {
-			failed++
-		}
+// TestFailRates: each kind of simulated failure hits about its share of distinct calls, and a
+// call that fails fails every time.
+func TestFailRates(t *testing.T) {
+	tests := []struct {
+		name string
+		opt  catalogserver.Options
+		rpc  bool
+	}{
+		{"tool errors", catalogserver.Options{FailRate: 0.25}, false},
+		{"JSON-RPC errors", catalogserver.Options{RPCFailRate: 0.25}, true},
 	}
-	// 200 draws at 0.25: the count lies within 30..70 unless the hash is badly skewed.
-	if failed < 30 || failed > 70 {
-		t.Errorf("%d of %d calls failed at rate 0.25", failed, n)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs := connect(t, tiny(t), tt.opt)
+			const n = 200
+			failed := 0
+			for i := range n {
+				args := map[string]any{"flight": fmt.Sprintf("LH%d", i), "seats": 1}
+				outcome := func() bool {
+					res, err := cs.CallTool(ctxT(t), &mcp.CallToolParams{Name: "book", Arguments: args})
+					var rpcErr *jsonrpc.Error
+					switch {
+					case err != nil && tt.rpc && errors.As(err, &rpcErr) && strings.Contains(rpcErr.Message, "catalogserver: tool book: simulated failure"):
+						return true
+					case err != nil:
+						t.Fatal(err)
+					case res.IsError && (tt.rpc || !strings.Contains(text(res), "catalogserver: tool book: simulated failure")):
+						t.Fatalf("error %q", text(res))
+					}
+					return res.IsError
+				}
+				first := outcome()
+				if outcome() != first {
+					t.Fatalf("%v: fails once, not twice", args)
+				}
+				if first {
+					failed++
+				}
+			}
+			// 200 draws at 0.25: the count lies within 30..70 unless the hash is badly skewed.
+			if failed < 30 || failed > 70 {
+				t.Errorf("%d of %d calls failed at rate 0.25", failed, n)
+			}
+		})
 	}
 }
 
@@ -317,6 +337,7 @@ func TestNewServerOptions(t *testing.T) {
 		{"page size", catalogserver.Options{PageSize: -1}, c, "catalogserver: page size -1 is negative"},
 		{"delay", catalogserver.Options{Delay: -1}, c, "catalogserver: delay -1ns is negative"},
 		{"fail rate", catalogserver.Options{FailRate: 1.5}, c, "catalogserver: fail rate 1.5 is not between 0 and 1"},
+		{"RPC fail rate", catalogserver.Options{RPCFailRate: -0.1}, c, "catalogserver: RPC fail rate -0.1 is not between 0 and 1"},
 		{"no tools", catalogserver.Options{}, &catalogserver.Catalog{}, "catalogserver: no tools to serve"},
 		{"refused by the SDK", catalogserver.Options{}, refused, `catalogserver: tool "h": the SDK refuses it: AddTool "h": ` +
 			`invalid parameter header annotations: property "p": x-mcp-header can only be applied to primitive types ` +

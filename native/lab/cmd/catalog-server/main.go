@@ -2,7 +2,7 @@
 // call with a deterministic result shaped by their schemas (see package catalogserver). Tests,
 // `make eval` and `make bench` put it behind the gateway.
 //
-//	catalog-server --tools FILE [--http ADDR] [--page-size N] [--delay D] [--fail-rate R]
+//	catalog-server --tools FILE [--http ADDR] [--page-size N] [--delay D] [--fail-rate R] [--rpc-fail-rate R]
 //
 // It speaks MCP on stdin and stdout, or with --http on streamable HTTP at /mcp; then it prints
 // "catalog-server: listening on http://HOST:PORT/mcp" on stderr once it accepts connections
@@ -48,12 +48,13 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.IntVar(&opt.PageSize, "page-size", catalogserver.DefaultPageSize, "tools per tools/list page")
 	fs.DurationVar(&opt.Delay, "delay", 0, "simulated latency added to every tools/call")
 	fs.Float64Var(&opt.FailRate, "fail-rate", 0, "share of distinct calls that fail with a tool error, chosen by a hash of the call")
+	fs.Float64Var(&opt.RPCFailRate, "rpc-fail-rate", 0, "share of distinct calls answered with a JSON-RPC error, chosen by another hash")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *file == "" || fs.NArg() > 0 {
 		fs.Usage()
-		return errors.New("usage: catalog-server --tools FILE [--http ADDR] [--page-size N] [--delay D] [--fail-rate R]")
+		return errors.New("usage: catalog-server --tools FILE [--http ADDR] [--page-size N] [--delay D] [--fail-rate R] [--rpc-fail-rate R]")
 	}
 	if opt.PageSize == 0 {
 		return errors.New("--page-size must be at least 1")
