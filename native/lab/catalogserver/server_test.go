@@ -367,3 +367,32 @@ func TestPageSize(t *testing.T) {
 		t.Errorf("first page %v %v, want one tool and a cursor", res, err)
 	}
 }
+
+// TestConcurrentCalls: calls in flight together get the answers they get alone.
+func TestConcurrentCalls(t *testing.T) {
+	cs := connect(t, tiny(t), catalogserver.Options{})
+	const n = 16
+	answers := make(chan string, n)
+	for i := range n {
+		go func() {
+			args := map[string]any{"flight": fmt.Sprintf("LH%d", i%4), "seats": 1}
+			res, err := cs.CallTool(ctxT(t), &mcp.CallToolParams{Name: "book", Arguments: args})
+			if err != nil || res.IsError {
+				answers <- fmt.Sprintf("error %v %v", err, res)
+				return
+			}
+			answers <- fmt.Sprintf("%d %s", i%4, text(res))
+		}()
+	}
+	seen := map[string]bool{}
+	for range n {
+		a := <-answers
+		if strings.HasPrefix(a, "error") {
+			t.Fatal(a)
+		}
+		seen[a] = true
+	}
+	if len(seen) != 4 {
+		t.Errorf("%d distinct answers to 4 distinct calls made 4 times each: %v", len(seen), seen)
+	}
+}
