@@ -3,10 +3,10 @@ package builder
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"crypto/sha256"
 	"debug/elf"
 	"encoding/gob"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
