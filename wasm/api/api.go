@@ -205,7 +205,10 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) ([]byte, error) 
 	if r.Method == http.MethodOptions {
 		hd := w.Header()
 		hd.Set("Access-Control-Allow-Methods", methods)
-		hd.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+		hd.Set("Access-Control-Allow-Headers", "Content-Type")
+		if path == routeFeedback {
+			hd.Set("Access-Control-Allow-Headers", "Authorization, Content-Type") // a reporter's token
+		}
 		hd.Set("Access-Control-Max-Age", "86400")
 		w.WriteHeader(http.StatusNoContent)
 		return nil, nil

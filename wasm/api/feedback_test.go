@@ -176,7 +176,8 @@ func TestFeedbackRoute(t *testing.T) {
 func TestFeedbackPreflight(t *testing.T) {
 	w := httptest.NewRecorder()
 	sampleHandler(t).ServeHTTP(w, httptest.NewRequest("OPTIONS", "/v1/feedback", nil))
-	if w.Code != http.StatusNoContent || w.Header().Get("Access-Control-Allow-Methods") != "POST, OPTIONS" {
-		t.Errorf("preflight %d, methods %q", w.Code, w.Header().Get("Access-Control-Allow-Methods"))
+	if w.Code != http.StatusNoContent || w.Header().Get("Access-Control-Allow-Methods") != "POST, OPTIONS" ||
+		w.Header().Get("Access-Control-Allow-Headers") != "Authorization, Content-Type" {
+		t.Errorf("preflight %d, methods %q, headers %q", w.Code, w.Header().Get("Access-Control-Allow-Methods"), w.Header().Get("Access-Control-Allow-Headers"))
 	}
 }
