@@ -78,6 +78,26 @@ func (r *reports) admit(t *traceStats) {
 			t.count[a] += n
 		}
 	}
+	// Each reporter is one run to the prior's fit (traceStats.fitPrior): its admitted skills,
+	// and as co-used the admitted pairs it used.
+	for _, name := range r.order {
+		rp := r.by[name]
+		var v reportedRun
+		for a := range rp.skills {
+			if skills[a] >= MinReporters {
+				v.skills = append(v.skills, a)
+			}
+		}
+		if len(v.skills) == 0 {
+			continue
+		}
+		slices.Sort(v.skills)
+		v.pairs = map[pair]bool{}
+		for p := range rp.pairs {
+			v.pairs[p] = pairs[p] >= MinReporters
+		}
+		t.reported = append(t.reported, v)
+	}
 	keys := make([]pair, 0, len(pairs))
 	for p, n := range pairs {
 		if n >= MinReporters {
@@ -93,8 +113,12 @@ func (r *reports) admit(t *traceStats) {
 		}
 		t.co[pair{a, b}] += n
 		t.co[pair{b, a}] += n
-		t.before[pair{a, b}] += forward[p]
-		t.before[pair{b, a}] += n - forward[p]
+		if f := forward[p]; f > 0 {
+			t.before[pair{a, b}] += f
+		}
+		if f := n - forward[p]; f > 0 {
+			t.before[pair{b, a}] += f
+		}
 	}
 }
 
@@ -149,6 +173,13 @@ func (r *reports) admitFailures(t *traceStats) {
 			t.failed[p] += w
 		}
 	}
+}
+
+// reportedRun is a reporter as one run, for the prior's fit: the skills it used that count,
+// and for each pair it used together whether that pair counts.
+type reportedRun struct {
+	skills []int
+	pairs  map[pair]bool // key {a, b}, a < b
 }
 
 func sortPairs(ps []pair) {

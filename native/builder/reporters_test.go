@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,7 +81,7 @@ func TestReportsCannotForge(t *testing.T) {
 }
 
 // TestReportedStats checks how reported runs enter the runs' statistics: once per reporter,
-// only where MinReporters agree, and never in the prior.
+// and only where MinReporters agree.
 func TestReportedStats(t *testing.T) {
 	index := map[string]int{"a": 0, "b": 1, "c": 2}
 	run := func(source string, s ...string) Trace { return Trace{ID: "r", Skills: s, Source: source} }
@@ -171,5 +172,34 @@ func TestLearnedFrom(t *testing.T) {
 		if s != want[k] {
 			t.Errorf("pair %d: %s, want %s", k, s, want[k])
 		}
+	}
+}
+
+// TestReportedPrior checks that runs each sent by a reporter of its own, where every skill and
+// pair has two reporters, give the statistics and the prior the same runs give trusted; and
+// that one reporter's runs, however many, leave the trusted runs' prior as it is.
+func TestReportedPrior(t *testing.T) {
+	index := map[string]int{"a": 0, "b": 1, "c": 2, "d": 3}
+	sets := [][]string{{"a", "b"}, {"a", "b"}, {"a", "b", "c"}, {"c", "a", "b"}, {"a", "b"}, {"c", "d"}, {"d", "c"}}
+	var trusted, reported []Trace
+	for k, s := range sets {
+		trusted = append(trusted, Trace{ID: fmt.Sprint(k), Skills: s})
+		reported = append(reported, Trace{ID: fmt.Sprint(k), Skills: s, Source: fmt.Sprint("token:r", k)})
+	}
+	tt, _ := newTraceStats(trusted, index)
+	rt, _ := newTraceStats(reported, index)
+	if fmt.Sprint(tt.co, tt.count, tt.before) != fmt.Sprint(rt.co, rt.count, rt.before) {
+		t.Errorf("reported: co %v count %v before %v; trusted: %v %v %v", rt.co, rt.count, rt.before, tt.co, tt.count, tt.before)
+	}
+	if tt.priorA != rt.priorA || tt.priorB != rt.priorB {
+		t.Errorf("prior of reported runs Beta(%g, %g), of trusted Beta(%g, %g)", rt.priorA, rt.priorB, tt.priorA, tt.priorB)
+	}
+	var forged []Trace
+	for k := range 50 {
+		forged = append(forged, Trace{ID: fmt.Sprint("f", k), Skills: []string{"a", "d"}, Source: "token:mallory"})
+	}
+	ft, _ := newTraceStats(append(slices.Clone(trusted), forged...), index)
+	if ft.priorA != tt.priorA || ft.priorB != tt.priorB || ft.co[pair{0, 3}] != 0 {
+		t.Errorf("one reporter moved the prior to Beta(%g, %g) from Beta(%g, %g), co(a, d) %d", ft.priorA, ft.priorB, tt.priorA, tt.priorB, ft.co[pair{0, 3}])
 	}
 }

@@ -90,6 +90,8 @@ type traceStats struct {
 	// in equal shares (addFailure).
 	failed   map[pair]float64
 	failures int // failed runs that used a known skill
+	// reported are the reporters, each as one run, that the prior is also fitted to.
+	reported []reportedRun
 }
 
 // newTraceStats indexes traces by skill id; names not in the library are skipped and counted.
@@ -171,8 +173,8 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, int) {
 	} else {
 		t.ordered = !reportedSorted
 	}
-	// The prior is fitted to the trusted runs alone (t.runs): no reporter shapes how far one
-	// co-use is trusted.
+	// The prior is fitted to the trusted runs and to each reporter as one run of what counts
+	// of it: one reporter weighs on how far a co-use is trusted as one run does.
 	t.priorA, t.priorB = t.fitPrior()
 	for _, ids := range failedRuns {
 		t.addFailure(ids)
@@ -246,6 +248,37 @@ func (t *traceStats) fitPrior() (a, b float64) {
 				}
 				c.all++
 				if hit {
+					c.hit++
+				}
+			}
+		}
+	}
+	// A reporter is held out as one run: it added 1 to each of its counted skills and pairs.
+	for _, r := range t.reported {
+		for _, u := range r.skills {
+			n := t.count[u] - 1
+			if n < 1 {
+				continue
+			}
+			for _, v := range t.neighbors[u] {
+				counted, used := r.pairs[pair{min(u, v), max(u, v)}]
+				if used && !counted {
+					continue // its co-use of the two is not evidence: neither a hit nor a miss
+				}
+				co := t.co[pair{u, v}]
+				if used {
+					co--
+				}
+				if co < 1 {
+					continue
+				}
+				c := cells[cell{co, n}]
+				if c == nil {
+					c = &tally{}
+					cells[cell{co, n}] = c
+				}
+				c.all++
+				if used {
 					c.hit++
 				}
 			}
