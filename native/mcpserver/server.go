@@ -15,7 +15,8 @@
 //   - graph_info: counts, format version, build parameters, vectors and library coverage;
 //   - report_skill_use: feedback, the skills an agent used for a task and whether it worked,
 //     validated as POST /v1/feedback validates it (api.CheckFeedback) and appended to
-//     Options.Feedback (caskg mcp --feedback FILE); without a store it answers that feedback is
+//     Options.Feedback (caskg mcp --feedback FILE) with its reporter (Options.Reporters:
+//     over HTTP a bearer token beyond loopback); without a store it answers that feedback is
 //     off.
 //
 // Bad arguments give tool results with isError set and a message naming the field and the rule
@@ -68,7 +69,15 @@ type Options struct {
 	Version string
 	// Feedback keeps what report_skill_use reports; nil: the tool answers that feedback is off.
 	Feedback api.FeedbackStore
+	// Reporters decide who may call report_skill_use over HTTP, and name each report's source:
+	// api.FeedbackAuth.Check with the call's Authorization header. A call that came with no
+	// HTTP request (stdio, an in-memory pipe) is from StdioSource: only the process that
+	// started the server speaks on its stdio.
+	Reporters api.FeedbackAuth
 }
+
+// StdioSource is the source of reports that came over stdio: one reporter, whichever agent.
+const StdioSource = "mcp:stdio"
 
 // Server answers the tools over one graph. It is safe for concurrent use.
 type Server struct {
@@ -313,11 +322,18 @@ type FeedbackOutput struct {
 }
 
 // reportUse checks a report as the HTTP API does and hands it to the store.
-func (s *Server) reportUse(ctx context.Context, _ *mcp.CallToolRequest, in FeedbackInput) (*mcp.CallToolResult, *FeedbackOutput, error) {
+func (s *Server) reportUse(ctx context.Context, req *mcp.CallToolRequest, in FeedbackInput) (*mcp.CallToolResult, *FeedbackOutput, error) {
 	if s.opt.Feedback == nil {
 		return nil, nil, errors.New("feedback is off on this server: nothing was recorded (start caskg mcp with --feedback FILE to record reports)")
 	}
-	fb := api.Feedback{Query: in.Query, Used: in.Used, Outcome: in.Outcome}
+	source := StdioSource
+	if req != nil && req.Extra != nil && req.Extra.Header != nil {
+		var err error
+		if source, err = s.opt.Reporters.Check(req.Extra.Header.Get("Authorization")); err != nil {
+			return nil, nil, fmt.Errorf("nothing was recorded: %w", err)
+		}
+	}
+	fb := api.Feedback{Query: in.Query, Used: in.Used, Outcome: in.Outcome, Source: source}
 	if err := api.CheckFeedback(fb, func(name string) bool { _, ok := s.byName[name]; return ok }); err != nil {
 		return nil, nil, argError(err)
 	}

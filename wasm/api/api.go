@@ -96,6 +96,9 @@ type Options struct {
 
 	// Feedback keeps the reports POST /v1/feedback accepts; nil answers that route with 501.
 	Feedback FeedbackStore
+	// Reporters decide who may post feedback and name each report's source (reporters.go);
+	// the zero value takes none, as fits a host reached beyond loopback without tokens.
+	Reporters FeedbackAuth
 }
 
 // Source is where a host read its artifact: the health route reports it as "path" and
@@ -108,11 +111,12 @@ type Source struct {
 // Handler answers the routes for one artifact. It is read-only after New, so concurrent
 // requests share it (a FeedbackStore must allow concurrent Appends).
 type Handler struct {
-	eng     *engine.Engine
-	byName  map[string]int
-	health  []byte          // the health body, fixed for the artifact
-	origins map[string]bool // the origins allowed; nil: any, Access-Control-Allow-Origin: *
-	store   FeedbackStore   // nil: feedback is off
+	eng       *engine.Engine
+	byName    map[string]int
+	health    []byte          // the health body, fixed for the artifact
+	origins   map[string]bool // the origins allowed; nil: any, Access-Control-Allow-Origin: *
+	store     FeedbackStore   // nil: feedback is off
+	reporters FeedbackAuth
 }
 
 // New decodes the artifact data, which the graph then reads in place, and indexes its skill
@@ -122,7 +126,8 @@ func New(data []byte, opt Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Handler{eng: engine.New(g), byName: make(map[string]int, g.NumSkills()), store: opt.Feedback}
+	h := &Handler{eng: engine.New(g), byName: make(map[string]int, g.NumSkills()), store: opt.Feedback,
+		reporters: opt.Reporters}
 	for i := range g.NumSkills() {
 		h.byName[g.Name(i)] = i
 	}
@@ -201,6 +206,9 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) ([]byte, error) 
 		hd := w.Header()
 		hd.Set("Access-Control-Allow-Methods", methods)
 		hd.Set("Access-Control-Allow-Headers", "Content-Type")
+		if path == routeFeedback {
+			hd.Set("Access-Control-Allow-Headers", "Authorization, Content-Type") // a reporter's token
+		}
 		hd.Set("Access-Control-Max-Age", "86400")
 		w.WriteHeader(http.StatusNoContent)
 		return nil, nil
