@@ -147,6 +147,9 @@ type Engine struct {
 
 	pool [scratchSlots]atomic.Pointer[scratch] // scratches for reuse (scratch.go)
 
+	filters    [filterSlots]atomic.Pointer[compiledFilter] // the filters compiled last (filter.go)
+	nextFilter atomic.Uint32                               // the slot the next compiled filter takes
+
 	// exactPPR, when set, propagates queries in place of forward push (power iteration to
 	// convergence, the reference tests hold the engine to: export_test.go). Only tests set it,
 	// so the module does not carry power iteration.
@@ -334,10 +337,7 @@ func (e *Engine) rank(req Request) (Response, error) {
 		return Response{}, errtext.New("engine: field \"no_lexical\": no semantic seeds to rank by (the artifact has no vectors or no_semantic is set)")
 	}
 	// The filter's skills, compiled once for the request; nil keeps every skill at no cost.
-	allow := e.compile(&req.Filter, sc.allow)
-	if allow != nil {
-		sc.allow = allow
-	}
+	allow := e.compile(&req.Filter)
 	// The fused head holds every listed skill and the BM25 top max(Seeds, K); a skill outside
 	// it scores below each of the BM25 top K, so it can only enter the answer through the graph,
 	// where its BM25 score is read from sc.bm25 (cleared on return).

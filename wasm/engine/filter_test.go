@@ -162,3 +162,62 @@ func FuzzMatch(f *testing.F) {
 		}
 	})
 }
+
+// A compiled filter is reused only for an equal filter.
+func TestFilterCache(t *testing.T) {
+	e := newTestEngine(t, gatewaySkills, gatewayEdges)
+	q := "create an issue"
+	filters := []Filter{
+		{Allow: []string{"github__*"}},
+		{Allow: []string{"github__*", ""}[:1], Deny: []string{"*list*"}},
+		{Deny: []string{"github__*"}},
+		{Allow: []string{"g", "ithub__*"}},
+		{Allow: []string{"github__*;"}},
+		{Namespaces: []string{"github"}},
+		{Namespaces: []string{"jira"}},
+	}
+	for round := range 3 {
+		for _, f := range filters {
+			uncached := newTestEngine(t, gatewaySkills, gatewayEdges) // nothing compiled yet
+			want := names(query(t, uncached, Request{Query: q, Filter: f}))
+			if got := names(query(t, e, Request{Query: q, Filter: f})); !slices.Equal(got, want) {
+				t.Errorf("round %d, %+v: got %q, want %q", round, f, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkFilterCompile measures compiling a request's filter over 100,000 skills named as the
+// gateway names tools (SERVER__TOOL, 100 servers): the cost a filtered query adds, once per
+// request.
+func BenchmarkFilterCompile(b *testing.B) {
+	skills := make([]testSkill, 100_000)
+	for i := range skills {
+		skills[i] = testSkill{name: "server" + itoa(i%100) + "__tool_" + itoa(i), desc: "Tool " + itoa(i) + "."}
+	}
+	e := newTestEngine(b, skills, nil)
+	for _, bc := range []struct {
+		name string
+		f    Filter
+	}{
+		{"namespace", Filter{Namespaces: []string{"server7"}}},
+		{"allow", Filter{Allow: []string{"server7__*"}}},
+		{"deny", Filter{Deny: []string{"*_99999", "server1?__*"}}},
+		{"10 globs", Filter{Allow: []string{"server1__*", "server2__*", "server3__*", "*tool_1*", "*tool_2*"}, Deny: []string{"*0", "*1", "*2", "*3", "*4"}}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(e.filters[:]) // the work of a filter not compiled before
+				e.compile(&bc.f)
+			}
+		})
+	}
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}
