@@ -268,7 +268,10 @@ var retrieveSchema = `{
     "render": {"type": "boolean", "description": "return the skills' text as the text content (default true); false gives a short list"},
     "skill_budget": {"type": "integer", "minimum": 1, "maximum": 1048576, "description": "characters of text per skill (default 2400)"},
     "total_budget": {"type": "integer", "minimum": 1, "maximum": 1048576, "description": "characters of text in all (default 12000)"},
-    "no_graph": {"type": "boolean", "description": "rank by the task's words alone, without the graph"}
+    "no_graph": {"type": "boolean", "description": "rank by the task's words alone, without the graph"},
+    "allow": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": ` + strconv.Itoa(api.MaxPatternBytes) + `}, "maxItems": ` + strconv.Itoa(api.MaxFilterPatterns) + `, "description": "return only skills whose name matches one of these globs ('*' any run of characters, '?' one character)"},
+    "deny": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": ` + strconv.Itoa(api.MaxPatternBytes) + `}, "maxItems": ` + strconv.Itoa(api.MaxFilterPatterns) + `, "description": "never return skills whose name matches one of these globs (wins over allow)"},
+    "namespaces": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": ` + strconv.Itoa(api.MaxPatternBytes) + `}, "maxItems": ` + strconv.Itoa(api.MaxFilterPatterns) + `, "description": "return only skills of these namespaces: the part of a name before its first \"__\" (SERVER__TOOL)"}
   },
   "required": ["query"],
   "additionalProperties": false
@@ -359,6 +362,10 @@ type RetrieveInput struct {
 	SkillBudget int    `json:"skill_budget,omitempty"`
 	TotalBudget int    `json:"total_budget,omitempty"`
 	NoGraph     bool   `json:"no_graph,omitempty"`
+	// The filter (engine.Filter), flat: an agent passes lists, not an object.
+	Allow      []string `json:"allow,omitempty"`
+	Deny       []string `json:"deny,omitempty"`
+	Namespaces []string `json:"namespaces,omitempty"`
 }
 
 // RetrieveOutput is retrieve_skills' structured result.
@@ -382,7 +389,8 @@ func (s *Server) retrieve(_ context.Context, _ *mcp.CallToolRequest, in Retrieve
 	render := in.Render == nil || *in.Render
 	// Zero values mean the defaults to the engine; an explicit 0 is out of range here.
 	req := engine.Request{Query: in.Query, K: in.K, NoGraph: in.NoGraph, Render: render,
-		SkillBudget: in.SkillBudget, TotalBudget: in.TotalBudget}
+		SkillBudget: in.SkillBudget, TotalBudget: in.TotalBudget,
+		Filter: engine.Filter{Allow: in.Allow, Deny: in.Deny, Namespaces: in.Namespaces}}
 	if err := api.CheckRequest(req); err != nil {
 		return nil, nil, argError(err)
 	}
@@ -719,7 +727,9 @@ func argError(err error) error {
 		return errors.New(`field "query": empty`)
 	}
 	msg := strings.TrimPrefix(err.Error(), "engine: ")
-	return errors.New(strings.TrimPrefix(msg, "api: "))
+	msg = strings.TrimPrefix(msg, "api: ")
+	// retrieve_skills takes the filter's lists as arguments of their own.
+	return errors.New(strings.Replace(msg, `field "filter.`, `field "`, 1))
 }
 
 func textResult(text string) *mcp.CallToolResult {

@@ -8,6 +8,7 @@
 // # Routes
 //
 //	GET  /v1/retrieve?q=…&k=…[&no_graph=1][&render=1]   ranked skills for the task text q
+//	     [&allow=…][&deny=…][&namespaces=…]              narrowed by a filter (engine.Filter): comma lists, or repeated
 //	POST /v1/retrieve                                    the same for engine.Request as JSON
 //	GET  /v1/skills/{name}                               one skill: description, source, body head, edges
 //	GET  /v1/health                                      versions, the artifact's size and checksum (and file, Options.Source)
@@ -280,8 +281,10 @@ func readBytes(r *http.Request, example string) ([]byte, error) {
 	return b, nil
 }
 
-// readQuery reads the parameters of a GET retrieve: q (required), k, no_graph and render. Any
-// other parameter is an error, as an unknown field of the POST body is.
+// readQuery reads the parameters of a GET retrieve: q (required), k, no_graph, render and the
+// filter's allow, deny and namespaces, each a comma-separated list that may also be repeated
+// (allow=a*,b*&allow=c*). Any other parameter is an error, as an unknown field of the POST body
+// is.
 func readQuery(raw string) (engine.Request, error) {
 	var req engine.Request
 	vals, err := url.ParseQuery(raw)
@@ -295,6 +298,24 @@ func readQuery(raw string) (engine.Request, error) {
 	slices.Sort(keys)
 	seen := false
 	for _, key := range keys {
+		if l := slices.Index(filterLists[:], key); l >= 0 {
+			var list []string
+			for _, v := range vals[key] {
+				list = append(list, strings.Split(v, ",")...)
+			}
+			switch l {
+			case 0:
+				req.Filter.Allow = list
+			case 1:
+				req.Filter.Deny = list
+			default:
+				req.Filter.Namespaces = list
+			}
+			if err := CheckRequest(engine.Request{Filter: req.Filter}); err != nil {
+				return req, fail(http.StatusBadRequest, "parameter "+strconv.Quote(key)+": "+strings.TrimPrefix(err.Error(), "api: "))
+			}
+			continue
+		}
 		if n := len(vals[key]); n != 1 {
 			return req, fail(http.StatusBadRequest, "parameter "+strconv.Quote(key)+" is given "+strconv.Itoa(n)+" times")
 		}
@@ -322,7 +343,7 @@ func readQuery(raw string) (engine.Request, error) {
 				req.NoGraph = b
 			}
 		default:
-			return req, fail(http.StatusBadRequest, "unknown parameter "+strconv.Quote(key)+"; the parameters are q, k, no_graph and render")
+			return req, fail(http.StatusBadRequest, "unknown parameter "+strconv.Quote(key)+"; the parameters are q, k, no_graph, render, allow, deny and namespaces")
 		}
 	}
 	if !seen {
