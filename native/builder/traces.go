@@ -19,11 +19,17 @@ type Trace struct {
 	// Failed marks a run reported with "outcome": "failure". Co-use in a failed run is no
 	// evidence that the skills belong together; what a failed run lacked is (traceStats.failed).
 	Failed bool `json:"failed,omitempty"`
+	// Source names who reported the run ("token:NAME", "loopback", "mcp:stdio"), as caskg's
+	// feedback logs write it; "" for a run no one reported: a trace file a user gives, or the
+	// calls a gateway saw itself. Reported runs are evidence once per reporter, and only where
+	// MinReporters reporters agree (reporters.go); the others are trusted as they are.
+	Source string `json:"source,omitempty"`
 }
 
-// ReadTraces reads a JSONL trace file ({"id", "skills": [...], "outcome"?} per line), naming the
-// file and line of any bad entry. A line with "outcome": "failure" (a failed run reported
-// through caskg's feedback) is kept as a failed run; any other outcome must be "success".
+// ReadTraces reads a JSONL trace file ({"id", "skills": [...], "outcome"?, "source"?} per line),
+// naming the file and line of any bad entry. A line with "outcome": "failure" (a failed run
+// reported through caskg's feedback) is kept as a failed run; any other outcome must be
+// "success". "source" names the reporter of a run that came through feedback.
 func ReadTraces(path string) ([]Trace, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -36,6 +42,7 @@ func ReadTraces(path string) ([]Trace, error) {
 			ID      json.RawMessage `json:"id"`
 			Skills  []string        `json:"skills"`
 			Outcome string          `json:"outcome"`
+			Source  string          `json:"source"`
 		}
 		if err := json.Unmarshal(data, &raw); err != nil {
 			return fmt.Errorf("not a JSON trace: %w", err)
@@ -51,7 +58,7 @@ func ReadTraces(path string) ([]Trace, error) {
 		default:
 			return fmt.Errorf(`field "outcome": %q is not "success" or "failure"`, raw.Outcome)
 		}
-		out = append(out, Trace{ID: string(bytes.Trim(raw.ID, `"`)), Skills: raw.Skills, Failed: failed})
+		out = append(out, Trace{ID: string(bytes.Trim(raw.ID, `"`)), Skills: raw.Skills, Failed: failed, Source: raw.Source})
 		return nil
 	})
 	switch {
@@ -83,6 +90,8 @@ type traceStats struct {
 	// in equal shares (addFailure).
 	failed   map[pair]float64
 	failures int // failed runs that used a known skill
+	// reported are the reporters, each as one run, that the prior is also fitted to.
+	reported []reportedRun
 }
 
 // newTraceStats indexes traces by skill id; names not in the library are skipped and counted.
@@ -95,8 +104,16 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, int) {
 	unknown := 0
 	sorted := true
 	var failedRuns [][]int
+	var reported *reports
+	reportedSorted := true
 	for _, tr := range traces {
-		for k := 1; k < len(tr.Skills) && !tr.Failed; k++ {
+		if tr.Source != "" {
+			// Reported runs never decide whether the trusted runs' order means anything.
+			for k := 1; k < len(tr.Skills) && !tr.Failed; k++ {
+				reportedSorted = reportedSorted && tr.Skills[k-1] <= tr.Skills[k]
+			}
+		}
+		for k := 1; k < len(tr.Skills) && !tr.Failed && tr.Source == ""; k++ {
 			sorted = sorted && tr.Skills[k-1] <= tr.Skills[k]
 		}
 		var ids []int
@@ -113,6 +130,13 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, int) {
 			}
 		}
 		if len(ids) == 0 {
+			continue
+		}
+		if tr.Source != "" {
+			if reported == nil {
+				reported = newReports()
+			}
+			reported.add(tr.Source, ids, tr.Failed)
 			continue
 		}
 		if tr.Failed {
@@ -134,15 +158,29 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, int) {
 			}
 		}
 	}
-	if t.traces == 0 {
+	trusted := t.traces > 0
+	if reported != nil {
+		reported.admit(t)
+	}
+	if t.traces == 0 && len(t.count) == 0 {
 		return nil, unknown
 	}
 	// Runs that all list their skills in sorted order were sorted by whoever wrote them, not
-	// executed that way: their order is no evidence of which skill comes first.
-	t.ordered = !sorted
+	// executed that way: their order is no evidence of which skill comes first. Reported runs
+	// say so only when no trusted run does.
+	if trusted {
+		t.ordered = !sorted
+	} else {
+		t.ordered = !reportedSorted
+	}
+	// The prior is fitted to the trusted runs and to each reporter as one run of what counts
+	// of it: one reporter weighs on how far a co-use is trusted as one run does.
 	t.priorA, t.priorB = t.fitPrior()
 	for _, ids := range failedRuns {
 		t.addFailure(ids)
+	}
+	if reported != nil {
+		reported.admitFailures(t)
 	}
 	return t, unknown
 }
@@ -210,6 +248,37 @@ func (t *traceStats) fitPrior() (a, b float64) {
 				}
 				c.all++
 				if hit {
+					c.hit++
+				}
+			}
+		}
+	}
+	// A reporter is held out as one run: it added 1 to each of its counted skills and pairs.
+	for _, r := range t.reported {
+		for _, u := range r.skills {
+			n := t.count[u] - 1
+			if n < 1 {
+				continue
+			}
+			for _, v := range t.neighbors[u] {
+				counted, used := r.pairs[pair{min(u, v), max(u, v)}]
+				if used && !counted {
+					continue // its co-use of the two is not evidence: neither a hit nor a miss
+				}
+				co := t.co[pair{u, v}]
+				if used {
+					co--
+				}
+				if co < 1 {
+					continue
+				}
+				c := cells[cell{co, n}]
+				if c == nil {
+					c = &tally{}
+					cells[cell{co, n}] = c
+				}
+				c.all++
+				if used {
 					c.hit++
 				}
 			}

@@ -123,6 +123,12 @@ func TestReadTraces(t *testing.T) {
 			`{"id": "s", "skills": ["b", "c"], "outcome": "success", "task": "t"}` + "\n",
 			[]Trace{{ID: "f", Skills: []string{"a", "b"}, Failed: true}, {ID: "s", Skills: []string{"b", "c"}}}, ""},
 		{"only failed runs", `{"id": "f", "skills": ["a"], "outcome": "failure"}`, []Trace{{ID: "f", Skills: []string{"a"}, Failed: true}}, ""},
+		{"reporters", `{"id": "fb-1", "skills": ["a", "b"], "source": "token:alice"}` + "\n" +
+			`{"id": "fb-2", "skills": ["b"], "outcome": "failure", "source": "loopback"}` + "\n" + `{"id": "t", "skills": ["a"], "source": ""}` + "\n",
+			[]Trace{{ID: "fb-1", Skills: []string{"a", "b"}, Source: "token:alice"}, {ID: "fb-2", Skills: []string{"b"}, Failed: true, Source: "loopback"},
+				{ID: "t", Skills: []string{"a"}}}, ""},
+		{"source not a string", `{"id": "r", "skills": ["a"], "source": 7}`, nil,
+			"builder: traces %[1]s:1: not a JSON trace: json: cannot unmarshal number into Go struct field .source of type string"},
 		{"unknown outcome", `{"id": "r", "skills": ["a"], "outcome": "maybe"}`, nil,
 			`builder: traces %[1]s:1: field "outcome": "maybe" is not "success" or "failure"`},
 	}

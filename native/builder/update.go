@@ -52,7 +52,9 @@ import (
 // disk still spare the model calls).
 
 // StateVersion is the version of the build-state format; a state of another version is not read.
-const StateVersion = 2
+// Version 3 keeps each run's reporter (Trace.Source): a caskg that reads version 2 would drop it
+// and take reported runs as trusted ones.
+const StateVersion = 3
 
 // StateSuffix is appended to an artifact's path to name its build state.
 const StateSuffix = ".state"
@@ -496,7 +498,7 @@ func Update(ctx context.Context, in UpdateInput, opt Options) ([]byte, *State, *
 // traceKey identifies a run for Update's duplicate check.
 func traceKey(t Trace) string {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%q %v", t.ID, t.Failed)
+	fmt.Fprintf(&b, "%q %v %q", t.ID, t.Failed, t.Source)
 	for _, s := range t.Skills {
 		fmt.Fprintf(&b, "\x00%s", s)
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"debug/elf"
 	"encoding/gob"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,6 +92,20 @@ func TestUpdateMatchesBuild(t *testing.T) {
 		withFailures[k].ID += "-again"
 		withFailures[k].Failed = k%3 == 0
 	}
+	// Reported runs (Trace.Source): the second half by three reporters in turn, every fifth
+	// one failed; and one reporter's runs, then a second reporter's same runs, which admits
+	// the pairs the first alone could not make count (MinReporters).
+	reported := slices.Clone(nestRuns[half:])
+	for k := range reported {
+		reported[k].Source = fmt.Sprint("token:r", k%3)
+		reported[k].Failed = k%5 == 0
+	}
+	byOne := slices.Clone(nestRuns[half : half+60])
+	byAnother := slices.Clone(byOne)
+	for k := range byOne {
+		byOne[k].Source = "token:one"
+		byAnother[k].Source = "loopback"
+	}
 	tests := []struct {
 		name          string
 		lib           []ingest.Skill
@@ -105,6 +120,9 @@ func TestUpdateMatchesBuild(t *testing.T) {
 		{"nestful: 1% more runs", nest, nestRuns[:len(nestRuns)-2], nestRuns[len(nestRuns)-2:], nil, "incremental", 0},
 		{"nestful: the whole log replayed", nest, nestRuns[:half], nestRuns, nil, "incremental", half},
 		{"nestful: failed runs", nest, nestRuns[:half], withFailures, nil, "incremental", 0},
+		{"nestful: reported runs", nest, nestRuns[:half], reported, nil, "incremental", 0},
+		{"nestful: one reporter, then another", nest, append(slices.Clone(nestRuns[:half]), byOne...), byAnother, nil, "incremental", 0},
+		{"nestful: reported runs, library changed", nest, reported, byAnother, oneChanged, "full", 0},
 		{"nestful: skills changed", nest, nestRuns[:half], nestRuns[half:], changed, "full", 0},
 		{"nestful: one skill changed", nest, nestRuns[:half], nestRuns[half:], oneChanged, "full", 0},
 		{"nestful: one skill added", nest, nestRuns[:half], nestRuns[half:], oneAdded, "full", 0},
@@ -120,6 +138,9 @@ func TestUpdateMatchesBuild(t *testing.T) {
 			}
 			all := append(slices.Clone(tc.old), tc.new[tc.wantDuplicate:]...)
 			want, wantState := fullBuild(t, now, all)
+			if strings.Contains(tc.name, "reporter") && bytes.Equal(want, old) {
+				t.Fatal("the reported runs changed nothing: the case tests nothing")
+			}
 
 			// Through the file format, as caskg update reads it.
 			enc, err := EncodeState(st)
@@ -226,6 +247,14 @@ func TestUpdateRefuses(t *testing.T) {
 	}
 	if _, err := DecodeState(v1.Bytes()); err == nil || !strings.Contains(err.Error(), "build state version 1,") {
 		t.Errorf("state of version 1: err %v", err)
+	}
+	// A state of version 2 could not keep a run's reporter: refused by its version.
+	v2 := *st
+	v2.Version = 2
+	if enc, err := EncodeState(&v2); err != nil {
+		t.Fatal(err)
+	} else if _, err := DecodeState(enc); err == nil || !strings.Contains(err.Error(), "build state version 2, this caskg reads 3") {
+		t.Errorf("state of version 2: err %v", err)
 	}
 	// Other options: a full build, said why.
 	opt := st.Options()

@@ -28,7 +28,7 @@ func init() {
 		{"build", "LIBRARY... -o OUT.skg", "build a skill graph artifact from SKILL.md trees and tool catalogs", runBuild},
 		{"update", updateArgs, "make the next artifact from an old one, its build state and new runs, without a full build", runUpdate},
 		{"query", "ARTIFACT \"task\" | --batch TASKS.jsonl", "retrieve a ranked skill bundle for a task", runQuery},
-		{"inspect", "ARTIFACT", "show an artifact's counts, degree statistics and sections", runInspect},
+		{"inspect", "ARTIFACT", "show an artifact's counts, degree statistics and sections; --learned: its edges learned from use", runInspect},
 		{"export", "ARTIFACT --format json|dot|graphml", "write the published graph in an interchange format", runExport},
 		{"eval", "ARTIFACT --tasks TASKS.jsonl", "score retrieval (R@k, COMP@k, nDCG@10) and edges against gold", runEval},
 		{"mcp", "ARTIFACT [--library DIR] [--feedback FILE] [--http ADDR]", "serve the graph to agents over MCP on stdio or streamable HTTP (retrieve_skills, get_skill, ...)", runMCP},

@@ -756,7 +756,7 @@ func TestHelpAndVersion(t *testing.T) {
 	flags := map[string][]string{
 		"build":   {"-o", "-strict", "-json", "-report", "-variant", "-cap", "-body-head"},
 		"update":  {"-o", "-traces", "-state", "-json", "-report"},
-		"query":   {"-k", "-batch", "-json", "-no-graph", "-seeds", "-gamma", "-render", "-skill-budget", "-total-budget"},
+		"query":   {"-k", "-batch", "-json", "-no-graph", "-seeds", "-gamma", "-render", "-skill-budget", "-total-budget", "-allow", "-deny", "-namespace"},
 		"inspect": {"-json"},
 		"export":  {"-format", "-o"},
 		"eval":    {"-tasks", "-ks", "-gold-edges", "-no-graph", "-json", "-k"},

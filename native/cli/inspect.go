@@ -3,14 +3,20 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
+	"os"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/atomicfile"
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/export"
 )
 
@@ -91,9 +97,17 @@ func inspect(path string, g *graphs.Graph) inspection {
 func runInspect(c *ctx, args []string) error {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	jsonOut := fs.Bool("json", false, "print JSON")
-	path, g, err := parseArtifact(c, fs, args, "ARTIFACT [--json]")
+	learnedOut := fs.Bool("learned", false, "list every published edge learned from use (runs, feedback), with its evidence, from the build state")
+	statePath := fs.String("state", "", "with --learned, the build state `file` (default ARTIFACT"+builder.StateSuffix+")")
+	path, g, err := parseArtifact(c, fs, args, "ARTIFACT [--json] [--learned [--state FILE]]")
 	if err != nil {
 		return err
+	}
+	if *learnedOut {
+		return runLearned(c, path, *statePath, g, *jsonOut)
+	}
+	if *statePath != "" {
+		return usagef("--state needs --learned")
 	}
 	in := inspect(path, g)
 	if *jsonOut {
@@ -162,5 +176,116 @@ func runExport(c *ctx, args []string) error {
 		return fmt.Errorf("writing %s: %w", *out, err)
 	}
 	fmt.Fprintf(c.stderr, "wrote %s (%d bytes)\n", *out, buf.Len())
+	return nil
+}
+
+// learnedEdge is a published edge learned from use, with the runs' evidence on it.
+type learnedEdge struct {
+	Source    string   `json:"source"`
+	Target    string   `json:"target"`
+	State     string   `json:"state"`
+	Type      string   `json:"type"`
+	Weight    float32  `json:"weight"`
+	Runs      int      `json:"runs"`        // successful runs that used both
+	Failed    int      `json:"failed_runs"` // failed runs of the target without the source
+	Trusted   int      `json:"trusted_runs"`
+	Distinct  int      `json:"distinct_reporters"`
+	Reporters []string `json:"reporters"`
+}
+
+// learnedReport is what inspect --learned prints.
+type learnedReport struct {
+	Artifact string        `json:"artifact"`
+	State    string        `json:"state"`
+	Edges    int           `json:"edges"`
+	Learned  []learnedEdge `json:"learned"`
+	// Uncounted are the pairs runs used together that count for nothing: only reported, by
+	// fewer than builder.MinReporters reporters.
+	Uncounted    int `json:"uncounted_pairs"`
+	MinReporters int `json:"min_reporters"`
+}
+
+// runLearned lists the artifact's edges learned from use. The artifact keeps no evidence: the
+// runs are in its build state, which inspect reads (and checks is the artifact's) and counts as
+// the build counted them (builder.LearnedFrom).
+func runLearned(c *ctx, path, statePath string, g *graphs.Graph, jsonOut bool) error {
+	if statePath == "" {
+		statePath = path + builder.StateSuffix
+	}
+	raw, err := os.ReadFile(statePath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("inspect --learned: no build state %s: the artifact keeps no evidence of use, its build state does "+
+			"(caskg build --state, caskg update and the gateway write one; --state names another file)", statePath)
+	}
+	if err != nil {
+		return fmt.Errorf("inspect --learned: %w", err)
+	}
+	st, err := builder.DecodeState(raw)
+	if err != nil {
+		return fmt.Errorf("inspect --learned: %s: %w", statePath, err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if sha256.Sum256(data) != st.Artifact {
+		return fmt.Errorf("inspect --learned: the build state %s belongs to another artifact than %s", statePath, path)
+	}
+	if len(st.Skills) != g.NumSkills() {
+		return fmt.Errorf("inspect --learned: the build state %s has %d skills, %s %d", statePath, len(st.Skills), path, g.NumSkills())
+	}
+	edge := map[[2]int]int{} // published edge by (source, target)
+	for u := range g.NumSkills() {
+		lo, hi := g.Out(u)
+		for e := lo; e < hi; e++ {
+			edge[[2]int{u, g.Target(e)}] = e
+		}
+	}
+	index := make(map[string]int, len(st.Skills))
+	for i, s := range st.Skills {
+		index[s.Name] = i
+	}
+	rep := learnedReport{Artifact: path, State: statePath, Edges: g.NumEdges(), Learned: []learnedEdge{}, MinReporters: builder.MinReporters}
+	for _, ev := range builder.LearnedFrom(st, func(int, int) bool { return true }) {
+		if !ev.Counted {
+			if ev.Source < ev.Target { // a pair, not each of its directions
+				rep.Uncounted++
+			}
+			continue
+		}
+		e, ok := edge[[2]int{index[ev.Source], index[ev.Target]}]
+		if !ok {
+			continue
+		}
+		distinct := len(ev.Reporters)
+		rep.Learned = append(rep.Learned, learnedEdge{Source: ev.Source, Target: ev.Target, State: g.State(e).String(),
+			Type: g.Type(e).String(), Weight: g.Weight(e), Runs: ev.Runs, Failed: ev.Failed, Trusted: ev.Trusted,
+			Distinct: distinct, Reporters: append([]string{}, ev.Reporters...)})
+	}
+	if jsonOut {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		fmt.Fprintf(c.stdout, "%s\n", b)
+		return nil
+	}
+	fmt.Fprintf(c.stdout, "%d of %d edges learned from use (evidence from the build state %s; the artifact keeps none)\n",
+		len(rep.Learned), rep.Edges, statePath)
+	if len(rep.Learned) > 0 {
+		w := tabwriter.NewWriter(c.stdout, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "\nsource → target\tstate\ttype\tweight\truns\tfailed\ttrusted\treporters")
+		for _, l := range rep.Learned {
+			who := "-"
+			if l.Distinct > 0 {
+				who = fmt.Sprintf("%d: %s", l.Distinct, strings.Join(l.Reporters, ", "))
+			}
+			fmt.Fprintf(w, "%s → %s\t%s\t%s\t%.3f\t%d\t%d\t%d\t%s\n", l.Source, l.Target, l.State, l.Type, l.Weight, l.Runs, l.Failed, l.Trusted, who)
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	if rep.Uncounted > 0 {
+		fmt.Fprintf(c.stdout, "\n%d pairs used together only in runs of fewer than %d reporters count for nothing until another reporter agrees\n",
+			rep.Uncounted, builder.MinReporters)
+	}
 	return nil
 }

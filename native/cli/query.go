@@ -17,11 +17,39 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-// queryFlags are the retrieval options shared by query and eval.
+// queryFlags are the retrieval options shared by query and eval (eval has no filter).
 type queryFlags struct {
 	k, seeds int
 	gamma    float64
 	noGraph  bool
+	filter   engine.Filter
+}
+
+// registerFilter adds query's --allow, --deny and --namespace: each may be repeated and takes
+// a comma-separated list, as the API's GET parameters do.
+func (q *queryFlags) registerFilter(fs *flag.FlagSet) {
+	fs.Var((*listFlag)(&q.filter.Allow), "allow", "return only skills whose name matches a `glob` ('*' any run, '?' one character; repeat or comma-separate)")
+	fs.Var((*listFlag)(&q.filter.Deny), "deny", "never return skills whose name matches a `glob` (wins over --allow)")
+	fs.Var((*listFlag)(&q.filter.Namespaces), "namespace", "return only skills of a `namespace`, the part of a name before its first \"__\" (SERVER__TOOL)")
+}
+
+// checkFilter holds a filter, from the flags or a --batch line, to the limits and the globs'
+// syntax.
+func checkFilter(f engine.Filter) error {
+	if err := api.CheckRequest(engine.Request{Filter: f}); err != nil {
+		return err
+	}
+	return f.Check()
+}
+
+// listFlag is a flag that collects comma-separated values, however often it is given.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	*l = append(*l, strings.Split(v, ",")...)
+	return nil
 }
 
 func (q *queryFlags) register(fs *flag.FlagSet, k int) {
@@ -52,7 +80,7 @@ func (q *queryFlags) check(fs *flag.FlagSet, maxK int) error {
 }
 
 func (q *queryFlags) request(text string) engine.Request {
-	return engine.Request{Query: text, K: q.k, Seeds: q.seeds, Gamma: q.gamma, NoGraph: q.noGraph}
+	return engine.Request{Query: text, K: q.k, Seeds: q.seeds, Gamma: q.gamma, NoGraph: q.noGraph, Filter: q.filter}
 }
 
 // renderFlags ask query for the rendered bundle (engine Request.Render) instead of the list.
@@ -105,11 +133,12 @@ func runQuery(c *ctx, args []string) error {
 	fs := flag.NewFlagSet("query", flag.ContinueOnError)
 	var q queryFlags
 	q.register(fs, engine.DefaultK)
+	q.registerFilter(fs)
 	jsonOut := fs.Bool("json", false, "print JSON instead of text")
 	batch := fs.String("batch", "", "answer every line {\"id\", \"query\"} of a JSONL `file` (- for stdin)")
 	var rf renderFlags
 	rf.register(fs)
-	pos, err := parse(c, fs, args, "ARTIFACT \"task text\" [-k 8] [--json] [--render [--skill-budget N] [--total-budget N]] | ARTIFACT --batch TASKS.jsonl [--json]")
+	pos, err := parse(c, fs, args, "ARTIFACT \"task text\" [-k 8] [--allow GLOB] [--deny GLOB] [--namespace NS] [--json] [--render [--skill-budget N] [--total-budget N]] | ARTIFACT --batch TASKS.jsonl [--json]")
 	if err != nil {
 		return err
 	}
@@ -118,6 +147,9 @@ func runQuery(c *ctx, args []string) error {
 	}
 	if err := q.check(fs, api.MaxK); err != nil {
 		return err
+	}
+	if err := checkFilter(q.filter); err != nil {
+		return usagef("flags --allow, --deny, --namespace: %v", err)
 	}
 	if len(pos) == 0 {
 		return usagef("no ARTIFACT given")
@@ -159,11 +191,31 @@ func runQuery(c *ctx, args []string) error {
 // errTooMany stops reading a --batch file at its api.MaxBatch+1st task.
 var errTooMany = errors.New("too many tasks")
 
-// batchTask is one non-blank line of a --batch file: a task, or why it is not one.
+// batchTask is one non-blank line of a --batch file: a task, or why it is not one. A task's
+// own "filter" (engine.Filter's JSON) takes the place of the command line's.
 type batchTask struct {
-	line int
-	task eval.Task
-	err  error
+	line   int
+	task   eval.Task
+	filter *engine.Filter
+	err    error
+}
+
+// lineFilter reads a --batch line's "filter", if it has one: only the fields engine.Filter
+// declares, within the limits.
+func lineFilter(data []byte) (*engine.Filter, error) {
+	var raw struct {
+		Filter json.RawMessage `json:"filter"`
+	}
+	if json.Unmarshal(data, &raw) != nil || raw.Filter == nil || string(raw.Filter) == "null" {
+		return nil, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw.Filter))
+	d.DisallowUnknownFields()
+	f := new(engine.Filter)
+	if err := d.Decode(f); err != nil {
+		return nil, fmt.Errorf("field \"filter\": %w", err)
+	}
+	return f, checkFilter(*f)
 }
 
 // readBatch reads the lines of a --batch file (- for stdin). A line that is not a task is kept
@@ -190,6 +242,9 @@ func readBatch(path string) (name string, tasks []batchTask, err error) {
 		t, err := eval.ParseTasks(bytes.NewReader(data), name, false)
 		bt := batchTask{line: line, err: errors.Unwrap(err)}
 		if err == nil {
+			bt.filter, bt.err = lineFilter(data)
+		}
+		if bt.err == nil {
 			bt.task = t[0]
 			bt.task.Line = line
 		} else {
@@ -232,6 +287,9 @@ func queryBatch(c *ctx, eng *engine.Engine, q *queryFlags, rf *renderFlags, path
 		var resp engine.Response
 		if err == nil {
 			req := rf.apply(q.request(t.Query))
+			if bt.filter != nil {
+				req.Filter = *bt.filter
+			}
 			if err = api.CheckRequest(req); err == nil {
 				resp, err = eng.Query(req)
 			}

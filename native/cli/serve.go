@@ -44,7 +44,8 @@ func runServe(c *ctx, args []string) error {
 	tasks := fs.String("tasks", "", "JSONL tasks {\"id\", \"query\", \"gold\"} the page offers (default ROOT/graphs/sample-tasks.jsonl with the sample artifact)")
 	cors := fs.String("cors-origins", "", "comma-separated `origins` a browser lets call the API (https://a.example,http://localhost:3000), * for any, none for none (default: * on a loopback address, none otherwise)")
 	feedback, feedbackQuery := feedbackFlags(fs)
-	pos, err := parse(c, fs, args, "[ARTIFACT] [--addr 127.0.0.1:8080] [--tasks TASKS.jsonl] [--cors-origins LIST] [--root DIR] [--feedback FILE [--feedback-query-text]]")
+	feedbackTokens := feedbackTokensFlag(fs)
+	pos, err := parse(c, fs, args, "[ARTIFACT] [--addr 127.0.0.1:8080] [--tasks TASKS.jsonl] [--cors-origins LIST] [--root DIR] [--feedback FILE [--feedback-query-text] [--feedback-tokens FILE]]")
 	if err != nil {
 		return err
 	}
@@ -83,12 +84,21 @@ func runServe(c *ctx, args []string) error {
 	if err != nil {
 		return err
 	}
+	var auth api.FeedbackAuth
+	switch {
+	case *feedback != "":
+		if auth, err = feedbackAuth(*feedbackTokens, *addr); err != nil {
+			return err
+		}
+	case *feedbackTokens != "":
+		return usagef("--feedback-tokens needs --feedback FILE")
+	}
 	fb, err := openFeedback(*feedback, *feedbackQuery)
 	if err != nil {
 		return err
 	}
 	opts := serve.Options{Artifact: artifact, Playground: *play, JS: *js, WASM: *wasm, Tasks: *tasks,
-		Version: engine.Version, Origins: origins, Reload: true,
+		Version: engine.Version, Origins: origins, Reload: true, Reporters: auth,
 		Logf: func(format string, a ...any) { fmt.Fprintf(c.stderr, "caskg serve: "+format+"\n", a...) }}
 	if fb != nil {
 		defer fb.Close()
@@ -118,7 +128,7 @@ func runServe(c *ctx, args []string) error {
 	fmt.Fprintf(c.stderr, "caskg serve: API at http://%s%s (%s); the artifact reloads when its file changes; Ctrl-C stops\n", ln.Addr(), api.Prefix, who)
 
 	if fb != nil {
-		fmt.Fprintf(c.stderr, "caskg serve: feedback: POST %sfeedback appends trace lines to %s (%s)\n", api.Prefix, fb.Path(), queryNote(*feedbackQuery))
+		fmt.Fprintf(c.stderr, "caskg serve: feedback: POST %sfeedback appends trace lines to %s (%s; %s)\n", api.Prefix, fb.Path(), queryNote(*feedbackQuery), authNote(auth))
 	}
 
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
@@ -151,6 +161,58 @@ func feedbackFlags(fs *flag.FlagSet) (file *string, queryText *bool) {
 	return file, queryText
 }
 
+// feedbackTokensFlag declares --feedback-tokens, for the servers that take feedback over HTTP.
+func feedbackTokensFlag(fs *flag.FlagSet) *string {
+	return fs.String("feedback-tokens", "", "file of feedback reporters' bearer tokens, one \"NAME TOKEN\" a line (default: the variable "+api.TokensEnv+
+		"); with tokens every report needs one, and is recorded as from token:NAME; needed to take feedback on an address other than loopback")
+}
+
+// feedbackAuth decides who may report feedback to a server listening on addr: the reporters of
+// the tokens file (or, without one, of the variable api.TokensEnv), else, on a loopback
+// address, anyone, as the one source "loopback". Beyond loopback without tokens it refuses to
+// start: anyone who reaches the address could report, as often as the rate limit lets them.
+func feedbackAuth(tokensFile, addr string) (api.FeedbackAuth, error) {
+	var auth api.FeedbackAuth
+	src, text := tokensFile, ""
+	if tokensFile != "" {
+		b, err := os.ReadFile(tokensFile)
+		if err != nil {
+			return auth, fmt.Errorf("--feedback-tokens: %w", err)
+		}
+		text = string(b)
+	} else if v, ok := os.LookupEnv(api.TokensEnv); ok {
+		src, text = api.TokensEnv, v
+	}
+	if src != "" {
+		tokens, err := api.ParseTokens(src, text)
+		if err != nil {
+			return auth, err
+		}
+		auth.Tokens = tokens
+		return auth, nil
+	}
+	if !loopback(addr) {
+		return auth, fmt.Errorf("--feedback on %s, an address beyond loopback, needs reporters' tokens "+
+			"(--feedback-tokens FILE or the variable %s): without them anyone who reaches it could report", addr, api.TokensEnv)
+	}
+	auth.Local = api.LoopbackSource
+	return auth, nil
+}
+
+// loopback reports whether the host of addr (host:port) is a loopback address or localhost.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	ip := net.ParseIP(host)
+	return err == nil && (host == "localhost" || ip != nil && ip.IsLoopback())
+}
+
+func authNote(auth api.FeedbackAuth) string {
+	if n := auth.Tokens.Len(); n > 0 {
+		return fmt.Sprintf("%d reporters' bearer tokens", n)
+	}
+	return "from anyone on this machine, as the one reporter " + auth.Local + "; --feedback-tokens names reporters"
+}
+
 // openFeedback opens the feedback log of --feedback; nil without it.
 func openFeedback(file string, queryText bool) (*serve.FeedbackLog, error) {
 	if file == "" {
@@ -176,8 +238,7 @@ func corsOrigins(flagValue, addr string) ([]string, error) {
 	v := strings.TrimSpace(flagValue)
 	switch v {
 	case "":
-		host, _, err := net.SplitHostPort(addr)
-		if ip := net.ParseIP(host); err == nil && (host == "localhost" || ip != nil && ip.IsLoopback()) {
+		if loopback(addr) {
 			return nil, nil
 		}
 		return []string{}, nil

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/native/builder"
+	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/modbuild"
 	"github.com/google/go-cmp/cmp"
 )
@@ -347,5 +348,104 @@ func TestFeedbackFlags(t *testing.T) {
 	dir := t.TempDir() // a folder is no log file
 	if r := run(t, "mcp", art, "--feedback", dir); r.code != 1 || !strings.Contains(r.stderr, "feedback log") {
 		t.Errorf("mcp --feedback DIR: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestServeFeedbackTokens runs caskg serve --feedback with --feedback-tokens: a report with a
+// reporter's token is recorded as from token:NAME, one without a token or with a wrong one is a
+// 401 with WWW-Authenticate and recorded nowhere. Without tokens, a loopback server records
+// reports as from "loopback", and serve refuses to take feedback on any other address.
+func TestServeFeedbackTokens(t *testing.T) {
+	art := buildSample(t)
+	root, _ := filepath.Abs("../..")
+	dir := t.TempDir()
+	tokens := filepath.Join(dir, "tokens.txt")
+	if err := os.WriteFile(tokens, []byte("# reporters\nalice alice-0123456789abcdef\nbob bob-0123456789abcdef\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(api.TokensEnv, "")
+	os.Unsetenv(api.TokensEnv)
+	client := &http.Client{Timeout: 10 * time.Second}
+	post := func(base, auth string) *http.Response {
+		req, _ := http.NewRequest("POST", base+"/v1/feedback", strings.NewReader(`{"query": "egg", "used": ["pick-up-object", "heat-object-in-microwave"]}`))
+		req.Header.Set("Content-Type", "application/json")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	sources := func(log string) []string {
+		traces, err := builder.ReadTraces(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, tr := range traces {
+			out = append(out, tr.Source)
+		}
+		return out
+	}
+
+	log := filepath.Join(dir, "tokens.jsonl")
+	base, stop := startServe(t, art, "--root", root, "--wasm", art, "--addr", "127.0.0.1:0", "--feedback", log, "--feedback-tokens", tokens)
+	for _, c := range []struct {
+		auth      string
+		status    int
+		challenge string
+	}{
+		{"Bearer alice-0123456789abcdef", 200, ""},
+		{"", 401, `Bearer realm="caskg feedback"`},
+		{"Bearer bob-0123456789abcdeX", 401, `Bearer realm="caskg feedback", error="invalid_token"`},
+		{"Bearer bob-0123456789abcdef", 200, ""},
+	} {
+		if resp := post(base, c.auth); resp.StatusCode != c.status || resp.Header.Get("WWW-Authenticate") != c.challenge {
+			t.Errorf("POST with %q: %d, WWW-Authenticate %q; want %d, %q", c.auth, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), c.status, c.challenge)
+		}
+	}
+	if r := stop(); r.code != 0 || !strings.Contains(r.stderr, "2 reporters' bearer tokens") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if got, want := sources(log), []string{"token:alice", "token:bob"}; !cmp.Equal(got, want) {
+		t.Errorf("sources %v, want %v", got, want)
+	}
+	if b, _ := os.ReadFile(log); strings.Contains(string(b), "0123456789abcdef") {
+		t.Errorf("the log holds a token:\n%s", b)
+	}
+
+	// Loopback without tokens: anyone, as one reporter.
+	open := filepath.Join(dir, "open.jsonl")
+	base, stop = startServe(t, art, "--root", root, "--wasm", art, "--addr", "127.0.0.1:0", "--feedback", open)
+	if resp := post(base, ""); resp.StatusCode != 200 {
+		t.Errorf("POST on loopback without tokens: %d", resp.StatusCode)
+	}
+	stop()
+	if got, want := sources(open), []string{"loopback"}; !cmp.Equal(got, want) {
+		t.Errorf("sources %v, want %v", got, want)
+	}
+
+	bad := filepath.Join(dir, "bad.txt")
+	os.WriteFile(bad, []byte("alice alice-0123456789abcdef\nbob short\n"), 0o600)
+	for _, tt := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--addr", "0.0.0.0:0", "--feedback", filepath.Join(dir, "x.jsonl")}, 1, "--feedback on 0.0.0.0:0, an address beyond loopback, needs reporters' tokens"},
+		{[]string{"--addr", ":0", "--feedback", filepath.Join(dir, "x.jsonl")}, 1, "an address beyond loopback"},
+		{[]string{"--feedback", filepath.Join(dir, "x.jsonl"), "--feedback-tokens", bad}, 1, "api: tokens " + bad + `:2: token of "bob": 5 characters, at least 16`},
+		{[]string{"--feedback-tokens", tokens}, 2, "--feedback-tokens needs --feedback FILE"},
+	} {
+		r := run(t, append([]string{"serve", art, "--root", root, "--wasm", art}, tt.args...)...)
+		if r.code != tt.code || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("serve %v: exit %d, stderr %q; want %d, %q", tt.args, r.code, r.stderr, tt.code, tt.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.jsonl")); err == nil {
+		t.Errorf("a refused serve created its feedback log")
 	}
 }

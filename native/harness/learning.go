@@ -101,7 +101,7 @@ func Learn(ctx context.Context, s LearnSpec) (*LearnCurve, error) {
 	}
 	fbPath := file("feedback.jsonl")
 	os.Remove(fbPath)
-	srv, err := startFeedbackServer(cur, fbPath, s.Dir)
+	srv, err := startFeedbackServer(cur, fbPath, s.Dir, len(s.Runs))
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func Learn(ctx context.Context, s LearnSpec) (*LearnCurve, error) {
 	sent := 0
 	for _, n := range at {
 		for ; sent < n; sent++ {
-			ok, err := srv.report(ctx, s.Runs[sent])
+			ok, err := srv.report(ctx, s.Runs[sent], sent)
 			if err != nil {
 				return nil, err
 			}
@@ -184,8 +184,10 @@ func comp10(data []byte, tasks []eval.Task) (float64, error) {
 }
 
 // feedbackServer is caskg serve's server on a loopback port with a feedback log, as `caskg
-// serve ARTIFACT --feedback FILE` runs it, but for the rate limit: a replay sends faster than
-// the 10 reports a second a deployment takes.
+// serve ARTIFACT --feedback FILE --feedback-tokens FILE` runs it, but for the rate limit: a
+// replay sends faster than the 10 reports a second a deployment takes. Each training run was
+// one agent's, so each is sent with a token of its own: the build counts it as one reporter's
+// run (builder.MinReporters), as it would count the runs of that many agents.
 type feedbackServer struct {
 	url  string
 	http *http.Server
@@ -193,7 +195,15 @@ type feedbackServer struct {
 	log  *serve.FeedbackLog
 }
 
-func startFeedbackServer(artifact, logPath, dir string) (*feedbackServer, error) {
+func startFeedbackServer(artifact, logPath, dir string, runs int) (*feedbackServer, error) {
+	var list strings.Builder
+	for k := range max(1, runs) {
+		fmt.Fprintf(&list, "run%d %s\n", k, replayToken(k))
+	}
+	tokens, err := api.ParseTokens("replay", list.String())
+	if err != nil {
+		return nil, err
+	}
 	log, err := serve.OpenFeedbackLog(logPath, serve.FeedbackOptions{Rate: 1e9, Burst: 1 << 30})
 	if err != nil {
 		return nil, err
@@ -209,7 +219,7 @@ func startFeedbackServer(artifact, logPath, dir string) (*feedbackServer, error)
 		}
 	}
 	srv, err := serve.New(serve.Options{Artifact: artifact, Playground: stub, JS: stub,
-		WASM: filepath.Join(stub, "caskg.wasm"), Feedback: log})
+		WASM: filepath.Join(stub, "caskg.wasm"), Feedback: log, Reporters: api.FeedbackAuth{Tokens: tokens}})
 	if err != nil {
 		log.Close()
 		return nil, err
@@ -225,14 +235,18 @@ func startFeedbackServer(artifact, logPath, dir string) (*feedbackServer, error)
 	return &feedbackServer{url: "http://" + ln.Addr().String() + api.Prefix + "feedback", http: hs, srv: srv, log: log}, nil
 }
 
-// report posts one run as feedback; false when the server refused it (4xx).
-func (f *feedbackServer) report(ctx context.Context, run builder.Trace) (bool, error) {
+// replayToken is the bearer token of the k-th replayed run's reporter.
+func replayToken(k int) string { return fmt.Sprintf("replay-token-%012d", k) }
+
+// report posts run k as feedback, as its own reporter; false when the server refused it (4xx).
+func (f *feedbackServer) report(ctx context.Context, run builder.Trace, k int) (bool, error) {
 	body, _ := json.Marshal(map[string]any{"query": "replayed run " + run.ID, "used": run.Skills, "outcome": api.OutcomeSuccess})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.url, bytes.NewReader(body))
 	if err != nil {
 		return false, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+replayToken(k))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return false, fmt.Errorf("harness: learn: feedback: %w", err)

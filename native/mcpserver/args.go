@@ -45,6 +45,7 @@ type argSpec struct {
 		MinItems, MaxItems   *int
 		Minimum, Maximum     *float64
 		Enum                 []string
+		Items                struct{ MinLength, MaxLength *int } // of an array of strings
 	}
 	Required []string
 }
@@ -134,11 +135,6 @@ func (s *argSpec) checkField(name string, v json.RawMessage) error {
 		if k != "an array" || json.Unmarshal(v, &elems) != nil {
 			return fmt.Errorf("must be an array of strings, not %s", k)
 		}
-		for i, e := range elems {
-			if ek := jsontext.Kind(e); ek != "a string" {
-				return fmt.Errorf("element %d: must be a string, not %s", i, ek)
-			}
-		}
 		if p.MinItems != nil && len(elems) < *p.MinItems {
 			if len(elems) == 0 {
 				return fmt.Errorf("empty")
@@ -147,6 +143,19 @@ func (s *argSpec) checkField(name string, v json.RawMessage) error {
 		}
 		if p.MaxItems != nil && len(elems) > *p.MaxItems {
 			return fmt.Errorf("%d elements, at most %d", len(elems), *p.MaxItems)
+		}
+		for i, e := range elems {
+			var str string
+			if ek := jsontext.Kind(e); ek != "a string" || json.Unmarshal(e, &str) != nil {
+				return fmt.Errorf("element %d: must be a string, not %s", i, ek)
+			}
+			n := utf8.RuneCountInString(str)
+			if p.Items.MinLength != nil && n < *p.Items.MinLength {
+				return fmt.Errorf("element %d: %d characters, at least %d", i, n, *p.Items.MinLength)
+			}
+			if p.Items.MaxLength != nil && n > *p.Items.MaxLength {
+				return fmt.Errorf("element %d: %d characters, at most %d", i, n, *p.Items.MaxLength)
+			}
 		}
 	case "integer":
 		if k != "a number" {

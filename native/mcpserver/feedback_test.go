@@ -1,12 +1,16 @@
 package mcpserver_test
 
 import (
+	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caskg/caskg/native/mcpserver"
 	"github.com/caskg/caskg/wasm/api"
@@ -26,7 +30,7 @@ func TestReportSkillUse(t *testing.T) {
 	if got := text(t, res); got != "Recorded: 2 skills used, success.\n" {
 		t.Errorf("text %q", got)
 	}
-	want := []api.Feedback{{Query: "heat some egg", Used: []string{"pick-up-object", "heat-object-in-microwave"}, Outcome: "success"}}
+	want := []api.Feedback{{Query: "heat some egg", Used: []string{"pick-up-object", "heat-object-in-microwave"}, Outcome: "success", Source: mcpserver.StdioSource}}
 	if !cmp.Equal(store.Reports(), want) {
 		t.Errorf("stored %+v, want %+v", store.Reports(), want)
 	}
@@ -77,4 +81,72 @@ func TestReportSkillUseStoreErrors(t *testing.T) {
 		cs := connect(t, sample(t), mcpserver.Options{Feedback: &api.MemoryFeedback{Err: tt.err}})
 		wantError(t, call(t, cs, "report_skill_use", args), tt.want)
 	}
+}
+
+// TestReportSkillUseHTTP calls report_skill_use over streamable HTTP on 127.0.0.1, where the
+// call's Authorization header decides (Options.Reporters): a reporter's token is recorded as
+// from token:NAME; a missing or wrong one is a tool error that records nothing; without tokens,
+// a server beyond loopback takes nothing and one on loopback takes all as one reporter.
+func TestReportSkillUseHTTP(t *testing.T) {
+	tokens, err := api.ParseTokens("t", "alice alice-0123456789abcdef")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]any{"query": "egg", "used": []string{"pick-up-object"}}
+	for _, tt := range []struct {
+		name   string
+		auth   api.FeedbackAuth
+		header string
+		source string // "": refused
+		err    string
+	}{
+		{"right token", api.FeedbackAuth{Tokens: tokens}, "Bearer alice-0123456789abcdef", "token:alice", ""},
+		{"missing token", api.FeedbackAuth{Tokens: tokens}, "", "", "feedback needs a bearer token"},
+		{"wrong token", api.FeedbackAuth{Tokens: tokens}, "Bearer alice-0123456789abcdeF", "", "not one of this server's feedback tokens"},
+		{"beyond loopback, no tokens", api.FeedbackAuth{}, "Bearer alice-0123456789abcdef", "", "only with a bearer token"},
+		{"loopback, no tokens", api.FeedbackAuth{Local: api.LoopbackSource}, "", "loopback", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			store := &api.MemoryFeedback{}
+			srv, err := mcpserver.New(sample(t), mcpserver.Options{Feedback: store, Reporters: tt.auth})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, nil))
+			defer hs.Close()
+			hc := &http.Client{Timeout: 20 * time.Second, Transport: withHeader{"Authorization", tt.header}}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx,
+				&mcp.StreamableClientTransport{Endpoint: hs.URL, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			res := call(t, cs, "report_skill_use", args)
+			got := store.Reports()
+			if tt.source == "" {
+				wantError(t, res, "nothing was recorded", tt.err)
+				if len(got) != 0 {
+					t.Errorf("stored %+v, want nothing", got)
+				}
+				return
+			}
+			if res.IsError || len(got) != 1 || got[0].Source != tt.source {
+				t.Errorf("error %v, stored %+v; want one report from %s", res.IsError, got, tt.source)
+			}
+		})
+	}
+}
+
+// withHeader is an http.RoundTripper that adds a header to every request (none when empty).
+type withHeader struct{ name, value string }
+
+func (h withHeader) RoundTrip(r *http.Request) (*http.Response, error) {
+	if h.value != "" {
+		r = r.Clone(r.Context())
+		r.Header.Set(h.name, h.value)
+	}
+	return http.DefaultTransport.RoundTrip(r)
 }

@@ -15,7 +15,8 @@
 //   - graph_info: counts, format version, build parameters, vectors and library coverage;
 //   - report_skill_use: feedback, the skills an agent used for a task and whether it worked,
 //     validated as POST /v1/feedback validates it (api.CheckFeedback) and appended to
-//     Options.Feedback (caskg mcp --feedback FILE); without a store it answers that feedback is
+//     Options.Feedback (caskg mcp --feedback FILE) with its reporter (Options.Reporters:
+//     over HTTP a bearer token beyond loopback); without a store it answers that feedback is
 //     off.
 //
 // Bad arguments give tool results with isError set and a message naming the field and the rule
@@ -68,7 +69,15 @@ type Options struct {
 	Version string
 	// Feedback keeps what report_skill_use reports; nil: the tool answers that feedback is off.
 	Feedback api.FeedbackStore
+	// Reporters decide who may call report_skill_use over HTTP, and name each report's source:
+	// api.FeedbackAuth.Check with the call's Authorization header. A call that came with no
+	// HTTP request (stdio, an in-memory pipe) is from StdioSource: only the process that
+	// started the server speaks on its stdio.
+	Reporters api.FeedbackAuth
 }
+
+// StdioSource is the source of reports that came over stdio: one reporter, whichever agent.
+const StdioSource = "mcp:stdio"
 
 // Server answers the tools over one graph. It is safe for concurrent use.
 type Server struct {
@@ -259,7 +268,10 @@ var retrieveSchema = `{
     "render": {"type": "boolean", "description": "return the skills' text as the text content (default true); false gives a short list"},
     "skill_budget": {"type": "integer", "minimum": 1, "maximum": 1048576, "description": "characters of text per skill (default 2400)"},
     "total_budget": {"type": "integer", "minimum": 1, "maximum": 1048576, "description": "characters of text in all (default 12000)"},
-    "no_graph": {"type": "boolean", "description": "rank by the task's words alone, without the graph"}
+    "no_graph": {"type": "boolean", "description": "rank by the task's words alone, without the graph"},
+    "allow": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": ` + strconv.Itoa(api.MaxPatternBytes) + `}, "maxItems": ` + strconv.Itoa(api.MaxFilterPatterns) + `, "description": "return only skills whose name matches one of these globs ('*' any run of characters, '?' one character)"},
+    "deny": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": ` + strconv.Itoa(api.MaxPatternBytes) + `}, "maxItems": ` + strconv.Itoa(api.MaxFilterPatterns) + `, "description": "never return skills whose name matches one of these globs (wins over allow)"},
+    "namespaces": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": ` + strconv.Itoa(api.MaxPatternBytes) + `}, "maxItems": ` + strconv.Itoa(api.MaxFilterPatterns) + `, "description": "return only skills of these namespaces: the part of a name before its first \"__\" (SERVER__TOOL)"}
   },
   "required": ["query"],
   "additionalProperties": false
@@ -313,11 +325,18 @@ type FeedbackOutput struct {
 }
 
 // reportUse checks a report as the HTTP API does and hands it to the store.
-func (s *Server) reportUse(ctx context.Context, _ *mcp.CallToolRequest, in FeedbackInput) (*mcp.CallToolResult, *FeedbackOutput, error) {
+func (s *Server) reportUse(ctx context.Context, req *mcp.CallToolRequest, in FeedbackInput) (*mcp.CallToolResult, *FeedbackOutput, error) {
 	if s.opt.Feedback == nil {
 		return nil, nil, errors.New("feedback is off on this server: nothing was recorded (start caskg mcp with --feedback FILE to record reports)")
 	}
-	fb := api.Feedback{Query: in.Query, Used: in.Used, Outcome: in.Outcome}
+	source := StdioSource
+	if req != nil && req.Extra != nil && req.Extra.Header != nil {
+		var err error
+		if source, err = s.opt.Reporters.Check(req.Extra.Header.Get("Authorization")); err != nil {
+			return nil, nil, fmt.Errorf("nothing was recorded: %w", err)
+		}
+	}
+	fb := api.Feedback{Query: in.Query, Used: in.Used, Outcome: in.Outcome, Source: source}
 	if err := api.CheckFeedback(fb, func(name string) bool { _, ok := s.byName[name]; return ok }); err != nil {
 		return nil, nil, argError(err)
 	}
@@ -343,6 +362,10 @@ type RetrieveInput struct {
 	SkillBudget int    `json:"skill_budget,omitempty"`
 	TotalBudget int    `json:"total_budget,omitempty"`
 	NoGraph     bool   `json:"no_graph,omitempty"`
+	// The filter (engine.Filter), flat: an agent passes lists, not an object.
+	Allow      []string `json:"allow,omitempty"`
+	Deny       []string `json:"deny,omitempty"`
+	Namespaces []string `json:"namespaces,omitempty"`
 }
 
 // RetrieveOutput is retrieve_skills' structured result.
@@ -366,7 +389,8 @@ func (s *Server) retrieve(_ context.Context, _ *mcp.CallToolRequest, in Retrieve
 	render := in.Render == nil || *in.Render
 	// Zero values mean the defaults to the engine; an explicit 0 is out of range here.
 	req := engine.Request{Query: in.Query, K: in.K, NoGraph: in.NoGraph, Render: render,
-		SkillBudget: in.SkillBudget, TotalBudget: in.TotalBudget}
+		SkillBudget: in.SkillBudget, TotalBudget: in.TotalBudget,
+		Filter: engine.Filter{Allow: in.Allow, Deny: in.Deny, Namespaces: in.Namespaces}}
 	if err := api.CheckRequest(req); err != nil {
 		return nil, nil, argError(err)
 	}
@@ -703,7 +727,9 @@ func argError(err error) error {
 		return errors.New(`field "query": empty`)
 	}
 	msg := strings.TrimPrefix(err.Error(), "engine: ")
-	return errors.New(strings.TrimPrefix(msg, "api: "))
+	msg = strings.TrimPrefix(msg, "api: ")
+	// retrieve_skills takes the filter's lists as arguments of their own.
+	return errors.New(strings.Replace(msg, `field "filter.`, `field "`, 1))
 }
 
 func textResult(text string) *mcp.CallToolResult {

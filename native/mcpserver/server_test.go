@@ -217,6 +217,10 @@ func TestRetrieveSkills(t *testing.T) {
 		{map[string]any{"k": 12, "render": false}, engine.Request{K: 12}},
 		{map[string]any{"skill_budget": 300, "total_budget": 1500}, engine.Request{Render: true, SkillBudget: 300, TotalBudget: 1500}},
 		{map[string]any{"no_graph": true, "k": 5}, engine.Request{NoGraph: true, K: 5, Render: true}},
+		{map[string]any{"allow": []string{"*-object*", "find-*"}, "deny": []string{"heat-*"}, "k": 5},
+			engine.Request{K: 5, Render: true, Filter: engine.Filter{Allow: []string{"*-object*", "find-*"}, Deny: []string{"heat-*"}}}},
+		{map[string]any{"deny": []string{"*microwave*"}, "render": false}, engine.Request{Filter: engine.Filter{Deny: []string{"*microwave*"}}}},
+		{map[string]any{"namespaces": []string{"kitchen"}}, engine.Request{Render: true, Filter: engine.Filter{Namespaces: []string{"kitchen"}}}},
 	}
 	queries := sampleQueries(t)
 	if len(queries) < 10 {
@@ -293,7 +297,15 @@ func TestBadArguments(t *testing.T) {
 		{"retrieve_skills", "skill budget zero", map[string]any{"query": "egg", "skill_budget": 0}, []string{"skill_budget"}},
 		{"retrieve_skills", "total budget negative", map[string]any{"query": "egg", "total_budget": -1}, []string{"total_budget"}},
 		{"retrieve_skills", "total budget too large", map[string]any{"query": "egg", "total_budget": 1 << 30}, []string{"total_budget"}},
-		{"retrieve_skills", "unknown argument", map[string]any{"query": "egg", "top_k": 3}, []string{`unknown argument "top_k"; the arguments are k, no_graph, query, render, skill_budget, total_budget`}},
+		{"retrieve_skills", "unknown argument", map[string]any{"query": "egg", "top_k": 3}, []string{`unknown argument "top_k"; the arguments are allow, deny, k, namespaces, no_graph, query, render, skill_budget, total_budget`}},
+		{"retrieve_skills", "allow not a list", map[string]any{"query": "egg", "allow": "heat-*"}, []string{`field "allow": must be an array of strings, not a string`}},
+		{"retrieve_skills", "deny element not a string", map[string]any{"query": "egg", "deny": []any{"a*", 3}}, []string{`field "deny": element 1: must be a string, not a number`}},
+		{"retrieve_skills", "allow element empty", map[string]any{"query": "egg", "allow": []string{""}}, []string{`field "allow": element 0: 0 characters, at least 1`}},
+		{"retrieve_skills", "allow element too long", map[string]any{"query": "egg", "allow": []string{strings.Repeat("a", 257)}}, []string{`field "allow": element 0: 257 characters, at most 256`}},
+		{"retrieve_skills", "allow element too many bytes", map[string]any{"query": "egg", "allow": []string{strings.Repeat("é", 200)}}, []string{`field "allow[0]": 400 bytes, at most 256`}},
+		{"retrieve_skills", "namespaces too many", map[string]any{"query": "egg", "namespaces": make([]string, 101)}, []string{`field "namespaces": 101 elements, at most 100`}},
+		{"retrieve_skills", "bad glob", map[string]any{"query": "egg", "deny": []string{"ok", "[x]"}}, []string{`field "deny[1]": '[', ']' and '\' are reserved`}},
+		{"retrieve_skills", "namespace with __", map[string]any{"query": "egg", "namespaces": []string{"a__b"}}, []string{`field "namespaces[0]": a namespace has no "__"`}},
 		{"get_skill", "no name", map[string]any{}, []string{"name"}},
 		{"get_skill", "empty", map[string]any{"name": ""}, []string{"name"}},
 		{"get_skill", "blank", map[string]any{"name": "   "}, []string{`field "name": empty`}},

@@ -32,9 +32,11 @@ type FeedbackOptions struct {
 // FeedbackLog is the api.FeedbackStore of caskg serve and caskg mcp --feedback FILE: it appends
 // each report to FILE as one trace line of the JSONL builder.ReadTraces reads,
 //
-//	{"id": "fb-<UTC time>-<n>", "skills": used, "outcome"?: "success"|"failure", "task"?: query}
+//	{"id": "fb-<UTC time>-<n>", "skills": used, "outcome"?: "success"|"failure", "task"?: query, "source"?: reporter}
 //
-// so `caskg build --traces FILE` can learn from it. "task" is written only with QueryText: task
+// so `caskg build --traces FILE` can learn from it. "source" is the report's api.Feedback.Source
+// ("token:NAME", "loopback", "mcp:stdio"; never a token): the build counts reported runs by
+// reporter (builder.MinReporters). "task" is written only with QueryText: task
 // text may be private, and the traces need only the skills. Every line is one write(2) of a
 // whole line, under a mutex, to a file opened O_APPEND, so lines never interleave, even with
 // another process appending. Before a line would take the file over MaxBytes the file is renamed
@@ -95,13 +97,14 @@ func (l *FeedbackLog) open() error {
 // Path is the log's file.
 func (l *FeedbackLog) Path() string { return l.path }
 
-// traceLine is a line of the log; the field names are builder.Trace's, and outcome and task
-// ride along (ReadTraces ignores them).
+// traceLine is a line of the log; the field names are builder.Trace's, outcome and source are
+// read by builder.ReadTraces, and task rides along.
 type traceLine struct {
 	ID      string   `json:"id"`
 	Skills  []string `json:"skills"`
 	Outcome string   `json:"outcome,omitempty"`
 	Task    string   `json:"task,omitempty"`
+	Source  string   `json:"source,omitempty"`
 }
 
 // Append writes fb as one line, or refuses it with an *api.RateLimitError when the bucket is
@@ -118,7 +121,7 @@ func (l *FeedbackLog) Append(_ context.Context, fb api.Feedback) error {
 	}
 	l.n++
 	rec := traceLine{ID: "fb-" + now.UTC().Format("20060102T150405.000Z") + "-" + strconv.FormatInt(l.n, 10),
-		Skills: fb.Used, Outcome: fb.Outcome}
+		Skills: fb.Used, Outcome: fb.Outcome, Source: fb.Source}
 	if l.opt.QueryText {
 		rec.Task = fb.Query
 	}

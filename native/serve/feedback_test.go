@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/wasm/api"
 )
 
@@ -66,7 +67,7 @@ func TestFeedbackLogAppend(t *testing.T) {
 		t.Run(fmt.Sprint("query text ", queryText), func(t *testing.T) {
 			l, path := openLog(t, FeedbackOptions{QueryText: queryText, Now: c.now})
 			for _, fb := range []api.Feedback{
-				{Query: "heat an egg", Used: []string{"pick-up-object", "heat-object"}, Outcome: "success"},
+				{Query: "heat an egg", Used: []string{"pick-up-object", "heat-object"}, Outcome: "success", Source: "token:alice"},
 				{Query: "cool a tomato", Used: []string{"cool-object"}},
 			} {
 				if err := l.Append(context.Background(), fb); err != nil {
@@ -74,7 +75,7 @@ func TestFeedbackLogAppend(t *testing.T) {
 				}
 			}
 			want := []traceLine{
-				{ID: "fb-20261125T142032.123Z-1", Skills: []string{"pick-up-object", "heat-object"}, Outcome: "success"},
+				{ID: "fb-20261125T142032.123Z-1", Skills: []string{"pick-up-object", "heat-object"}, Outcome: "success", Source: "token:alice"},
 				{ID: "fb-20261125T142032.123Z-2", Skills: []string{"cool-object"}},
 			}
 			if queryText {
@@ -82,6 +83,14 @@ func TestFeedbackLogAppend(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, readLines(t, path)); diff != "" {
 				t.Errorf("lines (-want +got):\n%s", diff)
+			}
+			// The build reads each line's reporter.
+			runs, err := builder.ReadTraces(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if runs[0].Source != "token:alice" || runs[1].Source != "" {
+				t.Errorf("ReadTraces gave sources %q, %q; want token:alice and none", runs[0].Source, runs[1].Source)
 			}
 			if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
 				t.Errorf("mode %v, want 0600: the file may hold task text", fi.Mode().Perm())

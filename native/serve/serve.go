@@ -110,6 +110,8 @@ type Options struct {
 	// Feedback keeps the reports of POST /v1/feedback (api.Options.Feedback), such as a
 	// FeedbackLog; nil answers that route with 501. The caller closes it after the server.
 	Feedback api.FeedbackStore
+	// Reporters decide who may post feedback (api.Options.Reporters); the zero value takes none.
+	Reporters api.FeedbackAuth
 }
 
 // reloadEvery is the least time between two looks at the artifact's file.
@@ -243,7 +245,7 @@ func (s *Server) load() (*artifact, error) {
 		return nil, fmt.Errorf("serve: artifact: %w", err)
 	}
 	a := &artifact{stamp: stampOf(fi), data: data}
-	ao := api.Options{Version: s.opts.Version, Origins: s.opts.Origins, Feedback: s.opts.Feedback}
+	ao := api.Options{Version: s.opts.Version, Origins: s.opts.Origins, Feedback: s.opts.Feedback, Reporters: s.opts.Reporters}
 	if s.opts.Reload {
 		abs, err := filepath.Abs(path)
 		if err != nil {

@@ -8,6 +8,7 @@
 // # Routes
 //
 //	GET  /v1/retrieve?q=…&k=…[&no_graph=1][&render=1]   ranked skills for the task text q
+//	     [&allow=…][&deny=…][&namespaces=…]              narrowed by a filter (engine.Filter): comma lists, or repeated
 //	POST /v1/retrieve                                    the same for engine.Request as JSON
 //	GET  /v1/skills/{name}                               one skill: description, source, body head, edges
 //	GET  /v1/health                                      versions, the artifact's size and checksum (and file, Options.Source)
@@ -96,6 +97,9 @@ type Options struct {
 
 	// Feedback keeps the reports POST /v1/feedback accepts; nil answers that route with 501.
 	Feedback FeedbackStore
+	// Reporters decide who may post feedback and name each report's source (reporters.go);
+	// the zero value takes none, as fits a host reached beyond loopback without tokens.
+	Reporters FeedbackAuth
 }
 
 // Source is where a host read its artifact: the health route reports it as "path" and
@@ -108,11 +112,12 @@ type Source struct {
 // Handler answers the routes for one artifact. It is read-only after New, so concurrent
 // requests share it (a FeedbackStore must allow concurrent Appends).
 type Handler struct {
-	eng     *engine.Engine
-	byName  map[string]int
-	health  []byte          // the health body, fixed for the artifact
-	origins map[string]bool // the origins allowed; nil: any, Access-Control-Allow-Origin: *
-	store   FeedbackStore   // nil: feedback is off
+	eng       *engine.Engine
+	byName    map[string]int
+	health    []byte          // the health body, fixed for the artifact
+	origins   map[string]bool // the origins allowed; nil: any, Access-Control-Allow-Origin: *
+	store     FeedbackStore   // nil: feedback is off
+	reporters FeedbackAuth
 }
 
 // New decodes the artifact data, which the graph then reads in place, and indexes its skill
@@ -122,7 +127,8 @@ func New(data []byte, opt Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Handler{eng: engine.New(g), byName: make(map[string]int, g.NumSkills()), store: opt.Feedback}
+	h := &Handler{eng: engine.New(g), byName: make(map[string]int, g.NumSkills()), store: opt.Feedback,
+		reporters: opt.Reporters}
 	for i := range g.NumSkills() {
 		h.byName[g.Name(i)] = i
 	}
@@ -201,6 +207,9 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) ([]byte, error) 
 		hd := w.Header()
 		hd.Set("Access-Control-Allow-Methods", methods)
 		hd.Set("Access-Control-Allow-Headers", "Content-Type")
+		if path == routeFeedback {
+			hd.Set("Access-Control-Allow-Headers", "Authorization, Content-Type") // a reporter's token
+		}
 		hd.Set("Access-Control-Max-Age", "86400")
 		w.WriteHeader(http.StatusNoContent)
 		return nil, nil
@@ -272,8 +281,10 @@ func readBytes(r *http.Request, example string) ([]byte, error) {
 	return b, nil
 }
 
-// readQuery reads the parameters of a GET retrieve: q (required), k, no_graph and render. Any
-// other parameter is an error, as an unknown field of the POST body is.
+// readQuery reads the parameters of a GET retrieve: q (required), k, no_graph, render and the
+// filter's allow, deny and namespaces, each a comma-separated list that may also be repeated
+// (allow=a*,b*&allow=c*). Any other parameter is an error, as an unknown field of the POST body
+// is.
 func readQuery(raw string) (engine.Request, error) {
 	var req engine.Request
 	vals, err := url.ParseQuery(raw)
@@ -287,6 +298,24 @@ func readQuery(raw string) (engine.Request, error) {
 	slices.Sort(keys)
 	seen := false
 	for _, key := range keys {
+		if l := slices.Index(filterLists[:], key); l >= 0 {
+			var list []string
+			for _, v := range vals[key] {
+				list = append(list, strings.Split(v, ",")...)
+			}
+			switch l {
+			case 0:
+				req.Filter.Allow = list
+			case 1:
+				req.Filter.Deny = list
+			default:
+				req.Filter.Namespaces = list
+			}
+			if err := CheckRequest(engine.Request{Filter: req.Filter}); err != nil {
+				return req, fail(http.StatusBadRequest, "parameter "+strconv.Quote(key)+": "+strings.TrimPrefix(err.Error(), "api: "))
+			}
+			continue
+		}
 		if n := len(vals[key]); n != 1 {
 			return req, fail(http.StatusBadRequest, "parameter "+strconv.Quote(key)+" is given "+strconv.Itoa(n)+" times")
 		}
@@ -314,7 +343,7 @@ func readQuery(raw string) (engine.Request, error) {
 				req.NoGraph = b
 			}
 		default:
-			return req, fail(http.StatusBadRequest, "unknown parameter "+strconv.Quote(key)+"; the parameters are q, k, no_graph and render")
+			return req, fail(http.StatusBadRequest, "unknown parameter "+strconv.Quote(key)+"; the parameters are q, k, no_graph, render, allow, deny and namespaces")
 		}
 	}
 	if !seen {

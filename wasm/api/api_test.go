@@ -46,8 +46,13 @@ func TestCheckRequest(t *testing.T) {
 		{"k the engine's bound", engine.Request{Query: "egg", K: engine.MaxK}, `api: field "k": 1000 is outside [1, 100]`},
 		{"seeds over", engine.Request{Query: "egg", Seeds: MaxSeeds + 1}, `api: field "seeds": 101 is outside [1, 100]`},
 		{"seeds negative", engine.Request{Query: "egg", Seeds: -2}, `api: field "seeds": -2 is outside [1, 100]`},
+		{"filter at the limits", engine.Request{Query: "egg", Filter: engine.Filter{Allow: make([]string, MaxFilterPatterns), Namespaces: []string{strings.Repeat("n", MaxPatternBytes)}}}, ""},
+		{"allow too many", engine.Request{Query: "egg", Filter: engine.Filter{Allow: make([]string, MaxFilterPatterns+1)}}, `api: field "filter.allow": 101 entries, at most 100`},
+		{"deny entry too long", engine.Request{Query: "egg", Filter: engine.Filter{Deny: []string{"a*", strings.Repeat("d", MaxPatternBytes+1)}}}, `api: field "filter.deny[1]": 257 bytes, at most 256`},
+		{"namespaces too many", engine.Request{Query: "egg", Filter: engine.Filter{Namespaces: make([]string, MaxFilterPatterns+1)}}, `api: field "filter.namespaces": 101 entries, at most 100`},
 		// The engine judges what the limits do not cover.
 		{"empty query", engine.Request{}, ""},
+		{"bad glob", engine.Request{Query: "egg", Filter: engine.Filter{Allow: []string{"[a"}}}, ""},
 		{"gamma", engine.Request{Query: "egg", Gamma: 7}, ""},
 	}
 	for _, tt := range tests {
@@ -70,6 +75,10 @@ func errText(err error) string {
 // The limits are tighter than the engine's, or a request within them could still be refused
 // by the engine with another message.
 func TestLimitsWithinEngine(t *testing.T) {
+	if MaxFilterPatterns > engine.MaxFilterPatterns || MaxPatternBytes > engine.MaxPatternBytes {
+		t.Errorf("filter limits %d entries of %d bytes exceed the engine's %d of %d",
+			MaxFilterPatterns, MaxPatternBytes, engine.MaxFilterPatterns, engine.MaxPatternBytes)
+	}
 	if MaxK > engine.MaxK || MaxSeeds > engine.MaxSeeds || MaxQueryBytes > engine.MaxQueryBytes {
 		t.Errorf("limits k %d, seeds %d, query %d exceed the engine's %d, %d, %d",
 			MaxK, MaxSeeds, MaxQueryBytes, engine.MaxK, engine.MaxSeeds, engine.MaxQueryBytes)
@@ -104,7 +113,13 @@ func TestReadQuery(t *testing.T) {
 		{name: "q over", in: "q=" + strings.Repeat("a", MaxQueryBytes+1), err: `api: parameter "q": 8193 bytes, at most 8192`},
 		{name: "twice", in: "q=a&q=b", err: `api: parameter "q" is given 2 times`},
 		{name: "bad bool", in: "q=a&no_graph=yes", err: `api: parameter "no_graph": "yes" is not 1, 0, true or false`},
-		{name: "unknown", in: "q=a&gamma=1", err: `api: unknown parameter "gamma"; the parameters are q, k, no_graph and render`},
+		{name: "unknown", in: "q=a&gamma=1", err: `api: unknown parameter "gamma"; the parameters are q, k, no_graph, render, allow, deny and namespaces`},
+		{name: "filter", in: "q=egg&allow=gh__*,jira__*&deny=*delete*&namespaces=gh", want: engine.Request{Query: "egg",
+			Filter: engine.Filter{Allow: []string{"gh__*", "jira__*"}, Deny: []string{"*delete*"}, Namespaces: []string{"gh"}}}},
+		{name: "filter repeated", in: "q=egg&deny=a*&deny=b*,c*", want: engine.Request{Query: "egg", Filter: engine.Filter{Deny: []string{"a*", "b*", "c*"}}}},
+		{name: "filter empty entry", in: "q=egg&allow=a*,", want: engine.Request{Query: "egg", Filter: engine.Filter{Allow: []string{"a*", ""}}}}, // the engine's to refuse
+		{name: "filter too many", in: "q=egg&namespaces=" + strings.Repeat("n,", MaxFilterPatterns) + "n", err: `api: parameter "namespaces": field "filter.namespaces": 101 entries, at most 100`},
+		{name: "filter entry too long", in: "q=egg&allow=" + strings.Repeat("a", MaxPatternBytes+1), err: `api: parameter "allow": field "filter.allow[0]": 257 bytes, at most 256`},
 		{name: "bad escape", in: "q=%zz", err: `api: query string: invalid URL escape "%zz"`},
 		// Sorted order: k before render and before the unknown z, whatever the map's order.
 		{name: "first in order", in: "z=1&render=yes&k=0&q=a", err: `api: parameter "k": "0" is not a whole number in [1, 100]`},
@@ -148,6 +163,11 @@ func TestReadBody(t *testing.T) {
 			want: engine.Request{Query: "egg", K: 3, Seeds: 2, Render: true}},
 		{name: "vector", body: strings.NewReader(`{"query": "egg", "vector": [0.5, -1]}`), length: -1,
 			want: engine.Request{Query: "egg", Vector: []float32{0.5, -1}}},
+		{name: "filter", body: strings.NewReader(`{"query": "egg", "filter": {"allow": ["gh__*"], "deny": ["*delete*"], "namespaces": ["gh"]}}`), length: -1,
+			want: engine.Request{Query: "egg", Filter: engine.Filter{Allow: []string{"gh__*"}, Deny: []string{"*delete*"}, Namespaces: []string{"gh"}}}},
+		{name: "filter tags", body: strings.NewReader(`{"query": "egg", "filter": {"tags": ["pdf"]}}`), length: -1, status: 400, err: `field "filter.tags": unknown field`},
+		{name: "filter over a limit", body: strings.NewReader(`{"query": "egg", "filter": {"deny": ["` + strings.Repeat("d", MaxPatternBytes+1) + `"]}}`), length: -1, status: 400,
+			err: `api: field "filter.deny[0]": 257 bytes, at most 256`},
 		{name: "no body", length: 0, status: 400, err: `api: body: want a JSON request such as {"query": "heat an egg", "k": 8}`},
 		{name: "white space", body: strings.NewReader(" \n\t"), length: 3, status: 400, err: `api: body: want a JSON request`},
 		{name: "declared too long", body: strings.NewReader("{}"), length: MaxBodyBytes + 1, status: 413, err: `api: body is 65537 bytes, at most 65536`},

@@ -19,6 +19,9 @@ type Feedback struct {
 	Query   string   // the task the skills were retrieved for; required
 	Used    []string // the skills used, in the order they ran; names of the live artifact
 	Outcome string   // OutcomeSuccess, OutcomeFailure, or "" when the caller does not say
+	// Source names the reporter (FeedbackAuth.Check): set by the host from who sent the report,
+	// never read from its body. A store writes it as the trace's "source".
+	Source string
 }
 
 // The values of Feedback.Outcome besides "".
@@ -172,12 +175,22 @@ func DecodeFeedback(b []byte) (Feedback, error) {
 	return fb, d.End()
 }
 
-// feedback answers POST /v1/feedback: 501 without a store, 415 for a body not declared
-// application/json (see CORS in the package comment), 400 for a report CheckFeedback refuses, 429 when the store is rate limited, {"status":"recorded"} once the store took it.
+// feedback answers POST /v1/feedback: 501 without a store, 401 (with WWW-Authenticate) or 403
+// for a sender Options.Reporters refuses, 415 for a body not declared application/json (see
+// CORS in the package comment), 400 for a report CheckFeedback refuses, 429 when the store is
+// rate limited, {"status":"recorded"} once the store took it, with the reporter as its Source.
 func (h *Handler) feedback(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if h.store == nil {
 		return nil, fail(http.StatusNotImplemented, "feedback is not configured on this server: it records no reports "+
 			"(caskg serve records them with --feedback FILE)")
+	}
+	source, err := h.reporters.Check(r.Header.Get("Authorization"))
+	if err != nil {
+		ae := err.(*AuthError)
+		if ae.Challenge != "" {
+			w.Header().Set("WWW-Authenticate", ae.Challenge)
+		}
+		return nil, fail(ae.Status, ae.msg)
 	}
 	if ct, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";"); !strings.EqualFold(strings.TrimSpace(ct), "application/json") {
 		return nil, fail(http.StatusUnsupportedMediaType, "Content-Type "+strconv.Quote(echo(ct))+": feedback takes application/json")
@@ -193,6 +206,7 @@ func (h *Handler) feedback(w http.ResponseWriter, r *http.Request) ([]byte, erro
 	if err := CheckFeedback(fb, h.IsSkill); err != nil {
 		return nil, err
 	}
+	fb.Source = source
 	if err := h.store.Append(r.Context(), fb); err != nil {
 		var rl *RateLimitError
 		if errors.As(err, &rl) {

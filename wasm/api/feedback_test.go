@@ -113,7 +113,7 @@ func TestFeedbackRoute(t *testing.T) {
 	}{
 		{name: "recorded", method: "POST", body: `{"query": "heat an egg", "used": ["pick-up-object", "heat-object-in-microwave"], "outcome": "success"}`,
 			status: 200, want: `{"status":"recorded"}`,
-			stored: []Feedback{{Query: "heat an egg", Used: []string{"pick-up-object", "heat-object-in-microwave"}, Outcome: "success"}}},
+			stored: []Feedback{{Query: "heat an egg", Used: []string{"pick-up-object", "heat-object-in-microwave"}, Outcome: "success", Source: "loopback"}}},
 		{name: "no store", noStore: true, method: "POST", body: `{"query": "egg", "used": ["pick-up-object"]}`, status: 501,
 			want: `{"error":"api: feedback is not configured on this server: it records no reports (caskg serve records them with --feedback FILE)"}`},
 		{name: "unknown skill", method: "POST", body: `{"query": "egg", "used": ["pick-up-object", "fly-to-the-moon"]}`, status: 400,
@@ -131,7 +131,7 @@ func TestFeedbackRoute(t *testing.T) {
 		{name: "store fails", method: "POST", body: `{"query": "egg", "used": ["pick-up-object"]}`, storeErr: errors.New("disk full"),
 			status: 500, want: `{"error":"api: feedback not recorded: disk full"}`},
 		{name: "JSON with charset", method: "POST", ctype: "Application/JSON; charset=utf-8", body: `{"query": "egg", "used": ["pick-up-object"]}`,
-			status: 200, want: `{"status":"recorded"}`, stored: []Feedback{{Query: "egg", Used: []string{"pick-up-object"}}}},
+			status: 200, want: `{"status":"recorded"}`, stored: []Feedback{{Query: "egg", Used: []string{"pick-up-object"}, Source: "loopback"}}},
 		// What an HTML form of any origin can send without a preflight is refused.
 		{name: "form type", method: "POST", ctype: "text/plain", body: `{"query": "egg", "used": ["pick-up-object"]}`, status: 415,
 			want: `{"error":"api: Content-Type \"text/plain\": feedback takes application/json"}`},
@@ -142,7 +142,7 @@ func TestFeedbackRoute(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			store := &MemoryFeedback{Err: tt.storeErr}
-			opt := Options{Version: "test", Feedback: store}
+			opt := Options{Version: "test", Feedback: store, Reporters: FeedbackAuth{Local: LoopbackSource}}
 			if tt.noStore {
 				opt.Feedback = nil
 			}
@@ -176,7 +176,8 @@ func TestFeedbackRoute(t *testing.T) {
 func TestFeedbackPreflight(t *testing.T) {
 	w := httptest.NewRecorder()
 	sampleHandler(t).ServeHTTP(w, httptest.NewRequest("OPTIONS", "/v1/feedback", nil))
-	if w.Code != http.StatusNoContent || w.Header().Get("Access-Control-Allow-Methods") != "POST, OPTIONS" {
-		t.Errorf("preflight %d, methods %q", w.Code, w.Header().Get("Access-Control-Allow-Methods"))
+	if w.Code != http.StatusNoContent || w.Header().Get("Access-Control-Allow-Methods") != "POST, OPTIONS" ||
+		w.Header().Get("Access-Control-Allow-Headers") != "Authorization, Content-Type" {
+		t.Errorf("preflight %d, methods %q, headers %q", w.Code, w.Header().Get("Access-Control-Allow-Methods"), w.Header().Get("Access-Control-Allow-Headers"))
 	}
 }

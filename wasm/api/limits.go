@@ -22,6 +22,8 @@ import (
 //	MaxBatch       10,000    tasks in one `caskg query --batch` run (read into memory first)
 //	MaxBodyBytes   64 KiB    the body of a POST to the API; a request with a 1,024-dimension vector fits
 //	MaxUsed        100       skill names in one feedback report: "used" (POST /v1/feedback, report_skill_use)
+//	MaxFilterPatterns 100    entries in each list of a filter: "filter" {"allow", "deny", "namespaces"}, allow=, --allow
+//	MaxPatternBytes   256    bytes of one filter entry (a glob or a namespace)
 //
 // The README's "Edge worker" section shows the same table.
 const (
@@ -31,11 +33,15 @@ const (
 	MaxBatch      = 10_000
 	MaxBodyBytes  = 64 << 10
 	MaxUsed       = 100
+
+	MaxFilterPatterns = 100
+	MaxPatternBytes   = 256
 )
 
-// CheckRequest holds req to the limits on the query's length, k and seeds; a zero k or seeds
-// means the engine's default. The error names the field as the request's JSON does. The engine
-// checks the other fields when it answers.
+// CheckRequest holds req to the limits on the query's length, k, seeds and the filter's lists;
+// a zero k or seeds means the engine's default. The error names the field as the request's JSON
+// does ("filter.allow[2]"). The engine checks the other fields, and the globs' syntax, when it
+// answers.
 func CheckRequest(req engine.Request) error {
 	switch {
 	case len(req.Query) > MaxQueryBytes:
@@ -45,8 +51,22 @@ func CheckRequest(req engine.Request) error {
 	case req.Seeds < 0 || req.Seeds > MaxSeeds:
 		return errOutside("seeds", req.Seeds, MaxSeeds)
 	}
+	for l, v := range [...][]string{req.Filter.Allow, req.Filter.Deny, req.Filter.Namespaces} {
+		field := `api: field "filter.` + filterLists[l]
+		if len(v) > MaxFilterPatterns {
+			return errors.New(field + `": ` + strconv.Itoa(len(v)) + " entries, at most " + strconv.Itoa(MaxFilterPatterns))
+		}
+		for i, p := range v {
+			if len(p) > MaxPatternBytes {
+				return errors.New(field + "[" + strconv.Itoa(i) + `]": ` + strconv.Itoa(len(p)) + " bytes, at most " + strconv.Itoa(MaxPatternBytes))
+			}
+		}
+	}
 	return nil
 }
+
+// filterLists names a filter's lists as the request's JSON and the GET parameters do.
+var filterLists = [...]string{"allow", "deny", "namespaces"}
 
 func errOutside(field string, v, hi int) error {
 	return errors.New("api: field " + strconv.Quote(field) + ": " + strconv.Itoa(v) + " is outside [1, " + strconv.Itoa(hi) + "]")

@@ -183,6 +183,26 @@ func BenchmarkQuery(b *testing.B) {
 	}
 }
 
+// BenchmarkQueryFilter runs the SkillsBench task texts against the synthesized 10,000-skill
+// artifact with a filter that denies a tenth of the skills by a glob: what compiling the filter
+// and dropping the skills it leaves out add to BenchmarkQuery's synth-10000/full.
+func BenchmarkQueryFilter(b *testing.B) {
+	d := realLibrary(b, 10000)
+	e := engine.New(d.graph)
+	f := engine.Filter{Deny: []string{"*1", "*-csv-*"}}
+	for _, q := range d.queries {
+		if _, err := e.Query(engine.Request{Query: q, K: 10, Filter: f}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := e.Query(engine.Request{Query: d.queries[i%len(d.queries)], K: 10, Filter: f}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // timeQueries runs the queries in turn for the b.N iterations after one warm-up pass, and
 // reports the median and the PPR work per query.
 func timeQueries(b *testing.B, e *engine.Engine, queries []string, noGraph bool) {

@@ -77,6 +77,8 @@ type Request struct {
 	Render      bool `json:"render,omitempty"`
 	SkillBudget int  `json:"skill_budget,omitempty"`
 	TotalBudget int  `json:"total_budget,omitempty"`
+	// Filter narrows the answer to the skills it keeps (filter.go); the zero Filter keeps all.
+	Filter Filter `json:"filter,omitzero"`
 }
 
 // Via is a published edge that carried relevance to a result. From is the neighbour the
@@ -144,6 +146,9 @@ type Engine struct {
 	packed  []int64   // the vectors three skills to a word below LargeLibrary skills (packVectors), else nil
 
 	pool [scratchSlots]atomic.Pointer[scratch] // scratches for reuse (scratch.go)
+
+	filters    [filterSlots]atomic.Pointer[compiledFilter] // the filters compiled last (filter.go)
+	nextFilter atomic.Uint32                               // the slot the next compiled filter takes
 
 	// exactPPR, when set, propagates queries in place of forward push (power iteration to
 	// convergence, the reference tests hold the engine to: export_test.go). Only tests set it,
@@ -272,6 +277,8 @@ func (r *Request) normalize() error {
 		return errtext.New("engine: field \"skill_budget\": " + errtext.Itoa(r.SkillBudget) + " is outside [1, " + errtext.Itoa(MaxBudget) + "]")
 	case r.TotalBudget < 1 || r.TotalBudget > MaxBudget:
 		return errtext.New("engine: field \"total_budget\": " + errtext.Itoa(r.TotalBudget) + " is outside [1, " + errtext.Itoa(MaxBudget) + "]")
+	case len(r.Filter.Allow)+len(r.Filter.Deny)+len(r.Filter.Namespaces) > 0:
+		return r.Filter.Check()
 	}
 	return nil
 }
@@ -329,10 +336,12 @@ func (e *Engine) rank(req Request) (Response, error) {
 	if req.NoLexical && qvec == nil {
 		return Response{}, errtext.New("engine: field \"no_lexical\": no semantic seeds to rank by (the artifact has no vectors or no_semantic is set)")
 	}
+	// The filter's skills, compiled once for the request; nil keeps every skill at no cost.
+	allow := e.compile(&req.Filter)
 	// The fused head holds every listed skill and the BM25 top max(Seeds, K); a skill outside
 	// it scores below each of the BM25 top K, so it can only enter the answer through the graph,
 	// where its BM25 score is read from sc.bm25 (cleared on return).
-	fused, lexMax := e.seedRanking(sc, req.Query, toks, qvec, req.SemanticWeight, req.NoLexical, max(req.Seeds, req.K))
+	fused, lexMax := e.seedRanking(sc, req.Query, toks, qvec, req.SemanticWeight, req.NoLexical, max(req.Seeds, req.K), allow)
 	scores := sc.bm25
 	defer clear(scores)
 	// Scores are reported relative to the best seed; a list whose evidence is all zero (a name
@@ -425,7 +434,7 @@ func (e *Engine) rank(req Request) (Response, error) {
 		top.offer(candidate{c.id, final(c.id)})
 	}
 	for k, v := range linkIDs {
-		if _, ok := listed.get(v); !ok && linkMiss[k] < 1 {
+		if _, ok := listed.get(v); !ok && linkMiss[k] < 1 && kept(allow, v) {
 			top.offer(candidate{v, final(v)})
 		}
 	}
@@ -593,7 +602,7 @@ type candidate struct {
 //
 // A skill outside the BM25 top need and on no other list has a fused score no higher than
 // each of the top need's, so the head is all a caller reading need entries needs.
-func (e *Engine) seedRanking(sc *scratch, query string, toks []queryToken, qvec []float32, semWeight float64, noLexical bool, need int) ([]candidate, float64) {
+func (e *Engine) seedRanking(sc *scratch, query string, toks []queryToken, qvec []float32, semWeight float64, noLexical bool, need int, allow []uint64) ([]candidate, float64) {
 	g := e.g
 	if noLexical {
 		toks = nil
@@ -610,15 +619,22 @@ func (e *Engine) seedRanking(sc *scratch, query string, toks []queryToken, qvec 
 	}
 	scores := sc.bm25
 	bm25(g, e.impacts, terms, scores)
+	if allow != nil {
+		for i := range scores {
+			if !kept(allow, i) {
+				scores[i] = 0
+			}
+		}
+	}
 
 	var names []candidate
 	if ids := identifiers(query); len(ids) > 0 && !noLexical {
-		names = e.names.match(sc, ids)
+		names = keep(allow, e.names.match(sc, ids))
 		sortCandidates(names)
 	}
 	var sem []candidate
 	if qvec != nil {
-		sem = e.semanticRanking(sc, qvec)
+		sem = keep(allow, e.semanticRanking(sc, qvec))
 	}
 
 	// The BM25 head; every other listed skill's BM25 score is read from the score array, which

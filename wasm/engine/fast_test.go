@@ -184,7 +184,7 @@ func TestSeedHeadMatchesFullFusion(t *testing.T) {
 					return v
 				}())
 			}
-			got, _ := e.seedRanking(sc, q, e.analyze(sc, q), qvec, 1, false, need)
+			got, _ := e.seedRanking(sc, q, e.analyze(sc, q), qvec, 1, false, need, nil)
 			got = got[:min(need, len(got))]
 			want := fullFusion(e, sc, q, qvec, 1)
 			want = want[:min(need, len(want))]

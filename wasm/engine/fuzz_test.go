@@ -14,20 +14,27 @@ func FuzzQuery(f *testing.F) {
 		"then run pick-up-object.", "call pick_up_objekt", "zzzz qqqq", "   ", "",
 		"数据分析 café", "getHTTPResponseCode", "ab\xffcd", "a-b_c.d/e:f", "__--..//::",
 	} {
-		f.Add(q, 0, 0, 0.0, false)
+		f.Add(q, 0, 0, 0.0, false, "")
 	}
 	for _, req := range deterministicQueries {
-		f.Add(req.Query, req.K, req.Seeds, req.Gamma, req.NoGraph)
+		f.Add(req.Query, req.K, req.Seeds, req.Gamma, req.NoGraph, "")
 	}
-	f.Add("boil", 1, 1, 1.0, false)
-	f.Add("boil", -1, 0, 0.0, false)
-	f.Add("tea", MaxK, MaxSeeds, 1e-300, false)
-	f.Add("tea", 3, 2, math.NaN(), true)
+	f.Add("boil", 1, 1, 1.0, false, "")
+	f.Add("boil", -1, 0, 0.0, false, "")
+	f.Add("tea", MaxK, MaxSeeds, 1e-300, false, "")
+	f.Add("tea", 3, 2, math.NaN(), true, "")
+	// A glob narrows the answer to the skills it allows (filter.go).
+	f.Add("boil water for tea", 3, 2, 0.0, false, "b*")
+	f.Add("pick up the object", 0, 0, 0.0, true, "*object")
+	f.Add("pick up the object", 0, 0, 0.0, false, "[a]")
 
 	e := kitchen()
 	n := e.Graph().NumSkills()
-	f.Fuzz(func(t *testing.T, q string, k, seeds int, gamma float64, noGraph bool) {
+	f.Fuzz(func(t *testing.T, q string, k, seeds int, gamma float64, noGraph bool, glob string) {
 		req := Request{Query: q, K: k, Seeds: seeds, Gamma: gamma, NoGraph: noGraph}
+		if glob != "" {
+			req.Filter.Allow = []string{glob}
+		}
 		resp, err := e.Query(req)
 
 		wantK, wantSeeds := k, seeds
@@ -43,7 +50,7 @@ func FuzzQuery(f *testing.F) {
 		}
 		empty := strings.TrimSpace(q) == ""
 		invalid := empty || len(q) > MaxQueryBytes || wantK < 1 || wantK > MaxK ||
-			wantSeeds < 1 || wantSeeds > MaxSeeds || !(g > 0 && g <= 1)
+			wantSeeds < 1 || wantSeeds > MaxSeeds || !(g > 0 && g <= 1) || req.Filter.Check() != nil
 		if invalid != (err != nil) {
 			t.Fatalf("Query(%+v): error %v, want an error: %v", req, err, invalid)
 		}
@@ -68,6 +75,9 @@ func FuzzQuery(f *testing.F) {
 				t.Fatalf("result %s twice", r.Name)
 			}
 			seen[r.Name] = true
+			if glob != "" && !match(glob, r.Name) {
+				t.Fatalf("result %s: the filter's glob %q leaves it out", r.Name, glob)
+			}
 			if r.Name != e.Graph().Name(r.ID) {
 				t.Fatalf("result id %d named %q, graph says %q", r.ID, r.Name, e.Graph().Name(r.ID))
 			}

@@ -154,7 +154,7 @@ func (e *Engine) Personalization(req Request) ([]float64, error) {
 	} else if !req.NoSemantic {
 		qvec = e.embedTokens(toks)
 	}
-	fused, _ := e.seedRanking(sc, req.Query, toks, qvec, req.SemanticWeight, req.NoLexical, req.Seeds)
+	fused, _ := e.seedRanking(sc, req.Query, toks, qvec, req.SemanticWeight, req.NoLexical, req.Seeds, e.compile(&req.Filter))
 	clear(sc.bm25)
 	pi := make([]float64, e.g.NumSkills())
 	restart(pi, fused[:min(req.Seeds, len(fused))])

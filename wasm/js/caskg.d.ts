@@ -42,7 +42,24 @@ export interface QueryOptions {
   skill_budget?: number;
   /** characters (code points) of `rendered` in all, in [1, 1048576] (default 12000) */
   total_budget?: number;
+  /** return only the skills the filter keeps */
+  filter?: Filter;
   [option: string]: unknown;
+}
+
+/**
+ * Which skills a query may return (the engine's Filter). A skill is kept when its name matches
+ * one of `allow` (or it is empty), its namespace is one of `namespaces` (or it is empty), and
+ * its name matches none of `deny`. Globs: `*` any run of characters, `?` one character; `[`,
+ * `]` and `\` are reserved. A namespace is the part of a name before its first `__`.
+ */
+export interface Filter {
+  /** name globs to keep, at most 1000 of at most 1024 bytes */
+  allow?: string[];
+  /** name globs never to return; deny wins over allow */
+  deny?: string[];
+  /** namespaces to keep, exactly (SERVER for tools named SERVER__TOOL) */
+  namespaces?: string[];
 }
 
 /** A published edge that carried relevance to a result. */

@@ -48,8 +48,13 @@ const lexical = engine.query("heat some egg", { k: 3, no_graph: true });
 assert.equal(lexical.results.length, 3);
 assert.equal(lexical.results[0].seed_rank, 1);
 assert.deepEqual(JSON.parse(engine.queryJSON(JSON.stringify({ query: "heat some egg", k: 3, no_graph: true }))), lexical);
+// A filter passes through to the engine: a denied skill is never returned.
+const filtered = engine.query("heat some egg", { k: 3, filter: { deny: ["heat-*"] } });
+assert.equal(filtered.results.length, 3);
+assert.ok(filtered.results.every((r) => !r.name.startsWith("heat-")));
 
 // Refusals are CaskgErrors and leave the engine working.
+throws(() => engine.query("egg", { filter: { allow: ["a["] } }), 'field "filter.allow[0]"');
 throws(() => engine.query("  "), "engine: empty query");
 throws(() => engine.query("egg", { k: 0.5 }), 'field "k"');
 throws(() => engine.query("egg", { nograph: true }), 'field "nograph": unknown field');

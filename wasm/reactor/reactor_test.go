@@ -47,10 +47,16 @@ func TestReactor(t *testing.T) {
 		{`{"query":""}`, `{"error":"engine: empty query"}`},
 		{`{"query":"egg","K":3}`, `{"error":"reactor: request: json at offset 15: field \"K\": unknown field"}`},
 		{``, `{"error":"reactor: request: json at offset 0: want an object, got the end of the input"}`},
+		// The filter passes through as JSON to the engine, which judges it.
+		{`{"query":"egg","filter":{"allow":["a["]}}`, `{"error":"engine: field \"filter.allow[0]\": '[', ']' and '\\' are reserved; a pattern has '*' (any run of characters) and '?' (one character)"}`},
+		{`{"query":"egg","filter":{"tags":["x"]}}`, `{"error":"reactor: request: json at offset 25: field \"filter.tags\": unknown field"}`},
 	} {
 		if got := r.query(h, []byte(tt.req)); string(got) != tt.want {
 			t.Errorf("query(%s) = %s, want %s", tt.req, got, tt.want)
 		}
+	}
+	if got := r.query(h, []byte(`{"query":"heat some egg","k":1,"filter":{"allow":["*-object-*"],"deny":["heat-*"]}}`)); !strings.HasPrefix(string(got), `{"results":[{"name":"verify-object-hot",`) {
+		t.Errorf("query with a filter = %s, want verify-object-hot first (heat-object-in-microwave denied)", got)
 	}
 
 	var info struct {

@@ -304,6 +304,7 @@ func TestTypings(t *testing.T) {
 	names := map[reflect.Type]string{
 		reflect.TypeFor[engine.Result](): "Result",
 		reflect.TypeFor[engine.Via]():    "Via",
+		reflect.TypeFor[engine.Filter](): "Filter",
 	}
 	goType := func(v any, request bool) func(t *testing.T) []jsonField {
 		return func(t *testing.T) []jsonField {
@@ -338,6 +339,7 @@ func TestTypings(t *testing.T) {
 	}{
 		{"request", "QueryOptions", goType(engine.Request{}, true),
 			map[string]string{"query": "Caskg.query's text argument"}},
+		{"filter", "Filter", goType(engine.Filter{}, true), nil},
 		{"response", "QueryResponse", goType(engine.Response{}, false), nil},
 		{"result", "Result", goType(engine.Result{}, false), nil},
 		{"via", "Via", goType(engine.Via{}, false), nil},

@@ -322,8 +322,10 @@ func TestWorkerdPerRequest(t *testing.T) {
 // keyed fb-<time>-<random>, holding caskg serve's trace line; refused reports store nothing.
 func TestWorkerdFeedback(t *testing.T) {
 	kvDir := t.TempDir()
+	// The feedback config binds the secret from workerd's environment (fromEnvironment).
+	t.Setenv(FeedbackTokens, "alice alice-0123456789abcdef; bob bob-0123456789abcdef")
 	base := startWorkerd(t, "feedback", "--directory-path", "feedback-kv="+kvDir)
-	json := map[string]string{"Content-Type": "application/json"}
+	json := map[string]string{"Content-Type": "application/json", "Authorization": "Bearer alice-0123456789abcdef"}
 	reports := []apiCase{
 		{method: "POST", target: "/v1/feedback", header: json, status: 200, want: `{"status":"recorded"}`,
 			body: `{"query":"heat some egg","used":["heat-object-in-microwave","pick-up-object"],"outcome":"success"}`},
@@ -331,8 +333,12 @@ func TestWorkerdFeedback(t *testing.T) {
 			body: `{"query":"cool a tomato","used":["cool-object-in-fridge"]}`},
 		{method: "POST", target: "/v1/feedback", header: json, status: 400, want: `not skills of this artifact`,
 			body: `{"query":"fly","used":["fly-to-the-moon"]}`},
-		{method: "POST", target: "/v1/feedback", status: 415, want: `feedback takes application/json`,
-			body: `{"query":"heat some egg","used":["heat-object-in-microwave"]}`},
+		{method: "POST", target: "/v1/feedback", header: map[string]string{"Authorization": json["Authorization"]}, status: 415,
+			want: `feedback takes application/json`, body: `{"query":"heat some egg","used":["heat-object-in-microwave"]}`},
+		{method: "POST", target: "/v1/feedback", header: map[string]string{"Content-Type": "application/json"}, status: 401,
+			want: `feedback needs a bearer token`, body: `{"query":"heat some egg","used":["heat-object-in-microwave"]}`},
+		{method: "POST", target: "/v1/feedback", header: map[string]string{"Content-Type": "application/json", "Authorization": "Bearer bob-0123456789abcdeF"},
+			status: 401, want: `not one of this server's feedback tokens`, body: `{"query":"heat some egg","used":["heat-object-in-microwave"]}`},
 	}
 	for _, c := range reports {
 		status, h, body := do(t, base, c)
@@ -356,8 +362,8 @@ func TestWorkerdFeedback(t *testing.T) {
 	}
 	slices.Sort(lines)
 	want := []string{
-		`{"id":"KEY","skills":["cool-object-in-fridge"]}` + "\n",
-		`{"id":"KEY","skills":["heat-object-in-microwave","pick-up-object"],"outcome":"success"}` + "\n",
+		`{"id":"KEY","skills":["cool-object-in-fridge"],"source":"token:alice"}` + "\n",
+		`{"id":"KEY","skills":["heat-object-in-microwave","pick-up-object"],"outcome":"success","source":"token:alice"}` + "\n",
 	}
 	if !slices.Equal(lines, want) {
 		t.Errorf("KV entries %q, want %q", lines, want)

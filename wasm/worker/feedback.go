@@ -22,6 +22,10 @@ const (
 	// FeedbackQueryText, set to "true" or "1", stores a report's query as its trace's "task";
 	// otherwise query text is never stored (it may be private, and traces need only skills).
 	FeedbackQueryText = "CASKG_FEEDBACK_QUERY_TEXT"
+	// FeedbackTokens (api.TokensEnv), a secret, holds the reporters' bearer tokens in
+	// api.ParseTokens' format. A worker is always reached beyond loopback: without tokens it
+	// takes no report (403).
+	FeedbackTokens = api.TokensEnv
 )
 
 // The token bucket of a kvFeedback: caskg serve's defaults (native/serve), per isolate.
@@ -38,7 +42,7 @@ const (
 // same key; the value is the key's trace line as caskg serve --feedback appends it, the JSONL
 // line of `caskg build --traces` with its newline:
 //
-//	{"id":"<key>","skills":[used…],"outcome":"success"|"failure"?,"task":query?}
+//	{"id":"<key>","skills":[used…],"outcome":"success"|"failure"?,"task":query?,"source":"token:NAME"}
 //
 // so that the values of a listing, concatenated, are a traces file. "task" is written only with
 // queryText. A token bucket (feedbackRate a second, feedbackBurst at once, per isolate) bounds
@@ -96,7 +100,7 @@ func (s *kvFeedback) take(now time.Time) error {
 }
 
 // traceLine is the report's trace line with its newline, byte for byte what encoding/json writes
-// for caskg serve's line (field order id, skills, outcome, task; empty outcome and task left out).
+// for caskg serve's line (field order id, skills, outcome, task, source; empty ones left out).
 func traceLine(id string, fb api.Feedback, queryText bool) []byte {
 	b := jsontext.AppendString([]byte(`{"id":`), id)
 	b = append(b, `,"skills":[`...)
@@ -112,6 +116,9 @@ func traceLine(id string, fb api.Feedback, queryText bool) []byte {
 	}
 	if queryText && fb.Query != "" {
 		b = jsontext.AppendString(append(b, `,"task":`...), fb.Query)
+	}
+	if fb.Source != "" {
+		b = jsontext.AppendString(append(b, `,"source":`...), fb.Source)
 	}
 	return append(b, "}\n"...)
 }

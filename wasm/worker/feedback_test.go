@@ -43,6 +43,7 @@ type serveLine struct {
 	Skills  []string `json:"skills"`
 	Outcome string   `json:"outcome,omitempty"`
 	Task    string   `json:"task,omitempty"`
+	Source  string   `json:"source,omitempty"`
 }
 
 var keyPattern = regexp.MustCompile(`^fb-\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{16}$`)
@@ -57,11 +58,12 @@ func TestTraceLine(t *testing.T) {
 		{"no outcome", api.Feedback{Query: "heat an egg", Used: []string{"a"}}, false},
 		{"query text", api.Feedback{Query: "heat <an> \"egg\" & \u2028 \x01 ✓", Used: []string{"a"}, Outcome: "failure"}, true},
 		{"markup in names", api.Feedback{Query: "q", Used: []string{"<b>", "a&b", `q"uote\`}}, true},
+		{"source", api.Feedback{Query: "q", Used: []string{"a"}, Outcome: "success", Source: "token:a<b>&c"}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := string(traceLine("fb-x", tc.fb, tc.queryText))
-			want := serveLine{ID: "fb-x", Skills: tc.fb.Used, Outcome: tc.fb.Outcome}
+			want := serveLine{ID: "fb-x", Skills: tc.fb.Used, Outcome: tc.fb.Outcome, Source: tc.fb.Source}
 			if tc.queryText {
 				want.Task = tc.fb.Query
 			}
@@ -147,28 +149,49 @@ func TestKVFeedbackRateLimit(t *testing.T) {
 func TestHandlerFeedback(t *testing.T) {
 	var kv memKV
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) // stopped: the bucket never refills
-	s, err := newServer(testlib.Sample(t), newKVFeedback(kv.put, false, func() time.Time { return clock }, nil))
+	tokens, err := api.ParseTokens(FeedbackTokens, "alice alice-0123456789abcdef;bob bob-0123456789abcdef")
 	if err != nil {
 		t.Fatal(err)
 	}
-	json := map[string]string{"Content-Type": "application/json"}
+	s, err := newServer(testlib.Sample(t), newKVFeedback(kv.put, false, func() time.Time { return clock }, nil), tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	json := map[string]string{"Content-Type": "application/json", "Authorization": "Bearer alice-0123456789abcdef"}
 	ok := apiCase{method: "POST", target: "/v1/feedback", header: json,
 		body:   `{"query":"heat some egg","used":["heat-object-in-microwave"],"outcome":"success"}`,
 		status: 200, want: `{"status":"recorded"}`}
 	w := serveNative(s, ok)
 	checkAnswer(t, ok, w.Code, w.Header(), w.Body.Bytes())
 	if len(kv.keys) != 1 || !strings.HasPrefix(kv.keys[0], "fb-20260101T000000.000Z-") || !keyPattern.MatchString(kv.keys[0]) ||
-		kv.vals[kv.keys[0]] != `{"id":"`+kv.keys[0]+`","skills":["heat-object-in-microwave"],"outcome":"success"}`+"\n" {
+		kv.vals[kv.keys[0]] != `{"id":"`+kv.keys[0]+`","skills":["heat-object-in-microwave"],"outcome":"success","source":"token:alice"}`+"\n" {
 		t.Errorf("stored %q %q", kv.keys, kv.vals)
 	}
 	for _, c := range []apiCase{
 		{method: "POST", target: "/v1/feedback", header: json, body: `{"query":"q","used":["no-such-skill"]}`,
 			status: 400, want: `not skills of this artifact: \"no-such-skill\"`},
-		{method: "POST", target: "/v1/feedback", body: ok.body, status: 415, want: `feedback takes application/json`},
+		{method: "POST", target: "/v1/feedback", header: map[string]string{"Authorization": json["Authorization"]}, body: ok.body,
+			status: 415, want: `feedback takes application/json`},
+		{method: "POST", target: "/v1/feedback", header: map[string]string{"Content-Type": "application/json"}, body: ok.body,
+			status: 401, want: `feedback needs a bearer token`},
+		{method: "POST", target: "/v1/feedback", header: map[string]string{"Content-Type": "application/json", "Authorization": "Bearer bob-0123456789abcdeF"},
+			body: ok.body, status: 401, want: `not one of this server's feedback tokens`},
 	} {
 		w := serveNative(s, c)
 		checkAnswer(t, c, w.Code, w.Header(), w.Body.Bytes())
 	}
+	if len(kv.keys) != 1 {
+		t.Errorf("refused reports were stored: %q", kv.keys)
+	}
+	// A worker without tokens takes no report: it is always reached beyond loopback.
+	open, err := newServer(testlib.Sample(t), newKVFeedback(kv.put, false, func() time.Time { return clock }, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w = serveNative(open, ok)
+	forbidden := ok
+	forbidden.status, forbidden.want = http.StatusForbidden, `only with a bearer token`
+	checkAnswer(t, forbidden, w.Code, w.Header(), w.Body.Bytes())
 	if len(kv.keys) != 1 {
 		t.Errorf("refused reports were stored: %q", kv.keys)
 	}

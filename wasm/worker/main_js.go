@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"strings"
 	"syscall/js"
 
 	"github.com/caskg/caskg/wasm/api"
@@ -18,7 +19,11 @@ import (
 // is how syumai/workers' stock worker.mjs runs a program (kept to measure the difference).
 func main() {
 	ctx := js.Global().Get("context")
-	s, err := newServer(artifact(ctx.Get("artifact")), feedbackStore(ctx.Get("env")))
+	tokens, err := feedbackTokens(ctx.Get("env"))
+	var s *server
+	if err == nil {
+		s, err = newServer(artifact(ctx.Get("artifact")), feedbackStore(ctx.Get("env")), tokens)
+	}
 	if err != nil {
 		// entry.mjs answers every request with this error until a start succeeds.
 		js.Global().Get("console").Call("error", err.Error())
@@ -45,6 +50,23 @@ func feedbackStore(env js.Value) api.FeedbackStore {
 	}
 	put := func(_ context.Context, key, value string) error { return ns.PutString(key, value, nil) }
 	return newKVFeedback(put, truthy(env.Get(FeedbackQueryText).String()), nil, nil)
+}
+
+// feedbackTokens reads the reporters' tokens from the secret FeedbackTokens; nil when it is not
+// set. A secret that does not parse stops the worker's start, naming the entry at fault.
+func feedbackTokens(env js.Value) (*api.Tokens, error) {
+	if env.Type() != js.TypeObject {
+		return nil, nil
+	}
+	v := env.Get(FeedbackTokens)
+	if v.Type() != js.TypeString || strings.TrimSpace(v.String()) == "" {
+		return nil, nil
+	}
+	t, err := api.ParseTokens(FeedbackTokens, v.String())
+	if err != nil {
+		return nil, errors.New("worker: " + err.Error())
+	}
+	return t, nil
 }
 
 // artifact copies the artifact's bytes (an ArrayBuffer or a Uint8Array) into Go memory; the

@@ -3,7 +3,9 @@
 // beside it as a data module. It is a transport adapter only: routes, limits, CORS and JSON are
 // the API package's, so the worker answers every request with the bytes `caskg serve` answers,
 // except where the hosts differ by design: POST /v1/feedback writes to a Workers KV namespace
-// bound as CASKG_FEEDBACK (feedback.go), and without one answers 501 naming that binding.
+// bound as CASKG_FEEDBACK (feedback.go), and without one answers 501 naming that binding; and
+// it takes reports only with a bearer token of the secret CASKG_FEEDBACK_TOKENS, since a worker
+// is always reached beyond loopback.
 //
 // The worker's JS entry (entry.mjs) starts the Go program once per isolate and passes it every
 // request, so the Go runtime's start and the artifact's decoding are paid once, not per request.
@@ -17,10 +19,11 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-// newServer decodes the artifact data and returns the API over it, keeping feedback in store;
-// with a nil store POST /v1/feedback answers 501 naming the binding that turns it on.
-func newServer(data []byte, store api.FeedbackStore) (*server, error) {
-	h, err := api.New(data, api.Options{Version: engine.Version, Feedback: store})
+// newServer decodes the artifact data and returns the API over it, keeping feedback in store
+// from the reporters tokens names (nil: none, and then no report is taken); with a nil store
+// POST /v1/feedback answers 501 naming the binding that turns it on.
+func newServer(data []byte, store api.FeedbackStore, tokens *api.Tokens) (*server, error) {
+	h, err := api.New(data, api.Options{Version: engine.Version, Feedback: store, Reporters: api.FeedbackAuth{Tokens: tokens}})
 	if err != nil {
 		return nil, errors.New("worker: artifact: " + err.Error())
 	}

@@ -20,7 +20,7 @@ import (
 
 func sampleServer(tb testing.TB) http.Handler {
 	tb.Helper()
-	s, err := newServer(testlib.Sample(tb), nil)
+	s, err := newServer(testlib.Sample(tb), nil, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -75,6 +75,17 @@ func apiCases() []apiCase {
 		{name: "retrieve GET two bad parameters", method: "GET", target: "/v1/retrieve?render=yes&q=egg&k=0", status: 400,
 			want: `parameter \"k\"`},
 		{name: "retrieve GET bad escape", method: "GET", target: "/v1/retrieve?q=%zz", status: 400, want: `api: query string: `},
+		// A filter narrows the answer on every host alike (engine.Filter).
+		{name: "retrieve GET filter", method: "GET", target: "/v1/retrieve?q=heat+some+egg&k=2&deny=*microwave*&deny=identify-*", status: 200,
+			want: `{"results":[{"name":"verify-object-hot","score":1,"seed_rank":1},{"name":"turn-on-stove-burner"`},
+		{name: "retrieve GET filter no match", method: "GET", target: "/v1/retrieve?q=heat+some+egg&allow=fly-*", status: 200,
+			want: `{"results":[]}`},
+		{name: "retrieve GET bad glob", method: "GET", target: "/v1/retrieve?q=egg&allow=a*,%5Bb", status: 400,
+			want: `{"error":"engine: field \"filter.allow[1]\": '[', ']' and '\\' are reserved`},
+		{name: "retrieve POST filter", method: "POST", target: "/v1/retrieve", body: `{"query":"put a cool tomato in the microwave","k":1,"filter":{"allow":["*-object-*"],"deny":["cool-*"]}}`,
+			header: map[string]string{"Content-Type": "application/json"}, status: 200, want: `{"results":[{"name":"verify-object-cold","score":1,"seed_rank":1}]`},
+		{name: "retrieve POST filter over a limit", method: "POST", target: "/v1/retrieve", body: `{"query":"egg","filter":{"namespaces":["` + strings.Repeat("n", 257) + `"]}}`,
+			status: 400, want: `{"error":"api: field \"filter.namespaces[0]\": 257 bytes, at most 256"}`},
 		{name: "retrieve POST", method: "POST", target: "/v1/retrieve", body: `{"query":"put a cool tomato in the microwave","k":5}`,
 			header: map[string]string{"Content-Type": "application/json"}, status: 200, want: `{"results":[{"name":"cool-object-in-fridge"`},
 		{name: "retrieve POST bad JSON", method: "POST", target: "/v1/retrieve", body: `{"query":"egg",`, status: 400,
@@ -207,7 +218,7 @@ func TestBadArtifact(t *testing.T) {
 	for _, tt := range testlib.BadArtifacts(testlib.Sample(t)) {
 		t.Run(tt.Name, func(t *testing.T) {
 			want := "worker: artifact: " + tt.Err.Error()
-			if _, err := newServer(tt.Data, nil); err == nil || !strings.HasPrefix(err.Error(), want) {
+			if _, err := newServer(tt.Data, nil, nil); err == nil || !strings.HasPrefix(err.Error(), want) {
 				t.Errorf("newServer = %v, want an error starting %q", err, want)
 			}
 		})

@@ -9,7 +9,9 @@
 #                                                           entries (an existing directory)
 #
 # The feedback config binds a Workers KV namespace as CASKG_FEEDBACK, the binding the worker
-# stores feedback in (one entry per report; see wasm/worker/feedback.go). workerd sends a KV
+# stores feedback in (one entry per report; see wasm/worker/feedback.go), and the reporters'
+# bearer tokens as CASKG_FEEDBACK_TOKENS from workerd's environment variable of that name
+# ("NAME TOKEN" entries, ';' between them): without tokens the worker takes no report (403). workerd sends a KV
 # namespace's operations as HTTP requests to the service bound, here a writable directory: each
 # entry is a file named by its key, holding the trace line. The directory's path is relative to
 # where workerd runs: bin/worker/feedback from the repository's root, as make worker-dev runs it
@@ -54,6 +56,7 @@ const feedbackWorker :Workerd.Worker = (
   bindings = [
     (name = "CASKG_INSTANCE", text = "isolate"),
     (name = "CASKG_FEEDBACK", kvNamespace = "feedback-kv"),
+    (name = "CASKG_FEEDBACK_TOKENS", fromEnvironment = "CASKG_FEEDBACK_TOKENS"),
   ],
 );
 

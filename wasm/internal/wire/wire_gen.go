@@ -111,6 +111,26 @@ func decodeEngineRequest(d *jsontext.Decoder, v *engine.Request) error {
 					v.TotalBudget = int(x0)
 				}
 			}
+		case "filter":
+			err = decodeEngineFilter(d, &v.Filter)
+		default:
+			err = d.UnknownField()
+		}
+		return err
+	})
+}
+
+// decodeEngineFilter decodes a JSON object into v; members it has no field for are errors.
+func decodeEngineFilter(d *jsontext.Decoder, v *engine.Filter) error {
+	return d.Object(func(key string) error {
+		var err error
+		switch key {
+		case "allow":
+			err = decodeStrings(d, &v.Allow)
+		case "deny":
+			err = decodeStrings(d, &v.Deny)
+		case "namespaces":
+			err = decodeStrings(d, &v.Namespaces)
 		default:
 			err = d.UnknownField()
 		}
@@ -214,4 +234,25 @@ func appendEngineVia(b []byte, v *engine.Via) ([]byte, error) {
 	}
 	b = append(b, '}')
 	return b, err
+}
+
+// decodeStrings decodes a JSON array of strings into *v, as encoding/json does: null is nil,
+// a null element the empty string.
+func decodeStrings(d *jsontext.Decoder, v *[]string) error {
+	if d.Null() {
+		*v = nil
+		return nil
+	}
+	*v = []string{}
+	return d.Array(func(int) error {
+		var x string
+		var err error
+		if !d.Null() {
+			x, err = d.String()
+		}
+		if err == nil {
+			*v = append(*v, x)
+		}
+		return err
+	})
 }

@@ -83,7 +83,9 @@ func TestWireDecodeMatchesEncodingJSON(t *testing.T) {
 // FuzzWireDecode holds the request decoder to encoding/json with DisallowUnknownFields.
 func FuzzWireDecode(f *testing.F) {
 	for _, s := range []string{`{"query":"heat an egg","k":3,"seeds":2,"gamma":0.3,"no_graph":true}`,
-		`{"query":null}`, `{"k":1.5}`, `{"Query":"x"}`, `{"query":"\ud83c\udf73"} `, `null`, `{}`} {
+		`{"query":null}`, `{"k":1.5}`, `{"Query":"x"}`, `{"query":"\ud83c\udf73"} `, `null`, `{}`,
+		`{"query":"x","filter":{"allow":["gh__*",null],"deny":null,"namespaces":["gh"]}}`,
+		`{"filter":null}`, `{"filter":{"tags":["a"]}}`, `{"filter":{"allow":"a*"}}`, `{"filter":[]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

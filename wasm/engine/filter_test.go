@@ -1,0 +1,223 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/caskg/caskg/graphs"
+)
+
+// The gateway library: tools of two servers named SERVER__TOOL, a login every github tool
+// depends on, and one skill in no namespace.
+var gatewaySkills = []testSkill{
+	{"github__login", "Log in to GitHub with a token.", ""},
+	{"github__create_issue", "Create an issue in a repository.", ""},
+	{"github__list_issues", "List the issues of a repository.", ""},
+	{"jira__create_issue", "Create an issue in a Jira project.", ""},
+	{"jira__list_issues", "List the issues of a Jira project.", ""},
+	{"issue-template", "Write an issue from a template.", ""},
+}
+
+var gatewayEdges = []graphs.Edge{
+	{Source: 0, Target: 1, Weight: 0.9, Assoc: 0.9, State: graphs.Confirmed, Type: graphs.Dependency},
+	{Source: 0, Target: 2, Weight: 0.9, Assoc: 0.9, State: graphs.Confirmed, Type: graphs.Dependency},
+	{Source: 5, Target: 3, Weight: 0.6, Assoc: 0.6, State: graphs.Uncertain, Type: graphs.Workflow},
+}
+
+func TestFilter(t *testing.T) {
+	e := newTestEngine(t, gatewaySkills, gatewayEdges)
+	all := []string{"github__create_issue", "github__list_issues", "github__login", "issue-template", "jira__create_issue", "jira__list_issues"}
+	tests := []struct {
+		name   string
+		filter Filter
+		want   []string // the answer's skills, in any order
+	}{
+		{"none", Filter{}, all},
+		{"allow glob", Filter{Allow: []string{"jira__*"}}, []string{"jira__create_issue", "jira__list_issues"}},
+		{"allow two", Filter{Allow: []string{"*__create_issue", "issue-?emplate"}}, []string{"github__create_issue", "issue-template", "jira__create_issue"}},
+		{"allow exact", Filter{Allow: []string{"github__login"}}, []string{"github__login"}},
+		{"deny", Filter{Deny: []string{"github__*"}}, []string{"issue-template", "jira__create_issue", "jira__list_issues"}},
+		{"deny wins", Filter{Allow: []string{"github__*"}, Deny: []string{"*create*"}}, []string{"github__list_issues", "github__login"}},
+		{"namespace", Filter{Namespaces: []string{"github"}}, []string{"github__create_issue", "github__list_issues", "github__login"}},
+		{"namespaces and allow narrow both", Filter{Namespaces: []string{"github", "jira"}, Allow: []string{"*list*"}}, []string{"github__list_issues", "jira__list_issues"}},
+		{"namespace is exact", Filter{Namespaces: []string{"git", "github_"}}, nil},
+		{"no match", Filter{Allow: []string{"slack__*"}}, nil},
+		{"deny all", Filter{Deny: []string{"*"}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, noGraph := range []bool{false, true} {
+				resp, err := e.Query(Request{Query: "create an issue and list issues from a template, log in", K: 10, Filter: tt.filter, NoGraph: noGraph})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := names(resp.Results)
+				slices.Sort(got)
+				if !slices.Equal(got, tt.want) {
+					t.Errorf("no_graph %v: got %q, want %q", noGraph, got, tt.want)
+				}
+				for _, r := range resp.Results {
+					for _, v := range r.Via {
+						if !slices.Contains(tt.want, v.From) {
+							t.Errorf("no_graph %v: %s came via %s, which the filter leaves out", noGraph, r.Name, v.From)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// A filtered-out skill is no seed: the login a denied create_issue needs does not come with it,
+// and the allowed skills still fill k.
+func TestFilterSeedsAndFill(t *testing.T) {
+	e := newTestEngine(t, gatewaySkills, gatewayEdges)
+	q := "create an issue in a repository"
+	got := names(query(t, e, Request{Query: q, K: 3}))
+	if !slices.Contains(got, "github__login") {
+		t.Fatalf("unfiltered %q: want the login the seed depends on", got)
+	}
+	got = names(query(t, e, Request{Query: q, K: 3, Filter: Filter{Deny: []string{"github__create_issue", "github__list_issues"}}}))
+	if slices.Contains(got, "github__login") || slices.Contains(got, "github__create_issue") {
+		t.Errorf("denied seed: got %q; the login came through a seed the filter leaves out", got)
+	}
+	if len(got) != 3 {
+		t.Errorf("got %d results %q, want k = 3 from the allowed skills", len(got), got)
+	}
+}
+
+func TestFilterErrors(t *testing.T) {
+	e := kitchen()
+	long := strings.Repeat("a", MaxPatternBytes+1)
+	tests := []struct {
+		filter Filter
+		want   string
+	}{
+		{Filter{Allow: []string{"ok*", ""}}, `field "filter.allow[1]": empty`},
+		{Filter{Deny: []string{"a[bc]"}}, `field "filter.deny[0]": '[', ']' and '\' are reserved`},
+		{Filter{Allow: []string{`a\*`}}, `field "filter.allow[0]": '[', ']' and '\' are reserved`},
+		{Filter{Namespaces: []string{"git", "a__b"}}, `field "filter.namespaces[1]": a namespace has no "__"`},
+		{Filter{Deny: []string{long}}, `field "filter.deny[0]": 1025 bytes, at most 1024`},
+		{Filter{Allow: make([]string, MaxFilterPatterns+1)}, `field "filter.allow": 1001 entries, at most 1000`},
+	}
+	for _, tt := range tests {
+		_, err := e.Query(Request{Query: "boil water", Filter: tt.filter})
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "engine: ") {
+			t.Errorf("%+v: error %v, want one with %q", tt.filter, err, tt.want)
+		}
+	}
+}
+
+func TestMatch(t *testing.T) {
+	tests := []struct {
+		glob, name string
+		want       bool
+	}{
+		{"*", "", true},
+		{"*", "anything/at__all", true},
+		{"", "", true},
+		{"", "a", false},
+		{"a", "a", true},
+		{"a", "ab", false},
+		{"ab", "a", false},
+		{"a*", "a", true},
+		{"a*c", "abbbc", true},
+		{"a*c", "abbbcd", false},
+		{"*c", "cccc", true},
+		{"a*b*c", "a-b-b-c", true},
+		{"a*b*c", "a-c-b", false},
+		{"?", "é", true},
+		{"??", "é", false},
+		{"caf?", "café", true},
+		{"*é", "caféé", true},
+		{"github__*", "github__create_issue", true},
+		{"github__*", "github_create", false},
+		{"*__list_*", "jira__list_issues", true},
+		{"?*?", "a", false},
+		{"**", "xy", true},
+	}
+	for _, tt := range tests {
+		if got := match(tt.glob, tt.name); got != tt.want {
+			t.Errorf("match(%q, %q) = %v, want %v", tt.glob, tt.name, got, tt.want)
+		}
+	}
+}
+
+func FuzzMatch(f *testing.F) {
+	for _, s := range [][2]string{{"a*b?c", "axxbyc"}, {"*__*", "github__x"}, {"?é*", "aé"}, {"**?", ""}, {"a*", "\xff\xfe"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, glob, name string) {
+		got := match(glob, name)
+		if !strings.ContainsAny(glob, "*?") && got != (glob == name) {
+			t.Fatalf("match(%q, %q) = %v for a literal", glob, name, got)
+		}
+		if glob == "*" && !got {
+			t.Fatalf("* does not match %q", name)
+		}
+		f := Filter{Allow: []string{glob}}
+		if f.Check() == nil && f.Allows(name) != got {
+			t.Fatalf("Allows and match disagree on %q, %q", glob, name)
+		}
+	})
+}
+
+// A compiled filter is reused only for an equal filter.
+func TestFilterCache(t *testing.T) {
+	e := newTestEngine(t, gatewaySkills, gatewayEdges)
+	q := "create an issue"
+	filters := []Filter{
+		{Allow: []string{"github__*"}},
+		{Allow: []string{"github__*", ""}[:1], Deny: []string{"*list*"}},
+		{Deny: []string{"github__*"}},
+		{Allow: []string{"g", "ithub__*"}},
+		{Allow: []string{"github__*;"}},
+		{Namespaces: []string{"github"}},
+		{Namespaces: []string{"jira"}},
+	}
+	for round := range 3 {
+		for _, f := range filters {
+			uncached := newTestEngine(t, gatewaySkills, gatewayEdges) // nothing compiled yet
+			want := names(query(t, uncached, Request{Query: q, Filter: f}))
+			if got := names(query(t, e, Request{Query: q, Filter: f})); !slices.Equal(got, want) {
+				t.Errorf("round %d, %+v: got %q, want %q", round, f, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkFilterCompile measures compiling a request's filter over 100,000 skills named as the
+// gateway names tools (SERVER__TOOL, 100 servers): the cost a filtered query adds, once per
+// request.
+func BenchmarkFilterCompile(b *testing.B) {
+	skills := make([]testSkill, 100_000)
+	for i := range skills {
+		skills[i] = testSkill{name: "server" + itoa(i%100) + "__tool_" + itoa(i), desc: "Tool " + itoa(i) + "."}
+	}
+	e := newTestEngine(b, skills, nil)
+	for _, bc := range []struct {
+		name string
+		f    Filter
+	}{
+		{"namespace", Filter{Namespaces: []string{"server7"}}},
+		{"allow", Filter{Allow: []string{"server7__*"}}},
+		{"deny", Filter{Deny: []string{"*_99999", "server1?__*"}}},
+		{"10 globs", Filter{Allow: []string{"server1__*", "server2__*", "server3__*", "*tool_1*", "*tool_2*"}, Deny: []string{"*0", "*1", "*2", "*3", "*4"}}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(e.filters[:]) // the work of a filter not compiled before
+				e.compile(&bc.f)
+			}
+		})
+	}
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}
