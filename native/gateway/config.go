@@ -292,9 +292,10 @@ func (p *cfgParser) server(jpath, name string) (ServerConfig, bool, error) {
 		var err error
 		switch key {
 		case "command":
+			at := p.offset()
 			s.Command, err = p.str(fp)
 			if err == nil && s.Command == "" {
-				err = p.errorf(fp, "must not be empty")
+				err = p.errorAt(at, fp, "must not be empty")
 			}
 		case "args":
 			s.Args, err = p.strings(fp)
@@ -303,21 +304,23 @@ func (p *cfgParser) server(jpath, name string) (ServerConfig, bool, error) {
 		case "cwd":
 			s.Cwd, err = p.str(fp)
 		case "url":
+			at := p.offset()
 			s.URL, err = p.str(fp)
 			if err == nil {
-				err = p.checkURL(fp, s.URL)
+				err = p.checkURL(at, fp, s.URL)
 			}
 		case "headers":
 			s.Headers, err = p.strMap(fp)
 		case "type":
+			at := p.offset()
 			typ, err = p.str(fp)
 			if err == nil {
 				switch typ {
 				case "stdio", "http", "streamable-http", "streamableHttp":
 				case "sse":
-					err = p.errorf(fp, `"sse" servers are not supported; the gateway speaks stdio and streamable HTTP`)
+					err = p.errorAt(at, fp, `"sse" servers are not supported; the gateway speaks stdio and streamable HTTP`)
 				default:
-					err = p.errorf(fp, `%q is not "stdio", "http" or "streamable-http"`, typ)
+					err = p.errorAt(at, fp, fmt.Sprintf(`%q is not "stdio", "http" or "streamable-http"`, typ))
 				}
 			}
 		case "allow":
@@ -326,10 +329,11 @@ func (p *cfgParser) server(jpath, name string) (ServerConfig, bool, error) {
 			err = p.patterns(fp, &s.Deny)
 		case "timeout":
 			var v string
+			at := p.offset()
 			if v, err = p.str(fp); err == nil {
 				s.Timeout, err = time.ParseDuration(v)
 				if err != nil || s.Timeout <= 0 || s.Timeout > MaxTimeout {
-					err = p.errorf(fp, "%q is not a duration in (0, %v], such as \"30s\"", v, MaxTimeout)
+					err = p.errorAt(at, fp, fmt.Sprintf("%q is not a duration in (0, %v], such as \"30s\"", short(v), MaxTimeout))
 				}
 			}
 		case "disabled":
@@ -363,9 +367,9 @@ func (p *cfgParser) server(jpath, name string) (ServerConfig, bool, error) {
 	return s, disabled, nil
 }
 
-func (p *cfgParser) checkURL(jpath, u string) error {
+func (p *cfgParser) checkURL(at int, jpath, u string) error {
 	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-		return p.errorf(jpath, "%s is not an http:// or https:// URL", strconv.Quote(short(u)))
+		return p.errorAt(at, jpath, strconv.Quote(short(u))+" is not an http:// or https:// URL")
 	}
 	return nil
 }
@@ -411,17 +415,28 @@ func (p *cfgParser) strMap(jpath string) (map[string]string, error) {
 
 // patterns reads a list of globs (path.Match syntax), refusing malformed ones.
 func (p *cfgParser) patterns(jpath string, dst *[]string) error {
-	list, err := p.strings(jpath)
-	if err != nil {
-		return err
+	if c := p.d.Peek(); c != '[' {
+		return p.errorf(jpath, "want an array of globs, got %s", describe(c))
 	}
-	if len(list) > maxPatternsPerSet {
-		return p.errorf(jpath, "more than %d patterns", maxPatternsPerSet)
-	}
-	for i, pat := range list {
-		if _, err := path.Match(pat, ""); err != nil || pat == "" {
-			return p.errorf(fmt.Sprintf("%s[%d]", jpath, i), "%s is not a glob (use *, ? and [...])", strconv.Quote(short(pat)))
+	list := []string{}
+	err := p.d.Array(func(i int) error {
+		ep := fmt.Sprintf("%s[%d]", jpath, i)
+		if i == maxPatternsPerSet {
+			return p.errorf(ep, "more than %d patterns", maxPatternsPerSet)
 		}
+		at := p.offset()
+		pat, err := p.str(ep)
+		if err != nil {
+			return err
+		}
+		if _, err := path.Match(pat, ""); err != nil || pat == "" {
+			return p.errorAt(at, ep, strconv.Quote(short(pat))+" is not a glob (use *, ? and [...])")
+		}
+		list = append(list, pat)
+		return nil
+	})
+	if err != nil {
+		return p.wrap(jpath, err)
 	}
 	*dst = slices.Clip(list)
 	return nil

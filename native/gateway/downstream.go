@@ -164,10 +164,15 @@ func (d *downstream) attempt(ctx context.Context) error {
 // server's timeout.
 func (d *downstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	var t mcp.Transport
-	if d.cfg.HTTP() {
+	if d.gw.opt.dial != nil {
+		t = d.gw.opt.dial(d.cfg)
+	}
+	switch {
+	case t != nil:
+	case d.cfg.HTTP():
 		client := &http.Client{Transport: headerTransport{headers: d.cfg.Headers, base: http.DefaultTransport}}
 		t = &mcp.StreamableClientTransport{Endpoint: d.cfg.URL, HTTPClient: client, MaxRetries: -1}
-	} else {
+	default:
 		cmd := exec.Command(d.cfg.Command, d.cfg.Args...)
 		cmd.Env = os.Environ()
 		keys := make([]string, 0, len(d.cfg.Env))

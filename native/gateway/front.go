@@ -442,12 +442,19 @@ func (p *progressRelay) register(ss *mcp.ServerSession, token any) (string, func
 	tok := "caskg-gw-" + strconv.Itoa(p.next)
 	p.m[tok] = progressTarget{ss, token}
 	p.mu.Unlock()
+	// The SDK may handle a notification the server sent before its result after the result:
+	// the token stays a while after the call, so that such progress still reaches the client.
 	return tok, func() {
-		p.mu.Lock()
-		delete(p.m, tok)
-		p.mu.Unlock()
+		time.AfterFunc(progressGrace, func() {
+			p.mu.Lock()
+			delete(p.m, tok)
+			p.mu.Unlock()
+		})
 	}
 }
+
+// progressGrace is how long a call's progress token outlives the call.
+const progressGrace = 5 * time.Second
 
 // relay passes a downstream progress notification to the front session waiting for it.
 func (p *progressRelay) relay(ctx context.Context, params *mcp.ProgressNotificationParams) {

@@ -98,6 +98,9 @@ type Options struct {
 	Logf func(format string, a ...any)
 
 	now func() time.Time // tests' clock
+	// dial, when set, gives the transport to a server instead of its command or URL (tests'
+	// in-memory servers); nil from it means the server's own command or URL.
+	dial func(ServerConfig) mcp.Transport
 }
 
 // Gateway is the running gateway. It is safe for concurrent use.

@@ -175,8 +175,10 @@ func lexical(c *catalog, query string, k int) []lexHit {
 	for i := range hits {
 		hits[i].seedRank = i + 1
 	}
-	for i := 0; len(hits) == 0 && i < len(c.entries) && i < k; i++ {
-		hits = append(hits, lexHit{name: c.entries[i].Name})
+	if len(hits) == 0 {
+		for i := 0; i < len(c.entries) && i < k; i++ {
+			hits = append(hits, lexHit{name: c.entries[i].Name})
+		}
 	}
 	return hits
 }
