@@ -20,6 +20,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/builder"
+	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -681,5 +683,51 @@ func drain(c chan struct{}) {
 		default:
 			return
 		}
+	}
+}
+
+// TestGraphSearch searches over a graph built from the catalog plus a tool the configuration
+// denies: the graph ranks, and the denied tool never comes back.
+func TestGraphSearch(t *testing.T) {
+	rec := &recorder{}
+	g := startGateway(t, alphaConfig(), Options{Learner: rec,
+		dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
+	var cat struct {
+		Tools []map[string]any `json:"tools"`
+	}
+	if err := json.Unmarshal(g.Catalog(), &cat); err != nil {
+		t.Fatal(err)
+	}
+	cat.Tools = append(cat.Tools, map[string]any{"name": "alpha__write_file", "description": "Write text to a file on the disk.",
+		"inputSchema": map[string]any{"type": "object"}})
+	data, _ := json.Marshal(cat)
+	skills, problems := ingest.ParseTools(data, "catalog.json")
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	art, _, err := builder.Build(skills, builder.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gr, err := graphs.Decode(art)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	rec.graph, rec.eng = gr, engine.New(gr)
+	rec.mu.Unlock()
+
+	fc := connect(t, g)
+	res, out := fc.search(t, "write text to a file on the disk", 8)
+	if out.Ranking != "graph" || len(out.Tools) == 0 {
+		t.Fatalf("ranking %q, tools %v", out.Ranking, names(out))
+	}
+	for _, n := range names(out) {
+		if n == "alpha__write_file" {
+			t.Errorf("the denied tool came back: %v", names(out))
+		}
+	}
+	if !strings.Contains(resultText(res), "ranked over the tool graph") {
+		t.Errorf("text: %q", resultText(res))
 	}
 }
