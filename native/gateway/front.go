@@ -313,7 +313,7 @@ func (g *Gateway) forward(ctx context.Context, req *mcp.CallToolRequest, e *entr
 			e.Server, e.Tool, len(args), MaxArgumentBytes), nil
 	}
 	d := g.byServer[e.Server]
-	_, cs, state := d.snapshot()
+	_, cs, _ := d.snapshot()
 	if cs == nil {
 		st := d.status()
 		why := st.State
@@ -322,7 +322,6 @@ func (g *Gateway) forward(ctx context.Context, req *mcp.CallToolRequest, e *entr
 		}
 		return toolError("gateway: server %s is not available (%s); tool %s was not called", e.Server, why, e.Tool), nil
 	}
-	_ = state
 	params := &mcp.CallToolParams{Name: e.Tool, Arguments: map[string]any{}}
 	if len(args) > 0 && jsonKind(args) == '{' {
 		params.Arguments = args
