@@ -33,6 +33,7 @@ func init() {
 		{"eval", "ARTIFACT --tasks TASKS.jsonl", "score retrieval (R@k, COMP@k, nDCG@10) and edges against gold", runEval},
 		{"mcp", "ARTIFACT [--library DIR] [--feedback FILE] [--http ADDR]", "serve the graph to agents over MCP on stdio or streamable HTTP (retrieve_skills, get_skill, ...)", runMCP},
 		{"traces", "import " + tracesImportArgs, "turn agent logs (Claude Code, OpenAI, MCP) into traces for build --traces", runTraces},
+		{"gateway", gatewayArgs, "one MCP endpoint in front of many MCP servers, whose tool graph learns from the calls it proxies", runGateway},
 		{"serve", "[ARTIFACT] [--addr 127.0.0.1:8080] [--cors-origins LIST] [--root DIR] [--feedback FILE]", "serve the browser playground, the WebAssembly module and the retrieval API", runServe},
 	}
 }

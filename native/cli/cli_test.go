@@ -763,6 +763,7 @@ func TestHelpAndVersion(t *testing.T) {
 		"mcp":     {"-library"},
 		"traces":  {"-artifact", "-o", "-json"},
 		"serve":   {"-addr", "-root", "-playground", "-js", "-wasm", "-tasks"},
+		"gateway": {"-config", "-state-dir", "-http", "-learn-every", "-expose", "-idle"},
 	}
 	for _, c := range commands {
 		for _, h := range []string{"-h", "--help"} {

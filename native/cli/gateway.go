@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/caskg/caskg/native/gateway"
+	"github.com/caskg/caskg/wasm/api"
+	"github.com/caskg/caskg/wasm/engine"
+)
+
+const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR] [--learn-every N] [--expose N] [--idle 10m] | rollback --state-dir DIR"
+
+// gatewayShutdown bounds how long SIGTERM waits for a running graph build before cancelling it.
+const gatewayShutdown = 30 * time.Second
+
+// runGateway serves one MCP endpoint in front of the servers of an mcpServers file: on stdio
+// (stdout carries the protocol, everything for people goes to stderr), or with --http on
+// streamable HTTP at /mcp with GET /v1/health beside it. SIGINT or SIGTERM stops it: the
+// sessions' traces in flight are recorded, the learning loop closes without a half-written
+// graph, and the stdio servers are shut down.
+func runGateway(c *ctx, args []string) error {
+	if len(args) > 0 && args[0] == "rollback" {
+		return runGatewayRollback(c, args[1:])
+	}
+	fl := flag.NewFlagSet("gateway", flag.ContinueOnError)
+	config := fl.String("config", "", "the mcpServers `file` (the JSON Claude Desktop, Claude Code and Cursor read)")
+	stateDir := fl.String("state-dir", "", "`folder` for the catalog, the graph, its build state and the traces (created if missing)")
+	httpAddr := fl.String("http", "", "serve streamable HTTP on `host:port` at /mcp, with GET /v1/health, instead of stdio")
+	learnEvery := fl.Int("learn-every", 0, "new traces between incremental graph updates (0: the learning loop's default)")
+	expose := fl.Int("expose", 0, "list the top `N` tools of a session's latest search as its own tools, callable by name")
+	idle := fl.Duration("idle", gateway.DefaultIdle, "a session's trace ends after this long without a call")
+	pos, err := parse(c, fl, args, gatewayArgs)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(pos) > 0:
+		return usagef("unexpected argument %q%s", pos[0], didYouMean(pos[0], []string{"rollback"}, ""))
+	case *config == "":
+		return usagef("--config SERVERS.json is required")
+	case *stateDir == "":
+		return usagef("--state-dir DIR is required")
+	case *learnEvery < 0:
+		return usagef("--learn-every %d: must not be negative", *learnEvery)
+	case *expose < 0 || *expose > api.MaxK:
+		return usagef("--expose %d: must be in [0, %d]", *expose, api.MaxK)
+	case *idle <= 0:
+		return usagef("--idle %v: must be positive", *idle)
+	}
+	cfg, warnings, err := gateway.LoadConfig(*config)
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(c.stderr, "caskg gateway: "+w)
+	}
+	if err := os.MkdirAll(*stateDir, 0o755); err != nil {
+		return fmt.Errorf("--state-dir: %w", err)
+	}
+	prev, err := os.ReadFile(filepath.Join(*stateDir, "catalog.json"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("--state-dir: %w", err)
+	}
+	logf := func(format string, a ...any) { fmt.Fprintf(c.stderr, "caskg "+format+"\n", a...) }
+	learner, closeLearner, err := openLearner(*stateDir, *learnEvery, logf)
+	if err != nil {
+		return err
+	}
+	g, err := gateway.New(cfg, gateway.Options{Learner: learner, PreviousCatalog: prev, Expose: *expose, Idle: *idle,
+		Version: engine.Version, Logf: logf})
+	if err != nil {
+		closeLearner(context.Background())
+		return err
+	}
+	fmt.Fprintf(c.stderr, "caskg gateway: %d servers from %s; state in %s\n", len(cfg.Servers), *config, *stateDir)
+	if learner == nil {
+		fmt.Fprintln(c.stderr, "caskg gateway: no learning loop in this build: search ranks lexically and traces are not kept")
+	}
+
+	ctx, stop := serveContext()
+	defer stop()
+	if *httpAddr != "" {
+		err = serveGatewayHTTP(ctx, c, g, *httpAddr)
+	} else {
+		err = g.ServeStdio(ctx, stdin, c.stdout)
+	}
+	// Sessions first, so that their traces in flight reach the loop before it closes.
+	g.Close()
+	shut, cancel := context.WithTimeout(context.Background(), gatewayShutdown)
+	defer cancel()
+	if cerr := closeLearner(shut); cerr != nil && err == nil {
+		err = cerr
+	}
+	fmt.Fprintln(c.stderr, "caskg gateway: stopped")
+	return err
+}
+
+// openLearner opens the learning loop over the state folder, and returns it with the function
+// that closes it. This build has no learning loop (package native/gateway/learn is built
+// separately): the gateway then searches lexically and keeps no traces.
+func openLearner(dir string, learnEvery int, logf func(string, ...any)) (gateway.Learner, func(context.Context) error, error) {
+	_, _, _ = dir, learnEvery, logf
+	return nil, func(context.Context) error { return nil }, nil
+}
+
+// rollbackState restores the previous graph of a state folder.
+func rollbackState(dir string) error {
+	return fmt.Errorf("no learning loop in this build: %s is left as it is", dir)
+}
+
+func serveGatewayHTTP(ctx context.Context, c *ctx, g *gateway.Gateway, addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--http %s: %w", addr, err)
+	}
+	fmt.Fprintf(c.stderr, "caskg gateway: MCP at http://%s/mcp, health at http://%s/v1/health; Ctrl-C stops\n", ln.Addr(), ln.Addr())
+	hs := &http.Server{Handler: g.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	serveReady(ln.Addr().String())
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	// Streams of open sessions never end by themselves: give requests in flight a moment, then
+	// close the rest.
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shut); err != nil {
+		hs.Close()
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// runGatewayRollback restores the graph before the latest update of a gateway's state folder.
+func runGatewayRollback(c *ctx, args []string) error {
+	fl := flag.NewFlagSet("gateway rollback", flag.ContinueOnError)
+	stateDir := fl.String("state-dir", "", "the gateway's state `folder`")
+	pos, err := parse(c, fl, args, "--state-dir DIR")
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(pos) > 0:
+		return usagef("unexpected argument %q", pos[0])
+	case *stateDir == "":
+		return usagef("--state-dir DIR is required")
+	}
+	if err := rollbackState(*stateDir); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stderr, "caskg gateway: %s: the previous graph is back\n", *stateDir)
+	return nil
+}

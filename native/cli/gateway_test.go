@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestGatewayUsage(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "servers.json")
+	if err := os.WriteFile(bad, []byte(`{"mcpServers": {"fs": {"command": "x", "args": [1]}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no config", []string{"gateway", "--state-dir", dir}, 2, "caskg gateway: --config SERVERS.json is required"},
+		{"no state", []string{"gateway", "--config", bad}, 2, "caskg gateway: --state-dir DIR is required"},
+		{"flag slip", []string{"gateway", "--expos", "3"}, 2, "did you mean -expose?"},
+		{"expose range", []string{"gateway", "--config", bad, "--state-dir", dir, "--expose", "1000"}, 2, "--expose 1000: must be in [0, 100]"},
+		{"stray argument", []string{"gateway", "rolback"}, 2, `unexpected argument "rolback"; did you mean rollback?`},
+		{"bad config", []string{"gateway", "--config", bad, "--state-dir", dir}, 1, "caskg gateway: gateway: servers.json:1:49: mcpServers.fs.args[0]: want a string, got a number"},
+		{"rollback without dir", []string{"gateway", "rollback"}, 2, "--state-dir DIR is required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, tt.args...)
+			if r.code != tt.code || !strings.Contains(r.stderr, tt.want) {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", r.code, r.stderr, tt.code, tt.want)
+			}
+		})
+	}
+}
+
+// TestGatewayStdio runs a whole gateway session on stdio in front of a server that cannot
+// start: the front still answers, and health-like state shows in the search's note.
+func TestGatewayStdio(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "servers.json")
+	if err := os.WriteFile(cfg, []byte(`{"mcpServers": {"ghost": {"command": "/nonexistent/mcp-server", "timeout": "2s"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := stdin
+	t.Cleanup(func() { stdin = old })
+	stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/list"}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"call_tool","arguments":{"name":"ghost__x"}}}
+not json
+`)
+	r := run(t, "gateway", "--config", cfg, "--state-dir", filepath.Join(dir, "state"))
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{`"name":"search_tools"`, `"name":"call_tool"`, `"isError":true`, `no tool \"ghost__x\"`, `"code":-32700`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %s:\n%s", want, r.stdout)
+		}
+	}
+	if !strings.Contains(r.stderr, "caskg gateway: stopped") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "state")); err != nil || !fi.IsDir() {
+		t.Errorf("state folder not made: %v", err)
+	}
+}

@@ -1,0 +1,466 @@
+package gateway
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caskg/caskg/graphs/jsontext"
+)
+
+// Limits of a configuration.
+const (
+	MaxConfigBytes    = 4 << 20 // of the servers file
+	MaxServerNameLen  = 64      // runes of a server name (the namespace of its tools)
+	DefaultTimeout    = 60 * time.Second
+	MaxTimeout        = time.Hour
+	maxConfigServers  = 1000
+	maxPatternsPerSet = 1000
+)
+
+// Config is a parsed servers file: the mcpServers map Claude Desktop, Claude Code and Cursor
+// read, plus the gateway's filters.
+type Config struct {
+	Servers []ServerConfig // sorted by name
+	// Allow and Deny are globs over namespaced names (SERVER__TOOL). A tool is kept when it
+	// matches some Allow pattern (or Allow is empty) and no Deny pattern.
+	Allow, Deny []string
+}
+
+// ServerConfig is one downstream server: a command to run (stdio) or a URL (streamable HTTP).
+type ServerConfig struct {
+	Name string
+
+	Command string
+	Args    []string
+	Env     map[string]string // added to the gateway's own environment
+	Cwd     string
+
+	URL     string
+	Headers map[string]string
+
+	// Allow and Deny are globs over the server's own tool names.
+	Allow, Deny []string
+	Timeout     time.Duration // of starting, listing and each call; DefaultTimeout when unset
+}
+
+// HTTP reports whether the server is reached over streamable HTTP rather than stdio.
+func (s *ServerConfig) HTTP() bool { return s.URL != "" }
+
+// keeps reports whether the server's own filters keep its tool name.
+func (s *ServerConfig) keeps(tool string) bool { return filtered(s.Allow, s.Deny, tool) }
+
+// keeps reports whether the top-level filters keep a namespaced name.
+func (c *Config) keeps(name string) bool { return filtered(c.Allow, c.Deny, name) }
+
+func filtered(allow, deny []string, name string) bool {
+	match := func(pats []string) bool {
+		for _, p := range pats {
+			if ok, _ := path.Match(p, name); ok {
+				return true
+			}
+		}
+		return false
+	}
+	return (len(allow) == 0 || match(allow)) && !match(deny)
+}
+
+// LoadConfig reads and parses a servers file. Warnings are fields that other MCP clients know
+// and the gateway ignores.
+func LoadConfig(file string) (*Config, []string, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, nil, fmt.Errorf("gateway: config: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("gateway: config: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("gateway: config %s: not a regular file", file)
+	}
+	if fi.Size() > MaxConfigBytes {
+		return nil, nil, fmt.Errorf("gateway: config %s: %d bytes, at most %d", file, fi.Size(), MaxConfigBytes)
+	}
+	data := make([]byte, fi.Size())
+	if _, err := f.ReadAt(data, 0); err != nil {
+		return nil, nil, fmt.Errorf("gateway: config: %w", err)
+	}
+	return ParseConfig(filepath.Base(file), data)
+}
+
+// ParseConfig parses the JSON of a servers file; name is the file's name for messages.
+//
+// Every error names the file, the line and column, and the JSON path of the field
+// ("gateway: servers.json:4:21: mcpServers.fs.args[2]: want a string, got a number").
+// An unknown field close to a known one ("alow") is an error, since a misspelt "deny" would
+// silently expose tools; any other unknown field ("autoApprove", "disabled" of other clients)
+// is a warning, so that the file Claude Desktop or Cursor already reads works unchanged.
+func ParseConfig(name string, data []byte) (*Config, []string, error) {
+	p := &cfgParser{file: name, data: data, d: jsontext.NewDecoder(data)}
+	cfg, err := p.config()
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg, p.warnings, nil
+}
+
+type cfgParser struct {
+	file     string
+	data     []byte
+	d        *jsontext.Decoder
+	warnings []string
+}
+
+// errorf is an error at the decoder's position about the field at jpath.
+func (p *cfgParser) errorf(jpath string, format string, a ...any) error {
+	return p.errorAt(p.offset(), jpath, fmt.Sprintf(format, a...))
+}
+
+func (p *cfgParser) errorAt(off int, jpath, msg string) error {
+	line, col := lineCol(p.data, off)
+	loc := fmt.Sprintf("%s:%d:%d", p.file, line, col)
+	if jpath == "" {
+		return fmt.Errorf("gateway: %s: %s", loc, msg)
+	}
+	return fmt.Errorf("gateway: %s: %s: %s", loc, jpath, msg)
+}
+
+// wrap turns a decoder error into one naming jpath.
+func (p *cfgParser) wrap(jpath string, err error) error {
+	var se *jsontext.SyntaxError
+	if errors.As(err, &se) {
+		return p.errorAt(se.Offset, jpath, se.Msg)
+	}
+	return err
+}
+
+// offset is the decoder's position: the start of the next value.
+func (p *cfgParser) offset() int {
+	// The decoder keeps its position private; Peek skips blanks and SyntaxError reports where.
+	p.d.Peek()
+	var se *jsontext.SyntaxError
+	if errors.As(p.probe(), &se) {
+		return se.Offset
+	}
+	return len(p.data)
+}
+
+// probe makes an error at the decoder's position without consuming anything: UnknownField
+// reports the current offset.
+func (p *cfgParser) probe() error { return p.d.UnknownField() }
+
+func lineCol(data []byte, off int) (int, int) {
+	off = min(max(off, 0), len(data))
+	line := 1 + strings.Count(string(data[:off]), "\n")
+	col := off - strings.LastIndexByte(string(data[:off]), '\n')
+	return line, col
+}
+
+func (p *cfgParser) config() (*Config, error) {
+	cfg := &Config{}
+	seen := map[string]bool{}
+	var hasServers bool
+	if c := p.d.Peek(); c != '{' {
+		return nil, p.errorf("", "want a JSON object with \"mcpServers\", got %s", describe(c))
+	}
+	err := p.d.Object(func(key string) error {
+		if seen[key] {
+			return p.errorf(key, "duplicate field")
+		}
+		seen[key] = true
+		switch key {
+		case "mcpServers":
+			hasServers = true
+			return p.servers(cfg)
+		case "allow":
+			return p.patterns(key, &cfg.Allow)
+		case "deny":
+			return p.patterns(key, &cfg.Deny)
+		}
+		return p.unknown("", key, []string{"mcpServers", "allow", "deny"})
+	})
+	if err != nil {
+		return nil, p.wrap("", err)
+	}
+	if err := p.d.End(); err != nil {
+		return nil, p.wrap("", err)
+	}
+	if !hasServers {
+		return nil, p.errorAt(0, "", `no "mcpServers" object`)
+	}
+	if len(cfg.Servers) == 0 {
+		return nil, p.errorAt(0, "mcpServers", "no servers (all absent or disabled)")
+	}
+	sort.Slice(cfg.Servers, func(i, j int) bool { return cfg.Servers[i].Name < cfg.Servers[j].Name })
+	return cfg, nil
+}
+
+// unknown handles an unknown field of the object at parent: an error when it looks like a
+// slip for a known one, else a warning, its value skipped.
+func (p *cfgParser) unknown(parent, key string, known []string) error {
+	jpath := join(parent, key)
+	if near := nearest(key, known); near != "" {
+		return p.errorf(jpath, "unknown field; did you mean %q?", near)
+	}
+	p.warnings = append(p.warnings, fmt.Sprintf("gateway: %s: %s: unknown field, ignored", p.file, jpath))
+	return p.wrap(jpath, p.d.Skip())
+}
+
+func join(parent, key string) string {
+	if parent == "" {
+		return key
+	}
+	return parent + "." + key
+}
+
+func (p *cfgParser) servers(cfg *Config) error {
+	if c := p.d.Peek(); c != '{' {
+		return p.errorf("mcpServers", "want an object of servers by name, got %s", describe(c))
+	}
+	seen := map[string]bool{}
+	return p.d.Object(func(name string) error {
+		jpath := "mcpServers." + name
+		if seen[name] {
+			return p.errorf(jpath, "duplicate server name")
+		}
+		seen[name] = true
+		if err := checkServerName(name); err != nil {
+			return p.errorf(jpath, "%v", err)
+		}
+		if len(seen) > maxConfigServers {
+			return p.errorf(jpath, "more than %d servers", maxConfigServers)
+		}
+		s, disabled, err := p.server(jpath, name)
+		if err != nil {
+			return err
+		}
+		if !disabled {
+			cfg.Servers = append(cfg.Servers, s)
+		}
+		return nil
+	})
+}
+
+// checkServerName checks that name can stand before "__" in a tool name: the characters MCP
+// allows in tool names but ".", no "__" inside and no "_" at either end, so that
+// SERVER__TOOL splits at its first "__".
+func checkServerName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("a server name must not be empty")
+	case len([]rune(name)) > MaxServerNameLen:
+		return fmt.Errorf("a server name has at most %d characters", MaxServerNameLen)
+	case strings.Contains(name, "__"):
+		return errors.New(`a server name must not contain "__" (it separates server and tool in SERVER__TOOL)`)
+	case strings.HasPrefix(name, "_") || strings.HasSuffix(name, "_"):
+		return errors.New(`a server name must not start or end with "_"`)
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return fmt.Errorf("a server name may hold only letters, digits, '_' and '-', not %q", r)
+		}
+	}
+	return nil
+}
+
+var serverFields = []string{"command", "args", "env", "cwd", "url", "headers", "type", "allow", "deny", "timeout", "disabled"}
+
+func (p *cfgParser) server(jpath, name string) (ServerConfig, bool, error) {
+	s := ServerConfig{Name: name}
+	if c := p.d.Peek(); c != '{' {
+		return s, false, p.errorf(jpath, "want an object with \"command\" or \"url\", got %s", describe(c))
+	}
+	start := p.offset()
+	var typ string
+	var disabled bool
+	seen := map[string]bool{}
+	err := p.d.Object(func(key string) error {
+		fp := jpath + "." + key
+		if seen[key] {
+			return p.errorf(fp, "duplicate field")
+		}
+		seen[key] = true
+		var err error
+		switch key {
+		case "command":
+			at := p.offset()
+			s.Command, err = p.str(fp)
+			if err == nil && s.Command == "" {
+				err = p.errorAt(at, fp, "must not be empty")
+			}
+		case "args":
+			s.Args, err = p.strings(fp)
+		case "env":
+			s.Env, err = p.strMap(fp)
+		case "cwd":
+			s.Cwd, err = p.str(fp)
+		case "url":
+			at := p.offset()
+			s.URL, err = p.str(fp)
+			if err == nil {
+				err = p.checkURL(at, fp, s.URL)
+			}
+		case "headers":
+			s.Headers, err = p.strMap(fp)
+		case "type":
+			at := p.offset()
+			typ, err = p.str(fp)
+			if err == nil {
+				switch typ {
+				case "stdio", "http", "streamable-http", "streamableHttp":
+				case "sse":
+					err = p.errorAt(at, fp, `"sse" servers are not supported; the gateway speaks stdio and streamable HTTP`)
+				default:
+					err = p.errorAt(at, fp, fmt.Sprintf(`%q is not "stdio", "http" or "streamable-http"`, typ))
+				}
+			}
+		case "allow":
+			err = p.patterns(fp, &s.Allow)
+		case "deny":
+			err = p.patterns(fp, &s.Deny)
+		case "timeout":
+			var v string
+			at := p.offset()
+			if v, err = p.str(fp); err == nil {
+				s.Timeout, err = time.ParseDuration(v)
+				if err != nil || s.Timeout <= 0 || s.Timeout > MaxTimeout {
+					err = p.errorAt(at, fp, fmt.Sprintf("%q is not a duration in (0, %v], such as \"30s\"", short(v), MaxTimeout))
+				}
+			}
+		case "disabled":
+			disabled, err = p.d.Bool()
+			err = p.wrap(fp, err)
+		default:
+			err = p.unknown(jpath, key, serverFields)
+		}
+		return err
+	})
+	if err != nil {
+		return s, false, p.wrap(jpath, err)
+	}
+	switch {
+	case s.Command != "" && s.URL != "":
+		return s, false, p.errorAt(start, jpath, `has both "command" and "url"; a server is one or the other`)
+	case s.Command == "" && s.URL == "":
+		return s, false, p.errorAt(start, jpath, `needs "command" (a stdio server) or "url" (a streamable-HTTP server)`)
+	case s.URL != "" && (len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != ""):
+		return s, false, p.errorAt(start, jpath, `"args", "env" and "cwd" are for stdio servers, and this one has a "url"`)
+	case s.Command != "" && len(s.Headers) > 0:
+		return s, false, p.errorAt(start, jpath, `"headers" are for HTTP servers, and this one has a "command"`)
+	case typ == "stdio" && s.URL != "":
+		return s, false, p.errorAt(start, jpath, `"type" is "stdio" but the server has a "url"`)
+	case typ != "" && typ != "stdio" && s.Command != "":
+		return s, false, p.errorAt(start, jpath, fmt.Sprintf(`"type" is %q but the server has a "command"`, typ))
+	}
+	if s.Timeout == 0 {
+		s.Timeout = DefaultTimeout
+	}
+	return s, disabled, nil
+}
+
+func (p *cfgParser) checkURL(at int, jpath, u string) error {
+	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		return p.errorAt(at, jpath, strconv.Quote(short(u))+" is not an http:// or https:// URL")
+	}
+	return nil
+}
+
+func (p *cfgParser) str(jpath string) (string, error) {
+	at := p.offset()
+	v, err := p.d.String()
+	if err != nil {
+		return "", p.errorAt(at, jpath, "want a string, got "+describe(p.d.Peek()))
+	}
+	return v, nil
+}
+
+func (p *cfgParser) strings(jpath string) ([]string, error) {
+	if c := p.d.Peek(); c != '[' {
+		return nil, p.errorf(jpath, "want an array of strings, got %s", describe(c))
+	}
+	out := []string{}
+	err := p.d.Array(func(i int) error {
+		v, err := p.str(fmt.Sprintf("%s[%d]", jpath, i))
+		out = append(out, v)
+		return err
+	})
+	return out, p.wrap(jpath, err)
+}
+
+func (p *cfgParser) strMap(jpath string) (map[string]string, error) {
+	if c := p.d.Peek(); c != '{' {
+		return nil, p.errorf(jpath, "want an object of strings, got %s", describe(c))
+	}
+	out := map[string]string{}
+	err := p.d.Object(func(key string) error {
+		fp := jpath + "." + key
+		if _, dup := out[key]; dup {
+			return p.errorf(fp, "duplicate field")
+		}
+		v, err := p.str(fp)
+		out[key] = v
+		return err
+	})
+	return out, p.wrap(jpath, err)
+}
+
+// patterns reads a list of globs (path.Match syntax), refusing malformed ones.
+func (p *cfgParser) patterns(jpath string, dst *[]string) error {
+	if c := p.d.Peek(); c != '[' {
+		return p.errorf(jpath, "want an array of globs, got %s", describe(c))
+	}
+	list := []string{}
+	err := p.d.Array(func(i int) error {
+		ep := fmt.Sprintf("%s[%d]", jpath, i)
+		if i == maxPatternsPerSet {
+			return p.errorf(ep, "more than %d patterns", maxPatternsPerSet)
+		}
+		at := p.offset()
+		pat, err := p.str(ep)
+		if err != nil {
+			return err
+		}
+		if _, err := path.Match(pat, ""); err != nil || pat == "" {
+			return p.errorAt(at, ep, strconv.Quote(short(pat))+" is not a glob (use *, ? and [...])")
+		}
+		list = append(list, pat)
+		return nil
+	})
+	if err != nil {
+		return p.wrap(jpath, err)
+	}
+	*dst = slices.Clip(list)
+	return nil
+}
+
+// describe names the kind of the JSON value starting with c.
+func describe(c byte) string {
+	if c == 0 {
+		return "the end of the input"
+	}
+	switch c {
+	case '{', '[', '"', 't', 'f', 'n':
+		return jsontext.Kind([]byte{c})
+	}
+	if c == '-' || c >= '0' && c <= '9' {
+		return "a number"
+	}
+	return strconv.QuoteRune(rune(c))
+}
+
+// short cuts a value quoted in a message to a readable prefix.
+func short(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:57]) + "..."
+	}
+	return s
+}

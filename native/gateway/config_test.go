@@ -1,0 +1,151 @@
+package gateway
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseConfig(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     *Config // nil: an error is wanted
+		err      string
+		warn     []string
+	}{
+		{name: "stdio and http", in: `{"mcpServers": {
+  "fs": {"command": "npx", "args": ["-y", "server-fs", "/tmp"], "env": {"A": "1"}, "cwd": "/", "deny": ["write_*"], "timeout": "30s"},
+  "web": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer x"}}
+}, "deny": ["web__admin*"]}`,
+			want: &Config{Deny: []string{"web__admin*"}, Servers: []ServerConfig{
+				{Name: "fs", Command: "npx", Args: []string{"-y", "server-fs", "/tmp"}, Env: map[string]string{"A": "1"}, Cwd: "/", Deny: []string{"write_*"}, Timeout: 30 * time.Second},
+				{Name: "web", URL: "https://example.com/mcp", Headers: map[string]string{"Authorization": "Bearer x"}, Timeout: DefaultTimeout},
+			}}},
+		{name: "other clients' fields warn", in: `{"mcpServers": {"a": {"command": "x", "autoApprove": ["t"], "disabled": false}}, "globalShortcut": ""}`,
+			want: &Config{Servers: []ServerConfig{{Name: "a", Command: "x", Timeout: DefaultTimeout}}},
+			warn: []string{"gateway: s.json: mcpServers.a.autoApprove: unknown field, ignored", "gateway: s.json: globalShortcut: unknown field, ignored"}},
+		{name: "disabled server dropped", in: `{"mcpServers": {"a": {"command": "x"}, "b": {"command": "y", "disabled": true}}}`,
+			want: &Config{Servers: []ServerConfig{{Name: "a", Command: "x", Timeout: DefaultTimeout}}}},
+		{name: "arg not a string", in: "{\"mcpServers\": {\"fs\": {\"command\": \"x\",\n \"args\": [\"a\", \"b\", 3]}}}",
+			err: "gateway: s.json:2:21: mcpServers.fs.args[2]: want a string, got a number"},
+		{name: "typo of deny", in: `{"mcpServers": {"fs": {"command": "x", "deyn": ["a"]}}}`,
+			err: `gateway: s.json:1:48: mcpServers.fs.deyn: unknown field; did you mean "deny"?`},
+		{name: "typo at top", in: `{"mcpServers": {"fs": {"command": "x"}}, "alow": []}`,
+			err: `gateway: s.json:1:50: alow: unknown field; did you mean "allow"?`},
+		{name: "name with __", in: `{"mcpServers": {"a__b": {"command": "x"}}}`,
+			err: `gateway: s.json:1:25: mcpServers.a__b: a server name must not contain "__" (it separates server and tool in SERVER__TOOL)`},
+		{name: "empty name", in: `{"mcpServers": {"": {"command": "x"}}}`,
+			err: `gateway: s.json:1:21: mcpServers.: a server name must not be empty`},
+		{name: "name charset", in: `{"mcpServers": {"a b": {"command": "x"}}}`,
+			err: `gateway: s.json:1:24: mcpServers.a b: a server name may hold only letters, digits, '_' and '-', not ' '`},
+		{name: "trailing underscore", in: `{"mcpServers": {"fs_": {"command": "x"}}}`,
+			err: `gateway: s.json:1:24: mcpServers.fs_: a server name must not start or end with "_"`},
+		{name: "both command and url", in: `{"mcpServers": {"a": {"command": "x", "url": "http://h/"}}}`,
+			err: `gateway: s.json:1:22: mcpServers.a: has both "command" and "url"; a server is one or the other`},
+		{name: "neither", in: `{"mcpServers": {"a": {}}}`,
+			err: `gateway: s.json:1:22: mcpServers.a: needs "command" (a stdio server) or "url" (a streamable-HTTP server)`},
+		{name: "sse", in: `{"mcpServers": {"a": {"type": "sse", "url": "http://h/"}}}`,
+			err: `gateway: s.json:1:31: mcpServers.a.type: "sse" servers are not supported; the gateway speaks stdio and streamable HTTP`},
+		{name: "bad timeout", in: `{"mcpServers": {"a": {"command": "x", "timeout": "soon"}}}`,
+			err: `gateway: s.json:1:50: mcpServers.a.timeout: "soon" is not a duration in (0, 1h0m0s], such as "30s"`},
+		{name: "bad glob", in: `{"mcpServers": {"a": {"command": "x", "allow": ["[a"]}}}`,
+			err: `gateway: s.json:1:49: mcpServers.a.allow[0]: "[a" is not a glob (use *, ? and [...])`},
+		{name: "bad url", in: `{"mcpServers": {"a": {"url": "ftp://h"}}}`,
+			err: `gateway: s.json:1:30: mcpServers.a.url: "ftp://h" is not an http:// or https:// URL`},
+		{name: "duplicate server", in: `{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}`,
+			err: `gateway: s.json:1:45: mcpServers.a: duplicate server name`},
+		{name: "no servers", in: `{"mcpServers": {}}`, err: `gateway: s.json:1:1: mcpServers: no servers (all absent or disabled)`},
+		{name: "no mcpServers", in: `{}`, err: `gateway: s.json:1:1: no "mcpServers" object`},
+		{name: "not an object", in: `[1]`, err: `gateway: s.json:1:1: want a JSON object with "mcpServers", got an array`},
+		{name: "broken JSON", in: `{"mcpServers": {"a": {"command": "x"`, err: `gateway: s.json:1:37: mcpServers.a: want ',' or '}', got the end of the input`},
+		{name: "trailing data", in: `{"mcpServers": {"a": {"command": "x"}}} x`, err: `gateway: s.json:1:41: data after the JSON value`},
+		{name: "env not strings", in: `{"mcpServers": {"a": {"command": "x", "env": {"K": 1}}}}`,
+			err: `gateway: s.json:1:52: mcpServers.a.env.K: want a string, got a number`},
+		{name: "headers on stdio", in: `{"mcpServers": {"a": {"command": "x", "headers": {"K": "v"}}}}`,
+			err: `gateway: s.json:1:22: mcpServers.a: "headers" are for HTTP servers, and this one has a "command"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, warn, err := ParseConfig("s.json", []byte(tt.in))
+			if tt.want == nil {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("error\n got %v\nwant %s", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("config (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tt.warn, warn); d != "" {
+				t.Errorf("warnings (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestLoadConfigNamesFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "servers.json")
+	if err := os.WriteFile(p, []byte(`{"mcpServers": {"fs": {"command": 1}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := LoadConfig(p)
+	if err == nil || !strings.HasPrefix(err.Error(), "gateway: servers.json:1:35: mcpServers.fs.command: want a string") {
+		t.Fatalf("got %v", err)
+	}
+	if _, _, err := LoadConfig(dir); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("folder: got %v", err)
+	}
+}
+
+func TestFilters(t *testing.T) {
+	cfg := &Config{Allow: []string{"fs__*", "web__get"}, Deny: []string{"*__delete*"}}
+	s := &ServerConfig{Allow: []string{"read*", "delete_file", "list"}, Deny: []string{"list"}}
+	for _, tt := range []struct {
+		name string
+		want bool
+	}{{"fs__read", true}, {"fs__delete_file", false}, {"web__get", true}, {"web__put", false}} {
+		if got := cfg.keeps(tt.name); got != tt.want {
+			t.Errorf("top-level keeps(%q) = %v", tt.name, got)
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		want bool
+	}{{"read_file", true}, {"delete_file", true}, {"list", false}, {"write", false}} {
+		if got := s.keeps(tt.name); got != tt.want {
+			t.Errorf("server keeps(%q) = %v", tt.name, got)
+		}
+	}
+}
+
+func FuzzParseConfig(f *testing.F) {
+	f.Add([]byte(`{"mcpServers": {"fs": {"command": "npx", "args": ["a"], "env": {"A": "1"}, "allow": ["*"], "timeout": "3s"}}, "deny": ["x"]}`))
+	f.Add([]byte(`{"mcpServers": {"w": {"type": "http", "url": "http://h", "headers": {"a": "b"}}}}`))
+	f.Add([]byte(`{"mcpServers": {"a__b": {}}, "alow": 1}`))
+	f.Add([]byte(`{"mcpServers": null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, _, err := ParseConfig("f.json", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "gateway: f.json:") {
+				t.Fatalf("error without the file: %v", err)
+			}
+			return
+		}
+		if len(cfg.Servers) == 0 {
+			t.Fatal("a config without servers passed")
+		}
+		for _, s := range cfg.Servers {
+			if checkServerName(s.Name) != nil || (s.Command == "") == (s.URL == "") || s.Timeout <= 0 {
+				t.Fatalf("bad server passed: %+v", s)
+			}
+		}
+	})
+}

@@ -1,0 +1,302 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Limits on what passes through the gateway.
+const (
+	MaxArgumentBytes  = 1 << 20 // of a call's arguments, as JSON
+	MaxResultBytes    = 8 << 20 // of a call's result, as JSON
+	maxToolsPerServer = 20000
+	maxListPages      = 1000
+)
+
+// Server states as health shows them; a failure is "failed: REASON" and a wait before the next
+// attempt "restarting in 4s".
+const (
+	stateConnecting = "connecting"
+	stateReady      = "ready"
+	stateStopped    = "stopped"
+)
+
+// downstream is one configured server: its connection, kept alive by run, and the tools it
+// listed last.
+type downstream struct {
+	cfg ServerConfig
+	gw  *Gateway
+
+	relist chan struct{} // a tools/list_changed arrived; buffered 1, so notifications coalesce
+	first  chan struct{} // closed when the first attempt has ended, ready or not
+
+	mu        sync.Mutex
+	state     string
+	lastErr   string
+	session   *mcp.ClientSession // nil unless ready
+	tools     []*mcp.Tool        // last listing (or the previous run's catalog); nil before any
+	listed    bool               // tools come from this run's listing
+	firstOnce sync.Once
+}
+
+func newDownstream(gw *Gateway, cfg ServerConfig, seed []*mcp.Tool) *downstream {
+	return &downstream{cfg: cfg, gw: gw, relist: make(chan struct{}, 1), first: make(chan struct{}),
+		state: stateConnecting, tools: seed}
+}
+
+// status is a server's line in health.
+type status struct {
+	Name  string `json:"name"`
+	State string `json:"state"`
+	Tools int    `json:"tools"`
+	Error string `json:"error,omitempty"`
+}
+
+func (d *downstream) status() status {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return status{Name: d.cfg.Name, State: d.state, Tools: len(d.tools), Error: d.lastErr}
+}
+
+// snapshot returns the tools known and the live session (nil when not ready) with its state.
+func (d *downstream) snapshot() ([]*mcp.Tool, *mcp.ClientSession, string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.tools, d.session, d.state
+}
+
+func (d *downstream) setState(state, errText string) {
+	d.mu.Lock()
+	d.state, d.lastErr = state, errText
+	d.mu.Unlock()
+}
+
+func (d *downstream) firstDone() { d.firstOnce.Do(func() { close(d.first) }) }
+
+// run keeps the server connected until ctx ends: connect, list, serve until the session ends,
+// then wait the backoff and try again. Each failure doubles the wait from BackoffMin up to
+// BackoffMax; a session that stayed up for BackoffMax resets it.
+func (d *downstream) run(ctx context.Context) {
+	defer d.firstDone()
+	attempt := 0
+	for ctx.Err() == nil {
+		d.setState(stateConnecting, "")
+		start := time.Now()
+		err := d.attempt(ctx)
+		if ctx.Err() != nil {
+			break
+		}
+		if time.Since(start) >= d.gw.opt.BackoffMax {
+			attempt = 0
+		}
+		delay := min(d.gw.opt.BackoffMin<<min(attempt, 20), d.gw.opt.BackoffMax)
+		attempt++
+		reason := err.Error()
+		d.setState(fmt.Sprintf("restarting in %v", delay), reason)
+		d.gw.logf("gateway: server %s: %s; restarting in %v", d.cfg.Name, reason, delay)
+		d.firstDone()
+		select {
+		case <-ctx.Done():
+		case <-time.After(delay):
+		}
+	}
+	d.mu.Lock()
+	d.state, d.session = stateStopped, nil
+	d.mu.Unlock()
+}
+
+// attempt connects once and serves the session until it ends; the error says why it ended.
+func (d *downstream) attempt(ctx context.Context) error {
+	cs, err := d.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	ended := make(chan error, 1)
+	go func() { ended <- cs.Wait() }()
+	tools, err := d.list(ctx, cs)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	d.session, d.tools, d.listed, d.state, d.lastErr = cs, tools, true, stateReady, ""
+	d.mu.Unlock()
+	d.firstDone()
+	d.gw.catalogChanged()
+	defer func() {
+		d.mu.Lock()
+		d.session = nil
+		d.mu.Unlock()
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case err := <-ended:
+			if err == nil {
+				err = errors.New("the server closed the connection")
+			}
+			return fmt.Errorf("failed: connection lost: %s", oneLine(err.Error()))
+		case <-d.relist:
+			tools, err := d.list(ctx, cs)
+			if err != nil {
+				return err
+			}
+			d.mu.Lock()
+			d.tools = tools
+			d.mu.Unlock()
+			d.gw.catalogChanged()
+		}
+	}
+}
+
+// connect starts the server (stdio) or reaches it (HTTP) and initializes a session, within the
+// server's timeout.
+func (d *downstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
+	var t mcp.Transport
+	if d.gw.opt.dial != nil {
+		t = d.gw.opt.dial(d.cfg)
+	}
+	switch {
+	case t != nil:
+	case d.cfg.HTTP():
+		client := &http.Client{Transport: headerTransport{headers: d.cfg.Headers, base: http.DefaultTransport}}
+		t = &mcp.StreamableClientTransport{Endpoint: d.cfg.URL, HTTPClient: client, MaxRetries: -1}
+	default:
+		cmd := exec.Command(d.cfg.Command, d.cfg.Args...)
+		cmd.Env = os.Environ()
+		keys := make([]string, 0, len(d.cfg.Env))
+		for k := range d.cfg.Env {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			cmd.Env = append(cmd.Env, k+"="+d.cfg.Env[k])
+		}
+		cmd.Dir = d.cfg.Cwd
+		cmd.Stderr = &lineWriter{prefix: "gateway: server " + d.cfg.Name + ": stderr: ", logf: d.gw.logf}
+		// A child that leaves a grandchild holding stderr must not stall Wait.
+		cmd.WaitDelay = 2 * time.Second
+		t = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "caskg-gateway", Version: d.gw.opt.Version}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case d.relist <- struct{}{}:
+			default:
+			}
+		},
+		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+			d.gw.progress.relay(ctx, req.Params)
+		},
+	})
+	cctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
+	defer cancel()
+	cs, err := client.Connect(cctx, t, nil)
+	if err != nil {
+		if cctx.Err() != nil && ctx.Err() == nil {
+			return nil, fmt.Errorf("failed: no answer to initialize within %v", d.cfg.Timeout)
+		}
+		return nil, fmt.Errorf("failed: %s", oneLine(err.Error()))
+	}
+	return cs, nil
+}
+
+// list lists the server's tools, page by page, within the server's timeout.
+func (d *downstream) list(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) {
+	lctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
+	defer cancel()
+	var tools []*mcp.Tool
+	seen := map[string]bool{}
+	params := &mcp.ListToolsParams{}
+	for page := 0; ; page++ {
+		if page == maxListPages {
+			return nil, fmt.Errorf("failed: tools/list gave more than %d pages", maxListPages)
+		}
+		res, err := cs.ListTools(lctx, params)
+		if err != nil {
+			if lctx.Err() != nil && ctx.Err() == nil {
+				return nil, fmt.Errorf("failed: no answer to tools/list within %v", d.cfg.Timeout)
+			}
+			return nil, fmt.Errorf("failed: tools/list: %s", oneLine(err.Error()))
+		}
+		for _, t := range res.Tools {
+			if t == nil || t.Name == "" || seen[t.Name] {
+				continue
+			}
+			seen[t.Name] = true
+			tools = append(tools, t)
+		}
+		if len(tools) > maxToolsPerServer {
+			return nil, fmt.Errorf("failed: more than %d tools", maxToolsPerServer)
+		}
+		if res.NextCursor == "" {
+			break
+		}
+		params = &mcp.ListToolsParams{Cursor: res.NextCursor}
+	}
+	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
+	return tools, nil
+}
+
+// headerTransport adds the configured headers to every request to an HTTP server.
+type headerTransport struct {
+	headers map[string]string
+	base    http.RoundTripper
+}
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(h.headers) > 0 {
+		r = r.Clone(r.Context())
+		for k, v := range h.headers {
+			r.Header.Set(k, v)
+		}
+	}
+	return h.base.RoundTrip(r)
+}
+
+// lineWriter passes a child's stderr to the log a line at a time.
+type lineWriter struct {
+	prefix string
+	logf   func(string, ...any)
+	mu     sync.Mutex
+	buf    []byte
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := strings.IndexByte(string(w.buf), '\n')
+		if i < 0 {
+			break
+		}
+		w.logf("%s%s", w.prefix, strings.TrimRight(string(w.buf[:i]), "\r"))
+		w.buf = w.buf[i+1:]
+	}
+	if len(w.buf) > 4096 {
+		w.logf("%s%s", w.prefix, w.buf)
+		w.buf = w.buf[:0]
+	}
+	return len(p), nil
+}
+
+// oneLine keeps the first line of an error text, cut to a readable length.
+func oneLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if r := []rune(s); len(r) > 300 {
+		s = string(r[:297]) + "..."
+	}
+	return s
+}

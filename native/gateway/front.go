@@ -1,0 +1,523 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/caskg/caskg/native/mcpserver"
+	"github.com/caskg/caskg/wasm/api"
+)
+
+// Front tool names.
+const (
+	SearchTool = "search_tools"
+	CallTool   = "call_tool"
+)
+
+// DefaultK is how many tools search_tools returns when k is not given.
+const DefaultK = 8
+
+// frontVersions are the protocol versions the front speaks: the session-based ones (see the
+// package comment).
+func frontVersions() []string {
+	var out []string
+	for _, v := range mcp.SupportedProtocolVersions() {
+		if v < "2026-07-28" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// frontSession is one client session of the front: its own MCP server (its tools/list differs
+// from others' under Expose), its trace in flight and its exposed tools.
+type frontSession struct {
+	g   *Gateway
+	srv *mcp.Server
+
+	registerOnce sync.Once
+	id           string // set at registration
+
+	trace tracker
+
+	exposeMu sync.Mutex
+	exposed  []string // SERVER__TOOL names registered as direct tools, best first
+}
+
+// newFrontSession makes a session's server; it joins the gateway's sessions at its first
+// request (register).
+func (g *Gateway) newFrontSession() *frontSession {
+	s := &frontSession{g: g}
+	s.srv = mcp.NewServer(&mcp.Implementation{Name: "caskg-gateway", Title: "caskg gateway", Version: g.opt.Version},
+		&mcp.ServerOptions{
+			Instructions:              instructions,
+			SupportedProtocolVersions: frontVersions(),
+			Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+			InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
+				s.register(req.Session)
+			},
+		})
+	c := g.cat.Load()
+	s.srv.AddTool(searchToolDef(c), s.searchHandler)
+	s.srv.AddTool(callToolDef(), s.callHandler)
+	return s
+}
+
+// register adds the session to the gateway's sessions, once, and arranges its end when the
+// client goes away.
+func (s *frontSession) register(ss *mcp.ServerSession) {
+	s.registerOnce.Do(func() {
+		g := s.g
+		g.mu.Lock()
+		g.seq++
+		s.id = g.runID + "." + strconv.Itoa(g.seq)
+		closed := g.closed
+		if !closed {
+			g.sessions[s] = true
+		}
+		g.mu.Unlock()
+		s.trace.init(s)
+		if closed {
+			return
+		}
+		// The catalog may have changed since the server was made.
+		s.catalogChanged(g.cat.Load())
+		if ss != nil {
+			go func() {
+				ss.Wait()
+				s.end()
+			}()
+		}
+	})
+}
+
+// end records the trace in flight and forgets the session.
+func (s *frontSession) end() {
+	// A session that never registered had no request and has no trace; this also keeps it
+	// from registering later.
+	s.registerOnce.Do(func() {})
+	if s.id == "" {
+		return
+	}
+	s.trace.finish()
+	s.g.mu.Lock()
+	delete(s.g.sessions, s)
+	s.g.mu.Unlock()
+}
+
+const instructions = `This gateway stands in front of many MCP servers. Their tools are not listed directly: ` +
+	`call search_tools with the task in plain words to find the tools for it (with their input schemas and the tools ` +
+	`they need or lead to), then call_tool with a tool's name and arguments to run it.`
+
+// searchToolDef is search_tools as the front lists it; its description names the servers and
+// the number of tools behind it, so that a model knows when to use it.
+func searchToolDef(c *catalog) *mcp.Tool {
+	servers := "no servers yet"
+	if len(c.servers) > 0 {
+		servers = "the servers " + strings.Join(c.servers, ", ")
+	}
+	desc := fmt.Sprintf("Find the tools for a task among %d tools of %s. Returns the best tools first, each with its "+
+		"description, full input schema and why it was found, and the chain the task needs (prerequisites, follow-ups). "+
+		"Run a tool with call_tool.", len(c.entries), servers)
+	return &mcp.Tool{Name: SearchTool, Title: "Search tools", Description: desc,
+		InputSchema: json.RawMessage(`{"type": "object", "properties": {` +
+			`"query": {"type": "string", "minLength": 1, "maxLength": ` + strconv.Itoa(api.MaxQueryBytes) + `, "description": "the task, in plain words"}, ` +
+			`"k": {"type": "integer", "minimum": 1, "maximum": ` + strconv.Itoa(api.MaxK) + `, "description": "how many tools to return (default ` + strconv.Itoa(DefaultK) + `)"}}, ` +
+			`"required": ["query"], "additionalProperties": false}`),
+		Annotations: &mcp.ToolAnnotations{Title: "Search tools", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
+	}
+}
+
+func callToolDef() *mcp.Tool {
+	return &mcp.Tool{Name: CallTool, Title: "Call a tool",
+		Description: "Run a tool that search_tools found: its name (SERVER__TOOL) and its arguments as its input schema " +
+			"describes them. Returns the tool's result as the tool gave it.",
+		InputSchema: json.RawMessage(`{"type": "object", "properties": {` +
+			`"name": {"type": "string", "minLength": 1, "description": "the tool's name as search_tools gave it, SERVER__TOOL"}, ` +
+			`"arguments": {"type": "object", "description": "the tool's arguments"}}, ` +
+			`"required": ["name"], "additionalProperties": false}`),
+		Annotations: &mcp.ToolAnnotations{Title: "Call a tool", OpenWorldHint: new(true)},
+	}
+}
+
+// catalogChanged updates the session's tools after the catalog changed: search_tools' description
+// and the exposed tools (dropped when gone, their definitions renewed).
+func (s *frontSession) catalogChanged(c *catalog) {
+	s.srv.AddTool(searchToolDef(c), s.searchHandler)
+	s.exposeMu.Lock()
+	defer s.exposeMu.Unlock()
+	var keep []string
+	for _, name := range s.exposed {
+		if e := c.byName[name]; e != nil && s.addDirect(e) {
+			keep = append(keep, name)
+		} else {
+			s.srv.RemoveTools(name)
+		}
+	}
+	s.exposed = keep
+}
+
+// expose makes names (best first, at most Options.Expose) the session's direct tools.
+func (s *frontSession) expose(names []string) {
+	if s.g.opt.Expose <= 0 {
+		return
+	}
+	if len(names) > s.g.opt.Expose {
+		names = names[:s.g.opt.Expose]
+	}
+	c := s.g.cat.Load()
+	s.exposeMu.Lock()
+	defer s.exposeMu.Unlock()
+	var gone []string
+	for _, old := range s.exposed {
+		if !slices.Contains(names, old) {
+			gone = append(gone, old)
+		}
+	}
+	if len(gone) > 0 {
+		s.srv.RemoveTools(gone...)
+	}
+	var now []string
+	for _, name := range names {
+		if slices.Contains(s.exposed, name) {
+			now = append(now, name)
+			continue
+		}
+		if e := c.byName[name]; e != nil && s.addDirect(e) {
+			now = append(now, name)
+		}
+	}
+	s.exposed = now
+}
+
+// addDirect registers a catalog tool as one of the session's own tools. A tool whose input
+// schema the SDK refuses (not an object schema) stays reachable through call_tool only.
+func (s *frontSession) addDirect(e *entry) (ok bool) {
+	if m, isMap := e.Def.InputSchema.(map[string]any); !isMap || m["type"] != "object" {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	def := *e.Def
+	name := e.Name
+	s.srv.AddTool(&def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		s.register(req.Session)
+		return s.call(ctx, req, name, req.Params.Arguments)
+	})
+	return true
+}
+
+// searchInput are search_tools' arguments.
+type searchInput struct {
+	Query string `json:"query"`
+	K     *int   `json:"k"`
+}
+
+func (s *frontSession) searchHandler(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	s.register(req.Session)
+	var in searchInput
+	if err := decodeArgs(req.Params.Arguments, &in, []string{"query", "k"}); err != nil {
+		return toolError("search_tools: %v", err), nil
+	}
+	k := DefaultK
+	switch {
+	case strings.TrimSpace(in.Query) == "":
+		return toolError(`search_tools: field "query": give the task in plain words`), nil
+	case len(in.Query) > api.MaxQueryBytes:
+		return toolError(`search_tools: field "query": %d bytes, at most %d`, len(in.Query), api.MaxQueryBytes), nil
+	case in.K != nil && (*in.K < 1 || *in.K > api.MaxK):
+		return toolError(`search_tools: field "k": %d is outside [1, %d]`, *in.K, api.MaxK), nil
+	case in.K != nil:
+		k = *in.K
+	}
+	res := s.g.search(in.Query, k)
+	s.trace.search(in.Query)
+	names := make([]string, len(res.Tools))
+	for i, t := range res.Tools {
+		names[i] = t.Name
+	}
+	s.expose(names)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s.g.renderSearch(in.Query, res)}},
+		StructuredContent: res}, nil
+}
+
+// callInput are call_tool's arguments.
+type callInput struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+func (s *frontSession) callHandler(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	s.register(req.Session)
+	var in callInput
+	if err := decodeArgs(req.Params.Arguments, &in, []string{"name", "arguments"}); err != nil {
+		return toolError("call_tool: %v", err), nil
+	}
+	if in.Name == "" {
+		return toolError(`call_tool: field "name": give a tool's name as search_tools gave it (SERVER__TOOL)`), nil
+	}
+	if len(in.Arguments) > 0 && jsonKind(in.Arguments) != '{' && jsonKind(in.Arguments) != 'n' {
+		return toolError(`call_tool: field "arguments": must be an object of the tool's arguments`), nil
+	}
+	return s.call(ctx, req, in.Name, in.Arguments)
+}
+
+// call forwards a call of a catalog tool and records it in the session's trace.
+func (s *frontSession) call(ctx context.Context, req *mcp.CallToolRequest, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	c := s.g.cat.Load()
+	e := c.byName[name]
+	if e == nil {
+		return s.g.unknownTool(c, name), nil
+	}
+	start := s.g.opt.now()
+	res, err := s.g.forward(ctx, req, e, args)
+	ok := err == nil && res != nil && !res.IsError
+	s.trace.called(name, ok, s.g.opt.now().Sub(start).Milliseconds())
+	return res, err
+}
+
+// unknownTool is the result of calling a name the catalog does not have: not a tool of any
+// server, or one the configuration denies (the message does not tell them apart, so a denied
+// tool stays unknown).
+func (g *Gateway) unknownTool(c *catalog, name string) *mcp.CallToolResult {
+	msg := fmt.Sprintf("gateway: no tool %q", short(name))
+	if near := suggestions(name, c.names(), 3); len(near) > 0 {
+		msg += "; did you mean " + strings.Join(near, " or ") + "?"
+	} else {
+		msg += "; search_tools finds the tools for a task"
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}
+
+// forward calls the tool on its server within the server's timeout, passing progress both ways
+// and cancellation with ctx. Failures of the gateway or the server are tool errors naming both;
+// a cancelled call is the client's own doing and ends as its request context says.
+func (g *Gateway) forward(ctx context.Context, req *mcp.CallToolRequest, e *entry, args json.RawMessage) (*mcp.CallToolResult, error) {
+	if len(args) > MaxArgumentBytes {
+		return toolError("gateway: server %s, tool %s: the arguments are %d bytes, more than the gateway passes (%d); the tool was not called",
+			e.Server, e.Tool, len(args), MaxArgumentBytes), nil
+	}
+	d := g.byServer[e.Server]
+	_, cs, _ := d.snapshot()
+	if cs == nil {
+		st := d.status()
+		why := st.State
+		if st.Error != "" {
+			why += "; " + st.Error
+		}
+		return toolError("gateway: server %s is not available (%s); tool %s was not called", e.Server, why, e.Tool), nil
+	}
+	params := &mcp.CallToolParams{Name: e.Tool, Arguments: map[string]any{}}
+	if len(args) > 0 && jsonKind(args) == '{' {
+		params.Arguments = args
+	}
+	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+		dtok, done := g.progress.register(req.Session, tok)
+		defer done()
+		params.SetProgressToken(dtok)
+	}
+	timeout := d.cfg.Timeout
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := cs.CallTool(cctx, params)
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case cctx.Err() != nil:
+			return toolError("gateway: server %s, tool %s: no result within %v (the server's timeout); the call was cancelled",
+				e.Server, e.Tool, timeout), nil
+		}
+		var we *jsonrpc.Error
+		if errors.As(err, &we) {
+			return toolError("server %s, tool %s: error %d: %s", e.Server, e.Tool, we.Code, oneLine(we.Message)), nil
+		}
+		return toolError("gateway: server %s, tool %s: %s", e.Server, e.Tool, oneLine(err.Error())), nil
+	}
+	size, err := json.Marshal(res)
+	if err != nil {
+		return toolError("gateway: server %s, tool %s: the result cannot be encoded: %v", e.Server, e.Tool, err), nil
+	}
+	if len(size) > MaxResultBytes {
+		return toolError("gateway: server %s, tool %s: the result is %d bytes, more than the gateway passes (%d)",
+			e.Server, e.Tool, len(size), MaxResultBytes), nil
+	}
+	return res, nil
+}
+
+// toolError is a tool result with isError set and the message as its text.
+func toolError(format string, a ...any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, a...)}}}
+}
+
+// jsonKind is the first byte of a JSON value, blanks skipped; 0 for none.
+func jsonKind(v json.RawMessage) byte {
+	for _, c := range v {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return c
+	}
+	return 0
+}
+
+// decodeArgs decodes a tool's arguments into v, refusing fields outside known, and names the
+// field that is wrong.
+func decodeArgs(raw json.RawMessage, v any, known []string) error {
+	if len(raw) == 0 || jsonKind(raw) == 'n' {
+		raw = json.RawMessage(`{}`)
+	}
+	if jsonKind(raw) != '{' {
+		return errors.New("the arguments must be a JSON object")
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return errors.New("the arguments must be a JSON object")
+	}
+	for k := range fields {
+		if !slices.Contains(known, k) {
+			msg := fmt.Sprintf("unknown field %q", short(k))
+			if near := nearest(k, known); near != "" {
+				msg += fmt.Sprintf("; did you mean %q?", near)
+			}
+			return errors.New(msg)
+		}
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return fmt.Errorf("field %q: want %s, got a JSON %s", te.Field, goKind(te.Type.Kind().String()), te.Value)
+		}
+		return errors.New("the arguments do not match the input schema")
+	}
+	return nil
+}
+
+func goKind(k string) string {
+	switch k {
+	case "string":
+		return "a string"
+	case "int", "int64", "ptr":
+		return "an integer"
+	}
+	return k
+}
+
+// progressRelay maps the progress tokens the gateway gives downstream calls back to the front
+// session and token of the call they serve.
+type progressRelay struct {
+	mu   sync.Mutex
+	next int
+	m    map[string]progressTarget
+}
+
+type progressTarget struct {
+	ss    *mcp.ServerSession
+	token any
+}
+
+func newProgressRelay() *progressRelay { return &progressRelay{m: map[string]progressTarget{}} }
+
+// register gives a downstream token for a front call's token; done forgets it.
+func (p *progressRelay) register(ss *mcp.ServerSession, token any) (string, func()) {
+	p.mu.Lock()
+	p.next++
+	tok := "caskg-gw-" + strconv.Itoa(p.next)
+	p.m[tok] = progressTarget{ss, token}
+	p.mu.Unlock()
+	// The SDK may handle a notification the server sent before its result after the result:
+	// the token stays a while after the call, so that such progress still reaches the client.
+	return tok, func() {
+		time.AfterFunc(progressGrace, func() {
+			p.mu.Lock()
+			delete(p.m, tok)
+			p.mu.Unlock()
+		})
+	}
+}
+
+// progressGrace is how long a call's progress token outlives the call.
+const progressGrace = 5 * time.Second
+
+// relay passes a downstream progress notification to the front session waiting for it.
+func (p *progressRelay) relay(ctx context.Context, params *mcp.ProgressNotificationParams) {
+	if params == nil {
+		return
+	}
+	tok, ok := params.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	p.mu.Lock()
+	t, ok := p.m[tok]
+	p.mu.Unlock()
+	if !ok {
+		return
+	}
+	_ = t.ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: t.token,
+		Progress: params.Progress, Total: params.Total, Message: params.Message})
+}
+
+// ServeStdio serves one front session on r and w (stdin and stdout) until the client hangs
+// up or ctx ends, then records the session's trace in flight. Malformed lines are answered
+// and skipped (mcpserver.Transport), not the end of the session.
+func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	s := g.newFrontSession()
+	defer s.end()
+	err := s.srv.Run(ctx, &mcpserver.Transport{Reader: r, Writer: w})
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// Connect serves one front session over t (an in-memory transport in tests) and returns the
+// server session; the session's trace is recorded when it ends.
+func (g *Gateway) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
+	s := g.newFrontSession()
+	ss, err := s.srv.Connect(ctx, t, nil)
+	if err != nil {
+		return nil, err
+	}
+	s.register(ss)
+	return ss, nil
+}
+
+// Handler serves the front over streamable HTTP at /mcp, with the SDK's protection against
+// DNS rebinding on (a request that reaches a loopback address with a Host that is not local is
+// refused), and GET /v1/health beside it.
+func (g *Gateway) Handler() http.Handler {
+	// The SDK asks getServer on every request; only a request without a session id starts a
+	// session, and only a session's first request registers it, so the servers made for other
+	// requests, used for their protocol versions only, are dropped unused.
+	template := g.newFrontSession().srv
+	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		if r.Header.Get("Mcp-Session-Id") != "" {
+			return template
+		}
+		return g.newFrontSession().srv
+	}, &mcp.StreamableHTTPOptions{SessionTimeout: max(g.opt.Idle, time.Hour)})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(g.healthJSON())
+	})
+	return mux
+}

@@ -1,0 +1,337 @@
+// Package gateway is `caskg gateway`: one MCP endpoint in front of many MCP servers, whose
+// tool graph learns from the calls it proxies.
+//
+// The gateway connects to every server of an mcpServers file (LoadConfig) with the official
+// Go SDK client, over stdio or streamable HTTP, keeps each connection alive with bounded
+// exponential backoff, and names every tool SERVER__TOOL in one catalog, filtered by the
+// file's allow and deny globs. Its front is an MCP server with two tools: search_tools, which
+// ranks the catalog for a task over the learned graph (lexically before the first graph, or
+// when retrieval fails), and call_tool, which forwards a call to the owning server and returns
+// its result unchanged. With Options.Expose the front also lists the top tools of the
+// session's latest search under their own names.
+//
+// Every front session is a stream of traces for the Learner: a trace starts at a search_tools
+// (its query is the task) and collects the calls that follow, with their outcomes, until the
+// next search, the end of the session or an idle gap. Calls made with no trace open (before
+// any search, or after an idle gap) start a trace with an empty task: the builder learns
+// from the order of the tools, not from the task, so they teach the graph as much.
+//
+// Front sessions speak the session-based MCP protocol versions (2024-11-05 to 2025-11-25): a
+// trace is a session's, and the draft sessionless protocol of the SDK has none. Clients that
+// ask for the draft are answered with the newest session-based version.
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/wasm/engine"
+)
+
+// Defaults of Options.
+const (
+	DefaultIdle       = 10 * time.Minute
+	DefaultBackoffMin = time.Second
+	DefaultBackoffMax = time.Minute
+)
+
+// Learner keeps the traces and the graph (package gateway/learn in the product). The gateway
+// hands it the catalog when it changes, reads its graph at each search and records every
+// finished trace.
+type Learner interface {
+	Graph() (*graphs.Graph, *engine.Engine) // (nil, nil) before the first graph
+	SetCatalog(catalog []byte) error
+	Record(t Trace) error
+	Status() Status
+}
+
+// Trace is one task's calls as the gateway saw them.
+type Trace struct {
+	ID, Task string
+	Tools    []string // SERVER__TOOL in call order, consecutive repeats collapsed
+	Failed   bool     // the last call failed (an isError result or a JSON-RPC error)
+	Calls    []Call
+}
+
+// Call is one proxied call of a trace.
+type Call struct {
+	Tool   string
+	OK     bool
+	Millis int64
+}
+
+// Status is the learning loop's state, as health reports it.
+type Status struct {
+	TracesRecorded int
+	TracesLearned  int
+	Edges          int
+	EdgesFromUse   int
+	LastUpdate     time.Time // zero before any graph
+	Building       bool
+	LastError      string
+}
+
+// Options configure a Gateway.
+type Options struct {
+	// Learner keeps traces and graphs; nil: search ranks lexically and traces are not kept.
+	Learner Learner
+	// PreviousCatalog is the catalog of the last run (the state directory's catalog.json), so
+	// that a server down at start keeps the tools it had and the catalog does not change.
+	PreviousCatalog []byte
+	// Expose is how many tools of a session's latest search its tools/list carries.
+	Expose int
+	// Idle ends a session's trace after this long without a call; 0 means DefaultIdle.
+	Idle time.Duration
+	// BackoffMin and BackoffMax bound the wait before reconnecting a failed server.
+	BackoffMin, BackoffMax time.Duration
+	// Version is the gateway's version, told to servers and clients.
+	Version string
+	// Logf receives status lines for people; nil: silent.
+	Logf func(format string, a ...any)
+
+	now func() time.Time // tests' clock
+	// dial, when set, gives the transport to a server instead of its command or URL (tests'
+	// in-memory servers); nil from it means the server's own command or URL.
+	dial func(ServerConfig) mcp.Transport
+}
+
+// Gateway is the running gateway. It is safe for concurrent use.
+type Gateway struct {
+	cfg      *Config
+	opt      Options
+	downs    []*downstream
+	byServer map[string]*downstream
+	progress *progressRelay
+
+	cat     atomic.Pointer[catalog]
+	pubMu   sync.Mutex // serializes catalog publication
+	settled atomic.Bool
+
+	mu       sync.Mutex
+	sessions map[*frontSession]bool
+	seq      int    // front sessions started
+	runID    string // distinguishes this run's trace IDs from earlier runs'
+	closed   bool
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// New starts a gateway over cfg: it connects to every server in the background and returns at
+// once. Close stops it.
+func New(cfg *Config, opt Options) (*Gateway, error) {
+	if cfg == nil || len(cfg.Servers) == 0 {
+		return nil, errors.New("gateway: no servers configured")
+	}
+	if opt.Idle <= 0 {
+		opt.Idle = DefaultIdle
+	}
+	if opt.BackoffMin <= 0 {
+		opt.BackoffMin = DefaultBackoffMin
+	}
+	if opt.BackoffMax < opt.BackoffMin {
+		opt.BackoffMax = max(DefaultBackoffMax, opt.BackoffMin)
+	}
+	if opt.Version == "" {
+		opt.Version = "dev"
+	}
+	if opt.now == nil {
+		opt.now = time.Now
+	}
+	if opt.Expose < 0 {
+		return nil, fmt.Errorf("gateway: expose %d: must not be negative", opt.Expose)
+	}
+	g := &Gateway{cfg: cfg, opt: opt, byServer: map[string]*downstream{}, progress: newProgressRelay(),
+		sessions: map[*frontSession]bool{}}
+	// Trace IDs must not repeat across runs over the same state: the traces recorded before
+	// this run make the prefix, and a run that records none leaves no ID to collide with.
+	g.runID = "0"
+	if opt.Learner != nil {
+		g.runID = fmt.Sprint(opt.Learner.Status().TracesRecorded)
+	}
+	var seed map[string][]*mcp.Tool
+	if len(opt.PreviousCatalog) > 0 {
+		var err error
+		if seed, err = parseCatalog(opt.PreviousCatalog, cfg); err != nil {
+			g.logf("%v; starting without it", err)
+			seed = nil
+		}
+	}
+	for _, s := range cfg.Servers {
+		d := newDownstream(g, s, seed[s.Name])
+		g.downs = append(g.downs, d)
+		g.byServer[s.Name] = d
+	}
+	empty, err := buildCatalog(cfg, seed)
+	if err != nil {
+		return nil, err
+	}
+	g.cat.Store(empty)
+	g.ctx, g.cancel = context.WithCancel(context.Background())
+	for _, d := range g.downs {
+		g.wg.Add(1)
+		go func() {
+			defer g.wg.Done()
+			d.run(g.ctx)
+		}()
+	}
+	// The learner sees the catalog once every server has had its first attempt: a catalog of
+	// the first server alone would start a full build for nothing.
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		for _, d := range g.downs {
+			select {
+			case <-d.first:
+			case <-g.ctx.Done():
+				return
+			}
+		}
+		g.settled.Store(true)
+		g.publish(true)
+	}()
+	return g, nil
+}
+
+func (g *Gateway) logf(format string, a ...any) {
+	if g.opt.Logf != nil {
+		g.opt.Logf(format, a...)
+	}
+}
+
+// WaitSettled waits until every server has had its first attempt to connect (ready or failed)
+// and the catalog has gone to the learner, or ctx ends.
+func (g *Gateway) WaitSettled(ctx context.Context) error {
+	for _, d := range g.downs {
+		select {
+		case <-d.first:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	for !g.settled.Load() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// catalogChanged rebuilds the catalog after a server's tools changed.
+func (g *Gateway) catalogChanged() { g.publish(false) }
+
+// publish rebuilds the catalog from the servers' tools and, when it changed (or force), hands
+// it to the learner once settled and to every front session.
+func (g *Gateway) publish(force bool) {
+	g.pubMu.Lock()
+	defer g.pubMu.Unlock()
+	tools := map[string][]*mcp.Tool{}
+	for _, d := range g.downs {
+		t, _, _ := d.snapshot()
+		tools[d.cfg.Name] = t
+	}
+	c, err := buildCatalog(g.cfg, tools)
+	if err != nil {
+		g.logf("%v", err)
+		return
+	}
+	old := g.cat.Load()
+	changed := string(old.json) != string(c.json)
+	if changed {
+		g.cat.Store(c)
+	} else {
+		c = old
+	}
+	if (changed || force) && g.settled.Load() && g.opt.Learner != nil {
+		if err := g.opt.Learner.SetCatalog(c.json); err != nil {
+			g.logf("gateway: catalog: %v", err)
+		}
+	}
+	if changed {
+		g.logf("gateway: catalog: %d tools from %d servers", len(c.entries), len(c.servers))
+		g.mu.Lock()
+		sessions := make([]*frontSession, 0, len(g.sessions))
+		for s := range g.sessions {
+			sessions = append(sessions, s)
+		}
+		g.mu.Unlock()
+		for _, s := range sessions {
+			s.catalogChanged(c)
+		}
+	}
+}
+
+// Catalog returns the current catalog JSON ({"tools": [...]} sorted by name).
+func (g *Gateway) Catalog() []byte { return g.cat.Load().json }
+
+// Health is what GET /v1/health answers.
+type Health struct {
+	Servers        []status   `json:"servers"`
+	Tools          int        `json:"tools"`
+	TracesRecorded int        `json:"traces_recorded"`
+	TracesLearned  int        `json:"traces_learned"`
+	Edges          int        `json:"edges"`
+	EdgesFromUse   int        `json:"edges_from_use"`
+	LastUpdate     *time.Time `json:"last_update"` // null before any graph
+	Building       bool       `json:"building"`
+	LastError      string     `json:"last_error,omitempty"`
+	Learning       bool       `json:"learning"` // a learner keeps traces
+}
+
+// Health reports the servers' states and the learning loop's counts.
+func (g *Gateway) Health() Health {
+	h := Health{Servers: make([]status, 0, len(g.downs)), Tools: len(g.cat.Load().entries)}
+	for _, d := range g.downs {
+		h.Servers = append(h.Servers, d.status())
+	}
+	if l := g.opt.Learner; l != nil {
+		st := l.Status()
+		h.Learning = true
+		h.TracesRecorded, h.TracesLearned, h.Edges, h.EdgesFromUse = st.TracesRecorded, st.TracesLearned, st.Edges, st.EdgesFromUse
+		h.Building, h.LastError = st.Building, st.LastError
+		if !st.LastUpdate.IsZero() {
+			t := st.LastUpdate.UTC()
+			h.LastUpdate = &t
+		}
+	}
+	return h
+}
+
+// healthJSON is Health as indented JSON.
+func (g *Gateway) healthJSON() []byte {
+	b, _ := json.MarshalIndent(g.Health(), "", "  ")
+	return append(b, '\n')
+}
+
+// Close ends every front session, recording the traces they had open, and then stops the
+// servers: stdio children get their stdin closed, then SIGTERM, then SIGKILL.
+func (g *Gateway) Close() error {
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		return nil
+	}
+	g.closed = true
+	sessions := make([]*frontSession, 0, len(g.sessions))
+	for s := range g.sessions {
+		sessions = append(sessions, s)
+	}
+	g.mu.Unlock()
+	for _, s := range sessions {
+		s.end()
+	}
+	g.cancel()
+	g.wg.Wait()
+	return nil
+}

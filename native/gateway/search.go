@@ -1,0 +1,301 @@
+package gateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/caskg/caskg/wasm/api"
+	"github.com/caskg/caskg/wasm/engine"
+)
+
+// Budgets of search_tools' text.
+const (
+	searchTextBudget = 12000 // characters of the whole text
+	schemaTextBudget = 3000  // characters of one tool's schema in the text (the structured content has it whole)
+)
+
+// SearchResult is search_tools' structured content.
+type SearchResult struct {
+	Query   string      `json:"query"`
+	Ranking string      `json:"ranking"` // "graph", or "lexical" before the first graph and when retrieval fails
+	Tools   []FoundTool `json:"tools"`
+	Note    string      `json:"note,omitempty"`
+}
+
+// FoundTool is one tool search_tools returns.
+type FoundTool struct {
+	Name        string       `json:"name"`
+	Score       float64      `json:"score"`
+	SeedRank    int          `json:"seed_rank,omitempty"` // rank among the tools matching the task's words
+	Description string       `json:"description"`
+	InputSchema any          `json:"inputSchema"`
+	Via         []engine.Via `json:"via,omitempty"` // graph edges that brought the tool in
+	Server      string       `json:"server"`
+	ServerState string       `json:"server_state"`
+}
+
+// search ranks the catalog for a query: over the learner's graph when there is one, lexically
+// otherwise and whenever retrieval fails or finds nothing live. Tools of the graph the catalog
+// no longer has (server gone, tool denied) never appear. With a non-empty catalog the result
+// is never empty.
+func (g *Gateway) search(query string, k int) *SearchResult {
+	c := g.cat.Load()
+	res := &SearchResult{Query: query, Tools: []FoundTool{}}
+	if len(c.entries) == 0 {
+		res.Ranking = "lexical"
+		res.Note = "no server has listed any tool yet"
+		return res
+	}
+	if l := g.opt.Learner; l != nil {
+		if gr, eng := l.Graph(); gr != nil && eng != nil {
+			if ok := g.graphSearch(c, gr.NumSkills(), eng, query, k, res); ok {
+				return res
+			}
+			res.Note = "the graph found none of the live tools; ranked by the task's words"
+		}
+	}
+	res.Ranking = "lexical"
+	res.Tools = res.Tools[:0]
+	for _, h := range lexical(c, query, k) {
+		res.Tools = append(res.Tools, g.found(c.byName[h.name], h.score, h.seedRank, nil))
+	}
+	return res
+}
+
+// graphSearch fills res from the engine and reports whether it found any live tool. A panic in
+// retrieval is a failure like any other: the caller falls back.
+func (g *Gateway) graphSearch(c *catalog, graphSize int, eng *engine.Engine, query string, k int, res *SearchResult) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			g.logf("gateway: retrieval failed (%v); ranking lexically", r)
+			ok = false
+		}
+	}()
+	// Ask for enough to fill k after the tools the catalog lacks are dropped.
+	missing := max(0, graphSize-len(c.entries))
+	want := min(k+missing, api.MaxK, engine.MaxK)
+	want = max(want, k)
+	resp, err := eng.Query(engine.Request{Query: query, K: want})
+	if err != nil {
+		g.logf("gateway: retrieval failed (%v); ranking lexically", err)
+		return false
+	}
+	res.Ranking = "graph"
+	for _, r := range resp.Results {
+		e := c.byName[r.Name]
+		if e == nil {
+			continue
+		}
+		var via []engine.Via
+		for _, v := range r.Via {
+			if c.byName[v.From] != nil {
+				via = append(via, v)
+			}
+		}
+		res.Tools = append(res.Tools, g.found(e, r.Score, r.SeedRank, via))
+		if len(res.Tools) == k {
+			break
+		}
+	}
+	return len(res.Tools) > 0
+}
+
+func (g *Gateway) found(e *entry, score float64, seedRank int, via []engine.Via) FoundTool {
+	st := g.byServer[e.Server].status()
+	return FoundTool{Name: e.Name, Score: score, SeedRank: seedRank, Description: e.Def.Description,
+		InputSchema: e.Def.InputSchema, Via: via, Server: e.Server, ServerState: st.State}
+}
+
+type lexHit struct {
+	name     string
+	score    float64
+	seedRank int
+}
+
+// lexical ranks the catalog by BM25 over each tool's name, title, description and argument
+// names, the name's words counting twice. When no word matches, the first k tools by name
+// stand in, so that an agent always has tools to look at.
+func lexical(c *catalog, query string, k int) []lexHit {
+	terms := engine.Tokenize(query)
+	df := map[string]int{}
+	docs := make([]map[string]int, len(c.entries))
+	lens := make([]int, len(c.entries))
+	total := 0
+	for i, e := range c.entries {
+		tf := map[string]int{}
+		for _, w := range engine.Tokenize(e.text) {
+			tf[w]++
+			lens[i]++
+		}
+		for _, w := range engine.Tokenize(e.Name) {
+			tf[w]++
+			lens[i]++
+		}
+		for w := range tf {
+			df[w]++
+		}
+		docs[i] = tf
+		total += lens[i]
+	}
+	avg := float64(total) / float64(len(c.entries))
+	if avg == 0 {
+		avg = 1
+	}
+	n := float64(len(c.entries))
+	var hits []lexHit
+	for i, e := range c.entries {
+		s := 0.0
+		for _, t := range terms {
+			f := float64(docs[i][t])
+			if f == 0 {
+				continue
+			}
+			idf := math.Log(1 + (n-float64(df[t])+0.5)/(float64(df[t])+0.5))
+			s += idf * f * 2.2 / (f + 1.2*(0.25+0.75*float64(lens[i])/avg))
+		}
+		if strings.EqualFold(strings.TrimSpace(query), e.Name) || strings.EqualFold(strings.TrimSpace(query), e.Tool) {
+			s += 100
+		}
+		if s > 0 {
+			hits = append(hits, lexHit{name: e.Name, score: s})
+		}
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].score != hits[j].score {
+			return hits[i].score > hits[j].score
+		}
+		return hits[i].name < hits[j].name
+	})
+	if len(hits) > k {
+		hits = hits[:k]
+	}
+	for i := range hits {
+		hits[i].seedRank = i + 1
+	}
+	if len(hits) == 0 {
+		for i := 0; i < len(c.entries) && i < k; i++ {
+			hits = append(hits, lexHit{name: c.entries[i].Name})
+		}
+	}
+	return hits
+}
+
+// renderSearch is search_tools' text: each tool with its evidence, description and input
+// schema, then the chain the tools form, within searchTextBudget characters.
+func (g *Gateway) renderSearch(query string, res *SearchResult) string {
+	var b strings.Builder
+	c := g.cat.Load()
+	how := "ranked over the tool graph"
+	if res.Ranking == "lexical" {
+		how = "ranked by the task's words (no graph yet, or retrieval found nothing)"
+	}
+	fmt.Fprintf(&b, "%d tools for %q, %s; %d tools from %d servers behind this gateway. Run one with call_tool {\"name\", \"arguments\"}.\n",
+		len(res.Tools), short(query), how, len(c.entries), len(c.servers))
+	if res.Note != "" {
+		fmt.Fprintf(&b, "Note: %s.\n", res.Note)
+	}
+	used := len([]rune(b.String()))
+	shown := 0
+	for i, t := range res.Tools {
+		var s strings.Builder
+		fmt.Fprintf(&s, "\n%d. %s", i+1, t.Name)
+		if e := c.byName[t.Name]; e != nil && e.Def.Title != "" {
+			fmt.Fprintf(&s, " (%s)", e.Def.Title)
+		}
+		s.WriteString("\n")
+		switch {
+		case t.SeedRank > 0:
+			fmt.Fprintf(&s, "   found: matches the task (seed #%d)\n", t.SeedRank)
+		case len(t.Via) > 0:
+			s.WriteString("   found: over the graph\n")
+		default:
+			s.WriteString("   found: no word of the task matched; listed so there is something to look at\n")
+		}
+		for _, v := range t.Via {
+			fmt.Fprintf(&s, "   - %s\n", v.Evidence())
+		}
+		if t.ServerState != stateReady {
+			fmt.Fprintf(&s, "   server %s: %s; calls fail until it is back\n", t.Server, t.ServerState)
+		}
+		if d := strings.TrimSpace(t.Description); d != "" {
+			fmt.Fprintf(&s, "   %s\n", strings.ReplaceAll(d, "\n", "\n   "))
+		}
+		schema, _ := json.Marshal(t.InputSchema)
+		st := string(schema)
+		if r := []rune(st); len(r) > schemaTextBudget {
+			st = string(r[:schemaTextBudget]) + "... (cut; the structured content has the whole schema)"
+		}
+		fmt.Fprintf(&s, "   inputSchema: %s\n", st)
+		n := len([]rune(s.String()))
+		if shown > 0 && used+n > searchTextBudget {
+			fmt.Fprintf(&b, "\n%d more tools did not fit in the text; the structured content lists them all.\n", len(res.Tools)-i)
+			break
+		}
+		b.WriteString(s.String())
+		used += n
+		shown++
+	}
+	if chain := chainText(res); chain != "" && used+len([]rune(chain)) <= searchTextBudget {
+		b.WriteString(chain)
+	}
+	return b.String()
+}
+
+// chainText states what the returned tools need and lead to, from the graph edges that
+// brought them: a tool reached backwards over an edge into X comes before X (a prerequisite),
+// forwards after it (a follow-up).
+func chainText(res *SearchResult) string {
+	type rel struct{ before, after []string }
+	rels := map[string]*rel{}
+	var order []string
+	get := func(name string) *rel {
+		if rels[name] == nil {
+			rels[name] = &rel{}
+			order = append(order, name)
+		}
+		return rels[name]
+	}
+	for _, t := range res.Tools {
+		for _, v := range t.Via {
+			switch v.Type {
+			case "semantic", "alternative":
+				continue
+			}
+			r := get(v.From)
+			if v.Reverse {
+				r.before = appendNew(r.before, t.Name)
+			} else {
+				r.after = appendNew(r.after, t.Name)
+			}
+		}
+	}
+	if len(order) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\nChain:\n")
+	for _, name := range order {
+		r := rels[name]
+		fmt.Fprintf(&b, "- %s", name)
+		if len(r.before) > 0 {
+			fmt.Fprintf(&b, "; first: %s", strings.Join(r.before, ", "))
+		}
+		if len(r.after) > 0 {
+			fmt.Fprintf(&b, "; then: %s", strings.Join(r.after, ", "))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func appendNew(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
