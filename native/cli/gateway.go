@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/caskg/caskg/native/gateway"
+	"github.com/caskg/caskg/native/gateway/learn"
+	"github.com/caskg/caskg/native/mcpserver"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 )
@@ -82,9 +83,6 @@ func runGateway(c *ctx, args []string) error {
 		return err
 	}
 	fmt.Fprintf(c.stderr, "caskg gateway: %d servers from %s; state in %s\n", len(cfg.Servers), *config, *stateDir)
-	if learner == nil {
-		fmt.Fprintln(c.stderr, "caskg gateway: no learning loop in this build: search ranks lexically and traces are not kept")
-	}
 
 	ctx, stop := serveContext()
 	defer stop()
@@ -104,17 +102,35 @@ func runGateway(c *ctx, args []string) error {
 	return err
 }
 
-// openLearner opens the learning loop over the state folder, and returns it with the function
-// that closes it. This build has no learning loop (package native/gateway/learn is built
-// separately): the gateway then searches lexically and keeps no traces.
+// openLearner opens the learning loop over the state folder (package learn), and returns it
+// with the function that closes it.
 func openLearner(dir string, learnEvery int, logf func(string, ...any)) (gateway.Learner, func(context.Context) error, error) {
-	_, _, _ = dir, learnEvery, logf
-	return nil, func(context.Context) error { return nil }, nil
+	l, err := learn.Open(dir, learn.Options{LearnEvery: learnEvery, Logf: logf})
+	if err != nil {
+		return nil, nil, err
+	}
+	return loopLearner{l}, l.Close, nil
 }
 
 // rollbackState restores the previous graph of a state folder.
-func rollbackState(dir string) error {
-	return fmt.Errorf("no learning loop in this build: %s is left as it is", dir)
+func rollbackState(dir string) error { return learn.Rollback(dir) }
+
+// loopLearner adapts learn.Loop to gateway.Learner: the gateway names its traces and status in
+// its own types, so that it does not depend on how the loop keeps them.
+type loopLearner struct{ *learn.Loop }
+
+func (l loopLearner) Record(t gateway.Trace) error {
+	calls := make([]learn.Call, len(t.Calls))
+	for i, c := range t.Calls {
+		calls[i] = learn.Call{Tool: c.Tool, OK: c.OK, Millis: c.Millis}
+	}
+	return l.Loop.Record(learn.Trace{ID: t.ID, Task: t.Task, Tools: t.Tools, Failed: t.Failed, Calls: calls})
+}
+
+func (l loopLearner) Status() gateway.Status {
+	s := l.Loop.Status()
+	return gateway.Status{TracesRecorded: s.TracesRecorded, TracesLearned: s.TracesLearned, Edges: s.Edges,
+		EdgesFromUse: s.EdgesFromUse, LastUpdate: s.LastUpdate, Building: s.Building, LastError: s.LastError}
 }
 
 func serveGatewayHTTP(ctx context.Context, c *ctx, g *gateway.Gateway, addr string) error {
@@ -123,26 +139,11 @@ func serveGatewayHTTP(ctx context.Context, c *ctx, g *gateway.Gateway, addr stri
 		return fmt.Errorf("--http %s: %w", addr, err)
 	}
 	fmt.Fprintf(c.stderr, "caskg gateway: MCP at http://%s/mcp, health at http://%s/v1/health; Ctrl-C stops\n", ln.Addr(), ln.Addr())
-	hs := &http.Server{Handler: g.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
+	if !mcpserver.IsLoopbackAddr(ln.Addr()) {
+		fmt.Fprintf(c.stderr, "caskg gateway: warning: %s is reachable beyond this machine, and the gateway runs its servers' tools for anyone who reaches it\n", ln.Addr())
+	}
 	serveReady(ln.Addr().String())
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-	}
-	// Streams of open sessions never end by themselves: give requests in flight a moment, then
-	// close the rest.
-	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(shut); err != nil {
-		hs.Close()
-	}
-	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return mcpserver.ServeHTTP(ctx, ln, g.Handler())
 }
 
 // runGatewayRollback restores the graph before the latest update of a gateway's state folder.

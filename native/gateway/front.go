@@ -499,25 +499,22 @@ func (g *Gateway) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSess
 	return ss, nil
 }
 
-// Handler serves the front over streamable HTTP at /mcp, with the SDK's protection against
-// DNS rebinding on (a request that reaches a loopback address with a Host that is not local is
-// refused), and GET /v1/health beside it.
+// Handler serves the front over streamable HTTP at /mcp and GET /v1/health beside it, with
+// mcpserver.HTTPHandler's protections: a request that reaches a loopback address must name a
+// local host (DNS rebinding), /mcp refuses cross-origin browser requests, and bodies are
+// bounded.
 func (g *Gateway) Handler() http.Handler {
 	// The SDK asks getServer on every request; only a request without a session id starts a
 	// session, and only a session's first request registers it, so the servers made for other
 	// requests, used for their protocol versions only, are dropped unused.
 	template := g.newFrontSession().srv
-	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+	return mcpserver.HTTPHandler(func(r *http.Request) *mcp.Server {
 		if r.Header.Get("Mcp-Session-Id") != "" {
 			return template
 		}
 		return g.newFrontSession().srv
-	}, &mcp.StreamableHTTPOptions{SessionTimeout: max(g.opt.Idle, time.Hour)})
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
-	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(g.healthJSON())
+	}, mcpserver.HTTPOptions{
+		SessionTimeout: max(g.opt.Idle, time.Hour),
+		Health:         func() any { return g.Health() },
 	})
-	return mux
 }

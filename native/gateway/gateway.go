@@ -23,7 +23,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -306,12 +305,6 @@ func (g *Gateway) Health() Health {
 		}
 	}
 	return h
-}
-
-// healthJSON is Health as indented JSON.
-func (g *Gateway) healthJSON() []byte {
-	b, _ := json.MarshalIndent(g.Health(), "", "  ")
-	return append(b, '\n')
 }
 
 // Close ends every front session, recording the traces they had open, and then stops the
