@@ -109,29 +109,11 @@ func openLearner(dir string, learnEvery int, logf func(string, ...any)) (gateway
 	if err != nil {
 		return nil, nil, err
 	}
-	return loopLearner{l}, l.Close, nil
+	return gateway.LoopLearner(l), l.Close, nil
 }
 
 // rollbackState restores the previous graph of a state folder.
 func rollbackState(dir string) error { return learn.Rollback(dir) }
-
-// loopLearner adapts learn.Loop to gateway.Learner: the gateway names its traces and status in
-// its own types, so that it does not depend on how the loop keeps them.
-type loopLearner struct{ *learn.Loop }
-
-func (l loopLearner) Record(t gateway.Trace) error {
-	calls := make([]learn.Call, len(t.Calls))
-	for i, c := range t.Calls {
-		calls[i] = learn.Call{Tool: c.Tool, OK: c.OK, Millis: c.Millis}
-	}
-	return l.Loop.Record(learn.Trace{ID: t.ID, Task: t.Task, Tools: t.Tools, Failed: t.Failed, Calls: calls})
-}
-
-func (l loopLearner) Status() gateway.Status {
-	s := l.Loop.Status()
-	return gateway.Status{TracesRecorded: s.TracesRecorded, TracesLearned: s.TracesLearned, Edges: s.Edges,
-		EdgesFromUse: s.EdgesFromUse, LastUpdate: s.LastUpdate, Building: s.Building, LastError: s.LastError}
-}
 
 func serveGatewayHTTP(ctx context.Context, c *ctx, g *gateway.Gateway, addr string) error {
 	ln, err := net.Listen("tcp", addr)

@@ -1,0 +1,23 @@
+package gateway
+
+import "github.com/caskg/caskg/native/gateway/learn"
+
+// LoopLearner is the learning loop of package learn as the gateway's Learner. The gateway names
+// traces and status in its own types, so that it does not depend on how the loop keeps them.
+func LoopLearner(l *learn.Loop) Learner { return loopLearner{l} }
+
+type loopLearner struct{ *learn.Loop }
+
+func (l loopLearner) Record(t Trace) error {
+	calls := make([]learn.Call, len(t.Calls))
+	for i, c := range t.Calls {
+		calls[i] = learn.Call{Tool: c.Tool, OK: c.OK, Millis: c.Millis}
+	}
+	return l.Loop.Record(learn.Trace{ID: t.ID, Task: t.Task, Tools: t.Tools, Failed: t.Failed, Calls: calls})
+}
+
+func (l loopLearner) Status() Status {
+	s := l.Loop.Status()
+	return Status{TracesRecorded: s.TracesRecorded, TracesLearned: s.TracesLearned, Edges: s.Edges,
+		EdgesFromUse: s.EdgesFromUse, LastUpdate: s.LastUpdate, Building: s.Building, LastError: s.LastError}
+}
