@@ -18,7 +18,7 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR] [--learn-every N] [--expose N] [--idle 10m] | rollback --state-dir DIR"
+const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR] [--learn-every N] [--learn-idle 2m] [--expose N] [--idle 10m] | rollback --state-dir DIR"
 
 // gatewayShutdown bounds how long SIGTERM waits for a running graph build before cancelling it.
 const gatewayShutdown = 30 * time.Second
@@ -37,6 +37,7 @@ func runGateway(c *ctx, args []string) error {
 	stateDir := fl.String("state-dir", "", "`folder` for the catalog, the graph, its build state and the traces (created if missing)")
 	httpAddr := fl.String("http", "", "serve streamable HTTP on `host:port` at /mcp, with GET /v1/health, instead of stdio")
 	learnEvery := fl.Int("learn-every", 0, "new traces between incremental graph updates (0: the learning loop's default)")
+	learnIdle := fl.Duration("learn-idle", learn.DefaultLearnIdle, "learn traces fewer than --learn-every once this long passes without a new one (0: never)")
 	expose := fl.Int("expose", 0, "list the top `N` tools of a session's latest search as its own tools, callable by name")
 	idle := fl.Duration("idle", gateway.DefaultIdle, "a session's trace ends after this long without a call")
 	pos, err := parse(c, fl, args, gatewayArgs)
@@ -52,6 +53,8 @@ func runGateway(c *ctx, args []string) error {
 		return usagef("--state-dir DIR is required")
 	case *learnEvery < 0:
 		return usagef("--learn-every %d: must not be negative", *learnEvery)
+	case *learnIdle < 0:
+		return usagef("--learn-idle %v: must not be negative", *learnIdle)
 	case *expose < 0 || *expose > api.MaxK:
 		return usagef("--expose %d: must be in [0, %d]", *expose, api.MaxK)
 	case *idle <= 0:
@@ -72,7 +75,11 @@ func runGateway(c *ctx, args []string) error {
 		return fmt.Errorf("--state-dir: %w", err)
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(c.stderr, "caskg "+format+"\n", a...) }
-	learner, closeLearner, err := openLearner(*stateDir, *learnEvery, logf)
+	quiet := *learnIdle
+	if quiet == 0 {
+		quiet = -1 // learn.Options: 0 is the default, negative never
+	}
+	learner, closeLearner, err := openLearner(*stateDir, learn.Options{LearnEvery: *learnEvery, LearnIdle: quiet, Logf: logf})
 	if err != nil {
 		return err
 	}
@@ -104,8 +111,8 @@ func runGateway(c *ctx, args []string) error {
 
 // openLearner opens the learning loop over the state folder (package learn), and returns it
 // with the function that closes it.
-func openLearner(dir string, learnEvery int, logf func(string, ...any)) (gateway.Learner, func(context.Context) error, error) {
-	l, err := learn.Open(dir, learn.Options{LearnEvery: learnEvery, Logf: logf})
+func openLearner(dir string, opt learn.Options) (gateway.Learner, func(context.Context) error, error) {
+	l, err := learn.Open(dir, opt)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -113,6 +113,7 @@ type Gateway struct {
 	cat     atomic.Pointer[catalog]
 	pubMu   sync.Mutex // serializes catalog publication
 	settled atomic.Bool
+	handed  chan struct{} // closed once the settled catalog has gone to the learner
 
 	mu       sync.Mutex
 	sessions map[*frontSession]bool
@@ -149,7 +150,7 @@ func New(cfg *Config, opt Options) (*Gateway, error) {
 	if opt.Expose < 0 {
 		return nil, fmt.Errorf("gateway: expose %d: must not be negative", opt.Expose)
 	}
-	g := &Gateway{cfg: cfg, opt: opt, byServer: map[string]*downstream{}, progress: newProgressRelay(),
+	g := &Gateway{cfg: cfg, opt: opt, handed: make(chan struct{}), byServer: map[string]*downstream{}, progress: newProgressRelay(),
 		sessions: map[*frontSession]bool{}}
 	// Trace IDs must not repeat across runs over the same state: the traces recorded before
 	// this run make the prefix, and a run that records none leaves no ID to collide with.
@@ -197,6 +198,7 @@ func New(cfg *Config, opt Options) (*Gateway, error) {
 		}
 		g.settled.Store(true)
 		g.publish(true)
+		close(g.handed)
 	}()
 	return g, nil
 }
@@ -217,12 +219,10 @@ func (g *Gateway) WaitSettled(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	for !g.settled.Load() {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Millisecond):
-		}
+	select {
+	case <-g.handed:
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 	return nil
 }

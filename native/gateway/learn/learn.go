@@ -59,6 +59,10 @@ import (
 // most once per 25 tasks (and never twice at once: requests made during a build coalesce).
 const DefaultLearnEvery = 25
 
+// DefaultLearnIdle is how long traces fewer than LearnEvery wait for more before they are
+// learned anyway: a gateway used a few times a day must not wait days for its next update.
+const DefaultLearnIdle = 2 * time.Minute
+
 // Names of the files in the state directory.
 const (
 	CatalogFile = "catalog.json"
@@ -74,6 +78,9 @@ type Options struct {
 	// LearnEvery is the number of new traces between incremental updates; 0 means
 	// DefaultLearnEvery.
 	LearnEvery int
+	// LearnIdle is how long traces fewer than LearnEvery wait, with no new trace, before they
+	// are learned anyway; 0 means DefaultLearnIdle, a negative value never.
+	LearnIdle time.Duration
 	// Logf receives status lines for people (stderr); nil is silent.
 	Logf func(format string, a ...any)
 	// BuildOptions returns the options of a full build of skills; nil means what caskg build
@@ -134,6 +141,7 @@ type Loop struct {
 	idle      chan struct{} // closed when the worker stops
 	lastErr   string
 	closed    bool
+	quiet     *time.Timer // learns the traces waiting once LearnIdle passes without a new one
 }
 
 // current is one graph with everything known of it.
@@ -158,6 +166,9 @@ type current struct {
 func Open(dir string, opt Options) (*Loop, error) {
 	if opt.LearnEvery < 0 {
 		return nil, fmt.Errorf("learn: learn every %d traces: must not be negative", opt.LearnEvery)
+	}
+	if opt.LearnIdle == 0 {
+		opt.LearnIdle = DefaultLearnIdle
 	}
 	if opt.LearnEvery == 0 {
 		opt.LearnEvery = DefaultLearnEvery
@@ -300,6 +311,9 @@ func (l *Loop) Close(ctx context.Context) error {
 		return errClosed
 	}
 	l.closed = true
+	if l.quiet != nil {
+		l.quiet.Stop()
+	}
 	l.mu.Unlock()
 	var errs []error
 	if err := l.Wait(ctx); err != nil {

@@ -302,6 +302,37 @@ func TestLearnEvery(t *testing.T) {
 	}
 }
 
+// TestLearnWithoutEnough checks that traces fewer than LearnEvery are learned by LearnNow, and
+// by themselves once LearnIdle passes without a new trace, and not before.
+func TestLearnWithoutEnough(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		idle time.Duration
+		now  bool
+	}{{"LearnNow", -1, true}, {"a quiet spell", 20 * time.Millisecond, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, lg := open(t, t.TempDir(), Options{LearnEvery: 100, LearnIdle: tc.idle})
+			l.SetCatalog(testCatalog(domains, ""))
+			wait(t, l)
+			record(t, l, 0, 3)
+			if tc.now {
+				if st := l.Status(); st.TracesLearned != 0 || st.Building {
+					t.Fatalf("learned before LearnNow: %+v", st)
+				}
+				l.LearnNow()
+			}
+			deadline := time.Now().Add(time.Minute)
+			for l.Status().TracesLearned != 3 && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond)
+			}
+			wait(t, l)
+			if st := l.Status(); st.TracesLearned != 3 || st.EdgesFromUse == 0 {
+				t.Fatalf("status %+v\n%s", st, lg)
+			}
+		})
+	}
+}
+
 // blocker is a BuildOptions that holds the full build it is called for until released.
 type blocker struct {
 	entered chan struct{}

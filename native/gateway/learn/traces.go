@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/caskg/caskg/native/builder"
 )
@@ -248,6 +249,22 @@ func (l *Loop) Record(t Trace) error {
 	l.addTrace(bt)
 	if l.catHash != "" && len(l.traces)-l.scheduled >= l.opt.LearnEvery {
 		l.request()
+	} else if l.opt.LearnIdle > 0 {
+		if l.quiet == nil {
+			l.quiet = time.AfterFunc(l.opt.LearnIdle, l.LearnNow)
+		} else {
+			l.quiet.Reset(l.opt.LearnIdle)
+		}
 	}
 	return nil
+}
+
+// LearnNow starts learning the traces recorded and not yet learned, however few, in the
+// background (Wait waits for it): what a quiet spell of LearnIdle does by itself.
+func (l *Loop) LearnNow() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.closed && l.catHash != "" && len(l.traces) > l.scheduled {
+		l.request()
+	}
 }
