@@ -279,11 +279,11 @@ function run() {
   $("main-title").firstChild.textContent = graph ? "With the graph " : "Graph off: seeds only ";
   $("main-title").lastChild.textContent = graph ? "(CaSKG)" : "(tick “use the graph” to compare)";
   $("graph-off").hidden = graph;
-  showList($("results"), main.results, { other: inPlain, otherTag: "added by graph", gold, graph });
-  showList($("plain"), plain.results, { other: inMain, otherTag: "left out with graph", gold, graph: false });
+  showList($("results"), main.results, { other: inPlain, otherTag: "added by graph", gold });
+  showList($("plain"), plain.results, { other: inMain, otherTag: "left out with graph", gold });
   showGold($("main-gold"), main.results, gold);
   showGold($("plain-gold"), plain.results, gold);
-  showGraph(main.results, wide.results, k, graph);
+  showGraph(main.results, wide.results, k);
   showBundle(main.rendered);
   if (reading && inMain.has(reading)) showSkill(reading);
   else if (main.results.length) showSkill(main.results[0].name);
@@ -375,6 +375,16 @@ function relation(v) {
   return v.reverse ? "before" : "after";
 }
 
+/**
+ * What put r in the answer, as the engine says it: a seed; via graph when an edge from a seed
+ * raised its score (r.graph); else a match beyond the seeds that no edge raised.
+ */
+function evidence(r) {
+  if (r.seed_rank) return { kind: "seed", label: `seed #${r.seed_rank}` };
+  if (r.graph) return { kind: "via", label: "via graph" };
+  return { kind: "plain", label: "match" };
+}
+
 function el(tag, className, text) {
   const e = document.createElement(tag);
   if (className) e.className = className;
@@ -382,7 +392,7 @@ function el(tag, className, text) {
   return e;
 }
 
-function showList(list, results, { other, otherTag, gold, graph }) {
+function showList(list, results, { other, otherTag, gold }) {
   list.replaceChildren();
   const top = results[0]?.score || 1;
   results.forEach((r) => {
@@ -396,9 +406,8 @@ function showList(list, results, { other, otherTag, gold, graph }) {
     name.title = "Show this skill";
     name.addEventListener("click", () => showSkill(r.name));
     head.append(name);
-    if (r.seed_rank) head.append(el("span", "tag seed", `seed #${r.seed_rank}`));
-    else if (graph && r.score > 0) head.append(el("span", "tag via", "via graph"));
-    else head.append(el("span", "tag plain", "word match"));
+    const ev = evidence(r);
+    head.append(el("span", `tag ${ev.kind}`, ev.label));
     if (!other.has(r.name)) head.append(el("span", `tag ${otherTag.startsWith("added") ? "added" : "dropped"}`, otherTag));
     if (gold?.has(r.name)) head.append(el("span", "tag gold", "✓ needed"));
     const score = el("span", "score", r.score.toFixed(4));
@@ -446,7 +455,7 @@ function showGold(p, results, gold) {
  * the published edges their evidence names. Its size is k + NEAR + SOURCES at most, whatever the
  * library's.
  */
-function showGraph(main, wide, k, graph) {
+function showGraph(main, wide, k) {
   const inAnswer = new Set(main.map((r) => r.name));
   const nodes = [];
   const seen = new Set();
@@ -456,7 +465,7 @@ function showGraph(main, wide, k, graph) {
     nodes.push({ ...node, rank: nodes.length + 1 });
   };
   for (const r of main) {
-    add({ name: r.name, kind: r.seed_rank ? "seed" : graph ? "via" : "plain", label: r.seed_rank ? `seed #${r.seed_rank}` : graph ? "via graph" : "word match" });
+    add({ name: r.name, ...evidence(r) });
   }
   for (const r of wide) if (!inAnswer.has(r.name) && nodes.length < k + NEAR) add({ name: r.name, kind: "near", label: "outside" });
   const shown = [...main, ...wide.filter((r) => seen.has(r.name))];

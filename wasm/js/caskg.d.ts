@@ -80,9 +80,14 @@ export interface Via {
 export interface Result {
   name: string;
   score: number;
-  /** 1-based rank among the seeds; absent when the graph brought the skill in */
+  /** 1-based rank among the seeds; absent for other skills */
   seed_rank?: number;
-  /** the published edges (at most 3) that carried the most relevance to it, strongest first */
+  /**
+   * true when a published edge from a seed raised its score above its own match ("via graph");
+   * a skill with neither seed_rank nor graph is a match beyond the seeds
+   */
+  graph?: boolean;
+  /** the published edges (at most 3, one per neighbour and relation) that link it to the other results, strongest first */
   via?: Via[];
 }
 
