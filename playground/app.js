@@ -134,6 +134,15 @@ function showStats(info) {
   }
   stats.dataset.skills = info.skills;
   stats.dataset.edges = info.edges;
+  // What the graph has learned from use, in the engine's words (the same note inspect, the
+  // health route and graph_info give); a cold graph's note says how it learns.
+  const learning = $("learning");
+  const l = info.learning;
+  learning.hidden = !l;
+  learning.textContent = l?.note ?? "";
+  learning.classList.toggle("cold", Boolean(l?.cold));
+  learning.dataset.cold = l?.cold ? "true" : "false";
+  learning.dataset.runs = String(l?.runs ?? 0);
   const dl = $("params-list");
   dl.replaceChildren();
   for (const [k, v] of Object.entries(p)) {

@@ -500,7 +500,7 @@ func inspectJSON(t *testing.T, art string) inspected {
 		got  map[string]json.RawMessage
 		want string
 	}{
-		{"inspect --json", top, "by_state by_type bytes edges file in_degree isolated out_degree params sections skills terms version"},
+		{"inspect --json", top, "by_state by_type bytes edges file in_degree isolated learning out_degree params sections skills terms version"},
 		{"out_degree", degree, "max mean median min p95 zero"},
 		{"a section", sections[0], "length offset tag"},
 	} {

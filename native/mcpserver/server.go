@@ -608,19 +608,20 @@ func (s *Server) source(e int) int {
 
 // Info is graph_info's structured result.
 type Info struct {
-	Artifact     string         `json:"artifact,omitempty" jsonschema:"the artifact file"`
-	Version      string         `json:"version" jsonschema:"artifact format version"`
-	Bytes        int            `json:"bytes"`
-	Skills       int            `json:"skills"`
-	Edges        int            `json:"edges" jsonschema:"published edges"`
-	Terms        int            `json:"terms" jsonschema:"lexicon terms"`
-	ByState      map[string]int `json:"by_state" jsonschema:"published edges per calibration state"`
-	ByType       map[string]int `json:"by_type" jsonschema:"published edges per relation type"`
-	VectorDim    int            `json:"vector_dim,omitempty" jsonschema:"dimension of the skill vectors; absent without vectors"`
-	VectorModel  string         `json:"vector_model,omitempty" jsonschema:"the model that made the skill vectors"`
-	QueryEncoder bool           `json:"query_encoder" jsonschema:"whether the artifact embeds queries itself"`
-	Params       map[string]any `json:"params" jsonschema:"the build parameters"`
-	Library      *LibraryInfo   `json:"library,omitempty"`
+	Artifact     string          `json:"artifact,omitempty" jsonschema:"the artifact file"`
+	Version      string          `json:"version" jsonschema:"artifact format version"`
+	Bytes        int             `json:"bytes"`
+	Skills       int             `json:"skills"`
+	Edges        int             `json:"edges" jsonschema:"published edges"`
+	Terms        int             `json:"terms" jsonschema:"lexicon terms"`
+	ByState      map[string]int  `json:"by_state" jsonschema:"published edges per calibration state"`
+	ByType       map[string]int  `json:"by_type" jsonschema:"published edges per relation type"`
+	VectorDim    int             `json:"vector_dim,omitempty" jsonschema:"dimension of the skill vectors; absent without vectors"`
+	VectorModel  string          `json:"vector_model,omitempty" jsonschema:"the model that made the skill vectors"`
+	QueryEncoder bool            `json:"query_encoder" jsonschema:"whether the artifact embeds queries itself"`
+	Params       map[string]any  `json:"params" jsonschema:"the build parameters"`
+	Library      *LibraryInfo    `json:"library,omitempty"`
+	Learning     engine.Learning `json:"learning" jsonschema:"what the graph has learned from use; cold: nothing yet, and the note says how it learns"`
 }
 
 func (s *Server) info(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, *Info, error) {
@@ -629,7 +630,8 @@ func (s *Server) info(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.Cal
 	out := &Info{Artifact: s.opt.Artifact, Version: fmt.Sprintf("%d.%d", maj, minor), Bytes: g.Size(),
 		Skills: g.NumSkills(), Edges: g.NumEdges(), Terms: g.NumTerms(),
 		ByState: map[string]int{}, ByType: map[string]int{}, VectorDim: g.VectorDim(),
-		VectorModel: g.VectorModel(), QueryEncoder: g.HasEncoder(), Params: map[string]any{}, Library: s.libInfo}
+		VectorModel: g.VectorModel(), QueryEncoder: g.HasEncoder(), Params: map[string]any{}, Library: s.libInfo,
+		Learning: engine.LearningOf(g)}
 	for _, st := range graphs.States() {
 		out.ByState[st.String()] = 0
 	}

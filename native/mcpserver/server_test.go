@@ -650,6 +650,11 @@ func TestGraphInfo(t *testing.T) {
 		if got.Params["body_head"] != float64(builder.DefaultOptions().BodyHead) {
 			t.Errorf("params %v lack body_head", got.Params)
 		}
+		// The sample is built from text alone: graph_info says so, and how the graph learns.
+		if l := got.Learning; !l.Cold || l.Runs != 0 || l.Live == 0 || !strings.Contains(l.Note, "learned nothing from use yet") ||
+			!strings.Contains(l.Note, "caskg gateway") || !strings.Contains(l.Note, "report_skill_use") {
+			t.Errorf("learning %+v, want cold with live edges and a note on how it learns", l)
+		}
 		switch {
 		case lib == "" && got.Library != nil:
 			t.Errorf("library %+v without one", got.Library)

@@ -121,6 +121,17 @@ export interface Info {
   format: string;
   /** the build parameters stored in the artifact; null when they are not JSON */
   params: Record<string, unknown> | null;
+  /** what the graph has learned from use */
+  learning: {
+    /** runs (traces, feedback, gateway sessions) the build counted */
+    runs: number;
+    /** confirmed and uncertain edges */
+    live_edges: number;
+    /** no runs yet: the graph has learned nothing from use */
+    cold: boolean;
+    /** a sentence for people: the state and, when cold, how the graph learns */
+    note: string;
+  };
   module: {
     /** caskg's version */
     version: string;
