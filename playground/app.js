@@ -29,6 +29,7 @@ const state = {
   texts: new Map(), // skill name → its parsed section of a render
   firstResult: false,
   runs: 0,
+  drawn: null, // the graph view's {nodes, edges}, redrawn when the width changes
 };
 
 // ---- loading ---------------------------------------------------------------------------------
@@ -40,6 +41,13 @@ async function init() {
   const artifactURL = params.get("artifact");
   const tasks = artifactURL ? Promise.resolve([]) : fetchTasks();
   wireControls();
+  // The graph's boxes follow the room the page gives it: redraw it when the width changes.
+  let width = window.innerWidth;
+  window.addEventListener("resize", () => {
+    if (window.innerWidth === width) return;
+    width = window.innerWidth;
+    requestAnimationFrame(draw);
+  });
   const resp = fetch(artifactURL || "artifact.skg");
   // The server names the served file in Content-Disposition; a URL names itself.
   const label = artifactURL ? fileName(artifactURL) : await resp.then((r) => servedName(r), () => "artifact.skg");
@@ -312,6 +320,8 @@ function run() {
 
 function clearResults() {
   for (const id of ["results", "plain", "main-gold", "plain-gold", "graph", "bundle", "bundle-size"]) $(id).replaceChildren();
+  state.drawn = null;
+  $("graph-scroll").hidden = true;
   $("results").dataset.query = "";
   $("results").dataset.outcome = "";
   const panel = $("skill");
@@ -416,6 +426,7 @@ function showList(list, results, { other, otherTag, gold }) {
     name.addEventListener("click", () => showSkill(r.name));
     head.append(name);
     const ev = evidence(r);
+    li.dataset.evidence = ev.label;
     head.append(el("span", `tag ${ev.kind}`, ev.label));
     if (!other.has(r.name)) head.append(el("span", `tag ${otherTag.startsWith("added") ? "added" : "dropped"}`, otherTag));
     if (gold?.has(r.name)) head.append(el("span", "tag gold", "✓ needed"));
@@ -494,7 +505,15 @@ function showGraph(main, wide, k) {
       edges.push({ from, to, state: v.state, type: v.type, weight: v.weight });
     }
   }
-  drawGraph($("graph"), nodes, edges, showSkill);
+  state.drawn = { nodes, edges };
+  draw();
+}
+
+/** Draws the last answer's graph for the width the box has now, and says when it scrolls. */
+function draw() {
+  if (!state.drawn) return;
+  const { scrolls } = drawGraph($("graph"), state.drawn.nodes, state.drawn.edges, showSkill);
+  $("graph-scroll").hidden = !scrolls;
 }
 
 function showSkill(name) {
