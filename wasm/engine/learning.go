@@ -22,8 +22,8 @@ type Learning struct {
 	Note string `json:"note"`       // a sentence for people: the state and, when cold, how it learns
 }
 
-// HowItLearns names the three ways a graph learns from use.
-const HowItLearns = "It learns from runs of agents: serve them through `caskg gateway`, which " +
+// howItLearns names the three ways a graph learns from use.
+const howItLearns = "It learns from runs of agents: serve them through `caskg gateway`, which " +
 	"records each session's calls; or `caskg traces import` their logs and run `caskg update`; " +
 	"or have them report the skills they used as feedback (MCP report_skill_use, POST /v1/feedback), " +
 	"then `caskg update`."
@@ -45,9 +45,9 @@ func LearningOf(g *graphs.Graph) Learning {
 	}
 	switch {
 	case l.Live == 0 && l.Cold:
-		l.Note = "This graph has learned nothing yet: no runs, and no live edges, so it adds nothing to the match. " + HowItLearns
+		l.Note = "This graph has learned nothing yet: no runs, and no live edges, so it adds nothing to the match. " + howItLearns
 	case l.Cold:
-		l.Note = "This graph has learned nothing from use yet: no runs; its " + edges + " (confirmed, uncertain) come from the skills' text alone. " + HowItLearns
+		l.Note = "This graph has learned nothing from use yet: no runs; its " + edges + " (confirmed, uncertain) come from the skills' text alone. " + howItLearns
 	case l.Live == 0:
 		l.Note = "This graph counted " + runs(l.Runs) + " but has no live edges, so it adds nothing to the match yet: runs confirm an edge where skills recur together."
 	default:

@@ -74,7 +74,7 @@ func FuzzParamRuns(f *testing.F) {
 }
 
 func TestLearningAppendJSON(t *testing.T) {
-	for _, l := range []Learning{{}, {Runs: 3, Live: 12, Note: "a \"quoted\" <note>\n"}, {Cold: true, Note: HowItLearns}} {
+	for _, l := range []Learning{{}, {Runs: 3, Live: 12, Note: "a \"quoted\" <note>\n"}, {Cold: true, Note: howItLearns}} {
 		want, err := json.Marshal(l)
 		if err != nil {
 			t.Fatal(err)
