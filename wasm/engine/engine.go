@@ -550,7 +550,7 @@ func (e *Engine) powerIteration(pi, p, next []float64, gamma, tol float64, maxIt
 }
 
 // via lists the published edges that carried relevance into v from other results, the
-// strongest first: an entry u→v of T counts when the propagation reached u, and its strength is
+// strongest first and each neighbour's link once (sameLink): an entry u→v of T counts when the propagation reached u, and its strength is
 // u's score times the share of u's relevance the entry passes on (its row-normalized weight),
 // ties broken by entry. The strength is the PPR flow p(u)·T(u,v) with u's score for p(u): the
 // order does not move with the propagation's error, and forward push reaches every skill whose
