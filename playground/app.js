@@ -29,6 +29,7 @@ const state = {
   texts: new Map(), // skill name → its parsed section of a render
   firstResult: false,
   runs: 0,
+  drawn: null, // the graph view's {nodes, edges}, redrawn when the width changes
 };
 
 // ---- loading ---------------------------------------------------------------------------------
@@ -40,6 +41,13 @@ async function init() {
   const artifactURL = params.get("artifact");
   const tasks = artifactURL ? Promise.resolve([]) : fetchTasks();
   wireControls();
+  // The graph's boxes follow the room the page gives it: redraw it when the width changes.
+  let width = window.innerWidth;
+  window.addEventListener("resize", () => {
+    if (window.innerWidth === width) return;
+    width = window.innerWidth;
+    requestAnimationFrame(draw);
+  });
   const resp = fetch(artifactURL || "artifact.skg");
   // The server names the served file in Content-Disposition; a URL names itself.
   const label = artifactURL ? fileName(artifactURL) : await resp.then((r) => servedName(r), () => "artifact.skg");
@@ -134,6 +142,15 @@ function showStats(info) {
   }
   stats.dataset.skills = info.skills;
   stats.dataset.edges = info.edges;
+  // What the graph has learned from use, in the engine's words (the same note inspect, the
+  // health route and graph_info give); a cold graph's note says how it learns.
+  const learning = $("learning");
+  const l = info.learning;
+  learning.hidden = !l;
+  learning.textContent = l?.note ?? "";
+  learning.classList.toggle("cold", Boolean(l?.cold));
+  learning.dataset.cold = l?.cold ? "true" : "false";
+  learning.dataset.runs = String(l?.runs ?? 0);
   const dl = $("params-list");
   dl.replaceChildren();
   for (const [k, v] of Object.entries(p)) {
@@ -279,11 +296,11 @@ function run() {
   $("main-title").firstChild.textContent = graph ? "With the graph " : "Graph off: seeds only ";
   $("main-title").lastChild.textContent = graph ? "(CaSKG)" : "(tick “use the graph” to compare)";
   $("graph-off").hidden = graph;
-  showList($("results"), main.results, { other: inPlain, otherTag: "added by graph", gold, graph });
-  showList($("plain"), plain.results, { other: inMain, otherTag: "left out with graph", gold, graph: false });
+  showList($("results"), main.results, { other: inPlain, otherTag: "added by graph", gold });
+  showList($("plain"), plain.results, { other: inMain, otherTag: "left out with graph", gold });
   showGold($("main-gold"), main.results, gold);
   showGold($("plain-gold"), plain.results, gold);
-  showGraph(main.results, wide.results, k, graph);
+  showGraph(main.results, wide.results, k);
   showBundle(main.rendered);
   if (reading && inMain.has(reading)) showSkill(reading);
   else if (main.results.length) showSkill(main.results[0].name);
@@ -303,6 +320,8 @@ function run() {
 
 function clearResults() {
   for (const id of ["results", "plain", "main-gold", "plain-gold", "graph", "bundle", "bundle-size"]) $(id).replaceChildren();
+  state.drawn = null;
+  $("graph-scroll").hidden = true;
   $("results").dataset.query = "";
   $("results").dataset.outcome = "";
   const panel = $("skill");
@@ -375,6 +394,16 @@ function relation(v) {
   return v.reverse ? "before" : "after";
 }
 
+/**
+ * What put r in the answer, as the engine says it: a seed; via graph when an edge from a seed
+ * raised its score (r.graph); else a match beyond the seeds that no edge raised.
+ */
+function evidence(r) {
+  if (r.seed_rank) return { kind: "seed", label: `seed #${r.seed_rank}` };
+  if (r.graph) return { kind: "via", label: "via graph" };
+  return { kind: "plain", label: "match" };
+}
+
 function el(tag, className, text) {
   const e = document.createElement(tag);
   if (className) e.className = className;
@@ -382,7 +411,7 @@ function el(tag, className, text) {
   return e;
 }
 
-function showList(list, results, { other, otherTag, gold, graph }) {
+function showList(list, results, { other, otherTag, gold }) {
   list.replaceChildren();
   const top = results[0]?.score || 1;
   results.forEach((r) => {
@@ -396,9 +425,9 @@ function showList(list, results, { other, otherTag, gold, graph }) {
     name.title = "Show this skill";
     name.addEventListener("click", () => showSkill(r.name));
     head.append(name);
-    if (r.seed_rank) head.append(el("span", "tag seed", `seed #${r.seed_rank}`));
-    else if (graph && r.score > 0) head.append(el("span", "tag via", "via graph"));
-    else head.append(el("span", "tag plain", "word match"));
+    const ev = evidence(r);
+    li.dataset.evidence = ev.label;
+    head.append(el("span", `tag ${ev.kind}`, ev.label));
     if (!other.has(r.name)) head.append(el("span", `tag ${otherTag.startsWith("added") ? "added" : "dropped"}`, otherTag));
     if (gold?.has(r.name)) head.append(el("span", "tag gold", "✓ needed"));
     const score = el("span", "score", r.score.toFixed(4));
@@ -446,7 +475,7 @@ function showGold(p, results, gold) {
  * the published edges their evidence names. Its size is k + NEAR + SOURCES at most, whatever the
  * library's.
  */
-function showGraph(main, wide, k, graph) {
+function showGraph(main, wide, k) {
   const inAnswer = new Set(main.map((r) => r.name));
   const nodes = [];
   const seen = new Set();
@@ -456,7 +485,7 @@ function showGraph(main, wide, k, graph) {
     nodes.push({ ...node, rank: nodes.length + 1 });
   };
   for (const r of main) {
-    add({ name: r.name, kind: r.seed_rank ? "seed" : graph ? "via" : "plain", label: r.seed_rank ? `seed #${r.seed_rank}` : graph ? "via graph" : "word match" });
+    add({ name: r.name, ...evidence(r) });
   }
   for (const r of wide) if (!inAnswer.has(r.name) && nodes.length < k + NEAR) add({ name: r.name, kind: "near", label: "outside" });
   const shown = [...main, ...wide.filter((r) => seen.has(r.name))];
@@ -476,7 +505,15 @@ function showGraph(main, wide, k, graph) {
       edges.push({ from, to, state: v.state, type: v.type, weight: v.weight });
     }
   }
-  drawGraph($("graph"), nodes, edges, showSkill);
+  state.drawn = { nodes, edges };
+  draw();
+}
+
+/** Draws the last answer's graph for the width the box has now, and says when it scrolls. */
+function draw() {
+  if (!state.drawn) return;
+  const { scrolls } = drawGraph($("graph"), state.drawn.nodes, state.drawn.edges, showSkill);
+  $("graph-scroll").hidden = !scrolls;
 }
 
 function showSkill(name) {

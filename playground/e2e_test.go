@@ -109,6 +109,7 @@ type shownResult struct {
 	Name     string `json:"name"`
 	Score    string `json:"score"`
 	SeedRank string `json:"seedRank"`
+	Evidence string `json:"evidence"` // the label: seed #N, via graph or match
 	Via      []struct {
 		From, State, Weight, Type, Reverse string
 	} `json:"via"`
@@ -117,7 +118,7 @@ type shownResult struct {
 // readList is the script that reads a results list (#results or #plain) from the page.
 func readList(id string) string {
 	return `[...document.querySelectorAll("#` + id + ` > li")].map((li) => ({
-		name: li.dataset.name, score: li.dataset.score, seedRank: li.dataset.seedRank,
+		name: li.dataset.name, score: li.dataset.score, seedRank: li.dataset.seedRank, evidence: li.dataset.evidence,
 		via: [...li.querySelectorAll("li.edge-line")].map((v) => ({From: v.dataset.from, State: v.dataset.state,
 			Weight: v.dataset.weight, Type: v.dataset.type, Reverse: v.dataset.reverse})),
 	}))`
@@ -142,6 +143,9 @@ func sameResults(shown []shownResult, want []engine.Result) string {
 		if s.Name != w.Name || num(s.Score) != w.Score || s.SeedRank != strconv.Itoa(w.SeedRank) || len(s.Via) != len(w.Via) {
 			return fmt.Sprintf("result %d: page %s score %s seed %s (%d edges), native %s score %v seed %d (%d edges)",
 				i+1, s.Name, s.Score, s.SeedRank, len(s.Via), w.Name, w.Score, w.SeedRank, len(w.Via))
+		}
+		if s.Evidence != engine.Why(w) {
+			return fmt.Sprintf("result %d (%s): page says %q, native %q", i+1, w.Name, s.Evidence, engine.Why(w))
 		}
 		for j, v := range w.Via {
 			sv := s.Via[j]
@@ -597,6 +601,13 @@ func TestPlaygroundRealLibrary(t *testing.T) {
 	p.screenshot("5-real-library.png")
 	p.screenshotOf("#graph", "5-real-library-graph.png")
 
+	// The library is built from text alone: the page says the graph has learned nothing yet.
+	if note := evalJS[string](p, "reading the learning note", `(() => { const l = document.getElementById("learning"); return l.hidden ? "" : l.textContent; })()`); !strings.Contains(note, "learned nothing from use yet") || !strings.Contains(note, "caskg gateway") {
+		t.Errorf("learning note %q, want the cold start and how the graph learns", note)
+	}
+	// A desktop's graph view has the room for whole names: none is cut, and nothing scrolls.
+	checkGraphWidth(p, "at 1400 px", false)
+
 	g := evalJS[graphCheck](p, "reading the graph", graphProbe)
 	t.Logf("graph view: %d skills in %d columns, %d edges (%d ordered)", g.Nodes, g.Columns, len(g.Paths), g.Directed)
 	if g.Nodes < 12 || g.Nodes > 8+4+6 {
@@ -681,5 +692,51 @@ func TestPlaygroundRealLibrary(t *testing.T) {
 		const r = li.getBoundingClientRect(); return r.width > 100 && r.left >= 0 && r.right <= 375 && getComputedStyle(li).visibility === "visible"; })()`); !ok {
 		t.Error("at 375 px the result list is not visible within the screen")
 	}
+	checkGraphWidth(p, "at 375 px", true)
 	p.screenshot("6-phone.png")
+	p.screenshotOf("#graph-view", "6-phone-graph.png")
+}
+
+// graphWidth is how the graph view sits in its box.
+type graphWidth struct {
+	Box, Drawing int      // the box's inner width, the drawing's width on screen
+	Scrolls      bool     // the box scrolls sideways
+	Hint         bool     // the page says it scrolls
+	HintRight    int      // the hint's right edge
+	Cut          []string // names shown cut in their node
+}
+
+const graphWidthProbe = `(() => {
+	const box = document.getElementById("graph"), hint = document.getElementById("graph-scroll");
+	const svg = box.querySelector("svg");
+	return {Box: box.clientWidth, Drawing: svg ? Math.round(svg.getBoundingClientRect().width) : 0,
+		Scrolls: box.scrollWidth > box.clientWidth + 1 && getComputedStyle(box).overflowX === "auto",
+		Hint: !hint.hidden && hint.getBoundingClientRect().height > 0, HintRight: Math.round(hint.getBoundingClientRect().right),
+		Cut: [...box.querySelectorAll(".gnode")].filter((g) => g.querySelector(".gname").textContent !== g.dataset.name).map((g) => g.dataset.name)};
+})()`
+
+// checkGraphWidth holds the graph view to its box: the drawing fits, or the box scrolls and
+// the page says so; where it fits, no name is cut. narrow says the drawing cannot fit (a phone):
+// then it must scroll with the hint in view.
+func checkGraphWidth(p *pageT, where string, narrow bool) {
+	p.t.Helper()
+	g := evalJS[graphWidth](p, "measuring the graph view", graphWidthProbe)
+	p.t.Logf("%s: graph box %d px, drawing %d px, scrolls %v, hint %v, cut %q", where, g.Box, g.Drawing, g.Scrolls, g.Hint, g.Cut)
+	switch {
+	case g.Drawing == 0:
+		p.t.Errorf("%s: no graph drawn", where)
+	case g.Drawing <= g.Box+1 && (g.Scrolls || g.Hint):
+		p.t.Errorf("%s: the drawing (%d px) fits its box (%d px), but the box scrolls (%v) or the page says so (%v)", where, g.Drawing, g.Box, g.Scrolls, g.Hint)
+	case g.Drawing > g.Box+1 && !(g.Scrolls && g.Hint):
+		p.t.Errorf("%s: the drawing (%d px) is wider than its box (%d px); want the box to scroll (%v) and the page to say so (%v)", where, g.Drawing, g.Box, g.Scrolls, g.Hint)
+	}
+	if g.Hint && g.HintRight > g.Box+60 {
+		p.t.Errorf("%s: the scroll hint reaches %d px, past the screen", where, g.HintRight)
+	}
+	if !narrow && len(g.Cut) > 0 {
+		p.t.Errorf("%s: names cut though the view has room: %q", where, g.Cut)
+	}
+	if narrow && !g.Scrolls {
+		p.t.Errorf("%s: the drawing (%d px) fits a %d px box: the test expects a phone too narrow for it", where, g.Drawing, g.Box)
+	}
 }

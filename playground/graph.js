@@ -10,7 +10,8 @@
 // Node names go into the SVG as text nodes only (textContent), never as markup.
 
 const SVG = "http://www.w3.org/2000/svg";
-const W = 184; // node box
+const W = 184; // node box, at least; wider when the names need it and the room allows (nodeWidth)
+const MAX_W = 360; // node box, at most
 const H = 42;
 const GAP_X = 64;
 const GAP_Y = 16;
@@ -18,8 +19,7 @@ const BAND_GAP = 34; // between two groups of linked skills
 const PAD = 16;
 const SLOT = 10; // height of an edge's passage through a column
 const ARC_ROOM = 96; // right of the last column, for arcs between skills of one column
-const LABEL_W = W - 20; // room for a name in its box
-const MAX_LABEL = 24; // characters tried first; the fit to LABEL_W pixels follows
+const LABEL_PAD = 20; // a box's width less the room for its name
 
 /** Edge types with an order (u before v); the others are undirected. */
 const ORDERED = new Set(["dependency", "workflow"]);
@@ -54,15 +54,19 @@ export function drawnEdges(nodes, edges) {
 /**
  * Lays out nodes ({name, kind: "seed"|"via"|"plain"|"near"|"source", rank, label}, in rank order)
  * and edges ({from, to, state, type, weight}) and draws them into container, replacing what it
- * held. onSelect(name) is called when a node is clicked or chosen with the keyboard.
+ * held. onSelect(name) is called when a node is clicked or chosen with the keyboard. The node
+ * boxes grow to their names while the drawing fits the container's width. Returns {scrolls}:
+ * whether the drawing is wider than the container even scaled down, so that the box scrolls.
  */
 export function drawGraph(container, nodes, edges, onSelect) {
   container.replaceChildren();
-  if (nodes.length === 0) return;
+  container.dataset.scrolls = "false";
+  if (nodes.length === 0) return { scrolls: false };
   const index = new Map(nodes.map((n, i) => [n.name, i]));
   edges = drawnEdges(nodes, edges);
-  const L = layout(nodes, edges, index);
-  const { pos, width, height, isolatedY } = L;
+  const room = container.clientWidth;
+  const L = fitLayout(nodes, edges, index, room, nameWidths(container, nodes));
+  const { pos, width, height, isolatedY, w } = L;
 
   const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": "Graph of the answer's skills and edges" });
   // Scale down to the container's width, never up; below 60 % the box scrolls instead.
@@ -71,6 +75,7 @@ export function drawGraph(container, nodes, edges, onSelect) {
   root.style.minWidth = `${Math.round(Math.min(width * 0.6, 520))}px`;
   root.dataset.columns = String(L.columns);
   root.dataset.bands = String(L.bands);
+  root.dataset.nodeWidth = String(w);
   const defs = svg("defs");
   for (const type of ORDERED) {
     const m = svg("marker", { id: `arrow-${type}`, viewBox: "0 0 10 10", refX: 9, refY: 5, markerUnits: "userSpaceOnUse", markerWidth: 9, markerHeight: 9, orient: "auto-start-reverse" });
@@ -116,15 +121,15 @@ export function drawGraph(container, nodes, edges, onSelect) {
     const { x, y } = pos[i];
     const g = svg("g", { class: `gnode ${n.kind}`, transform: `translate(${x},${y})`, tabindex: 0, role: "button" });
     g.dataset.name = n.name;
-    g.append(svg("rect", { width: W, height: H, rx: 7, ry: 7 }));
+    g.append(svg("rect", { width: w, height: H, rx: 7, ry: 7 }));
     const name = svg("text", { x: 10, y: 17, class: "gname" });
-    name.textContent = clip(n.name, MAX_LABEL);
+    name.textContent = n.name;
     const sub = svg("text", { x: 10, y: 33, class: "gsub" });
     sub.textContent = `#${n.rank} · ${n.label}`;
     const title = svg("title");
     title.textContent = `${n.name} (#${n.rank}, ${n.label}) — click to read`;
     g.append(title, name, sub);
-    labels.push([name, LABEL_W, n.name], [sub, LABEL_W]);
+    labels.push([name, w - LABEL_PAD, n.name], [sub, w - LABEL_PAD]);
     g.addEventListener("click", () => onSelect(n.name));
     g.addEventListener("keydown", (ev) => {
       if (ev.key === "Enter" || ev.key === " ") {
@@ -139,12 +144,46 @@ export function drawGraph(container, nodes, edges, onSelect) {
   // Now that the text is rendered, shorten what is wider than its room: a character count
   // cannot know the font. (Hidden, the lengths read 0 and the count's cut stands.)
   for (const [t, room, full] of labels) fit(t, room, full ?? t.textContent);
+  // Narrower than its drawing at the smallest scale, the box scrolls sideways: say so.
+  const scrolls = container.scrollWidth > container.clientWidth + 1;
+  container.dataset.scrolls = scrolls ? "true" : "false";
+  return { scrolls };
 }
 
-/** s cut to at most n characters (code points), an ellipsis marking a cut. */
-function clip(s, n) {
-  const cs = [...s];
-  return cs.length > n ? cs.slice(0, n - 1).join("") + "…" : s;
+/**
+ * The width each node's name takes as the page draws it, measured in a drawing of the names
+ * alone; 0 for all when the container is not laid out (hidden).
+ */
+function nameWidths(container, nodes) {
+  const probe = svg("svg", { width: 1, height: 1, "aria-hidden": "true" });
+  probe.style.position = "absolute";
+  probe.style.visibility = "hidden";
+  const texts = nodes.map((n) => {
+    const g = svg("g", { class: `gnode ${n.kind}` });
+    const t = svg("text", { class: "gname" });
+    t.textContent = n.name;
+    g.append(t);
+    probe.append(g);
+    return t;
+  });
+  container.append(probe);
+  const widths = texts.map((t) => t.getComputedTextLength());
+  probe.remove();
+  return widths;
+}
+
+/**
+ * The layout with the widest node box up to what the longest name needs (W to MAX_W) whose
+ * drawing fits room pixels; the narrowest, W, when none does (the box then scales it down or
+ * scrolls). Names are cut only when their box cannot grow.
+ */
+function fitLayout(nodes, edges, index, room, widths) {
+  const need = Math.min(MAX_W, Math.ceil(Math.max(0, ...widths) + LABEL_PAD));
+  for (let w = Math.max(W, need); w > W; w -= 8) {
+    const L = layout(nodes, edges, index, w);
+    if (L.width <= room) return L;
+  }
+  return layout(nodes, edges, index, W);
 }
 
 /** Shortens text element t, with an ellipsis, until it is at most room wide. */
@@ -167,7 +206,7 @@ function fit(t, room, full) {
  * layering); the ports of one side are spread over its height in the order of the far ends, so
  * edges do not start or end on top of each other and two edges between one pair differ.
  */
-function route(edges, index, { pos, layerOf, bends }) {
+function route(edges, index, { pos, layerOf, bends, w: W }) {
   const ends = new Map(); // "node side" → [{r, end, other}]
   const rs = edges.map((edge, i) => {
     let [u, v] = [index.get(edge.from), index.get(edge.to)];
@@ -231,7 +270,7 @@ function route(edges, index, { pos, layerOf, bends }) {
  * Positions of the nodes. Linked nodes form bands, one per connected group, stacked top to
  * bottom by their best rank; in a band, columns are layers. The unlinked ones fill a grid below.
  */
-function layout(nodes, edges, index) {
+function layout(nodes, edges, index, W) {
   const n = nodes.length;
   const out = nodes.map(() => []);
   const inn = nodes.map(() => []);
@@ -388,5 +427,5 @@ function layout(nodes, edges, index) {
     height = isolatedY + Math.ceil(lonely.length / perRow) * (H + GAP_Y) - GAP_Y + PAD;
   }
   for (let v = 0; v < n; v++) if (adj[v].length === 0) layer[v] = -1;
-  return { pos, bends, width, height, isolatedY, layerOf: layer, columns: maxCols, bands: groups.length };
+  return { pos, bends, width, height, isolatedY, layerOf: layer, columns: maxCols, bands: groups.length, w: W };
 }

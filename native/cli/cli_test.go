@@ -90,6 +90,7 @@ type queryResult struct {
 	Name     string  `json:"name"`
 	Score    float64 `json:"score"`
 	SeedRank int     `json:"seed_rank"`
+	Graph    bool    `json:"graph"`
 	Via      []struct {
 		From    string  `json:"from"`
 		State   string  `json:"state"`
@@ -321,6 +322,48 @@ func TestQuery(t *testing.T) {
 		}
 	})
 
+	t.Run("labels tell the truth", func(t *testing.T) {
+		// Past the seeds, a result is "via graph" when the graph raised its score and a
+		// "match" when it scores as it does without the graph; both kinds are in this answer.
+		var with, without struct{ Results []queryResult }
+		decodeJSON(t, mustRun(t, "query", art, sampleQuery, "-k", "12", "--json").stdout, &with)
+		decodeJSON(t, mustRun(t, "query", art, sampleQuery, "-k", "12", "--json", "--no-graph").stdout, &without)
+		text := mustRun(t, "query", art, sampleQuery, "-k", "12").stdout
+		plain := map[string]float64{}
+		for _, r := range without.Results {
+			plain[r.Name] = r.Score
+		}
+		line := regexp.MustCompile(`(?m)^ ?\d+\. (\S+) +[0-9.]+  (.+)$`)
+		tags := map[string]string{}
+		for _, m := range line.FindAllStringSubmatch(text, -1) {
+			tags[m[1]] = m[2]
+		}
+		kinds := map[string]int{}
+		for _, r := range with.Results {
+			want := "match"
+			switch {
+			case r.SeedRank > 0:
+				want = fmt.Sprintf("seed #%d", r.SeedRank)
+			case r.Graph:
+				want = "via graph"
+				if own, ok := plain[r.Name]; ok && r.Score <= own {
+					t.Errorf("%s marked graph, but scores %v, %v without the graph", r.Name, r.Score, own)
+				}
+			default:
+				if own, ok := plain[r.Name]; !ok || r.Score != own {
+					t.Errorf("%s not marked graph, but scores %v, %v without the graph", r.Name, r.Score, own)
+				}
+			}
+			kinds[strings.Fields(want)[0]]++
+			if tags[r.Name] != want {
+				t.Errorf("%s: text says %q, want %q:\n%s", r.Name, tags[r.Name], want, text)
+			}
+		}
+		if kinds["via"] == 0 || kinds["match"] == 0 {
+			t.Errorf("answer kinds %v: the test needs results via graph and matches past the seeds", kinds)
+		}
+	})
+
 	t.Run("no-graph text", func(t *testing.T) {
 		// More results than seeds: the ones past the seeds were not reached through the graph,
 		// so the text must not say they were.
@@ -457,7 +500,7 @@ func inspectJSON(t *testing.T, art string) inspected {
 		got  map[string]json.RawMessage
 		want string
 	}{
-		{"inspect --json", top, "by_state by_type bytes edges file in_degree isolated out_degree params sections skills terms version"},
+		{"inspect --json", top, "by_state by_type bytes edges file in_degree isolated learning out_degree params sections skills terms version"},
 		{"out_degree", degree, "max mean median min p95 zero"},
 		{"a section", sections[0], "length offset tag"},
 	} {

@@ -18,6 +18,7 @@ import (
 	"github.com/caskg/caskg/native/atomicfile"
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/export"
+	"github.com/caskg/caskg/wasm/engine"
 )
 
 // degreeStats summarizes one degree distribution.
@@ -62,13 +63,15 @@ type inspection struct {
 	Isolated  int                  `json:"isolated"`
 	Sections  []graphs.SectionInfo `json:"sections"`
 	Params    json.RawMessage      `json:"params"`
+	Learning  engine.Learning      `json:"learning"`
 }
 
 func inspect(path string, g *graphs.Graph) inspection {
 	maj, min := g.Version()
 	in := inspection{File: path, Version: fmt.Sprintf("%d.%d", maj, min), Bytes: g.Size(),
 		Skills: g.NumSkills(), Edges: g.NumEdges(), Terms: g.NumTerms(),
-		ByState: map[string]int{}, ByType: map[string]int{}, Sections: g.Sections(), Params: g.Params()}
+		ByState: map[string]int{}, ByType: map[string]int{}, Sections: g.Sections(), Params: g.Params(),
+		Learning: engine.LearningOf(g)}
 	for _, s := range graphs.States() {
 		in.ByState[s.String()] = 0
 	}
@@ -120,6 +123,7 @@ func runInspect(c *ctx, args []string) error {
 	fmt.Fprintf(w, "skills\t%d (%d isolated)\n", in.Skills, in.Isolated)
 	fmt.Fprintf(w, "edges\t%d\n", in.Edges)
 	fmt.Fprintf(w, "lexicon\t%d terms\n", in.Terms)
+	fmt.Fprintf(w, "learning\t%s\n", in.Learning.Note)
 	fmt.Fprintln(w, "\nby state\t")
 	for _, s := range graphs.States() {
 		fmt.Fprintf(w, "  %s\t%d\n", s, in.ByState[s.String()])

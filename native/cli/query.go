@@ -340,13 +340,7 @@ func printResults(w io.Writer, eng *engine.Engine, query string, res []engine.Re
 	g := eng.Graph()
 	fmt.Fprintf(w, "%d skills for %q\n", len(res), clipText(query, 80))
 	for i, r := range res {
-		tag := "via graph"
-		if noGraph {
-			tag = "lexical"
-		}
-		if r.SeedRank > 0 {
-			tag = fmt.Sprintf("seed #%d", r.SeedRank)
-		}
+		tag := engine.Why(r)
 		fmt.Fprintf(w, "%2d. %-40s %.4f  %s\n", i+1, r.Name, r.Score, tag)
 		fmt.Fprintf(w, "    %s\n", clipText(g.Description(r.ID), 110))
 		for _, v := range r.Via {

@@ -379,7 +379,8 @@ type Skill struct {
 	Rank        int          `json:"rank" jsonschema:"1-based rank"`
 	Name        string       `json:"name"`
 	Score       float64      `json:"score" jsonschema:"personalized PageRank score (fused seed score without the graph)"`
-	SeedRank    int          `json:"seed_rank,omitempty" jsonschema:"rank among the seeds that match the task's words; absent when the graph brought the skill in"`
+	SeedRank    int          `json:"seed_rank,omitempty" jsonschema:"rank among the seeds that match the task best; absent for other skills"`
+	Graph       bool         `json:"graph,omitempty" jsonschema:"true when a published edge from a seed raised the skill's score above its own match; a skill with neither seed_rank nor graph is a match beyond the seeds"`
 	Description string       `json:"description"`
 	Source      string       `json:"source" jsonschema:"the file the skill was built from"`
 	Via         []engine.Via `json:"via,omitempty" jsonschema:"published edges that brought the skill in; reverse means the skill is a prerequisite of from"`
@@ -400,7 +401,7 @@ func (s *Server) retrieve(_ context.Context, _ *mcp.CallToolRequest, in Retrieve
 	}
 	out := &RetrieveOutput{Query: in.Query, Results: make([]Skill, len(resp.Results))}
 	for i, r := range resp.Results {
-		out.Results[i] = Skill{Rank: i + 1, Name: r.Name, Score: r.Score, SeedRank: r.SeedRank,
+		out.Results[i] = Skill{Rank: i + 1, Name: r.Name, Score: r.Score, SeedRank: r.SeedRank, Graph: r.Graph,
 			Description: s.g.Description(r.ID), Source: s.g.Source(r.ID), Via: r.Via}
 	}
 	text := resp.Rendered
@@ -417,10 +418,7 @@ func listText(out *RetrieveOutput) string {
 	}
 	var b strings.Builder
 	for _, r := range out.Results {
-		why := "via graph"
-		if r.SeedRank > 0 {
-			why = fmt.Sprintf("seed #%d", r.SeedRank)
-		}
+		why := engine.Why(engine.Result{SeedRank: r.SeedRank, Graph: r.Graph})
 		fmt.Fprintf(&b, "%d. %s (%s): %s\n", r.Rank, r.Name, why, oneLine(r.Description))
 		for _, v := range r.Via {
 			fmt.Fprintf(&b, "   - %s\n", v.Evidence())
@@ -610,19 +608,20 @@ func (s *Server) source(e int) int {
 
 // Info is graph_info's structured result.
 type Info struct {
-	Artifact     string         `json:"artifact,omitempty" jsonschema:"the artifact file"`
-	Version      string         `json:"version" jsonschema:"artifact format version"`
-	Bytes        int            `json:"bytes"`
-	Skills       int            `json:"skills"`
-	Edges        int            `json:"edges" jsonschema:"published edges"`
-	Terms        int            `json:"terms" jsonschema:"lexicon terms"`
-	ByState      map[string]int `json:"by_state" jsonschema:"published edges per calibration state"`
-	ByType       map[string]int `json:"by_type" jsonschema:"published edges per relation type"`
-	VectorDim    int            `json:"vector_dim,omitempty" jsonschema:"dimension of the skill vectors; absent without vectors"`
-	VectorModel  string         `json:"vector_model,omitempty" jsonschema:"the model that made the skill vectors"`
-	QueryEncoder bool           `json:"query_encoder" jsonschema:"whether the artifact embeds queries itself"`
-	Params       map[string]any `json:"params" jsonschema:"the build parameters"`
-	Library      *LibraryInfo   `json:"library,omitempty"`
+	Artifact     string          `json:"artifact,omitempty" jsonschema:"the artifact file"`
+	Version      string          `json:"version" jsonschema:"artifact format version"`
+	Bytes        int             `json:"bytes"`
+	Skills       int             `json:"skills"`
+	Edges        int             `json:"edges" jsonschema:"published edges"`
+	Terms        int             `json:"terms" jsonschema:"lexicon terms"`
+	ByState      map[string]int  `json:"by_state" jsonschema:"published edges per calibration state"`
+	ByType       map[string]int  `json:"by_type" jsonschema:"published edges per relation type"`
+	VectorDim    int             `json:"vector_dim,omitempty" jsonschema:"dimension of the skill vectors; absent without vectors"`
+	VectorModel  string          `json:"vector_model,omitempty" jsonschema:"the model that made the skill vectors"`
+	QueryEncoder bool            `json:"query_encoder" jsonschema:"whether the artifact embeds queries itself"`
+	Params       map[string]any  `json:"params" jsonschema:"the build parameters"`
+	Library      *LibraryInfo    `json:"library,omitempty"`
+	Learning     engine.Learning `json:"learning" jsonschema:"what the graph has learned from use; cold: nothing yet, and the note says how it learns"`
 }
 
 func (s *Server) info(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, *Info, error) {
@@ -631,7 +630,8 @@ func (s *Server) info(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.Cal
 	out := &Info{Artifact: s.opt.Artifact, Version: fmt.Sprintf("%d.%d", maj, minor), Bytes: g.Size(),
 		Skills: g.NumSkills(), Edges: g.NumEdges(), Terms: g.NumTerms(),
 		ByState: map[string]int{}, ByType: map[string]int{}, VectorDim: g.VectorDim(),
-		VectorModel: g.VectorModel(), QueryEncoder: g.HasEncoder(), Params: map[string]any{}, Library: s.libInfo}
+		VectorModel: g.VectorModel(), QueryEncoder: g.HasEncoder(), Params: map[string]any{}, Library: s.libInfo,
+		Learning: engine.LearningOf(g)}
 	for _, st := range graphs.States() {
 		out.ByState[st.String()] = 0
 	}

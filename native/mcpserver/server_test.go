@@ -174,6 +174,7 @@ type retrieved struct {
 		Name        string       `json:"name"`
 		Score       float64      `json:"score"`
 		SeedRank    int          `json:"seed_rank"`
+		Graph       bool         `json:"graph"`
 		Description string       `json:"description"`
 		Source      string       `json:"source"`
 		Via         []engine.Via `json:"via"`
@@ -246,7 +247,7 @@ func TestRetrieveSkills(t *testing.T) {
 		}
 		for j, r := range want.Results {
 			h := got.Results[j]
-			if h.Rank != j+1 || h.Name != r.Name || h.Score != r.Score || h.SeedRank != r.SeedRank ||
+			if h.Rank != j+1 || h.Name != r.Name || h.Score != r.Score || h.SeedRank != r.SeedRank || h.Graph != r.Graph ||
 				h.Description != g.Description(r.ID) || h.Source != g.Source(r.ID) || !cmp.Equal(h.Via, r.Via) {
 				t.Errorf("%q %v: result %d = %+v, want %+v", q, v.args, j+1, h, r)
 			}
@@ -261,8 +262,8 @@ func TestRetrieveSkills(t *testing.T) {
 		// The short list: a numbered line per skill, in rank order.
 		for j, r := range want.Results {
 			line := strings.Split(body, "\n")
-			if !slices.ContainsFunc(line, func(l string) bool { return strings.HasPrefix(l, itoa(j+1)+". "+r.Name+" (") }) {
-				t.Errorf("%q: short list lacks %d. %s:\n%s", q, j+1, r.Name, body)
+			if !slices.ContainsFunc(line, func(l string) bool { return strings.HasPrefix(l, itoa(j+1)+". "+r.Name+" ("+engine.Why(r)+"): ") }) {
+				t.Errorf("%q: short list lacks %d. %s (%s):\n%s", q, j+1, r.Name, engine.Why(r), body)
 			}
 		}
 	}
@@ -649,6 +650,11 @@ func TestGraphInfo(t *testing.T) {
 		}
 		if got.Params["body_head"] != float64(builder.DefaultOptions().BodyHead) {
 			t.Errorf("params %v lack body_head", got.Params)
+		}
+		// The sample is built from text alone: graph_info says so, and how the graph learns.
+		if l := got.Learning; !l.Cold || l.Runs != 0 || l.Live == 0 || !strings.Contains(l.Note, "learned nothing from use yet") ||
+			!strings.Contains(l.Note, "caskg gateway") || !strings.Contains(l.Note, "report_skill_use") {
+			t.Errorf("learning %+v, want cold with live edges and a note on how it learns", l)
 		}
 		switch {
 		case lib == "" && got.Library != nil:

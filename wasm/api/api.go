@@ -419,7 +419,8 @@ func appendEdge(b []byte, g *graphs.Graph, e, other int, comma bool) []byte {
 }
 
 // healthJSON is {"status", "version", "go", "artifact": {"format", "checksum", "bytes",
-// "skills", "edges", "terms", "vectors"[, "path", "modified"]}}; checksum is the artifact
+// "skills", "edges", "terms", "vectors"[, "path", "modified"], "learning": {"runs",
+// "live_edges", "cold", "note"}}} (learning as engine.LearningOf says); checksum is the artifact
 // header's CRC-32C (bytes 12 to 16, graphs/format.go), which names the artifact's contents, and
 // path and modified are src's when it is not nil.
 func healthJSON(g *graphs.Graph, data []byte, version string, src *Source) []byte {
@@ -446,6 +447,8 @@ func healthJSON(g *graphs.Graph, data []byte, version string, src *Source) []byt
 		b = append(b, `,"modified":`...)
 		b = jsontext.AppendString(b, src.Modified.UTC().Format(time.RFC3339Nano))
 	}
+	b = append(b, `,"learning":`...)
+	b = engine.LearningOf(g).AppendJSON(b)
 	return append(b, "}}"...)
 }
 

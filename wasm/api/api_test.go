@@ -208,13 +208,14 @@ func TestBodiesMatchEncodingJSON(t *testing.T) {
 	g := h.Engine().Graph()
 	maj, mnr := g.Version()
 	type artifact struct {
-		Format   string `json:"format"`
-		Checksum string `json:"checksum"`
-		Bytes    int    `json:"bytes"`
-		Skills   int    `json:"skills"`
-		Edges    int    `json:"edges"`
-		Terms    int    `json:"terms"`
-		Vectors  int    `json:"vectors"`
+		Format   string          `json:"format"`
+		Checksum string          `json:"checksum"`
+		Bytes    int             `json:"bytes"`
+		Skills   int             `json:"skills"`
+		Edges    int             `json:"edges"`
+		Terms    int             `json:"terms"`
+		Vectors  int             `json:"vectors"`
+		Learning engine.Learning `json:"learning"`
 	}
 	health, _ := json.Marshal(struct {
 		Status   string   `json:"status"`
@@ -225,6 +226,7 @@ func TestBodiesMatchEncodingJSON(t *testing.T) {
 		Format:   fmt.Sprintf("%d.%d", maj, mnr),
 		Checksum: fmt.Sprintf("crc32c:%08x", binary.LittleEndian.Uint32(data[12:16])),
 		Bytes:    len(data), Skills: g.NumSkills(), Edges: g.NumEdges(), Terms: g.NumTerms(), Vectors: g.VectorDim(),
+		Learning: engine.LearningOf(g),
 	}})
 	if string(h.health) != string(health) {
 		t.Errorf("health\n%s\nwant\n%s", h.health, health)
@@ -428,7 +430,8 @@ func TestHealthSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain := string(sampleHandler(t).health)
-	want := strings.TrimSuffix(plain, "}}") + `,"path":"/a \"b\"/s.skg","modified":"2026-11-25T12:00:00.000000005Z"}}`
+	at := strings.Index(plain, `,"learning":`)
+	want := plain[:at] + `,"path":"/a \"b\"/s.skg","modified":"2026-11-25T12:00:00.000000005Z"` + plain[at:]
 	if string(h.health) != want {
 		t.Errorf("health\n%s\nwant\n%s", h.health, want)
 	}

@@ -92,12 +92,17 @@ type Via struct {
 	Reverse bool    `json:"reverse,omitempty"`
 }
 
-// Result is one ranked skill.
+// Result is one ranked skill. Its evidence says what put it where it is: SeedRank when it is
+// one of the seeds, Graph when a published edge from a seed raised its score above its own
+// match, and neither for a match beyond the seeds (its own fused score, below the seed cut,
+// with nothing from the graph). Via lists the edges that link it to the other results, which a
+// skill can have without the graph having raised it.
 type Result struct {
 	ID       int     `json:"-"`
 	Name     string  `json:"name"`
 	Score    float64 `json:"score"`
 	SeedRank int     `json:"seed_rank,omitempty"` // 1-based rank among the seeds; 0 when not a seed
+	Graph    bool    `json:"graph,omitempty"`     // the graph raised the score above the skill's own match
 	Via      []Via   `json:"via,omitempty"`
 }
 
@@ -414,18 +419,23 @@ func (e *Engine) rank(req Request) (Response, error) {
 			linkMiss[k] *= 1 - fu*e.entryEvidence(c.id, i)
 		}
 	}
-	final := func(v int) float64 {
-		var f float64
+	// own is a skill's seed evidence, graph its evidence from the seeds' edges (0 unlinked).
+	own := func(v int) float64 {
 		if i, ok := listed.get(v); ok {
-			f = fused[i].score / fmax
-		} else if lexMax > 0 {
-			f = scores[v] / lexMax / fmax
+			return fused[i].score / fmax
 		}
-		if k, ok := linked.get(v); ok {
-			f = max(f, GraphWeight*(1-linkMiss[k]))
+		if lexMax > 0 {
+			return scores[v] / lexMax / fmax
 		}
-		return f
+		return 0
 	}
+	graph := func(v int) float64 {
+		if k, ok := linked.get(v); ok {
+			return GraphWeight * (1 - linkMiss[k])
+		}
+		return 0
+	}
+	final := func(v int) float64 { return max(own(v), graph(v)) }
 	// The answer is drawn from the listed skills and the seeds' neighbours with graph evidence:
 	// any other skill has none and scores below each of the BM25 top K (seedRanking), so neither
 	// the propagation nor its error bound can change the ranking.
@@ -442,7 +452,7 @@ func (e *Engine) rank(req Request) (Response, error) {
 	ranked := top.sorted()
 	res := make([]Result, len(ranked))
 	for i, c := range ranked {
-		res[i] = Result{ID: c.id, Name: e.g.Name(c.id), Score: c.score}
+		res[i] = Result{ID: c.id, Name: e.g.Name(c.id), Score: c.score, Graph: graph(c.id) > own(c.id)}
 		if j, ok := listed.get(c.id); ok && j < len(seeds) {
 			res[i].SeedRank = j + 1
 		}
@@ -540,7 +550,7 @@ func (e *Engine) powerIteration(pi, p, next []float64, gamma, tol float64, maxIt
 }
 
 // via lists the published edges that carried relevance into v from other results, the
-// strongest first: an entry u→v of T counts when the propagation reached u, and its strength is
+// strongest first and each neighbour's link once (sameLink): an entry u→v of T counts when the propagation reached u, and its strength is
 // u's score times the share of u's relevance the entry passes on (its row-normalized weight),
 // ties broken by entry. The strength is the PPR flow p(u)·T(u,v) with u's score for p(u): the
 // order does not move with the propagation's error, and forward push reaches every skill whose
@@ -560,17 +570,36 @@ func (e *Engine) via(v int, ranked []candidate, place *slots, reached func(u int
 	}
 	sortCandidates(cs)
 	var out []Via
-	for _, c := range cs[:min(maxVia, len(cs))] {
+	for _, c := range cs {
+		if len(out) == maxVia {
+			break
+		}
 		k := int(e.edge[c.id])
-		out = append(out, Via{
+		v := Via{
 			From:    e.g.Name(e.source(int32(c.id))),
 			State:   e.g.State(k).String(),
 			Weight:  float64(e.g.Weight(k)),
 			Type:    e.g.Type(k).String(),
 			Reverse: e.rev[c.id],
-		})
+		}
+		if !sameLink(out, v) {
+			out = append(out, v)
+		}
 	}
 	return out
+}
+
+// sameLink reports whether vs already holds the link v states, the stronger entry coming first:
+// a symmetric relation (semantic, alternative) published both ways reaches a skill as a
+// forward and as a reverse entry from the same neighbour, and says the same thing twice.
+func sameLink(vs []Via, v Via) bool {
+	symmetric := v.Type == graphs.Semantic.String() || v.Type == graphs.Alternative.String()
+	for _, w := range vs {
+		if w.From == v.From && w.Type == v.Type && (symmetric || w.Reverse == v.Reverse) {
+			return true
+		}
+	}
+	return false
 }
 
 // source returns the row an entry of T belongs to.

@@ -18,7 +18,7 @@ import (
 //
 //	8 skills for this task, most relevant first.
 //	Task: heat some egg and put it in the garbage can
-//	Why: ... (what "seed" and "via graph" mean)
+//	Why: ... (what "seed", "via graph" and "match" mean)
 //	Text marked [… cut] goes on in the skill's source file.
 //
 //	[1] heat-object-in-microwave (seed #1)
@@ -131,7 +131,7 @@ func (e *Engine) render(req *Request, res []Result) string {
 		if i+1 < len(res) {
 			reserve = sep + runeCount(leftOutLine(res[i+1:], leftOutReserve))
 		}
-		heading := "[" + errtext.Itoa(i+1) + "] " + oneLine(g.Name(r.ID), MaxBudget) + " (" + why(req, r) + ")"
+		heading := "[" + errtext.Itoa(i+1) + "] " + oneLine(g.Name(r.ID), MaxBudget) + " (" + Why(r) + ")"
 		n := runeCount(heading)
 		if n > req.SkillBudget || sep+n+reserve > left {
 			break
@@ -215,25 +215,26 @@ func renderHeader(req *Request, res []Result) string {
 	if len(res) == 1 {
 		count = "1 skill for this task."
 	}
-	why := "Why: a seed matches the task's words; a skill via graph was reached from the seeds " +
-		"over the skill graph's published edges. Under each skill, the edges that link it to the " +
-		"others, with calibration state and weight."
+	why := "Why: a seed matches the task best; via graph: an edge from a seed raised the skill; " +
+		"a match matches the task below the seeds, no edge raised it. Under each skill, the edges " +
+		"that link it to the others, with calibration state and weight."
 	if req.NoGraph {
-		why = "Why: each skill matches the task's words (the skill graph was not used)."
+		why = "Why: each skill matches the task (the skill graph was not used)."
 	}
 	return count + "\n" + task + "\n" + why + "\nText marked " + cutMark + " goes on in the skill's source file."
 }
 
-// why says how result r got into the bundle.
-func why(req *Request, r Result) string {
+// Why names the evidence that put r in the answer, in the words every door prints: "seed #N",
+// "via graph" when an edge from a seed raised its score (Result.Graph), and "match" for a skill
+// the task matches as it does a seed, below the seed cut, that no edge raised.
+func Why(r Result) string {
 	switch {
 	case r.SeedRank > 0:
 		return "seed #" + errtext.Itoa(r.SeedRank)
-	case req.NoGraph || r.Score == 0:
-		// A no-graph result, or one the graph did not reach that fills up the k.
-		return "lexical match"
+	case r.Graph:
+		return "via graph"
 	}
-	return "via graph"
+	return "match"
 }
 
 // leftOutLine names the skills that did not fit, within budget characters: all of them when

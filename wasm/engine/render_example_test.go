@@ -29,7 +29,7 @@ func ExampleEngine_Query_render() {
 	// Output:
 	// 2 skills for this task, most relevant first.
 	// Task: boil water
-	// Why: a seed matches the task's words; a skill via graph was reached from the seeds over the skill graph's published edges. Under each skill, the edges that link it to the others, with calibration state and weight.
+	// Why: a seed matches the task best; via graph: an edge from a seed raised the skill; a match matches the task below the seeds, no edge raised it. Under each skill, the edges that link it to the others, with calibration state and weight.
 	// Text marked [… cut] goes on in the skill's source file.
 	//
 	// [1] boil-water (seed #1)

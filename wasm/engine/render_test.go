@@ -48,7 +48,7 @@ func TestRenderLayout(t *testing.T) {
 	}
 	want := `3 skills for this task, most relevant first.
 Task: boil water
-Why: a seed matches the task's words; a skill via graph was reached from the seeds over the skill graph's published edges. Under each skill, the edges that link it to the others, with calibration state and weight.
+Why: a seed matches the task best; via graph: an edge from a seed raised the skill; a match matches the task below the seeds, no edge raised it. Under each skill, the edges that link it to the others, with calibration state and weight.
 Text marked [… cut] goes on in the skill's source file.
 
 [1] boil-water (seed #1)
@@ -109,15 +109,15 @@ func TestRenderCases(t *testing.T) {
 			[]string{"Task: boil [31m water\n"}, []string{"\x1b", "\x00"}},
 		{"body cut at a line", Request{Query: "boil water", K: 1, SkillBudget: 150},
 			[]string{"[1] boil-water", "## Steps\n1. Put the kettle on the stove.\n" + cutMark + "\n"}, []string{"Turn"}},
-		{"left out by the total", Request{Query: "boil water", K: 4, TotalBudget: 450},
+		{"left out by the total", Request{Query: "boil water", K: 4, TotalBudget: 472},
 			[]string{"file.\n\n[1] boil-water (seed #1)\n\n[2] brew-tea (seed #2)\n\n[2 more skills left out by the budget: fill-kettle, serve-tea]\n"},
 			nil},
-		{"left-out names clipped", Request{Query: "boil water", K: 4, TotalBudget: 400},
+		{"left-out names clipped", Request{Query: "boil water", K: 4, TotalBudget: 422},
 			[]string{"file.\n\n[4 more skills left out by the budget: boil-water, brew-tea, …]\n"}, nil},
-		{"headings before descriptions", Request{Query: "boil water", K: 4, TotalBudget: 480},
+		{"headings before descriptions", Request{Query: "boil water", K: 4, TotalBudget: 502},
 			[]string{"[1] boil-water (seed #1)\nBoil water on the stove until it bubbles.\n\n[2] brew-tea (seed #2)\n\n[3] fill-kettle (via graph)\n\n[4] serve-tea (via graph)\n"},
 			nil},
-		{"descriptions before evidence", Request{Query: "boil water", K: 4, TotalBudget: 600},
+		{"descriptions before evidence", Request{Query: "boil water", K: 4, TotalBudget: 622},
 			[]string{"[1] boil-water (seed #1)\nBoil water on the stove until it bubbles.\n\n[2]", "Steep tea leaves in hot water.\n\n[3]",
 				"Fill a kettle from the tap.\n\n[4]", "Pour the tea into cups and serve it.\n"},
 			[]string{"- needs"}},

@@ -80,9 +80,14 @@ export interface Via {
 export interface Result {
   name: string;
   score: number;
-  /** 1-based rank among the seeds; absent when the graph brought the skill in */
+  /** 1-based rank among the seeds; absent for other skills */
   seed_rank?: number;
-  /** the published edges (at most 3) that carried the most relevance to it, strongest first */
+  /**
+   * true when a published edge from a seed raised its score above its own match ("via graph");
+   * a skill with neither seed_rank nor graph is a match beyond the seeds
+   */
+  graph?: boolean;
+  /** the published edges (at most 3, one per neighbour and relation) that link it to the other results, strongest first */
   via?: Via[];
 }
 
@@ -116,6 +121,17 @@ export interface Info {
   format: string;
   /** the build parameters stored in the artifact; null when they are not JSON */
   params: Record<string, unknown> | null;
+  /** what the graph has learned from use */
+  learning: {
+    /** runs (traces, feedback, gateway sessions) the build counted */
+    runs: number;
+    /** confirmed and uncertain edges */
+    live_edges: number;
+    /** no runs yet: the graph has learned nothing from use */
+    cold: boolean;
+    /** a sentence for people: the state and, when cold, how the graph learns */
+    note: string;
+  };
   module: {
     /** caskg's version */
     version: string;

@@ -13,7 +13,7 @@
 //	load(ptr u32, len u32) u64          decodes the artifact in the buffer at ptr and keeps it:
 //	                                    < 1<<32: the handle; else packed {"error": "..."}
 //	query(handle u32, ptr, len u32) u64 packed response JSON for the request JSON at ptr
-//	info(handle u32) u64                packed {"skills", "edges", "terms", "bytes", "format", "params"}
+//	info(handle u32) u64                packed {"skills", "edges", "terms", "bytes", "format", "params", "learning"}
 //	unload(handle u32) u32              1 if the handle existed; releases it and its artifact
 //	version() u64                       packed {"version", "format", "go"}
 //
@@ -119,7 +119,8 @@ func (r *reactor) query(h uint32, req []byte) (out []byte) {
 }
 
 // info describes the artifact behind h: {"skills", "edges", "terms", "bytes", "format",
-// "params"}, params being the build parameters as stored (or null if they are not JSON).
+// "params", "learning"}, params being the build parameters as stored (or null if they are not
+// JSON) and learning engine.LearningOf's {"runs", "live_edges", "cold", "note"}.
 func (r *reactor) info(h uint32) (out []byte) {
 	defer guard(&out)
 	l := r.handles[h]
@@ -144,6 +145,8 @@ func (r *reactor) info(h uint32) (out []byte) {
 	} else {
 		b = append(b, "null"...)
 	}
+	b = append(b, `,"learning":`...)
+	b = engine.LearningOf(g).AppendJSON(b)
 	return append(b, '}')
 }
 

@@ -343,7 +343,9 @@ func TestTypings(t *testing.T) {
 		{"response", "QueryResponse", goType(engine.Response{}, false), nil},
 		{"result", "Result", goType(engine.Result{}, false), nil},
 		{"via", "Via", goType(engine.Via{}, false), nil},
-		{"info", "Info", answer((*reactor).info), map[string]string{"module": "caskg.js adds version's answer"}},
+		{"info", "Info", answer((*reactor).info), map[string]string{"module": "caskg.js adds version's answer",
+			"learning": "checked as Info.learning"}},
+		{"learning", "Info.learning", goType(engine.Learning{}, false), nil},
 		{"version", "Info.module", answer(func(*reactor, uint32) []byte { return versionJSON() }), nil},
 	}
 	for _, tc := range tests {

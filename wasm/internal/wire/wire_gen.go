@@ -193,6 +193,10 @@ func appendEngineResult(b []byte, v *engine.Result) ([]byte, error) {
 		b = jsontext.AppendKey(b, "\"seed_rank\":")
 		b = strconv.AppendInt(b, int64(v.SeedRank), 10)
 	}
+	if v.Graph {
+		b = jsontext.AppendKey(b, "\"graph\":")
+		b = strconv.AppendBool(b, v.Graph)
+	}
 	if len(v.Via) != 0 {
 		b = jsontext.AppendKey(b, "\"via\":")
 		if v.Via == nil {
