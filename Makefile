@@ -171,14 +171,14 @@ worker-dev: workerd ## serve the edge worker with workerd on WORKER_ADDR (127.0.
 	cd $(WORKER_DIR) && $(CURDIR)/$(WORKERD) serve workerd.capnp $(WORKER_MODE) --socket-addr http=$(WORKER_ADDR)
 
 # bench-worker measures the worker under workerd beside caskg serve, and beside the worker as
-# it was at OLD_WORKER_REF (built from a detached git worktree in bin/old-worker-src), on the
+# it was at OLD_WORKER_REF (git archive into bin/old-worker-src), on the
 # 859-skill artifact: bundle sizes, cold start, p50/p99 of /v1/retrieve and MCP tools/call.
 OLD_WORKER_REF ?= d97dd1b
 bench-worker: workerd build ## the worker under workerd: bundle size, cold start, p50/p99 of /v1/retrieve and MCP tools/call, beside caskg serve and the old worker
 	$(CASKG) build $(SHARED)/skills -o $(BIN)/skills.skg
 	$(MAKE) --no-print-directory worker WORKER_ARTIFACT=$(BIN)/skills.skg
 	@rm -rf $(BIN)/old-worker && mkdir -p $(BIN)/old-worker
-	@test -d $(BIN)/old-worker-src || git worktree add --detach $(BIN)/old-worker-src $(OLD_WORKER_REF)
+	@test -d $(BIN)/old-worker-src || { mkdir -p $(BIN)/old-worker-src && git archive $(OLD_WORKER_REF) | tar -x -C $(BIN)/old-worker-src; }
 	cd $(BIN)/old-worker-src && GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o $(CURDIR)/$(BIN)/old-worker/app.wasm ./wasm/worker
 	cp $(WORKER_DIR)/wasm_exec.js $(BIN)/old-worker-src/wasm/worker/entry.mjs $(BIN)/old-worker-src/wasm/worker/workerd.capnp $(BIN)/old-worker/
 	cp $(BIN)/skills.skg $(BIN)/old-worker/caskg.skg
