@@ -145,21 +145,45 @@ $(WORKERD):
 	npm install --prefix $(WORKERD_DIR) --no-save --no-audit --no-fund --ignore-scripts --loglevel=error workerd@$(WORKERD_VERSION)
 	@test -x $@ && touch $@
 
-worker: build ## build the edge worker bundle in bin/worker (WORKER_ARTIFACT=x.skg; default the sample); print its gzip size, warn over 3 MiB, fail over 10 MiB
+worker: build ## build the edge worker in bin/worker (WORKER_ARTIFACT=x.skg, default the sample; the artifact a static asset, WORKER_EMBED=1 a data module); print the bundle's gzip size
 	@mkdir -p $(WORKER_DIR)/feedback
 	$(if $(filter $(SAMPLE),$(WORKER_ARTIFACT)),$(CASKG) build graphs/sample -o $(SAMPLE))
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o $(WORKER_DIR)/app.wasm ./wasm/worker
 	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode go -o $(WORKER_DIR)/gen
 	cp $(WORKER_DIR)/gen/wasm_exec.js wasm/worker/entry.mjs wasm/worker/workerd.capnp $(WORKER_DIR)/
-	cp $(WORKER_ARTIFACT) $(WORKER_DIR)/caskg.skg.tmp && mv $(WORKER_DIR)/caskg.skg.tmp $(WORKER_DIR)/caskg.skg
-	@rm -rf $(WORKER_DIR)/gen
+	@rm -rf $(WORKER_DIR)/gen $(WORKER_DIR)/assets $(WORKER_DIR)/caskg.skg && mkdir -p $(WORKER_DIR)/assets
+	@sum=$$(od -An -tx4 -j12 -N4 $(WORKER_ARTIFACT) | tr -d ' \n'); \
+	if [ -n "$(WORKER_EMBED)" ]; then \
+	  cp $(WORKER_ARTIFACT) $(WORKER_DIR)/caskg.skg && \
+	  sed -i 's#(name = "artifact.mjs", esModule = embed "artifact.mjs"),#&\n  (name = "caskg.skg", data = embed "caskg.skg"),#' $(WORKER_DIR)/workerd.capnp && \
+	  printf 'import data from "./caskg.skg";\nexport const asset = null;\nexport const embedded = data;\nexport const checksum = "crc32c:%s";\n' $$sum > $(WORKER_DIR)/artifact.mjs; \
+	else \
+	  cp $(WORKER_ARTIFACT) $(WORKER_DIR)/assets/caskg.skg && \
+	  printf 'export const asset = "caskg.skg";\nexport const embedded = null;\nexport const checksum = "crc32c:%s";\n' $$sum > $(WORKER_DIR)/artifact.mjs; \
+	fi; echo "$(abspath $(WORKER_ARTIFACT))" > $(WORKER_DIR)/artifact.src
 	@$(GO) run ./wasm/worker/bundlesize $(WORKER_DIR)
 
-worker-dev: worker workerd ## serve the edge worker with workerd on WORKER_ADDR (127.0.0.1:8787); WORKER_MODE=perRequest for a Go program per request
-	$(WORKERD) serve $(WORKER_DIR)/workerd.capnp $(WORKER_MODE) --socket-addr http=$(WORKER_ADDR)
+# worker-dev serves what make worker last built, with the artifact it was given: it rebuilds
+# only when no bundle is there (make worker WORKER_ARTIFACT=… first to serve another artifact).
+worker-dev: workerd ## serve the edge worker with workerd on WORKER_ADDR (127.0.0.1:8787); WORKER_MODE=feedback keeps reports in bin/worker/feedback
+	@test -f $(WORKER_DIR)/artifact.mjs || $(MAKE) --no-print-directory worker
+	@echo "serving bin/worker with the artifact $$(cat $(WORKER_DIR)/artifact.src 2>/dev/null)"
+	cd $(WORKER_DIR) && $(CURDIR)/$(WORKERD) serve workerd.capnp $(WORKER_MODE) --socket-addr http=$(WORKER_ADDR)
 
-bench-worker: workerd ## p50/p95 of 1,000 sequential loopback requests to the worker under workerd, per isolate and per request
-	$(GO) test -run '^$$' -bench 'Worker' -benchtime 1000x -count 1 ./wasm/worker
+# bench-worker measures the worker under workerd beside caskg serve, and beside the worker as
+# it was at OLD_WORKER_REF (git archive into bin/old-worker-src), on the
+# 859-skill artifact: bundle sizes, cold start, p50/p99 of /v1/retrieve and MCP tools/call.
+OLD_WORKER_REF ?= d97dd1b
+bench-worker: workerd build ## the worker under workerd: bundle size, cold start, p50/p99 of /v1/retrieve and MCP tools/call, beside caskg serve and the old worker
+	$(CASKG) build $(SHARED)/skills -o $(BIN)/skills.skg
+	$(MAKE) --no-print-directory worker WORKER_ARTIFACT=$(BIN)/skills.skg
+	@rm -rf $(BIN)/old-worker && mkdir -p $(BIN)/old-worker
+	@test -d $(BIN)/old-worker-src || { mkdir -p $(BIN)/old-worker-src && git archive $(OLD_WORKER_REF) | tar -x -C $(BIN)/old-worker-src; }
+	cd $(BIN)/old-worker-src && GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o $(CURDIR)/$(BIN)/old-worker/app.wasm ./wasm/worker
+	cp $(WORKER_DIR)/wasm_exec.js $(BIN)/old-worker-src/wasm/worker/entry.mjs $(BIN)/old-worker-src/wasm/worker/workerd.capnp $(BIN)/old-worker/
+	cp $(BIN)/skills.skg $(BIN)/old-worker/caskg.skg
+	CASKG_BENCH_ARTIFACT=$(CURDIR)/$(BIN)/skills.skg CASKG_BENCH_WORKER=$(CURDIR)/$(WORKER_DIR) CASKG_BENCH_OLD_WORKER=$(CURDIR)/$(BIN)/old-worker \
+	  $(GO) test -run '^$$' -bench 'Worker' -benchtime 1000x -count 1 ./wasm/worker
 
 # --- npm package (wasm/js) --------------------------------------------------------------------
 # make npm stages wasm/js's package.json, caskg.js and caskg.d.ts beside bin/caskg.wasm in
@@ -250,6 +274,7 @@ bench: wasm peers ## build 1k-100k-skill libraries, time build and queries (nati
 	$(GO) build -o $(BIN)/caskg-bench ./native/cmd/caskg-bench
 	$(BIN)/caskg-bench -base $(SHARED)/skills -tasks $(SHARED)/eval/skillsbench/tasks.jsonl -wasm $(WASM) -dir $(BIN)/bench \
 		-peers $(PEERS_DIR) $(BENCHFLAGS)
+	$(MAKE) --no-print-directory bench-worker
 
 # The JavaScript peers of make bench, exact versions from npm into .cache/peers (no install
 # scripts run; nothing enters the repository). A stamp names the versions, so changing one

@@ -50,7 +50,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"net/http"
 	"net/url"
 	"runtime"
 	"slices"
@@ -155,43 +154,42 @@ func (e *httpError) Error() string { return e.msg }
 
 func fail(status int, msg string) *httpError { return &httpError{status, "api: " + msg} }
 
-// ServeHTTP answers one request.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// Serve answers one request. It never panics: a bug answers 500, and must not end the Go
+// program that serves a worker isolate.
+func (h *Handler) Serve(r *Request) (resp *Response) {
+	resp = &Response{}
 	if h.origins == nil {
-		w.Header().Set("Access-Control-Allow-Origin", "*")
+		resp.Set("Access-Control-Allow-Origin", "*")
 	} else {
 		// The answer depends on the Origin header: a cache must not hand one origin's to another.
-		w.Header().Add("Vary", "Origin")
-		if o := r.Header.Get("Origin"); o != "" && h.origins[o] {
-			w.Header().Set("Access-Control-Allow-Origin", o)
+		resp.add("Vary", "Origin")
+		if o := r.header("Origin"); o != "" && h.origins[o] {
+			resp.Set("Access-Control-Allow-Origin", o)
 		}
 	}
 	defer func() {
-		// A bug comes back as a 500; it must not end the Go program that serves a worker isolate.
 		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler {
-				panic(p)
-			}
-			WriteError(w, http.StatusInternalServerError, "api: internal error: "+errtext.Recovered(p))
+			resp.setJSON(statusInternalServerError, errorBody("api: internal error: "+errtext.Recovered(p)))
 		}
 	}()
-	body, err := h.route(w, r)
+	body, err := h.route(resp, r)
 	if err != nil {
 		var he *httpError
 		if !errors.As(err, &he) {
-			he = &httpError{http.StatusBadRequest, err.Error()}
+			he = &httpError{statusBadRequest, err.Error()}
 		}
-		WriteError(w, he.status, he.msg)
-		return
+		resp.setJSON(he.status, errorBody(he.msg))
+		return resp
 	}
 	if body != nil {
-		writeJSON(w, http.StatusOK, body)
+		resp.setJSON(statusOK, body)
 	}
+	return resp
 }
 
 // route answers r: a JSON body for a 200, nil when it wrote the answer itself (a preflight).
-func (h *Handler) route(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	path := r.URL.EscapedPath()
+func (h *Handler) route(w *Response, r *Request) ([]byte, error) {
+	path := r.Path
 	var methods string
 	switch {
 	case path == routeRetrieve:
@@ -201,36 +199,35 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) ([]byte, error) 
 	case path == routeHealth, strings.HasPrefix(path, routeSkills) && len(path) > len(routeSkills):
 		methods = methodsRead
 	default:
-		return nil, fail(http.StatusNotFound, "no route "+strconv.Quote(path)+"; the routes are "+routeList)
+		return nil, fail(statusNotFound, "no route "+strconv.Quote(path)+"; the routes are "+routeList)
 	}
-	if r.Method == http.MethodOptions {
-		hd := w.Header()
-		hd.Set("Access-Control-Allow-Methods", methods)
-		hd.Set("Access-Control-Allow-Headers", "Content-Type")
+	if r.Method == "OPTIONS" {
+		w.Set("Access-Control-Allow-Methods", methods)
+		w.Set("Access-Control-Allow-Headers", "Content-Type")
 		if path == routeFeedback {
-			hd.Set("Access-Control-Allow-Headers", "Authorization, Content-Type") // a reporter's token
+			w.Set("Access-Control-Allow-Headers", "Authorization, Content-Type") // a reporter's token
 		}
-		hd.Set("Access-Control-Max-Age", "86400")
-		w.WriteHeader(http.StatusNoContent)
+		w.Set("Access-Control-Max-Age", "86400")
+		w.Status = statusNoContent
 		return nil, nil
 	}
 	if !slices.Contains(strings.Split(methods, ", "), r.Method) {
-		w.Header().Set("Allow", methods)
-		return nil, fail(http.StatusMethodNotAllowed, r.Method+" "+path+": allowed are "+methods)
+		w.Set("Allow", methods)
+		return nil, fail(statusMethodNotAllowed, r.Method+" "+path+": allowed are "+methods)
 	}
 	switch {
 	case path == routeHealth:
 		return h.health, nil
 	case path == routeFeedback:
 		return h.feedback(w, r)
-	case path == routeRetrieve && r.Method == http.MethodPost:
+	case path == routeRetrieve && r.Method == "POST":
 		req, err := readBody(r)
 		if err != nil {
 			return nil, err
 		}
 		return h.retrieve(req)
 	case path == routeRetrieve:
-		req, err := readQuery(r.URL.RawQuery)
+		req, err := readQuery(r.RawQuery)
 		if err != nil {
 			return nil, err
 		}
@@ -238,7 +235,7 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) ([]byte, error) 
 	default:
 		name, err := url.PathUnescape(strings.TrimPrefix(path, routeSkills))
 		if err != nil {
-			return nil, fail(http.StatusBadRequest, "skill name: "+err.Error())
+			return nil, fail(statusBadRequest, "skill name: "+err.Error())
 		}
 		return h.skill(name)
 	}
@@ -246,37 +243,37 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) ([]byte, error) 
 
 // readBody reads engine.Request JSON from at most MaxBodyBytes of body: every field the request
 // declares and nothing else, one JSON value, within the limits.
-func readBody(r *http.Request) (engine.Request, error) {
+func readBody(r *Request) (engine.Request, error) {
 	b, err := readBytes(r, `{"query": "heat an egg", "k": 8}`)
 	if err != nil {
 		return engine.Request{}, err
 	}
 	req, err := wire.DecodeRequest(b)
 	if err != nil {
-		return req, fail(http.StatusBadRequest, "body: "+err.Error())
+		return req, fail(statusBadRequest, "body: "+err.Error())
 	}
 	return req, CheckRequest(req)
 }
 
 // readBytes reads a POST body of at most MaxBodyBytes that is not blank; example is a body the
 // route takes, for the error about a blank one.
-func readBytes(r *http.Request, example string) ([]byte, error) {
+func readBytes(r *Request, example string) ([]byte, error) {
 	if r.ContentLength > MaxBodyBytes {
-		return nil, fail(http.StatusRequestEntityTooLarge,
+		return nil, fail(statusRequestEntityTooLarge,
 			"body is "+strconv.FormatInt(r.ContentLength, 10)+" bytes, at most "+strconv.Itoa(MaxBodyBytes))
 	}
 	var b []byte
 	if r.Body != nil {
 		var err error
 		if b, err = io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1)); err != nil {
-			return nil, fail(http.StatusBadRequest, "reading the body: "+err.Error())
+			return nil, fail(statusBadRequest, "reading the body: "+err.Error())
 		}
 	}
 	if len(b) > MaxBodyBytes {
-		return nil, fail(http.StatusRequestEntityTooLarge, "body is larger than "+strconv.Itoa(MaxBodyBytes)+" bytes")
+		return nil, fail(statusRequestEntityTooLarge, "body is larger than "+strconv.Itoa(MaxBodyBytes)+" bytes")
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
-		return nil, fail(http.StatusBadRequest, "body: want a JSON request such as "+example)
+		return nil, fail(statusBadRequest, "body: want a JSON request such as "+example)
 	}
 	return b, nil
 }
@@ -289,7 +286,7 @@ func readQuery(raw string) (engine.Request, error) {
 	var req engine.Request
 	vals, err := url.ParseQuery(raw)
 	if err != nil {
-		return req, fail(http.StatusBadRequest, "query string: "+err.Error())
+		return req, fail(statusBadRequest, "query string: "+err.Error())
 	}
 	keys := make([]string, 0, len(vals))
 	for key := range vals {
@@ -312,30 +309,30 @@ func readQuery(raw string) (engine.Request, error) {
 				req.Filter.Namespaces = list
 			}
 			if err := CheckRequest(engine.Request{Filter: req.Filter}); err != nil {
-				return req, fail(http.StatusBadRequest, "parameter "+strconv.Quote(key)+": "+strings.TrimPrefix(err.Error(), "api: "))
+				return req, fail(statusBadRequest, "parameter "+strconv.Quote(key)+": "+strings.TrimPrefix(err.Error(), "api: "))
 			}
 			continue
 		}
 		if n := len(vals[key]); n != 1 {
-			return req, fail(http.StatusBadRequest, "parameter "+strconv.Quote(key)+" is given "+strconv.Itoa(n)+" times")
+			return req, fail(statusBadRequest, "parameter "+strconv.Quote(key)+" is given "+strconv.Itoa(n)+" times")
 		}
 		v := vals[key][0]
 		switch key {
 		case "q":
 			if len(v) > MaxQueryBytes {
-				return req, fail(http.StatusBadRequest, `parameter "q": `+strconv.Itoa(len(v))+" bytes, at most "+strconv.Itoa(MaxQueryBytes))
+				return req, fail(statusBadRequest, `parameter "q": `+strconv.Itoa(len(v))+" bytes, at most "+strconv.Itoa(MaxQueryBytes))
 			}
 			req.Query, seen = v, true
 		case "k":
 			k, err := strconv.Atoi(v)
 			if err != nil || k < 1 || k > MaxK {
-				return req, fail(http.StatusBadRequest, `parameter "k": `+strconv.Quote(v)+" is not a whole number in [1, "+strconv.Itoa(MaxK)+"]")
+				return req, fail(statusBadRequest, `parameter "k": `+strconv.Quote(v)+" is not a whole number in [1, "+strconv.Itoa(MaxK)+"]")
 			}
 			req.K = k
 		case "no_graph", "render":
 			b, err := strconv.ParseBool(v)
 			if err != nil {
-				return req, fail(http.StatusBadRequest, "parameter "+strconv.Quote(key)+": "+strconv.Quote(v)+" is not 1, 0, true or false")
+				return req, fail(statusBadRequest, "parameter "+strconv.Quote(key)+": "+strconv.Quote(v)+" is not 1, 0, true or false")
 			}
 			if key == "render" {
 				req.Render = b
@@ -343,11 +340,11 @@ func readQuery(raw string) (engine.Request, error) {
 				req.NoGraph = b
 			}
 		default:
-			return req, fail(http.StatusBadRequest, "unknown parameter "+strconv.Quote(key)+"; the parameters are q, k, no_graph, render, allow, deny and namespaces")
+			return req, fail(statusBadRequest, "unknown parameter "+strconv.Quote(key)+"; the parameters are q, k, no_graph, render, allow, deny and namespaces")
 		}
 	}
 	if !seen {
-		return req, fail(http.StatusBadRequest, `parameter "q": missing; GET `+routeRetrieve+"?q=heat+an+egg&k=8")
+		return req, fail(statusBadRequest, `parameter "q": missing; GET `+routeRetrieve+"?q=heat+an+egg&k=8")
 	}
 	return req, nil
 }
@@ -357,11 +354,11 @@ func readQuery(raw string) (engine.Request, error) {
 func (h *Handler) retrieve(req engine.Request) ([]byte, error) {
 	resp, err := h.eng.Query(req)
 	if err != nil {
-		return nil, &httpError{http.StatusBadRequest, err.Error()}
+		return nil, &httpError{statusBadRequest, err.Error()}
 	}
 	b, err := wire.AppendResponse(nil, &resp)
 	if err != nil {
-		return nil, fail(http.StatusInternalServerError, "response: "+err.Error())
+		return nil, fail(statusInternalServerError, "response: "+err.Error())
 	}
 	return b, nil
 }
@@ -373,7 +370,7 @@ func (h *Handler) retrieve(req engine.Request) ([]byte, error) {
 func (h *Handler) skill(name string) ([]byte, error) {
 	i, ok := h.byName[name]
 	if !ok {
-		return nil, fail(http.StatusNotFound, "no skill named "+strconv.Quote(name))
+		return nil, fail(statusNotFound, "no skill named "+strconv.Quote(name))
 	}
 	g := h.eng.Graph()
 	b := []byte(`{"name":`)
@@ -452,21 +449,7 @@ func healthJSON(g *graphs.Graph, data []byte, version string, src *Source) []byt
 	return append(b, "}}"...)
 }
 
-// WriteError writes the error envelope every answer other than 200 has, {"error": msg}, with
-// the headers of every JSON answer. A host uses it for its own errors around the API.
-func WriteError(w http.ResponseWriter, status int, msg string) {
-	b := jsontext.AppendString([]byte(`{"error":`), msg)
-	writeJSON(w, status, append(b, '}'))
-}
-
-// writeJSON writes a JSON answer with its length, so a runtime can send it as a fixed-length
-// body rather than chunked.
-func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	hd := w.Header()
-	hd.Set("Content-Type", "application/json; charset=utf-8")
-	hd.Set("Content-Length", strconv.Itoa(len(body)))
-	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
+// errorBody is the error envelope every answer other than 200 has, {"error": msg}.
+func errorBody(msg string) []byte {
+	return append(jsontext.AppendString([]byte(`{"error":`), msg), '}')
 }

@@ -181,7 +181,7 @@ func TestReadBody(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &http.Request{Method: "POST", Body: io.NopCloser(tt.body), ContentLength: tt.length}
+			r := &Request{Method: "POST", Body: tt.body, ContentLength: tt.length}
 			if tt.body == nil {
 				r.Body = nil
 			}

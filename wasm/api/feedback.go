@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -179,21 +178,21 @@ func DecodeFeedback(b []byte) (Feedback, error) {
 // for a sender Options.Reporters refuses, 415 for a body not declared application/json (see
 // CORS in the package comment), 400 for a report CheckFeedback refuses, 429 when the store is
 // rate limited, {"status":"recorded"} once the store took it, with the reporter as its Source.
-func (h *Handler) feedback(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+func (h *Handler) feedback(w *Response, r *Request) ([]byte, error) {
 	if h.store == nil {
-		return nil, fail(http.StatusNotImplemented, "feedback is not configured on this server: it records no reports "+
+		return nil, fail(statusNotImplemented, "feedback is not configured on this server: it records no reports "+
 			"(caskg serve records them with --feedback FILE)")
 	}
-	source, err := h.reporters.Check(r.Header.Get("Authorization"))
+	source, err := h.reporters.Check(r.header("Authorization"))
 	if err != nil {
 		ae := err.(*AuthError)
 		if ae.Challenge != "" {
-			w.Header().Set("WWW-Authenticate", ae.Challenge)
+			w.Set("WWW-Authenticate", ae.Challenge)
 		}
 		return nil, fail(ae.Status, ae.msg)
 	}
-	if ct, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";"); !strings.EqualFold(strings.TrimSpace(ct), "application/json") {
-		return nil, fail(http.StatusUnsupportedMediaType, "Content-Type "+strconv.Quote(echo(ct))+": feedback takes application/json")
+	if ct, _, _ := strings.Cut(r.header("Content-Type"), ";"); !strings.EqualFold(strings.TrimSpace(ct), "application/json") {
+		return nil, fail(statusUnsupportedMediaType, "Content-Type "+strconv.Quote(echo(ct))+": feedback takes application/json")
 	}
 	b, err := readBytes(r, `{"query": "heat an egg", "used": ["heat-object-in-microwave"], "outcome": "success"}`)
 	if err != nil {
@@ -201,19 +200,19 @@ func (h *Handler) feedback(w http.ResponseWriter, r *http.Request) ([]byte, erro
 	}
 	fb, err := DecodeFeedback(b)
 	if err != nil {
-		return nil, fail(http.StatusBadRequest, "body: "+err.Error())
+		return nil, fail(statusBadRequest, "body: "+err.Error())
 	}
 	if err := CheckFeedback(fb, h.IsSkill); err != nil {
 		return nil, err
 	}
 	fb.Source = source
-	if err := h.store.Append(r.Context(), fb); err != nil {
+	if err := h.store.Append(r.context(), fb); err != nil {
 		var rl *RateLimitError
 		if errors.As(err, &rl) {
-			w.Header().Set("Retry-After", strconv.Itoa(rl.seconds()))
-			return nil, fail(http.StatusTooManyRequests, rl.Error())
+			w.Set("Retry-After", strconv.Itoa(rl.seconds()))
+			return nil, fail(statusTooManyRequests, rl.Error())
 		}
-		return nil, fail(http.StatusInternalServerError, "feedback not recorded: "+err.Error())
+		return nil, fail(statusInternalServerError, "feedback not recorded: "+err.Error())
 	}
 	return []byte(`{"status":"recorded"}`), nil
 }

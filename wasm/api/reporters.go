@@ -3,7 +3,6 @@ package api
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"net/http"
 	"strconv"
 	"strings"
 )
@@ -174,22 +173,22 @@ func (a FeedbackAuth) Check(authorization string) (string, error) {
 		if a.Local != "" {
 			return a.Local, nil
 		}
-		return "", &AuthError{Status: http.StatusForbidden, msg: "feedback is taken beyond loopback only with a bearer " +
+		return "", &AuthError{Status: statusForbidden, msg: "feedback is taken beyond loopback only with a bearer " +
 			"token, and this server has none (caskg serve --feedback-tokens FILE; the worker's secret " + TokensEnv + ")"}
 	}
 	scheme, tok, _ := strings.Cut(strings.TrimSpace(authorization), " ")
 	tok = strings.TrimSpace(tok)
 	if authorization == "" {
-		return "", &AuthError{Status: http.StatusUnauthorized, Challenge: `Bearer realm="caskg feedback"`,
+		return "", &AuthError{Status: statusUnauthorized, Challenge: `Bearer realm="caskg feedback"`,
 			msg: "feedback needs a bearer token: send Authorization: Bearer TOKEN"}
 	}
 	if !strings.EqualFold(scheme, "Bearer") || tok == "" {
-		return "", &AuthError{Status: http.StatusUnauthorized, Challenge: `Bearer realm="caskg feedback", error="invalid_request"`,
+		return "", &AuthError{Status: statusUnauthorized, Challenge: `Bearer realm="caskg feedback", error="invalid_request"`,
 			msg: "feedback needs Authorization: Bearer TOKEN"}
 	}
 	name, ok := a.Tokens.name(tok)
 	if !ok {
-		return "", &AuthError{Status: http.StatusUnauthorized, Challenge: `Bearer realm="caskg feedback", error="invalid_token"`,
+		return "", &AuthError{Status: statusUnauthorized, Challenge: `Bearer realm="caskg feedback", error="invalid_token"`,
 			msg: "the bearer token is not one of this server's feedback tokens"}
 	}
 	return "token:" + name, nil

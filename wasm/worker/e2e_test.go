@@ -87,6 +87,12 @@ func bundleDir(tb testing.TB) string {
 			bundle.err = err
 			return
 		}
+		if bundle.err = os.MkdirAll(filepath.Join(dir, "assets"), 0o755); bundle.err != nil {
+			return
+		}
+		if bundle.err = os.WriteFile(filepath.Join(dir, "artifact.mjs"), artifactModule(data), 0o644); bundle.err != nil {
+			return
+		}
 		for _, f := range [][2]string{
 			{filepath.Join(gen, "wasm_exec.js"), "wasm_exec.js"},
 			{"entry.mjs", "entry.mjs"},
@@ -101,12 +107,18 @@ func bundleDir(tb testing.TB) string {
 				return
 			}
 		}
-		bundle.err = os.WriteFile(filepath.Join(dir, "caskg.skg"), data, 0o644)
+		bundle.err = os.WriteFile(filepath.Join(dir, "assets", "caskg.skg"), data, 0o644)
 	})
 	if bundle.err != nil {
 		tb.Fatal(bundle.err)
 	}
 	return bundle.dir
+}
+
+// artifactModule is the artifact.mjs make worker writes for the artifact data as an asset.
+func artifactModule(data []byte) []byte {
+	return []byte("export const asset = \"caskg.skg\";\nexport const embedded = null;\nexport const checksum = \"" +
+		headerChecksum(data) + "\";\n")
 }
 
 func TestMain(m *testing.M) {
@@ -117,7 +129,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// startWorkerd serves the bundle with the config constant name ("config", "perRequest" or
+// startWorkerd serves the bundle with the config constant name ("config" or
 // "feedback") and workerd's further args on a free port of 127.0.0.1 and returns its base URL
 // once /v1/health answers. workerd is stopped when the test ends.
 func startWorkerd(tb testing.TB, config string, args ...string) string {
@@ -155,6 +167,7 @@ func serveBundle(tb testing.TB, dir, config string, args ...string) string {
 	var logs bytes.Buffer
 	cmd := exec.Command(bin, append([]string{"serve", filepath.Join(dir, "workerd.capnp"), config,
 		"--socket-addr", "http=127.0.0.1:0", "--control-fd", "3"}, args...)...)
+	cmd.Dir = dir // the disk services' paths are relative to it
 	cmd.ExtraFiles = []*os.File{ctlW}
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
@@ -296,27 +309,6 @@ func TestWorkerd(t *testing.T) {
 	})
 }
 
-// The stock mode (a Go program per request) answers the same.
-func TestWorkerdPerRequest(t *testing.T) {
-	base := startWorkerd(t, "perRequest")
-	g, err := graphs.Decode(testlib.Sample(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := engine.New(g)
-	for _, task := range sampleTasks(t)[:4] {
-		want := nativeJSON(t, eng, task)
-		for _, c := range retrieveCases(task) {
-			if status, _, body := do(t, base, c); status != 200 || string(body) != want {
-				t.Errorf("%s: %d %s\nnative %s", c.name, status, body, want)
-			}
-		}
-	}
-	c := apiCases()[0]
-	status, h, body := do(t, base, c)
-	checkAnswer(t, c, status, h, body)
-}
-
 // With a KV namespace bound as CASKG_FEEDBACK (workerd.capnp's feedback config: a writable
 // directory stands in for the namespace), POST /v1/feedback stores each report as one entry,
 // keyed fb-<time>-<random>, holding caskg serve's trace line; refused reports store nothing.
@@ -374,12 +366,15 @@ func TestWorkerdFeedback(t *testing.T) {
 func TestWorkerdBadArtifact(t *testing.T) {
 	src := bundleDir(t)
 	dir := t.TempDir()
-	for _, f := range []string{"app.wasm", "wasm_exec.js", "entry.mjs", "workerd.capnp", "caskg.skg"} {
+	if err := os.Mkdir(filepath.Join(dir, "assets"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"app.wasm", "wasm_exec.js", "entry.mjs", "workerd.capnp", "artifact.mjs", "assets/caskg.skg"} {
 		b, err := os.ReadFile(filepath.Join(src, f))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f == "caskg.skg" {
+		if f == "assets/caskg.skg" {
 			b[len(b)-1] ^= 1
 		}
 		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
@@ -395,44 +390,69 @@ func TestWorkerdBadArtifact(t *testing.T) {
 	}
 }
 
-// BenchmarkWorker sends b.N sequential GET /v1/retrieve requests (the 40 sample tasks in turn,
-// k = 10) over loopback and reports the latency's median and 95th percentile: to workerd with
-// one Go program per isolate (entry.mjs's default), with a Go program per request (syumai's
-// stock glue), and to the same handler under Go's net/http natively, for reference. Run it
-// with -benchtime 1000x (make bench-worker).
+// BenchmarkWorker measures the worker under workerd beside caskg serve (native/serve, Go's
+// net/http) and, when CASKG_BENCH_OLD_WORKER names its bundle, beside the worker as it was
+// (make bench-worker builds it from OLD_WORKER_REF): for each, the cold start (workerd's start
+// to the first answer, the isolate's Go start and artifact read included) and the p50 and p99
+// latency of b.N sequential loopback requests, GET /v1/retrieve (the sample tasks in turn,
+// k = 10) and MCP tools/call retrieve_skills (render false). CASKG_BENCH_WORKER and
+// CASKG_BENCH_ARTIFACT name the bundle and artifact make bench-worker built (the 859 skills);
+// without them the test's bundle of the sample. Run with -benchtime 1000x.
 func BenchmarkWorker(b *testing.B) {
 	tasks := sampleTasks(b)
-	targets := make([]string, len(tasks))
-	for i, t := range tasks {
-		targets[i] = "/v1/retrieve?k=10&q=" + url.QueryEscape(t.Query)
+	newDir, artifact := os.Getenv("CASKG_BENCH_WORKER"), os.Getenv("CASKG_BENCH_ARTIFACT")
+	if newDir == "" {
+		newDir = bundleDir(b)
 	}
-	for _, mode := range []string{"isolate", "per-request", "native"} {
-		b.Run(mode, func(b *testing.B) {
+	type host struct {
+		name, dir string
+		mcp       bool
+	}
+	hosts := []host{{"worker", newDir, true}, {"serve", "", false}}
+	if old := os.Getenv("CASKG_BENCH_OLD_WORKER"); old != "" {
+		hosts = append(hosts, host{"old-worker", old, false})
+	}
+	for _, h := range hosts {
+		b.Run(h.name, func(b *testing.B) {
+			t0 := time.Now()
 			var base string
-			switch mode {
-			case "isolate":
-				base = startWorkerd(b, "config")
-			case "per-request":
-				base = startWorkerd(b, "perRequest")
-			case "native":
-				base = startNative(b)
+			if h.dir == "" {
+				base = startServeArtifact(b, artifact)
+			} else {
+				base = serveBundle(b, h.dir, "config")
 			}
-			lat := make([]time.Duration, 0, b.N)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := range b.N {
-				t0 := time.Now()
-				status, _, body := do(b, base, apiCase{method: "GET", target: targets[i%len(targets)]})
-				lat = append(lat, time.Since(t0))
-				if status != 200 {
-					b.Fatalf("%d %s", status, body)
+			if status, _, body := do(b, base, apiCase{method: "GET", target: "/v1/retrieve?k=10&q=" + url.QueryEscape(tasks[0].Query)}); status != 200 {
+				b.Fatalf("first request: %d %s", status, body)
+			}
+			cold := time.Since(t0)
+			measure := func(metric string, c func(i int) apiCase) {
+				lat := make([]time.Duration, 0, b.N)
+				for i := range b.N {
+					t0 := time.Now()
+					status, _, body := do(b, base, c(i))
+					lat = append(lat, time.Since(t0))
+					if status != 200 {
+						b.Fatalf("%d %s", status, body)
+					}
 				}
+				slices.Sort(lat)
+				ms := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))]) / 1e6 }
+				b.ReportMetric(ms(0.50), metric+"-p50-ms")
+				b.ReportMetric(ms(0.99), metric+"-p99-ms")
 			}
-			b.StopTimer()
-			slices.Sort(lat)
-			ms := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))]) / 1e6 }
-			b.ReportMetric(ms(0.50), "p50-ms")
-			b.ReportMetric(ms(0.95), "p95-ms")
+			b.ResetTimer()
+			measure("retrieve", func(i int) apiCase {
+				return apiCase{method: "GET", target: "/v1/retrieve?k=10&q=" + url.QueryEscape(tasks[i%len(tasks)].Query)}
+			})
+			b.ReportMetric(float64(cold)/1e6, "cold-ms")
+			if h.mcp {
+				measure("mcp", func(i int) apiCase {
+					q := string(jsontextString(tasks[i%len(tasks)].Query))
+					return apiCase{method: "POST", target: "/mcp", header: map[string]string{"Content-Type": "application/json",
+						"Accept": "application/json, text/event-stream"},
+						body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"retrieve_skills","arguments":{"query":` + q + `,"k":10,"render":false}}}`}
+				})
+			}
 		})
 	}
 }

@@ -153,7 +153,7 @@ func TestHandlerFeedback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := newServer(testlib.Sample(t), newKVFeedback(kv.put, false, func() time.Time { return clock }, nil), tokens)
+	s, err := newServer(testlib.Sample(t), "", newKVFeedback(kv.put, false, func() time.Time { return clock }, nil), tokens)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestHandlerFeedback(t *testing.T) {
 		t.Errorf("refused reports were stored: %q", kv.keys)
 	}
 	// A worker without tokens takes no report: it is always reached beyond loopback.
-	open, err := newServer(testlib.Sample(t), newKVFeedback(kv.put, false, func() time.Time { return clock }, nil), nil)
+	open, err := newServer(testlib.Sample(t), "", newKVFeedback(kv.put, false, func() time.Time { return clock }, nil), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,39 +3,93 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
 	"syscall/js"
 
 	"github.com/caskg/caskg/wasm/api"
-	"github.com/syumai/workers"
 	"github.com/syumai/workers/cloudflare/kv"
 )
 
-// main decodes the artifact entry.mjs hands over and serves requests. With context.persistent
-// set (entry.mjs's default) the program never returns, so one Go runtime and one decoded
-// artifact serve every request of the isolate; without it, it returns after one request, which
-// is how syumai/workers' stock worker.mjs runs a program (kept to measure the difference).
+// main decodes the artifact entry.mjs hands over, binds handle for entry.mjs to call with each
+// request, and never returns: one Go runtime and one decoded artifact serve every request of
+// the isolate.
 func main() {
 	ctx := js.Global().Get("context")
+	binding := ctx.Get("binding")
 	tokens, err := feedbackTokens(ctx.Get("env"))
 	var s *server
 	if err == nil {
-		s, err = newServer(artifact(ctx.Get("artifact")), feedbackStore(ctx.Get("env")), tokens)
+		s, err = newServer(artifact(ctx.Get("artifact")), ctx.Get("checksum").String(), feedbackStore(ctx.Get("env")), tokens)
 	}
 	if err != nil {
 		// entry.mjs answers every request with this error until a start succeeds.
 		js.Global().Get("console").Call("error", err.Error())
-		ctx.Get("binding").Set("startError", err.Error())
+		binding.Set("startError", err.Error())
 		return
 	}
-	workers.ServeNonBlock(s)
-	workers.Ready()
-	if ctx.Get("persistent").Truthy() {
-		select {}
+	binding.Set("maxBody", api.MaxBodyBytes)
+	binding.Set("handle", js.FuncOf(s.handleJS))
+	ready()
+	select {}
+}
+
+// ready tells syumai/workers' glue (entry.mjs's import "workers") that the handler is bound.
+//
+//go:wasmimport workers ready
+func ready()
+
+// handleJS answers handle(method, path, query, headers, body, length): path still
+// percent-encoded, query without '?', headers a Workers Headers, body a Uint8Array (undefined
+// for none) and length the declared Content-Length (-1 unknown). It returns {status, headers:
+// [[name, value]…], body: Uint8Array|null}, or a Promise of it for a request that may wait on
+// KV.
+func (s *server) handleJS(_ js.Value, args []js.Value) any {
+	r := &api.Request{Method: args[0].String(), Path: args[1].String(), RawQuery: args[2].String(),
+		Header: jsHeader{args[3]}, ContentLength: int64(args[5].Int()), Context: context.Background()}
+	if args[4].Type() == js.TypeObject {
+		r.Body = bytes.NewReader(artifact(args[4]))
 	}
-	<-workers.Done()
+	if !s.waits(r) {
+		return toJS(s.Serve(r))
+	}
+	var executor js.Func
+	executor = js.FuncOf(func(_ js.Value, a []js.Value) any {
+		resolve := a[0]
+		executor.Release()
+		go func() { resolve.Invoke(toJS(s.Serve(r))) }()
+		return nil
+	})
+	return js.Global().Get("Promise").New(executor)
+}
+
+// jsHeader reads a Workers Headers object.
+type jsHeader struct{ v js.Value }
+
+func (h jsHeader) Get(name string) string {
+	if h.v.Type() != js.TypeObject {
+		return ""
+	}
+	v := h.v.Call("get", name)
+	if v.Type() != js.TypeString {
+		return ""
+	}
+	return v.String()
+}
+
+func toJS(resp *api.Response) any {
+	hd := make([]any, len(resp.Header))
+	for i, f := range resp.Header {
+		hd[i] = []any{f.Name, f.Value}
+	}
+	body := js.Null()
+	if resp.Body != nil {
+		body = js.Global().Get("Uint8Array").New(len(resp.Body))
+		js.CopyBytesToJS(body, resp.Body)
+	}
+	return map[string]any{"status": resp.Status, "headers": hd, "body": body}
 }
 
 // feedbackStore is the KV store of feedback when env binds a namespace as FeedbackBinding, else
@@ -69,8 +123,8 @@ func feedbackTokens(env js.Value) (*api.Tokens, error) {
 	return t, nil
 }
 
-// artifact copies the artifact's bytes (an ArrayBuffer or a Uint8Array) into Go memory; the
-// graph reads them in place from then on.
+// artifact copies bytes (an ArrayBuffer or a Uint8Array) into Go memory; the graph reads an
+// artifact in place from then on.
 func artifact(v js.Value) []byte {
 	if v.Type() != js.TypeObject {
 		return nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caskg/caskg/graphs/jsontext"
 	"github.com/caskg/caskg/native/serve"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
@@ -62,7 +63,15 @@ func sameAnswer(a, b answer, bodies bool) string {
 // 127.0.0.1, reporting the worker's version, and returns its base URL.
 func startServe(tb testing.TB) string {
 	tb.Helper()
-	art := testlib.SampleFile(tb)
+	return startServeArtifact(tb, "")
+}
+
+// startServeArtifact is startServe on the artifact file art ("": the sample).
+func startServeArtifact(tb testing.TB, art string) string {
+	tb.Helper()
+	if art == "" {
+		art = testlib.SampleFile(tb)
+	}
 	// The module is only sent, never run, here: any file stands in for it.
 	s, err := serve.New(serve.Options{Artifact: art, Playground: "../../playground", JS: "../js", WASM: art, Version: engine.Version})
 	if err != nil {
@@ -112,3 +121,6 @@ func TestServeParity(t *testing.T) {
 		}
 	}
 }
+
+// jsontextString is s as a JSON string.
+func jsontextString(s string) []byte { return jsontext.AppendString(nil, s) }

@@ -20,7 +20,7 @@ import (
 
 func sampleServer(tb testing.TB) http.Handler {
 	tb.Helper()
-	s, err := newServer(testlib.Sample(tb), nil, nil)
+	s, err := newServer(testlib.Sample(tb), "", nil, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestBadArtifact(t *testing.T) {
 	for _, tt := range testlib.BadArtifacts(testlib.Sample(t)) {
 		t.Run(tt.Name, func(t *testing.T) {
 			want := "worker: artifact: " + tt.Err.Error()
-			if _, err := newServer(tt.Data, nil, nil); err == nil || !strings.HasPrefix(err.Error(), want) {
+			if _, err := newServer(tt.Data, "", nil, nil); err == nil || !strings.HasPrefix(err.Error(), want) {
 				t.Errorf("newServer = %v, want an error starting %q", err, want)
 			}
 		})

@@ -28,8 +28,15 @@ const (
 )
 
 // Modules are the files of the upload, as workerd.capnp and wrangler.toml name them: the entry,
-// Go's JS glue, the Go program and the artifact as a data module.
-var Modules = []string{"entry.mjs", "wasm_exec.js", "app.wasm", "caskg.skg"}
+// Go's JS glue, the Go program and artifact.mjs, which names the artifact; and the artifact as
+// a data module when it is embedded (make worker WORKER_EMBED=1).
+var Modules = []string{"entry.mjs", "wasm_exec.js", "app.wasm", "artifact.mjs", "caskg.skg"}
+
+// Asset is the artifact as a static asset, beside the modules, counted against AssetLimit.
+const Asset = "assets/caskg.skg"
+
+// AssetLimit is Cloudflare's limit on one static asset: 25 MiB.
+const AssetLimit = 25 << 20
 
 // artifact is the module that holds the artifact; the advice names its share of the bundle.
 const artifact = "caskg.skg"
@@ -45,6 +52,7 @@ type Sizes struct {
 	Modules []Module
 	Raw     int64
 	Gzip    int64
+	Asset   int64 // bytes of the artifact as a static asset; 0 when embedded
 }
 
 // Measure reads the modules from dir. Gzip is one stream over the modules in turn, at zlib's
@@ -53,8 +61,14 @@ func Measure(dir string) (Sizes, error) {
 	var s Sizes
 	var all countWriter
 	zall, _ := gzip.NewWriterLevel(&all, gzip.DefaultCompression)
+	if fi, err := os.Stat(filepath.Join(dir, Asset)); err == nil {
+		s.Asset = fi.Size()
+	}
 	for _, name := range Modules {
 		data, err := os.ReadFile(filepath.Join(dir, name))
+		if name == artifact && s.Asset > 0 && errors.Is(err, os.ErrNotExist) {
+			continue // the artifact is an asset, not a module
+		}
 		if err != nil {
 			return s, errors.New("bundlesize: " + err.Error() + " (make worker builds the bundle)")
 		}
@@ -93,8 +107,15 @@ func Check(s Sizes) (report string, err error) {
 	}
 	fmt.Fprintf(&b, "  upload bundle %11d bytes %11d gzip (%s; Cloudflare's limits: %s Free plan, %s Paid plan)\n",
 		s.Raw, s.Gzip, mib(s.Gzip), mib(FreeLimit), mib(PaidLimit))
+	if s.Asset > 0 {
+		fmt.Fprintf(&b, "  static asset  %11d bytes (%s: %s; Cloudflare's limit per asset: %s)\n", s.Asset, Asset, mib(s.Asset), mib(AssetLimit))
+	}
 	var problem string
 	switch {
+	case s.Asset > AssetLimit:
+		problem = fmt.Sprintf("bundlesize: the artifact is %s, over Cloudflare's limit of %s for one static asset.", mib(s.Asset), mib(AssetLimit))
+		b.WriteString(problem + "\n" + shrink(s))
+		return b.String(), errors.New(problem)
 	case s.Gzip > PaidLimit:
 		problem = fmt.Sprintf("bundlesize: the worker bundle is %s gzip, over the Workers Paid plan's limit of %s: Cloudflare refuses the upload on every plan.",
 			mib(s.Gzip), mib(PaidLimit))

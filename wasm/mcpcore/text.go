@@ -1,0 +1,108 @@
+package mcpcore
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/caskg/caskg/wasm/engine"
+)
+
+// The texts the tools answer with, shared by both servers so an agent reads the same words
+// from `caskg mcp` and from the edge worker.
+
+// Listed is one skill of retrieve_skills' short list (render false).
+type Listed struct {
+	Rank        int
+	Name        string
+	SeedRank    int
+	Description string
+	Via         []engine.Via
+}
+
+// ListText is the short form of a ranking: one line a skill with its evidence.
+func ListText(results []Listed) string {
+	if len(results) == 0 {
+		return "No skills found for this task.\n"
+	}
+	var b strings.Builder
+	for _, r := range results {
+		why := "via graph"
+		if r.SeedRank > 0 {
+			why = "seed #" + strconv.Itoa(r.SeedRank)
+		}
+		b.WriteString(strconv.Itoa(r.Rank) + ". " + r.Name + " (" + why + "): " + OneLine(r.Description) + "\n")
+		for _, v := range r.Via {
+			b.WriteString("   - " + v.Evidence() + "\n")
+		}
+	}
+	return b.String()
+}
+
+// HeadText is get_skill's text from the graph alone: the skill's description and the head of
+// its body, then note in brackets (why it is not the whole file).
+func HeadText(name, description, body, note string) (text, full string) {
+	var b strings.Builder
+	b.WriteString("# " + name + "\n\n" + description + "\n")
+	if body = strings.TrimSpace(body); body != "" {
+		b.WriteString("\n" + body + "\n")
+	}
+	text = b.String()
+	return text, text + "\n[" + note + "]\n"
+}
+
+// HeadNote is the note of a HeadText: source is the artifact's source path, why the reason.
+func HeadNote(source, why string) string {
+	return "This is the description and the head of the body stored in the graph, not the whole file; the source was " +
+		source + ". " + why
+}
+
+// NoLibrary is HeadNote's reason on a server without a library folder.
+const NoLibrary = "The server has no library folder (start it with --library DIR for whole files)."
+
+// Edge is one published edge seen from the asked skill, as skill_neighbors lists it.
+type Edge struct {
+	Skill    string  `json:"skill" jsonschema:"the skill at the other end"`
+	State    string  `json:"state" jsonschema:"calibration state: confirmed, uncertain, scaffold or unvalidated"`
+	Type     string  `json:"type" jsonschema:"relation: dependency, workflow, semantic or alternative"`
+	Weight   float64 `json:"weight" jsonschema:"published weight in [0, 1]"`
+	Assoc    float64 `json:"assoc" jsonschema:"association score A before calibration"`
+	Evidence string  `json:"evidence" jsonschema:"the edge in words, from the asked skill's side"`
+}
+
+// NeighborsText is skill_neighbors' text: name's edges out and in, as listed, of the totals.
+func NeighborsText(name string, out, in []Edge, outTotal, inTotal int) string {
+	var b strings.Builder
+	b.WriteString(name + ": " + strconv.Itoa(outTotal) + " published edges out, " + strconv.Itoa(inTotal) + " in.\n")
+	for _, part := range []struct {
+		title string
+		edges []Edge
+		total int
+	}{
+		{"Out (this skill comes first)", out, outTotal},
+		{"In (these come first)", in, inTotal},
+	} {
+		if part.total == 0 {
+			continue
+		}
+		b.WriteString("\n" + part.title + ":\n")
+		for _, e := range part.edges {
+			b.WriteString("- " + e.Evidence + "\n")
+		}
+		if n := part.total - len(part.edges); n > 0 {
+			b.WriteString("- … " + strconv.Itoa(n) + " more (raise limit)\n")
+		}
+	}
+	return b.String()
+}
+
+// RecordedText is report_skill_use's answer once a report is kept.
+func RecordedText(used int, outcome string) string {
+	msg := "Recorded: " + strconv.Itoa(used) + " skills used"
+	if outcome != "" {
+		msg += ", " + outcome
+	}
+	return msg + ".\n"
+}
+
+// OneLine folds white space runs to single spaces.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
