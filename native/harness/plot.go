@@ -20,6 +20,19 @@ const (
 // rebuild as a dashed line with rings (on top of each other where the two are the same bytes).
 // The output depends on the curves alone, so it is deterministic.
 func WriteLearningSVG(w io.Writer, curves []*LearnCurve) error {
+	return WriteCurvesSVG(w, curves, PlotText{XLabel: "runs seen (sent to /v1/feedback)",
+		Solid: "caskg update after each batch", Dashed: "full caskg build with the same runs"})
+}
+
+// PlotText says what a plot's x axis and its two series show.
+type PlotText struct {
+	XLabel string
+	Solid  string // the series of LearnPoint.Update
+	Dashed string // the series of LearnPoint.Rebuild; a panel whose Rebuild values are all NaN has none
+}
+
+// WriteCurvesSVG draws curves as WriteLearningSVG does, with the labels of text.
+func WriteCurvesSVG(w io.Writer, curves []*LearnCurve, text PlotText) error {
 	width := len(curves)*(panelW+padL+padR) + 8
 	height := panelH + padT + padB + 28
 	b := &svg{w: w}
@@ -46,12 +59,14 @@ func WriteLearningSVG(w io.Writer, curves []*LearnCurve) error {
 		}
 		b.f(`<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#333"/>`+"\n", ox, oy+panelH, ox+panelW, oy+panelH)
 		b.f(`<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#333"/>`+"\n", ox, oy, ox, oy+panelH)
-		b.f(`<text x="%d" y="%d" text-anchor="middle">runs seen (sent to /v1/feedback)</text>`+"\n", ox+panelW/2, oy+panelH+32)
+		b.f(`<text x="%d" y="%d" text-anchor="middle">%s</text>`+"\n", ox+panelW/2, oy+panelH+32, html.EscapeString(text.XLabel))
 		if k == 0 {
 			b.f(`<text transform="translate(%d %d) rotate(-90)" text-anchor="middle">COMP@10</text>`+"\n", ox-36, oy+panelH/2)
 		}
 		// The rebuild first, dashed, so the update's solid line shows on top of it.
-		b.series(c.Points, x, y, func(p LearnPoint) float64 { return p.Rebuild }, `stroke="#d62728" stroke-width="2" stroke-dasharray="6 4" fill="none"`, `r="5" fill="white" stroke="#d62728" stroke-width="2"`)
+		if !allNaN(c.Points) {
+			b.series(c.Points, x, y, func(p LearnPoint) float64 { return p.Rebuild }, `stroke="#d62728" stroke-width="2" stroke-dasharray="6 4" fill="none"`, `r="5" fill="white" stroke="#d62728" stroke-width="2"`)
+		}
 		b.series(c.Points, x, y, func(p LearnPoint) float64 { return p.Update }, `stroke="#1f77b4" stroke-width="2" fill="none"`, `r="3" fill="#1f77b4"`)
 		last := c.Points[len(c.Points)-1]
 		b.f(`<text x="%.1f" y="%.1f" text-anchor="end" fill="#1f77b4">%s</text>`+"\n", x(last.Seen)-6, y(last.Update)-8, f3(last.Update))
@@ -59,9 +74,9 @@ func WriteLearningSVG(w io.Writer, curves []*LearnCurve) error {
 	// Legend.
 	ly := height - 12
 	b.f(`<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#1f77b4" stroke-width="2"/><circle cx="%d" cy="%d" r="3" fill="#1f77b4"/>`+"\n", padL, ly-4, padL+30, ly-4, padL+15, ly-4)
-	b.f(`<text x="%d" y="%d">caskg update after each batch</text>`+"\n", padL+36, ly)
+	b.f(`<text x="%d" y="%d">%s</text>`+"\n", padL+36, ly, html.EscapeString(text.Solid))
 	b.f(`<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#d62728" stroke-width="2" stroke-dasharray="6 4"/><circle cx="%d" cy="%d" r="5" fill="white" stroke="#d62728" stroke-width="2"/>`+"\n", padL+230, ly-4, padL+260, ly-4, padL+245, ly-4)
-	b.f(`<text x="%d" y="%d">full caskg build with the same runs</text>`+"\n", padL+266, ly)
+	b.f(`<text x="%d" y="%d">%s</text>`+"\n", padL+266, ly, html.EscapeString(text.Dashed))
 	b.f("</svg>\n")
 	return b.err
 }
@@ -91,6 +106,15 @@ func (b *svg) series(ps []LearnPoint, x func(int) float64, y func(float64) float
 	for _, p := range ps {
 		b.f(`<circle cx="%.1f" cy="%.1f" %s/>`+"\n", x(p.Seen), y(v(p)), marker)
 	}
+}
+
+func allNaN(ps []LearnPoint) bool {
+	for _, p := range ps {
+		if !math.IsNaN(p.Rebuild) {
+			return false
+		}
+	}
+	return true
 }
 
 func clamp01(v float64) float64 {

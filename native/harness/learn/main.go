@@ -3,7 +3,9 @@
 // serve's POST /v1/feedback in batches, runs caskg update after each batch beside a full
 // rebuild with the same runs, scores both on the test tasks, and writes the learning curves
 // into EVALUATION.md (between <!-- learning:begin --> and <!-- learning:end -->) and as an SVG
-// plot beside it.
+// plot beside it. Then it replays the same runs through caskg gateway (native/lab/gatewaycurve)
+// and writes those curves between <!-- gateway-learning:begin --> and <!-- gateway-learning:end -->,
+// with their plot.
 package main
 
 import (
@@ -23,6 +25,7 @@ import (
 	"github.com/caskg/caskg/native/cli"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/harness"
+	"github.com/caskg/caskg/native/lab/gatewaycurve"
 	"github.com/caskg/caskg/native/mdspan"
 )
 
@@ -31,9 +34,10 @@ func main() {
 	dir := flag.String("dir", "bin/eval/learn", "work folder")
 	evaluation := flag.String("evaluation", "EVALUATION.md", "the file whose learning span is rewritten")
 	image := flag.String("svg", "EVALUATION-learning.svg", "the plot to write (its path relative to -evaluation's folder goes into the text)")
+	gatewayImage := flag.String("gateway-svg", "EVALUATION-gateway.svg", "the plot of the curves through caskg gateway")
 	results := flag.String("results", "bin/eval", "folder of the eval --compare results (LABEL.json), for the default + traces figures")
 	flag.Parse()
-	if err := run(*shared, *dir, *evaluation, *image, *results); err != nil {
+	if err := run(*shared, *dir, *evaluation, *image, *gatewayImage, *results); err != nil {
 		fmt.Fprintln(os.Stderr, "caskg-learn:", err)
 		os.Exit(1)
 	}
@@ -46,7 +50,7 @@ var sets = []struct{ label, result, lib, tasks, runs string }{
 	{"NESTFUL", "nestful", "eval/nestful/tools.json", "eval/nestful/tasks.jsonl", "eval/nestful/traces_train.jsonl"},
 }
 
-func run(shared, dir, evaluation, image, results string) error {
+func run(shared, dir, evaluation, image, gatewayImage, results string) error {
 	caskg := func(args ...string) error {
 		var stderr bytes.Buffer
 		if code := cli.Run(args, io.Discard, &stderr); code != 0 {
@@ -108,5 +112,93 @@ func run(shared, dir, evaluation, image, results string) error {
 		return err
 	}
 	raw, _ := json.MarshalIndent(curves, "", "  ")
-	return atomicfile.Write(filepath.Join(dir, "learning.json"), append(raw, '\n'))
+	if err := atomicfile.Write(filepath.Join(dir, "learning.json"), append(raw, '\n')); err != nil {
+		return err
+	}
+	return gatewayCurves(shared, dir, evaluation, gatewayImage)
+}
+
+// gatewayCurves replays the training runs through caskg gateway (gatewaycurve): the scripted
+// agent on every set, the cautious one where the runs have their tasks (ToolLinkOS, whose runs
+// are the gold sets of tasks.jsonl's even-numbered tasks), and writes their span of
+// EVALUATION.md and their plot.
+func gatewayCurves(shared, dir, evaluation, image string) error {
+	build := func(args ...string) error {
+		var stderr bytes.Buffer
+		if code := cli.Run(append([]string{"build"}, args...), io.Discard, &stderr); code != 0 {
+			return fmt.Errorf("caskg build: exit %d: %s", code, strings.TrimSpace(stderr.String()))
+		}
+		return nil
+	}
+	var curves []*gatewaycurve.Curve
+	var panels []*harness.LearnCurve
+	for _, s := range sets {
+		tasks, err := eval.ReadTasks(filepath.Join(shared, s.tasks), true)
+		if err != nil {
+			return err
+		}
+		runs, err := builder.ReadTraces(filepath.Join(shared, s.runs))
+		if err != nil {
+			return err
+		}
+		queries := map[string]string{}
+		if all, err := eval.ReadTasks(filepath.Join(shared, filepath.Dir(s.runs), "tasks.jsonl"), false); err == nil {
+			for _, t := range all {
+				queries[t.ID] = t.Query
+			}
+		}
+		panel := &harness.LearnCurve{Label: s.label}
+		agents := []string{gatewaycurve.Scripted}
+		withQuery := 0
+		for _, r := range runs {
+			if queries[r.ID] != "" {
+				withQuery++
+			}
+		}
+		if withQuery == len(runs) {
+			agents = append(agents, gatewaycurve.Cautious)
+		}
+		for _, agent := range agents {
+			c, err := gatewaycurve.Run(context.Background(), gatewaycurve.Spec{Label: s.label, Catalog: filepath.Join(shared, s.lib),
+				Tasks: tasks, Runs: runs, Queries: queries, Agent: agent, LearnEvery: 50,
+				Dir: filepath.Join(dir, "gateway", s.result+"-"+agent), Build: build})
+			if err != nil {
+				return fmt.Errorf("%s, %s agent: %w", s.label, agent, err)
+			}
+			if c.SameAsBuild != nil && !*c.SameAsBuild {
+				return fmt.Errorf("%s, %s agent: the gateway's graph.skg is not what caskg build makes from its catalog and traces", s.label, agent)
+			}
+			curves = append(curves, c)
+			fmt.Printf("%-10s gateway, %s agent:", s.label, agent)
+			for i, p := range c.Points {
+				fmt.Printf("  %d runs %.3f", p.Seen, p.Comp10)
+				if agent == gatewaycurve.Scripted {
+					panel.Points = append(panel.Points, harness.LearnPoint{Seen: p.Seen, Update: p.Comp10, Rebuild: math.NaN()})
+				} else if i < len(panel.Points) {
+					panel.Points[i].Rebuild = p.Comp10
+				}
+			}
+			fmt.Println()
+		}
+		panels = append(panels, panel)
+	}
+	var svg bytes.Buffer
+	if err := harness.WriteCurvesSVG(&svg, panels, harness.PlotText{XLabel: "runs replayed through caskg gateway",
+		Solid: "scripted agent: every tool of a run", Dashed: "cautious agent: only tools its search showed"}); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(image, svg.Bytes()); err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(filepath.Dir(evaluation), image)
+	if err != nil {
+		rel = image
+	}
+	var md bytes.Buffer
+	gatewaycurve.WriteMarkdown(&md, curves, filepath.ToSlash(rel))
+	if err := mdspan.UpdateFile(evaluation, gatewaycurve.Begin, gatewaycurve.End, md.Bytes()); err != nil {
+		return err
+	}
+	raw, _ := json.MarshalIndent(curves, "", "  ")
+	return atomicfile.Write(filepath.Join(dir, "gateway.json"), append(raw, '\n'))
 }

@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -390,4 +391,39 @@ func sameAsBuild(dir string, build func(args ...string) error) (bool, error) {
 		return false, err
 	}
 	return string(got) == string(want), nil
+}
+
+// Markers of the EVALUATION.md span the gateway curves are written into.
+const (
+	Begin = "<!-- gateway-learning:begin -->"
+	End   = "<!-- gateway-learning:end -->"
+)
+
+// WriteMarkdown writes the curves as a table a set and agent, with the plot image's path.
+func WriteMarkdown(w io.Writer, curves []*Curve, image string) {
+	fmt.Fprintln(w, "Learning through the gateway (`make eval`, native/lab/gatewaycurve): a scripted agent replays each")
+	fmt.Fprintln(w, "set's training runs through `caskg gateway --learn-every 50` in front of the test catalog server")
+	fmt.Fprintln(w, "(native/lab/catalogserver, streamable HTTP on 127.0.0.1): a `search_tools` with the run's task, then the")
+	fmt.Fprintln(w, "run's tools through `call_tool` with arguments made from their schemas. After each batch, and a quiet")
+	fmt.Fprintln(w, "spell (what `--learn-idle` does), the test tasks are scored by COMP@10 of `search_tools`. The")
+	fmt.Fprintln(w, "cautious agent calls a run's tool only when its last search showed it in the top 10, the bias real")
+	fmt.Fprintln(w, "agents have; it needs the runs' own tasks, which only ToolLinkOS has.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| set | agent | runs seen | COMP@10 | R@10 | calls | traces learned | edges from use | graph.skg = caskg build |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---|")
+	for _, c := range curves {
+		same := "—"
+		if c.SameAsBuild != nil {
+			same = map[bool]string{true: "yes", false: "**no**"}[*c.SameAsBuild]
+		}
+		for i, p := range c.Points {
+			s := ""
+			if i == len(c.Points)-1 {
+				s = same
+			}
+			fmt.Fprintf(w, "| %s | %s | %d | %.3f | %.3f | %d | %d | %d | %s |\n", c.Label, c.Agent, p.Seen, p.Comp10, p.Recall10, p.Calls, p.TracesLearned, p.EdgesFromUse, s)
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "![COMP@10 of search_tools against the runs replayed through the gateway](%s)\n", image)
 }
