@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -37,8 +40,9 @@ type downstream struct {
 	cfg ServerConfig
 	gw  *Gateway
 
-	relist chan struct{} // a tools/list_changed arrived; buffered 1, so notifications coalesce
-	first  chan struct{} // closed when the first attempt has ended, ready or not
+	relist    chan struct{}             // a tools/list_changed arrived; buffered 1, so notifications coalesce
+	badOutput atomic.Pointer[badOutput] // what a stdio server wrote that broke the session
+	first     chan struct{}             // closed when the first attempt has ended, ready or not
 
 	mu        sync.Mutex
 	state     string
@@ -90,7 +94,11 @@ func (d *downstream) run(ctx context.Context) {
 	defer d.firstDone()
 	attempt := 0
 	for ctx.Err() == nil {
-		d.setState(stateConnecting, "")
+		// The last failure stays in health while the next attempt runs: a server that keeps
+		// failing spends most of its time connecting, and health must still say why.
+		d.mu.Lock()
+		d.state = stateConnecting
+		d.mu.Unlock()
 		start := time.Now()
 		err := d.attempt(ctx)
 		if ctx.Err() != nil {
@@ -143,7 +151,9 @@ func (d *downstream) attempt(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case err := <-ended:
-			if err == nil {
+			if bad := d.badOutput.Load(); bad != nil {
+				err = bad
+			} else if err == nil {
 				err = errors.New("the server closed the connection")
 			}
 			return fmt.Errorf("failed: connection lost: %s", oneLine(err.Error()))
@@ -187,7 +197,7 @@ func (d *downstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 		cmd.Stderr = &lineWriter{prefix: "gateway: server " + d.cfg.Name + ": stderr: ", logf: d.gw.logf}
 		// A child that leaves a grandchild holding stderr must not stall Wait.
 		cmd.WaitDelay = 2 * time.Second
-		t = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+		t = watchedTransport{&mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, &d.badOutput}
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "caskg-gateway", Version: d.gw.opt.Version}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -202,9 +212,15 @@ func (d *downstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	})
 	cctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 	defer cancel()
+	d.badOutput.Store(nil)
 	cs, err := client.Connect(cctx, t, nil)
 	if err != nil {
-		if cctx.Err() != nil && ctx.Err() == nil {
+		if bad := d.badOutput.Load(); bad != nil {
+			return nil, fmt.Errorf("failed: %s", oneLine(bad.Error()))
+		}
+		// A server that wrote garbage ends the session at once, but closing it may outlast the
+		// timeout (a child that ignores its closed stdin); the garbage is the reason then.
+		if cctx.Err() != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("failed: no answer to initialize within %v", d.cfg.Timeout)
 		}
 		return nil, fmt.Errorf("failed: %s", oneLine(err.Error()))
@@ -299,4 +315,41 @@ func oneLine(s string) string {
 		s = string(r[:297]) + "..."
 	}
 	return s
+}
+
+// badOutput is why a stdio server's session broke on its output (garbage on stdout).
+type badOutput struct{ err error }
+
+func (b *badOutput) Error() string {
+	return "the server wrote something that is not JSON-RPC on stdout: " + b.err.Error()
+}
+
+// watchedTransport keeps the first read error of a stdio server's connection: the SDK ends a
+// session on garbage, but the call that was waiting may see only its timeout or the closing,
+// and health must say what the server did. (Only for stdio: the SDK's stdio connection has no
+// client-side hooks a wrapper would hide; its HTTP one has.)
+type watchedTransport struct {
+	mcp.Transport
+	bad *atomic.Pointer[badOutput]
+}
+
+func (w watchedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := w.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return watchedConn{c, w.bad}, nil
+}
+
+type watchedConn struct {
+	mcp.Connection
+	bad *atomic.Pointer[badOutput]
+}
+
+func (c watchedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	m, err := c.Connection.Read(ctx)
+	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) && !errors.Is(err, os.ErrClosed) {
+		c.bad.CompareAndSwap(nil, &badOutput{err})
+	}
+	return m, err
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/caskg/caskg/native/mcpserver"
 	"github.com/caskg/caskg/wasm/api"
+	"github.com/caskg/caskg/wasm/engine"
 )
 
 // Front tool names.
@@ -134,10 +135,20 @@ func searchToolDef(c *catalog) *mcp.Tool {
 	return &mcp.Tool{Name: SearchTool, Title: "Search tools", Description: desc,
 		InputSchema: json.RawMessage(`{"type": "object", "properties": {` +
 			`"query": {"type": "string", "minLength": 1, "maxLength": ` + strconv.Itoa(api.MaxQueryBytes) + `, "description": "the task, in plain words"}, ` +
-			`"k": {"type": "integer", "minimum": 1, "maximum": ` + strconv.Itoa(api.MaxK) + `, "description": "how many tools to return (default ` + strconv.Itoa(DefaultK) + `)"}}, ` +
+			`"k": {"type": "integer", "minimum": 1, "maximum": ` + strconv.Itoa(api.MaxK) + `, "description": "how many tools to return (default ` + strconv.Itoa(DefaultK) + `)"}, ` +
+			filterProperty("allow", "return only tools whose name (SERVER__TOOL) matches one of these globs ('*' any run of characters, '?' one character)") + `, ` +
+			filterProperty("deny", "never return tools whose name matches one of these globs (wins over allow)") + `, ` +
+			filterProperty("namespaces", "return only tools of these servers (the SERVER of SERVER__TOOL)") + `}, ` +
 			`"required": ["query"], "additionalProperties": false}`),
 		Annotations: &mcp.ToolAnnotations{Title: "Search tools", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}
+}
+
+// filterProperty is the schema of one of search_tools' filter lists, bounded as retrieve_skills'
+// are (wasm/api).
+func filterProperty(name, desc string) string {
+	return `"` + name + `": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": ` + strconv.Itoa(api.MaxPatternBytes) +
+		`}, "maxItems": ` + strconv.Itoa(api.MaxFilterPatterns) + `, "description": ` + strconv.Quote(desc) + `}`
 }
 
 func callToolDef() *mcp.Tool {
@@ -226,12 +237,16 @@ func (s *frontSession) addDirect(e *entry) (ok bool) {
 type searchInput struct {
 	Query string `json:"query"`
 	K     *int   `json:"k"`
+	// The filter (engine.Filter), flat as retrieve_skills takes it.
+	Allow      []string `json:"allow"`
+	Deny       []string `json:"deny"`
+	Namespaces []string `json:"namespaces"`
 }
 
 func (s *frontSession) searchHandler(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	s.register(req.Session)
 	var in searchInput
-	if err := decodeArgs(req.Params.Arguments, &in, []string{"query", "k"}); err != nil {
+	if err := decodeArgs(req.Params.Arguments, &in, []string{"query", "k", "allow", "deny", "namespaces"}); err != nil {
 		return toolError("search_tools: %v", err), nil
 	}
 	k := DefaultK
@@ -245,7 +260,11 @@ func (s *frontSession) searchHandler(ctx context.Context, req *mcp.CallToolReque
 	case in.K != nil:
 		k = *in.K
 	}
-	res := s.g.search(in.Query, k)
+	f := engine.Filter{Allow: in.Allow, Deny: in.Deny, Namespaces: in.Namespaces}
+	if err := checkFilter(f); err != nil {
+		return toolError("search_tools: %v", err), nil
+	}
+	res := s.g.searchFiltered(in.Query, k, f)
 	s.trace.search(in.Query)
 	names := make([]string, len(res.Tools))
 	for i, t := range res.Tools {
@@ -254,6 +273,21 @@ func (s *frontSession) searchHandler(ctx context.Context, req *mcp.CallToolReque
 	s.expose(names)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s.g.renderSearch(in.Query, res)}},
 		StructuredContent: res}, nil
+}
+
+// checkFilter checks a search's filter against the service limits (api.CheckRequest) and the
+// engine's rules (engine.Filter.Check), naming the argument as search_tools takes it
+// ("allow[2]").
+func checkFilter(f engine.Filter) error {
+	err := api.CheckRequest(engine.Request{Filter: f})
+	if err == nil {
+		err = f.Check()
+	}
+	if err == nil {
+		return nil
+	}
+	msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "api: "), "engine: ")
+	return errors.New(strings.Replace(msg, `field "filter.`, `field "`, 1))
 }
 
 // callInput are call_tool's arguments.
@@ -415,6 +449,8 @@ func goKind(k string) string {
 		return "a string"
 	case "int", "int64", "ptr":
 		return "an integer"
+	case "slice":
+		return "an array of strings"
 	}
 	return k
 }

@@ -731,3 +731,113 @@ func TestGraphSearch(t *testing.T) {
 		t.Errorf("text: %q", resultText(res))
 	}
 }
+
+// betaServer is a second in-memory downstream, for filters over namespaces.
+func betaServer() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "beta"}, nil)
+	for _, tool := range [][2]string{{"read_mail", "Read a mail from the inbox."}, {"send_mail", "Send a mail."},
+		{"list_files", "List the files attached to a mail."}} {
+		addTool(srv, tool[0], tool[1], func(context.Context, map[string]any) (*mcp.CallToolResult, error) { return text(tool[0]), nil })
+	}
+	return srv
+}
+
+// TestSearchFilter runs search_tools with retrieve_skills' filter (allow, deny, namespaces) over
+// the lexical ranking and over a graph: every tool it returns passes the filter, the filter
+// only narrows (the tools left keep their order), and a bad list is a tool error naming it.
+func TestSearchFilter(t *testing.T) {
+	cfg := &Config{Servers: []ServerConfig{{Name: "alpha", Command: "unused", Timeout: time.Second},
+		{Name: "beta", Command: "unused", Timeout: time.Second}}}
+	servers := map[string]func() *mcp.Server{"alpha": alphaServer, "beta": betaServer}
+	lexicalRec, graphRec := &recorder{}, &recorder{}
+	lexicalGW := startGateway(t, cfg, Options{Learner: lexicalRec, dial: inMemory(t, servers)})
+	graphGW := startGateway(t, cfg, Options{Learner: graphRec, dial: inMemory(t, servers)})
+	waitFor(t, "both servers' tools", func() bool {
+		return len(graphGW.cat.Load().servers) == 2 && len(lexicalGW.cat.Load().servers) == 2
+	})
+	skills, problems := ingest.ParseTools(graphGW.Catalog(), "catalog.json")
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	art, _, err := builder.Build(skills, builder.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gr, err := graphs.Decode(art)
+	if err != nil {
+		t.Fatal(err)
+	}
+	graphRec.graph, graphRec.eng = gr, engine.New(gr)
+
+	tooMany := make([]string, 101)
+	for i := range tooMany {
+		tooMany[i] = "x" + strconv.Itoa(i)
+	}
+	tests := []struct {
+		name    string
+		filter  map[string]any
+		allowed func(string) bool // every tool returned passes; nil: an error
+		want    string            // a tool that must be returned, or the error's text
+	}{
+		{"none", map[string]any{}, func(string) bool { return true }, "alpha__read_file"},
+		{"allow", map[string]any{"allow": []string{"alpha__read*", "beta__?ead_mail"}},
+			func(n string) bool { return n == "alpha__read_file" || n == "beta__read_mail" }, "beta__read_mail"},
+		{"deny wins", map[string]any{"allow": []string{"*read*"}, "deny": []string{"alpha__*"}},
+			func(n string) bool { return n == "beta__read_mail" }, "beta__read_mail"},
+		{"namespaces", map[string]any{"namespaces": []string{"beta"}},
+			func(n string) bool { return strings.HasPrefix(n, "beta__") }, "beta__read_mail"},
+		{"namespaces and deny", map[string]any{"namespaces": []string{"alpha", "beta"}, "deny": []string{"*mail"}},
+			func(n string) bool { return !strings.HasSuffix(n, "mail") }, "alpha__read_file"},
+		{"leaves nothing", map[string]any{"namespaces": []string{"gamma"}}, func(string) bool { return false }, ""},
+		{"reserved character", map[string]any{"allow": []string{"read*", "[ab]*"}}, nil, `search_tools: field "allow[1]": '[', ']' and '\' are reserved`},
+		{"empty entry", map[string]any{"deny": []string{""}}, nil, `search_tools: field "deny[0]": empty`},
+		{"namespace with __", map[string]any{"namespaces": []string{"alpha__read"}}, nil, `search_tools: field "namespaces[0]": a namespace has no "__"`},
+		{"too many", map[string]any{"allow": tooMany}, nil, `search_tools: field "allow": 101 entries, at most 100`},
+		{"entry too long", map[string]any{"deny": []string{strings.Repeat("d", 257)}}, nil, `search_tools: field "deny[0]": 257 bytes, at most 256`},
+		{"not a list", map[string]any{"namespaces": "beta"}, nil, `search_tools: field "namespaces": want an array of strings`},
+		{"misspelt", map[string]any{"namespace": []string{"beta"}}, nil, `search_tools: unknown field "namespace"; did you mean "namespaces"?`},
+	}
+	for _, gw := range []struct {
+		name, ranking string
+		g             *Gateway
+	}{{"lexical", "lexical", lexicalGW}, {"graph", "graph", graphGW}} {
+		fc := connect(t, gw.g)
+		_, whole := fc.search(t, "read a file or a mail", 20)
+		for _, tt := range tests {
+			t.Run(gw.name+"/"+tt.name, func(t *testing.T) {
+				args := map[string]any{"query": "read a file or a mail", "k": 20}
+				for k, v := range tt.filter {
+					args[k] = v
+				}
+				res := fc.call(t, SearchTool, args)
+				if tt.allowed == nil {
+					if !res.IsError || !strings.Contains(resultText(res), tt.want) {
+						t.Errorf("isError %v, %q; want an error with %q", res.IsError, resultText(res), tt.want)
+					}
+					return
+				}
+				var out SearchResult
+				b, _ := json.Marshal(res.StructuredContent)
+				if err := json.Unmarshal(b, &out); err != nil || res.IsError {
+					t.Fatalf("%v %q", err, resultText(res))
+				}
+				got := names(out)
+				var kept []string
+				for _, n := range names(whole) {
+					if tt.allowed(n) {
+						kept = append(kept, n)
+					}
+				}
+				if tt.want != "" && out.Ranking != gw.ranking {
+					t.Errorf("ranking %q, want %q", out.Ranking, gw.ranking)
+				}
+				if tt.want != "" && !slices.Contains(got, tt.want) || !slices.Equal(got, kept) {
+					t.Errorf("tools %v; want those of %v the filter keeps (%v), %s among them", got, names(whole), kept, tt.want)
+				}
+				if tt.want == "" && (len(got) != 0 || !strings.Contains(out.Note, "filter")) {
+					t.Errorf("a filter that keeps nothing: %v, note %q", got, out.Note)
+				}
+			})
+		}
+	}
+}

@@ -42,6 +42,12 @@ type FoundTool struct {
 // no longer has (server gone, tool denied) never appear. With a non-empty catalog the result
 // is never empty.
 func (g *Gateway) search(query string, k int) *SearchResult {
+	return g.searchFiltered(query, k, engine.Filter{})
+}
+
+// searchFiltered is search narrowed by f (checked), in the graph's ranking and in the lexical
+// one alike. The result is empty only when f leaves out every live tool.
+func (g *Gateway) searchFiltered(query string, k int, f engine.Filter) *SearchResult {
 	c := g.cat.Load()
 	res := &SearchResult{Query: query, Tools: []FoundTool{}}
 	if len(c.entries) == 0 {
@@ -51,7 +57,7 @@ func (g *Gateway) search(query string, k int) *SearchResult {
 	}
 	if l := g.opt.Learner; l != nil {
 		if gr, eng := l.Graph(); gr != nil && eng != nil {
-			if ok := g.graphSearch(c, gr.NumSkills(), eng, query, k, res); ok {
+			if ok := g.graphSearch(c, gr.NumSkills(), eng, query, k, f, res); ok {
 				return res
 			}
 			res.Note = "the graph found none of the live tools; ranked by the task's words"
@@ -59,15 +65,18 @@ func (g *Gateway) search(query string, k int) *SearchResult {
 	}
 	res.Ranking = "lexical"
 	res.Tools = res.Tools[:0]
-	for _, h := range lexical(c, query, k) {
+	for _, h := range lexical(c, query, k, f) {
 		res.Tools = append(res.Tools, g.found(c.byName[h.name], h.score, h.seedRank, nil))
+	}
+	if len(res.Tools) == 0 {
+		res.Note = "the filter (allow, deny, namespaces) leaves out every tool"
 	}
 	return res
 }
 
 // graphSearch fills res from the engine and reports whether it found any live tool. A panic in
 // retrieval is a failure like any other: the caller falls back.
-func (g *Gateway) graphSearch(c *catalog, graphSize int, eng *engine.Engine, query string, k int, res *SearchResult) (ok bool) {
+func (g *Gateway) graphSearch(c *catalog, graphSize int, eng *engine.Engine, query string, k int, f engine.Filter, res *SearchResult) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			g.logf("gateway: retrieval failed (%v); ranking lexically", r)
@@ -78,7 +87,7 @@ func (g *Gateway) graphSearch(c *catalog, graphSize int, eng *engine.Engine, que
 	missing := max(0, graphSize-len(c.entries))
 	want := min(k+missing, api.MaxK, engine.MaxK)
 	want = max(want, k)
-	resp, err := eng.Query(engine.Request{Query: query, K: want})
+	resp, err := eng.Query(engine.Request{Query: query, K: want, Filter: f})
 	if err != nil {
 		g.logf("gateway: retrieval failed (%v); ranking lexically", err)
 		return false
@@ -115,10 +124,11 @@ type lexHit struct {
 	seedRank int
 }
 
-// lexical ranks the catalog by BM25 over each tool's name, title, description and argument
-// names, the name's words counting twice. When no word matches, the first k tools by name
-// stand in, so that an agent always has tools to look at.
-func lexical(c *catalog, query string, k int) []lexHit {
+// lexical ranks the tools of the catalog f keeps by BM25 over each tool's name, title,
+// description and argument names, the name's words counting twice. When no word matches, the
+// first k kept tools by name stand in, so that an agent always has tools to look at. The
+// statistics are the whole catalog's, so that a filter narrows the ranking without changing it.
+func lexical(c *catalog, query string, k int, f engine.Filter) []lexHit {
 	terms := engine.Tokenize(query)
 	df := map[string]int{}
 	docs := make([]map[string]int, len(c.entries))
@@ -159,7 +169,7 @@ func lexical(c *catalog, query string, k int) []lexHit {
 		if strings.EqualFold(strings.TrimSpace(query), e.Name) || strings.EqualFold(strings.TrimSpace(query), e.Tool) {
 			s += 100
 		}
-		if s > 0 {
+		if s > 0 && f.Allows(e.Name) {
 			hits = append(hits, lexHit{name: e.Name, score: s})
 		}
 	}
@@ -176,8 +186,10 @@ func lexical(c *catalog, query string, k int) []lexHit {
 		hits[i].seedRank = i + 1
 	}
 	if len(hits) == 0 {
-		for i := 0; i < len(c.entries) && i < k; i++ {
-			hits = append(hits, lexHit{name: c.entries[i].Name})
+		for i := 0; i < len(c.entries) && len(hits) < k; i++ {
+			if f.Allows(c.entries[i].Name) {
+				hits = append(hits, lexHit{name: c.entries[i].Name})
+			}
 		}
 	}
 	return hits
