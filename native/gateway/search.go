@@ -195,6 +195,14 @@ func lexical(c *catalog, query string, k int, f engine.Filter) []lexHit {
 	return hits
 }
 
+// plural is "1 tool", "2 tools".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // renderSearch is search_tools' text: each tool with its evidence, description and input
 // schema, then the chain the tools form, within searchTextBudget characters.
 func (g *Gateway) renderSearch(query string, res *SearchResult) string {
@@ -204,8 +212,8 @@ func (g *Gateway) renderSearch(query string, res *SearchResult) string {
 	if res.Ranking == "lexical" {
 		how = "ranked by the task's words (no graph yet, or retrieval found nothing)"
 	}
-	fmt.Fprintf(&b, "%d tools for %q, %s; %d tools from %d servers behind this gateway. Run one with call_tool {\"name\", \"arguments\"}.\n",
-		len(res.Tools), short(query), how, len(c.entries), len(c.servers))
+	fmt.Fprintf(&b, "%s for %q, %s; %s from %s behind this gateway. Run one with call_tool {\"name\", \"arguments\"}.\n",
+		plural(len(res.Tools), "tool"), short(query), how, plural(len(c.entries), "tool"), plural(len(c.servers), "server"))
 	if res.Note != "" {
 		fmt.Fprintf(&b, "Note: %s.\n", res.Note)
 	}
