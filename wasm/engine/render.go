@@ -177,7 +177,7 @@ func (e *Engine) render(req *Request, res []Result) string {
 		if room < minClipRunes {
 			continue
 		}
-		body := strings.TrimSpace(cleanText(g.Body(res[i].ID)))
+		body := trimRight(trimLeft(cleanText(g.Body(res[i].ID)), unicode.IsSpace), unicode.IsSpace)
 		if body == "" {
 			continue
 		}
@@ -301,7 +301,7 @@ func cutText(s string, n int) string {
 	} else if i := strings.LastIndexByte(p, ' '); i >= len(p)/2 {
 		p = p[:i]
 	}
-	return strings.TrimRightFunc(p, unicode.IsSpace)
+	return trimRight(p, unicode.IsSpace)
 }
 
 // clipRunes shortens s to at most n runes, ending in "…" when it cut.
@@ -314,7 +314,7 @@ func clipRunes(s string, n int) string {
 	case n == 1:
 		return "…"
 	}
-	return strings.TrimRightFunc(s[:runeOffset(s, n-1)], unicode.IsSpace) + "…"
+	return trimRight(s[:runeOffset(s, n-1)], unicode.IsSpace) + "…"
 }
 
 // oneLine collapses white space and control characters in s to single spaces and clips it to n

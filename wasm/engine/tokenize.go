@@ -93,6 +93,31 @@ func lowerFrom(s string, i int) string {
 	return string(b)
 }
 
+// trimLeft is strings.TrimLeftFunc and trimRight strings.TrimRightFunc: the engine's trims,
+// strings.TrimSpace and TrimFunc among them, go through these two, which spares the WebAssembly
+// module the standard library's trim family (3 KB).
+func trimLeft(s string, f func(rune) bool) string {
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		if !f(r) {
+			break
+		}
+		s = s[n:]
+	}
+	return s
+}
+
+func trimRight(s string, f func(rune) bool) string {
+	for len(s) > 0 {
+		r, n := utf8.DecodeLastRuneInString(s)
+		if !f(r) {
+			break
+		}
+		s = s[:len(s)-n]
+	}
+	return s
+}
+
 // Stem is a light, deterministic English suffix stripper: it folds plurals, -ing and -ed forms
 // onto one key ("heats", "heated", "heating" → "heat"; "measure", "measured" → "measur").
 // It is deliberately simpler than Porter's algorithm; what matters is that it is applied the
