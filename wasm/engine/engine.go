@@ -8,8 +8,8 @@ package engine
 import (
 	"errors"
 	"math"
-	"strings"
 	"sync/atomic"
+	"unicode"
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/graphs/errtext"
@@ -256,7 +256,7 @@ func (e *Engine) Graph() *graphs.Graph { return e.g }
 
 // normalize fills in defaults and rejects out-of-range options, naming the field.
 func (r *Request) normalize() error {
-	if strings.TrimSpace(r.Query) == "" {
+	if trimLeft(r.Query, unicode.IsSpace) == "" {
 		return ErrEmptyQuery
 	}
 	if len(r.Query) > MaxQueryBytes {
@@ -269,21 +269,36 @@ func (r *Request) normalize() error {
 	r.SemanticWeight = orDefault(r.SemanticWeight, DefaultSemanticWeight)
 	r.SkillBudget = orDefault(r.SkillBudget, DefaultSkillBudget)
 	r.TotalBudget = orDefault(r.TotalBudget, DefaultTotalBudget)
+	// The integer fields are checked by one function, in the order of the fields: its message
+	// written out at each cost the WebAssembly module 0.3 KB a field.
+	if err := inRange("k", r.K, MaxK); err != nil {
+		return err
+	}
+	if err := inRange("seeds", r.Seeds, MaxSeeds); err != nil {
+		return err
+	}
 	switch {
-	case r.K < 1 || r.K > MaxK:
-		return errtext.New("engine: field \"k\": " + errtext.Itoa(r.K) + " is outside [1, " + errtext.Itoa(MaxK) + "]")
-	case r.Seeds < 1 || r.Seeds > MaxSeeds:
-		return errtext.New("engine: field \"seeds\": " + errtext.Itoa(r.Seeds) + " is outside [1, " + errtext.Itoa(MaxSeeds) + "]")
 	case !(r.Gamma > 0 && r.Gamma <= 1):
 		return errtext.New("engine: field \"gamma\": " + errtext.Ftoa(r.Gamma) + " is outside (0, 1]")
 	case !(r.SemanticWeight > 0 && r.SemanticWeight <= MaxSemanticWeight):
 		return errtext.New("engine: field \"semantic_weight\": " + errtext.Ftoa(r.SemanticWeight) + " is outside (0, " + errtext.Itoa(MaxSemanticWeight) + "]")
-	case r.SkillBudget < 1 || r.SkillBudget > MaxBudget:
-		return errtext.New("engine: field \"skill_budget\": " + errtext.Itoa(r.SkillBudget) + " is outside [1, " + errtext.Itoa(MaxBudget) + "]")
-	case r.TotalBudget < 1 || r.TotalBudget > MaxBudget:
-		return errtext.New("engine: field \"total_budget\": " + errtext.Itoa(r.TotalBudget) + " is outside [1, " + errtext.Itoa(MaxBudget) + "]")
-	case len(r.Filter.Allow)+len(r.Filter.Deny)+len(r.Filter.Namespaces) > 0:
+	}
+	if err := inRange("skill_budget", r.SkillBudget, MaxBudget); err != nil {
+		return err
+	}
+	if err := inRange("total_budget", r.TotalBudget, MaxBudget); err != nil {
+		return err
+	}
+	if len(r.Filter.Allow)+len(r.Filter.Deny)+len(r.Filter.Namespaces) > 0 {
 		return r.Filter.Check()
+	}
+	return nil
+}
+
+// inRange checks that the request's field name, of value v, is in [1, max].
+func inRange(name string, v, max int) error {
+	if v < 1 || v > max {
+		return errtext.New("engine: field \"" + name + "\": " + errtext.Itoa(v) + " is outside [1, " + errtext.Itoa(max) + "]")
 	}
 	return nil
 }

@@ -142,8 +142,8 @@ func identifiers(query string) []string {
 			continue
 		}
 		// strings.Trim(f, "_-./:") and strings.ContainsAny(f, "_-.:/"), with functions the
-		// WebAssembly module links anyway.
-		f := strings.TrimFunc(query[start:i], isNamePunct)
+		// WebAssembly module links anyway (trimLeft, trimRight).
+		f := trimRight(trimLeft(query[start:i], isNamePunct), isNamePunct)
 		if f == "" || !strings.ContainsFunc(f, isNamePunct) && !hasInnerUpper(f) {
 			continue
 		}

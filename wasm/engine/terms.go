@@ -42,6 +42,7 @@ func newVocabulary(g *graphs.Graph) vocabulary {
 // queryToken is one distinct term of a query, in order of first occurrence: its vocabulary
 // index (-1 when the artifact knows it nowhere) and how often the query says it.
 type queryToken struct {
+	_     [0]func() // not comparable: no equality function in the WebAssembly module
 	text  string
 	vocab int32
 	count int32
@@ -62,7 +63,7 @@ func (e *Engine) analyze(sc *scratch, text string) []queryToken {
 					return
 				}
 			}
-			out = append(out, queryToken{t, -1, 1})
+			out = append(out, queryToken{text: t, vocab: -1, count: 1})
 			return
 		}
 		if x, ok := sc.vocabSeen.get(int(k)); ok {
@@ -70,7 +71,7 @@ func (e *Engine) analyze(sc *scratch, text string) []queryToken {
 			return
 		}
 		sc.vocabSeen.set(int(k), len(out))
-		out = append(out, queryToken{t, k, 1})
+		out = append(out, queryToken{text: t, vocab: k, count: 1})
 	})
 	sc.tokens = out
 	return out

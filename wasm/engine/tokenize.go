@@ -41,7 +41,7 @@ func eachWord(text string, f func(word string)) {
 	var prev rune
 	flush := func(end int) {
 		if start >= 0 {
-			f(strings.ToLower(text[start:end]))
+			f(lower(text[start:end]))
 			start = -1
 		}
 	}
@@ -69,6 +69,53 @@ func eachWord(text string, f func(word string)) {
 		}
 	}
 	flush(len(text))
+}
+
+// lower is strings.ToLower for a word of eachWord, whose runes are all letters and digits (so
+// valid UTF-8): s itself when it has no upper case, else one allocation for ASCII. Written out
+// because strings.ToLower, with the strings.Map it calls, costs the WebAssembly module 6 KB.
+func lower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+			return lowerFrom(s, i)
+		}
+	}
+	return s
+}
+
+// lowerFrom is lower of s whose first i bytes are lower-case ASCII.
+func lowerFrom(s string, i int) string {
+	b := make([]byte, i, len(s))
+	copy(b, s)
+	for _, r := range s[i:] {
+		b = utf8.AppendRune(b, unicode.ToLower(r))
+	}
+	return string(b)
+}
+
+// trimLeft is strings.TrimLeftFunc and trimRight strings.TrimRightFunc: the engine's trims,
+// strings.TrimSpace and TrimFunc among them, go through these two, which spares the WebAssembly
+// module the standard library's trim family (3 KB).
+func trimLeft(s string, f func(rune) bool) string {
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		if !f(r) {
+			break
+		}
+		s = s[n:]
+	}
+	return s
+}
+
+func trimRight(s string, f func(rune) bool) string {
+	for len(s) > 0 {
+		r, n := utf8.DecodeLastRuneInString(s)
+		if !f(r) {
+			break
+		}
+		s = s[:len(s)-n]
+	}
+	return s
 }
 
 // Stem is a light, deterministic English suffix stripper: it folds plurals, -ing and -ed forms
@@ -117,14 +164,13 @@ func isVowel(c byte) bool { return strings.IndexByte("aeiouy", c) >= 0 }
 // stopwords are frequent English function words that carry no retrieval signal.
 var stopwords = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields(`a an and are as at be been being but by can could did do does
+	// Split by eachWord, which the module links anyway, rather than strings.Fields (3.6 KB).
+	eachWord(`a an and are as at be been being but by can could did do does
 		for from had has have he her him his how i if in into is it its itself just me my no nor not
 		of off on once only or other our ours out over own please same she should so some such than
 		that the their them then there these they this those through to too under until up very
 		was we were what when where which while who whom why will with would you your yours
 		also any each few more most both all again about above after before below between during
-		further here let may might must shall us via`) {
-		m[w] = true
-	}
+		further here let may might must shall us via`, func(w string) { m[w] = true })
 	return m
 }()

@@ -129,14 +129,12 @@ func (r *reactor) info(h uint32) (out []byte) {
 	}
 	g := l.eng.Graph()
 	maj, mnr := g.Version()
-	b := []byte(`{"skills":`)
-	b = strconv.AppendInt(b, int64(g.NumSkills()), 10)
-	b = append(b, `,"edges":`...)
-	b = strconv.AppendInt(b, int64(g.NumEdges()), 10)
-	b = append(b, `,"terms":`...)
-	b = strconv.AppendInt(b, int64(g.NumTerms()), 10)
-	b = append(b, `,"bytes":`...)
-	b = strconv.AppendInt(b, int64(g.Size()), 10)
+	// The counts in a loop: an append of each cost the module 1 KB.
+	var b []byte
+	for i, n := range [...]int{g.NumSkills(), g.NumEdges(), g.NumTerms(), g.Size()} {
+		b = append(b, [...]string{`{"skills":`, `,"edges":`, `,"terms":`, `,"bytes":`}[i]...)
+		b = strconv.AppendInt(b, int64(n), 10)
+	}
 	b = append(b, `,"format":`...)
 	b = jsontext.AppendString(b, formatVersion(maj, mnr))
 	b = append(b, `,"params":`...)
