@@ -8,9 +8,10 @@ import (
 	"testing"
 )
 
-// maxGzip is the bar of the module's size: 700 KB gzipped at the highest level. Go's gzip at
-// level 9 gives about 1.4% more bytes than the gzip command's -9, so this check is the stricter.
-const maxGzip = 700_000
+// maxGzip is the bar of the module's size: 710 KB gzipped at the highest level (RATIONALE.md
+// says why it moved from 700 KB). Go's gzip at level 9 gives about 1.4% more bytes than the gzip
+// command's -9, so this check is the stricter.
+const maxGzip = 710_000
 
 func TestModuleSize(t *testing.T) {
 	if testing.Short() {
