@@ -113,6 +113,7 @@ type Gateway struct {
 	cat     atomic.Pointer[catalog]
 	pubMu   sync.Mutex // serializes catalog publication
 	settled atomic.Bool
+	handed  chan struct{} // closed once the first catalog has been published after settling
 
 	mu       sync.Mutex
 	sessions map[*frontSession]bool
@@ -150,7 +151,7 @@ func New(cfg *Config, opt Options) (*Gateway, error) {
 		return nil, fmt.Errorf("gateway: expose %d: must not be negative", opt.Expose)
 	}
 	g := &Gateway{cfg: cfg, opt: opt, byServer: map[string]*downstream{}, progress: newProgressRelay(),
-		sessions: map[*frontSession]bool{}}
+		sessions: map[*frontSession]bool{}, handed: make(chan struct{})}
 	// Trace IDs must not repeat across runs over the same state: the traces recorded before
 	// this run make the prefix, and a run that records none leaves no ID to collide with.
 	g.runID = "0"
@@ -197,6 +198,7 @@ func New(cfg *Config, opt Options) (*Gateway, error) {
 		}
 		g.settled.Store(true)
 		g.publish(true)
+		close(g.handed)
 	}()
 	return g, nil
 }
@@ -217,14 +219,14 @@ func (g *Gateway) WaitSettled(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	for !g.settled.Load() {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Millisecond):
-		}
+	// settled is set before the catalog is published, so waiting for it alone could return
+	// before the catalog holds the servers' tools.
+	select {
+	case <-g.handed:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	return nil
 }
 
 // catalogChanged rebuilds the catalog after a server's tools changed.
