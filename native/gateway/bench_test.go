@@ -273,7 +273,7 @@ func (l learnerOf) Status() Status {
 }
 
 // sealQueries are the task texts of Seal-Tools.
-func sealQueries(b *testing.B) []string {
+func sealQueries(b testing.TB) []string {
 	b.Helper()
 	data, err := os.ReadFile(filepath.Join(sealTools, "tasks.jsonl"))
 	if err != nil {

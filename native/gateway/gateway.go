@@ -110,10 +110,11 @@ type Gateway struct {
 	byServer map[string]*downstream
 	progress *progressRelay
 
-	cat     atomic.Pointer[catalog]
-	pubMu   sync.Mutex // serializes catalog publication
-	settled atomic.Bool
-	handed  chan struct{} // closed once the first catalog has been published after settling
+	cat       atomic.Pointer[catalog]
+	pubMu     sync.Mutex // serializes catalog publication
+	handedCat *catalog   // the catalog the learner got last; under pubMu
+	settled   atomic.Bool
+	handed    chan struct{} // closed once the first catalog has been published after settling
 
 	mu       sync.Mutex
 	sessions map[*frontSession]bool
@@ -197,7 +198,7 @@ func New(cfg *Config, opt Options) (*Gateway, error) {
 			}
 		}
 		g.settled.Store(true)
-		g.publish(true)
+		g.publish()
 		close(g.handed)
 	}()
 	return g, nil
@@ -230,11 +231,14 @@ func (g *Gateway) WaitSettled(ctx context.Context) error {
 }
 
 // catalogChanged rebuilds the catalog after a server's tools changed.
-func (g *Gateway) catalogChanged() { g.publish(false) }
+func (g *Gateway) catalogChanged() { g.publish() }
 
-// publish rebuilds the catalog from the servers' tools and, when it changed (or force), hands
-// it to the learner once settled and to every front session.
-func (g *Gateway) publish(force bool) {
+// publish rebuilds the catalog from the servers' tools; once settled, the learner gets it
+// when it is not the catalog handed over last (the first publication after settling always
+// hands one over), and the front sessions get it when it changed. A server's first listing
+// may publish after settled is set and before the settling publication: handing over only
+// what the learner has not had yet keeps it from getting the same catalog twice.
+func (g *Gateway) publish() {
 	g.pubMu.Lock()
 	defer g.pubMu.Unlock()
 	tools := map[string][]*mcp.Tool{}
@@ -254,7 +258,8 @@ func (g *Gateway) publish(force bool) {
 	} else {
 		c = old
 	}
-	if (changed || force) && g.settled.Load() && g.opt.Learner != nil {
+	if g.settled.Load() && g.opt.Learner != nil && c != g.handedCat {
+		g.handedCat = c
 		if err := g.opt.Learner.SetCatalog(c.json); err != nil {
 			g.logf("gateway: catalog: %v", err)
 		}
