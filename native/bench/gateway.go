@@ -95,7 +95,8 @@ func GatewaySection(results []GoBench, machine string) string {
 	p("catalog server ([native/lab/cmd/catalog-server](native/lab/cmd/catalog-server/main.go)) straight from a client,\n")
 	p("and the same call through the gateway's `call_tool`, interleaved. stdio: the catalog server is a child process\n")
 	p("of the client and of the gateway, whose front is served over OS pipes. HTTP: the catalog server on streamable\n")
-	p("HTTP on loopback, the gateway's front too. Added is the gateway's percentile minus the direct one's.\n")
+	p("HTTP on loopback, the gateway's front too. Added is the gateway's percentile minus the direct one's (at p99,\n")
+	p("two independent tails: it can come out negative).\n")
 	p("Target: added p50 ≤ 1 ms.\n\n")
 	var calls []GoBench
 	for _, tr := range []string{"stdio", "http"} {
@@ -120,7 +121,8 @@ func GatewaySection(results []GoBench, machine string) string {
 	p("`search_tools` with the default k on the 4,076 tools of Seal-Tools served by the catalog server in process,\n")
 	p("from a client of the front over in-memory transports: the whole request, the result with every tool's input\n")
 	p("schema encoded, and decoded by the client. The queries are the data set's %s task texts in turn. `graph`\n", count(1354))
-	p("ranks over the learning loop's first full build; `lexical` is the fallback before the first graph.\n")
+	p("ranks over the learning loop's first full build; `lexical` is the fallback before the first graph (its BM25\n")
+	p("index is built at a catalog's first lexical search, before the timed ones).\n")
 	p("Target: graph p50 ≤ 2 ms.\n\n")
 	var searches []GoBench
 	for _, rk := range []string{"graph", "lexical"} {
