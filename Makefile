@@ -270,7 +270,7 @@ chromium: ## install Chromium from Debian (apt-get, as root) when $(CHROMIUM) is
 # bin/bench. Not part of make test.
 BENCHFLAGS ?=
 .PHONY: bench-go peers
-bench: wasm peers ## build 1k-100k-skill libraries, time build and queries (native, wazero, Node, JS peers); write BENCHMARKS.md
+bench: wasm peers bench-gateway ## build 1k-100k-skill libraries, time build and queries (native, wazero, Node, JS peers); write BENCHMARKS.md
 	$(GO) build -o $(BIN)/caskg-bench ./native/cmd/caskg-bench
 	$(BIN)/caskg-bench -base $(SHARED)/skills -tasks $(SHARED)/eval/skillsbench/tasks.jsonl -wasm $(WASM) -dir $(BIN)/bench \
 		-peers $(PEERS_DIR) $(BENCHFLAGS)
@@ -289,6 +289,24 @@ $(PEERS_STAMP):
 	echo '{"private": true}' > $(PEERS_DIR)/package.json
 	cd $(PEERS_DIR) && npm install --ignore-scripts --save-exact --no-audit --no-fund --no-package-lock $(PEERS)
 	@touch $@
+
+# make bench-gateway runs the gateway's Go benchmarks (issue 24's targets): a call_tool through
+# the gateway against the same call straight to catalog-server over stdio and HTTP (p50/p99 and
+# what the gateway adds), search_tools on the 4,076 Seal-Tools tools in process over the first
+# graph and lexically, and the learning loop's update-and-swap on ToolLinkOS as traces
+# accumulate. caskg-bench gateway writes their tables into BENCHMARKS.md between
+# <!-- gateway-bench:begin --> and <!-- gateway-bench:end -->, a section the rest of make bench
+# keeps. Skips (and says so) without ../shared/data. About two minutes on 2 cores.
+GW_BENCH_OUT := $(BIN)/bench-gateway.txt
+.PHONY: bench-gateway
+bench-gateway: ## time the gateway: proxied call overhead (stdio, HTTP), search_tools at 4,076 tools, update-and-swap; write its BENCHMARKS.md section
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/caskg-bench ./native/cmd/caskg-bench
+	$(GO) test -run '^$$' -bench 'ProxiedCall|SearchTools' -benchtime 3s -count 1 ./native/gateway > $(GW_BENCH_OUT); \
+		s=$$?; cat $(GW_BENCH_OUT); exit $$s
+	$(GO) test -run '^$$' -bench 'UpdateSwap' -benchtime 3x -count 1 ./native/gateway/learn > $(GW_BENCH_OUT).learn; \
+		s=$$?; cat $(GW_BENCH_OUT).learn; exit $$s
+	$(BIN)/caskg-bench gateway -o BENCHMARKS.md $(GW_BENCH_OUT) $(GW_BENCH_OUT).learn
 
 bench-go: ## the Go micro-benchmarks: decode, engine queries and push, build, embedders
 	$(GO) test -run '^$$' -bench . -benchmem ./graphs ./wasm/engine ./native/builder ./native/embed

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -29,6 +30,9 @@ type catalog struct {
 	byName  map[string]*entry
 	servers []string // the servers with at least one tool, sorted
 	json    []byte   // {"tools": [...]} sorted by name
+
+	lexOnce sync.Once
+	lex     *lexIndex // lexical search's index, built at its first use
 }
 
 // catalogTool is a catalog entry as written: the fields the contract keeps, in a fixed order.

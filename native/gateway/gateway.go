@@ -110,10 +110,11 @@ type Gateway struct {
 	byServer map[string]*downstream
 	progress *progressRelay
 
-	cat     atomic.Pointer[catalog]
-	pubMu   sync.Mutex // serializes catalog publication
-	settled atomic.Bool
-	handed  chan struct{} // closed once the settled catalog has gone to the learner
+	cat       atomic.Pointer[catalog]
+	pubMu     sync.Mutex // serializes catalog publication
+	handedCat *catalog   // the catalog the learner got last; under pubMu
+	settled   atomic.Bool
+	handed    chan struct{} // closed once the first catalog has been published after settling
 
 	mu       sync.Mutex
 	sessions map[*frontSession]bool
@@ -150,8 +151,8 @@ func New(cfg *Config, opt Options) (*Gateway, error) {
 	if opt.Expose < 0 {
 		return nil, fmt.Errorf("gateway: expose %d: must not be negative", opt.Expose)
 	}
-	g := &Gateway{cfg: cfg, opt: opt, handed: make(chan struct{}), byServer: map[string]*downstream{}, progress: newProgressRelay(),
-		sessions: map[*frontSession]bool{}}
+	g := &Gateway{cfg: cfg, opt: opt, byServer: map[string]*downstream{}, progress: newProgressRelay(),
+		sessions: map[*frontSession]bool{}, handed: make(chan struct{})}
 	// Trace IDs must not repeat across runs over the same state: the traces recorded before
 	// this run make the prefix, and a run that records none leaves no ID to collide with.
 	g.runID = "0"
@@ -197,7 +198,7 @@ func New(cfg *Config, opt Options) (*Gateway, error) {
 			}
 		}
 		g.settled.Store(true)
-		g.publish(true)
+		g.publish()
 		close(g.handed)
 	}()
 	return g, nil
@@ -219,20 +220,25 @@ func (g *Gateway) WaitSettled(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
+	// settled is set before the catalog is published, so waiting for it alone could return
+	// before the catalog holds the servers' tools.
 	select {
 	case <-g.handed:
+		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	return nil
 }
 
 // catalogChanged rebuilds the catalog after a server's tools changed.
-func (g *Gateway) catalogChanged() { g.publish(false) }
+func (g *Gateway) catalogChanged() { g.publish() }
 
-// publish rebuilds the catalog from the servers' tools and, when it changed (or force), hands
-// it to the learner once settled and to every front session.
-func (g *Gateway) publish(force bool) {
+// publish rebuilds the catalog from the servers' tools; once settled, the learner gets it
+// when it is not the catalog handed over last (the first publication after settling always
+// hands one over), and the front sessions get it when it changed. A server's first listing
+// may publish after settled is set and before the settling publication: handing over only
+// what the learner has not had yet keeps it from getting the same catalog twice.
+func (g *Gateway) publish() {
 	g.pubMu.Lock()
 	defer g.pubMu.Unlock()
 	tools := map[string][]*mcp.Tool{}
@@ -252,7 +258,8 @@ func (g *Gateway) publish(force bool) {
 	} else {
 		c = old
 	}
-	if (changed || force) && g.settled.Load() && g.opt.Learner != nil {
+	if g.settled.Load() && g.opt.Learner != nil && c != g.handedCat {
+		g.handedCat = c
 		if err := g.opt.Learner.SetCatalog(c.json); err != nil {
 			g.logf("gateway: catalog: %v", err)
 		}

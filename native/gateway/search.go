@@ -124,49 +124,69 @@ type lexHit struct {
 	seedRank int
 }
 
-// lexical ranks the tools of the catalog f keeps by BM25 over each tool's name, title,
-// description and argument names, the name's words counting twice. When no word matches, the
-// first k kept tools by name stand in, so that an agent always has tools to look at. The
-// statistics are the whole catalog's, so that a filter narrows the ranking without changing it.
-func lexical(c *catalog, query string, k int, f engine.Filter) []lexHit {
-	terms := engine.Tokenize(query)
-	df := map[string]int{}
-	docs := make([]map[string]int, len(c.entries))
-	lens := make([]int, len(c.entries))
+// lexIndex is the catalog's BM25 index for lexical: built at the first lexical search of a
+// catalog (tokenizing thousands of tools for every query would cost tens of milliseconds).
+type lexIndex struct {
+	postings map[string][]posting // word -> the entries holding it, in entry order
+	lens     []int                // words of each entry
+	avg      float64              // mean of lens, at least a little above 0
+}
+
+type posting struct {
+	entry int
+	tf    int
+}
+
+func newLexIndex(c *catalog) *lexIndex {
+	x := &lexIndex{postings: map[string][]posting{}, lens: make([]int, len(c.entries))}
 	total := 0
 	for i, e := range c.entries {
 		tf := map[string]int{}
 		for _, w := range engine.Tokenize(e.text) {
 			tf[w]++
-			lens[i]++
+			x.lens[i]++
 		}
 		for _, w := range engine.Tokenize(e.Name) {
 			tf[w]++
-			lens[i]++
+			x.lens[i]++
 		}
-		for w := range tf {
-			df[w]++
+		for w, f := range tf {
+			x.postings[w] = append(x.postings[w], posting{i, f})
 		}
-		docs[i] = tf
-		total += lens[i]
+		total += x.lens[i]
 	}
-	avg := float64(total) / float64(len(c.entries))
-	if avg == 0 {
-		avg = 1
+	x.avg = float64(total) / float64(max(len(c.entries), 1))
+	if x.avg == 0 {
+		x.avg = 1
 	}
+	return x
+}
+
+// lexical ranks the tools of the catalog f keeps by BM25 over each tool's name, title,
+// description and argument names, the name's words counting twice. When no word matches, the
+// first k kept tools by name stand in, so that an agent always has tools to look at. The
+// statistics are the whole catalog's, so that a filter narrows the ranking without changing it.
+func lexical(c *catalog, query string, k int, f engine.Filter) []lexHit {
+	c.lexOnce.Do(func() { c.lex = newLexIndex(c) })
+	x := c.lex
 	n := float64(len(c.entries))
+	scores := make([]float64, len(c.entries))
+	// Each entry's score adds its terms in the query's order, repeats included, as a loop over
+	// the terms for each entry would.
+	for _, t := range engine.Tokenize(query) {
+		ps := x.postings[t]
+		df := float64(len(ps))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, p := range ps {
+			tf := float64(p.tf)
+			scores[p.entry] += idf * tf * 2.2 / (tf + 1.2*(0.25+0.75*float64(x.lens[p.entry])/x.avg))
+		}
+	}
+	q := strings.TrimSpace(query)
 	var hits []lexHit
 	for i, e := range c.entries {
-		s := 0.0
-		for _, t := range terms {
-			f := float64(docs[i][t])
-			if f == 0 {
-				continue
-			}
-			idf := math.Log(1 + (n-float64(df[t])+0.5)/(float64(df[t])+0.5))
-			s += idf * f * 2.2 / (f + 1.2*(0.25+0.75*float64(lens[i])/avg))
-		}
-		if strings.EqualFold(strings.TrimSpace(query), e.Name) || strings.EqualFold(strings.TrimSpace(query), e.Tool) {
+		s := scores[i]
+		if strings.EqualFold(q, e.Name) || strings.EqualFold(q, e.Tool) {
 			s += 100
 		}
 		if s > 0 && f.Allows(e.Name) {

@@ -13,6 +13,12 @@
 //	            [-peers .cache/peers] [-peer-sizes real,10000,100000] [-peer-budget 90]
 //	            [-update=false | -update-only] [-update-skills 10000] [-update-runs 2000] [-update-new 20]
 //	            [-update-rounds 3]
+//	caskg-bench gateway [-o BENCHMARKS.md] GO-TEST-OUTPUT...
+//
+// The gateway subcommand is make bench-gateway's: it reads the output of the gateway's Go
+// benchmarks (go test -bench) and writes their tables into BENCHMARKS.md between the markers
+// <!-- gateway-bench:begin --> and <!-- gateway-bench:end --> (appended when the file has
+// neither); the rest of caskg-bench keeps that section when it rewrites the file.
 package main
 
 import (
@@ -72,6 +78,13 @@ type config struct {
 const ShortWords = 12
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "gateway" {
+		if err := gatewayReport(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "caskg-bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) > 1 && (os.Args[1] == "build-one" || os.Args[1] == "update-one") {
 		child := buildOne
 		if os.Args[1] == "update-one" {
@@ -356,7 +369,11 @@ func renderSaved(c *config) error {
 // write prints the tables and writes the report and the README section.
 func write(r *bench.Report, c *config) error {
 	fmt.Print(r.Terminal())
-	if err := atomicfile.Write(c.out, []byte(document(r, c))); err != nil {
+	doc := document(r, c)
+	if old, err := os.ReadFile(c.out); err == nil {
+		doc = bench.KeepGatewaySection(doc, string(old))
+	}
+	if err := atomicfile.Write(c.out, []byte(doc)); err != nil {
 		return err
 	}
 	if c.readme != "" {
@@ -770,6 +787,43 @@ func sizes(path string, wasm []byte) (bench.Sizes, error) {
 	}
 	s.Brotli = js.Brotli
 	return s, nil
+}
+
+// gatewayReport is the gateway subcommand (see the command's comment).
+func gatewayReport(args []string) error {
+	fs := flag.NewFlagSet("caskg-bench gateway", flag.ContinueOnError)
+	out := fs.String("o", "BENCHMARKS.md", "the report whose gateway section to write")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return errors.New("usage: caskg-bench gateway [-o BENCHMARKS.md] GO-TEST-OUTPUT...")
+	}
+	var results []bench.GoBench
+	for _, file := range fs.Args() {
+		f, err := os.Open(file)
+		if err != nil {
+			return err
+		}
+		res, err := bench.ParseGoBench(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		results = append(results, res...)
+	}
+	section := bench.GatewaySection(results, machine())
+	fmt.Print(section)
+	old, err := os.ReadFile(*out)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if doc := bench.WithGatewayMarkers(string(old)); doc != string(old) {
+		if err := atomicfile.Write(*out, []byte(doc)); err != nil {
+			return err
+		}
+	}
+	return mdspan.UpdateFile(*out, bench.GatewayBegin, bench.GatewayEnd, []byte(section))
 }
 
 func machine() string {

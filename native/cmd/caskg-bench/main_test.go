@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -219,5 +220,55 @@ func TestStatusKB(t *testing.T) {
 	}
 	if mb := peakRSSMB(); mb <= 0 {
 		t.Errorf("peakRSSMB() = %v, want a positive size", mb)
+	}
+}
+
+// TestGatewayReport: the gateway subcommand appends its section to a BENCHMARKS.md without
+// one, rewrites it in place the next time, and a full rewrite of the report keeps it.
+func TestGatewayReport(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "BENCHMARKS.md")
+	results := filepath.Join(dir, "gateway.txt")
+	put := func(path, s string) {
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func() string {
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	put(out, "# Benchmarks\n\nthe rest\n")
+	put(results, "BenchmarkSearchTools/graph-2 \t 100\t 1500000 ns/op\t 1100 p50-us\t 9000 p99-us\n")
+	if err := gatewayReport([]string{"-o", out, results}); err != nil {
+		t.Fatal(err)
+	}
+	first := read()
+	if !strings.HasPrefix(first, "# Benchmarks\n\nthe rest\n\n"+bench.GatewayBegin+"\n## Gateway") ||
+		!strings.Contains(first, "| graph | **1.10 ms** |") || !strings.HasSuffix(first, bench.GatewayEnd+"\n") {
+		t.Fatalf("first report:\n%s", first)
+	}
+	put(results, "BenchmarkSearchTools/graph-2 \t 100\t 1500000 ns/op\t 1700 p50-us\t 9000 p99-us\n")
+	if err := gatewayReport([]string{"-o", out, results}); err != nil {
+		t.Fatal(err)
+	}
+	second := read()
+	if strings.Count(second, bench.GatewayBegin) != 1 || !strings.Contains(second, "| graph | **1.70 ms** |") {
+		t.Fatalf("second report:\n%s", second)
+	}
+	c := &config{out: out, dir: "bin/bench", base: "../shared/data/skills", rounds: 3, pushQueries: 87}
+	if err := write(&bench.Report{Machine: "m", Tasks: "3"}, c); err != nil {
+		t.Fatal(err)
+	}
+	third := read()
+	if strings.Contains(third, "the rest") || !strings.Contains(third, "| graph | **1.70 ms** |") {
+		t.Fatalf("the full rewrite lost the gateway section or kept the old text:\n%s", third)
+	}
+	put(results, "BenchmarkX-2 10 fast ns/op\n")
+	if err := gatewayReport([]string{"-o", out, results}); err == nil || !strings.Contains(err.Error(), "gateway.txt: bench: line 1") {
+		t.Errorf("a bad line: %v", err)
 	}
 }
