@@ -28,6 +28,9 @@ import (
 const (
 	LearningBegin = "<!-- learning:begin -->"
 	LearningEnd   = "<!-- learning:end -->"
+	// The span of the curves through caskg gateway (native/lab/gatewaycurve).
+	GatewayLearningBegin = "<!-- gateway-learning:begin -->"
+	GatewayLearningEnd   = "<!-- gateway-learning:end -->"
 )
 
 // LearnSteps are the numbers of runs seen after which the learning curve is measured; every

@@ -138,6 +138,13 @@ Written by `+"`make eval`"+` after the tables above (`+"`bin/caskg-learn`"+`, na
 learning curves of the sets with training runs, taught through `+"`POST /v1/feedback`"+` and
 `+"`caskg update`"+`.
 `+LearningEnd+`
+
+## Learning through the gateway
+
+`+GatewayLearningBegin+`
+Written by `+"`make eval`"+` after the learning curves (native/lab/gatewaycurve): the training runs
+replayed through `+"`caskg gateway`"+`.
+`+GatewayLearningEnd+`
 `)
 	fmt.Fprint(w, `
 ## Build times

@@ -196,7 +196,7 @@ func gatewayCurves(shared, dir, evaluation, image string) error {
 	}
 	var md bytes.Buffer
 	gatewaycurve.WriteMarkdown(&md, curves, filepath.ToSlash(rel))
-	if err := mdspan.UpdateFile(evaluation, gatewaycurve.Begin, gatewaycurve.End, md.Bytes()); err != nil {
+	if err := mdspan.UpdateFile(evaluation, harness.GatewayLearningBegin, harness.GatewayLearningEnd, md.Bytes()); err != nil {
 		return err
 	}
 	raw, _ := json.MarshalIndent(curves, "", "  ")

@@ -393,12 +393,6 @@ func sameAsBuild(dir string, build func(args ...string) error) (bool, error) {
 	return string(got) == string(want), nil
 }
 
-// Markers of the EVALUATION.md span the gateway curves are written into.
-const (
-	Begin = "<!-- gateway-learning:begin -->"
-	End   = "<!-- gateway-learning:end -->"
-)
-
 // WriteMarkdown writes the curves as a table a set and agent, with the plot image's path.
 func WriteMarkdown(w io.Writer, curves []*Curve, image string) {
 	fmt.Fprintln(w, "Learning through the gateway (`make eval`, native/lab/gatewaycurve): a scripted agent replays each")
