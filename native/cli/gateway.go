@@ -5,10 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/caskg/caskg/native/gateway"
@@ -32,6 +34,11 @@ func runGateway(c *ctx, args []string) error {
 	if len(args) > 0 && args[0] == "rollback" {
 		return runGatewayRollback(c, args[1:])
 	}
+	// Servers' stderr lines, the learning loop and the front all write status lines from
+	// their own goroutines.
+	locked := *c
+	locked.stderr = &lockedWriter{w: c.stderr}
+	c = &locked
 	fl := flag.NewFlagSet("gateway", flag.ContinueOnError)
 	config := fl.String("config", "", "the mcpServers `file` (the JSON Claude Desktop, Claude Code and Cursor read)")
 	stateDir := fl.String("state-dir", "", "`folder` for the catalog, the graph, its build state and the traces (created if missing)")
@@ -107,6 +114,18 @@ func runGateway(c *ctx, args []string) error {
 	}
 	fmt.Fprintln(c.stderr, "caskg gateway: stopped")
 	return err
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // openLearner opens the learning loop over the state folder (package learn), and returns it
