@@ -255,7 +255,7 @@ func readBody(r *Request) (engine.Request, error) {
 	return req, CheckRequest(req)
 }
 
-// readBytes reads a POST body of at most MaxBodyBytes that is not blank; example is a body the
+// readBytes reads a POST body of at most MaxBodyBytes that is neither blank nor null; example is a body the
 // route takes, for the error about a blank one.
 func readBytes(r *Request, example string) ([]byte, error) {
 	if r.ContentLength > MaxBodyBytes {
@@ -272,8 +272,13 @@ func readBytes(r *Request, example string) ([]byte, error) {
 	if len(b) > MaxBodyBytes {
 		return nil, fail(statusRequestEntityTooLarge, "body is larger than "+strconv.Itoa(MaxBodyBytes)+" bytes")
 	}
-	if len(bytes.TrimSpace(b)) == 0 {
+	switch string(bytes.TrimSpace(b)) {
+	case "":
 		return nil, fail(statusBadRequest, "body: want a JSON request such as "+example)
+	case "null":
+		// The decoders read a null object as empty, which would answer with a complaint about
+		// the first field missing rather than about the body.
+		return nil, fail(statusBadRequest, "body: null; want a JSON object such as "+example)
 	}
 	return b, nil
 }
