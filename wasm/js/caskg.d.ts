@@ -170,3 +170,12 @@ export class Caskg {
 }
 
 export default Caskg;
+
+// WebAssembly's types are in TypeScript's DOM lib, which a Node or workerd project may leave
+// out (tsc --lib es2022 --types node). The module is opaque to callers, so an empty interface
+// declares it there; with the DOM lib it merges into the DOM's own.
+declare global {
+  namespace WebAssembly {
+    interface Module {}
+  }
+}
