@@ -38,7 +38,7 @@ demo: build wasm ## build the sample graph, answer sample tasks, then serve the 
 	@echo
 	$(if $(filter 0,$(DEMO_SERVE)),@echo "playground: skipped (DEMO_SERVE=0); make serve starts it",$(MAKE) --no-print-directory serve-only)
 
-test: onnxruntime workerd chromium mcp-npm ## run every check CI runs: vet, formatting, unit, end-to-end and short fuzz tests
+test: onnxruntime workerd chromium mcp-npm tsc ## run every check CI runs: vet, formatting, unit, end-to-end and short fuzz tests
 	@test -z "$$(gofmt -l graphs native wasm playground)" || { echo "gofmt needed:"; gofmt -l graphs native wasm playground; exit 1; }
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
@@ -197,6 +197,24 @@ npm: wasm ## build the npm package bin/caskg-VERSION.tgz (caskg.js, caskg.d.ts, 
 	@rm -rf $(NPM_DIR) && mkdir -p $(NPM_DIR)
 	cp wasm/js/package.json wasm/js/caskg.js wasm/js/caskg.d.ts $(WASM) $(NPM_DIR)/
 	cd $(NPM_DIR) && npm pack --ignore-scripts --loglevel=warn --pack-destination $(CURDIR)/$(BIN)
+
+# tsc checks that caskg.d.ts compiles without the DOM lib (tsc --lib es2022 --types node), as a
+# Node or workerd project compiles it: exact versions from npm into .cache/tsc, no install
+# scripts. go test ./wasm/js finds it through CASKG_TSC (make test sets it; without it the test
+# is skipped only when .cache/tsc is absent).
+TSC_VERSION       := 5.9.3
+TYPES_NODE_VERSION := 22.20.5
+TSC_DIR           := .cache/tsc
+TSC_STAMP         := $(TSC_DIR)/.installed-$(TSC_VERSION)-$(TYPES_NODE_VERSION)
+export CASKG_TSC  := $(CURDIR)/$(TSC_DIR)
+
+.PHONY: tsc
+tsc: $(TSC_STAMP) ## install TypeScript 5.9.3 and @types/node 22.20.5 (pinned, from npm) into .cache/tsc
+
+$(TSC_STAMP):
+	@rm -rf $(TSC_DIR) && mkdir -p $(TSC_DIR)
+	npm install --prefix $(TSC_DIR) --ignore-scripts --save-exact --no-audit --no-fund --no-package-lock --loglevel=error typescript@$(TSC_VERSION) @types/node@$(TYPES_NODE_VERSION)
+	@touch $@
 
 # --- Evaluation --------------------------------------------------------------------------------
 # make eval builds and scores every dev set (caskg eval --compare, one JSON result a set in

@@ -137,7 +137,8 @@ func unsupportedType(t reflect.Type) error {
 }
 
 // unmarshalParams decodes data, which jsontext.Valid accepts, as encoding/json.Unmarshal decodes
-// it into a map[string]any, errors included: null gives a nil map, numbers become float64.
+// it into a map[string]any, errors included: null gives a nil map, numbers become float64. An
+// object that repeats a key, which marshalParams never writes, is an error (jsontext's).
 func unmarshalParams(data []byte) (map[string]any, error) {
 	d := jsontext.NewDecoder(data)
 	if c := d.Peek(); c != '{' && c != 'n' {

@@ -474,6 +474,64 @@ func TestQueryBatch(t *testing.T) {
 	})
 }
 
+// TestQueryBatchLineOptions holds a --batch line's own "k" and its refusals: a request option
+// the line may not set and a known field in another case are errors naming the field, on that
+// line only; data-set fields are ignored.
+func TestQueryBatchLineOptions(t *testing.T) {
+	art := buildSample(t)
+	tests := []struct {
+		name, line string
+		results    int    // when err is ""
+		err        string // the line's error
+	}{
+		{"own k", `{"id": "a", "query": "heat an egg", "k": 2}`, 2, ""},
+		{"k as Python writes it", `{"id": "a", "query": "heat an egg", "k": 3.0}`, 3, ""},
+		{"null k", `{"id": "a", "query": "heat an egg", "k": null}`, 5, ""},
+		{"data-set fields", `{"id": "a", "query": "heat an egg", "gold": ["x"], "split": "test", "n_calls": 2}`, 5, ""},
+		{"fraction", `{"id": "a", "query": "heat an egg", "k": 2.5}`, 0, `field "k": 2.5 is not a whole number in [1, 100]`},
+		{"k over the limit", `{"id": "a", "query": "heat an egg", "k": 101}`, 0, `field "k": 101 is not a whole number in [1, 100]`},
+		{"k a string", `{"id": "a", "query": "heat an egg", "k": "3"}`, 0, `field "k": "3" is not a whole number`},
+		{"seeds", `{"id": "a", "query": "heat an egg", "seeds": 2}`, 0, `field "seeds": not taken per line; give it to the whole run as a flag (--seeds)`},
+		{"no_graph", `{"id": "a", "query": "heat an egg", "no_graph": true}`, 0, `(--no-graph)`},
+		{"vector", `{"id": "a", "query": "heat an egg", "vector": [1]}`, 0, `field "vector": caskg query does not take it`},
+		{"K", `{"id": "a", "query": "heat an egg", "K": 2}`, 0, `field "K": unknown; the fields are spelt in lower case`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "tasks.jsonl")
+			// The line under test is line 2, after a good one.
+			if err := os.WriteFile(p, []byte(`{"id": "ok", "query": "heat an egg"}`+"\n"+tt.line+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := run(t, "query", art, "--batch", p, "--json", "-k", "5")
+			out := parseBatch(t, r.stdout)
+			if len(out) != 2 || len(out[0].Results) != 5 {
+				t.Fatalf("%d lines, the first with %d results; want 2, 5:\n%s%s", len(out), len(out[0].Results), r.stdout, r.stderr)
+			}
+			if tt.err == "" {
+				if r.code != 0 || len(out[1].Results) != tt.results || out[1].Error != "" {
+					t.Errorf("exit %d, %d results, error %q; want 0, %d, none", r.code, len(out[1].Results), out[1].Error, tt.results)
+				}
+				return
+			}
+			if r.code != 1 || !strings.Contains(out[1].Error, tt.err) || !strings.Contains(r.stdout, `"line":2`) {
+				t.Errorf("exit %d, line 2: %s; want 1 and an error containing %q on line 2", r.code, r.stdout, tt.err)
+			}
+		})
+	}
+	t.Run("text", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "tasks.jsonl")
+		if err := os.WriteFile(p, []byte(`{"id": "ok", "query": "heat an egg", "k": 1}`+"\n"+`{"id": "b", "query": "x", "gamma": 0.2}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := run(t, "query", art, "--batch", p)
+		if r.code != 1 || !strings.Contains(r.stderr, `tasks.jsonl:2 (id "b"): field "gamma": not taken per line`) ||
+			strings.Count(r.stdout, "\n 2. ") != 0 {
+			t.Errorf("exit %d\nstdout %s\nstderr %s\nwant 1, one result for ok and line 2 refused", r.code, r.stdout, r.stderr)
+		}
+	})
+}
+
 // inspected is inspect --json as the tests read it: its params decoded.
 type inspected struct {
 	inspection

@@ -8,7 +8,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/caskg/caskg/graphs"
@@ -135,7 +138,7 @@ func runQuery(c *ctx, args []string) error {
 	q.register(fs, engine.DefaultK)
 	q.registerFilter(fs)
 	jsonOut := fs.Bool("json", false, "print JSON instead of text")
-	batch := fs.String("batch", "", "answer every line {\"id\", \"query\"} of a JSONL `file` (- for stdin)")
+	batch := fs.String("batch", "", "answer every line {\"id\", \"query\"[, \"k\", \"filter\"]} of a JSONL `file` (- for stdin)")
 	var rf renderFlags
 	rf.register(fs)
 	pos, err := parse(c, fs, args, "ARTIFACT \"task text\" [-k 8] [--allow GLOB] [--deny GLOB] [--namespace NS] [--json] [--render [--skill-budget N] [--total-budget N]] | ARTIFACT --batch TASKS.jsonl [--json]")
@@ -192,30 +195,65 @@ func runQuery(c *ctx, args []string) error {
 var errTooMany = errors.New("too many tasks")
 
 // batchTask is one non-blank line of a --batch file: a task, or why it is not one. A task's
-// own "filter" (engine.Filter's JSON) takes the place of the command line's.
+// own "k" and "filter" (engine.Filter's JSON) take the place of the command line's.
 type batchTask struct {
 	line   int
 	task   eval.Task
+	k      int // 0: the command line's
 	filter *engine.Filter
 	err    error
 }
 
-// lineFilter reads a --batch line's "filter", if it has one: only the fields engine.Filter
-// declares, within the limits.
-func lineFilter(data []byte) (*engine.Filter, error) {
-	var raw struct {
-		Filter json.RawMessage `json:"filter"`
+// lineOptions are the fields of a --batch line besides its task's: what it may set for itself.
+var lineOptions = []string{"k", "filter"}
+
+// requestOnly are engine.Request's fields a --batch line may not set: the command line's flags
+// set them for the whole run. A line that has one is refused, so that a caller who sends what
+// POST /v1/retrieve takes learns that it was not applied. Other fields are ignored, so that an
+// eval task file with its own metadata ("gold", "split") can be answered as it is.
+// The first six have flags.
+var requestOnly = []string{"seeds", "gamma", "no_graph", "render", "skill_budget", "total_budget",
+	"vector", "semantic_weight", "no_semantic", "no_lexical"}
+
+// lineRequest reads a --batch line's own "k" and "filter", if it has them, within the limits.
+// A field of engine.Request the line may not set, or a known field spelt in another case
+// ("K", "Query"), is an error naming it.
+func lineRequest(data []byte) (k int, f *engine.Filter, err error) {
+	var raw map[string]json.RawMessage
+	if json.Unmarshal(data, &raw) != nil {
+		return 0, nil, nil // ParseTasks said it is an object
 	}
-	if json.Unmarshal(data, &raw) != nil || raw.Filter == nil || string(raw.Filter) == "null" {
-		return nil, nil
+	for _, key := range slices.Sorted(maps.Keys(raw)) {
+		switch {
+		case slices.Contains(requestOnly[:6], key):
+			return 0, nil, fmt.Errorf("field %q: not taken per line; give it to the whole run as a flag (--%s)",
+				key, strings.ReplaceAll(key, "_", "-"))
+		case slices.Contains(requestOnly, key):
+			return 0, nil, fmt.Errorf("field %q: caskg query does not take it (POST /v1/retrieve does)", key)
+		case slices.Contains(lineOptions, key), slices.Contains([]string{"id", "query", "gold", "main"}, key):
+		case slices.ContainsFunc(append(lineOptions, "id", "query"), func(s string) bool { return strings.EqualFold(s, key) }):
+			return 0, nil, fmt.Errorf("field %q: unknown; the fields are spelt in lower case: id, query, k, filter", key)
+		}
 	}
-	d := json.NewDecoder(bytes.NewReader(raw.Filter))
-	d.DisallowUnknownFields()
-	f := new(engine.Filter)
-	if err := d.Decode(f); err != nil {
-		return nil, fmt.Errorf("field \"filter\": %w", err)
+	if v := raw["k"]; v != nil && string(v) != "null" {
+		var x float64
+		if json.Unmarshal(v, &x) != nil || x != math.Trunc(x) || x < 1 || x > api.MaxK {
+			return 0, nil, fmt.Errorf("field \"k\": %s is not a whole number in [1, %d]", v, api.MaxK)
+		}
+		k = int(x)
 	}
-	return f, checkFilter(*f)
+	if v := raw["filter"]; v != nil && string(v) != "null" {
+		d := json.NewDecoder(bytes.NewReader(v))
+		d.DisallowUnknownFields()
+		f = new(engine.Filter)
+		if err := d.Decode(f); err != nil {
+			return 0, nil, fmt.Errorf("field \"filter\": %w", err)
+		}
+		if err := checkFilter(*f); err != nil {
+			return 0, nil, err
+		}
+	}
+	return k, f, nil
 }
 
 // readBatch reads the lines of a --batch file (- for stdin). A line that is not a task is kept
@@ -242,7 +280,7 @@ func readBatch(path string) (name string, tasks []batchTask, err error) {
 		t, err := eval.ParseTasks(bytes.NewReader(data), name, false)
 		bt := batchTask{line: line, err: errors.Unwrap(err)}
 		if err == nil {
-			bt.filter, bt.err = lineFilter(data)
+			bt.k, bt.filter, bt.err = lineRequest(data)
 		}
 		if bt.err == nil {
 			bt.task = t[0]
@@ -289,6 +327,9 @@ func queryBatch(c *ctx, eng *engine.Engine, q *queryFlags, rf *renderFlags, path
 			req := rf.apply(q.request(t.Query))
 			if bt.filter != nil {
 				req.Filter = *bt.filter
+			}
+			if bt.k != 0 {
+				req.K = bt.k
 			}
 			if err = api.CheckRequest(req); err == nil {
 				resp, err = eng.Query(req)

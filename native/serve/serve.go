@@ -73,6 +73,7 @@ import (
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/mcpcore"
 )
 
 // assets holds what `make build` copies in: playground/ (the page), js/ (caskg.js and
@@ -245,7 +246,8 @@ func (s *Server) load() (*artifact, error) {
 		return nil, fmt.Errorf("serve: artifact: %w", err)
 	}
 	a := &artifact{stamp: stampOf(fi), data: data}
-	ao := api.Options{Version: s.opts.Version, Origins: s.opts.Origins, Feedback: s.opts.Feedback, Reporters: s.opts.Reporters}
+	ao := api.Options{Version: s.opts.Version, Origins: s.opts.Origins, Feedback: s.opts.Feedback, Reporters: s.opts.Reporters,
+		Closest: func(eng *engine.Engine) func(string) []string { return mcpcore.NewNames(eng).Closest }}
 	if s.opts.Reload {
 		abs, err := filepath.Abs(path)
 		if err != nil {

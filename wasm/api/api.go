@@ -19,7 +19,8 @@
 // wasm/internal/wire's, shared with the WASI reactor). Every answer is JSON, sent with its
 // length and Cache-Control: no-store. A bad request is {"error": "api: …"} naming the parameter
 // or field: 400 for a bad parameter, bad JSON, an unknown field or a value over the limits
-// (limits.go), 413 for a body over MaxBodyBytes, 404 for an unknown route or skill, 405 (with
+// (limits.go), 413 for a body over MaxBodyBytes, 404 for an unknown route or skill (with the
+// closest names, Options.Closest), 405 (with
 // Allow) for a method the route does not take; a bug is a 500, never the end of the program.
 // Feedback is validated here (CheckFeedback) and kept by the host's FeedbackStore: without one
 // the route answers 501 (the edge worker answers its own 501 naming its KV binding), a body not sent as application/json is
@@ -99,6 +100,12 @@ type Options struct {
 	// Reporters decide who may post feedback and name each report's source (reporters.go);
 	// the zero value takes none, as fits a host reached beyond loopback without tokens.
 	Reporters FeedbackAuth
+
+	// Closest, when not nil, makes from the Handler's engine the finder of the names the 404
+	// of GET /v1/skills/{name} suggests. The hosts pass mcpcore's, the one the MCP tools
+	// suggest with (transpositions included: "xlxs" finds xlsx), which api cannot import:
+	// mcpcore builds on api.
+	Closest func(eng *engine.Engine) func(name string) []string
 }
 
 // Source is where a host read its artifact: the health route reports it as "path" and
@@ -117,6 +124,7 @@ type Handler struct {
 	origins   map[string]bool // the origins allowed; nil: any, Access-Control-Allow-Origin: *
 	store     FeedbackStore   // nil: feedback is off
 	reporters FeedbackAuth
+	closest   func(name string) []string // nil: a 404 for a skill suggests nothing
 }
 
 // New decodes the artifact data, which the graph then reads in place, and indexes its skill
@@ -138,6 +146,9 @@ func New(data []byte, opt Options) (*Handler, error) {
 		}
 	}
 	h.health = healthJSON(g, data, opt.Version, opt.Source)
+	if opt.Closest != nil {
+		h.closest = opt.Closest(h.eng)
+	}
 	return h, nil
 }
 
@@ -255,7 +266,7 @@ func readBody(r *Request) (engine.Request, error) {
 	return req, CheckRequest(req)
 }
 
-// readBytes reads a POST body of at most MaxBodyBytes that is not blank; example is a body the
+// readBytes reads a POST body of at most MaxBodyBytes that is neither blank nor null; example is a body the
 // route takes, for the error about a blank one.
 func readBytes(r *Request, example string) ([]byte, error) {
 	if r.ContentLength > MaxBodyBytes {
@@ -272,8 +283,13 @@ func readBytes(r *Request, example string) ([]byte, error) {
 	if len(b) > MaxBodyBytes {
 		return nil, fail(statusRequestEntityTooLarge, "body is larger than "+strconv.Itoa(MaxBodyBytes)+" bytes")
 	}
-	if len(bytes.TrimSpace(b)) == 0 {
+	switch string(bytes.TrimSpace(b)) {
+	case "":
 		return nil, fail(statusBadRequest, "body: want a JSON request such as "+example)
+	case "null":
+		// The decoders read a null object as empty, which would answer with a complaint about
+		// the first field missing rather than about the body.
+		return nil, fail(statusBadRequest, "body: null; want a JSON object such as "+example)
 	}
 	return b, nil
 }
@@ -363,14 +379,22 @@ func (h *Handler) retrieve(req engine.Request) ([]byte, error) {
 	return b, nil
 }
 
-// skill describes the skill called name: {"name", "description", "source", "body", "out",
+// skill describes the skill called name (a 404 for another, suggesting the closest names when
+// the host gave Options.Closest): {"name", "description", "source", "body", "out",
 // "in"}, body being the head of its SKILL.md body as the artifact stores it, and out and in its
 // published edges ({"name", "type", "state", "weight"}) in the artifact's order. A weight is
 // the shortest decimal that reads back as the artifact's float32.
 func (h *Handler) skill(name string) ([]byte, error) {
 	i, ok := h.byName[name]
 	if !ok {
-		return nil, fail(statusNotFound, "no skill named "+strconv.Quote(name))
+		msg := "no skill named " + strconv.Quote(name)
+		// A name longer than any the callers mean is not worth a search.
+		if h.closest != nil && len(name) <= maxSuggestBytes {
+			if close := h.closest(name); len(close) > 0 {
+				msg += "; the closest names are: " + strings.Join(close, ", ")
+			}
+		}
+		return nil, fail(statusNotFound, msg)
 	}
 	g := h.eng.Graph()
 	b := []byte(`{"name":`)
@@ -399,6 +423,10 @@ func (h *Handler) skill(name string) ([]byte, error) {
 	}
 	return append(b, "]}"...), nil
 }
+
+// maxSuggestBytes bounds the names a 404 of the skill route searches suggestions for: the MCP
+// tools' bound of a name argument (mcpcore.MaxNameBytes).
+const maxSuggestBytes = 512
 
 func appendEdge(b []byte, g *graphs.Graph, e, other int, comma bool) []byte {
 	if comma {

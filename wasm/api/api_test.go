@@ -178,6 +178,17 @@ func TestReadBody(t *testing.T) {
 		{name: "unknown field", body: strings.NewReader(`{"query": "x", "kk": 1}`), length: -1, status: 400, err: `field "kk": unknown field`},
 		{name: "two values", body: strings.NewReader(`{"query": "x"} {}`), length: -1, status: 400, err: `data after the JSON value`},
 		{name: "over a limit", body: strings.NewReader(`{"query": "x", "k": 101}`), length: -1, status: 400, err: `api: field "k": 101 is outside [1, 100]`},
+		{name: "integers as Python writes floats", body: strings.NewReader(`{"query": "egg", "k": 3.0, "seeds": 2.0, "skill_budget": 2.4e3, "total_budget": 12000.0}`), length: -1,
+			want: engine.Request{Query: "egg", K: 3, Seeds: 2, SkillBudget: 2400, TotalBudget: 12000}},
+		{name: "fraction for an integer", body: strings.NewReader(`{"query": "egg", "k": 3.5}`), length: -1, status: 400,
+			err: `api: body: json at offset 25: field "k": number 3.5 is not a whole number`},
+		{name: "fraction for seeds", body: strings.NewReader(`{"query": "egg", "seeds": 0.5}`), length: -1, status: 400, err: `field "seeds": number 0.5 is not a whole number`},
+		{name: "null", body: strings.NewReader(" null\n"), length: -1, status: 400,
+			err: `api: body: null; want a JSON object such as {"query": "heat an egg", "k": 8}`},
+		{name: "duplicate key", body: strings.NewReader(`{"query": "egg", "k": 3, "k": 50}`), length: -1, status: 400,
+			err: `api: body: json at offset 25: field "k": key given twice`},
+		{name: "duplicate in the filter", body: strings.NewReader(`{"query": "egg", "filter": {"deny": ["a*"], "deny": []}}`), length: -1, status: 400,
+			err: `field "filter.deny": key given twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -70,6 +70,7 @@ var decodeFeedbackTests = []struct {
 	{"used not an array", `{"used": "a"}`, Feedback{}, `json at offset 9: field "used": want an array, got a string`},
 	{"used a number", `{"used": ["a", 3]}`, Feedback{}, `json at offset 15: field "used.1": want a string, got a number`},
 	{"unknown field", `{"query": "egg", "skills": ["a"]}`, Feedback{}, `json at offset 17: field "skills": unknown field`},
+	{"duplicate key", `{"outcome": "success", "outcome": "failure"}`, Feedback{}, `json at offset 23: field "outcome": key given twice`},
 	{"two values", `{} {}`, Feedback{}, `json at offset 3: data after the JSON value`},
 	{"not an object", `[]`, Feedback{}, `json at offset 0: want an object, got an array`},
 }
@@ -126,6 +127,10 @@ func TestFeedbackRoute(t *testing.T) {
 			want: `{"error":"api: body: json at offset 26: field \"used.0\": want a string, got a number"}`},
 		{name: "empty body", method: "POST", status: 400,
 			want: `{"error":"api: body: want a JSON request such as {\"query\": \"heat an egg\", \"used\": [\"heat-object-in-microwave\"], \"outcome\": \"success\"}"}`},
+		{name: "null body", method: "POST", body: "null", status: 400,
+			want: `{"error":"api: body: null; want a JSON object such as {\"query\": \"heat an egg\", \"used\": [\"heat-object-in-microwave\"], \"outcome\": \"success\"}"}`},
+		{name: "duplicate key", method: "POST", body: `{"query": "egg", "used": ["pick-up-object"], "used": ["go-to-location"]}`, status: 400,
+			want: `{"error":"api: body: json at offset 45: field \"used\": key given twice"}`},
 		{name: "rate limited", method: "POST", body: `{"query": "egg", "used": ["pick-up-object"]}`, storeErr: &RateLimitError{RetryAfter: 1500 * time.Millisecond},
 			status: 429, want: `{"error":"api: too many feedback reports; retry in 2s"}`, retryAfter: "2"},
 		{name: "store fails", method: "POST", body: `{"query": "egg", "used": ["pick-up-object"]}`, storeErr: errors.New("disk full"),

@@ -1,6 +1,9 @@
 // Types of caskg.js: caskg's retrieval engine in browsers, workers and Node 20+.
 
-/** Where bytes come from: the bytes themselves, a fetch Response, or a URL (file: in Node). */
+/**
+ * Where bytes come from: the bytes themselves, a fetch Response, or a URL (file: in Node). In
+ * Node a string that is not an absolute URL is a file path ("./skills.skg").
+ */
 export type Source =
   | Uint8Array
   | ArrayBuffer
@@ -142,8 +145,11 @@ export interface Info {
   };
 }
 
-/** Where caskg.wasm is beside caskg.js (in the npm package): what load uses when wasm is null. */
-export const moduleURL: URL;
+/**
+ * Where caskg.wasm is beside caskg.js (in the npm package): what load uses when wasm is null.
+ * null in a host whose modules have no URL (workerd): pass the module to load there.
+ */
+export const moduleURL: URL | null;
 
 /** A refusal from the module (bad artifact, bad request) or a failure of the wrapper. */
 export class CaskgError extends Error {}
@@ -164,3 +170,12 @@ export class Caskg {
 }
 
 export default Caskg;
+
+// WebAssembly's types are in TypeScript's DOM lib, which a Node or workerd project may leave
+// out (tsc --lib es2022 --types node). The module is opaque to callers, so an empty interface
+// declares it there; with the DOM lib it merges into the DOM's own.
+declare global {
+  namespace WebAssembly {
+    interface Module {}
+  }
+}

@@ -36,16 +36,32 @@ class WasiExit extends Error {
  * The module shipped beside this file (caskg.wasm in the npm package), which load and compile use
  * when given no module. Resolved against this file's own URL, not the working directory or the
  * page, so it is found wherever the package is installed; bundlers recognise the pattern and
- * emit the file as an asset.
+ * emit the file as an asset. null in a host whose modules have no URL (workerd, where
+ * import.meta.url is undefined): there the caller passes the module to load or compile (a
+ * WebAssembly.Module, as `import wasm from "./caskg.wasm"` gives one there), and importing
+ * this file must not throw.
  */
-export const moduleURL = new URL("./caskg.wasm", import.meta.url);
+export const moduleURL = moduleURLOf();
+
+function moduleURLOf() {
+  try {
+    return new URL("./caskg.wasm", import.meta.url);
+  } catch {
+    return null;
+  }
+}
+
+/** Whether this is Node (or a runtime that reads files as it does), where a string may be a path. */
+const isNode = typeof process !== "undefined" && typeof process.versions?.node === "string";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
  * Resolves bytes from a Uint8Array, an ArrayBuffer (or view), a Response, a URL or a URL string.
- * file: URLs are read with node:fs, for Node; other URLs are fetched.
+ * file: URLs are read with node:fs, for Node; other URLs are fetched. In Node a string that is
+ * not an absolute URL is a file path, relative to the working directory ("./skills.skg"); in a
+ * page, a URL relative to the page.
  */
 async function bytesOf(src, what) {
   src = await src;
@@ -57,7 +73,7 @@ async function bytesOf(src, what) {
     return new Uint8Array(await src.arrayBuffer());
   }
   if (typeof src === "string" || src instanceof URL) {
-    const url = new URL(src, globalThis.location?.href);
+    const url = await urlOf(src, what);
     if (url.protocol === "file:") {
       const { readFile } = await import("node:fs/promises");
       return new Uint8Array(await readFile(url));
@@ -67,6 +83,24 @@ async function bytesOf(src, what) {
   throw new CaskgError(`caskg: ${what}: want bytes, an ArrayBuffer, a Response or a URL`);
 }
 
+/** The URL src names: absolute, relative to the page, or in Node a file path. */
+async function urlOf(src, what) {
+  if (src instanceof URL) return src;
+  const base = globalThis.location?.href;
+  // A Windows path ("C:\\x.skg") would parse as a URL of scheme c:, so in Node a string is a path
+  // unless it starts as a URL does.
+  if (isNode && !/^([a-z][a-z0-9+.-]+:\/\/|file:|data:|blob:)/i.test(src)) {
+    const { pathToFileURL } = await import("node:url");
+    return pathToFileURL(src);
+  }
+  try {
+    return new URL(src, base);
+  } catch {
+    throw new CaskgError(`caskg: ${what}: ${JSON.stringify(src)} is not a URL, and this host has no page to ` +
+      "resolve it against; pass an absolute URL, a Response or the bytes");
+  }
+}
+
 /**
  * Compiles the module from any source bytesOf accepts, or returns a compiled one as is; null or
  * undefined compiles the one at moduleURL.
@@ -74,6 +108,11 @@ async function bytesOf(src, what) {
 async function compile(wasm) {
   wasm = (await wasm) ?? moduleURL;
   if (wasm instanceof WebAssembly.Module) return wasm;
+  if (wasm === null) {
+    throw new CaskgError("caskg: module: this host gives modules no URL (import.meta.url), so caskg.wasm " +
+      "cannot be found beside caskg.js; pass the module to load or compile: a WebAssembly.Module " +
+      "(in workerd, import wasm from \"./caskg.wasm\"), its bytes or its URL");
+  }
   if (typeof Response !== "undefined" && wasm instanceof Response && WebAssembly.compileStreaming) {
     try {
       return await WebAssembly.compileStreaming(wasm.clone());

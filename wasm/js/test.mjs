@@ -4,6 +4,7 @@
 //   node wasm/js/test.mjs MODULE.wasm ARTIFACT.skg SKILLS
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { Caskg, CaskgError } from "./caskg.js";
 
@@ -27,6 +28,11 @@ const sources = [
   [new Response(wasm), new Response(artifact)],
   [pathToFileURL(wasmPath), pathToFileURL(artifactPath).href],
   [compiled, artifact],
+  // In Node a string that is not a URL is a file path: absolute, or relative to the working
+  // directory (the Go test runs this with absolute paths).
+  [wasmPath, artifactPath],
+  [compiled, path.relative(process.cwd(), artifactPath)],
+  [compiled, "./" + path.relative(process.cwd(), artifactPath)],
 ];
 for (const [w, a] of sources) {
   const engine = await Caskg.load(w, a);
@@ -86,4 +92,6 @@ engine.close(); // closing twice is fine
 await rejects(Caskg.load(wasm, new Uint8Array([1, 2, 3])), "graphs: not a caskg artifact");
 await rejects(Caskg.load(wasm, artifact.subarray(0, 100)), "graphs: artifact truncated");
 await rejects(Caskg.load(wasm, 42), "want bytes, an ArrayBuffer, a Response or a URL");
+// A path that names no file says which, not "Invalid URL".
+await assert.rejects(Caskg.load(compiled, "./no-such.skg"), (err) => err.code === "ENOENT" && err.message.includes("no-such.skg"));
 console.log("ok");

@@ -38,7 +38,8 @@ const mcpPath = "/mcp"
 // is the checksum make worker recorded ("crc32c:…", as the health route names it): an
 // artifact with another is refused, so a worker never serves an asset it was not built with.
 func newServer(data []byte, checksum string, store api.FeedbackStore, tokens *api.Tokens) (*server, error) {
-	opt := api.Options{Version: engine.Version, Feedback: store, Reporters: api.FeedbackAuth{Tokens: tokens}}
+	opt := api.Options{Version: engine.Version, Feedback: store, Reporters: api.FeedbackAuth{Tokens: tokens},
+		Closest: func(eng *engine.Engine) func(string) []string { return mcpcore.NewNames(eng).Closest }}
 	h, err := api.New(data, opt)
 	if err != nil {
 		return nil, errors.New("worker: artifact: " + err.Error())

@@ -9,6 +9,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
+	"strconv"
+	"strings"
 )
 
 // Decode decodes the JSON text data into v with encoding/json as jsontext's decoders decode: a
@@ -25,3 +28,20 @@ func Decode(data []byte, v any) error {
 	}
 	return nil
 }
+
+// WholeNumber reports whether err is encoding/json refusing a number with a zero fraction or an
+// exponent (3.0, 1e2) for an integer field: jsontext's decoders read those, as JSON Schema's
+// integer allows, so a test that holds them to encoding/json lets them differ there.
+func WholeNumber(err error) bool {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || !strings.HasPrefix(te.Value, "number ") {
+		return false
+	}
+	f, perr := strconv.ParseFloat(strings.TrimPrefix(te.Value, "number "), 64)
+	return perr == nil && f == math.Trunc(f)
+}
+
+// Refusals are the messages of jsontext's refusals of what encoding/json accepts: a key no
+// field matches exactly (encoding/json folds case) and a key given twice (encoding/json keeps
+// the last).
+var Refusals = []string{"unknown field", "key given twice"}
