@@ -17,13 +17,6 @@ import (
 	"github.com/caskg/caskg/native/lab/harness"
 )
 
-// The sample library and its tasks from this package's folder, one level deeper under native/
-// than the packages testlib's paths are written for.
-var (
-	sampleLib   = filepath.Join("..", testlib.SampleLib)
-	sampleTasks = filepath.Join("..", testlib.SampleTasks)
-)
-
 // caskg runs a caskg command line in process, as caskg-learn does.
 func caskg(args ...string) error {
 	var stderr bytes.Buffer
@@ -38,7 +31,7 @@ func caskg(args ...string) error {
 // update, a refused report (a skill the library does not have) counted apart, more complete
 // bundles with the runs than without, and the section and plot written from it.
 func TestLearn(t *testing.T) {
-	tasks, err := eval.ReadTasks(sampleTasks, true)
+	tasks, err := eval.ReadTasks(filepath.Join("..", testlib.SampleTasks), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +40,7 @@ func TestLearn(t *testing.T) {
 		runs = append(runs, builder.Trace{ID: tk.ID, Skills: tk.Gold})
 	}
 	runs = append(runs[:12], append([]builder.Trace{{ID: "bad", Skills: []string{"no-such-skill"}}}, runs[12:]...)...)
-	c, err := harness.Learn(context.Background(), harness.LearnSpec{Label: "sample", Library: sampleLib,
+	c, err := harness.Learn(context.Background(), harness.LearnSpec{Label: "sample", Library: filepath.Join("..", testlib.SampleLib),
 		Tasks: tasks, TasksFile: "sample-tasks.jsonl", Runs: runs, Steps: []int{0, 10, 500}, Dir: t.TempDir(), Caskg: caskg})
 	if err != nil {
 		t.Fatal(err)
