@@ -223,7 +223,7 @@ $(TSC_STAMP):
 # runs, publish-all, the per-channel seed ablation, and on the sets with gold edges the
 # evaluation-only oracle prober at error rates EVAL_ORACLE. Then it writes EVALUATION.md and
 # rewrites the README between <!-- eval:begin --> and <!-- eval:end --> (caskg eval --report).
-# Last, bin/caskg-learn (native/harness/learn) replays the training runs of ToolLinkOS,
+# Last, bin/caskg-learn (native/lab/cmd/caskg-learn) replays the training runs of ToolLinkOS,
 # Seal-Tools and NESTFUL through POST /v1/feedback with caskg update after each batch, and writes
 # the learning curves into EVALUATION.md and the plot EVALUATION-learning.svg.
 # --role marks the sets the defaults were tuned on and the sets kept as checks. Deterministic
@@ -252,7 +252,7 @@ eval: build ## build and score every dev set (no graph, default, + traces, publi
 		--traces $(NESTFUL)/traces_train.jsonl --oracle-errors $(EVAL_ORACLE) --role check \
 		--title "NESTFUL (133 tools)" --label "NESTFUL" --json -o $(EVAL_DIR)/nestful.json
 	$(CASKG) eval --report $(EVAL_SETS:%=$(EVAL_DIR)/%.json) -o EVALUATION.md --readme README.md
-	$(GO) build $(GOFLAGS_BUILD) -o $(BIN)/caskg-learn ./native/harness/learn
+	$(GO) build $(GOFLAGS_BUILD) -o $(BIN)/caskg-learn ./native/lab/cmd/caskg-learn
 	$(BIN)/caskg-learn -shared $(SHARED) -dir $(EVAL_DIR)/learn -results $(EVAL_DIR) -evaluation EVALUATION.md -svg EVALUATION-learning.svg
 
 # --- Browser playground and caskg serve ------------------------------------------------------
@@ -279,7 +279,7 @@ chromium: ## install Chromium from Debian (apt-get, as root) when $(CHROMIUM) is
 
 # --- Benchmarks -------------------------------------------------------------------------------
 # make bench builds libraries of 1,000 to 100,000 skills grown from ../shared/data/skills by
-# native/synth (each build in its own process: time, peak memory), times queries natively, over
+# native/lab/synth (each build in its own process: time, peak memory), times queries natively, over
 # wazero and in Node, checks forward push and the semantic prefilter against exact computation,
 # prints the tables and writes BENCHMARKS.md and the README section between <!-- bench:begin -->
 # and <!-- bench:end -->. It also runs caskg beside MiniSearch, Orama and FlexSearch in Node
@@ -289,7 +289,7 @@ chromium: ## install Chromium from Debian (apt-get, as root) when $(CHROMIUM) is
 BENCHFLAGS ?=
 .PHONY: bench-go peers
 bench: wasm peers bench-gateway ## build 1k-100k-skill libraries, time build and queries (native, wazero, Node, JS peers); write BENCHMARKS.md
-	$(GO) build -o $(BIN)/caskg-bench ./native/cmd/caskg-bench
+	$(GO) build -o $(BIN)/caskg-bench ./native/lab/cmd/caskg-bench
 	$(BIN)/caskg-bench -base $(SHARED)/skills -tasks $(SHARED)/eval/skillsbench/tasks.jsonl -wasm $(WASM) -dir $(BIN)/bench \
 		-peers $(PEERS_DIR) $(BENCHFLAGS)
 	$(MAKE) --no-print-directory bench-worker
@@ -319,7 +319,7 @@ GW_BENCH_OUT := $(BIN)/bench-gateway.txt
 .PHONY: bench-gateway
 bench-gateway: ## time the gateway: proxied call overhead (stdio, HTTP), search_tools at 4,076 tools, update-and-swap; write its BENCHMARKS.md section
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/caskg-bench ./native/cmd/caskg-bench
+	$(GO) build -o $(BIN)/caskg-bench ./native/lab/cmd/caskg-bench
 	$(GO) test -run '^$$' -bench 'ProxiedCall|SearchTools' -benchtime 3s -count 1 ./native/gateway > $(GW_BENCH_OUT); \
 		s=$$?; cat $(GW_BENCH_OUT); exit $$s
 	$(GO) test -run '^$$' -bench 'UpdateSwap' -benchtime 3x -count 1 ./native/gateway/learn > $(GW_BENCH_OUT).learn; \

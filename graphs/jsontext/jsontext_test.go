@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/wasm/testlib/strictjson"
+	"github.com/caskg/caskg/native/testlib/strictjson"
 )
 
 func TestAppendMatchesEncodingJSON(t *testing.T) {

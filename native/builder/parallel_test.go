@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/native/ingest"
-	"github.com/caskg/caskg/native/synth"
+	"github.com/caskg/caskg/native/lab/synth"
 )
 
 // TestParallelSameArtifact checks that the build's parallel stages (candidate induction, the

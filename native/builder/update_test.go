@@ -17,7 +17,7 @@ import (
 
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
-	"github.com/caskg/caskg/native/synth"
+	"github.com/caskg/caskg/native/lab/synth"
 )
 
 // fullBuild is a full build of skills with runs and the builtin model learnt from skills.

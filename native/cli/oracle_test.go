@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/caskg/caskg/native/harness"
+	"github.com/caskg/caskg/native/lab/harness"
 	"github.com/caskg/caskg/native/internal/testlib"
 )
 

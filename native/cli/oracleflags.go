@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/oracle"
+	"github.com/caskg/caskg/native/lab/oracle"
 )
 
 // oracleFlags configure the evaluation-only oracle prober (-prober oracle): it answers the

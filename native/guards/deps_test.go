@@ -135,6 +135,16 @@ func goListDeps(t *testing.T, root string, all bool, env ...string) []pkg {
 	if all {
 		pattern += "/..."
 	}
+	deps := goList(t, pattern, env...)
+	if !slices.ContainsFunc(deps, func(p pkg) bool { return p.ImportPath == root }) {
+		t.Fatalf("go list -deps %s did not list %s itself: %d packages", pattern, root, len(deps))
+	}
+	return deps
+}
+
+// goList runs `go list -deps` for pattern in the environment with env added.
+func goList(t *testing.T, pattern string, env ...string) []pkg {
+	t.Helper()
 	cmd := exec.Command("go", "list", "-deps", "-json=ImportPath,Standard,Module,CgoFiles,Imports", pattern)
 	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
@@ -152,9 +162,6 @@ func goListDeps(t *testing.T, root string, all bool, env ...string) []pkg {
 			t.Fatalf("go list -deps %s: %v", pattern, err)
 		}
 		deps = append(deps, p)
-	}
-	if !slices.ContainsFunc(deps, func(p pkg) bool { return p.ImportPath == root }) {
-		t.Fatalf("go list -deps %s did not list %s itself: %d packages", pattern, root, len(deps))
 	}
 	return deps
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/caskg/caskg/wasm/testlib"
+	"github.com/caskg/caskg/native/testlib"
 )
 
 func TestCheckFeedback(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/wasm/testlib"
+	"github.com/caskg/caskg/native/testlib"
 )
 
 const (

@@ -15,7 +15,7 @@ import (
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
-	"github.com/caskg/caskg/native/synth"
+	"github.com/caskg/caskg/native/lab/synth"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -35,7 +35,7 @@ type realData struct {
 }
 
 // library returns the artifact of the real 859-skill library (n = 0) or of the library
-// native/synth grows from it to n skills, built as `caskg build` builds by default (builtin
+// native/lab/synth grows from it to n skills, built as `caskg build` builds by default (builtin
 // model's vectors), once per test binary; or, for n = 0, the artifact CASKG_BENCH_ARTIFACT names
 // (make bench-wasm passes the one `caskg build` made; caskg-bench passes its synthesized
 // libraries). CASKG_BENCH_DIR names a directory to read real.skg and synth-N.skg from when it

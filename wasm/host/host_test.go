@@ -14,7 +14,7 @@ import (
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/host"
-	"github.com/caskg/caskg/wasm/testlib"
+	"github.com/caskg/caskg/native/testlib"
 )
 
 func TestInfo(t *testing.T) {

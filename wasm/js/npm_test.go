@@ -16,7 +16,7 @@ import (
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/modbuild"
-	"github.com/caskg/caskg/wasm/testlib"
+	"github.com/caskg/caskg/native/testlib"
 )
 
 // manifest is what the test reads of package.json.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/wasm/testlib"
+	"github.com/caskg/caskg/native/testlib"
 )
 
 // The module must stay a pure-Go reactor: no cgo, no model runtime, no network or process

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/caskg/caskg/wasm/testlib"
+	"github.com/caskg/caskg/native/testlib"
 )
 
 // The worker is the engine and the API core behind syumai/workers' KV binding: no cgo, no model

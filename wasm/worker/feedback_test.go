@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/wasm/api"
-	"github.com/caskg/caskg/wasm/testlib"
+	"github.com/caskg/caskg/native/testlib"
 )
 
 // memKV is a KV namespace in memory: what put stored, or err for every put.

@@ -11,7 +11,7 @@ import (
 	"github.com/caskg/caskg/native/serve"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
-	"github.com/caskg/caskg/wasm/testlib"
+	"github.com/caskg/caskg/native/testlib"
 )
 
 // The worker and `caskg serve` mount the same API; these tests hold them to the same answers.

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/wasm/engine"
-	"github.com/caskg/caskg/wasm/testlib"
+	"github.com/caskg/caskg/native/testlib"
 )
 
 // The worker's handler (package api's) runs natively here, under workerd in e2e_test.go and

@@ -14,7 +14,8 @@ import (
 )
 
 // The sample library and its tasks, relative to the folder of a package two levels below the
-// module root (native/cli, native/harness, …), where go test runs that package's tests.
+// module root (native/cli, native/ingest, …), where go test runs that package's tests; the
+// lab's packages, one level deeper, join "..".
 const (
 	SampleLib   = "../../graphs/sample"
 	SampleTasks = "../../graphs/sample-tasks.jsonl"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/caskg/caskg/graphs/jsontext"
 	"github.com/caskg/caskg/wasm/engine"
-	"github.com/caskg/caskg/wasm/testlib/strictjson"
+	"github.com/caskg/caskg/native/testlib/strictjson"
 )
 
 // fill sets every field reachable from v to a non-zero value derived from n, so that comparing

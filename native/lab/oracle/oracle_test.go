@@ -16,6 +16,10 @@ import (
 	"github.com/caskg/caskg/native/internal/testlib"
 )
 
+// The sample library from this package's folder, one level deeper under native/
+// than the packages testlib's paths are written for.
+var sampleLib = filepath.Join("..", testlib.SampleLib)
+
 func TestAnswer(t *testing.T) {
 	gold := []eval.GoldEdge{{Source: "a", Target: "b"}, {Source: "b", Target: "c"}, {Source: "c", Target: "c"}}
 	kinds := []builder.ProbeKind{builder.Removal, builder.Substitution, builder.Reorder}
@@ -203,7 +207,7 @@ func (r *recorder) Probe(ctx context.Context, skills []ingest.Skill, probes []bu
 // are no candidate at all. isGold holds the same edges as (source, target) pairs.
 func sampleGold(t *testing.T) (skills []ingest.Skill, gold []eval.GoldEdge, isGold map[[2]string]bool) {
 	t.Helper()
-	lib, err := ingest.Load(testlib.SampleLib)
+	lib, err := ingest.Load(sampleLib)
 	if err != nil {
 		t.Fatal(err)
 	}

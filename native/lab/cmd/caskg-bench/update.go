@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/native/atomicfile"
-	"github.com/caskg/caskg/native/bench"
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
-	"github.com/caskg/caskg/native/synth"
+	"github.com/caskg/caskg/native/lab/bench"
+	"github.com/caskg/caskg/native/lab/synth"
 )
 
 // updateStage is the incremental-update stage: it grows the library to c.updateSkills skills,

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/caskg/caskg/native/mdspan"
+	"github.com/caskg/caskg/native/lab/mdspan"
 )
 
 // Markers of the README span that UpdateReadme rewrites. Everything between them is generated.
@@ -134,7 +134,7 @@ that are gold; recall: the share of the gold edges published). "—": does not a
 ## Learning from use
 
 `+LearningBegin+`
-Written by `+"`make eval`"+` after the tables above (`+"`bin/caskg-learn`"+`, native/harness/learn): the
+Written by `+"`make eval`"+` after the tables above (`+"`bin/caskg-learn`"+`, native/lab/cmd/caskg-learn): the
 learning curves of the sets with training runs, taught through `+"`POST /v1/feedback`"+` and
 `+"`caskg update`"+`.
 `+LearningEnd+`

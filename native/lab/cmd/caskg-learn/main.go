@@ -24,9 +24,9 @@ import (
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/cli"
 	"github.com/caskg/caskg/native/eval"
-	"github.com/caskg/caskg/native/harness"
 	"github.com/caskg/caskg/native/lab/gatewaycurve"
-	"github.com/caskg/caskg/native/mdspan"
+	"github.com/caskg/caskg/native/lab/harness"
+	"github.com/caskg/caskg/native/lab/mdspan"
 )
 
 func main() {

@@ -16,6 +16,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// The sample library and its tasks from this package's folder, one level deeper under native/
+// than the packages testlib's paths are written for.
+var (
+	sampleLib   = filepath.Join("..", testlib.SampleLib)
+	sampleTasks = filepath.Join("..", testlib.SampleTasks)
+)
+
 // sampleGold are dependencies of the sample library: gold edges for the edge scores and the oracle.
 var sampleGold = []eval.GoldEdge{
 	{Source: "find-object", Target: "pick-up-object", Type: "dependency"},
@@ -32,7 +39,7 @@ var sampleTraces = []builder.Trace{
 
 func readSampleTasks(t *testing.T) []eval.Task {
 	t.Helper()
-	tasks, err := eval.ReadTasks(testlib.SampleTasks, true)
+	tasks, err := eval.ReadTasks(sampleTasks, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,10 +49,10 @@ func readSampleTasks(t *testing.T) []eval.Task {
 // sampleSpec compares the sample library with gold edges, traces and the oracle at error
 // rates 0 and 0.3.
 func sampleSpec(t *testing.T) Spec {
-	return Spec{Libraries: []string{testlib.SampleLib}, Tasks: readSampleTasks(t), Ks: []int{5, 10}, Options: builder.DefaultOptions(),
+	return Spec{Libraries: []string{sampleLib}, Tasks: readSampleTasks(t), Ks: []int{5, 10}, Options: builder.DefaultOptions(),
 		Traces: sampleTraces, Gold: sampleGold, OracleErrors: []float64{0, 0.3}, OracleSeed: 1,
 		Title: "Sample tasks", Label: "sample", Role: RoleCheck, Command: "bin/caskg eval --compare sample",
-		TasksFile: testlib.SampleTasks, GoldFile: "gold.jsonl", TracesFile: "traces.jsonl"}
+		TasksFile: sampleTasks, GoldFile: "gold.jsonl", TracesFile: "traces.jsonl"}
 }
 
 // TestCompare compares the sample library: every row, metrics in range, the perfect oracle
@@ -131,8 +138,8 @@ func withoutTimes(t *testing.T, r *Result) string {
 // TestCompareDefaults compares without gold edges, traces or a title: the fixed rows only, the
 // title naming the library and the tasks, the label the title, no oracle seed recorded.
 func TestCompareDefaults(t *testing.T) {
-	spec := Spec{Libraries: []string{testlib.SampleLib}, Tasks: readSampleTasks(t), Ks: []int{3}, Options: builder.DefaultOptions(),
-		OracleSeed: 7, TasksFile: testlib.SampleTasks}
+	spec := Spec{Libraries: []string{sampleLib}, Tasks: readSampleTasks(t), Ks: []int{3}, Options: builder.DefaultOptions(),
+		OracleSeed: 7, TasksFile: sampleTasks}
 	got, err := Compare(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +158,7 @@ func TestCompareDefaults(t *testing.T) {
 	if !cmp.Equal(names, want) {
 		t.Errorf("rows %q, want %q", names, want)
 	}
-	if title := testlib.SampleLib + " on " + testlib.SampleTasks; got.Title != title || got.Label != title || got.OracleSeed != 0 || got.Role != "" {
+	if title := sampleLib + " on " + sampleTasks; got.Title != title || got.Label != title || got.OracleSeed != 0 || got.Role != "" {
 		t.Errorf("title %q, label %q, oracle seed %d, role %q; want %q twice, 0 and none", got.Title, got.Label, got.OracleSeed,
 			got.Role, title)
 	}
@@ -160,7 +167,7 @@ func TestCompareDefaults(t *testing.T) {
 func TestCompareErrors(t *testing.T) {
 	empty := t.TempDir()
 	tasks := readSampleTasks(t)
-	base := Spec{Libraries: []string{testlib.SampleLib}, Tasks: tasks, Ks: []int{5, 10}, Options: builder.DefaultOptions()}
+	base := Spec{Libraries: []string{sampleLib}, Tasks: tasks, Ks: []int{5, 10}, Options: builder.DefaultOptions()}
 	tests := []struct {
 		name string
 		edit func(*Spec)
@@ -190,7 +197,7 @@ func TestCompareErrors(t *testing.T) {
 // sampleEngine builds the sample library with the default options.
 func sampleEngine(t *testing.T) *engine.Engine {
 	t.Helper()
-	lib, err := ingest.Load(testlib.SampleLib)
+	lib, err := ingest.Load(sampleLib)
 	if err != nil {
 		t.Fatal(err)
 	}

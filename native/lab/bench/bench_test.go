@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/native/internal/testlib"
-	"github.com/caskg/caskg/native/mdspan"
+	"github.com/caskg/caskg/native/lab/mdspan"
 )
 
 // TestUpdateFile writes the README section as make bench does: only the bench span changes,

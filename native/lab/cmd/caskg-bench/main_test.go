@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/native/bench"
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
-	"github.com/caskg/caskg/native/synth"
+	"github.com/caskg/caskg/native/lab/bench"
+	"github.com/caskg/caskg/native/lab/synth"
 )
 
 // TestPeerText: the peers' text per skill holds the fields score.py's BM25 indexes, one per line,
