@@ -23,9 +23,9 @@ import (
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/serve"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/modbuild"
-	"github.com/caskg/caskg/native/testlib"
 )
 
 // The end-to-end test serves the playground with native/serve on 127.0.0.1, opens it in headless

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/native/eval"
-	"github.com/caskg/caskg/native/lab/harness"
 	"github.com/caskg/caskg/native/internal/testlib"
+	"github.com/caskg/caskg/native/lab/harness"
 )
 
 func TestCompareCommand(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/caskg/caskg/native/lab/harness"
 	"github.com/caskg/caskg/native/internal/testlib"
+	"github.com/caskg/caskg/native/lab/harness"
 )
 
 // sampleGoldEdges are dependencies of the sample library: a gold edge file for the oracle.

@@ -16,9 +16,9 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
-	"github.com/caskg/caskg/native/testlib"
 )
 
 // testFiles writes the sample artifact (as caskg build writes it by default) and a fake module

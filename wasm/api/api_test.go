@@ -15,8 +15,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/native/testlib"
+	"github.com/caskg/caskg/wasm/engine"
 )
 
 // The routes as a client sees them are tested in wasm/worker, where the worker natively, the

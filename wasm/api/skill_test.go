@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/mcpcore"
-	"github.com/caskg/caskg/wasm/testlib"
 )
 
 // TestSkillSuggestions holds the 404 of GET /v1/skills/{name} to the names mcpcore's lookup

@@ -12,9 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/host"
-	"github.com/caskg/caskg/native/testlib"
 )
 
 func TestInfo(t *testing.T) {

@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/modbuild"
-	"github.com/caskg/caskg/native/testlib"
 )
 
 // manifest is what the test reads of package.json.

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/modbuild"
-	"github.com/caskg/caskg/wasm/testlib"
 )
 
 // workerd finds workerd: CASKG_WORKERD (make test sets it; the test fails if it names no

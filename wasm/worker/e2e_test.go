@@ -22,9 +22,9 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
-	"github.com/caskg/caskg/native/testlib"
 )
 
 // The end-to-end test builds the worker as make worker does, serves it with workerd on

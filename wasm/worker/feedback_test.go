@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/native/testlib"
+	"github.com/caskg/caskg/wasm/api"
 )
 
 // memKV is a KV namespace in memory: what put stored, or err for every put.

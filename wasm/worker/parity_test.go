@@ -9,9 +9,9 @@ import (
 
 	"github.com/caskg/caskg/graphs/jsontext"
 	"github.com/caskg/caskg/native/serve"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
-	"github.com/caskg/caskg/native/testlib"
 )
 
 // The worker and `caskg serve` mount the same API; these tests hold them to the same answers.

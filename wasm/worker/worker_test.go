@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/native/testlib"
+	"github.com/caskg/caskg/wasm/engine"
 )
 
 // The worker's handler (package api's) runs natively here, under workerd in e2e_test.go and

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/graphs/jsontext"
-	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/native/testlib/strictjson"
+	"github.com/caskg/caskg/wasm/engine"
 )
 
 // fill sets every field reachable from v to a non-zero value derived from n, so that comparing
