@@ -50,7 +50,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"net/url"
 	"runtime"
 	"slices"
 	"strconv"
@@ -233,7 +232,7 @@ func (h *Handler) route(w *Response, r *Request) ([]byte, error) {
 		}
 		return h.retrieve(req)
 	default:
-		name, err := url.PathUnescape(strings.TrimPrefix(path, routeSkills))
+		name, err := unescape(strings.TrimPrefix(path, routeSkills), false)
 		if err != nil {
 			return nil, fail(statusBadRequest, "skill name: "+err.Error())
 		}
@@ -284,7 +283,7 @@ func readBytes(r *Request, example string) ([]byte, error) {
 // is.
 func readQuery(raw string) (engine.Request, error) {
 	var req engine.Request
-	vals, err := url.ParseQuery(raw)
+	vals, err := parseQuery(raw)
 	if err != nil {
 		return req, fail(statusBadRequest, "query string: "+err.Error())
 	}
