@@ -15,26 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caskg/caskg/graphs/jsontext"
+	"github.com/caskg/caskg/wasm/mcpcore"
 )
-
-// maxEcho is the most runes of a client's value an error message repeats.
-const maxEcho = 40
-
-// short is s cut to maxEcho runes, with "…" when cut: error messages name a bad value without
-// repeating all of it.
-func short(s string) string {
-	if utf8.RuneCountInString(s) <= maxEcho {
-		return s
-	}
-	i, n := 0, 0
-	for i = range s {
-		if n == maxEcho {
-			break
-		}
-		n++
-	}
-	return s[:i] + "…"
-}
 
 // argSpec is what a tool's input schema allows, read from the schema itself so that the
 // check and what clients see cannot drift apart. Only the keywords our schemas use are read.
@@ -87,9 +69,9 @@ func (s *argSpec) check(args json.RawMessage) error {
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
 		if len(names) == 0 {
-			return fmt.Errorf("unknown argument %q; the tool takes none", short(unknown[0]))
+			return fmt.Errorf("unknown argument %q; the tool takes none", mcpcore.Short(unknown[0]))
 		}
-		return fmt.Errorf("unknown argument %q; the arguments are %s", short(unknown[0]), strings.Join(names, ", "))
+		return fmt.Errorf("unknown argument %q; the arguments are %s", mcpcore.Short(unknown[0]), strings.Join(names, ", "))
 	}
 	for _, name := range s.Required {
 		if _, ok := fields[name]; !ok {
@@ -128,7 +110,7 @@ func (s *argSpec) checkField(name string, v json.RawMessage) error {
 			return fmt.Errorf("%d characters, at most %d", n, *p.MaxLength)
 		}
 		if len(p.Enum) > 0 && !slices.Contains(p.Enum, str) {
-			return fmt.Errorf("%q is not %s", short(str), strings.Join(quoteAll(p.Enum), " or "))
+			return fmt.Errorf("%q is not %s", mcpcore.Short(str), strings.Join(quoteAll(p.Enum), " or "))
 		}
 	case "array": // of strings, the only arrays our schemas take
 		var elems []json.RawMessage
@@ -166,10 +148,10 @@ func (s *argSpec) checkField(name string, v json.RawMessage) error {
 			return fmt.Errorf("must be an integer")
 		}
 		if f != math.Trunc(f) {
-			return fmt.Errorf("must be an integer, not %s", short(string(v)))
+			return fmt.Errorf("must be an integer, not %s", mcpcore.Short(string(v)))
 		}
 		if p.Minimum != nil && f < *p.Minimum || p.Maximum != nil && f > *p.Maximum {
-			return fmt.Errorf("%s is outside [%s, %s]", short(string(v)), bound(p.Minimum), bound(p.Maximum))
+			return fmt.Errorf("%s is outside [%s, %s]", mcpcore.Short(string(v)), bound(p.Minimum), bound(p.Maximum))
 		}
 	case "boolean":
 		if k != "a boolean" {

@@ -377,7 +377,7 @@ func (h *Handler) retrieve(body []byte) (string, []byte, error) {
 	b = append(b, `,"results":[`...)
 	list := make([]Listed, len(resp.Results))
 	for i, r := range resp.Results {
-		list[i] = Listed{Rank: i + 1, Name: r.Name, SeedRank: r.SeedRank, Description: g.Description(r.ID), Via: r.Via}
+		list[i] = Listed{Rank: i + 1, Name: r.Name, SeedRank: r.SeedRank, Graph: r.Graph, Description: g.Description(r.ID), Via: r.Via}
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -386,6 +386,9 @@ func (h *Handler) retrieve(body []byte) (string, []byte, error) {
 		b, _ = jsontext.AppendFloat(append(b, `,"score":`...), r.Score, 64)
 		if r.SeedRank > 0 {
 			b = strconv.AppendInt(append(b, `,"seed_rank":`...), int64(r.SeedRank), 10)
+		}
+		if r.Graph {
+			b = append(b, `,"graph":true`...)
 		}
 		b = jsontext.AppendString(append(b, `,"description":`...), g.Description(r.ID))
 		b = jsontext.AppendString(append(b, `,"source":`...), g.Source(r.ID))
@@ -432,11 +435,9 @@ func (h *Handler) getSkill(name string) (string, []byte, error) {
 }
 
 func (h *Handler) neighbors(name string, limit int) (string, []byte, error) {
-	switch {
-	case limit == 0:
-		limit = DefaultNeighbors
-	case limit < 1 || limit > MaxNeighbors:
-		return "", nil, errors.New(`field "limit": ` + strconv.Itoa(limit) + " is outside [1, " + strconv.Itoa(MaxNeighbors) + "]")
+	limit, err := NeighborsLimit(limit)
+	if err != nil {
+		return "", nil, err
 	}
 	id, err := h.names.Lookup(name)
 	if err != nil {
@@ -583,22 +584,17 @@ func (h *Handler) report(r *api.Request, body []byte) (string, []byte, error) {
 		return "", nil, err
 	}
 	if h.opt.Feedback == nil {
-		return "", nil, errors.New("feedback is off on this server: nothing was recorded")
+		return "", nil, errors.New(FeedbackOff)
 	}
 	auth := ""
 	if r.Header != nil {
 		auth = r.Header.Get("Authorization")
 	}
 	if fb.Source, err = h.opt.Reporters.Check(auth); err != nil {
-		return "", nil, errors.New("nothing was recorded: " + err.Error())
+		return "", nil, errors.New(NotRecorded + err.Error())
 	}
-	for i, name := range fb.Used {
-		if id, ok := h.names.Resolve(name); ok {
-			fb.Used[i] = h.eng.Graph().Name(id)
-		}
-	}
-	if err := api.CheckFeedback(fb, func(name string) bool { _, ok := h.names.Exact(name); return ok }); err != nil {
-		return "", nil, argError(err)
+	if err := h.names.CheckFeedback(&fb); err != nil {
+		return "", nil, err
 	}
 	ctx := r.Context
 	if ctx == nil {
@@ -609,7 +605,7 @@ func (h *Handler) report(r *api.Request, body []byte) (string, []byte, error) {
 		if errors.As(err, &rl) {
 			return "", nil, rl
 		}
-		return "", nil, errors.New("feedback not recorded: " + err.Error())
+		return "", nil, errors.New(NotStored + err.Error())
 	}
 	b := strconv.AppendInt([]byte(`{"recorded":`), int64(len(fb.Used)), 10)
 	if fb.Outcome != "" {
@@ -631,6 +627,25 @@ func argError(err error) error {
 
 // ArgError is argError for the Go SDK server.
 func ArgError(err error) error { return argError(err) }
+
+// NeighborsLimit is skill_neighbors' limit argument checked, 0 meaning the default.
+func NeighborsLimit(limit int) (int, error) {
+	switch {
+	case limit == 0:
+		return DefaultNeighbors, nil
+	case limit < 1 || limit > MaxNeighbors:
+		return 0, errors.New(`field "limit": ` + strconv.Itoa(limit) + " is outside [1, " + strconv.Itoa(MaxNeighbors) + "]")
+	}
+	return limit, nil
+}
+
+// What report_skill_use answers when it keeps nothing: feedback off, a reporter refused (then
+// the reason), a store that failed (then its error).
+const (
+	FeedbackOff = "feedback is off on this server: nothing was recorded"
+	NotRecorded = "nothing was recorded: "
+	NotStored   = "feedback not recorded: "
+)
 
 // toolResult is a CallToolResult: the text, the structured content, or the error as a result
 // with isError set (a tool's failure is the model's to read, not a protocol error).

@@ -15,6 +15,7 @@ type Listed struct {
 	Rank        int
 	Name        string
 	SeedRank    int
+	Graph       bool
 	Description string
 	Via         []engine.Via
 }
@@ -26,10 +27,7 @@ func ListText(results []Listed) string {
 	}
 	var b strings.Builder
 	for _, r := range results {
-		why := "via graph"
-		if r.SeedRank > 0 {
-			why = "seed #" + strconv.Itoa(r.SeedRank)
-		}
+		why := engine.Why(engine.Result{SeedRank: r.SeedRank, Graph: r.Graph})
 		b.WriteString(strconv.Itoa(r.Rank) + ". " + r.Name + " (" + why + "): " + OneLine(r.Description) + "\n")
 		for _, v := range r.Via {
 			b.WriteString("   - " + v.Evidence() + "\n")
