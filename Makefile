@@ -148,7 +148,7 @@ $(WORKERD):
 worker: build ## build the edge worker in bin/worker (WORKER_ARTIFACT=x.skg, default the sample; the artifact a static asset, WORKER_EMBED=1 a data module); print the bundle's gzip size
 	@mkdir -p $(WORKER_DIR)/feedback
 	$(if $(filter $(SAMPLE),$(WORKER_ARTIFACT)),$(CASKG) build graphs/sample -o $(SAMPLE))
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o $(WORKER_DIR)/app.wasm ./wasm/worker
+	GOOS=js GOARCH=wasm $(WASM_GOEXPERIMENT) $(GO) build -trimpath -ldflags="-s -w" -o $(WORKER_DIR)/app.wasm ./wasm/worker
 	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode go -o $(WORKER_DIR)/gen
 	cp $(WORKER_DIR)/gen/wasm_exec.js wasm/worker/entry.mjs wasm/worker/workerd.capnp $(WORKER_DIR)/
 	@rm -rf $(WORKER_DIR)/gen $(WORKER_DIR)/assets $(WORKER_DIR)/caskg.skg && mkdir -p $(WORKER_DIR)/assets

@@ -170,35 +170,34 @@ func (s *Server) MCP() *mcp.Server {
 		version = "dev"
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: mcpcore.ServerName, Title: mcpcore.ServerTitle, Version: version},
-		&mcp.ServerOptions{Instructions: mcpcore.Instructions})
-	specs := map[string]*argSpec{}
+		// Tools only, and a list that never changes, as the edge worker says: no logging.
+		&mcp.ServerOptions{Instructions: mcpcore.Instructions, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
 	for _, t := range mcpcore.Tools {
 		switch t.Name {
 		case mcpcore.Retrieve:
-			addTool(srv, specs, t, s.retrieve)
+			addTool(srv, t, s.retrieve)
 		case mcpcore.GetSkill:
-			addTool(srv, specs, t, s.getSkill)
+			addTool(srv, t, s.getSkill)
 		case mcpcore.Neighbors:
-			addTool(srv, specs, t, s.neighbors)
+			addTool(srv, t, s.neighbors)
 		case mcpcore.GraphInfo:
-			addTool(srv, specs, t, s.info)
+			addTool(srv, t, s.info)
 		case mcpcore.Report:
-			addTool(srv, specs, t, s.reportUse)
+			addTool(srv, t, s.reportUse)
 		default:
 			panic("mcpserver: no handler for the tool " + t.Name)
 		}
 	}
-	srv.AddReceivingMiddleware(checkArgs(specs))
+	srv.AddReceivingMiddleware(checkArgs())
 	return srv
 }
 
-// addTool registers t with h behind safe, and records in specs what its schema allows for
-// checkArgs.
-func addTool[In, Out any](srv *mcp.Server, specs map[string]*argSpec, t mcpcore.Tool, h mcp.ToolHandlerFor[In, Out]) {
-	specs[t.Name] = parseSpec(t.InputSchema)
+// addTool registers t with h behind safe.
+func addTool[In, Out any](srv *mcp.Server, t mcpcore.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	ann := &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: t.ReadOnly, IdempotentHint: t.ReadOnly, OpenWorldHint: new(false)}
 	mcp.AddTool(srv, &mcp.Tool{
-		Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema), Annotations: ann,
+		Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema),
+		OutputSchema: json.RawMessage(t.OutputSchema), Annotations: ann,
 	}, safe(h))
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/internal/mcpnode"
 	"github.com/caskg/caskg/native/mcpserver"
+	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/mcpcore"
 	"github.com/caskg/caskg/wasm/testlib"
 )
@@ -30,7 +31,7 @@ func startMCPNative(tb *testing.T) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv, err := mcpserver.New(g, mcpserver.Options{})
+	srv, err := mcpserver.New(g, mcpserver.Options{Artifact: "caskg.skg", Version: engine.Version}) // as the worker names it
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -58,6 +59,9 @@ func TestWorkerdMCPClient(t *testing.T) {
 		mcpnode.Step{Op: "callTool", Name: "get_skill", Arguments: map[string]any{"name": "Heat_Object_In_Microwave"}},
 		mcpnode.Step{Op: "callTool", Name: "get_skill", Arguments: map[string]any{"name": "haet-object-in-microwave"}},
 		mcpnode.Step{Op: "callTool", Name: "skill_neighbors", Arguments: map[string]any{"name": "pick-up-object", "limit": 2}},
+		mcpnode.Step{Op: "callTool", Name: "graph_info"},
+		mcpnode.Step{Op: "callTool", Name: "get_skill", Arguments: map[string]any{"name": "pick-up-object", "path": "/etc/passwd"}},
+		mcpnode.Step{Op: "callTool", Name: "retrieve_skills", Arguments: map[string]any{"query": "egg", "k": 0}},
 		mcpnode.Step{Op: "callTool", Name: "report_skill_use", Arguments: map[string]any{"query": "egg", "used": []string{"pick-up-object"}}},
 		mcpnode.Step{Op: "ping"})
 	got := env.Run(t, mcpnode.Target{URL: worker}, 90*time.Second, steps...)
@@ -69,6 +73,19 @@ func TestWorkerdMCPClient(t *testing.T) {
 		t.Fatalf("connecting to the worker: %s", got[0].Error)
 	}
 
+	// The same server (but for its session), the same tools to the letter: names, titles,
+	// descriptions, input and output schemas, annotations.
+	var wc, nc struct {
+		ServerInfo, Capabilities json.RawMessage
+		Instructions             string
+	}
+	if json.Unmarshal(got[0].Result, &wc) != nil || json.Unmarshal(want[0].Result, &nc) != nil || !sameJSON(wc.ServerInfo, nc.ServerInfo) ||
+		!sameJSON(wc.Capabilities, nc.Capabilities) || wc.Instructions != nc.Instructions {
+		t.Errorf("initialize: the worker says %s\ncaskg mcp %s", got[0].Result, want[0].Result)
+	}
+	if !sameJSON(got[1].Result, want[1].Result) {
+		t.Errorf("tools/list: the worker lists %s\ncaskg mcp %s", got[1].Result, want[1].Result)
+	}
 	wt, err := got[1].Tools()
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +125,7 @@ func TestWorkerdMCPClient(t *testing.T) {
 			strings.HasPrefix(nt, mcpcore.FeedbackOff)) {
 			t.Errorf("%s %v: the worker says\n%s\ncaskg mcp\n%s", s.Name, s.Arguments, wt, nt)
 		}
-		if s.Name == "retrieve_skills" && (w.IsError || !sameJSON(w.StructuredContent, n.StructuredContent)) {
+		if !sameJSON(w.StructuredContent, n.StructuredContent) {
 			t.Errorf("%s %v: structured content\nworker    %s\ncaskg mcp %s", s.Name, s.Arguments, w.StructuredContent, n.StructuredContent)
 		}
 	}
@@ -140,6 +157,9 @@ func TestWorkerdMCPConformance(t *testing.T) {
 }
 
 func sameJSON(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
 	var x, y any
 	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
 		return false

@@ -424,7 +424,10 @@ func healthJSON(g *graphs.Graph, data []byte, version string, src *Source) []byt
 	b := []byte(`{"status":"ok","version":`)
 	b = jsontext.AppendString(b, version)
 	b = append(b, `,"go":`...)
-	b = jsontext.AppendString(b, runtime.Version())
+	// The Go release, without the experiments a build enabled (the edge worker is built with
+	// the classic collector, go1.26.8-X:nogreenteagc): both hosts of one release say the same.
+	goVersion, _, _ := strings.Cut(runtime.Version(), "-X:")
+	b = jsontext.AppendString(b, goVersion)
 	b = append(b, `,"artifact":{"format":`...)
 	b = jsontext.AppendString(b, strconv.Itoa(maj)+"."+strconv.Itoa(mnr))
 	b = append(b, `,"checksum":`...)

@@ -1,11 +1,12 @@
 package mcpcore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -206,7 +207,7 @@ func (h *Handler) call(r *api.Request, m message, body []byte) ([]byte, error) {
 				version = v
 			}
 		}
-		b := append([]byte(`{"capabilities":{"tools":{"listChanged":false}},"instructions":`), jsontext.AppendString(nil, Instructions)...)
+		b := append([]byte(`{"capabilities":{"tools":{}},"instructions":`), jsontext.AppendString(nil, Instructions)...)
 		b = jsontext.AppendString(append(b, `,"protocolVersion":`...), version)
 		b = jsontext.AppendString(append(b, `,"serverInfo":{"name":`...), ServerName)
 		b = jsontext.AppendString(append(b, `,"title":`...), ServerTitle)
@@ -222,17 +223,11 @@ func (h *Handler) call(r *api.Request, m message, body []byte) ([]byte, error) {
 		return toolsList(), nil
 	case "tools/call":
 		var name string
-		var argErr error
 		if err := params(body, func(d *jsontext.Decoder, k string) error {
-			switch k {
-			case "name":
+			if k == "name" {
 				var err error
 				name, err = d.String()
 				return err
-			case "arguments":
-				if c := d.Peek(); c != '{' && c != 'n' {
-					argErr = errors.New("arguments: want an object")
-				}
 			}
 			return d.Skip()
 		}); err != nil {
@@ -240,6 +235,22 @@ func (h *Handler) call(r *api.Request, m message, body []byte) ([]byte, error) {
 		}
 		if _, ok := Lookup(name); !ok {
 			return nil, &rpcError{codeInvalidParams, "unknown tool " + strconv.Quote(Short(name))}
+		}
+		// The arguments against the tool's input schema, as caskg mcp checks them (args.go).
+		argErr, given := error(nil), false
+		if err := params(body, func(d *jsontext.Decoder, k string) error {
+			if k != "arguments" {
+				return d.Skip()
+			}
+			given = true
+			var err error
+			argErr, err = checkArgsAt(name, d)
+			return err
+		}); err != nil {
+			return nil, &rpcError{codeInvalidParams, "mcp: tools/call: " + err.Error()}
+		}
+		if !given {
+			argErr = CheckArgs(name, nil)
 		}
 		content, structured, err := "", []byte(nil), argErr
 		if err == nil {
@@ -489,21 +500,30 @@ func EdgesOf(g *graphs.Graph, id int, ins []int) (out, in []Edge) {
 	}
 	n := g.NumSkills()
 	for _, e := range ins {
-		src := sort.Search(n, func(u int) bool { _, hi := g.Out(u); return hi > e })
+		// The source is the first skill whose edges end past e (edges are stored by source).
+		src, top := 0, n
+		for src < top {
+			if mid := int(uint(src+top) >> 1); func() bool { _, hi := g.Out(mid); return hi > e }() {
+				top = mid
+			} else {
+				src = mid + 1
+			}
+		}
 		in = append(in, edge(e, src, false))
 	}
 	for _, es := range [][]Edge{out, in} {
-		sort.SliceStable(es, func(a, b int) bool {
-			if es[a].Weight != es[b].Weight {
-				return es[a].Weight > es[b].Weight
+		slices.SortStableFunc(es, func(a, b Edge) int {
+			if a.Weight != b.Weight {
+				return cmp.Compare(b.Weight, a.Weight)
 			}
-			return es[a].Skill < es[b].Skill
+			return strings.Compare(a.Skill, b.Skill)
 		})
 	}
 	return out, in
 }
 
-// info is graph_info's JSON: the fields `caskg mcp` gives for an artifact without a library.
+// info is graph_info's JSON: the fields `caskg mcp` gives for an artifact without a library,
+// keys sorted as the Go SDK writes them in the text content.
 func (h *Handler) info() []byte {
 	g := h.eng.Graph()
 	maj, mnr := g.Version()
@@ -512,19 +532,12 @@ func (h *Handler) info() []byte {
 		b = jsontext.AppendString(append(b, `"artifact":`...), h.opt.Artifact)
 		b = append(b, ',')
 	}
-	b = jsontext.AppendString(append(b, `"version":`...), strconv.Itoa(maj)+"."+strconv.Itoa(mnr))
-	for _, kv := range []struct {
-		k string
-		v int
-	}{{"bytes", g.Size()}, {"skills", g.NumSkills()}, {"edges", g.NumEdges()}, {"terms", g.NumTerms()}} {
-		b = strconv.AppendInt(append(b, `,"`+kv.k+`":`...), int64(kv.v), 10)
-	}
 	byState, byType := map[string]int{}, map[string]int{}
 	for e := range g.NumEdges() {
 		byState[g.State(e).String()]++
 		byType[g.Type(e).String()]++
 	}
-	b = append(b, `,"by_state":{`...)
+	b = append(b, `"by_state":{`...)
 	for i, st := range sortedNames(graphs.States()) {
 		if i > 0 {
 			b = append(b, ',')
@@ -538,20 +551,29 @@ func (h *Handler) info() []byte {
 		}
 		b = strconv.AppendInt(append(jsontext.AppendString(b, r), ':'), int64(byType[r]), 10)
 	}
-	b = append(b, '}')
+	b = strconv.AppendInt(append(b, `},"bytes":`...), int64(g.Size()), 10)
+	b = strconv.AppendInt(append(b, `,"edges":`...), int64(g.NumEdges()), 10)
+	l := engine.LearningOf(g)
+	b = strconv.AppendBool(append(b, `,"learning":{"cold":`...), l.Cold)
+	b = strconv.AppendInt(append(b, `,"live_edges":`...), int64(l.Live), 10)
+	b = jsontext.AppendString(append(b, `,"note":`...), l.Note)
+	b = strconv.AppendInt(append(b, `,"runs":`...), int64(l.Runs), 10)
+	b = append(b, `},"params":`...)
+	if p := g.Params(); len(p) > 0 && jsontext.Valid(p) {
+		b = append(b, p...)
+	} else {
+		b = append(b, "{}"...)
+	}
+	b = strconv.AppendBool(append(b, `,"query_encoder":`...), g.HasEncoder())
+	b = strconv.AppendInt(append(b, `,"skills":`...), int64(g.NumSkills()), 10)
+	b = strconv.AppendInt(append(b, `,"terms":`...), int64(g.NumTerms()), 10)
 	if g.VectorDim() > 0 {
 		b = strconv.AppendInt(append(b, `,"vector_dim":`...), int64(g.VectorDim()), 10)
 	}
 	if m := g.VectorModel(); m != "" {
 		b = jsontext.AppendString(append(b, `,"vector_model":`...), m)
 	}
-	b = strconv.AppendBool(append(b, `,"query_encoder":`...), g.HasEncoder())
-	b = append(b, `,"params":`...)
-	if p := g.Params(); len(p) > 0 && jsontext.Valid(p) {
-		b = append(b, p...)
-	} else {
-		b = append(b, "{}"...)
-	}
+	b = jsontext.AppendString(append(b, `,"version":`...), strconv.Itoa(maj)+"."+strconv.Itoa(mnr))
 	return append(b, '}')
 }
 
@@ -560,7 +582,7 @@ func sortedNames[T interface{ String() string }](xs []T) []string {
 	for i, x := range xs {
 		out[i] = x.String()
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
@@ -673,6 +695,7 @@ func toolsList() []byte {
 		b = jsontext.AppendString(append(b, `,"title":`...), t.Title)
 		b = jsontext.AppendString(append(b, `,"description":`...), t.Description)
 		b = append(append(b, `,"inputSchema":`...), compact(t.InputSchema)...)
+		b = append(append(b, `,"outputSchema":`...), compact(t.OutputSchema)...)
 		b = jsontext.AppendString(append(b, `,"annotations":{"title":`...), t.Title)
 		ro := strconv.FormatBool(t.ReadOnly)
 		b = append(b, `,"readOnlyHint":`+ro+`,"idempotentHint":`+ro+`,"openWorldHint":false}}`...)

@@ -1,8 +1,9 @@
 package mcpcore
 
 import (
+	"cmp"
 	"errors"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -111,12 +112,7 @@ func (n *Names) Closest(name string) []string {
 			cs = append(cs, cand{i, d})
 		}
 	}
-	sort.Slice(cs, func(a, b int) bool {
-		if cs[a].d != cs[b].d {
-			return cs[a].d < cs[b].d
-		}
-		return cs[a].id < cs[b].id
-	})
+	slices.SortFunc(cs, func(a, b cand) int { return cmp.Or(cmp.Compare(a.d, b.d), cmp.Compare(a.id, b.id)) })
 	for _, c := range cs {
 		add(c.id)
 	}

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/caskg/caskg/wasm/modbuild"
 )
 
 // The edge worker under workerd, for its end-to-end tests (wasm/worker) and for those that
@@ -83,7 +85,8 @@ func WorkerBundle(tb testing.TB) string {
 			}
 			return nil
 		}
-		if err := run([]string{"GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0"},
+		// The reactor's environment (the classic collector, as make worker builds), for js.
+		if err := run(append(modbuild.Env(), "GOOS=js"),
 			"build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(dir, "app.wasm"), "."); err != nil {
 			bundle.err = err
 			return
