@@ -84,10 +84,10 @@ type Server struct {
 
 // LibraryInfo describes the library folder of a Server.
 type LibraryInfo struct {
-	Dir      string `json:"dir" jsonschema:"the library folder"`
-	Skills   int    `json:"skills" jsonschema:"SKILL.md skills the library load found"`
-	Served   int    `json:"served" jsonschema:"skills of the graph whose whole SKILL.md get_skill serves"`
-	Problems int    `json:"problems" jsonschema:"bad entries the library load skipped"`
+	Dir      string `json:"dir"`
+	Skills   int    `json:"skills"`
+	Served   int    `json:"served"`
+	Problems int    `json:"problems"`
 }
 
 // New prepares a server over g. With opt.Library it loads the library to learn which SKILL.md
@@ -227,10 +227,11 @@ type FeedbackInput struct {
 	Outcome string   `json:"outcome,omitempty"`
 }
 
-// FeedbackOutput is report_skill_use's structured result.
+// FeedbackOutput is report_skill_use's structured result; its schema, with the words, is
+// mcpcore's (TestOutputSchemas holds the two together), as are those of the results below.
 type FeedbackOutput struct {
-	Recorded int    `json:"recorded" jsonschema:"how many skill uses were recorded"`
-	Outcome  string `json:"outcome,omitempty" jsonschema:"the outcome recorded, if given"`
+	Recorded int    `json:"recorded"`
+	Outcome  string `json:"outcome,omitempty"`
 }
 
 // reportUse checks a report as the HTTP API does and hands it to the store.
@@ -275,20 +276,20 @@ type RetrieveInput struct {
 
 // RetrieveOutput is retrieve_skills' structured result.
 type RetrieveOutput struct {
-	Query   string  `json:"query" jsonschema:"the task as given"`
-	Results []Skill `json:"results" jsonschema:"the skills, most relevant first"`
+	Query   string  `json:"query"`
+	Results []Skill `json:"results"`
 }
 
 // Skill is one ranked skill.
 type Skill struct {
-	Rank        int          `json:"rank" jsonschema:"1-based rank"`
+	Rank        int          `json:"rank"`
 	Name        string       `json:"name"`
-	Score       float64      `json:"score" jsonschema:"personalized PageRank score (fused seed score without the graph)"`
-	SeedRank    int          `json:"seed_rank,omitempty" jsonschema:"rank among the seeds that match the task best; absent for other skills"`
-	Graph       bool         `json:"graph,omitempty" jsonschema:"true when a published edge from a seed raised the skill's score above its own match; a skill with neither seed_rank nor graph is a match beyond the seeds"`
+	Score       float64      `json:"score"`
+	SeedRank    int          `json:"seed_rank,omitempty"`
+	Graph       bool         `json:"graph,omitempty"`
 	Description string       `json:"description"`
-	Source      string       `json:"source" jsonschema:"the file the skill was built from"`
-	Via         []engine.Via `json:"via,omitempty" jsonschema:"published edges that brought the skill in; reverse means the skill is a prerequisite of from"`
+	Source      string       `json:"source"`
+	Via         []engine.Via `json:"via,omitempty"`
 }
 
 func (s *Server) retrieve(_ context.Context, _ *mcp.CallToolRequest, in RetrieveInput) (*mcp.CallToolResult, *RetrieveOutput, error) {
@@ -328,10 +329,10 @@ type NameInput struct {
 // SkillText is get_skill's structured result.
 type SkillText struct {
 	Name     string `json:"name"`
-	Source   string `json:"source" jsonschema:"the file the text is from, or the artifact's source path when complete is false"`
-	Complete bool   `json:"complete" jsonschema:"true: the whole SKILL.md read from the library; false: description and body head from the graph"`
+	Source   string `json:"source"`
+	Complete bool   `json:"complete"`
 	Text     string `json:"text"`
-	Note     string `json:"note,omitempty" jsonschema:"why the text is not the whole file"`
+	Note     string `json:"note,omitempty"`
 }
 
 func (s *Server) getSkill(_ context.Context, _ *mcp.CallToolRequest, in NameInput) (*mcp.CallToolResult, *SkillText, error) {
@@ -406,10 +407,10 @@ type NeighborsInput struct {
 // Neighbors is skill_neighbors' structured result.
 type Neighbors struct {
 	Name     string `json:"name"`
-	Out      []Edge `json:"out" jsonschema:"published edges from this skill to others: it comes first"`
-	In       []Edge `json:"in" jsonschema:"published edges from others to this skill: they come first"`
-	OutTotal int    `json:"out_total" jsonschema:"edges out, listed or not"`
-	InTotal  int    `json:"in_total" jsonschema:"edges in, listed or not"`
+	Out      []Edge `json:"out"`
+	In       []Edge `json:"in"`
+	OutTotal int    `json:"out_total"`
+	InTotal  int    `json:"in_total"`
 }
 
 // Edge is one published edge seen from the asked skill.
@@ -433,20 +434,20 @@ func (s *Server) neighbors(_ context.Context, _ *mcp.CallToolRequest, in Neighbo
 
 // Info is graph_info's structured result.
 type Info struct {
-	Artifact     string          `json:"artifact,omitempty" jsonschema:"the artifact file"`
-	Version      string          `json:"version" jsonschema:"artifact format version"`
+	Artifact     string          `json:"artifact,omitempty"`
+	Version      string          `json:"version"`
 	Bytes        int             `json:"bytes"`
 	Skills       int             `json:"skills"`
-	Edges        int             `json:"edges" jsonschema:"published edges"`
-	Terms        int             `json:"terms" jsonschema:"lexicon terms"`
-	ByState      map[string]int  `json:"by_state" jsonschema:"published edges per calibration state"`
-	ByType       map[string]int  `json:"by_type" jsonschema:"published edges per relation type"`
-	VectorDim    int             `json:"vector_dim,omitempty" jsonschema:"dimension of the skill vectors; absent without vectors"`
-	VectorModel  string          `json:"vector_model,omitempty" jsonschema:"the model that made the skill vectors"`
-	QueryEncoder bool            `json:"query_encoder" jsonschema:"whether the artifact embeds queries itself"`
-	Params       map[string]any  `json:"params" jsonschema:"the build parameters"`
+	Edges        int             `json:"edges"`
+	Terms        int             `json:"terms"`
+	ByState      map[string]int  `json:"by_state"`
+	ByType       map[string]int  `json:"by_type"`
+	VectorDim    int             `json:"vector_dim,omitempty"`
+	VectorModel  string          `json:"vector_model,omitempty"`
+	QueryEncoder bool            `json:"query_encoder"`
+	Params       map[string]any  `json:"params"`
 	Library      *LibraryInfo    `json:"library,omitempty"`
-	Learning     engine.Learning `json:"learning" jsonschema:"what the graph has learned from use; cold: nothing yet, and the note says how it learns"`
+	Learning     engine.Learning `json:"learning"`
 }
 
 func (s *Server) info(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, *Info, error) {

@@ -163,6 +163,8 @@ func parseMessage(b []byte) (message, error) {
 		err = d.End()
 	}
 	if err != nil {
+		// Not JSON, so no id to trust: JSON-RPC answers a parse error with a null id.
+		m.id = "null"
 		return m, &rpcError{codeParse, "mcp: " + err.Error()}
 	}
 	switch {
