@@ -17,7 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/mcpserver"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/testlib"
@@ -218,11 +221,12 @@ func TestWorkerdBadArtifact(t *testing.T) {
 }
 
 // BenchmarkWorker measures the worker under workerd beside caskg serve (native/serve, Go's
-// net/http) and, when CASKG_BENCH_OLD_WORKER names its bundle, beside the worker as it was
-// (make bench-worker builds it from OLD_WORKER_REF): for each, the cold start (workerd's start
-// to the first answer, the isolate's Go start and artifact read included) and the p50 and p99
-// latency of b.N sequential loopback requests, GET /v1/retrieve (the sample tasks in turn,
-// k = 10) and MCP tools/call retrieve_skills (render false). CASKG_BENCH_WORKER and
+// net/http), caskg mcp --http (native/mcpserver, the Go SDK) and, when CASKG_BENCH_OLD_WORKER
+// names its bundle, the worker as it was (make bench-worker builds it from OLD_WORKER_REF):
+// for each, the cold start (the host's start to its first answer; for the worker the isolate's
+// Go start and artifact read included) and the p50 and p99 latency of b.N sequential loopback
+// requests, GET /v1/retrieve (the sample tasks in turn, k = 10) where the host has the API, and
+// MCP tools/call retrieve_skills (render false) where it has /mcp. CASKG_BENCH_WORKER and
 // CASKG_BENCH_ARTIFACT name the bundle and artifact make bench-worker built (the 859 skills);
 // without them the test's bundle of the sample. Run with -benchtime 1000x.
 func BenchmarkWorker(b *testing.B) {
@@ -233,23 +237,42 @@ func BenchmarkWorker(b *testing.B) {
 	}
 	type host struct {
 		name, dir string
-		mcp       bool
+		api, mcp  bool
 	}
-	hosts := []host{{"worker", newDir, true}, {"serve", "", false}}
+	// serve and mcp are caskg serve and caskg mcp --http, in this process.
+	hosts := []host{{"worker", newDir, true, true}, {"serve", "", true, false}, {"mcp", "", false, true}}
 	if old := os.Getenv("CASKG_BENCH_OLD_WORKER"); old != "" {
-		hosts = append(hosts, host{"old-worker", old, false})
+		hosts = append(hosts, host{"old-worker", old, true, false})
 	}
 	for _, h := range hosts {
 		b.Run(h.name, func(b *testing.B) {
 			t0 := time.Now()
 			var base string
-			if h.dir == "" {
-				base = startServeArtifact(b, artifact)
-			} else {
+			mcpHeader := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+			switch {
+			case h.dir != "":
 				base = serveBundle(b, h.dir, "config")
+			case h.api:
+				base = startServeArtifact(b, artifact)
+			default:
+				base = startMCPHTTP(b, artifact)
 			}
-			if status, _, body := do(b, base, apiCase{method: "GET", target: "/v1/retrieve?k=10&q=" + url.QueryEscape(tasks[0].Query)}); status != 200 {
-				b.Fatalf("first request: %d %s", status, body)
+			if h.api {
+				if status, _, body := do(b, base, apiCase{method: "GET", target: "/v1/retrieve?k=10&q=" + url.QueryEscape(tasks[0].Query)}); status != 200 {
+					b.Fatalf("first request: %d %s", status, body)
+				}
+			}
+			if h.mcp {
+				// A session, as a client opens one; the worker is stateless and names none.
+				status, hd, body := do(b, base, apiCase{method: "POST", target: "/mcp", header: mcpHeader,
+					body: `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`})
+				if status != 200 {
+					b.Fatalf("initialize: %d %s", status, body)
+				}
+				if id := hd.Get("Mcp-Session-Id"); id != "" {
+					mcpHeader["Mcp-Session-Id"] = id
+				}
+				do(b, base, apiCase{method: "POST", target: "/mcp", header: mcpHeader, body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`})
 			}
 			cold := time.Since(t0)
 			measure := func(metric string, c func(i int) apiCase) {
@@ -268,20 +291,49 @@ func BenchmarkWorker(b *testing.B) {
 				b.ReportMetric(ms(0.99), metric+"-p99-ms")
 			}
 			b.ResetTimer()
-			measure("retrieve", func(i int) apiCase {
-				return apiCase{method: "GET", target: "/v1/retrieve?k=10&q=" + url.QueryEscape(tasks[i%len(tasks)].Query)}
-			})
+			if h.api {
+				measure("retrieve", func(i int) apiCase {
+					return apiCase{method: "GET", target: "/v1/retrieve?k=10&q=" + url.QueryEscape(tasks[i%len(tasks)].Query)}
+				})
+			}
 			b.ReportMetric(float64(cold)/1e6, "cold-ms")
 			if h.mcp {
 				measure("mcp", func(i int) apiCase {
 					q := string(jsontextString(tasks[i%len(tasks)].Query))
-					return apiCase{method: "POST", target: "/mcp", header: map[string]string{"Content-Type": "application/json",
-						"Accept": "application/json, text/event-stream"},
+					return apiCase{method: "POST", target: "/mcp", header: mcpHeader,
 						body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"retrieve_skills","arguments":{"query":` + q + `,"k":10,"render":false}}}`}
 				})
 			}
 		})
 	}
+}
+
+// startMCPHTTP serves the artifact's tools as caskg mcp --http does (native/mcpserver, the Go
+// SDK's streamable HTTP with sessions), the sample's when art is "".
+func startMCPHTTP(tb testing.TB, art string) string {
+	tb.Helper()
+	data := testlib.Sample(tb)
+	if art != "" {
+		var err error
+		if data, err = os.ReadFile(art); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	g, err := graphs.Decode(data)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := mcpserver.New(g, mcpserver.Options{Version: engine.Version})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m := s.MCP()
+	srv := httptest.NewServer(mcpserver.HTTPHandler(func(*http.Request) *mcp.Server { return m }, mcpserver.HTTPOptions{}))
+	tb.Cleanup(func() {
+		srv.Close()
+		s.Close()
+	})
+	return srv.URL
 }
 
 // startNative serves the handler with Go's net/http on 127.0.0.1.
