@@ -60,7 +60,7 @@ func parseSpec(schema string) (*argSpec, error) {
 			})
 		case "required":
 			var err error
-			s.required, err = strings_(d)
+			s.required, err = stringList(d)
 			return err
 		}
 		return d.Skip()
@@ -94,7 +94,7 @@ func (p *prop) read(d *jsontext.Decoder, k string) error {
 			p.maximum = &f
 		}
 	case "enum":
-		p.enum, err = strings_(d)
+		p.enum, err = stringList(d)
 	case "items":
 		err = d.Object(func(ik string) error {
 			switch ik {
@@ -116,16 +116,6 @@ func (p *prop) read(d *jsontext.Decoder, k string) error {
 func count(d *jsontext.Decoder) (int, error) {
 	n, err := d.Int(32)
 	return int(n), err
-}
-
-func strings_(d *jsontext.Decoder) ([]string, error) {
-	var out []string
-	err := d.Array(func(int) error {
-		s, err := d.String()
-		out = append(out, s)
-		return err
-	})
-	return out, err
 }
 
 // CheckArgs checks the arguments of a call of the tool name, JSON text (blank or null: none),

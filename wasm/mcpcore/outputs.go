@@ -5,6 +5,46 @@ package mcpcore
 // handlers return against them, and its tests hold them to the Go types it returns; the
 // worker's handler writes the same JSON by hand (handler.go).
 const (
+	// edgeSchema is an edge of skill_neighbors, in and out alike.
+	edgeSchema = `{
+        "additionalProperties": false,
+        "properties": {
+          "assoc": {
+            "description": "association score A before calibration",
+            "type": "number"
+          },
+          "evidence": {
+            "description": "the edge in words, from the asked skill's side",
+            "type": "string"
+          },
+          "skill": {
+            "description": "the skill at the other end",
+            "type": "string"
+          },
+          "state": {
+            "description": "calibration state: confirmed, uncertain, scaffold or unvalidated",
+            "type": "string"
+          },
+          "type": {
+            "description": "relation: dependency, workflow, semantic or alternative",
+            "type": "string"
+          },
+          "weight": {
+            "description": "published weight in [0, 1]",
+            "type": "number"
+          }
+        },
+        "required": [
+          "skill",
+          "state",
+          "type",
+          "weight",
+          "assoc",
+          "evidence"
+        ],
+        "type": "object"
+      }`
+
 	getSkillOutput = `{
   "additionalProperties": false,
   "properties": {
@@ -278,44 +318,7 @@ const (
   "properties": {
     "in": {
       "description": "published edges from others to this skill: they come first",
-      "items": {
-        "additionalProperties": false,
-        "properties": {
-          "assoc": {
-            "description": "association score A before calibration",
-            "type": "number"
-          },
-          "evidence": {
-            "description": "the edge in words, from the asked skill's side",
-            "type": "string"
-          },
-          "skill": {
-            "description": "the skill at the other end",
-            "type": "string"
-          },
-          "state": {
-            "description": "calibration state: confirmed, uncertain, scaffold or unvalidated",
-            "type": "string"
-          },
-          "type": {
-            "description": "relation: dependency, workflow, semantic or alternative",
-            "type": "string"
-          },
-          "weight": {
-            "description": "published weight in [0, 1]",
-            "type": "number"
-          }
-        },
-        "required": [
-          "skill",
-          "state",
-          "type",
-          "weight",
-          "assoc",
-          "evidence"
-        ],
-        "type": "object"
-      },
+      "items": ` + edgeSchema + `,
       "type": [
         "null",
         "array"
@@ -330,44 +333,7 @@ const (
     },
     "out": {
       "description": "published edges from this skill to others: it comes first",
-      "items": {
-        "additionalProperties": false,
-        "properties": {
-          "assoc": {
-            "description": "association score A before calibration",
-            "type": "number"
-          },
-          "evidence": {
-            "description": "the edge in words, from the asked skill's side",
-            "type": "string"
-          },
-          "skill": {
-            "description": "the skill at the other end",
-            "type": "string"
-          },
-          "state": {
-            "description": "calibration state: confirmed, uncertain, scaffold or unvalidated",
-            "type": "string"
-          },
-          "type": {
-            "description": "relation: dependency, workflow, semantic or alternative",
-            "type": "string"
-          },
-          "weight": {
-            "description": "published weight in [0, 1]",
-            "type": "number"
-          }
-        },
-        "required": [
-          "skill",
-          "state",
-          "type",
-          "weight",
-          "assoc",
-          "evidence"
-        ],
-        "type": "object"
-      },
+      "items": ` + edgeSchema + `,
       "type": [
         "null",
         "array"

@@ -13,7 +13,6 @@ import (
 // A worker whose asset is a valid artifact, but not the one make worker built the bundle
 // for, refuses to serve: the checksum in artifact.mjs names another artifact.
 func TestWorkerdOtherArtifact(t *testing.T) {
-	src := bundleDir(t)
 	lib := t.TempDir()
 	for _, name := range []string{"boil-water", "make-tea"} {
 		dir := filepath.Join(lib, name)
@@ -29,23 +28,7 @@ func TestWorkerdOtherArtifact(t *testing.T) {
 	if _, err := graphs.Decode(other); err != nil {
 		t.Fatalf("the other artifact does not decode: %v", err)
 	}
-	dir := t.TempDir()
-	if err := os.Mkdir(filepath.Join(dir, "assets"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"app.wasm", "wasm_exec.js", "entry.mjs", "workerd.capnp", "artifact.mjs", "assets/caskg.skg"} {
-		b, err := os.ReadFile(filepath.Join(src, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f == "assets/caskg.skg" {
-			b = other
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	base := serveBundle(t, dir, "config")
+	base := serveBundle(t, bundleWith(t, other), "config")
 	for _, target := range []string{"/v1/health", "/v1/retrieve?q=boil+water", "/mcp"} {
 		c := apiCase{method: "GET", target: target, status: 500,
 			want: `{"error":"worker: artifact: checksum ` + headerChecksum(other) + `, but this worker was built for ` + headerChecksum(testlib.Sample(t))}

@@ -192,10 +192,9 @@ func TestWorkerdFeedback(t *testing.T) {
 	}
 }
 
-// A worker whose artifact does not decode answers every request with a 500 naming the problem.
-func TestWorkerdBadArtifact(t *testing.T) {
-	src := bundleDir(t)
-	dir := t.TempDir()
+// bundleWith is a copy of the test's bundle with asset as its artifact, artifact.mjs unchanged.
+func bundleWith(t *testing.T, asset []byte) string {
+	src, dir := bundleDir(t), t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "assets"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -205,13 +204,20 @@ func TestWorkerdBadArtifact(t *testing.T) {
 			t.Fatal(err)
 		}
 		if f == "assets/caskg.skg" {
-			b[len(b)-1] ^= 1
+			b = asset
 		}
 		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	base := serveBundle(t, dir, "config")
+	return dir
+}
+
+// A worker whose artifact does not decode answers every request with a 500 naming the problem.
+func TestWorkerdBadArtifact(t *testing.T) {
+	data := bytes.Clone(testlib.Sample(t))
+	data[len(data)-1] ^= 1
+	base := serveBundle(t, bundleWith(t, data), "config")
 	for range 2 {
 		c := apiCase{method: "GET", target: "/v1/health", status: 500,
 			want: `{"error":"worker: artifact: graphs: artifact checksum mismatch: header says `}
