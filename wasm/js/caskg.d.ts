@@ -142,8 +142,11 @@ export interface Info {
   };
 }
 
-/** Where caskg.wasm is beside caskg.js (in the npm package): what load uses when wasm is null. */
-export const moduleURL: URL;
+/**
+ * Where caskg.wasm is beside caskg.js (in the npm package): what load uses when wasm is null.
+ * null where the host gives modules no URL (workerd): pass the module to load there.
+ */
+export const moduleURL: URL | null;
 
 /** A refusal from the module (bad artifact, bad request) or a failure of the wrapper. */
 export class CaskgError extends Error {}

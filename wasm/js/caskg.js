@@ -1,4 +1,5 @@
-// caskg.js — caskg's retrieval engine in browsers, workers and Node (20 or newer).
+// caskg.js — caskg's retrieval engine in browsers, workers (Cloudflare's workerd and Deno-style
+// hosts too) and Node (20 or newer).
 //
 //   import { Caskg } from "caskg"; // the npm package (make npm), or "./caskg.js"
 //   const engine = await Caskg.load(null, artifactBytes); // null: the package's caskg.wasm
@@ -36,9 +37,19 @@ class WasiExit extends Error {
  * The module shipped beside this file (caskg.wasm in the npm package), which load and compile use
  * when given no module. Resolved against this file's own URL, not the working directory or the
  * page, so it is found wherever the package is installed; bundlers recognise the pattern and
- * emit the file as an asset.
+ * emit the file as an asset. null in hosts that give a module no URL (import.meta.url is
+ * undefined in workerd, Cloudflare's runtime): there the caller passes the module, as a Worker
+ * imports a .wasm file (import wasm from "./caskg.wasm").
  */
-export const moduleURL = new URL("./caskg.wasm", import.meta.url);
+export const moduleURL = besideThisFile();
+
+function besideThisFile() {
+  try {
+    return new URL("./caskg.wasm", import.meta.url);
+  } catch {
+    return null;
+  }
+}
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -73,6 +84,12 @@ async function bytesOf(src, what) {
  */
 async function compile(wasm) {
   wasm = (await wasm) ?? moduleURL;
+  if (wasm === null) {
+    throw new CaskgError(
+      "caskg: this host gives caskg.js no URL of its own (import.meta.url), so it cannot find caskg.wasm: " +
+        "pass the module to load or compile (in a Worker: import wasm from \"./caskg.wasm\")",
+    );
+  }
   if (wasm instanceof WebAssembly.Module) return wasm;
   if (typeof Response !== "undefined" && wasm instanceof Response && WebAssembly.compileStreaming) {
     try {
