@@ -148,7 +148,7 @@ $(WORKERD):
 worker: build ## build the edge worker in bin/worker (WORKER_ARTIFACT=x.skg, default the sample; the artifact a static asset, WORKER_EMBED=1 a data module); print the bundle's gzip size
 	@mkdir -p $(WORKER_DIR)/feedback
 	$(if $(filter $(SAMPLE),$(WORKER_ARTIFACT)),$(CASKG) build graphs/sample -o $(SAMPLE))
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o $(WORKER_DIR)/app.wasm ./wasm/worker
+	GOOS=js GOARCH=wasm $(WASM_GOEXPERIMENT) $(GO) build -trimpath -ldflags="-s -w" -o $(WORKER_DIR)/app.wasm ./wasm/worker
 	$(GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode go -o $(WORKER_DIR)/gen
 	cp $(WORKER_DIR)/gen/wasm_exec.js wasm/worker/entry.mjs wasm/worker/workerd.capnp $(WORKER_DIR)/
 	@rm -rf $(WORKER_DIR)/gen $(WORKER_DIR)/assets $(WORKER_DIR)/caskg.skg && mkdir -p $(WORKER_DIR)/assets
@@ -170,11 +170,11 @@ worker-dev: workerd ## serve the edge worker with workerd on WORKER_ADDR (127.0.
 	@echo "serving bin/worker with the artifact $$(cat $(WORKER_DIR)/artifact.src 2>/dev/null)"
 	cd $(WORKER_DIR) && $(CURDIR)/$(WORKERD) serve workerd.capnp $(WORKER_MODE) --socket-addr http=$(WORKER_ADDR)
 
-# bench-worker measures the worker under workerd beside caskg serve, and beside the worker as
-# it was at OLD_WORKER_REF (git archive into bin/old-worker-src), on the
+# bench-worker measures the worker under workerd beside caskg serve and caskg mcp --http, and
+# beside the worker as it was at OLD_WORKER_REF (git archive into bin/old-worker-src), on the
 # 859-skill artifact: bundle sizes, cold start, p50/p99 of /v1/retrieve and MCP tools/call.
 OLD_WORKER_REF ?= d97dd1b
-bench-worker: workerd build ## the worker under workerd: bundle size, cold start, p50/p99 of /v1/retrieve and MCP tools/call, beside caskg serve and the old worker
+bench-worker: workerd build ## the worker under workerd: bundle size, cold start, p50/p99 of /v1/retrieve and MCP tools/call, beside caskg serve, caskg mcp --http and the old worker
 	$(CASKG) build $(SHARED)/skills -o $(BIN)/skills.skg
 	$(MAKE) --no-print-directory worker WORKER_ARTIFACT=$(BIN)/skills.skg
 	@rm -rf $(BIN)/old-worker && mkdir -p $(BIN)/old-worker

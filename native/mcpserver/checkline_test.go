@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -25,21 +24,4 @@ func FuzzCheckLine(f *testing.F) {
 			t.Fatalf("%q: error %d %q", line, e.Code, e.Message)
 		}
 	})
-}
-
-func TestShort(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"", ""},
-		{"abc", "abc"},
-		{strings.Repeat("é", 40), strings.Repeat("é", 40)},
-		{strings.Repeat("é", 41), strings.Repeat("é", 40) + "…"},
-	}
-	for _, tt := range tests {
-		if got := short(tt.in); got != tt.want {
-			t.Errorf("short(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-	if got, want := shortQuoted(`unknown tool "`+strings.Repeat("y", 50)+`" and "ok"`), `unknown tool "`+strings.Repeat("y", 40)+`…" and "ok"`; got != want {
-		t.Errorf("shortQuoted = %q, want %q", got, want)
-	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caskg/caskg/graphs/jsontext"
+	"github.com/caskg/caskg/wasm/mcpcore"
 )
 
 // Defaults of a Transport.
@@ -398,7 +399,7 @@ func shortQuoted(msg string) string {
 		}
 		u, _ := strconv.Unquote(q)
 		b.WriteString(msg[:i])
-		b.WriteString(strconv.Quote(short(u)))
+		b.WriteString(strconv.Quote(mcpcore.Short(u)))
 		msg = msg[i+len(q):]
 	}
 	b.WriteString(msg)

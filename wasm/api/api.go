@@ -51,7 +51,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"net/url"
 	"runtime"
 	"slices"
 	"strconv"
@@ -244,7 +243,7 @@ func (h *Handler) route(w *Response, r *Request) ([]byte, error) {
 		}
 		return h.retrieve(req)
 	default:
-		name, err := url.PathUnescape(strings.TrimPrefix(path, routeSkills))
+		name, err := unescape(strings.TrimPrefix(path, routeSkills), false)
 		if err != nil {
 			return nil, fail(statusBadRequest, "skill name: "+err.Error())
 		}
@@ -300,7 +299,7 @@ func readBytes(r *Request, example string) ([]byte, error) {
 // is.
 func readQuery(raw string) (engine.Request, error) {
 	var req engine.Request
-	vals, err := url.ParseQuery(raw)
+	vals, err := parseQuery(raw)
 	if err != nil {
 		return req, fail(statusBadRequest, "query string: "+err.Error())
 	}
@@ -453,7 +452,10 @@ func healthJSON(g *graphs.Graph, data []byte, version string, src *Source) []byt
 	b := []byte(`{"status":"ok","version":`)
 	b = jsontext.AppendString(b, version)
 	b = append(b, `,"go":`...)
-	b = jsontext.AppendString(b, runtime.Version())
+	// The Go release, without the experiments a build enabled (the edge worker is built with
+	// the classic collector, go1.26.8-X:nogreenteagc): both hosts of one release say the same.
+	goVersion, _, _ := strings.Cut(runtime.Version(), "-X:")
+	b = jsontext.AppendString(b, goVersion)
 	b = append(b, `,"artifact":{"format":`...)
 	b = jsontext.AppendString(b, strconv.Itoa(maj)+"."+strconv.Itoa(mnr))
 	b = append(b, `,"checksum":`...)

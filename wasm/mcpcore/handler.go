@@ -1,11 +1,12 @@
 package mcpcore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -162,6 +163,8 @@ func parseMessage(b []byte) (message, error) {
 		err = d.End()
 	}
 	if err != nil {
+		// Not JSON, so no id to trust: JSON-RPC answers a parse error with a null id.
+		m.id = "null"
 		return m, &rpcError{codeParse, "mcp: " + err.Error()}
 	}
 	switch {
@@ -206,7 +209,7 @@ func (h *Handler) call(r *api.Request, m message, body []byte) ([]byte, error) {
 				version = v
 			}
 		}
-		b := append([]byte(`{"capabilities":{"tools":{"listChanged":false}},"instructions":`), jsontext.AppendString(nil, Instructions)...)
+		b := append([]byte(`{"capabilities":{"tools":{}},"instructions":`), jsontext.AppendString(nil, Instructions)...)
 		b = jsontext.AppendString(append(b, `,"protocolVersion":`...), version)
 		b = jsontext.AppendString(append(b, `,"serverInfo":{"name":`...), ServerName)
 		b = jsontext.AppendString(append(b, `,"title":`...), ServerTitle)
@@ -222,17 +225,11 @@ func (h *Handler) call(r *api.Request, m message, body []byte) ([]byte, error) {
 		return toolsList(), nil
 	case "tools/call":
 		var name string
-		var argErr error
 		if err := params(body, func(d *jsontext.Decoder, k string) error {
-			switch k {
-			case "name":
+			if k == "name" {
 				var err error
 				name, err = d.String()
 				return err
-			case "arguments":
-				if c := d.Peek(); c != '{' && c != 'n' {
-					argErr = errors.New("arguments: want an object")
-				}
 			}
 			return d.Skip()
 		}); err != nil {
@@ -240,6 +237,22 @@ func (h *Handler) call(r *api.Request, m message, body []byte) ([]byte, error) {
 		}
 		if _, ok := Lookup(name); !ok {
 			return nil, &rpcError{codeInvalidParams, "unknown tool " + strconv.Quote(Short(name))}
+		}
+		// The arguments against the tool's input schema, as caskg mcp checks them (args.go).
+		argErr, given := error(nil), false
+		if err := params(body, func(d *jsontext.Decoder, k string) error {
+			if k != "arguments" {
+				return d.Skip()
+			}
+			given = true
+			var err error
+			argErr, err = checkArgsAt(name, d)
+			return err
+		}); err != nil {
+			return nil, &rpcError{codeInvalidParams, "mcp: tools/call: " + err.Error()}
+		}
+		if !given {
+			argErr = CheckArgs(name, nil)
 		}
 		content, structured, err := "", []byte(nil), argErr
 		if err == nil {
@@ -377,7 +390,7 @@ func (h *Handler) retrieve(body []byte) (string, []byte, error) {
 	b = append(b, `,"results":[`...)
 	list := make([]Listed, len(resp.Results))
 	for i, r := range resp.Results {
-		list[i] = Listed{Rank: i + 1, Name: r.Name, SeedRank: r.SeedRank, Description: g.Description(r.ID), Via: r.Via}
+		list[i] = Listed{Rank: i + 1, Name: r.Name, SeedRank: r.SeedRank, Graph: r.Graph, Description: g.Description(r.ID), Via: r.Via}
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -386,6 +399,9 @@ func (h *Handler) retrieve(body []byte) (string, []byte, error) {
 		b, _ = jsontext.AppendFloat(append(b, `,"score":`...), r.Score, 64)
 		if r.SeedRank > 0 {
 			b = strconv.AppendInt(append(b, `,"seed_rank":`...), int64(r.SeedRank), 10)
+		}
+		if r.Graph {
+			b = append(b, `,"graph":true`...)
 		}
 		b = jsontext.AppendString(append(b, `,"description":`...), g.Description(r.ID))
 		b = jsontext.AppendString(append(b, `,"source":`...), g.Source(r.ID))
@@ -432,11 +448,9 @@ func (h *Handler) getSkill(name string) (string, []byte, error) {
 }
 
 func (h *Handler) neighbors(name string, limit int) (string, []byte, error) {
-	switch {
-	case limit == 0:
-		limit = DefaultNeighbors
-	case limit < 1 || limit > MaxNeighbors:
-		return "", nil, errors.New(`field "limit": ` + strconv.Itoa(limit) + " is outside [1, " + strconv.Itoa(MaxNeighbors) + "]")
+	limit, err := NeighborsLimit(limit)
+	if err != nil {
+		return "", nil, err
 	}
 	id, err := h.names.Lookup(name)
 	if err != nil {
@@ -488,21 +502,30 @@ func EdgesOf(g *graphs.Graph, id int, ins []int) (out, in []Edge) {
 	}
 	n := g.NumSkills()
 	for _, e := range ins {
-		src := sort.Search(n, func(u int) bool { _, hi := g.Out(u); return hi > e })
+		// The source is the first skill whose edges end past e (edges are stored by source).
+		src, top := 0, n
+		for src < top {
+			if mid := int(uint(src+top) >> 1); func() bool { _, hi := g.Out(mid); return hi > e }() {
+				top = mid
+			} else {
+				src = mid + 1
+			}
+		}
 		in = append(in, edge(e, src, false))
 	}
 	for _, es := range [][]Edge{out, in} {
-		sort.SliceStable(es, func(a, b int) bool {
-			if es[a].Weight != es[b].Weight {
-				return es[a].Weight > es[b].Weight
+		slices.SortStableFunc(es, func(a, b Edge) int {
+			if a.Weight != b.Weight {
+				return cmp.Compare(b.Weight, a.Weight)
 			}
-			return es[a].Skill < es[b].Skill
+			return strings.Compare(a.Skill, b.Skill)
 		})
 	}
 	return out, in
 }
 
-// info is graph_info's JSON: the fields `caskg mcp` gives for an artifact without a library.
+// info is graph_info's JSON: the fields `caskg mcp` gives for an artifact without a library,
+// keys sorted as the Go SDK writes them in the text content.
 func (h *Handler) info() []byte {
 	g := h.eng.Graph()
 	maj, mnr := g.Version()
@@ -511,19 +534,12 @@ func (h *Handler) info() []byte {
 		b = jsontext.AppendString(append(b, `"artifact":`...), h.opt.Artifact)
 		b = append(b, ',')
 	}
-	b = jsontext.AppendString(append(b, `"version":`...), strconv.Itoa(maj)+"."+strconv.Itoa(mnr))
-	for _, kv := range []struct {
-		k string
-		v int
-	}{{"bytes", g.Size()}, {"skills", g.NumSkills()}, {"edges", g.NumEdges()}, {"terms", g.NumTerms()}} {
-		b = strconv.AppendInt(append(b, `,"`+kv.k+`":`...), int64(kv.v), 10)
-	}
 	byState, byType := map[string]int{}, map[string]int{}
 	for e := range g.NumEdges() {
 		byState[g.State(e).String()]++
 		byType[g.Type(e).String()]++
 	}
-	b = append(b, `,"by_state":{`...)
+	b = append(b, `"by_state":{`...)
 	for i, st := range sortedNames(graphs.States()) {
 		if i > 0 {
 			b = append(b, ',')
@@ -537,20 +553,29 @@ func (h *Handler) info() []byte {
 		}
 		b = strconv.AppendInt(append(jsontext.AppendString(b, r), ':'), int64(byType[r]), 10)
 	}
-	b = append(b, '}')
+	b = strconv.AppendInt(append(b, `},"bytes":`...), int64(g.Size()), 10)
+	b = strconv.AppendInt(append(b, `,"edges":`...), int64(g.NumEdges()), 10)
+	l := engine.LearningOf(g)
+	b = strconv.AppendBool(append(b, `,"learning":{"cold":`...), l.Cold)
+	b = strconv.AppendInt(append(b, `,"live_edges":`...), int64(l.Live), 10)
+	b = jsontext.AppendString(append(b, `,"note":`...), l.Note)
+	b = strconv.AppendInt(append(b, `,"runs":`...), int64(l.Runs), 10)
+	b = append(b, `},"params":`...)
+	if p := g.Params(); len(p) > 0 && jsontext.Valid(p) {
+		b = append(b, p...)
+	} else {
+		b = append(b, "{}"...)
+	}
+	b = strconv.AppendBool(append(b, `,"query_encoder":`...), g.HasEncoder())
+	b = strconv.AppendInt(append(b, `,"skills":`...), int64(g.NumSkills()), 10)
+	b = strconv.AppendInt(append(b, `,"terms":`...), int64(g.NumTerms()), 10)
 	if g.VectorDim() > 0 {
 		b = strconv.AppendInt(append(b, `,"vector_dim":`...), int64(g.VectorDim()), 10)
 	}
 	if m := g.VectorModel(); m != "" {
 		b = jsontext.AppendString(append(b, `,"vector_model":`...), m)
 	}
-	b = strconv.AppendBool(append(b, `,"query_encoder":`...), g.HasEncoder())
-	b = append(b, `,"params":`...)
-	if p := g.Params(); len(p) > 0 && jsontext.Valid(p) {
-		b = append(b, p...)
-	} else {
-		b = append(b, "{}"...)
-	}
+	b = jsontext.AppendString(append(b, `,"version":`...), strconv.Itoa(maj)+"."+strconv.Itoa(mnr))
 	return append(b, '}')
 }
 
@@ -559,7 +584,7 @@ func sortedNames[T interface{ String() string }](xs []T) []string {
 	for i, x := range xs {
 		out[i] = x.String()
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
@@ -583,22 +608,17 @@ func (h *Handler) report(r *api.Request, body []byte) (string, []byte, error) {
 		return "", nil, err
 	}
 	if h.opt.Feedback == nil {
-		return "", nil, errors.New("feedback is off on this server: nothing was recorded")
+		return "", nil, errors.New(FeedbackOff)
 	}
 	auth := ""
 	if r.Header != nil {
 		auth = r.Header.Get("Authorization")
 	}
 	if fb.Source, err = h.opt.Reporters.Check(auth); err != nil {
-		return "", nil, errors.New("nothing was recorded: " + err.Error())
+		return "", nil, errors.New(NotRecorded + err.Error())
 	}
-	for i, name := range fb.Used {
-		if id, ok := h.names.Resolve(name); ok {
-			fb.Used[i] = h.eng.Graph().Name(id)
-		}
-	}
-	if err := api.CheckFeedback(fb, func(name string) bool { _, ok := h.names.Exact(name); return ok }); err != nil {
-		return "", nil, argError(err)
+	if err := h.names.CheckFeedback(&fb); err != nil {
+		return "", nil, err
 	}
 	ctx := r.Context
 	if ctx == nil {
@@ -609,7 +629,7 @@ func (h *Handler) report(r *api.Request, body []byte) (string, []byte, error) {
 		if errors.As(err, &rl) {
 			return "", nil, rl
 		}
-		return "", nil, errors.New("feedback not recorded: " + err.Error())
+		return "", nil, errors.New(NotStored + err.Error())
 	}
 	b := strconv.AppendInt([]byte(`{"recorded":`), int64(len(fb.Used)), 10)
 	if fb.Outcome != "" {
@@ -631,6 +651,25 @@ func argError(err error) error {
 
 // ArgError is argError for the Go SDK server.
 func ArgError(err error) error { return argError(err) }
+
+// NeighborsLimit is skill_neighbors' limit argument checked, 0 meaning the default.
+func NeighborsLimit(limit int) (int, error) {
+	switch {
+	case limit == 0:
+		return DefaultNeighbors, nil
+	case limit < 1 || limit > MaxNeighbors:
+		return 0, errors.New(`field "limit": ` + strconv.Itoa(limit) + " is outside [1, " + strconv.Itoa(MaxNeighbors) + "]")
+	}
+	return limit, nil
+}
+
+// What report_skill_use answers when it keeps nothing: feedback off, a reporter refused (then
+// the reason), a store that failed (then its error).
+const (
+	FeedbackOff = "feedback is off on this server: nothing was recorded"
+	NotRecorded = "nothing was recorded: "
+	NotStored   = "feedback not recorded: "
+)
 
 // toolResult is a CallToolResult: the text, the structured content, or the error as a result
 // with isError set (a tool's failure is the model's to read, not a protocol error).
@@ -658,6 +697,7 @@ func toolsList() []byte {
 		b = jsontext.AppendString(append(b, `,"title":`...), t.Title)
 		b = jsontext.AppendString(append(b, `,"description":`...), t.Description)
 		b = append(append(b, `,"inputSchema":`...), compact(t.InputSchema)...)
+		b = append(append(b, `,"outputSchema":`...), compact(t.OutputSchema)...)
 		b = jsontext.AppendString(append(b, `,"annotations":{"title":`...), t.Title)
 		ro := strconv.FormatBool(t.ReadOnly)
 		b = append(b, `,"readOnlyHint":`+ro+`,"idempotentHint":`+ro+`,"openWorldHint":false}}`...)

@@ -1,14 +1,16 @@
 package mcpcore
 
 import (
+	"cmp"
 	"errors"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/agnivade/levenshtein"
 
+	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -110,12 +112,7 @@ func (n *Names) Closest(name string) []string {
 			cs = append(cs, cand{i, d})
 		}
 	}
-	sort.Slice(cs, func(a, b int) bool {
-		if cs[a].d != cs[b].d {
-			return cs[a].d < cs[b].d
-		}
-		return cs[a].id < cs[b].id
-	})
+	slices.SortFunc(cs, func(a, b cand) int { return cmp.Or(cmp.Compare(a.d, b.d), cmp.Compare(a.id, b.id)) })
 	for _, c := range cs {
 		add(c.id)
 	}
@@ -125,6 +122,20 @@ func (n *Names) Closest(name string) []string {
 		}
 	}
 	return out
+}
+
+// CheckFeedback checks a report_skill_use report as POST /v1/feedback checks it
+// (api.CheckFeedback), after naming each used skill as the graph does when the name resolves.
+func (n *Names) CheckFeedback(fb *api.Feedback) error {
+	for i, name := range fb.Used {
+		if id, ok := n.Resolve(name); ok {
+			fb.Used[i] = n.eng.Graph().Name(id)
+		}
+	}
+	if err := api.CheckFeedback(*fb, func(name string) bool { _, ok := n.Exact(name); return ok }); err != nil {
+		return argError(err)
+	}
+	return nil
 }
 
 // transposed reports whether a and b differ by one swap of neighbouring bytes ("pfd", "pdf").

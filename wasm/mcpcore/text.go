@@ -15,6 +15,7 @@ type Listed struct {
 	Rank        int
 	Name        string
 	SeedRank    int
+	Graph       bool
 	Description string
 	Via         []engine.Via
 }
@@ -26,10 +27,7 @@ func ListText(results []Listed) string {
 	}
 	var b strings.Builder
 	for _, r := range results {
-		why := "via graph"
-		if r.SeedRank > 0 {
-			why = "seed #" + strconv.Itoa(r.SeedRank)
-		}
+		why := engine.Why(engine.Result{SeedRank: r.SeedRank, Graph: r.Graph})
 		b.WriteString(strconv.Itoa(r.Rank) + ". " + r.Name + " (" + why + "): " + OneLine(r.Description) + "\n")
 		for _, v := range r.Via {
 			b.WriteString("   - " + v.Evidence() + "\n")
@@ -61,12 +59,12 @@ const NoLibrary = "The server has no library folder (start it with --library DIR
 
 // Edge is one published edge seen from the asked skill, as skill_neighbors lists it.
 type Edge struct {
-	Skill    string  `json:"skill" jsonschema:"the skill at the other end"`
-	State    string  `json:"state" jsonschema:"calibration state: confirmed, uncertain, scaffold or unvalidated"`
-	Type     string  `json:"type" jsonschema:"relation: dependency, workflow, semantic or alternative"`
-	Weight   float64 `json:"weight" jsonschema:"published weight in [0, 1]"`
-	Assoc    float64 `json:"assoc" jsonschema:"association score A before calibration"`
-	Evidence string  `json:"evidence" jsonschema:"the edge in words, from the asked skill's side"`
+	Skill    string  `json:"skill"`
+	State    string  `json:"state"`
+	Type     string  `json:"type"`
+	Weight   float64 `json:"weight"`
+	Assoc    float64 `json:"assoc"`
+	Evidence string  `json:"evidence"`
 }
 
 // NeighborsText is skill_neighbors' text: name's edges out and in, as listed, of the totals.

@@ -15,6 +15,7 @@ import (
 type Tool struct {
 	Name, Title, Description string
 	InputSchema              string // JSON Schema, as JSON text
+	OutputSchema             string // of the structured content (outputs.go)
 	// ReadOnly tools read the graph and the library and nothing else: read-only, idempotent.
 	// Every tool is closed-world.
 	ReadOnly bool
@@ -49,29 +50,29 @@ const (
 	MaxNeighbors     = 1000 // most edges per direction skill_neighbors lists
 )
 
-// Tools are the tools in the order tools/list gives them.
+// Tools are the tools in the order tools/list gives them: by name, as the Go SDK lists them.
 var Tools = []Tool{
-	{Retrieve, "Retrieve skills for a task",
-		"Find the skills to use for a task: the best matches and, over the skill graph, the skills they need " +
-			"or lead to. Returns the bundle as text (a header, then each skill's description, source file, graph evidence " +
-			"and the head of its instructions, within a character budget) and the ranking as structured content.",
-		retrieveSchema, true},
 	{GetSkill, "Get a skill's text",
 		"The whole SKILL.md of a skill by name, read from the skill library; when the server has no library " +
 			"or no file for the skill, the description and the head of the body stored in the graph.",
-		nameSchema, true},
-	{Neighbors, "Skill neighbors",
-		"The published graph edges into and out of a skill: which skills it needs, which need it, which " +
-			"follow it and which are similar or alternatives, with each edge's calibration state, weight and type.",
-		neighborsSchema, true},
+		nameSchema, getSkillOutput, true},
 	{GraphInfo, "Skill graph info",
 		"What the skill graph holds: skill, edge and term counts, edges by state and relation, format version, build parameters, vectors and the library folder.",
-		`{"type": "object", "additionalProperties": false}`, true},
+		`{"type": "object", "additionalProperties": false}`, graphInfoOutput, true},
 	{Report, "Report skills used",
 		"After a task, report which of the retrieved skills you actually used, in the order you used them, and " +
 			"whether the task succeeded. The reports are kept as usage traces the skill graph is rebuilt from; " +
 			"the server may have feedback off, and then says so.",
-		feedbackSchema, false},
+		feedbackSchema, reportOutput, false},
+	{Retrieve, "Retrieve skills for a task",
+		"Find the skills to use for a task: the best matches and, over the skill graph, the skills they need " +
+			"or lead to. Returns the bundle as text (a header, then each skill's description, source file, graph evidence " +
+			"and the head of its instructions, within a character budget) and the ranking as structured content.",
+		retrieveSchema, retrieveOutput, true},
+	{Neighbors, "Skill neighbors",
+		"The published graph edges into and out of a skill: which skills it needs, which need it, which " +
+			"follow it and which are similar or alternatives, with each edge's calibration state, weight and type.",
+		neighborsSchema, neighborsOutput, true},
 }
 
 // retrieveSchema is retrieve_skills' input schema, written out so that clients see the limits

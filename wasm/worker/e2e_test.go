@@ -3,17 +3,13 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
-	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,7 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/mcpserver"
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
@@ -30,184 +29,15 @@ import (
 // The end-to-end test builds the worker as make worker does, serves it with workerd on
 // 127.0.0.1 and sends it the handler's cases, the 40 sample tasks and bad requests.
 
-// workerdPath finds workerd: CASKG_WORKERD (make sets it; the test fails if it names no
-// program), else where make workerd installs it; without either the test is skipped.
-func workerdPath(tb testing.TB) string {
-	tb.Helper()
-	if p := os.Getenv("CASKG_WORKERD"); p != "" {
-		if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-			tb.Fatalf("CASKG_WORKERD=%s: not an executable workerd (%v); run make workerd", p, err)
-		}
-		return p
-	}
-	arch := "64"
-	if runtime.GOARCH == "arm64" {
-		arch = "arm64"
-	}
-	p, _ := filepath.Abs("../../.cache/workerd/node_modules/@cloudflare/workerd-" + runtime.GOOS + "-" + arch + "/bin/workerd")
-	if _, err := os.Stat(p); err != nil {
-		tb.Skip("workerd not installed (make workerd installs it, make test sets CASKG_WORKERD); skipping the end-to-end test")
-	}
-	return p
-}
+// bundleDir, startWorkerd and serveBundle are wasm/testlib's, for the sample.
+func bundleDir(tb testing.TB) string { return testlib.WorkerBundle(tb) }
 
-var bundle struct {
-	once sync.Once
-	dir  string
-	err  error
-}
-
-// bundleDir builds the worker's bundle once per test binary, as make worker does: the Go
-// program for js/wasm, wasm_exec.js from workers-assets-gen, entry.mjs, workerd.capnp and the
-// sample artifact.
-func bundleDir(tb testing.TB) string {
-	tb.Helper()
-	data := testlib.Sample(tb)
-	bundle.once.Do(func() {
-		bundle.dir, bundle.err = os.MkdirTemp("", "caskg-worker-bundle-")
-		if bundle.err != nil {
-			return
-		}
-		dir := bundle.dir
-		run := func(env []string, args ...string) error {
-			cmd := exec.Command("go", args...)
-			cmd.Env = append(os.Environ(), env...)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				return errors.New("go " + strings.Join(args, " ") + ": " + err.Error() + "\n" + string(out))
-			}
-			return nil
-		}
-		if err := run([]string{"GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0"},
-			"build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(dir, "app.wasm"), "."); err != nil {
-			bundle.err = err
-			return
-		}
-		gen := filepath.Join(dir, "gen")
-		if err := run(nil, "run", "github.com/syumai/workers/cmd/workers-assets-gen", "-mode", "go", "-o", gen); err != nil {
-			bundle.err = err
-			return
-		}
-		if bundle.err = os.MkdirAll(filepath.Join(dir, "assets"), 0o755); bundle.err != nil {
-			return
-		}
-		if bundle.err = os.WriteFile(filepath.Join(dir, "artifact.mjs"), artifactModule(data), 0o644); bundle.err != nil {
-			return
-		}
-		for _, f := range [][2]string{
-			{filepath.Join(gen, "wasm_exec.js"), "wasm_exec.js"},
-			{"entry.mjs", "entry.mjs"},
-			{"workerd.capnp", "workerd.capnp"},
-		} {
-			b, err := os.ReadFile(f[0])
-			if err == nil {
-				err = os.WriteFile(filepath.Join(dir, f[1]), b, 0o644)
-			}
-			if err != nil {
-				bundle.err = err
-				return
-			}
-		}
-		bundle.err = os.WriteFile(filepath.Join(dir, "assets", "caskg.skg"), data, 0o644)
-	})
-	if bundle.err != nil {
-		tb.Fatal(bundle.err)
-	}
-	return bundle.dir
-}
-
-// artifactModule is the artifact.mjs make worker writes for the artifact data as an asset.
-func artifactModule(data []byte) []byte {
-	return []byte("export const asset = \"caskg.skg\";\nexport const embedded = null;\nexport const checksum = \"" +
-		headerChecksum(data) + "\";\n")
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if bundle.dir != "" {
-		os.RemoveAll(bundle.dir)
-	}
-	os.Exit(code)
-}
-
-// startWorkerd serves the bundle with the config constant name ("config" or
-// "feedback") and workerd's further args on a free port of 127.0.0.1 and returns its base URL
-// once /v1/health answers. workerd is stopped when the test ends.
 func startWorkerd(tb testing.TB, config string, args ...string) string {
-	tb.Helper()
-	base := serveBundle(tb, bundleDir(tb), config, args...)
-	// The first request starts the Go program; wait for it a bounded number of times.
-	var lastErr error
-	for range 100 {
-		resp, err := client.Get(base + "/v1/health")
-		if err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return base
-			}
-			err = errors.New(resp.Status)
-		}
-		lastErr = err
-		time.Sleep(100 * time.Millisecond)
-	}
-	tb.Fatalf("workerd at %s is not ready after 100 tries: %v", base, lastErr)
-	return ""
+	return testlib.StartWorkerd(tb, config, args...)
 }
 
-// serveBundle starts workerd on the bundle in dir, with the config constant name and further
-// args, and returns its base URL once it listens.
 func serveBundle(tb testing.TB, dir, config string, args ...string) string {
-	tb.Helper()
-	bin := workerdPath(tb)
-	ctl, ctlW, err := os.Pipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer ctl.Close()
-	var logs bytes.Buffer
-	cmd := exec.Command(bin, append([]string{"serve", filepath.Join(dir, "workerd.capnp"), config,
-		"--socket-addr", "http=127.0.0.1:0", "--control-fd", "3"}, args...)...)
-	cmd.Dir = dir // the disk services' paths are relative to it
-	cmd.ExtraFiles = []*os.File{ctlW}
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	ctlW.Close()
-	tb.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if tb.Failed() {
-			tb.Logf("workerd's output:\n%s", logs.String())
-		}
-	})
-
-	// workerd reports {"event":"listen","socket":"http","port":N} on the control descriptor.
-	port := make(chan int, 1)
-	go func() {
-		defer close(port)
-		sc := bufio.NewScanner(ctl)
-		for sc.Scan() {
-			var ev struct {
-				Event, Socket string
-				Port          int
-			}
-			if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Event == "listen" && ev.Socket == "http" {
-				port <- ev.Port
-				return
-			}
-		}
-	}()
-	select {
-	case p, ok := <-port:
-		if !ok || p == 0 {
-			tb.Fatalf("workerd ended without listening:\n%s", logs.String())
-		}
-		return "http://127.0.0.1:" + strconv.Itoa(p)
-	case <-time.After(60 * time.Second):
-		tb.Fatalf("workerd did not listen within 60 s:\n%s", logs.String())
-	}
-	return ""
+	return testlib.ServeWorker(tb, dir, config, args...)
 }
 
 var client = &http.Client{Timeout: 30 * time.Second}
@@ -362,10 +192,9 @@ func TestWorkerdFeedback(t *testing.T) {
 	}
 }
 
-// A worker whose artifact does not decode answers every request with a 500 naming the problem.
-func TestWorkerdBadArtifact(t *testing.T) {
-	src := bundleDir(t)
-	dir := t.TempDir()
+// bundleWith is a copy of the test's bundle with asset as its artifact, artifact.mjs unchanged.
+func bundleWith(t *testing.T, asset []byte) string {
+	src, dir := bundleDir(t), t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "assets"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -375,13 +204,20 @@ func TestWorkerdBadArtifact(t *testing.T) {
 			t.Fatal(err)
 		}
 		if f == "assets/caskg.skg" {
-			b[len(b)-1] ^= 1
+			b = asset
 		}
 		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	base := serveBundle(t, dir, "config")
+	return dir
+}
+
+// A worker whose artifact does not decode answers every request with a 500 naming the problem.
+func TestWorkerdBadArtifact(t *testing.T) {
+	data := bytes.Clone(testlib.Sample(t))
+	data[len(data)-1] ^= 1
+	base := serveBundle(t, bundleWith(t, data), "config")
 	for range 2 {
 		c := apiCase{method: "GET", target: "/v1/health", status: 500,
 			want: `{"error":"worker: artifact: graphs: artifact checksum mismatch: header says `}
@@ -391,11 +227,12 @@ func TestWorkerdBadArtifact(t *testing.T) {
 }
 
 // BenchmarkWorker measures the worker under workerd beside caskg serve (native/serve, Go's
-// net/http) and, when CASKG_BENCH_OLD_WORKER names its bundle, beside the worker as it was
-// (make bench-worker builds it from OLD_WORKER_REF): for each, the cold start (workerd's start
-// to the first answer, the isolate's Go start and artifact read included) and the p50 and p99
-// latency of b.N sequential loopback requests, GET /v1/retrieve (the sample tasks in turn,
-// k = 10) and MCP tools/call retrieve_skills (render false). CASKG_BENCH_WORKER and
+// net/http), caskg mcp --http (native/mcpserver, the Go SDK) and, when CASKG_BENCH_OLD_WORKER
+// names its bundle, the worker as it was (make bench-worker builds it from OLD_WORKER_REF):
+// for each, the cold start (the host's start to its first answer; for the worker the isolate's
+// Go start and artifact read included) and the p50 and p99 latency of b.N sequential loopback
+// requests, GET /v1/retrieve (the sample tasks in turn, k = 10) where the host has the API, and
+// MCP tools/call retrieve_skills (render false) where it has /mcp. CASKG_BENCH_WORKER and
 // CASKG_BENCH_ARTIFACT name the bundle and artifact make bench-worker built (the 859 skills);
 // without them the test's bundle of the sample. Run with -benchtime 1000x.
 func BenchmarkWorker(b *testing.B) {
@@ -406,23 +243,42 @@ func BenchmarkWorker(b *testing.B) {
 	}
 	type host struct {
 		name, dir string
-		mcp       bool
+		api, mcp  bool
 	}
-	hosts := []host{{"worker", newDir, true}, {"serve", "", false}}
+	// serve and mcp are caskg serve and caskg mcp --http, in this process.
+	hosts := []host{{"worker", newDir, true, true}, {"serve", "", true, false}, {"mcp", "", false, true}}
 	if old := os.Getenv("CASKG_BENCH_OLD_WORKER"); old != "" {
-		hosts = append(hosts, host{"old-worker", old, false})
+		hosts = append(hosts, host{"old-worker", old, true, false})
 	}
 	for _, h := range hosts {
 		b.Run(h.name, func(b *testing.B) {
 			t0 := time.Now()
 			var base string
-			if h.dir == "" {
-				base = startServeArtifact(b, artifact)
-			} else {
+			mcpHeader := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+			switch {
+			case h.dir != "":
 				base = serveBundle(b, h.dir, "config")
+			case h.api:
+				base = startServeArtifact(b, artifact)
+			default:
+				base = startMCPHTTP(b, artifact)
 			}
-			if status, _, body := do(b, base, apiCase{method: "GET", target: "/v1/retrieve?k=10&q=" + url.QueryEscape(tasks[0].Query)}); status != 200 {
-				b.Fatalf("first request: %d %s", status, body)
+			if h.api {
+				if status, _, body := do(b, base, apiCase{method: "GET", target: "/v1/retrieve?k=10&q=" + url.QueryEscape(tasks[0].Query)}); status != 200 {
+					b.Fatalf("first request: %d %s", status, body)
+				}
+			}
+			if h.mcp {
+				// A session, as a client opens one; the worker is stateless and names none.
+				status, hd, body := do(b, base, apiCase{method: "POST", target: "/mcp", header: mcpHeader,
+					body: `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`})
+				if status != 200 {
+					b.Fatalf("initialize: %d %s", status, body)
+				}
+				if id := hd.Get("Mcp-Session-Id"); id != "" {
+					mcpHeader["Mcp-Session-Id"] = id
+				}
+				do(b, base, apiCase{method: "POST", target: "/mcp", header: mcpHeader, body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`})
 			}
 			cold := time.Since(t0)
 			measure := func(metric string, c func(i int) apiCase) {
@@ -441,20 +297,49 @@ func BenchmarkWorker(b *testing.B) {
 				b.ReportMetric(ms(0.99), metric+"-p99-ms")
 			}
 			b.ResetTimer()
-			measure("retrieve", func(i int) apiCase {
-				return apiCase{method: "GET", target: "/v1/retrieve?k=10&q=" + url.QueryEscape(tasks[i%len(tasks)].Query)}
-			})
+			if h.api {
+				measure("retrieve", func(i int) apiCase {
+					return apiCase{method: "GET", target: "/v1/retrieve?k=10&q=" + url.QueryEscape(tasks[i%len(tasks)].Query)}
+				})
+			}
 			b.ReportMetric(float64(cold)/1e6, "cold-ms")
 			if h.mcp {
 				measure("mcp", func(i int) apiCase {
 					q := string(jsontextString(tasks[i%len(tasks)].Query))
-					return apiCase{method: "POST", target: "/mcp", header: map[string]string{"Content-Type": "application/json",
-						"Accept": "application/json, text/event-stream"},
+					return apiCase{method: "POST", target: "/mcp", header: mcpHeader,
 						body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"retrieve_skills","arguments":{"query":` + q + `,"k":10,"render":false}}}`}
 				})
 			}
 		})
 	}
+}
+
+// startMCPHTTP serves the artifact's tools as caskg mcp --http does (native/mcpserver, the Go
+// SDK's streamable HTTP with sessions), the sample's when art is "".
+func startMCPHTTP(tb testing.TB, art string) string {
+	tb.Helper()
+	data := testlib.Sample(tb)
+	if art != "" {
+		var err error
+		if data, err = os.ReadFile(art); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	g, err := graphs.Decode(data)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := mcpserver.New(g, mcpserver.Options{Version: engine.Version})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m := s.MCP()
+	srv := httptest.NewServer(mcpserver.HTTPHandler(func(*http.Request) *mcp.Server { return m }, mcpserver.HTTPOptions{}))
+	tb.Cleanup(func() {
+		srv.Close()
+		s.Close()
+	})
+	return srv.URL
 }
 
 // startNative serves the handler with Go's net/http on 127.0.0.1.

@@ -10,7 +10,6 @@ import (
 	"syscall/js"
 
 	"github.com/caskg/caskg/wasm/api"
-	"github.com/syumai/workers/cloudflare/kv"
 )
 
 // main decodes the artifact entry.mjs hands over, binds handle for entry.mjs to call with each
@@ -98,11 +97,8 @@ func feedbackStore(env js.Value) api.FeedbackStore {
 	if env.Type() != js.TypeObject || env.Get(FeedbackBinding).Type() != js.TypeObject {
 		return nil
 	}
-	ns, err := kv.NewNamespace(FeedbackBinding)
-	if err != nil {
-		return nil
-	}
-	put := func(_ context.Context, key, value string) error { return ns.PutString(key, value, nil) }
+	ns := env.Get(FeedbackBinding)
+	put := func(_ context.Context, key, value string) error { return await(ns.Call("put", key, value)) }
 	return newKVFeedback(put, truthy(env.Get(FeedbackQueryText).String()), nil, nil)
 }
 
@@ -137,4 +133,24 @@ func artifact(v js.Value) []byte {
 		panic(errors.New("worker: artifact: short copy"))
 	}
 	return b
+}
+
+// await waits for promise to settle: nil once it is fulfilled, its reason as an error when it
+// is rejected. It is called on a goroutine of its own (handleJS), never the event loop's.
+func await(promise js.Value) error {
+	done := make(chan error, 1)
+	var then, catch js.Func
+	then = js.FuncOf(func(js.Value, []js.Value) any { done <- nil; return nil })
+	catch = js.FuncOf(func(_ js.Value, a []js.Value) any {
+		msg := "rejected"
+		if len(a) > 0 {
+			msg = a[0].Call("toString").String()
+		}
+		done <- errors.New("worker: KV: " + msg)
+		return nil
+	})
+	defer then.Release()
+	defer catch.Release()
+	promise.Call("then", then, catch)
+	return <-done
 }
