@@ -138,6 +138,9 @@ func (p *cfgParser) errorAt(off int, jpath, msg string) error {
 func (p *cfgParser) wrap(jpath string, err error) error {
 	var se *jsontext.SyntaxError
 	if errors.As(err, &se) {
+		if se.Field != "" && (jpath == "" || strings.HasPrefix(se.Field, jpath+".")) {
+			jpath = se.Field // deeper than the caller knew: a repeated key, say
+		}
 		return p.errorAt(se.Offset, jpath, se.Msg)
 	}
 	return err
@@ -226,17 +229,14 @@ func (p *cfgParser) servers(cfg *Config) error {
 	if c := p.d.Peek(); c != '{' {
 		return p.errorf("mcpServers", "want an object of servers by name, got %s", describe(c))
 	}
-	seen := map[string]bool{}
+	// A server named twice is refused by the decoder (a key given twice), naming it.
+	n := 0
 	return p.d.Object(func(name string) error {
 		jpath := "mcpServers." + name
-		if seen[name] {
-			return p.errorf(jpath, "duplicate server name")
-		}
-		seen[name] = true
 		if err := checkServerName(name); err != nil {
 			return p.errorf(jpath, "%v", err)
 		}
-		if len(seen) > maxConfigServers {
+		if n++; n > maxConfigServers {
 			return p.errorf(jpath, "more than %d servers", maxConfigServers)
 		}
 		s, disabled, err := p.server(jpath, name)

@@ -57,7 +57,7 @@ func TestParseConfig(t *testing.T) {
 		{name: "bad url", in: `{"mcpServers": {"a": {"url": "ftp://h"}}}`,
 			err: `gateway: s.json:1:30: mcpServers.a.url: "ftp://h" is not an http:// or https:// URL`},
 		{name: "duplicate server", in: `{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}`,
-			err: `gateway: s.json:1:45: mcpServers.a: duplicate server name`},
+			err: `gateway: s.json:1:40: mcpServers.a: key given twice`},
 		{name: "no servers", in: `{"mcpServers": {}}`, err: `gateway: s.json:1:1: mcpServers: no servers (all absent or disabled)`},
 		{name: "no mcpServers", in: `{}`, err: `gateway: s.json:1:1: no "mcpServers" object`},
 		{name: "not an object", in: `[1]`, err: `gateway: s.json:1:1: want a JSON object with "mcpServers", got an array`},
