@@ -158,7 +158,7 @@ func TestReadResult(t *testing.T) {
 	}{
 		{"round trip", write("good.json", string(data)), good, ""},
 		{"label defaults to the title", write("nolabel.json", string(noLabelData)), func() *Result { r := *noLabel; r.Label = r.Title; return &r }(), ""},
-		{"not JSON", write("bad.json", "{"), nil, "bad.json: not a result of eval --compare --json"},
+		{"not JSON", write("bad.json", "{"), nil, "bad.json: not a result of caskg-lab compare --json"},
 		{"not a comparison", write("other.json", `{"x": 1}`), nil, `other.json: field "title" or "command" missing`},
 		{"no rows", write("rows.json", `{"title":"t","command":"c","ks":[10]}`), nil, `rows.json: field "rows" missing or empty`},
 		{"no cutoffs", write("ks.json", `{"title":"t","command":"c","rows":[{"name":"x","kind":"variant"}]}`), nil, `ks.json: field "ks" missing or empty`},
@@ -183,7 +183,7 @@ func TestReadResult(t *testing.T) {
 	}
 }
 
-// TestUpdateReadme rewrites the results span as eval --report --readme does: the text outside
+// TestUpdateReadme rewrites the results span as caskg-lab report --readme does: the text outside
 // the markers kept, a second rewrite a no-op, a README without markers left alone.
 func TestUpdateReadme(t *testing.T) {
 	dir := t.TempDir()
