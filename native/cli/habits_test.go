@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/internal/testlib"
+	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -322,7 +322,7 @@ func TestBuildSummaryHabits(t *testing.T) {
 		t.Errorf("the summary's times do not start with the fit:\n%s", r.stdout)
 	}
 
-	testlib.WriteFiles(t, dir, files{"lib/good-skill/SKILL.md": goodSkill})
+	fixture.WriteFiles(t, dir, files{"lib/good-skill/SKILL.md": goodSkill})
 	r = mustRun(t, "build", filepath.Join(dir, "lib"), "-o", out)
 	m := regexp.MustCompile(`(?m)^published .*$`).FindString(r.stdout)
 	if m != "published 0 edges — variant full" {

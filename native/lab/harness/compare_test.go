@@ -9,16 +9,16 @@ import (
 
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
-	"github.com/caskg/caskg/native/internal/testlib"
+	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/google/go-cmp/cmp"
 )
 
 // The sample library and its tasks from this package's folder, one level deeper under native/
-// than the packages testlib's paths are written for.
+// than the packages fixture's paths are written for.
 var (
-	sampleLib   = filepath.Join("..", testlib.SampleLib)
-	sampleTasks = filepath.Join("..", testlib.SampleTasks)
+	sampleLib   = filepath.Join("..", fixture.SampleLib)
+	sampleTasks = filepath.Join("..", fixture.SampleTasks)
 )
 
 // sampleGold are dependencies of the sample library: gold edges for the edge scores and the oracle.
@@ -65,11 +65,11 @@ func TestCompare(t *testing.T) {
 	wantRows := []struct{ name, kind string }{{RowNoGraph, KindBaseline}, {RowDefault, KindVariant}, {RowTraces, KindVariant},
 		{RowPublishAll, KindVariant}, {"oracle, error 0", KindVariant}, {"oracle, error 0.3", KindVariant},
 		{RowLexical, KindChannel}, {RowVector, KindChannel}, {RowWhole, KindReference}}
-	if len(got.Rows) != len(wantRows) || got.NumTasks != 40 || got.Skills != testlib.SampleCount || got.Label != "sample" || got.Role != RoleCheck ||
+	if len(got.Rows) != len(wantRows) || got.NumTasks != 40 || got.Skills != fixture.SampleCount || got.Label != "sample" || got.Role != RoleCheck ||
 		got.OracleSeed != 1 || got.Budget != builder.DefaultOptions().Budget || got.GoldEdges != "gold.jsonl" || got.Traces != "traces.jsonl" {
 		t.Fatalf("%d rows, %d tasks, %d skills, label %q, role %q, oracle seed %d, budget %d, files %q %q; want %d, 40, %d, sample, check, 1, %d, gold.jsonl traces.jsonl",
 			len(got.Rows), got.NumTasks, got.Skills, got.Label, got.Role, got.OracleSeed, got.Budget, got.GoldEdges, got.Traces,
-			len(wantRows), testlib.SampleCount, builder.DefaultOptions().Budget)
+			len(wantRows), fixture.SampleCount, builder.DefaultOptions().Budget)
 	}
 	for i, row := range got.Rows {
 		if row.Name != wantRows[i].name || row.Kind != wantRows[i].kind {

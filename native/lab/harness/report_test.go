@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/native/eval"
-	"github.com/caskg/caskg/native/internal/testlib"
+	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -129,7 +129,7 @@ func TestWriters(t *testing.T) {
 			var buf bytes.Buffer
 			tt.write(&buf)
 			out := buf.String()
-			testlib.Contains(t, tt.name, out, tt.want, tt.not)
+			fixture.Contains(t, tt.name, out, tt.want, tt.not)
 			for _, s := range tt.once {
 				if n := strings.Count(out, s); n != 1 {
 					t.Errorf("%q %d times, want once:\n%s", s, n, out)
@@ -146,7 +146,7 @@ func TestWriters(t *testing.T) {
 
 func TestReadResult(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string { return testlib.WriteFile(t, dir, name, body) }
+	write := func(name, body string) string { return fixture.WriteFile(t, dir, name, body) }
 	good := synthResult("A", RoleTuning, true)
 	data, _ := json.Marshal(good)
 	noLabel := synthResult("", RoleCheck, false)
@@ -173,7 +173,7 @@ func TestReadResult(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ReadResult(tc.file)
-			if testlib.WantErr(t, err, "", tc.err) {
+			if fixture.WantErr(t, err, "", tc.err) {
 				return
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {

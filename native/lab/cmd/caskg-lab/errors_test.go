@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/native/eval"
-	"github.com/caskg/caskg/native/internal/testlib"
 	"github.com/caskg/caskg/native/lab/harness"
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 // TestCompareAndOracleErrors checks the bad command lines and files of compare and report and
@@ -19,7 +19,7 @@ import (
 // README changed.
 func TestCompareAndOracleErrors(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string { return testlib.WriteFile(t, dir, name, body) }
+	write := func(name, body string) string { return fixture.WriteFile(t, dir, name, body) }
 	good, _ := json.Marshal(&harness.Result{Title: "t", Command: "c", Ks: []int{10},
 		Rows: []harness.Row{{Name: harness.RowDefault, Kind: harness.KindVariant, Summary: eval.Summary{Recall: map[int]float64{10: 0.5}}}}})
 	goodPath := write("good.json", string(good))

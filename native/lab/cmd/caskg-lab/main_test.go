@@ -8,15 +8,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/native/internal/testlib"
 	"github.com/caskg/caskg/native/lab/harness"
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 // The sample library and its tasks from this package's folder, two levels deeper under native/
-// than the packages testlib's paths are written for.
+// than the packages fixture's paths are written for.
 var (
-	sampleLib   = filepath.Join("..", "..", testlib.SampleLib)
-	sampleTasks = filepath.Join("..", "..", testlib.SampleTasks)
+	sampleLib   = filepath.Join("..", "..", fixture.SampleLib)
+	sampleTasks = filepath.Join("..", "..", fixture.SampleTasks)
 )
 
 // sampleGoldEdges are dependencies of the sample library: a gold edge file for the oracle.
@@ -74,8 +74,8 @@ func TestCompareCommand(t *testing.T) {
 // the command prints is the harness's rendering.
 func TestCompareAndReport(t *testing.T) {
 	dir := t.TempDir()
-	gold := testlib.WriteFile(t, dir, "gold.jsonl", sampleGoldEdges)
-	traces := testlib.WriteFile(t, dir, "traces.jsonl", `{"id":"r1","skills":["go-to-location","find-object","pick-up-object","heat-object-in-microwave"]}`+"\n"+
+	gold := fixture.WriteFile(t, dir, "gold.jsonl", sampleGoldEdges)
+	traces := fixture.WriteFile(t, dir, "traces.jsonl", `{"id":"r1","skills":["go-to-location","find-object","pick-up-object","heat-object-in-microwave"]}`+"\n"+
 		`{"id":"r2","skills":["find-object","pick-up-object","put-two-objects-in-receptacle"]}`+"\n")
 	res := filepath.Join(dir, "sample.json")
 	flags := []string{"compare", sampleLib, "--tasks", sampleTasks, "--gold-edges", gold, "--traces", traces,
@@ -93,7 +93,7 @@ func TestCompareAndReport(t *testing.T) {
 		t.Errorf("command %q, want %q", got.Command, wantCmd)
 	}
 	if got.Title != "Sample tasks" || got.Label != "sample" || got.Role != harness.RoleCheck || got.NumTasks != 40 ||
-		got.Skills != testlib.SampleCount || got.Tasks != sampleTasks || got.GoldEdges != gold || got.Traces != traces ||
+		got.Skills != fixture.SampleCount || got.Tasks != sampleTasks || got.GoldEdges != gold || got.Traces != traces ||
 		!slices.Equal(got.OracleErrors, []float64{0, 0.3}) || got.OracleSeed != 1 || !slices.Equal(got.Ks, []int{5, 10}) {
 		t.Errorf("result does not reflect the flags: %+v", got)
 	}
@@ -116,7 +116,7 @@ func TestCompareAndReport(t *testing.T) {
 	}
 
 	const before, after = "# title\n\nhand-written\n\n", "\n## next\n<!-- bench:begin -->\nB\n<!-- bench:end -->\n"
-	readme := testlib.WriteFile(t, dir, "README.md", before+harness.ReadmeBegin+"\nold\n"+harness.ReadmeEnd+after)
+	readme := fixture.WriteFile(t, dir, "README.md", before+harness.ReadmeBegin+"\nold\n"+harness.ReadmeEnd+after)
 	evalMD := filepath.Join(dir, "EVALUATION.md")
 	if out := mustRun(t, "report", res, "-o", evalMD, "--readme", readme); out != "" {
 		t.Errorf("report -o wrote to stdout: %q", out)

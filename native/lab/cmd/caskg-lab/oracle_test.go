@@ -11,12 +11,12 @@ import (
 
 	"github.com/caskg/caskg/native/cli"
 	"github.com/caskg/caskg/native/eval"
-	"github.com/caskg/caskg/native/internal/testlib"
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 func TestBuildOracle(t *testing.T) {
 	dir := t.TempDir()
-	gold := testlib.WriteFile(t, dir, "gold.jsonl", sampleGoldEdges)
+	gold := fixture.WriteFile(t, dir, "gold.jsonl", sampleGoldEdges)
 	out := filepath.Join(dir, "oracle.skg")
 	prober, frontier, ran, failed := probeLine(t, mustRun(t, "build", sampleLib, "-o", out, "--prober", "oracle", "--oracle-edges", gold, "--quiet"))
 	c := regexp.MustCompile(`(?m)^frontier\s+(\d+) probed by (\S+):`).FindStringSubmatch(
