@@ -49,7 +49,7 @@ func readSampleTasks(t *testing.T) []eval.Task {
 func sampleSpec(t *testing.T) Spec {
 	return Spec{Libraries: []string{sampleLib}, Tasks: readSampleTasks(t), Ks: []int{5, 10}, Options: builder.DefaultOptions(),
 		Traces: sampleTraces, Gold: sampleGold, OracleErrors: []float64{0, 0.3}, OracleSeed: 1,
-		Title: "Sample tasks", Label: "sample", Role: RoleCheck, Command: "bin/caskg eval --compare sample",
+		Title: "Sample tasks", Label: "sample", Role: RoleCheck, Command: "bin/caskg-lab compare sample",
 		TasksFile: sampleTasks, GoldFile: "gold.jsonl", TracesFile: "traces.jsonl"}
 }
 

@@ -22,7 +22,7 @@ func synthResult(label, role string, gold bool) *Result {
 		return Row{Name: name, Kind: kind, MRR: f(0.5), Chars: 1234.4, Summary: eval.Summary{Tasks: 2,
 			Recall: map[int]float64{5: r10 / 2, 10: r10}, Complete: map[int]float64{5: c10 / 2, 10: c10}, NDCG10: 0.25}}
 	}
-	r := &Result{Title: label + " title", Label: label, Role: role, Command: "bin/caskg eval --compare lib --tasks t.jsonl",
+	r := &Result{Title: label + " title", Label: label, Role: role, Command: "bin/caskg-lab compare lib --tasks t.jsonl",
 		NumTasks: 2, Skills: 3, Budget: 500, Ks: []int{5, 10}, Rows: []Row{
 			row(RowNoGraph, KindBaseline, 0.5, 0.25), row(RowDefault, KindVariant, 0.75, 0.5),
 			row(RowPublishAll, KindVariant, 0.5, 0.25), row(RowLexical, KindChannel, 0.25, 0),
@@ -65,7 +65,7 @@ func TestWriters(t *testing.T) {
 			want: []string{
 				"### set title\n",
 				"2 tasks, 3 skills; a check set (never tuned on); gold edges `gold.jsonl` (2 between skills of the library); frontier: the 500 highest-A candidates probed. Rerun:",
-				"```sh\nbin/caskg eval --compare lib --tasks t.jsonl\n```",
+				"```sh\nbin/caskg-lab compare lib --tasks t.jsonl\n```",
 				"| build | R@5 | R@10 | COMP@5 | COMP@10 | nDCG@10 | MRR main | prereq. cov. | bundle chars | edges | edge precision | edge recall |",
 				"| no graph (seeds alone) | 0.250 | 0.500 | 0.125 | 0.250 | 0.250 | 0.500 | — | 1234 | — | — | — |\n| default | 0.375 | 0.750 | 0.250 | 0.500 | 0.250 | 0.500 | — | 1234 | 4 | 0.250 | 0.500 |",
 				"| publish-all | 0.250 | 0.500 | 0.125 | 0.250 | 0.250 | 0.500 | — | 1234 | 9 | — | — |",
