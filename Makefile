@@ -217,12 +217,12 @@ $(TSC_STAMP):
 	@touch $@
 
 # --- Evaluation --------------------------------------------------------------------------------
-# make eval builds and scores every dev set (caskg eval --compare, one JSON result a set in
-# bin/eval): the sample, SkillsBench, ToolLinkOS tasks_test, Seal-Tools and NESTFUL. Each set gets
+# make eval builds and scores every dev set (bin/caskg-lab compare, from native/lab/cmd/caskg-lab:
+# one JSON result a set in bin/eval): the sample, SkillsBench, ToolLinkOS tasks_test, Seal-Tools and NESTFUL. Each set gets
 # the seeds alone (no graph), the default build, default + traces where the set has training
 # runs, publish-all, the per-channel seed ablation, and on the sets with gold edges the
 # evaluation-only oracle prober at error rates EVAL_ORACLE. Then it writes EVALUATION.md and
-# rewrites the README between <!-- eval:begin --> and <!-- eval:end --> (caskg eval --report).
+# rewrites the README between <!-- eval:begin --> and <!-- eval:end --> (caskg-lab report).
 # Last, bin/caskg-learn (native/lab/cmd/caskg-learn) replays the training runs of ToolLinkOS,
 # Seal-Tools and NESTFUL through POST /v1/feedback with caskg update after each batch, and writes
 # the learning curves into EVALUATION.md and the plot EVALUATION-learning.svg.
@@ -238,20 +238,21 @@ EVAL_SETS   := sample skillsbench toollinkos sealtools nestful
 .PHONY: eval
 eval: build ## build and score every dev set (no graph, default, + traces, publish-all, oracle) and the learning curves; write EVALUATION.md, its plot and the README results (needs ../shared/data)
 	@mkdir -p $(EVAL_DIR)
-	$(CASKG) eval --compare graphs/sample --tasks graphs/sample-tasks.jsonl --role check \
+	$(GO) build $(GOFLAGS_BUILD) -o $(BIN)/caskg-lab ./native/lab/cmd/caskg-lab
+	$(BIN)/caskg-lab compare graphs/sample --tasks graphs/sample-tasks.jsonl --role check \
 		--title "Sample tasks (graphs/sample)" --label "sample" --json -o $(EVAL_DIR)/sample.json
-	$(CASKG) eval --compare $(SHARED)/skills --tasks $(SHARED)/eval/skillsbench/tasks.jsonl --role tuning \
+	$(BIN)/caskg-lab compare $(SHARED)/skills --tasks $(SHARED)/eval/skillsbench/tasks.jsonl --role tuning \
 		--title "SkillsBench (all 859 skills)" --label "SkillsBench" --json -o $(EVAL_DIR)/skillsbench.json
-	$(CASKG) eval --compare $(TOOLLINK)/tools.json --tasks $(TOOLLINK)/tasks_test.jsonl --gold-edges $(TOOLLINK)/gold_edges.jsonl \
+	$(BIN)/caskg-lab compare $(TOOLLINK)/tools.json --tasks $(TOOLLINK)/tasks_test.jsonl --gold-edges $(TOOLLINK)/gold_edges.jsonl \
 		--traces $(TOOLLINK)/traces_train.jsonl --oracle-errors $(EVAL_ORACLE) --role tuning \
 		--title "ToolLinkOS tasks_test (traces: traces_train)" --label "ToolLinkOS" --json -o $(EVAL_DIR)/toollinkos.json
-	$(CASKG) eval --compare $(SEALTOOLS)/tools.json --tasks $(SEALTOOLS)/tasks.jsonl --gold-edges $(SEALTOOLS)/gold_edges.jsonl \
+	$(BIN)/caskg-lab compare $(SEALTOOLS)/tools.json --tasks $(SEALTOOLS)/tasks.jsonl --gold-edges $(SEALTOOLS)/gold_edges.jsonl \
 		--traces $(SEALTOOLS)/traces_train.jsonl --oracle-errors $(EVAL_ORACLE) --role tuning \
 		--title "Seal-Tools (4,076 tools)" --label "Seal-Tools" --json -o $(EVAL_DIR)/sealtools.json
-	$(CASKG) eval --compare $(NESTFUL)/tools.json --tasks $(NESTFUL)/tasks.jsonl --gold-edges $(NESTFUL)/gold_edges.jsonl \
+	$(BIN)/caskg-lab compare $(NESTFUL)/tools.json --tasks $(NESTFUL)/tasks.jsonl --gold-edges $(NESTFUL)/gold_edges.jsonl \
 		--traces $(NESTFUL)/traces_train.jsonl --oracle-errors $(EVAL_ORACLE) --role check \
 		--title "NESTFUL (133 tools)" --label "NESTFUL" --json -o $(EVAL_DIR)/nestful.json
-	$(CASKG) eval --report $(EVAL_SETS:%=$(EVAL_DIR)/%.json) -o EVALUATION.md --readme README.md
+	$(BIN)/caskg-lab report $(EVAL_SETS:%=$(EVAL_DIR)/%.json) -o EVALUATION.md --readme README.md
 	$(GO) build $(GOFLAGS_BUILD) -o $(BIN)/caskg-learn ./native/lab/cmd/caskg-learn
 	$(BIN)/caskg-learn -shared $(SHARED) -dir $(EVAL_DIR)/learn -results $(EVAL_DIR) -evaluation EVALUATION.md -svg EVALUATION-learning.svg
 

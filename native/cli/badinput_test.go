@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/native/export"
-	"github.com/caskg/caskg/native/internal/testlib"
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 // goodSkill is a SKILL.md every bad-input library also holds, so that the library is not
@@ -158,8 +158,8 @@ func TestBuildSkipsBadSkills(t *testing.T) {
 			for k, v := range tc.lib {
 				lib[k] = v
 			}
-			testlib.WriteFiles(t, filepath.Join(dir, "lib"), lib)
-			testlib.WriteFiles(t, dir, tc.extra)
+			fixture.WriteFiles(t, filepath.Join(dir, "lib"), lib)
+			fixture.WriteFiles(t, dir, tc.extra)
 			if tc.setup != nil {
 				tc.setup(t, dir)
 			}
@@ -568,7 +568,7 @@ func TestBadInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			e := &env{dir: t.TempDir(), art: art}
-			testlib.WriteFiles(t, e.dir, tc.files)
+			fixture.WriteFiles(t, e.dir, tc.files)
 			if tc.setup != nil {
 				tc.setup(t, e)
 			}
@@ -599,7 +599,7 @@ func TestBadInput(t *testing.T) {
 // among good ones is skipped and reported without --strict, and fails the build with it.
 func TestStrictBuild(t *testing.T) {
 	dir := t.TempDir()
-	testlib.WriteFiles(t, dir, files{
+	fixture.WriteFiles(t, dir, files{
 		"lib/alpha/SKILL.md": skillMD("", "name: alpha", "description: The first good skill."),
 		"lib/beta/SKILL.md":  skillMD("", "name: beta", "description: The second good skill, after alpha.", "depends_on: [alpha]"),
 		"lib/gamma/SKILL.md": skillMD("", "name: gamma", `description: ""`),
@@ -636,7 +636,7 @@ func TestStrictBuild(t *testing.T) {
 // good build replaces it, and that no temporary file is left behind either way.
 func TestAtomicWrite(t *testing.T) {
 	dir := t.TempDir()
-	testlib.WriteFiles(t, dir, files{
+	fixture.WriteFiles(t, dir, files{
 		"good/one/SKILL.md": skillMD("", "name: one", "description: A good skill."),
 		"good/two/SKILL.md": skillMD("", "name: two", "description: Another good skill."),
 		"bad/SKILL.md":      "no front matter\n",
@@ -711,7 +711,7 @@ func runWithin(t *testing.T, args ...string) result {
 // finishes; build --strict fails on the first; mcp --library starts and names it.
 func TestNamedPipeInLibrary(t *testing.T) {
 	dir := t.TempDir()
-	testlib.WriteFiles(t, dir, files{"lib/good-skill/SKILL.md": goodSkill})
+	fixture.WriteFiles(t, dir, files{"lib/good-skill/SKILL.md": goodSkill})
 	if err := os.Mkdir(filepath.Join(dir, "lib", "pipe"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -753,7 +753,7 @@ func TestNamedPipeInLibrary(t *testing.T) {
 // on it as on any problem.
 func TestBuildWarnings(t *testing.T) {
 	dir := t.TempDir()
-	testlib.WriteFiles(t, dir, files{
+	fixture.WriteFiles(t, dir, files{
 		"lib/good-skill/SKILL.md": goodSkill,
 		"lib/title/SKILL.md":      skillMD("", "name: Title Case", "description: Kept, with a warning."),
 	})
@@ -784,7 +784,7 @@ func TestBuildWarnings(t *testing.T) {
 	for i := range 7 {
 		many[fmt.Sprintf("many/t%d/SKILL.md", i)] = skillMD("", fmt.Sprintf("name: Title %d", i), "description: Kept, with a warning.")
 	}
-	testlib.WriteFiles(t, dir, many)
+	fixture.WriteFiles(t, dir, many)
 	lib = filepath.Join(dir, "many")
 	report := filepath.Join(dir, "report.json")
 	for _, tc := range []struct {

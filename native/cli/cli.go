@@ -10,9 +10,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/internal/cmdline"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -46,7 +46,7 @@ type ctx struct {
 }
 
 // errUsage marks an error that the usage text should follow.
-var errUsage = errors.New("usage")
+var errUsage = cmdline.ErrUsage
 
 // Run runs the command line args (without the program name) and returns the exit status: 0 on
 // success, 1 on a failure, 2 on a usage error.
@@ -76,7 +76,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	for _, cmd := range commands {
 		names = append(names, cmd.name)
 	}
-	return c.fail(nil, usagef("unknown command %q%s", args[0], didYouMean(args[0], names, "")))
+	return c.fail(nil, usagef("unknown command %q%s", args[0], cmdline.DidYouMean(args[0], names, "")))
 }
 
 // wantsJSON reports whether a command line asks for JSON output: --json before any "--".
@@ -104,7 +104,7 @@ func (c *ctx) fail(cmd *command, err error) int {
 		prefix, synopsis = "caskg "+cmd.name, "caskg "+cmd.name+" "+cmd.args
 	}
 	usage := errors.Is(err, errUsage)
-	msg := prefix + ": " + strings.TrimPrefix(err.Error(), errUsage.Error()+": ")
+	msg := prefix + ": " + cmdline.Message(err)
 	if c.json {
 		rec := struct {
 			Error string `json:"error"`
@@ -140,41 +140,12 @@ func (c *ctx) usage(w io.Writer) {
 }
 
 // usagef returns an error that prints the command's usage after the message.
-func usagef(format string, a ...any) error {
-	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, a...))
-}
+func usagef(format string, a ...any) error { return cmdline.Usagef(format, a...) }
 
 // parse parses flags that may come before, between or after positional arguments, and returns
 // the positional arguments. "--" ends flag parsing.
 func parse(c *ctx, fs *flag.FlagSet, args []string, synopsis string) ([]string, error) {
-	fs.SetOutput(io.Discard)
-	var pos []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(c.stdout)
-				fmt.Fprintf(c.stdout, "usage: caskg %s %s\n", fs.Name(), synopsis)
-				fs.PrintDefaults()
-				return nil, err
-			}
-			msg := err.Error()
-			if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-				msg += didYouMean(strings.TrimLeft(name, "-"), flagNames(fs), "-")
-			}
-			return nil, usagef("%s", msg)
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		if args[0] == "--" {
-			pos = append(pos, args[1:]...)
-			break
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-	return pos, nil
+	return cmdline.Parse(c.stdout, "caskg", fs, args, synopsis)
 }
 
 // oneArtifact is the usage error of a command given other than one ARTIFACT.

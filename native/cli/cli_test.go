@@ -17,16 +17,16 @@ import (
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/export"
-	"github.com/caskg/caskg/native/internal/testlib"
+	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/google/go-cmp/cmp"
 )
 
 // The sample library and its tasks (testlib's), and a query it answers.
 const (
-	sampleLib   = testlib.SampleLib
-	sampleTasks = testlib.SampleTasks
-	sampleCount = testlib.SampleCount
+	sampleLib   = fixture.SampleLib
+	sampleTasks = fixture.SampleTasks
+	sampleCount = fixture.SampleCount
 	sampleQuery = "heat some egg and put it in the garbage can"
 )
 
@@ -63,9 +63,9 @@ func buildSample(t *testing.T) string {
 }
 
 // files and skillMD are testlib's, under short names for the tables.
-type files = testlib.Files
+type files = fixture.Files
 
-var skillMD = testlib.SkillMD
+var skillMD = fixture.SkillMD
 
 // checks collects failed expectations of one test and reports them together.
 type checks struct {
@@ -464,7 +464,7 @@ func TestQueryBatch(t *testing.T) {
 
 	t.Run("numeric id", func(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "num.jsonl")
-		testlib.WriteFiles(t, filepath.Dir(p), files{"num.jsonl": `{"id": 7, "query": "heat an egg"}` + "\n"})
+		fixture.WriteFiles(t, filepath.Dir(p), files{"num.jsonl": `{"id": 7, "query": "heat an egg"}` + "\n"})
 		out := mustRun(t, "query", art, "--batch", p, "--json", "-k", "2").stdout
 		c := &checks{t: t}
 		if !strings.HasPrefix(out, `{"id":7,`) {
@@ -826,7 +826,7 @@ func TestEval(t *testing.T) {
 
 	t.Run("gold edges", func(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "edges.jsonl")
-		testlib.WriteFiles(t, filepath.Dir(p), files{"edges.jsonl": `{"source":"find-object","target":"pick-up-object"}` + "\n" +
+		fixture.WriteFiles(t, filepath.Dir(p), files{"edges.jsonl": `{"source":"find-object","target":"pick-up-object"}` + "\n" +
 			`{"source":"no-such-skill","target":"pick-up-object"}` + "\n"})
 		e := evalJSON(t, "--gold-edges", p)
 		in := inspectJSON(t, art)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/caskg/caskg/native/gateway"
 	"github.com/caskg/caskg/native/gateway/learn"
+	"github.com/caskg/caskg/native/internal/cmdline"
 	"github.com/caskg/caskg/native/mcpserver"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
@@ -53,7 +54,7 @@ func runGateway(c *ctx, args []string) error {
 	}
 	switch {
 	case len(pos) > 0:
-		return usagef("unexpected argument %q%s", pos[0], didYouMean(pos[0], []string{"rollback"}, ""))
+		return usagef("unexpected argument %q%s", pos[0], cmdline.DidYouMean(pos[0], []string{"rollback"}, ""))
 	case *config == "":
 		return usagef("--config SERVERS.json is required")
 	case *stateDir == "":

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/internal/testlib"
+	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -80,39 +80,6 @@ func TestUsageErrors(t *testing.T) {
 			}
 			c.done()
 		})
-	}
-}
-
-// TestSuggest checks the shared "did you mean" on its own: slips are caught, guesses are not.
-func TestSuggest(t *testing.T) {
-	words := []string{"build", "query", "inspect", "export", "eval", "mcp", "serve", "k", "ks", "json", "o"}
-	tests := []struct {
-		in   string
-		want string // didYouMean's answer
-	}{
-		{"querry", "; did you mean query?"},
-		{"qeury", "; did you mean query?"},
-		{"biuld", "; did you mean build?"},
-		{"serv", "; did you mean serve?"},
-		{"kk", "; did you mean k or ks?"},
-		{"x", ""},
-		{"", ""},
-		{"frobnicate", ""},
-		{"inspektor", "; did you mean inspect?"},
-		{"explode", ""},
-	}
-	for _, tt := range tests {
-		if got := didYouMean(tt.in, words, ""); got != tt.want {
-			t.Errorf("didYouMean(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-	for _, tt := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"abc", "", 3}, {"query", "querry", 1}, {"query", "qeury", 1}, {"kitten", "sitting", 3}, {"γ", "y", 1}} {
-		if d := editDistance(tt.a, tt.b); d != tt.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, d, tt.d)
-		}
 	}
 }
 
@@ -355,7 +322,7 @@ func TestBuildSummaryHabits(t *testing.T) {
 		t.Errorf("the summary's times do not start with the fit:\n%s", r.stdout)
 	}
 
-	testlib.WriteFiles(t, dir, files{"lib/good-skill/SKILL.md": goodSkill})
+	fixture.WriteFiles(t, dir, files{"lib/good-skill/SKILL.md": goodSkill})
 	r = mustRun(t, "build", filepath.Join(dir, "lib"), "-o", out)
 	m := regexp.MustCompile(`(?m)^published .*$`).FindString(r.stdout)
 	if m != "published 0 edges — variant full" {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,19 +18,44 @@ import (
 	"github.com/caskg/caskg/native/llm"
 )
 
+// A Prober is a probe answerer that a program wrapping Run adds to the -prober choices of build
+// and update: the lab's evaluation-only oracle (native/lab/cmd/caskg-lab). The caskg command
+// adds none, so that no prober made for measuring ships in it.
+type Prober struct {
+	// Name is the -prober value; Usage follows it in the flag's help.
+	Name, Usage string
+	// Register adds the prober's flags to fs, each of which needs -prober Name, and returns
+	// what sets opt.Prober (and the budget it wants) from them once fs is parsed. An error of
+	// configure that wraps cmdline.ErrUsage is a usage error.
+	Register func(fs *flag.FlagSet) (configure func(opt *builder.Options) error)
+}
+
+// probers are the probers added by AddProber, in order.
+var probers []Prober
+
+// AddProber adds p to the -prober choices of build and update. It is for a program's main,
+// before Run; it is not safe to call while a command runs.
+func AddProber(p Prober) { probers = append(probers, p) }
+
 // llmFlags configure the probers: the offline contract prober, an OpenAI-compatible model for
-// the probes and the judge channel, or the evaluation-only oracle.
+// the probes and the judge channel, or one added by AddProber.
 type llmFlags struct {
 	prober, url, model, cacheDir string
 	temperature                  float64
 	concurrency, rpm, retries    int
 	timeout                      time.Duration
 	judge, dryRun                bool
-	oracle                       oracleFlags
+	fs                           *flag.FlagSet       // to tell flags given on the command line from defaults
+	added                        map[string][]string // the flags of each added prober, by its name
+	configureAdded               map[string]func(*builder.Options) error
 }
 
 func (f *llmFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.prober, "prober", "", "probe answerer: contract (offline), llm, or oracle (evaluation only: answers from -oracle-edges) (default: llm when an LLM endpoint is configured, else contract)")
+	choices := []string{"contract (offline)", "llm"}
+	for _, p := range probers {
+		choices = append(choices, p.Name+" "+p.Usage)
+	}
+	fs.StringVar(&f.prober, "prober", "", "probe answerer: "+orList(choices)+" (default: llm when an LLM endpoint is configured, else contract)")
 	fs.StringVar(&f.url, "llm-url", "", "OpenAI-compatible base `URL` (default $OPENAI_BASE_URL); key from $CASKG_LLM_API_KEY or $OPENAI_API_KEY")
 	fs.StringVar(&f.model, "llm-model", "", "chat `model` name for the llm prober and judge")
 	fs.Float64Var(&f.temperature, "llm-temperature", 0, "sampling temperature")
@@ -39,7 +66,25 @@ func (f *llmFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "cache `dir` of LLM answers (llm/) and embeddings (embeddings/); default: the user cache dir/caskg; \"off\" disables the embedding cache")
 	fs.BoolVar(&f.judge, "judge", true, "with an LLM, also score gated candidates with the judge channel")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "count the probes and model calls a build would make, build nothing")
-	f.oracle.register(fs)
+	f.fs, f.added, f.configureAdded = fs, map[string][]string{}, map[string]func(*builder.Options) error{}
+	for _, p := range probers {
+		before := map[string]bool{}
+		fs.VisitAll(func(fl *flag.Flag) { before[fl.Name] = true })
+		f.configureAdded[p.Name] = p.Register(fs)
+		fs.VisitAll(func(fl *flag.Flag) {
+			if !before[fl.Name] {
+				f.added[p.Name] = append(f.added[p.Name], fl.Name)
+			}
+		})
+	}
+}
+
+// orList joins words as "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
 // configure sets the prober and judge of opt from the flags and the environment.
@@ -52,17 +97,27 @@ func (f *llmFlags) configure(opt *builder.Options) error {
 			prober = "llm"
 		}
 	}
-	if given := f.oracle.given(); len(given) > 0 && prober != "oracle" {
-		return usagef("flag -%s needs -prober oracle", given[0])
+	names := []string{"contract", "llm"}
+	for _, p := range probers {
+		names = append(names, p.Name)
 	}
-	switch prober {
-	case "contract":
+	var given error
+	f.fs.Visit(func(fl *flag.Flag) {
+		for name, flags := range f.added {
+			if given == nil && name != prober && slices.Contains(flags, fl.Name) {
+				given = usagef("flag -%s needs -prober %s", fl.Name, name)
+			}
+		}
+	})
+	switch {
+	case given != nil:
+		return given
+	case f.configureAdded[prober] != nil:
+		return f.configureAdded[prober](opt)
+	case prober == "contract":
 		return nil
-	case "oracle":
-		return f.oracle.configure(opt)
-	case "llm":
-	default:
-		return usagef("flag -prober: %q is not contract, llm or oracle", f.prober)
+	case prober != "llm":
+		return usagef("flag -prober: %q is not %s", f.prober, orList(names))
 	}
 	if cfg.URL == "" || cfg.Model == "" {
 		return usagef("the llm prober needs -llm-url (or $OPENAI_BASE_URL) and -llm-model")

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/internal/testlib"
+	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/caskg/caskg/native/tracelog"
 	"github.com/google/go-cmp/cmp"
 )
@@ -71,7 +71,7 @@ func TestTracesImport(t *testing.T) {
 	}
 
 	text := mustRun(t, append(append([]string{"traces", "import"}, traceLogPaths()...), "--artifact", art, "-o", out)...)
-	testlib.Contains(t, "text report", text.stdout, []string{
+	fixture.Contains(t, "text report", text.stdout, []string{
 		"claude-code", "openai-responses", "wrote 10 traces to " + out,
 		"mcp__kitchen__heat_object_in_microwave", "→ heat-object-in-microwave",
 		"unmatched (the library may be missing these):", "get_weather",
@@ -81,8 +81,8 @@ func TestTracesImport(t *testing.T) {
 func TestTracesImportErrors(t *testing.T) {
 	art := buildSample(t)
 	dir := t.TempDir()
-	bad := testlib.WriteFile(t, dir, "bad.jsonl", "{\"jsonrpc\":\"2.0\"}\nnot json\n")
-	none := testlib.WriteFile(t, dir, "none.jsonl", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"Read"}}`)
+	bad := fixture.WriteFile(t, dir, "bad.jsonl", "{\"jsonrpc\":\"2.0\"}\nnot json\n")
+	none := fixture.WriteFile(t, dir, "none.jsonl", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"Read"}}`)
 	out := filepath.Join(dir, "out.jsonl")
 	for _, tc := range []struct {
 		name string
@@ -115,21 +115,21 @@ func TestTracesImportErrors(t *testing.T) {
 func TestTracesImportForgives(t *testing.T) {
 	art := buildSample(t)
 	dir := t.TempDir()
-	mixed := testlib.WriteFile(t, dir, "mixed.jsonl", `{"id":"a","skills":["go-to-location","pick-up-object"]}
+	mixed := fixture.WriteFile(t, dir, "mixed.jsonl", `{"id":"a","skills":["go-to-location","pick-up-object"]}
 {"id":"b","skills":
 {"id":"c","skills":["find-object",3]}
 {"id":"d","skills":["turn-on-lamp","examine-object-under-lamp"]}
 `)
-	junk := testlib.WriteFile(t, dir, "junk.log", "\x00\x01binary\n")
+	junk := fixture.WriteFile(t, dir, "junk.log", "\x00\x01binary\n")
 	out := filepath.Join(dir, "out.jsonl")
 	r := run(t, "traces", "import", mixed, junk, "--artifact", art, "-o", out)
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	testlib.Contains(t, "stderr", r.stderr, []string{
+	fixture.Contains(t, "stderr", r.stderr, []string{
 		mixed + ":2: not JSON", mixed + ":3: field \"skills\": entry 2 is not a name", junk + ": no JSON record",
 	}, nil)
-	testlib.Contains(t, "stdout", r.stdout, []string{"wrote 2 traces", "2 bad records left out"}, nil)
+	fixture.Contains(t, "stdout", r.stdout, []string{"wrote 2 traces", "2 bad records left out"}, nil)
 	traces, err := builder.ReadTraces(out)
 	if err != nil {
 		t.Fatal(err)

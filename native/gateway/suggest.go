@@ -3,6 +3,8 @@ package gateway
 import (
 	"sort"
 	"strings"
+
+	"github.com/caskg/caskg/native/internal/cmdline"
 )
 
 // nearest is the known word closest to word when it is close enough to be a slip: at most one
@@ -32,10 +34,10 @@ func suggestions(word string, names []string, n int) []string {
 	var cs []cand
 	for _, name := range names {
 		ln := strings.ToLower(name)
-		d := editDistance(lw, ln)
+		d := cmdline.EditDistance(lw, ln)
 		ok := d <= limit || len(lw) >= 3 && strings.Contains(ln, lw)
 		if _, tool, found := strings.Cut(ln, "__"); found {
-			if dt := editDistance(wtool, tool); dt <= toolLimit {
+			if dt := cmdline.EditDistance(wtool, tool); dt <= toolLimit {
 				ok, d = true, min(d, dt)
 			}
 		}
@@ -54,29 +56,4 @@ func suggestions(word string, names []string, n int) []string {
 		out = append(out, cs[i].name)
 	}
 	return out
-}
-
-// editDistance is the optimal string alignment distance in runes: a swap of neighbours is one
-// edit, so "deyn" is one slip from "deny".
-func editDistance(a, b string) int {
-	s, t := []rune(a), []rune(b)
-	prev2, prev, cur := make([]int, len(t)+1), make([]int, len(t)+1), make([]int, len(t)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(s); i++ {
-		cur[0] = i
-		for j := 1; j <= len(t); j++ {
-			cost := 1
-			if s[i-1] == t[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && s[i-1] == t[j-2] && s[i-2] == t[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(t)]
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/caskg/caskg/native/internal/testlib"
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 // loadWithin runs LoadWith and fails the test, instead of hanging it, when Load does not
@@ -53,7 +53,7 @@ func mkfifo(t *testing.T, path string) {
 // of read (a named pipe without a writer would block the read forever).
 func TestSpecialFiles(t *testing.T) {
 	t.Chdir(t.TempDir())
-	testlib.WriteFiles(t, ".", files{
+	fixture.WriteFiles(t, ".", files{
 		"lib/good/SKILL.md":     skillMD("", "name: good", "description: Fine."),
 		"lib/inside/real.md":    skillMD("", "name: inside", "description: Reached by a symlink that stays in the library."),
 		"lib/folder/SKILL.md/x": "a folder named SKILL.md is walked into, and holds no skill",
@@ -166,7 +166,7 @@ func TestFIFOSwappedIn(t *testing.T) {
 // skipped with a reason.
 func TestSymlinkedFolders(t *testing.T) {
 	t.Chdir(t.TempDir())
-	testlib.WriteFiles(t, ".", files{
+	fixture.WriteFiles(t, ".", files{
 		"lib/good/SKILL.md":          skillMD("", "name: good", "description: Fine."),
 		"lib/.store/hidden/SKILL.md": skillMD("", "name: hidden", "description: Kept where the walk does not go."),
 		"elsewhere/pdf/SKILL.md":     skillMD("", "name: pdf", "description: Linked in from another folder."),

@@ -10,13 +10,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/caskg/caskg/native/internal/testlib"
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 // files and skillMD are testlib's, under short names for the tables.
-type files = testlib.Files
+type files = fixture.Files
 
-var skillMD = testlib.SkillMD
+var skillMD = fixture.SkillMD
 
 const fullSkill = `---
 name: extract-tables
@@ -360,7 +360,7 @@ func TestLoad(t *testing.T) {
 	for _, tc := range loadCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Chdir(t.TempDir())
-			testlib.WriteFiles(t, ".", tc.in)
+			fixture.WriteFiles(t, ".", tc.in)
 			args := tc.args
 			if args == nil {
 				args = []string{"lib"}
@@ -398,7 +398,7 @@ func TestLoad(t *testing.T) {
 // TestLoadFields checks every field of skills read from each kind of file.
 func TestLoadFields(t *testing.T) {
 	t.Chdir(t.TempDir())
-	testlib.WriteFiles(t, ".", files{
+	fixture.WriteFiles(t, ".", files{
 		"lib/pdf/extract-tables/SKILL.md": fullSkill,
 		"lib/image/ocr/SKILL.md":          crlfSkill,
 		"tools.json":                      mcpList,
@@ -450,7 +450,7 @@ func TestLoadFields(t *testing.T) {
 
 func TestUnreadableFile(t *testing.T) {
 	dir := t.TempDir()
-	testlib.WriteFiles(t, dir, files{
+	fixture.WriteFiles(t, dir, files{
 		"a/SKILL.md":       skillMD("", "name: a", "description: A."),
 		"b/SKILL.md":       skillMD("", "name: b", "description: B."),
 		"c/inner/SKILL.md": skillMD("", "name: c", "description: C."),
@@ -496,7 +496,7 @@ func TestNoPaths(t *testing.T) {
 
 func TestStrictErrorWrapsProblem(t *testing.T) {
 	t.Chdir(t.TempDir())
-	testlib.WriteFiles(t, ".", files{"lib/a/SKILL.md": skillMD("", "name: a")})
+	fixture.WriteFiles(t, ".", files{"lib/a/SKILL.md": skillMD("", "name: a")})
 	_, err := LoadWith(Options{Strict: true}, "lib")
 	var p Problem
 	if !errors.As(err, &p) || p.File != "lib/a/SKILL.md" || p.Field != "description" {
@@ -619,7 +619,7 @@ func TestSpecFields(t *testing.T) {
 // the same files give the same Sources; Path keeps the path as reached.
 func TestSourceIsLibraryRelative(t *testing.T) {
 	dir := t.TempDir()
-	testlib.WriteFiles(t, dir, files{
+	fixture.WriteFiles(t, dir, files{
 		"home/me/skills/pdf/SKILL.md": skillMD("", "name: pdf", "description: PDFs."),
 		"home/me/skills/xls/SKILL.md": skillMD("", "name: xls", "description: Sheets."),
 		"home/me/tools.json":          `[{"name":"t","description":"T."}]`,

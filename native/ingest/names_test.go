@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/caskg/caskg/native/internal/testlib"
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 // TestNameRules checks each name rule on SKILL.md files and tools, with the exact problem.
@@ -60,7 +60,7 @@ func TestNameRules(t *testing.T) {
 			if strings.HasPrefix(tt.in, "{") {
 				file = "lib/tools.json"
 			}
-			testlib.WriteFiles(t, ".", files{file: tt.in})
+			fixture.WriteFiles(t, ".", files{file: tt.in})
 			lib, err := Load(file)
 			if tt.want == nil {
 				if err == nil || !strings.Contains(err.Error(), "empty library") {
@@ -99,7 +99,7 @@ func TestNameRules(t *testing.T) {
 // is kept once, from the first file read, and that each duplicate names both files.
 func TestDuplicateAcrossFolders(t *testing.T) {
 	t.Chdir(t.TempDir())
-	testlib.WriteFiles(t, ".", files{
+	fixture.WriteFiles(t, ".", files{
 		"lib/a/twin/SKILL.md":      skillMD("", "name: twin", "description: The first."),
 		"lib/b/deep/twin/SKILL.md": skillMD("", "description: The second.", "name: twin"),
 		"tools.jsonl":              `{"name": "other", "description": "fine"}` + "\n" + `{"name": "twin", "description": "A tool."}` + "\n",

@@ -18,7 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/caskg/caskg/native/internal/testlib"
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 const (
@@ -278,7 +278,7 @@ func TestFailures(t *testing.T) {
 		{"forbidden, not retried", status(http.StatusForbidden, "0", tooLong), nil, []string{"403", "API key"}, 1, 0},
 		{"bad request, not retried", status(http.StatusBadRequest, "0", tooLong), nil, []string{"400", "context length exceeded"}, 1, 0},
 		{"not found, not retried", status(http.StatusNotFound, "0", tooLong), nil, []string{"404", "base URL"}, 1, 0},
-		{"timeout retried", func(w http.ResponseWriter, r *http.Request, n int, user string) { testlib.WaitDone(r) },
+		{"timeout retried", func(w http.ResponseWriter, r *http.Request, n int, user string) { fixture.WaitDone(r) },
 			func(cfg *Config) { cfg.Timeout = 50 * time.Millisecond; cfg.Retries = 2 }, []string{"Config.Timeout"}, 3, 2},
 		{"no choices", status(http.StatusOK, "", `{"object":"chat.completion","choices":[]}`), nil, []string{"no choices"}, 1, 0},
 	}
@@ -511,7 +511,7 @@ func TestResumeAfterKill(t *testing.T) {
 			}
 			f.mu.Unlock()
 			if dying {
-				testlib.WaitDone(r) // the build dies before these are answered
+				fixture.WaitDone(r) // the build dies before these are answered
 				return
 			}
 		}
@@ -700,7 +700,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 	f := newFakeServer(t)
 	f.handle = func(w http.ResponseWriter, r *http.Request, n int, user string) {
 		if n%3 == 0 {
-			testlib.WaitDone(r)
+			fixture.WaitDone(r)
 			return
 		}
 		f.answer(w, user, `{"score": 0.5}`)

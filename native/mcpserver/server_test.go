@@ -18,15 +18,15 @@ import (
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
-	"github.com/caskg/caskg/native/internal/testlib"
 	"github.com/caskg/caskg/native/mcpserver"
+	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
 const (
-	sampleLib   = testlib.SampleLib
-	sampleTasks = testlib.SampleTasks
+	sampleLib   = fixture.SampleLib
+	sampleTasks = fixture.SampleTasks
 )
 
 // buildGraph builds an artifact from the SKILL.md library in dir, as `caskg build` does
@@ -455,9 +455,9 @@ func TestGetSkillLibraryFiles(t *testing.T) {
 	lib := filepath.Join(dir, "lib")
 	outside := filepath.Join(dir, "secret.md")
 	skill := func(name, desc, body string) string {
-		return testlib.SkillMD("\n"+body+"\n", "name: "+name, "description: "+desc)
+		return fixture.SkillMD("\n"+body+"\n", "name: "+name, "description: "+desc)
 	}
-	testlib.WriteFiles(t, dir, testlib.Files{
+	fixture.WriteFiles(t, dir, fixture.Files{
 		"lib/boil-water/SKILL.md": skill("boil-water", "Boil water in a kettle.", "## Steps\n1. Fill the kettle.\n2. Switch it on."),
 		"lib/brew-tea/SKILL.md":   skill("brew-tea", "Brew tea with boiled water.", "## Steps\n1. Pour the water on the leaves."),
 		"lib/serve-tea/SKILL.md":  skill("serve-tea", "Serve tea in cups.", "## Steps\n1. Pour."),
@@ -484,7 +484,7 @@ func TestGetSkillLibraryFiles(t *testing.T) {
 	}
 	// Fresh from disk: an edit after the server started shows.
 	edited := skill("brew-tea", "Brew tea with boiled water.", "## Steps\n1. Warm the pot first.")
-	testlib.WriteFiles(t, lib, testlib.Files{"brew-tea/SKILL.md": edited})
+	fixture.WriteFiles(t, lib, fixture.Files{"brew-tea/SKILL.md": edited})
 	if got := get("brew-tea"); !got.Complete || got.Text != edited {
 		t.Errorf("after an edit: %+v, want the new file", got)
 	}

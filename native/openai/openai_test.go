@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/caskg/caskg/native/internal/testlib"
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 const (
@@ -240,7 +240,7 @@ func TestPost(t *testing.T) {
 			name: "timeout then success",
 			handle: func(w http.ResponseWriter, r *http.Request, n int) bool {
 				if n == 1 {
-					testlib.WaitDone(r)
+					fixture.WaitDone(r)
 					return true
 				}
 				return false
@@ -250,7 +250,7 @@ func TestPost(t *testing.T) {
 		},
 		{
 			name:    "timeouts until the retries run out",
-			handle:  func(w http.ResponseWriter, r *http.Request, n int) bool { testlib.WaitDone(r); return true },
+			handle:  func(w http.ResponseWriter, r *http.Request, n int) bool { fixture.WaitDone(r); return true },
 			edit:    func(c *Config) { c.Timeout = 50 * time.Millisecond; c.Retries = 1 },
 			wantErr: []string{"no answer from http://127.0.0.1:", "/v1/chat/completions within 50ms (after 2 attempts)"},
 			timeout: true, is: context.DeadlineExceeded,
@@ -337,7 +337,7 @@ func TestPost(t *testing.T) {
 			case "flight":
 				handle = func(w http.ResponseWriter, r *http.Request, n int) bool {
 					cancel()
-					testlib.WaitDone(r)
+					fixture.WaitDone(r)
 					return true
 				}
 			}
@@ -359,7 +359,7 @@ func TestPost(t *testing.T) {
 				if !strings.HasPrefix(msg, "openai: ") {
 					t.Errorf("error %q lacks the package prefix", msg)
 				}
-				testlib.Contains(t, "the error", msg, tt.wantErr, tt.notErr)
+				fixture.Contains(t, "the error", msg, tt.wantErr, tt.notErr)
 				if e.Status != tt.status || e.Timeout != tt.timeout {
 					t.Errorf("Status %d, Timeout %v; want %d, %v", e.Status, e.Timeout, tt.status, tt.timeout)
 				}
@@ -537,7 +537,7 @@ func TestNewConfig(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := New(tt.cfg)
-			if testlib.WantErr(t, err, "openai: ", tt.err) {
+			if fixture.WantErr(t, err, "openai: ", tt.err) {
 				return
 			}
 			want := Config{URL: "http://h/v1", Path: "embeddings", Timeout: DefaultTimeout, Retries: DefaultRetries,

@@ -3,7 +3,8 @@
 // a library folder as `caskg build` builds them by default, the bad artifacts every host must
 // refuse, and the packages a build links, for the tests that hold a host to its dependencies.
 // It is for tests only: it imports the native builder, which no host may link. Its package
-// strictjson, standard library only, serves the tests of graphs as well.
+// fixture (files, sample paths, checks) links no builder, for the tests of the packages the
+// builder imports; its package strictjson, standard library only, serves the tests of graphs.
 package testlib
 
 import (

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/native/internal/testlib"
 	"github.com/caskg/caskg/native/lab/mdspan"
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 // TestUpdateFile writes the README section as make bench does: only the bench span changes,
@@ -30,7 +30,7 @@ func TestUpdateFile(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			path := testlib.WriteFile(t, dir, "README.md", tc.in)
+			path := fixture.WriteFile(t, dir, "README.md", tc.in)
 			err := mdspan.UpdateFile(path, BeginMarker, EndMarker, []byte(section))
 			if tc.err == "" && err != nil ||
 				tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "README.md")) {

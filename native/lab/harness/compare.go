@@ -138,7 +138,7 @@ func compare(ctx context.Context, s Spec) ([]Row, int, error) {
 		}
 		row.Kind, row.Published, row.BuildSeconds = KindVariant, g.NumEdges(), learn+rep.TotalSeconds
 		if s.Gold != nil {
-			row.Edges = ScoreEdges(g, s.Gold)
+			row.Edges = eval.ScoreGraphEdges(g, s.Gold)
 		}
 		builds = append(builds, row)
 	}

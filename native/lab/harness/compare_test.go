@@ -7,20 +7,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
-	"github.com/caskg/caskg/native/ingest"
-	"github.com/caskg/caskg/native/internal/testlib"
+	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/google/go-cmp/cmp"
 )
 
 // The sample library and its tasks from this package's folder, one level deeper under native/
-// than the packages testlib's paths are written for.
+// than the packages fixture's paths are written for.
 var (
-	sampleLib   = filepath.Join("..", testlib.SampleLib)
-	sampleTasks = filepath.Join("..", testlib.SampleTasks)
+	sampleLib   = filepath.Join("..", fixture.SampleLib)
+	sampleTasks = filepath.Join("..", fixture.SampleTasks)
 )
 
 // sampleGold are dependencies of the sample library: gold edges for the edge scores and the oracle.
@@ -51,7 +49,7 @@ func readSampleTasks(t *testing.T) []eval.Task {
 func sampleSpec(t *testing.T) Spec {
 	return Spec{Libraries: []string{sampleLib}, Tasks: readSampleTasks(t), Ks: []int{5, 10}, Options: builder.DefaultOptions(),
 		Traces: sampleTraces, Gold: sampleGold, OracleErrors: []float64{0, 0.3}, OracleSeed: 1,
-		Title: "Sample tasks", Label: "sample", Role: RoleCheck, Command: "bin/caskg eval --compare sample",
+		Title: "Sample tasks", Label: "sample", Role: RoleCheck, Command: "bin/caskg-lab compare sample",
 		TasksFile: sampleTasks, GoldFile: "gold.jsonl", TracesFile: "traces.jsonl"}
 }
 
@@ -67,11 +65,11 @@ func TestCompare(t *testing.T) {
 	wantRows := []struct{ name, kind string }{{RowNoGraph, KindBaseline}, {RowDefault, KindVariant}, {RowTraces, KindVariant},
 		{RowPublishAll, KindVariant}, {"oracle, error 0", KindVariant}, {"oracle, error 0.3", KindVariant},
 		{RowLexical, KindChannel}, {RowVector, KindChannel}, {RowWhole, KindReference}}
-	if len(got.Rows) != len(wantRows) || got.NumTasks != 40 || got.Skills != testlib.SampleCount || got.Label != "sample" || got.Role != RoleCheck ||
+	if len(got.Rows) != len(wantRows) || got.NumTasks != 40 || got.Skills != fixture.SampleCount || got.Label != "sample" || got.Role != RoleCheck ||
 		got.OracleSeed != 1 || got.Budget != builder.DefaultOptions().Budget || got.GoldEdges != "gold.jsonl" || got.Traces != "traces.jsonl" {
 		t.Fatalf("%d rows, %d tasks, %d skills, label %q, role %q, oracle seed %d, budget %d, files %q %q; want %d, 40, %d, sample, check, 1, %d, gold.jsonl traces.jsonl",
 			len(got.Rows), got.NumTasks, got.Skills, got.Label, got.Role, got.OracleSeed, got.Budget, got.GoldEdges, got.Traces,
-			len(wantRows), testlib.SampleCount, builder.DefaultOptions().Budget)
+			len(wantRows), fixture.SampleCount, builder.DefaultOptions().Budget)
 	}
 	for i, row := range got.Rows {
 		if row.Name != wantRows[i].name || row.Kind != wantRows[i].kind {
@@ -191,95 +189,5 @@ func TestCompareErrors(t *testing.T) {
 				t.Errorf("error %v, want one containing %q", err, tc.err)
 			}
 		})
-	}
-}
-
-// sampleEngine builds the sample library with the default options.
-func sampleEngine(t *testing.T) *engine.Engine {
-	t.Helper()
-	lib, err := ingest.Load(sampleLib)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt := builder.DefaultOptions()
-	if opt.Embedder, err = builder.BuiltinEmbedder(lib.Skills); err != nil {
-		t.Fatal(err)
-	}
-	data, _, err := builder.BuildContext(context.Background(), lib.Skills, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := graphs.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return engine.New(g)
-}
-
-func TestScoreArtifact(t *testing.T) {
-	eng := sampleEngine(t)
-	tasks := readSampleTasks(t)
-	unknown := append(tasks[:1:1], eval.Task{ID: "u", Query: tasks[0].Query, Gold: []string{"no-such-skill", tasks[0].Gold[0]}})
-	tests := []struct {
-		name      string
-		tasks     []eval.Task
-		req       engine.Request
-		ks        []int
-		mode      string
-		unknown   int
-		sameAsK10 bool
-	}{
-		{"graph", tasks, engine.Request{}, []int{5, 10}, "graph", 0, true},
-		{"explicit k", tasks, engine.Request{K: 10}, []int{5, 10}, "graph", 0, true},
-		{"no graph", tasks, engine.Request{NoGraph: true}, []int{5, 10}, "no-graph", 0, false},
-		{"unknown gold", unknown, engine.Request{}, []int{5, 10}, "graph", 1, false},
-	}
-	var graph *ArtifactScores
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := ScoreArtifact(eng, tc.tasks, tc.req, tc.ks)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Mode != tc.mode || got.Unknown != tc.unknown || got.Summary.Tasks != len(tc.tasks) {
-				t.Errorf("mode %q, %d unknown gold, %d tasks; want %q, %d, %d", got.Mode, got.Unknown, got.Summary.Tasks,
-					tc.mode, tc.unknown, len(tc.tasks))
-			}
-			switch {
-			case graph == nil:
-				graph = got
-			case tc.sameAsK10 && !cmp.Equal(got.Summary, graph.Summary):
-				t.Errorf("K 0 and K 10 disagree: %+v vs %+v", got.Summary, graph.Summary)
-			case tc.mode == "no-graph" && got.Summary.Complete[10] >= graph.Summary.Complete[10]:
-				t.Errorf("COMP@10: the seeds alone %v match the graph %v", got.Summary.Complete[10], graph.Summary.Complete[10])
-			}
-		})
-	}
-	if _, err := ScoreArtifact(eng, tasks, engine.Request{}, nil); err == nil || err.Error() != "harness: no cutoffs" {
-		t.Errorf("no cutoffs: error %v", err)
-	}
-}
-
-func TestScoreEdges(t *testing.T) {
-	g := sampleEngine(t).Graph()
-	gold := append(sampleGold, eval.GoldEdge{Source: "no-such-skill", Target: "pick-up-object"})
-	got := ScoreEdges(g, gold)
-	all := got["all"]
-	if all == nil || all.Published != g.NumEdges() || all.Gold != len(sampleGold) {
-		t.Fatalf("all: %+v; want %d published and %d gold edges (the unknown one left out)", all, g.NumEdges(), len(sampleGold))
-	}
-	var published, hits int
-	for st, s := range got {
-		if st == "all" {
-			continue
-		}
-		if !strings.Contains(strings.Join(edgeStates(), " "), st) {
-			t.Errorf("state %q is not an edge state", st)
-		}
-		published += s.Published
-		hits += s.Hits
-	}
-	if published != all.Published || hits != all.Hits {
-		t.Errorf("the states sum to %d edges and %d hits, all has %d and %d", published, hits, all.Published, all.Hits)
 	}
 }

@@ -4,7 +4,7 @@
 // whole library; and it writes what it finds: the JSON result of a comparison, its Markdown
 // tables, EVALUATION.md and the README's results span.
 //
-// The metrics themselves are package eval's; the caskg eval command parses flags and input
+// The metrics themselves are package eval's; the lab command caskg-lab parses flags and input
 // files, calls the harness and prints. Everything the harness writes is deterministic except
 // the build times, which the tables keep apart.
 package harness
@@ -66,7 +66,7 @@ type Row struct {
 }
 
 // Result is one comparison: what was compared, the command that reproduces it, and the rows.
-// It is what eval --compare --json writes and eval --report reads.
+// It is what caskg-lab compare --json writes and caskg-lab report reads.
 type Result struct {
 	Title        string    `json:"title"`
 	Label        string    `json:"label"`

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/native/eval"
-	"github.com/caskg/caskg/native/internal/testlib"
+	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -22,7 +22,7 @@ func synthResult(label, role string, gold bool) *Result {
 		return Row{Name: name, Kind: kind, MRR: f(0.5), Chars: 1234.4, Summary: eval.Summary{Tasks: 2,
 			Recall: map[int]float64{5: r10 / 2, 10: r10}, Complete: map[int]float64{5: c10 / 2, 10: c10}, NDCG10: 0.25}}
 	}
-	r := &Result{Title: label + " title", Label: label, Role: role, Command: "bin/caskg eval --compare lib --tasks t.jsonl",
+	r := &Result{Title: label + " title", Label: label, Role: role, Command: "bin/caskg-lab compare lib --tasks t.jsonl",
 		NumTasks: 2, Skills: 3, Budget: 500, Ks: []int{5, 10}, Rows: []Row{
 			row(RowNoGraph, KindBaseline, 0.5, 0.25), row(RowDefault, KindVariant, 0.75, 0.5),
 			row(RowPublishAll, KindVariant, 0.5, 0.25), row(RowLexical, KindChannel, 0.25, 0),
@@ -65,7 +65,7 @@ func TestWriters(t *testing.T) {
 			want: []string{
 				"### set title\n",
 				"2 tasks, 3 skills; a check set (never tuned on); gold edges `gold.jsonl` (2 between skills of the library); frontier: the 500 highest-A candidates probed. Rerun:",
-				"```sh\nbin/caskg eval --compare lib --tasks t.jsonl\n```",
+				"```sh\nbin/caskg-lab compare lib --tasks t.jsonl\n```",
 				"| build | R@5 | R@10 | COMP@5 | COMP@10 | nDCG@10 | MRR main | prereq. cov. | bundle chars | edges | edge precision | edge recall |",
 				"| no graph (seeds alone) | 0.250 | 0.500 | 0.125 | 0.250 | 0.250 | 0.500 | — | 1234 | — | — | — |\n| default | 0.375 | 0.750 | 0.250 | 0.500 | 0.250 | 0.500 | — | 1234 | 4 | 0.250 | 0.500 |",
 				"| publish-all | 0.250 | 0.500 | 0.125 | 0.250 | 0.250 | 0.500 | — | 1234 | 9 | — | — |",
@@ -129,7 +129,7 @@ func TestWriters(t *testing.T) {
 			var buf bytes.Buffer
 			tt.write(&buf)
 			out := buf.String()
-			testlib.Contains(t, tt.name, out, tt.want, tt.not)
+			fixture.Contains(t, tt.name, out, tt.want, tt.not)
 			for _, s := range tt.once {
 				if n := strings.Count(out, s); n != 1 {
 					t.Errorf("%q %d times, want once:\n%s", s, n, out)
@@ -146,7 +146,7 @@ func TestWriters(t *testing.T) {
 
 func TestReadResult(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string { return testlib.WriteFile(t, dir, name, body) }
+	write := func(name, body string) string { return fixture.WriteFile(t, dir, name, body) }
 	good := synthResult("A", RoleTuning, true)
 	data, _ := json.Marshal(good)
 	noLabel := synthResult("", RoleCheck, false)
@@ -158,7 +158,7 @@ func TestReadResult(t *testing.T) {
 	}{
 		{"round trip", write("good.json", string(data)), good, ""},
 		{"label defaults to the title", write("nolabel.json", string(noLabelData)), func() *Result { r := *noLabel; r.Label = r.Title; return &r }(), ""},
-		{"not JSON", write("bad.json", "{"), nil, "bad.json: not a result of eval --compare --json"},
+		{"not JSON", write("bad.json", "{"), nil, "bad.json: not a result of caskg-lab compare --json"},
 		{"not a comparison", write("other.json", `{"x": 1}`), nil, `other.json: field "title" or "command" missing`},
 		{"no rows", write("rows.json", `{"title":"t","command":"c","ks":[10]}`), nil, `rows.json: field "rows" missing or empty`},
 		{"no cutoffs", write("ks.json", `{"title":"t","command":"c","rows":[{"name":"x","kind":"variant"}]}`), nil, `ks.json: field "ks" missing or empty`},
@@ -173,7 +173,7 @@ func TestReadResult(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ReadResult(tc.file)
-			if testlib.WantErr(t, err, "", tc.err) {
+			if fixture.WantErr(t, err, "", tc.err) {
 				return
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
@@ -183,7 +183,7 @@ func TestReadResult(t *testing.T) {
 	}
 }
 
-// TestUpdateReadme rewrites the results span as eval --report --readme does: the text outside
+// TestUpdateReadme rewrites the results span as caskg-lab report --readme does: the text outside
 // the markers kept, a second rewrite a no-op, a README without markers left alone.
 func TestUpdateReadme(t *testing.T) {
 	dir := t.TempDir()

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/native/internal/testlib"
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 const b, e = "<!-- eval:begin -->", "<!-- eval:end -->"
@@ -34,7 +34,7 @@ func TestReplace(t *testing.T) {
 	for _, tc := range replaceTests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := Replace([]byte(tc.in), b, e, []byte(tc.body))
-			if testlib.WantErr(t, err, "mdspan: ", tc.err) {
+			if fixture.WantErr(t, err, "mdspan: ", tc.err) {
 				return
 			}
 			if string(got) != tc.want {
@@ -59,7 +59,7 @@ func TestUpdateFile(t *testing.T) {
 		{name: "reversed", in: e + b, body: "x", want: e + b, err: "reversed.md: mdspan: marker " + e + " comes before"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := testlib.WriteFile(t, dir, tc.name+".md", tc.in)
+			path := fixture.WriteFile(t, dir, tc.name+".md", tc.in)
 			err := UpdateFile(path, b, e, []byte(tc.body))
 			if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
 				t.Errorf("error %v, want %q", err, tc.err)

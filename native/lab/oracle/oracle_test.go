@@ -13,12 +13,12 @@ import (
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
-	"github.com/caskg/caskg/native/internal/testlib"
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 // The sample library from this package's folder, one level deeper under native/
-// than the packages testlib's paths are written for.
-var sampleLib = filepath.Join("..", testlib.SampleLib)
+// than the packages fixture's paths are written for.
+var sampleLib = filepath.Join("..", fixture.SampleLib)
 
 func TestAnswer(t *testing.T) {
 	gold := []eval.GoldEdge{{Source: "a", Target: "b"}, {Source: "b", Target: "c"}, {Source: "c", Target: "c"}}
@@ -116,7 +116,7 @@ func TestFlipped(t *testing.T) {
 
 func TestLoadErrors(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string { return testlib.WriteFile(t, dir, name, body) }
+	write := func(name, body string) string { return fixture.WriteFile(t, dir, name, body) }
 	good := `{"source":"a","target":"b","type":"output_to_input"}` + "\n"
 	tests := []struct {
 		name string

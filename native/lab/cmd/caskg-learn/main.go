@@ -35,7 +35,7 @@ func main() {
 	evaluation := flag.String("evaluation", "EVALUATION.md", "the file whose learning span is rewritten")
 	image := flag.String("svg", "EVALUATION-learning.svg", "the plot to write (its path relative to -evaluation's folder goes into the text)")
 	gatewayImage := flag.String("gateway-svg", "EVALUATION-gateway.svg", "the plot of the curves through caskg gateway")
-	results := flag.String("results", "bin/eval", "folder of the eval --compare results (LABEL.json), for the default + traces figures")
+	results := flag.String("results", "bin/eval", "folder of the caskg-lab compare results (LABEL.json), for the default + traces figures")
 	flag.Parse()
 	if err := run(*shared, *dir, *evaluation, *image, *gatewayImage, *results); err != nil {
 		fmt.Fprintln(os.Stderr, "caskg-learn:", err)

@@ -1,4 +1,4 @@
-package cli
+package cmdline
 
 import (
 	"flag"
@@ -15,7 +15,7 @@ func suggest(word string, candidates []string) []string {
 	best := limit + 1
 	var near []string
 	for _, c := range candidates {
-		d := editDistance(word, c)
+		d := EditDistance(word, c)
 		switch {
 		case d > limit || d > best:
 		case d < best:
@@ -28,9 +28,9 @@ func suggest(word string, candidates []string) []string {
 	return slices.Compact(near)
 }
 
-// didYouMean is suggest as the tail of an error message, "; did you mean X?" (or "X or Y"),
+// DidYouMean is suggest as the tail of an error message, "; did you mean X?" (or "X or Y"),
 // or "" when nothing is close. prefix goes before each name: "-" for flags.
-func didYouMean(word string, candidates []string, prefix string) string {
+func DidYouMean(word string, candidates []string, prefix string) string {
 	near := suggest(word, candidates)
 	if len(near) == 0 {
 		return ""
@@ -41,17 +41,17 @@ func didYouMean(word string, candidates []string, prefix string) string {
 	return "; did you mean " + strings.Join(near, " or ") + "?"
 }
 
-// flagNames lists the names of fs's flags, without dashes.
-func flagNames(fs *flag.FlagSet) []string {
+// FlagNames lists the names of fs's flags, without dashes.
+func FlagNames(fs *flag.FlagSet) []string {
 	var out []string
 	fs.VisitAll(func(f *flag.Flag) { out = append(out, f.Name) })
 	return out
 }
 
-// editDistance is the optimal string alignment distance between a and b in runes: insertions,
+// EditDistance is the optimal string alignment distance between a and b in runes: insertions,
 // deletions, substitutions and transpositions of neighbours each cost one ("qeury" is one slip
-// from "query").
-func editDistance(a, b string) int {
+// from "query"). The gateway's suggestions of tool names use it too.
+func EditDistance(a, b string) int {
 	s, t := []rune(a), []rune(b)
 	// d[i][j] is the distance between s[:i] and t[:j]; three rows suffice.
 	prev2, prev, cur := make([]int, len(t)+1), make([]int, len(t)+1), make([]int, len(t)+1)

@@ -1,30 +1,29 @@
-package harness
+package eval
 
 import (
 	"errors"
 	"fmt"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
 // ArtifactScores is one artifact scored on a task set: what caskg eval prints with --json.
 type ArtifactScores struct {
-	Artifact string                      `json:"artifact"`
-	Tasks    string                      `json:"tasks"`
-	Mode     string                      `json:"mode"` // "graph" or "no-graph"
-	Summary  eval.Summary                `json:"summary"`
-	Unknown  int                         `json:"unknown_gold"` // gold names not in the artifact
-	Edges    map[string]*eval.EdgeScores `json:"edges,omitempty"`
+	Artifact string                 `json:"artifact"`
+	Tasks    string                 `json:"tasks"`
+	Mode     string                 `json:"mode"` // "graph" or "no-graph"
+	Summary  Summary                `json:"summary"`
+	Unknown  int                    `json:"unknown_gold"` // gold names not in the artifact
+	Edges    map[string]*EdgeScores `json:"edges,omitempty"`
 }
 
 // ScoreArtifact answers every task with req, its query set to the task's, and averages the
 // metrics at the cutoffs ks (ascending). A K of 0 asks for the largest cutoff. Artifact, Tasks
-// and Edges (ScoreEdges) are the caller's to fill.
-func ScoreArtifact(eng *engine.Engine, tasks []eval.Task, req engine.Request, ks []int) (*ArtifactScores, error) {
+// and Edges (ScoreGraphEdges) are the caller's to fill.
+func ScoreArtifact(eng *engine.Engine, tasks []Task, req engine.Request, ks []int) (*ArtifactScores, error) {
 	if len(ks) == 0 {
-		return nil, errors.New("harness: no cutoffs")
+		return nil, errors.New("eval: no cutoffs")
 	}
 	g := eng.Graph()
 	known := make(map[string]bool, g.NumSkills())
@@ -38,7 +37,7 @@ func ScoreArtifact(eng *engine.Engine, tasks []eval.Task, req engine.Request, ks
 	if req.NoGraph {
 		rep.Mode = "no-graph"
 	}
-	var all []eval.Scores
+	var all []Scores
 	for _, t := range tasks {
 		for _, name := range t.Gold {
 			if !known[name] {
@@ -54,15 +53,15 @@ func ScoreArtifact(eng *engine.Engine, tasks []eval.Task, req engine.Request, ks
 		for i, r := range resp.Results {
 			names[i] = r.Name
 		}
-		all = append(all, eval.Score(names, t.Gold, ks))
+		all = append(all, Score(names, t.Gold, ks))
 	}
-	rep.Summary = eval.Summarize(all, ks)
+	rep.Summary = Summarize(all, ks)
 	return rep, nil
 }
 
-// ScoreEdges scores the published edges of g against gold, in all ("all") and by state (the
+// ScoreGraphEdges scores the published edges of g against gold, in all ("all") and by state (the
 // state's name). Gold edges with an endpoint not in g are left out.
-func ScoreEdges(g *graphs.Graph, gold []eval.GoldEdge) map[string]*eval.EdgeScores {
+func ScoreGraphEdges(g *graphs.Graph, gold []GoldEdge) map[string]*EdgeScores {
 	known := make(map[string]bool, g.NumSkills())
 	for i := range g.NumSkills() {
 		known[g.Name(i)] = true
@@ -78,11 +77,11 @@ func ScoreEdges(g *graphs.Graph, gold []eval.GoldEdge) map[string]*eval.EdgeScor
 			byState[st] = append(byState[st], pair)
 		}
 	}
-	out := map[string]*eval.EdgeScores{}
-	s := eval.ScoreEdges(all, gold, known)
+	out := map[string]*EdgeScores{}
+	s := ScoreEdges(all, gold, known)
 	out["all"] = &s
 	for st, pairs := range byState {
-		s := eval.ScoreEdges(pairs, gold, known)
+		s := ScoreEdges(pairs, gold, known)
 		out[st] = &s
 	}
 	return out
