@@ -255,23 +255,6 @@ func startHTTPCatalog(b *testing.B, bin, file string) string {
 	return ""
 }
 
-// learnerOf adapts learn.Loop to Learner (native/cli does the same for caskg gateway).
-type learnerOf struct{ *learn.Loop }
-
-func (l learnerOf) Record(t Trace) error {
-	calls := make([]learn.Call, len(t.Calls))
-	for i, c := range t.Calls {
-		calls[i] = learn.Call{Tool: c.Tool, OK: c.OK, Millis: c.Millis}
-	}
-	return l.Loop.Record(learn.Trace{ID: t.ID, Task: t.Task, Tools: t.Tools, Failed: t.Failed, Calls: calls})
-}
-
-func (l learnerOf) Status() Status {
-	s := l.Loop.Status()
-	return Status{TracesRecorded: s.TracesRecorded, TracesLearned: s.TracesLearned, Edges: s.Edges,
-		EdgesFromUse: s.EdgesFromUse, LastUpdate: s.LastUpdate, Building: s.Building, LastError: s.LastError}
-}
-
 // sealQueries are the task texts of Seal-Tools.
 func sealQueries(b testing.TB) []string {
 	b.Helper()
@@ -325,7 +308,7 @@ func BenchmarkSearchTools(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.Cleanup(func() { loop.Close(context.Background()) })
-				opt.Learner = learnerOf{loop}
+				opt.Learner = LoopLearner(loop)
 				g := benchGateway(b, ctx, cfg, opt)
 				if err := loop.Wait(ctx); err != nil {
 					b.Fatal(err)
