@@ -265,7 +265,7 @@ func (g *Gateway) publish() {
 		}
 	}
 	if changed {
-		g.logf("gateway: catalog: %d tools from %d servers", len(c.entries), len(c.servers))
+		g.logf("gateway: catalog: %s from %s", plural(len(c.entries), "tool"), plural(len(c.servers), "server"))
 		g.mu.Lock()
 		sessions := make([]*frontSession, 0, len(g.sessions))
 		for s := range g.sessions {
