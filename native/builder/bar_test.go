@@ -54,7 +54,7 @@ func TestCalibrationBar(t *testing.T) {
 	for _, withTraces := range []bool{false, true} {
 		opt := builtinOptions(t, skills)
 		if withTraces {
-			opt.Traces = traces
+			opt.traces = traces
 		}
 		full, _ := buildGraph(t, skills, opt)
 		opt.Variant = VariantPublishAll

@@ -2,6 +2,7 @@ package builder
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"flag"
@@ -36,7 +37,7 @@ func loadLib(t testing.TB, paths ...string) []ingest.Skill {
 
 func buildGraph(t testing.TB, skills []ingest.Skill, opt Options) (*graphs.Graph, []byte) {
 	t.Helper()
-	data, _, err := Build(skills, opt)
+	data, _, err := buildOf(context.Background(), skills, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,15 +220,15 @@ func TestDeterministic(t *testing.T) {
 
 func TestBuildErrors(t *testing.T) {
 	skills := []ingest.Skill{{Name: "a", Description: "x"}, {Name: "a", Description: "y", Source: "f.md"}}
-	if _, _, err := Build(skills, DefaultOptions()); err == nil || !strings.Contains(err.Error(), `duplicate skill name "a" (f.md)`) {
+	if _, _, err := buildOf(context.Background(), skills, DefaultOptions()); err == nil || !strings.Contains(err.Error(), `duplicate skill name "a" (f.md)`) {
 		t.Errorf("duplicate: %v", err)
 	}
-	if _, _, err := Build(nil, DefaultOptions()); err == nil || !strings.Contains(err.Error(), "no skills") {
+	if _, _, err := buildOf(context.Background(), nil, DefaultOptions()); err == nil || !strings.Contains(err.Error(), "no skills") {
 		t.Errorf("empty: %v", err)
 	}
 	opt := DefaultOptions()
 	opt.Variant = "bogus"
-	if _, _, err := Build(skills[:1], opt); err == nil || !strings.Contains(err.Error(), `unknown variant "bogus"`) {
+	if _, _, err := buildOf(context.Background(), skills[:1], opt); err == nil || !strings.Contains(err.Error(), `unknown variant "bogus"`) {
 		t.Errorf("variant: %v", err)
 	}
 }
@@ -316,7 +317,7 @@ func BenchmarkBuild(b *testing.B) {
 	skills := loadLib(b, dir)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := Build(skills, DefaultOptions()); err != nil {
+		if _, _, err := buildOf(context.Background(), skills, DefaultOptions()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -339,7 +339,7 @@ func llmOptions(c *llm.Client) Options {
 // llmBuild builds skills with client c as prober and judge.
 func llmBuild(t *testing.T, ctx context.Context, skills []ingest.Skill, c *llm.Client) ([]byte, *Report, error) {
 	t.Helper()
-	return BuildContext(ctx, skills, llmOptions(c))
+	return buildOf(ctx, skills, llmOptions(c))
 }
 
 // byKind counts the prompts by kind.
@@ -497,7 +497,7 @@ func TestLLMProberEndToEnd(t *testing.T) {
 	f := newFakeLLM(t)
 	client := newLLMClient(t, f, t.TempDir())
 	opt := llmOptions(client)
-	data, rep, err := BuildContext(context.Background(), skills, opt)
+	data, rep, err := buildOf(context.Background(), skills, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -543,7 +543,7 @@ func TestLLMProberEndToEnd(t *testing.T) {
 	// does not run the judge) counts them among its planned prompts.
 	dry := opt
 	dry.DryRun = true
-	_, drep, err := BuildContext(context.Background(), skills, dry)
+	_, drep, err := buildOf(context.Background(), skills, dry)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -628,7 +628,7 @@ func TestLLMProberFailures(t *testing.T) {
 		})
 		client := newLLMClient(t, f, t.TempDir(), func(c *llm.Config) { c.Retries = 1 })
 		opt := llmOptions(client)
-		data, rep, err := BuildContext(context.Background(), skills, opt)
+		data, rep, err := buildOf(context.Background(), skills, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -668,7 +668,7 @@ func TestLLMProberFailures(t *testing.T) {
 			c.Timeout, c.Retries = 200*time.Millisecond, 1
 		})
 		opt := llmOptions(client)
-		data, rep, err := BuildContext(context.Background(), skills, opt)
+		data, rep, err := buildOf(context.Background(), skills, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -687,7 +687,7 @@ func TestLLMProberFailures(t *testing.T) {
 		dir := t.TempDir()
 		client := newLLMClient(t, f, dir)
 		opt := llmOptions(client)
-		data, rep, err := BuildContext(context.Background(), skills, opt)
+		data, rep, err := buildOf(context.Background(), skills, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -860,7 +860,7 @@ func TestLLMDryRun(t *testing.T) {
 				t.Helper()
 				opt := options()
 				opt.DryRun = true
-				data, rep, err := BuildContext(context.Background(), skills, opt)
+				data, rep, err := buildOf(context.Background(), skills, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -873,7 +873,7 @@ func TestLLMDryRun(t *testing.T) {
 				return rep
 			}
 			before := dry()
-			_, rep, err := BuildContext(context.Background(), skills, options())
+			_, rep, err := buildOf(context.Background(), skills, options())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -21,7 +21,7 @@ import (
 // Semantic makes with emb (what Build does when it is given an embedder).
 func withSemantic(t testing.TB, skills []ingest.Skill, emb func([]ingest.Skill) embed.Embedder) *graphs.Graph {
 	t.Helper()
-	data, _, err := Build(skills, DefaultOptions())
+	data, _, err := buildOf(context.Background(), skills, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

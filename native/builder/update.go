@@ -218,7 +218,7 @@ func (b *builder) recordAnswers(chunk []int, probes []Probe, res []ProbeResult) 
 // state assembles the State of the build that made data from the candidates cands.
 func (b *builder) state(data []byte, cands []Candidate) *State {
 	st := &State{Version: StateVersion, Code: codeID(), Artifact: sha256.Sum256(data), Saved: b.rec.opt,
-		Prober: b.rec.prober, Judge: b.rec.judge, Skills: b.skills, Traces: b.opt.Traces}
+		Prober: b.rec.prober, Judge: b.rec.judge, Skills: b.skills, Traces: b.opt.traces}
 	if b.vectors != nil {
 		st.Embedder = b.vectors.Model
 	}
@@ -427,26 +427,13 @@ type UpdateReport struct {
 	Duplicates int    `json:"duplicate_traces,omitempty"` // new runs already in the old build, left out
 }
 
-// UpdateInput is what Update starts from.
-type UpdateInput struct {
-	Old    []byte         // the old artifact
-	State  *State         // its build state
-	Skills []ingest.Skill // the library now; nil: the state's
-	Traces []Trace        // the new runs
-}
-
-// BuildState is BuildContext that also returns the build's State, for a later Update.
-func BuildState(ctx context.Context, skills []ingest.Skill, opt Options) ([]byte, *State, *Report, error) {
-	return build(ctx, skills, opt, nil, true)
-}
-
-// Update makes the artifact (and its State) a full build would make from the library (the
-// state's when in.Skills is nil), the state's runs followed by the new ones (a run equal to one
-// of the state's, same id and skills, is left out: a log replayed whole adds only its new lines)
-// and opt (start from State.Options). When it cannot reuse the earlier build (Reusable says
-// why) it makes a full build, which needs opt.Embedder when the earlier build had vectors.
-func Update(ctx context.Context, in UpdateInput, opt Options) ([]byte, *State, *Report, error) {
-	st := in.State
+// updateFrom is Build with in.Previous: the artifact (and, with in.State, its State) a full build
+// would make from the library (the previous build's when in.Skills is nil), the previous runs
+// followed by in.Runs and in.Options. When it cannot reuse the previous build (Reusable says
+// why) it makes a full build, which needs an embedder (Options.Embedder, or one embedder makes
+// from in.Embedder) when the previous build had vectors.
+func updateFrom(ctx context.Context, in Input, embedder func(*Options, []ingest.Skill) error) ([]byte, *State, *Report, error) {
+	st, opt := in.Previous, in.Options
 	if sha256.Sum256(in.Old) != st.Artifact {
 		return nil, nil, nil, errors.New("builder: update: the build state belongs to another artifact (the artifact was rebuilt or replaced after it was written)")
 	}
@@ -458,14 +445,14 @@ func Update(ctx context.Context, in UpdateInput, opt Options) ([]byte, *State, *
 	for _, t := range st.Traces {
 		seen[traceKey(t)] = true
 	}
-	opt.Traces = slices.Clone(st.Traces)
+	opt.traces = slices.Clone(st.Traces)
 	up := &UpdateReport{Mode: "incremental", OldTraces: len(st.Traces)}
-	for _, t := range in.Traces {
+	for _, t := range in.Runs {
 		if seen[traceKey(t)] {
 			up.Duplicates++
 			continue
 		}
-		opt.Traces = append(opt.Traces, t)
+		opt.traces = append(opt.traces, t)
 		up.NewTraces++
 	}
 	var data []byte
@@ -474,17 +461,22 @@ func Update(ctx context.Context, in UpdateInput, opt Options) ([]byte, *State, *
 	var err error
 	if up.Reason = st.Reusable(skills, opt); up.Reason != "" {
 		up.Mode = "full"
-		if st.Embedder != "" && opt.Embedder == nil {
-			return nil, nil, nil, fmt.Errorf("builder: update: a full build is needed (%s) and no embedder was given", up.Reason)
+		if st.Embedder != "" {
+			if err := embedder(&opt, skills); err != nil {
+				return nil, nil, nil, err
+			}
+			if opt.Embedder == nil {
+				return nil, nil, nil, fmt.Errorf("builder: update: a full build is needed (%s) and no embedder was given", up.Reason)
+			}
 		}
-		data, nst, rep, err = build(ctx, skills, opt, nil, true)
+		data, nst, rep, err = build(ctx, skills, opt, nil, in.State)
 	} else {
 		prev, perr := st.reuse(in.Old)
 		if perr != nil {
 			return nil, nil, nil, perr
 		}
-		data, nst, rep, err = build(ctx, skills, opt, prev, true)
-		if err == nil && in.Skills == nil {
+		data, nst, rep, err = build(ctx, skills, opt, prev, in.State)
+		if err == nil && nst != nil && in.Skills == nil {
 			nst.skills = st.skills // the same library, so the same bytes
 		}
 	}
@@ -495,7 +487,7 @@ func Update(ctx context.Context, in UpdateInput, opt Options) ([]byte, *State, *
 	return data, nst, rep, nil
 }
 
-// traceKey identifies a run for Update's duplicate check.
+// traceKey identifies a run for update's duplicate check.
 func traceKey(t Trace) string {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%q %v %q", t.ID, t.Failed, t.Source)

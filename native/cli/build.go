@@ -28,6 +28,7 @@ type buildFlags struct {
 	strict  bool
 	lambdas map[string]*float64 // per channel, copied into opt.Lambda after parsing
 	traces  string
+	runs    []builder.Trace // read from traces
 	llm     llmFlags
 	embed   embedFlags
 	report  string
@@ -84,7 +85,7 @@ func (f *buildFlags) options(c *ctx) error {
 	}
 	if f.traces != "" {
 		var err error
-		if f.opt.Traces, err = builder.ReadTraces(f.traces); err != nil {
+		if f.runs, err = builder.ReadTraces(f.traces); err != nil {
 			return err
 		}
 	}
@@ -129,22 +130,14 @@ func runBuild(c *ctx, args []string) error {
 	}
 	builder.LimitMemory(len(lib.Skills))
 	f.embed.cacheDir = f.llm.cacheDir
-	fitStart := time.Now()
-	emb, err := f.embed.embedder(lib.Skills)
-	if err != nil {
-		return err
-	}
-	fit := time.Since(fitStart).Seconds()
-	if cl, ok := emb.(io.Closer); ok {
-		defer cl.Close()
-	}
-	f.opt.Embedder = emb
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	data, st, rep, err := buildArtifact(ctx, lib.Skills, f.opt, f.state)
+	res, err := builder.Build(ctx, builder.Input{Skills: lib.Skills, Options: f.opt, Runs: f.runs,
+		Embedder: f.embed.embedder, State: f.state})
 	if err != nil {
 		return err
 	}
+	data, st, rep := res.Artifact, res.State, res.Report
 	if f.opt.DryRun {
 		fmt.Fprintf(c.stdout, "dry run: %d skills, %d candidates, frontier %d, %d probes and judge prompts, %d model calls not cached\n",
 			rep.Skills, rep.Candidates, rep.Frontier, rep.PlannedProbes, rep.PlannedCalls)
@@ -156,7 +149,6 @@ func runBuild(c *ctx, args []string) error {
 	if err := writeState(f.out, st); err != nil {
 		return err
 	}
-	rep.StageSeconds["fit"] = fit
 	rep.TotalSeconds = time.Since(start).Seconds()
 	return f.summarize(c, rep, lib.Problems, libs)
 }

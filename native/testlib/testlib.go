@@ -7,6 +7,7 @@
 package testlib
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -49,8 +50,11 @@ func build(dir string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, _, err := builder.Build(lib.Skills, opt)
-	return data, err
+	res, err := builder.Build(context.Background(), builder.Input{Skills: lib.Skills, Options: opt})
+	if err != nil {
+		return nil, err
+	}
+	return res.Artifact, nil
 }
 
 // Build returns the artifact `caskg build dir` writes (default options, the builtin semantic

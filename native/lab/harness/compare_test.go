@@ -205,10 +205,11 @@ func sampleEngine(t *testing.T) *engine.Engine {
 	if opt.Embedder, err = builder.BuiltinEmbedder(lib.Skills); err != nil {
 		t.Fatal(err)
 	}
-	data, _, err := builder.BuildContext(context.Background(), lib.Skills, opt)
+	res, err := builder.Build(context.Background(), builder.Input{Skills: lib.Skills, Options: opt})
 	if err != nil {
 		t.Fatal(err)
 	}
+	data := res.Artifact
 	g, err := graphs.Decode(data)
 	if err != nil {
 		t.Fatal(err)

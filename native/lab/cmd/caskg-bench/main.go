@@ -448,10 +448,11 @@ func buildOne(args []string) error {
 	if err != nil {
 		return err
 	}
-	data, rep, err := builder.BuildContext(context.Background(), skills, opt)
+	res, err := builder.Build(context.Background(), builder.Input{Skills: skills, Options: opt})
 	if err != nil {
 		return err
 	}
+	data, rep := res.Artifact, res.Report
 	secs := time.Since(start).Seconds()
 	if err := atomicfile.Write(*out, data); err != nil {
 		return err
