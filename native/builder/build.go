@@ -23,14 +23,14 @@ import (
 
 // Variants of the pipeline (the paper's ablation table).
 const (
-	VariantFull         = "full"          // every active channel, probes, calibration, scaffold
+	variantFull         = "full"          // every active channel, probes, calibration, scaffold
 	VariantNoJudge      = "no-judge"      // full without the LLM judge channel
-	VariantSemanticOnly = "semantic-only" // candidates from the semantic channel alone, then full calibration
+	variantSemanticOnly = "semantic-only" // candidates from the semantic channel alone, then full calibration
 	VariantPublishAll   = "publish-all"   // every candidate at weight A, no probes (the GoS-like baseline)
 )
 
 // Variants lists the valid variants.
-var Variants = []string{VariantFull, VariantNoJudge, VariantSemanticOnly, VariantPublishAll}
+var Variants = []string{variantFull, VariantNoJudge, variantSemanticOnly, VariantPublishAll}
 
 // Options are the build parameters. Start from DefaultOptions.
 type Options struct {
@@ -59,7 +59,7 @@ type Options struct {
 	traces   []Trace        // Input.Runs (with Previous, after the previous build's)
 	Embedder embed.Embedder // the semantic channel's model; nil disables the channel and the artifact's vectors
 	Prober   Prober         // answers probes; nil means the offline contract prober
-	Judge    Judge          // scores candidate edges for the judge channel; nil disables the channel
+	Judge    judger          // scores candidate edges for the judge channel; nil disables the channel
 	Progress func(stage string, done, total int)
 }
 
@@ -67,10 +67,10 @@ type Options struct {
 // RATIONALE.md says why not (every candidate probed offline, uncertain edges at .75, no scaffold).
 func DefaultOptions() Options {
 	return Options{
-		Variant: VariantFull,
+		Variant: variantFull,
 		Lambda: map[string]float64{
-			ChanSemantic: 0.25, ChanLexical: 0.10, ChanIO: 0.25, ChanStructural: 0.20,
-			ChanJudge: 0.10, ChanTraces: 0.20, ChanRepair: 0.10,
+			chanSemantic: 0.25, chanLexical: 0.10, chanIO: 0.25, chanStructural: 0.20,
+			chanJudge: 0.10, chanTraces: 0.20, chanRepair: 0.10,
 		},
 		TauStr: 0.65, EtaStr: 0.7, JudgeGate: 0.4,
 		Cap: 12, PerChannel: 12,
@@ -84,17 +84,17 @@ func DefaultOptions() Options {
 }
 
 // Frontier budgets. The budget bounds what probing costs, and only a prober that asks a model
-// has a cost: BudgetAuto, the default, is ModelBudget probed edges with a model prober and every
+// has a cost: BudgetAuto, the default, is modelBudget probed edges with a model prober and every
 // candidate with the offline contract prober (see RATIONALE.md).
 const (
 	BudgetAuto  = -1
-	ModelBudget = 500
+	modelBudget = 500
 )
 
-// Candidate is a scored candidate edge.
-type Candidate struct {
+// edgeCandidate is a scored candidate edge.
+type edgeCandidate struct {
 	Source, Target int
-	Phi            Phi     // signal values by channel
+	Phi            phis     // signal values by channel
 	A              float64 // association score
 	Type           graphs.Relation
 	Evidence       []float64 // probe results e ∈ [0, 1] (failed probes left out)
@@ -130,7 +130,7 @@ type Report struct {
 	StageSeconds  map[string]float64 `json:"stage_seconds"`
 	TotalSeconds  float64            `json:"seconds"`
 	FailedSamples []string           `json:"failed_samples,omitempty"` // a few failed probe answers
-	Update        *UpdateReport      `json:"update,omitempty"`         // what caskg update reused
+	Update        *updateReport      `json:"update,omitempty"`         // what caskg update reused
 	PlannedProbes int                `json:"planned_probes,omitempty"` // dry run: probes and judge prompts
 	PlannedCalls  int                `json:"planned_calls,omitempty"`  // dry run: of those, not cached
 }
@@ -147,7 +147,7 @@ type builder struct {
 	feat    []features
 	idf     map[string]float64
 	maxIDF  float64
-	signals []Signal
+	signals []signal
 	traces  *traceStats
 	vectors *graphs.Vectors
 	vnorms  []int64 // squared norm of every skill's embedding (vectorNorms); nil without vectors
@@ -299,13 +299,13 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	} else if opt.Embedder != nil {
 		t = time.Now()
 		var err error
-		if b.vectors, b.encoder, err = Semantic(ctx, opt.Embedder, skills); err != nil {
+		if b.vectors, b.encoder, err = embedSkills(ctx, opt.Embedder, skills); err != nil {
 			return nil, nil, nil, err
 		}
 		rep.Embedder = opt.Embedder.ID()
 		stage("embed", t)
-	} else if opt.Variant == VariantSemanticOnly {
-		return nil, nil, nil, fmt.Errorf("builder: variant %s needs an embedder", VariantSemanticOnly)
+	} else if opt.Variant == variantSemanticOnly {
+		return nil, nil, nil, fmt.Errorf("builder: variant %s needs an embedder", variantSemanticOnly)
 	}
 	b.vnorms = b.vectorNorms()
 	t = time.Now()
@@ -318,7 +318,7 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	stage("features", t)
 
 	t = time.Now()
-	var cands []Candidate
+	var cands []edgeCandidate
 	if prev != nil {
 		var err error
 		if cands, err = b.updateCandidates(rep); err != nil {
@@ -338,7 +338,7 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		rep.TotalSeconds = time.Since(start).Seconds()
 		return nil, nil, rep, nil
 	}
-	if opt.Judge != nil && b.lambda(ChanJudge) > 0 {
+	if opt.Judge != nil && b.lambda(chanJudge) > 0 {
 		t = time.Now()
 		if err := b.judge(ctx, cands); err != nil {
 			return nil, nil, nil, err
@@ -448,9 +448,9 @@ func (o *Options) Validate() error {
 // plan counts the probes and judge prompts a build would ask and how many are not cached. When
 // every judge answer is cached it applies them first, so the planned frontier is the one the
 // build will probe; otherwise the frontier is estimated from the association before the judge.
-func (b *builder) plan(ctx context.Context, cands []Candidate) error {
+func (b *builder) plan(ctx context.Context, cands []edgeCandidate) error {
 	var pairs [][2]int
-	judging := b.opt.Judge != nil && b.lambda(ChanJudge) > 0
+	judging := b.opt.Judge != nil && b.lambda(chanJudge) > 0
 	if judging {
 		for _, c := range cands {
 			if c.A > b.opt.JudgeGate {

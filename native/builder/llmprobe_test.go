@@ -52,7 +52,7 @@ func llmSkills(t *testing.T) []ingest.Skill {
 
 // fakePrompt is a prompt as the fake server understood it.
 type fakePrompt struct {
-	llm.Prompt        // Kind recognized from the wording of ProbePrompt / JudgePrompt
+	llm.Prompt        // Kind recognized from the wording of probePrompt / judgePrompt
 	A, B, S    string // the names of skills A, B and (substitution) S
 }
 
@@ -439,8 +439,8 @@ func checkCalibration(t *testing.T, data []byte, rep *Report, f *fakeLLM, opt Op
 				ev = append(ev, v)
 			}
 		}
-		_, _, c := Posterior(ev, opt.EpsE)
-		st := StateOf(c, opt.TauConfirm, opt.TauReject)
+		_, _, c := posterior(ev, opt.EpsE)
+		st := stateOf(c, opt.TauConfirm, opt.TauReject)
 		want[e] = st
 		calibrated[st.String()]++
 		p, ok := published[e]
@@ -458,7 +458,7 @@ func checkCalibration(t *testing.T, data []byte, rep *Report, f *fakeLLM, opt Op
 			if st == graphs.Uncertain {
 				rho = opt.RhoUncertain
 			}
-			if w := Weight(p.assoc, c, rho, opt.EpsWeight); !close(float64(float32(w)), p.weight) {
+			if w := edgeWeight(p.assoc, c, rho, opt.EpsWeight); !close(float64(float32(w)), p.weight) {
 				t.Errorf("edge %v (%v, A %.4f, c %.4f): weight %v, want %v", e, st, p.assoc, c, p.weight, w)
 			}
 		}
@@ -469,7 +469,7 @@ func checkCalibration(t *testing.T, data []byte, rep *Report, f *fakeLLM, opt Op
 		}
 		if p.state != graphs.Scaffold {
 			t.Errorf("edge %v was never probed but is published as %v", e, p.state)
-		} else if w := Weight(p.assoc, 0, opt.RhoScaffold, opt.EpsWeight); !close(float64(float32(w)), p.weight) {
+		} else if w := edgeWeight(p.assoc, 0, opt.RhoScaffold, opt.EpsWeight); !close(float64(float32(w)), p.weight) {
 			t.Errorf("scaffold edge %v: weight %v, want %v", e, p.weight, w)
 		}
 	}

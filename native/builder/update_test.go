@@ -181,7 +181,7 @@ func TestUpdateMatchesBuild(t *testing.T) {
 			}
 			opt := st.Options()
 			if tc.now != nil {
-				if opt.Embedder, err = BuiltinEmbedder(tc.now); err != nil {
+				if opt.Embedder, err = builtinEmbedder(tc.now); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -59,7 +61,7 @@ func (f *buildFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&opt.ScaffoldIn, "scaffold-in", opt.ScaffoldIn, "most scaffold edges into one skill")
 	fs.Float64Var(&opt.EpsWeight, "eps-w", opt.EpsWeight, "least published weight ε_w")
 	f.lambdas = map[string]*float64{}
-	for _, ch := range builder.Channels {
+	for _, ch := range slices.Sorted(maps.Keys(opt.Lambda)) { // the defaults weigh every channel
 		v := opt.Lambda[ch]
 		f.lambdas[ch] = &v
 		fs.Float64Var(f.lambdas[ch], "lambda-"+ch, v, "weight λ of the "+ch+" channel")

@@ -84,10 +84,11 @@ func compare(ctx context.Context, s Spec) ([]Row, int, error) {
 		return nil, 0, fmt.Errorf("no skills in %s", strings.Join(s.Libraries, " "))
 	}
 	start := time.Now()
-	emb, err := builder.BuiltinEmbedder(lib.Skills)
+	def, err := builder.DefaultOptionsFor(lib.Skills) // for the builtin model caskg build learns
 	if err != nil {
 		return nil, 0, err
 	}
+	emb := def.Embedder
 	learn := time.Since(start).Seconds()
 	opt := s.Options
 	opt.Embedder = emb

@@ -201,8 +201,8 @@ func sampleEngine(t *testing.T) *engine.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := builder.DefaultOptions()
-	if opt.Embedder, err = builder.BuiltinEmbedder(lib.Skills); err != nil {
+	opt, err := builder.DefaultOptionsFor(lib.Skills)
+	if err != nil {
 		t.Fatal(err)
 	}
 	res, err := builder.Build(context.Background(), builder.Input{Skills: lib.Skills, Options: opt})
