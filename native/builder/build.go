@@ -59,7 +59,7 @@ type Options struct {
 	traces   []Trace        // Input.Runs (with Previous, after the previous build's)
 	Embedder embed.Embedder // the semantic channel's model; nil disables the channel and the artifact's vectors
 	Prober   Prober         // answers probes; nil means the offline contract prober
-	Judge    judger          // scores candidate edges for the judge channel; nil disables the channel
+	Judge    judger         // scores candidate edges for the judge channel; nil disables the channel
 	Progress func(stage string, done, total int)
 }
 
@@ -94,7 +94,7 @@ const (
 // edgeCandidate is a scored candidate edge.
 type edgeCandidate struct {
 	Source, Target int
-	Phi            phis     // signal values by channel
+	Phi            phis    // signal values by channel
 	A              float64 // association score
 	Type           graphs.Relation
 	Evidence       []float64 // probe results e ∈ [0, 1] (failed probes left out)
