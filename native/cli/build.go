@@ -20,6 +20,7 @@ import (
 	"github.com/caskg/caskg/native/atomicfile"
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/internal/memlimit"
 )
 
 // buildFlags are the flags of caskg build. The builder options are bound to opt in place, so
@@ -130,7 +131,7 @@ func runBuild(c *ctx, args []string) error {
 	if err != nil {
 		return err
 	}
-	builder.LimitMemory(len(lib.Skills))
+	memlimit.ForSkills(len(lib.Skills))
 	f.embed.cacheDir = f.llm.cacheDir
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -13,6 +13,7 @@ import (
 	"github.com/caskg/caskg/native/atomicfile"
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/internal/memlimit"
 )
 
 const updateArgs = "OLD.skg [LIBRARY...] --traces NEW.jsonl -o NEW.skg"
@@ -135,7 +136,7 @@ func runUpdate(c *ctx, args []string) error {
 	if now == nil {
 		now = st.Skills
 	}
-	builder.LimitMemory(len(now)) // as caskg build does
+	memlimit.ForSkills(len(now)) // as caskg build does
 	f.embed.cacheDir = f.llm.cacheDir
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -46,6 +46,7 @@ import (
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/internal/memlimit"
 	"github.com/caskg/caskg/native/lab/bench"
 	"github.com/caskg/caskg/native/lab/mdspan"
 	"github.com/caskg/caskg/native/lab/synth"
@@ -443,7 +444,7 @@ func buildOne(args []string) error {
 			return err
 		}
 	}
-	builder.LimitMemory(len(skills)) // as caskg build does
+	memlimit.ForSkills(len(skills)) // as caskg build does
 	opt, err := builder.DefaultOptionsFor(skills)
 	if err != nil {
 		return err
