@@ -19,7 +19,7 @@ func builtinOptions(t *testing.T, skills []ingest.Skill) Options {
 	sort.Slice(sorted, func(a, b int) bool { return sorted[a].Name < sorted[b].Name })
 	texts := make([]string, len(sorted))
 	for i, s := range sorted {
-		texts[i] = SkillText(s)
+		texts[i] = skillText(s)
 	}
 	m, err := embed.NewBuiltin(texts, embed.BuiltinOptions{})
 	if err != nil {
@@ -54,7 +54,7 @@ func TestCalibrationBar(t *testing.T) {
 	for _, withTraces := range []bool{false, true} {
 		opt := builtinOptions(t, skills)
 		if withTraces {
-			opt.Traces = traces
+			opt.traces = traces
 		}
 		full, _ := buildGraph(t, skills, opt)
 		opt.Variant = VariantPublishAll

@@ -9,6 +9,7 @@ package builder
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"sync"
@@ -22,14 +23,14 @@ import (
 
 // Variants of the pipeline (the paper's ablation table).
 const (
-	VariantFull         = "full"          // every active channel, probes, calibration, scaffold
+	variantFull         = "full"          // every active channel, probes, calibration, scaffold
 	VariantNoJudge      = "no-judge"      // full without the LLM judge channel
-	VariantSemanticOnly = "semantic-only" // candidates from the semantic channel alone, then full calibration
+	variantSemanticOnly = "semantic-only" // candidates from the semantic channel alone, then full calibration
 	VariantPublishAll   = "publish-all"   // every candidate at weight A, no probes (the GoS-like baseline)
 )
 
 // Variants lists the valid variants.
-var Variants = []string{VariantFull, VariantNoJudge, VariantSemanticOnly, VariantPublishAll}
+var Variants = []string{variantFull, VariantNoJudge, variantSemanticOnly, VariantPublishAll}
 
 // Options are the build parameters. Start from DefaultOptions.
 type Options struct {
@@ -55,10 +56,10 @@ type Options struct {
 	MaxPostingDF int                // tokens shared by more skills do not propose pairs (0: automatic)
 
 	DryRun   bool           // stop after the frontier and count the model calls a build would make
-	Traces   []Trace        // successful runs, for the trace channel and the probes
+	traces   []Trace        // Input.Runs (with Previous, after the previous build's)
 	Embedder embed.Embedder // the semantic channel's model; nil disables the channel and the artifact's vectors
 	Prober   Prober         // answers probes; nil means the offline contract prober
-	Judge    Judge          // scores candidate edges for the judge channel; nil disables the channel
+	Judge    judger         // scores candidate edges for the judge channel; nil disables the channel
 	Progress func(stage string, done, total int)
 }
 
@@ -66,10 +67,10 @@ type Options struct {
 // RATIONALE.md says why not (every candidate probed offline, uncertain edges at .75, no scaffold).
 func DefaultOptions() Options {
 	return Options{
-		Variant: VariantFull,
+		Variant: variantFull,
 		Lambda: map[string]float64{
-			ChanSemantic: 0.25, ChanLexical: 0.10, ChanIO: 0.25, ChanStructural: 0.20,
-			ChanJudge: 0.10, ChanTraces: 0.20, ChanRepair: 0.10,
+			chanSemantic: 0.25, chanLexical: 0.10, chanIO: 0.25, chanStructural: 0.20,
+			chanJudge: 0.10, chanTraces: 0.20, chanRepair: 0.10,
 		},
 		TauStr: 0.65, EtaStr: 0.7, JudgeGate: 0.4,
 		Cap: 12, PerChannel: 12,
@@ -83,17 +84,17 @@ func DefaultOptions() Options {
 }
 
 // Frontier budgets. The budget bounds what probing costs, and only a prober that asks a model
-// has a cost: BudgetAuto, the default, is ModelBudget probed edges with a model prober and every
+// has a cost: BudgetAuto, the default, is modelBudget probed edges with a model prober and every
 // candidate with the offline contract prober (see RATIONALE.md).
 const (
 	BudgetAuto  = -1
-	ModelBudget = 500
+	modelBudget = 500
 )
 
-// Candidate is a scored candidate edge.
-type Candidate struct {
+// edgeCandidate is a scored candidate edge.
+type edgeCandidate struct {
 	Source, Target int
-	Phi            Phi     // signal values by channel
+	Phi            phis    // signal values by channel
 	A              float64 // association score
 	Type           graphs.Relation
 	Evidence       []float64 // probe results e ∈ [0, 1] (failed probes left out)
@@ -129,7 +130,7 @@ type Report struct {
 	StageSeconds  map[string]float64 `json:"stage_seconds"`
 	TotalSeconds  float64            `json:"seconds"`
 	FailedSamples []string           `json:"failed_samples,omitempty"` // a few failed probe answers
-	Update        *UpdateReport      `json:"update,omitempty"`         // what caskg update reused
+	Update        *updateReport      `json:"update,omitempty"`         // what caskg update reused
 	PlannedProbes int                `json:"planned_probes,omitempty"` // dry run: probes and judge prompts
 	PlannedCalls  int                `json:"planned_calls,omitempty"`  // dry run: of those, not cached
 }
@@ -146,7 +147,7 @@ type builder struct {
 	feat    []features
 	idf     map[string]float64
 	maxIDF  float64
-	signals []Signal
+	signals []signal
 	traces  *traceStats
 	vectors *graphs.Vectors
 	vnorms  []int64 // squared norm of every skill's embedding (vectorNorms); nil without vectors
@@ -166,21 +167,87 @@ type builder struct {
 	textOnce     sync.Once
 }
 
-// Build is BuildContext with a background context.
-func Build(skills []ingest.Skill, opt Options) ([]byte, *Report, error) {
-	return BuildContext(context.Background(), skills, opt)
+// Input is what Build makes an artifact from.
+type Input struct {
+	// Skills is the library (identity by name; the caller removed duplicates). With Previous,
+	// nil means the previous build's library.
+	Skills  []ingest.Skill
+	Options Options // start from DefaultOptions or DefaultOptionsFor; with Previous, from Previous.Options()
+	// Runs are the successful runs, for the trace channel and the probes. With Previous, they are
+	// the new runs, learned after the previous build's own (a run equal to one of those, same id
+	// and skills, is left out: a log replayed whole adds only its new lines).
+	Runs []Trace
+	// Previous is the build state of an earlier build whose work Build reuses where the library
+	// and options allow (State.Reusable says when not); Old is the artifact it belongs to.
+	Previous *State
+	Old      []byte
+	// Embedder makes the semantic model for the library when the build needs one and Options has
+	// none: a build without Previous, and one with Previous that cannot reuse it when its build
+	// had vectors. It may return nil (no semantic channel; with Previous, the build fails). An
+	// embedder it makes that is an io.Closer is closed when the build ends; the time it takes is
+	// the report's "fit" stage.
+	Embedder func(skills []ingest.Skill) (embed.Embedder, error)
+	State    bool // also make the build state (Result.State) for a later Build with Previous
 }
 
-// BuildContext makes the artifact for skills (identity by name; the caller removed duplicates).
-// Skills are ordered by name, so the artifact does not depend on the order they were read in.
-func BuildContext(ctx context.Context, skills []ingest.Skill, opt Options) ([]byte, *Report, error) {
-	data, _, rep, err := build(ctx, skills, opt, nil, false)
-	return data, rep, err
+// Result is what Build made.
+type Result struct {
+	Artifact []byte // nil for a dry run
+	State    *State // with Input.State
+	Report   *Report
 }
 
-// build is BuildContext that can also record the build's state for a later Update (record) and
-// reuse what an earlier build computed (prev; nil for a full build). With prev, the skills and
-// options must be prev's (Update checks that): only the runs differ.
+// Build makes the artifact for the input's library, options and runs: with in.Previous, by
+// updating that earlier build (reusing what it computed when it can, a full build otherwise);
+// either way the bytes a full build of the same library, options and runs would make. Skills are
+// ordered by name, so the artifact does not depend on the order they were read in.
+func Build(ctx context.Context, in Input) (*Result, error) {
+	var fit time.Duration
+	var closer io.Closer
+	defer func() {
+		if closer != nil {
+			closer.Close()
+		}
+	}()
+	// embedder sets opt.Embedder from in.Embedder, when there is one and opt has none.
+	embedder := func(opt *Options, skills []ingest.Skill) error {
+		if opt.Embedder != nil || in.Embedder == nil {
+			return nil
+		}
+		start := time.Now()
+		emb, err := in.Embedder(skills)
+		if err != nil {
+			return err
+		}
+		closer, _ = emb.(io.Closer)
+		opt.Embedder, fit = emb, time.Since(start)
+		return nil
+	}
+	var data []byte
+	var st *State
+	var rep *Report
+	var err error
+	if in.Previous != nil {
+		data, st, rep, err = updateFrom(ctx, in, embedder)
+	} else {
+		opt := in.Options
+		opt.traces = in.Runs
+		if err = embedder(&opt, in.Skills); err == nil {
+			data, st, rep, err = build(ctx, in.Skills, opt, nil, in.State)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if fit > 0 {
+		rep.StageSeconds["fit"] = fit.Seconds()
+	}
+	return &Result{Artifact: data, State: st, Report: rep}, nil
+}
+
+// build makes the artifact for skills, can also record the build's state for a later update
+// (record) and reuses what an earlier build computed (prev; nil for a full build). With prev,
+// the skills and options must be prev's (update checks that): only the runs differ.
 func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse, record bool) ([]byte, *State, *Report, error) {
 	start := time.Now()
 	rep := &Report{Variant: opt.Variant, PerChannel: map[string]int{}, ByState: map[string]int{},
@@ -216,7 +283,7 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	for _, w := range b.idf {
 		b.maxIDF = max(b.maxIDF, w)
 	}
-	b.traces, rep.TraceSkipped = newTraceStats(opt.Traces, index)
+	b.traces, rep.TraceSkipped = newTraceStats(opt.traces, index)
 	if b.traces != nil {
 		rep.TracePrior = []float64{b.traces.priorA, b.traces.priorB}
 		rep.TraceFailures = b.traces.failures
@@ -232,13 +299,13 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	} else if opt.Embedder != nil {
 		t = time.Now()
 		var err error
-		if b.vectors, b.encoder, err = Semantic(ctx, opt.Embedder, skills); err != nil {
+		if b.vectors, b.encoder, err = embedSkills(ctx, opt.Embedder, skills); err != nil {
 			return nil, nil, nil, err
 		}
 		rep.Embedder = opt.Embedder.ID()
 		stage("embed", t)
-	} else if opt.Variant == VariantSemanticOnly {
-		return nil, nil, nil, fmt.Errorf("builder: variant %s needs an embedder", VariantSemanticOnly)
+	} else if opt.Variant == variantSemanticOnly {
+		return nil, nil, nil, fmt.Errorf("builder: variant %s needs an embedder", variantSemanticOnly)
 	}
 	b.vnorms = b.vectorNorms()
 	t = time.Now()
@@ -251,7 +318,7 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	stage("features", t)
 
 	t = time.Now()
-	var cands []Candidate
+	var cands []edgeCandidate
 	if prev != nil {
 		var err error
 		if cands, err = b.updateCandidates(rep); err != nil {
@@ -271,7 +338,7 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		rep.TotalSeconds = time.Since(start).Seconds()
 		return nil, nil, rep, nil
 	}
-	if opt.Judge != nil && b.lambda(ChanJudge) > 0 {
+	if opt.Judge != nil && b.lambda(chanJudge) > 0 {
 		t = time.Now()
 		if err := b.judge(ctx, cands); err != nil {
 			return nil, nil, nil, err
@@ -381,9 +448,9 @@ func (o *Options) Validate() error {
 // plan counts the probes and judge prompts a build would ask and how many are not cached. When
 // every judge answer is cached it applies them first, so the planned frontier is the one the
 // build will probe; otherwise the frontier is estimated from the association before the judge.
-func (b *builder) plan(ctx context.Context, cands []Candidate) error {
+func (b *builder) plan(ctx context.Context, cands []edgeCandidate) error {
 	var pairs [][2]int
-	judging := b.opt.Judge != nil && b.lambda(ChanJudge) > 0
+	judging := b.opt.Judge != nil && b.lambda(chanJudge) > 0
 	if judging {
 		for _, c := range cands {
 			if c.A > b.opt.JudgeGate {
@@ -441,7 +508,7 @@ func (b *builder) params() map[string]any {
 	p := map[string]any{
 		"variant": o.Variant, "lambda": lam, "tau_str": o.TauStr, "eta_str": o.EtaStr,
 		"cap": o.Cap, "per_channel": o.PerChannel, "eps_weight": o.EpsWeight, "body_head": o.BodyHead,
-		"traces": len(o.Traces),
+		"traces": len(o.traces),
 	}
 	if b.vectors != nil {
 		p["embedder"] = b.vectors.Model

@@ -2,6 +2,7 @@ package builder
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"flag"
@@ -36,7 +37,7 @@ func loadLib(t testing.TB, paths ...string) []ingest.Skill {
 
 func buildGraph(t testing.TB, skills []ingest.Skill, opt Options) (*graphs.Graph, []byte) {
 	t.Helper()
-	data, _, err := Build(skills, opt)
+	data, _, err := buildOf(context.Background(), skills, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,9 +54,9 @@ func fakeBuilder(n int, opt Options, sig map[string]map[[2]int]float64) *builder
 	for i := range n {
 		b.skills[i].Name = string(rune('a' + i))
 	}
-	for _, name := range []string{ChanLexical, ChanIO, ChanStructural} {
+	for _, name := range []string{chanLexical, chanIO, chanStructural} {
 		table := sig[name]
-		b.signals = append(b.signals, Signal{Name: name, Lambda: opt.Lambda[name], Min: 0.01, Propose: true,
+		b.signals = append(b.signals, signal{Name: name, Lambda: opt.Lambda[name], Min: 0.01, Propose: true,
 			Score: func(i, j int) float64 { return table[[2]int{i, j}] }})
 	}
 	// Blocking needs a shared token: give every skill the same one.
@@ -82,9 +83,9 @@ func TestAssociation(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b := fakeBuilder(2, opt, map[string]map[[2]int]float64{
-				ChanLexical: {{0, 1}: tc.lex}, ChanIO: {{0, 1}: tc.io}, ChanStructural: {{0, 1}: tc.structv},
+				chanLexical: {{0, 1}: tc.lex}, chanIO: {{0, 1}: tc.io}, chanStructural: {{0, 1}: tc.structv},
 			})
-			var got *Candidate
+			var got *edgeCandidate
 			for _, c := range b.candidates(&Report{PerChannel: map[string]int{}}) {
 				if c.Source == 0 && c.Target == 1 {
 					got = &c
@@ -104,10 +105,10 @@ func TestCandidateCap(t *testing.T) {
 	opt := DefaultOptions()
 	opt.Cap, opt.PerChannel = 3, 2
 	n := 8
-	sig := map[string]map[[2]int]float64{ChanLexical: {}, ChanIO: {}, ChanStructural: {}}
+	sig := map[string]map[[2]int]float64{chanLexical: {}, chanIO: {}, chanStructural: {}}
 	for j := 1; j < n; j++ {
-		sig[ChanLexical][[2]int{0, j}] = float64(j) / 10 // lexical prefers high j
-		sig[ChanIO][[2]int{0, j}] = float64(n-j) / 10    // io prefers low j
+		sig[chanLexical][[2]int{0, j}] = float64(j) / 10 // lexical prefers high j
+		sig[chanIO][[2]int{0, j}] = float64(n-j) / 10    // io prefers low j
 	}
 	b := fakeBuilder(n, opt, sig)
 	rep := &Report{PerChannel: map[string]int{}}
@@ -121,7 +122,7 @@ func TestCandidateCap(t *testing.T) {
 	if len(targets) != 3 {
 		t.Fatalf("targets of 0 = %v, want 3 of them", targets)
 	}
-	if rep.PerChannel[ChanLexical] != 2 || rep.PerChannel[ChanIO] != 2 {
+	if rep.PerChannel[chanLexical] != 2 || rep.PerChannel[chanIO] != 2 {
 		t.Errorf("per channel = %v", rep.PerChannel)
 	}
 	for _, j := range targets {
@@ -132,7 +133,7 @@ func TestCandidateCap(t *testing.T) {
 }
 
 func TestPublishAll(t *testing.T) {
-	cands := []Candidate{{Source: 0, Target: 1, A: 0.4, Type: graphs.Dependency}, {Source: 1, Target: 0, A: 0.001, Type: graphs.Semantic}}
+	cands := []edgeCandidate{{Source: 0, Target: 1, A: 0.4, Type: graphs.Dependency}, {Source: 1, Target: 0, A: 0.001, Type: graphs.Semantic}}
 	got := publishAll(cands, 0.01)
 	if len(got) != 2 || got[0].Weight != 0.4 || got[1].Weight != 0.01 || got[1].Assoc != 0.001 ||
 		got[0].State != graphs.Unvalidated {
@@ -181,7 +182,7 @@ func TestSignals(t *testing.T) {
 	if l := b.lexical(2, 3); l <= 0 || l > 1 {
 		t.Errorf("lexical(get/set location status) = %v, want in (0, 1]", l)
 	}
-	if r := b.feat[4].role; r != RoleTransform {
+	if r := b.feat[4].role; r != roleTransform {
 		t.Errorf("role of heat-object = %v", r)
 	}
 }
@@ -219,15 +220,15 @@ func TestDeterministic(t *testing.T) {
 
 func TestBuildErrors(t *testing.T) {
 	skills := []ingest.Skill{{Name: "a", Description: "x"}, {Name: "a", Description: "y", Source: "f.md"}}
-	if _, _, err := Build(skills, DefaultOptions()); err == nil || !strings.Contains(err.Error(), `duplicate skill name "a" (f.md)`) {
+	if _, _, err := buildOf(context.Background(), skills, DefaultOptions()); err == nil || !strings.Contains(err.Error(), `duplicate skill name "a" (f.md)`) {
 		t.Errorf("duplicate: %v", err)
 	}
-	if _, _, err := Build(nil, DefaultOptions()); err == nil || !strings.Contains(err.Error(), "no skills") {
+	if _, _, err := buildOf(context.Background(), nil, DefaultOptions()); err == nil || !strings.Contains(err.Error(), "no skills") {
 		t.Errorf("empty: %v", err)
 	}
 	opt := DefaultOptions()
 	opt.Variant = "bogus"
-	if _, _, err := Build(skills[:1], opt); err == nil || !strings.Contains(err.Error(), `unknown variant "bogus"`) {
+	if _, _, err := buildOf(context.Background(), skills[:1], opt); err == nil || !strings.Contains(err.Error(), `unknown variant "bogus"`) {
 		t.Errorf("variant: %v", err)
 	}
 }
@@ -316,7 +317,7 @@ func BenchmarkBuild(b *testing.B) {
 	skills := loadLib(b, dir)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := Build(skills, DefaultOptions()); err != nil {
+		if _, _, err := buildOf(context.Background(), skills, DefaultOptions()); err != nil {
 			b.Fatal(err)
 		}
 	}

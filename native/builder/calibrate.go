@@ -9,9 +9,9 @@ import (
 	"github.com/caskg/caskg/graphs"
 )
 
-// Posterior is the Beta(1, 1) update of an edge's probes: every probe result e adds δ = max(2|e−.5|,
+// posterior is the Beta(1, 1) update of an edge's probes: every probe result e adds δ = max(2|e−.5|,
 // ε_e) to α when e > .5 and to β otherwise; it returns α, β and the mean c = α/(α+β).
-func Posterior(evidence []float64, epsE float64) (alpha, beta, c float64) {
+func posterior(evidence []float64, epsE float64) (alpha, beta, c float64) {
 	alpha, beta = 1, 1
 	for _, e := range evidence {
 		d := math.Max(2*math.Abs(e-0.5), epsE)
@@ -24,9 +24,9 @@ func Posterior(evidence []float64, epsE float64) (alpha, beta, c float64) {
 	return alpha, beta, alpha / (alpha + beta)
 }
 
-// StateOf maps a posterior mean to a state: confirmed above tauC, rejected below tauR,
+// stateOf maps a posterior mean to a state: confirmed above tauC, rejected below tauR,
 // uncertain between.
-func StateOf(c, tauC, tauR float64) graphs.State {
+func stateOf(c, tauC, tauR float64) graphs.State {
 	switch {
 	case c > tauC:
 		return graphs.Confirmed
@@ -39,28 +39,28 @@ func StateOf(c, tauC, tauR float64) graphs.State {
 // calibrate gives every probed candidate its posterior and state; the rest stay unvalidated.
 // Runs are evidence of their own: a pair the runs used together keeps the larger of the probes'
 // posterior and the runs' (traceStats.posterior).
-func (b *builder) calibrate(cands []Candidate) {
+func (b *builder) calibrate(cands []edgeCandidate) {
 	for k := range cands {
 		c := &cands[k]
 		if !c.Probed {
 			c.State = graphs.Unvalidated
 		} else {
-			_, _, c.C = Posterior(c.Evidence, b.opt.EpsE)
+			_, _, c.C = posterior(c.Evidence, b.opt.EpsE)
 			c.C = math.Max(c.C, b.traces.posterior(c.Source, c.Target))
-			c.State = StateOf(c.C, b.opt.TauConfirm, b.opt.TauReject)
+			c.State = stateOf(c.C, b.opt.TauConfirm, b.opt.TauReject)
 		}
 		b.rep.Calibrated[c.State.String()]++
 	}
 }
 
-// Weight is an edge's published weight: b = max(A, ĉ, ε_w), w = clip(ρ·b, ε_w, 1).
-func Weight(a, c, rho, epsW float64) float64 {
+// edgeWeight is an edge's published weight: b = max(A, ĉ, ε_w), w = clip(ρ·b, ε_w, 1).
+func edgeWeight(a, c, rho, epsW float64) float64 {
 	return clip(rho*math.Max(math.Max(a, c), epsW), epsW, 1)
 }
 
 // publish keeps confirmed and uncertain edges at their state weights, drops rejected ones, and
 // adds a bounded scaffold of unvalidated edges.
-func (b *builder) publish(cands []Candidate) []graphs.Edge {
+func (b *builder) publish(cands []edgeCandidate) []graphs.Edge {
 	o := b.opt
 	n := len(b.skills)
 	var out []graphs.Edge
@@ -75,7 +75,7 @@ func (b *builder) publish(cands []Candidate) []graphs.Edge {
 		default:
 			continue
 		}
-		w := Weight(c.A, c.C, rho, o.EpsWeight)
+		w := edgeWeight(c.A, c.C, rho, o.EpsWeight)
 		// A posterior the runs decided is already a calibrated probability (fitted on held-out
 		// runs, traceStats.fitPrior): it is published as it is, not discounted by state.
 		if tp := b.traces.posterior(c.Source, c.Target); tp > 0 && tp >= c.C {
@@ -86,7 +86,7 @@ func (b *builder) publish(cands []Candidate) []graphs.Edge {
 	}
 	for _, k := range b.scaffold(cands, live, len(out)) {
 		c := cands[k]
-		out = append(out, edge(c, Weight(c.A, 0, o.RhoScaffold, o.EpsWeight), graphs.Scaffold))
+		out = append(out, edge(c, edgeWeight(c.A, 0, o.RhoScaffold, o.EpsWeight), graphs.Scaffold))
 	}
 	return out
 }
@@ -94,7 +94,7 @@ func (b *builder) publish(cands []Candidate) []graphs.Edge {
 // scaffold selects unvalidated candidates to keep the graph connected: at most
 // ScaffoldOut out of and ScaffoldIn into any node, at most max(4N, live) in all, highest A
 // first — and first of all those that attach a node no live edge reaches.
-func (b *builder) scaffold(cands []Candidate, live []bool, liveEdges int) []int {
+func (b *builder) scaffold(cands []edgeCandidate, live []bool, liveEdges int) []int {
 	if b.opt.RhoScaffold == 0 {
 		return nil
 	}
@@ -135,7 +135,7 @@ func (b *builder) scaffold(cands []Candidate, live []bool, liveEdges int) []int 
 }
 
 // publishAll publishes every candidate at weight A, unvalidated (the GoS-like baseline).
-func publishAll(cands []Candidate, eps float64) []graphs.Edge {
+func publishAll(cands []edgeCandidate, eps float64) []graphs.Edge {
 	out := make([]graphs.Edge, 0, len(cands))
 	for _, c := range cands {
 		out = append(out, edge(c, clip(c.A, eps, 1), graphs.Unvalidated))
@@ -143,13 +143,13 @@ func publishAll(cands []Candidate, eps float64) []graphs.Edge {
 	return out
 }
 
-func edge(c Candidate, w float64, s graphs.State) graphs.Edge {
+func edge(c edgeCandidate, w float64, s graphs.State) graphs.Edge {
 	return graphs.Edge{Source: c.Source, Target: c.Target, Weight: float32(w),
 		Assoc: float32(clip(c.A, 0, 1)), State: s, Type: c.Type}
 }
 
 // judge scores the candidates whose preliminary A passes the gate and folds φ_judge into A.
-func (b *builder) judge(ctx context.Context, cands []Candidate) error {
+func (b *builder) judge(ctx context.Context, cands []edgeCandidate) error {
 	var idx []int
 	var pairs [][2]int
 	for k, c := range cands {
@@ -172,7 +172,7 @@ func (b *builder) judge(ctx context.Context, cands []Candidate) error {
 			continue
 		}
 		c := &cands[idx[p]]
-		c.Phi.Set(ChanJudge, clip(r.E, 0, 1))
+		c.Phi.Set(chanJudge, clip(r.E, 0, 1))
 		c.A = b.association(&c.Phi)
 	}
 	return nil

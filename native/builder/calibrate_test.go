@@ -24,7 +24,7 @@ func TestPosterior(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			a, b, c := Posterior(tc.evidence, 0.1)
+			a, b, c := posterior(tc.evidence, 0.1)
 			if math.Abs(a-tc.alpha) > 1e-12 || math.Abs(b-tc.beta) > 1e-12 || math.Abs(c-tc.alpha/(tc.alpha+tc.beta)) > 1e-12 {
 				t.Errorf("Posterior = %v, %v, %v; want α %v β %v", a, b, c, tc.alpha, tc.beta)
 			}
@@ -41,7 +41,7 @@ func TestStateOf(t *testing.T) {
 		{0.3, graphs.Uncertain}, {0.29, graphs.Rejected}, {0.2, graphs.Rejected},
 	}
 	for _, tc := range tests {
-		if got := StateOf(tc.c, 0.7, 0.3); got != tc.want {
+		if got := stateOf(tc.c, 0.7, 0.3); got != tc.want {
 			t.Errorf("StateOf(%v) = %v, want %v", tc.c, got, tc.want)
 		}
 	}
@@ -60,7 +60,7 @@ func TestWeight(t *testing.T) {
 		{"ρ 0 still clips up to ε_w", 0.9, 0.9, 0, 0.01, 0.01},
 	}
 	for _, tc := range tests {
-		if got := Weight(tc.a, tc.c, tc.rho, tc.eW); math.Abs(got-tc.want) > 1e-12 {
+		if got := edgeWeight(tc.a, tc.c, tc.rho, tc.eW); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("%s: Weight = %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -72,16 +72,16 @@ func TestScaffold(t *testing.T) {
 	opt.RhoScaffold = 0.18 // the scaffold is off by default
 	n := 8
 	b := &builder{opt: opt, skills: make([]ingest.Skill, n)}
-	var cands []Candidate
+	var cands []edgeCandidate
 	// Node 0 proposes an edge to every other node with descending A; node 7 has one weak
 	// candidate edge only, which the scaffold must still pick to attach it.
 	for j := 1; j < 7; j++ {
-		cands = append(cands, Candidate{Source: 0, Target: j, A: 0.9 - float64(j)/100, State: graphs.Unvalidated})
+		cands = append(cands, edgeCandidate{Source: 0, Target: j, A: 0.9 - float64(j)/100, State: graphs.Unvalidated})
 	}
 	for i := 1; i < 7; i++ {
-		cands = append(cands, Candidate{Source: i, Target: 1 + i%6, A: 0.5, State: graphs.Unvalidated})
+		cands = append(cands, edgeCandidate{Source: i, Target: 1 + i%6, A: 0.5, State: graphs.Unvalidated})
 	}
-	cands = append(cands, Candidate{Source: 7, Target: 1, A: 0.01, State: graphs.Unvalidated})
+	cands = append(cands, edgeCandidate{Source: 7, Target: 1, A: 0.01, State: graphs.Unvalidated})
 	live := make([]bool, n)
 	live[0], live[1] = true, true // a live edge 0 → 1 exists
 	chosen := b.scaffold(cands, live, 1)
@@ -109,11 +109,11 @@ func TestScaffold(t *testing.T) {
 	}
 	// A total limit of max(4N, live) caps the scaffold on a dense candidate set.
 	b.opt.ScaffoldOut, b.opt.ScaffoldIn = 100, 100
-	var dense []Candidate
+	var dense []edgeCandidate
 	for i := range n {
 		for j := range n {
 			if i != j {
-				dense = append(dense, Candidate{Source: i, Target: j, A: 0.5, State: graphs.Unvalidated})
+				dense = append(dense, edgeCandidate{Source: i, Target: j, A: 0.5, State: graphs.Unvalidated})
 			}
 		}
 	}
@@ -207,7 +207,7 @@ func TestContractProberProcedures(t *testing.T) {
 	}
 	p := contractProber{b}
 	const search, reserve, airport, flights, paint = 0, 1, 2, 3, 4
-	if got := b.feat[reserve].role; got != RoleDeliver {
+	if got := b.feat[reserve].role; got != roleDeliver {
 		t.Errorf("role of Hotels_ReserveHotel: %v, want deliver", got)
 	}
 	if got := len(p.needs(reserve)); got != 3 {

@@ -14,7 +14,7 @@ const poolSize = 400
 // scores them on every active channel, computes the association score, and keeps the Cap best.
 // Every proposed pair then enters in both directions, and every pair the runs used together
 // too (completeCandidates).
-func (b *builder) candidates(rep *Report) []Candidate {
+func (b *builder) candidates(rep *Report) []edgeCandidate {
 	n := len(b.skills)
 	bl := b.newBlocking()
 	// Sources are independent: workers take blocks of them in turn, each with its own scratch,
@@ -45,7 +45,7 @@ type proposals struct {
 // joinProposals makes the candidates of the sources' proposals, in source order, counts in rep
 // the targets each signal proposed, and leaves room for the reverses completeCandidates adds,
 // so that the candidates of a large library are held once.
-func (b *builder) joinProposals(per []proposals, counts [][]int, rep *Report) []Candidate {
+func (b *builder) joinProposals(per []proposals, counts [][]int, rep *Report) []edgeCandidate {
 	n, ns := len(per), len(b.signals)
 	start := make([]int, n+1)
 	total := 0
@@ -60,7 +60,7 @@ func (b *builder) joinProposals(per []proposals, counts [][]int, rep *Report) []
 			rep.PerChannel[b.signals[c].Name] += k
 		}
 	}
-	out := make([]Candidate, start[n], start[n]+total)
+	out := make([]edgeCandidate, start[n], start[n]+total)
 	parallel(n, func() func(i int) {
 		return func(i int) {
 			p := per[i]
@@ -129,7 +129,7 @@ func (b *builder) newBlocking() *blocking {
 }
 
 // proposes reports whether proposals, one source's, hold target j.
-func proposes(proposals []Candidate, j int) bool {
+func proposes(proposals []edgeCandidate, j int) bool {
 	for _, c := range proposals {
 		if c.Target == j {
 			return true
@@ -328,7 +328,7 @@ func (b *builder) choose(i int, pool []int, phis [][]float64) (proposals, []int)
 // that many skills need could only ever reach the Cap of them it proposed itself. The runs'
 // pairs enter whatever the other channels proposed: runs are observations of the library in
 // use, not a similarity to rank and cap.
-func (b *builder) completeCandidates(out []Candidate) []Candidate {
+func (b *builder) completeCandidates(out []edgeCandidate) []edgeCandidate {
 	n, m := len(b.skills), len(out)
 	// The proposals of source i are out[start[i]:start[i+1]]; the reverse of (i, j) is needed
 	// unless j proposed i. Reverses are scored in parallel, each into its own place.
@@ -388,16 +388,16 @@ func (b *builder) score(i, j int) []float64 {
 
 // candidate is the pair (i, j) with the channel scores phi (from score), its association
 // score and its relation type.
-func (b *builder) candidate(i, j int, phi []float64) Candidate {
-	c := Candidate{Source: i, Target: j, Phi: b.phiOf(phi)}
+func (b *builder) candidate(i, j int, phi []float64) edgeCandidate {
+	c := edgeCandidate{Source: i, Target: j, Phi: b.phiOf(phi)}
 	c.A = b.association(&c.Phi)
 	c.Type = b.relation(&c)
 	return c
 }
 
-// phiOf is phi, values in the order of b.signals, as a Phi of the channels that score.
-func (b *builder) phiOf(phi []float64) Phi {
-	var p Phi
+// phiOf is phi, values in the order of b.signals, as phis of the channels that score.
+func (b *builder) phiOf(phi []float64) phis {
+	var p phis
 	for ch, s := range b.signals {
 		if s.Score != nil {
 			p.Set(s.Name, phi[ch])
@@ -409,7 +409,7 @@ func (b *builder) phiOf(phi []float64) Phi {
 // association is A = clip(Σλφ / Σλ) over the channels present in phi, then the structural
 // floor A = max(A, η·φ_struct) when φ_struct > τ_str, so a clear role order on the same object counts even when the
 // texts differ.
-func (b *builder) association(phi *Phi) float64 {
+func (b *builder) association(phi *phis) float64 {
 	var sum, sumL float64
 	for _, s := range b.signals {
 		if v, ok := phi.Lookup(s.Name); ok {
@@ -421,14 +421,14 @@ func (b *builder) association(phi *Phi) float64 {
 	if sumL > 0 {
 		a = clip(sum/sumL, 0, 1)
 	}
-	if st := phi.Get(ChanStructural); st > b.opt.TauStr {
+	if st := phi.Get(chanStructural); st > b.opt.TauStr {
 		a = max(a, b.opt.EtaStr*st)
 	}
 	return a
 }
 
 // frontierBudget is the frontier size of this build, 0 for every candidate: the Budget option,
-// or for BudgetAuto every candidate with the free contract prober and ModelBudget with any other.
+// or for BudgetAuto every candidate with the free contract prober and modelBudget with any other.
 func (b *builder) frontierBudget() int {
 	switch {
 	case b.opt.Budget != BudgetAuto:
@@ -436,12 +436,12 @@ func (b *builder) frontierBudget() int {
 	case b.opt.Prober == nil:
 		return 0
 	}
-	return ModelBudget
+	return modelBudget
 }
 
 // frontier returns the indexes of the candidates to probe: the highest A first, at least
 // FrontierMin, at most frontierBudget of them (all when it is 0). Ties keep candidate order.
-func (b *builder) frontier(cands []Candidate) []int {
+func (b *builder) frontier(cands []edgeCandidate) []int {
 	// Sorted as (A, index) pairs held side by side, not as indexes into the candidates: the
 	// order is the same (the index breaks ties, as a stable sort keeps them), and a sort of a
 	// large library's candidates stays in cache.

@@ -11,49 +11,49 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-// Role is a skill's place in a typical procedure, read by the structural signal. Roles are
+// skillRole is a skill's place in a typical procedure, read by the structural signal. Roles are
 // ordered: a skill of an earlier role tends to precede one of a later role on the same object.
-type Role int
+type skillRole int
 
-// Roles in procedure order. RoleRepair and RoleNone stand outside the order.
+// Roles in procedure order. roleRepair and roleNone stand outside the order.
 const (
-	RoleNone Role = iota
-	RoleLocate
-	RoleAcquire
-	RoleTransform
-	RoleVerify
-	RoleDeliver
-	RoleRepair
+	roleNone skillRole = iota
+	roleLocate
+	roleAcquire
+	roleTransform
+	roleVerify
+	roleDeliver
+	roleRepair
 )
 
 var roleNames = [...]string{"none", "locate", "acquire", "transform", "verify", "deliver", "repair"}
 
-func (r Role) String() string { return roleNames[r] }
+func (r skillRole) String() string { return roleNames[r] }
 
-func (r Role) ordered() bool { return r >= RoleLocate && r <= RoleDeliver }
+func (r skillRole) ordered() bool { return r >= roleLocate && r <= roleDeliver }
 
 // roleVerbs maps a stemmed leading verb to its role. The lists favour the verbs that open skill
 // and tool names ("get_", "find-", "validate_", "send_").
-var roleVerbs = func() map[string]Role {
-	m := map[string]Role{}
-	for role, verbs := range map[Role]string{
-		RoleLocate: `find locate search lookup look discover detect scan explore browse list query
+var roleVerbs = func() map[string]skillRole {
+	m := map[string]skillRole{}
+	for role, verbs := range map[skillRole]string{
+		roleLocate: `find locate search lookup look discover detect scan explore browse list query
 			navigate go goto walk move identify seek`,
-		RoleAcquire: `get fetch retrieve read load download pick take grab open obtain collect gather
+		roleAcquire: `get fetch retrieve read load download pick take grab open obtain collect gather
 			acquire import extract receive pull access parse fill prepare setup install connect
 			login authenticate init initialize start`,
-		RoleTransform: `set update change convert transform heat cool warm chill boil melt freeze mix
+		roleTransform: `set update change convert transform heat cool warm chill boil melt freeze mix
 			combine build create make generate compute calculate edit modify write slice cut clean
 			wash turn toggle switch enable disable adjust apply add remove delete plant water grow
 			translate format merge split sort filter compress encode decode render design train
 			analyze analyse process run execute use configure assemble attach wire insert pour
 			stir dissolve`,
-		RoleVerify: `check verify validate test measure inspect confirm examine ensure assert review
+		roleVerify: `check verify validate test measure inspect confirm examine ensure assert review
 			compare evaluate monitor audit observe debug lint`,
-		RoleDeliver: `send share place put deliver publish submit report save store export email
+		roleDeliver: `send share place put deliver publish submit report save store export email
 			post notify upload deploy return present close finish store commit drop give print
 			show display output book reserve buy purchase order schedule pay rent checkout play`,
-		RoleRepair: `fix repair recover retry troubleshoot restore reset rollback undo reopen resolve
+		roleRepair: `fix repair recover retry troubleshoot restore reset rollback undo reopen resolve
 			handle`,
 	} {
 		for _, v := range strings.Fields(verbs) {
@@ -82,7 +82,7 @@ type slot struct {
 
 // features is what the signals read about one skill.
 type features struct {
-	role     Role
+	role     skillRole
 	object   sparse // name tokens without the role verb, TF-IDF weighted, unit length
 	text     sparse // name, description and tags, TF-IDF weighted, unit length
 	inputs   []slot
@@ -143,7 +143,7 @@ func (f *features) fill(s *ingest.Skill, i int, text, object []string, index map
 		o.sense, o.bare = fieldSense(o, out.Description, object, idf, topIDF)
 		f.outputs = append(f.outputs, o)
 	}
-	if len(s.Outputs) == 0 && (f.role == RoleAcquire || f.role == RoleLocate || f.role == RoleTransform) &&
+	if len(s.Outputs) == 0 && (f.role == roleAcquire || f.role == roleLocate || f.role == roleTransform) &&
 		len(object) > 0 {
 		// A getter's product is what its name says it gets: get_system_language → language.
 		f.outputs = append(f.outputs, slot{key: strings.Join(object, " "), tokens: object})
@@ -250,18 +250,18 @@ func referent(description string, nameTokens [][]string, nameIDF map[string]floa
 
 // nameRole finds the role of a skill from the first role verb of its name (or, failing that,
 // of its description) and returns the remaining content tokens of the name as its object.
-func nameRole(name, description string) (Role, []string) {
+func nameRole(name, description string) (skillRole, []string) {
 	words := engine.Tokenize(name)
-	role := RoleNone
+	role := roleNone
 	var object []string
 	for k, w := range words {
-		if r, ok := roleVerbs[w]; ok && role == RoleNone && k < 2 {
+		if r, ok := roleVerbs[w]; ok && role == roleNone && k < 2 {
 			role = r
 			continue
 		}
 		object = append(object, w)
 	}
-	if role == RoleNone {
+	if role == roleNone {
 		for k, w := range engine.Tokenize(description) {
 			if k >= 3 {
 				break

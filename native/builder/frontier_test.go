@@ -24,7 +24,7 @@ func TestFrontierBudget(t *testing.T) {
 		want   int
 	}{
 		{"auto with the contract prober: every candidate", BudgetAuto, nil, 0},
-		{"auto with a model prober: the model budget", BudgetAuto, paidProber{}, ModelBudget},
+		{"auto with a model prober: the model budget", BudgetAuto, paidProber{}, modelBudget},
 		{"explicit size with the contract prober", 7, nil, 7},
 		{"explicit size with a model prober", 7, paidProber{}, 7},
 		{"zero: every candidate", 0, paidProber{}, 0},
@@ -89,7 +89,7 @@ func TestContractAbstains(t *testing.T) {
 			t.Errorf("%s: informed(%s, %s) = %v, want %v", tc.name, skills[tc.i].Name, skills[tc.j].Name, got, tc.want)
 		}
 	}
-	cands := []Candidate{{Source: 0, Target: 1, A: 0.3}, {Source: 0, Target: 2, A: 0.3}}
+	cands := []edgeCandidate{{Source: 0, Target: 1, A: 0.3}, {Source: 0, Target: 2, A: 0.3}}
 	if err := b.probe(context.Background(), cands, []int{0, 1}); err != nil {
 		t.Fatal(err)
 	}

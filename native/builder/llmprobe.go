@@ -53,9 +53,9 @@ func oneLine(s string, n int) string {
 	return s
 }
 
-// ProbePrompt is the prompt of one probe. A is the candidate prerequisite, B the skill that
+// probePrompt is the prompt of one probe. A is the candidate prerequisite, B the skill that
 // would depend on it.
-func ProbePrompt(skills []ingest.Skill, p Probe) llm.Prompt {
+func probePrompt(skills []ingest.Skill, p Probe) llm.Prompt {
 	a, b := skillCard(skills[p.Source]), skillCard(skills[p.Target])
 	var q string
 	switch p.Kind {
@@ -76,8 +76,8 @@ func ProbePrompt(skills []ingest.Skill, p Probe) llm.Prompt {
 	return llm.Prompt{Kind: p.Kind.String(), System: probeSystem, User: q}
 }
 
-// JudgePrompt is the judge channel's question about the edge A → B.
-func JudgePrompt(skills []ingest.Skill, a, b int) llm.Prompt {
+// judgePrompt is the judge channel's question about the edge A → B.
+func judgePrompt(skills []ingest.Skill, a, b int) llm.Prompt {
 	q := fmt.Sprintf("Skill A:\n%s\nSkill B:\n%s\nDoes skill A support or precede skill B in a typical "+
 		"task — does B use what A produces, need A done first, or is A a check or recovery step for B? "+
 		"1 means A clearly supports or precedes B; 0 means they are unrelated or the direction is wrong.",
@@ -85,23 +85,23 @@ func JudgePrompt(skills []ingest.Skill, a, b int) llm.Prompt {
 	return llm.Prompt{Kind: "judge", System: probeSystem, User: q}
 }
 
-// Name implements Prober and Judge.
+// Name implements Prober and judger.
 func (p *LLMProber) Name() string { return "llm" }
 
 // Probe implements Prober.
 func (p *LLMProber) Probe(ctx context.Context, skills []ingest.Skill, probes []Probe) ([]ProbeResult, error) {
 	ps := make([]llm.Prompt, len(probes))
 	for i, pr := range probes {
-		ps[i] = ProbePrompt(skills, pr)
+		ps[i] = probePrompt(skills, pr)
 	}
 	return p.ask(ctx, "probes", ps)
 }
 
-// Judge implements Judge.
+// Judge implements judger.
 func (p *LLMProber) Judge(ctx context.Context, skills []ingest.Skill, pairs [][2]int) ([]ProbeResult, error) {
 	ps := make([]llm.Prompt, len(pairs))
 	for i, pr := range pairs {
-		ps[i] = JudgePrompt(skills, pr[0], pr[1])
+		ps[i] = judgePrompt(skills, pr[0], pr[1])
 	}
 	return p.ask(ctx, "judge", ps)
 }
@@ -110,12 +110,12 @@ func (p *LLMProber) Judge(ctx context.Context, skills []ingest.Skill, pairs [][2
 func (p *LLMProber) Uncached(skills []ingest.Skill, probes []Probe, pairs [][2]int) int {
 	n := 0
 	for _, pr := range probes {
-		if !p.Client.Cached(ProbePrompt(skills, pr)) {
+		if !p.Client.Cached(probePrompt(skills, pr)) {
 			n++
 		}
 	}
 	for _, pr := range pairs {
-		if !p.Client.Cached(JudgePrompt(skills, pr[0], pr[1])) {
+		if !p.Client.Cached(judgePrompt(skills, pr[0], pr[1])) {
 			n++
 		}
 	}

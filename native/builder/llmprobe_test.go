@@ -52,7 +52,7 @@ func llmSkills(t *testing.T) []ingest.Skill {
 
 // fakePrompt is a prompt as the fake server understood it.
 type fakePrompt struct {
-	llm.Prompt        // Kind recognized from the wording of ProbePrompt / JudgePrompt
+	llm.Prompt        // Kind recognized from the wording of probePrompt / judgePrompt
 	A, B, S    string // the names of skills A, B and (substitution) S
 }
 
@@ -339,7 +339,7 @@ func llmOptions(c *llm.Client) Options {
 // llmBuild builds skills with client c as prober and judge.
 func llmBuild(t *testing.T, ctx context.Context, skills []ingest.Skill, c *llm.Client) ([]byte, *Report, error) {
 	t.Helper()
-	return BuildContext(ctx, skills, llmOptions(c))
+	return buildOf(ctx, skills, llmOptions(c))
 }
 
 // byKind counts the prompts by kind.
@@ -439,8 +439,8 @@ func checkCalibration(t *testing.T, data []byte, rep *Report, f *fakeLLM, opt Op
 				ev = append(ev, v)
 			}
 		}
-		_, _, c := Posterior(ev, opt.EpsE)
-		st := StateOf(c, opt.TauConfirm, opt.TauReject)
+		_, _, c := posterior(ev, opt.EpsE)
+		st := stateOf(c, opt.TauConfirm, opt.TauReject)
 		want[e] = st
 		calibrated[st.String()]++
 		p, ok := published[e]
@@ -458,7 +458,7 @@ func checkCalibration(t *testing.T, data []byte, rep *Report, f *fakeLLM, opt Op
 			if st == graphs.Uncertain {
 				rho = opt.RhoUncertain
 			}
-			if w := Weight(p.assoc, c, rho, opt.EpsWeight); !close(float64(float32(w)), p.weight) {
+			if w := edgeWeight(p.assoc, c, rho, opt.EpsWeight); !close(float64(float32(w)), p.weight) {
 				t.Errorf("edge %v (%v, A %.4f, c %.4f): weight %v, want %v", e, st, p.assoc, c, p.weight, w)
 			}
 		}
@@ -469,7 +469,7 @@ func checkCalibration(t *testing.T, data []byte, rep *Report, f *fakeLLM, opt Op
 		}
 		if p.state != graphs.Scaffold {
 			t.Errorf("edge %v was never probed but is published as %v", e, p.state)
-		} else if w := Weight(p.assoc, 0, opt.RhoScaffold, opt.EpsWeight); !close(float64(float32(w)), p.weight) {
+		} else if w := edgeWeight(p.assoc, 0, opt.RhoScaffold, opt.EpsWeight); !close(float64(float32(w)), p.weight) {
 			t.Errorf("scaffold edge %v: weight %v, want %v", e, p.weight, w)
 		}
 	}
@@ -497,7 +497,7 @@ func TestLLMProberEndToEnd(t *testing.T) {
 	f := newFakeLLM(t)
 	client := newLLMClient(t, f, t.TempDir())
 	opt := llmOptions(client)
-	data, rep, err := BuildContext(context.Background(), skills, opt)
+	data, rep, err := buildOf(context.Background(), skills, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -543,7 +543,7 @@ func TestLLMProberEndToEnd(t *testing.T) {
 	// does not run the judge) counts them among its planned prompts.
 	dry := opt
 	dry.DryRun = true
-	_, drep, err := BuildContext(context.Background(), skills, dry)
+	_, drep, err := buildOf(context.Background(), skills, dry)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -628,7 +628,7 @@ func TestLLMProberFailures(t *testing.T) {
 		})
 		client := newLLMClient(t, f, t.TempDir(), func(c *llm.Config) { c.Retries = 1 })
 		opt := llmOptions(client)
-		data, rep, err := BuildContext(context.Background(), skills, opt)
+		data, rep, err := buildOf(context.Background(), skills, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -668,7 +668,7 @@ func TestLLMProberFailures(t *testing.T) {
 			c.Timeout, c.Retries = 200*time.Millisecond, 1
 		})
 		opt := llmOptions(client)
-		data, rep, err := BuildContext(context.Background(), skills, opt)
+		data, rep, err := buildOf(context.Background(), skills, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -687,7 +687,7 @@ func TestLLMProberFailures(t *testing.T) {
 		dir := t.TempDir()
 		client := newLLMClient(t, f, dir)
 		opt := llmOptions(client)
-		data, rep, err := BuildContext(context.Background(), skills, opt)
+		data, rep, err := buildOf(context.Background(), skills, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -860,7 +860,7 @@ func TestLLMDryRun(t *testing.T) {
 				t.Helper()
 				opt := options()
 				opt.DryRun = true
-				data, rep, err := BuildContext(context.Background(), skills, opt)
+				data, rep, err := buildOf(context.Background(), skills, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -873,7 +873,7 @@ func TestLLMDryRun(t *testing.T) {
 				return rep
 			}
 			before := dry()
-			_, rep, err := BuildContext(context.Background(), skills, options())
+			_, rep, err := buildOf(context.Background(), skills, options())
 			if err != nil {
 				t.Fatal(err)
 			}

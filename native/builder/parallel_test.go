@@ -2,6 +2,7 @@ package builder
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -29,7 +30,7 @@ func TestParallelSameArtifact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		data, _, err := Build(skills, opt)
+		data, _, err := buildOf(context.Background(), skills, opt)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -54,8 +54,8 @@ type Prober interface {
 	Probe(ctx context.Context, skills []ingest.Skill, probes []Probe) ([]ProbeResult, error)
 }
 
-// Judge scores candidate edges directly: how strongly does s_i support or precede s_j.
-type Judge interface {
+// judger scores candidate edges directly: how strongly does s_i support or precede s_j.
+type judger interface {
 	Name() string
 	Judge(ctx context.Context, skills []ingest.Skill, pairs [][2]int) ([]ProbeResult, error)
 }
@@ -65,7 +65,7 @@ type Judge interface {
 const probeChunk = 1 << 15
 
 // probe runs the three probes on every frontier candidate and stores the evidence.
-func (b *builder) probe(ctx context.Context, cands []Candidate, frontier []int) error {
+func (b *builder) probe(ctx context.Context, cands []edgeCandidate, frontier []int) error {
 	subs := newSubstitutes(b)
 	sources := make([]int, 0, len(frontier))
 	for _, k := range frontier {
@@ -112,7 +112,7 @@ func (b *builder) probe(ctx context.Context, cands []Candidate, frontier []int) 
 
 // apply stores the answers res to the probes of the frontier candidates chunk, three a
 // candidate, and counts them in the report.
-func (b *builder) apply(cands []Candidate, chunk []int, probes []Probe, res []ProbeResult) {
+func (b *builder) apply(cands []edgeCandidate, chunk []int, probes []Probe, res []ProbeResult) {
 	abstained := make([]int, len(chunk))
 	for p, r := range res {
 		c := &cands[chunk[p/3]]
@@ -395,7 +395,7 @@ func (p contractProber) share(k int, ns []need, exclusive bool) float64 {
 func (p contractProber) affinity(i, j int) float64 {
 	b := p.b
 	a := max(b.structural(i, j), 0.5*b.lexical(i, j))
-	if b.feat[i].role == RoleRepair {
+	if b.feat[i].role == roleRepair {
 		a = max(a, b.repair(i, j))
 	}
 	for _, m := range b.feat[j].mentions {

@@ -191,9 +191,9 @@ func sortPairs(ps []pair) {
 	})
 }
 
-// UseEvidence is what the runs say about two skills, Source and Target, that they used
+// useEvidence is what the runs say about two skills, Source and Target, that they used
 // together: what caskg inspect --learned shows for an edge learned from use.
-type UseEvidence struct {
+type useEvidence struct {
 	Source, Target string
 	Runs           int // successful runs that used both, trusted and reported
 	Failed         int // failed runs that used Target without Source
@@ -210,7 +210,7 @@ type UseEvidence struct {
 // (source → target, by index in the state's skills, which are the artifact's) that want
 // selects, for the pairs some run used together. It is what the build read: the same
 // skills, runs and rules.
-func LearnedFrom(st *State, want func(source, target int) bool) []UseEvidence {
+func LearnedFrom(st *State, want func(source, target int) bool) []useEvidence {
 	index := make(map[string]int, len(st.Skills))
 	for i, s := range st.Skills {
 		index[s.Name] = i
@@ -270,10 +270,10 @@ func LearnedFrom(st *State, want func(source, target int) bool) []UseEvidence {
 		keys = append(keys, p)
 	}
 	sortPairs(keys)
-	out := make([]UseEvidence, 0, len(keys))
+	out := make([]useEvidence, 0, len(keys))
 	for _, p := range keys {
 		tl := tallies[p]
-		ev := UseEvidence{Source: st.Skills[p.i].Name, Target: st.Skills[p.j].Name, Runs: tl.runs,
+		ev := useEvidence{Source: st.Skills[p.i].Name, Target: st.Skills[p.j].Name, Runs: tl.runs,
 			Failed: tl.failed, Trusted: tl.trusted, Counted: t != nil && t.co[p] > 0}
 		for r := range tl.reporters {
 			ev.Reporters = append(ev.Reporters, r)

@@ -58,7 +58,7 @@ func TestReportsCannotForge(t *testing.T) {
 				t.Fatal(err)
 			}
 			opt := DefaultOptions()
-			opt.Traces = runs
+			opt.traces = runs
 			g, _ := buildGraph(t, skills, opt)
 			state, w := graphs.Unvalidated, float32(0)
 			for u := range g.NumSkills() {

@@ -16,15 +16,15 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-// SkillTextBodyRunes is how much of a skill's body SkillText keeps: the body head the lexicon
+// skillTextBodyRunes is how much of a skill's body skillText keeps: the body head the lexicon
 // indexes. Sentence models truncate long texts themselves; the builtin model gains from the
 // procedure's vocabulary (SkillsBench R@10 with semantic seeds: 0.846 with 600 runes, 0.868
 // with 1,500).
-const SkillTextBodyRunes = engine.BodyHeadRunes
+const skillTextBodyRunes = engine.BodyHeadRunes
 
-// SkillText is the text of a skill that gets embedded: its name as words, its title, its
+// skillText is the text of a skill that gets embedded: its name as words, its title, its
 // description, its tags and the head of its body (or, for a tool, its parameters).
-func SkillText(s ingest.Skill) string {
+func skillText(s ingest.Skill) string {
 	var b strings.Builder
 	b.WriteString(strings.Join(engine.Words(s.Name), " "))
 	if s.Title != "" && !strings.EqualFold(s.Title, s.Name) {
@@ -41,25 +41,25 @@ func SkillText(s ingest.Skill) string {
 	if extra == "" {
 		extra = s.SchemaText
 	}
-	if extra = strings.TrimSpace(engine.HeadRunes(extra, SkillTextBodyRunes)); extra != "" {
+	if extra = strings.TrimSpace(engine.HeadRunes(extra, skillTextBodyRunes)); extra != "" {
 		b.WriteString("\n")
 		b.WriteString(extra)
 	}
 	return b.String()
 }
 
-// Semantic embeds skills (already sorted by name: vector i belongs to skill i) and makes the
+// embedSkills embeds skills (already sorted by name: vector i belongs to skill i) and makes the
 // artifact's query encoder. For a model that is itself a term table (the builtin model) the
 // encoder is the model; otherwise it is distilled from the model: every term of the library's
 // vocabulary (engine.Tokenize, the query-side tokenizer) is embedded through its most frequent
 // surface word and weighted by its IDF over the skill texts.
-func Semantic(ctx context.Context, emb embed.Embedder, skills []ingest.Skill) (*graphs.Vectors, *graphs.QueryEncoder, error) {
+func embedSkills(ctx context.Context, emb embed.Embedder, skills []ingest.Skill) (*graphs.Vectors, *graphs.QueryEncoder, error) {
 	if len(skills) == 0 {
 		return nil, nil, fmt.Errorf("builder: no skills to embed")
 	}
 	texts := make([]string, len(skills))
 	for i, s := range skills {
-		texts[i] = SkillText(s)
+		texts[i] = skillText(s)
 	}
 	vecs, err := emb.Embed(ctx, texts)
 	if err != nil {
@@ -84,7 +84,7 @@ func Semantic(ctx context.Context, emb embed.Embedder, skills []ingest.Skill) (*
 		terms, weights, tvecs = te.QueryEncoder()
 	} else {
 		var surface []string
-		terms, weights, surface = Vocabulary(texts)
+		terms, weights, surface = vocabulary(texts)
 		if tvecs, err = emb.Embed(ctx, surface); err != nil {
 			return nil, nil, fmt.Errorf("builder: embedding %d vocabulary terms with %s: %w", len(surface), emb.ID(), err)
 		}
@@ -213,10 +213,10 @@ func distil(texts, terms []string, idf []float32, v0, target [][]float32) ([][]f
 	return out, nil
 }
 
-// Vocabulary returns the distinct engine terms of texts, sorted, with their IDF
+// vocabulary returns the distinct engine terms of texts, sorted, with their IDF
 // (ln((1+N)/(1+df)) + 1) and, for each, the surface word that most often produced it (ties to
 // the lexically smallest), which is what a teacher model embeds for the term.
-func Vocabulary(texts []string) (terms []string, idf []float32, surface []string) {
+func vocabulary(texts []string) (terms []string, idf []float32, surface []string) {
 	df := map[string]int{}
 	words := map[string]map[string]int{}
 	for _, text := range texts {
@@ -257,23 +257,23 @@ func Vocabulary(texts []string) (terms []string, idf []float32, surface []string
 	return terms, idf, surface
 }
 
-// BuiltinEmbedder learns the builtin LSA model from skills taken in name order, as `caskg
+// builtinEmbedder learns the builtin LSA model from skills taken in name order, as `caskg
 // build` does by default, so a caller that builds outside the CLI gets the CLI's artifact.
-func BuiltinEmbedder(skills []ingest.Skill) (*embed.Builtin, error) {
+func builtinEmbedder(skills []ingest.Skill) (*embed.Builtin, error) {
 	sorted := slices.Clone(skills)
 	slices.SortFunc(sorted, func(a, b ingest.Skill) int { return strings.Compare(a.Name, b.Name) })
 	texts := make([]string, len(sorted))
 	for i, s := range sorted {
-		texts[i] = SkillText(s)
+		texts[i] = skillText(s)
 	}
 	return embed.NewBuiltin(texts, embed.BuiltinOptions{})
 }
 
 // DefaultOptionsFor is DefaultOptions with the builtin model learnt from skills
-// (BuiltinEmbedder): the options `caskg build` uses when it is given no flags.
+// (builtinEmbedder): the options `caskg build` uses when it is given no flags.
 func DefaultOptionsFor(skills []ingest.Skill) (Options, error) {
 	opt := DefaultOptions()
-	emb, err := BuiltinEmbedder(skills)
+	emb, err := builtinEmbedder(skills)
 	if err != nil {
 		return Options{}, err
 	}

@@ -45,11 +45,11 @@ func TestSemanticONNX(t *testing.T) {
 	for i := range texts {
 		for _, s := range skills {
 			if s.Name == g.Name(i) {
-				texts[i] = SkillText(s)
+				texts[i] = skillText(s)
 			}
 		}
 	}
-	terms, _, _ := Vocabulary(texts)
+	terms, _, _ := vocabulary(texts)
 	if g.NumEncoderTerms() != len(terms) {
 		t.Errorf("encoder has %d terms, the library's vocabulary %d", g.NumEncoderTerms(), len(terms))
 	}

@@ -18,10 +18,10 @@ import (
 )
 
 // withSemantic builds the artifact for skills and attaches the vectors and query encoder that
-// Semantic makes with emb (what Build does when it is given an embedder).
+// embedSkills makes with emb (what Build does when it is given an embedder).
 func withSemantic(t testing.TB, skills []ingest.Skill, emb func([]ingest.Skill) embed.Embedder) *graphs.Graph {
 	t.Helper()
-	data, _, err := Build(skills, DefaultOptions())
+	data, _, err := buildOf(context.Background(), skills, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func withSemantic(t testing.TB, skills []ingest.Skill, emb func([]ingest.Skill) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if art.Vectors, art.Encoder, err = Semantic(context.Background(), emb(sorted), sorted); err != nil {
+	if art.Vectors, art.Encoder, err = embedSkills(context.Background(), emb(sorted), sorted); err != nil {
 		t.Fatal(err)
 	}
 	data, err = graphs.Encode(art)
@@ -57,7 +57,7 @@ func builtinFor(t testing.TB, opt embed.BuiltinOptions) func([]ingest.Skill) emb
 	return func(skills []ingest.Skill) embed.Embedder {
 		texts := make([]string, len(skills))
 		for i, s := range skills {
-			texts[i] = SkillText(s)
+			texts[i] = skillText(s)
 		}
 		m, err := embed.NewBuiltin(texts, opt)
 		if err != nil {
@@ -231,7 +231,7 @@ func TestEncoderAgreement(t *testing.T) {
 	}
 }
 
-// opaque hides an embedder's term table, so Semantic distils an encoder from it.
+// opaque hides an embedder's term table, so embedSkills distils an encoder from it.
 type opaque struct{ embed.Embedder }
 
 // BenchmarkQuerySemantic measures a no-graph query over the 859-skill library with and without

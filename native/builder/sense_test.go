@@ -60,11 +60,11 @@ func TestSenseAgreement(t *testing.T) {
 	}
 }
 
-// TestPhiChannels checks that every channel has its own place in Phi and that a channel that
+// TestPhiChannels checks that every channel has its own place in phis and that a channel that
 // did not score a pair reads as absent.
 func TestPhiChannels(t *testing.T) {
-	var p Phi
-	for k, name := range Channels {
+	var p phis
+	for k, name := range channels {
 		if got := channelIndex(name); got != k {
 			t.Errorf("channelIndex(%q) = %d, want %d", name, got, k)
 		}
@@ -73,7 +73,7 @@ func TestPhiChannels(t *testing.T) {
 		}
 		p.Set(name, float64(k)+0.5)
 	}
-	for k, name := range Channels {
+	for k, name := range channels {
 		if v, ok := p.Lookup(name); !ok || v != float64(k)+0.5 {
 			t.Errorf("%s: got %v, %v", name, v, ok)
 		}

@@ -6,10 +6,10 @@ import (
 	"github.com/caskg/caskg/graphs"
 )
 
-// Signal is one channel of evidence that s_i should precede or support s_j, normalized to [0, 1]
+// signal is one channel of evidence that s_i should precede or support s_j, normalized to [0, 1]
 // per ordered pair. Channels plug into candidate induction and the association
 // score by appearing in builder.signals; only channels with data for this build are active.
-type Signal struct {
+type signal struct {
 	Name    string
 	Lambda  float64
 	Min     float64 // least value that makes a pair a candidate of this channel
@@ -22,55 +22,55 @@ type Signal struct {
 
 // Channel names, as they appear in reports, flags and parameters.
 const (
-	ChanSemantic   = "semantic"
-	ChanLexical    = "lexical"
-	ChanIO         = "io"
-	ChanStructural = "structural"
-	ChanJudge      = "judge"
-	ChanTraces     = "traces"
-	ChanRepair     = "repair"
+	chanSemantic   = "semantic"
+	chanLexical    = "lexical"
+	chanIO         = "io"
+	chanStructural = "structural"
+	chanJudge      = "judge"
+	chanTraces     = "traces"
+	chanRepair     = "repair"
 )
 
-// Channels lists every channel name.
-var Channels = []string{ChanSemantic, ChanLexical, ChanIO, ChanStructural, ChanJudge, ChanTraces, ChanRepair}
+// channels lists every channel name.
+var channels = []string{chanSemantic, chanLexical, chanIO, chanStructural, chanJudge, chanTraces, chanRepair}
 
-// Phi holds a candidate's value on each channel that scored it: a fixed array rather than a
+// phis holds a candidate's value on each channel that scored it: a fixed array rather than a
 // map, since a large library has millions of candidates.
-type Phi struct {
-	v   [7]float64 // by the channel's place in Channels
+type phis struct {
+	v   [7]float64 // by the channel's place in channels
 	has uint8      // bit k: channel k has a value
 }
 
-// channelIndex is name's place in Channels, -1 for an unknown name.
+// channelIndex is name's place in channels, -1 for an unknown name.
 func channelIndex(name string) int {
 	switch name {
-	case ChanSemantic:
+	case chanSemantic:
 		return 0
-	case ChanLexical:
+	case chanLexical:
 		return 1
-	case ChanIO:
+	case chanIO:
 		return 2
-	case ChanStructural:
+	case chanStructural:
 		return 3
-	case ChanJudge:
+	case chanJudge:
 		return 4
-	case ChanTraces:
+	case chanTraces:
 		return 5
-	case ChanRepair:
+	case chanRepair:
 		return 6
 	}
 	return -1
 }
 
-// Set records v as the value on channel name (one of Channels; others are ignored).
-func (p *Phi) Set(name string, v float64) {
+// Set records v as the value on channel name (one of channels; others are ignored).
+func (p *phis) Set(name string, v float64) {
 	if k := channelIndex(name); k >= 0 {
 		p.v[k], p.has = v, p.has|1<<k
 	}
 }
 
 // Lookup returns the value on channel name and whether the channel scored the pair.
-func (p *Phi) Lookup(name string) (float64, bool) {
+func (p *phis) Lookup(name string) (float64, bool) {
 	k := channelIndex(name)
 	if k < 0 || p.has&(1<<k) == 0 {
 		return 0, false
@@ -79,38 +79,38 @@ func (p *Phi) Lookup(name string) (float64, bool) {
 }
 
 // Get returns the value on channel name, 0 when the channel did not score the pair.
-func (p *Phi) Get(name string) float64 {
+func (p *phis) Get(name string) float64 {
 	v, _ := p.Lookup(name)
 	return v
 }
 
 // activeSignals returns the channels with data for this build and variant. The judge's values
 // come later (judge), for gated candidates only.
-func (b *builder) activeSignals() []Signal {
+func (b *builder) activeSignals() []signal {
 	l := b.opt.Lambda
-	var sem []Signal
+	var sem []signal
 	if b.vectors != nil {
-		sem = []Signal{{Name: ChanSemantic, Lambda: l[ChanSemantic], Min: 0.3, Score: b.semantic, Propose: true}}
+		sem = []signal{{Name: chanSemantic, Lambda: l[chanSemantic], Min: 0.3, Score: b.semantic, Propose: true}}
 	}
-	if b.opt.Variant == VariantSemanticOnly {
+	if b.opt.Variant == variantSemanticOnly {
 		return sem
 	}
-	all := []Signal{
-		{Name: ChanLexical, Lambda: l[ChanLexical], Min: 0.05, Score: b.lexical, Propose: true, lexical: true},
-		{Name: ChanIO, Lambda: l[ChanIO], Min: 0.3, Score: b.io, Propose: true},
-		{Name: ChanStructural, Lambda: l[ChanStructural], Min: 0.2, Score: b.structural, Propose: true},
+	all := []signal{
+		{Name: chanLexical, Lambda: l[chanLexical], Min: 0.05, Score: b.lexical, Propose: true, lexical: true},
+		{Name: chanIO, Lambda: l[chanIO], Min: 0.3, Score: b.io, Propose: true},
+		{Name: chanStructural, Lambda: l[chanStructural], Min: 0.2, Score: b.structural, Propose: true},
 	}
 	all = append(sem, all...)
 	if b.traces != nil {
-		all = append(all, Signal{Name: ChanTraces, Lambda: l[ChanTraces], Min: 0.05, Score: b.trace, Propose: true})
+		all = append(all, signal{Name: chanTraces, Lambda: l[chanTraces], Min: 0.05, Score: b.trace, Propose: true})
 	}
 	if b.hasRepairSkills() {
-		all = append(all, Signal{Name: ChanRepair, Lambda: l[ChanRepair], Min: 0.2, Score: b.repair, Propose: true})
+		all = append(all, signal{Name: chanRepair, Lambda: l[chanRepair], Min: 0.2, Score: b.repair, Propose: true})
 	}
 	if b.opt.Judge != nil && b.opt.Variant != VariantNoJudge && b.opt.Variant != VariantPublishAll {
-		all = append(all, Signal{Name: ChanJudge, Lambda: l[ChanJudge]})
+		all = append(all, signal{Name: chanJudge, Lambda: l[chanJudge]})
 	}
-	var out []Signal
+	var out []signal
 	for _, s := range all {
 		if s.Lambda > 0 {
 			out = append(out, s)
@@ -215,7 +215,7 @@ func (b *builder) structural(i, j int) float64 {
 // repair is how much s_i, a recovery skill, helps recover or complete s_j: 1 when s_j's text
 // names s_i, else the similarity of what they act on.
 func (b *builder) repair(i, j int) float64 {
-	if b.feat[i].role != RoleRepair || i == j {
+	if b.feat[i].role != roleRepair || i == j {
 		return 0
 	}
 	for _, m := range b.feat[j].mentions {
@@ -228,7 +228,7 @@ func (b *builder) repair(i, j int) float64 {
 
 func (b *builder) hasRepairSkills() bool {
 	for _, f := range b.feat {
-		if f.role == RoleRepair {
+		if f.role == roleRepair {
 			return true
 		}
 	}
@@ -250,15 +250,15 @@ func (b *builder) trace(i, j int) float64 {
 }
 
 // relation names the kind of link a candidate stands for, from the channel that supports it.
-func (b *builder) relation(c *Candidate) graphs.Relation {
+func (b *builder) relation(c *edgeCandidate) graphs.Relation {
 	switch {
-	case c.Phi.Get(ChanIO) >= 0.5, b.traces.given(c.Source, c.Target) >= 0.5:
+	case c.Phi.Get(chanIO) >= 0.5, b.traces.given(c.Source, c.Target) >= 0.5:
 		return graphs.Dependency
-	case c.Phi.Get(ChanTraces) >= 0.3, c.Phi.Get(ChanRepair) >= 0.5:
+	case c.Phi.Get(chanTraces) >= 0.3, c.Phi.Get(chanRepair) >= 0.5:
 		return graphs.Workflow
-	case c.Phi.Get(ChanStructural) >= 0.3 && b.feat[c.Source].role < b.feat[c.Target].role:
+	case c.Phi.Get(chanStructural) >= 0.3 && b.feat[c.Source].role < b.feat[c.Target].role:
 		return graphs.Workflow
-	case b.feat[c.Source].role == b.feat[c.Target].role && c.Phi.Get(ChanLexical) >= 0.5:
+	case b.feat[c.Source].role == b.feat[c.Target].role && c.Phi.Get(chanLexical) >= 0.5:
 		return graphs.Alternative
 	}
 	return graphs.Semantic

@@ -229,7 +229,7 @@ func TestFailedRunsInBuild(t *testing.T) {
 	}
 	edge := func(runs []Trace) (float32, graphs.State) {
 		opt := DefaultOptions()
-		opt.Traces = runs
+		opt.traces = runs
 		g, _ := buildGraph(t, skills, opt)
 		s, d := -1, -1
 		for i := range g.NumSkills() {

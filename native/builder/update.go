@@ -51,10 +51,10 @@ import (
 // lexical and semantic score: then Update makes a full build (the embedding and probe caches on
 // disk still spare the model calls).
 
-// StateVersion is the version of the build-state format; a state of another version is not read.
+// stateVersion is the version of the build-state format; a state of another version is not read.
 // Version 3 keeps each run's reporter (Trace.Source): a caskg that reads version 2 would drop it
 // and take reported runs as trusted ones.
-const StateVersion = 3
+const stateVersion = 3
 
 // StateSuffix is appended to an artifact's path to name its build state.
 const StateSuffix = ".state"
@@ -67,7 +67,7 @@ type State struct {
 	Version  int
 	Code     string       // the SHA-256 of the executable that built it (codeID)
 	Artifact [32]byte     // the SHA-256 of the artifact it belongs to
-	Saved    SavedOptions // the build options
+	Saved    savedOptions // the build options
 	Prober   string       // "" for publish-all
 	Judge    string
 	Embedder string // the vectors' model id, "" without vectors
@@ -80,24 +80,24 @@ type State struct {
 	// and the answers of the probes (encodePairs).
 	Pairs []byte
 	// Quarters are the least similar quarters the substitutes were picked from, by source.
-	Quarters []SavedQuarter
+	Quarters []savedQuarter
 
 	// skills are Skills as the file holds them, when the State was read from one: an update of
 	// an unchanged library writes them again as they are.
 	skills []byte
 }
 
-// SavedQuarter is the least similar quarter of a source (substitutes.leastSimilarQuarter).
-type SavedQuarter struct {
+// savedQuarter is the least similar quarter of a source (substitutes.leastSimilarQuarter).
+type savedQuarter struct {
 	Source int32
 	Skills []int32
 }
 
-// SavedOptions are the options of a build that decide its artifact, besides the runs and the
+// savedOptions are the options of a build that decide its artifact, besides the runs and the
 // pluggable parts (embedder, prober, judge).
-type SavedOptions struct {
+type savedOptions struct {
 	Variant                                  string
-	Lambda                                   []ChannelWeight // sorted by name, so the file is deterministic
+	Lambda                                   []channelWeight // sorted by name, so the file is deterministic
 	TauStr, EtaStr, JudgeGate                float64
 	Cap, PerChannel, Budget                  int
 	FrontierMin, EpsE, TauConfirm, TauReject float64
@@ -107,19 +107,19 @@ type SavedOptions struct {
 	BodyHead, MaxPostingDF                   int
 }
 
-// ChannelWeight is a channel's λ.
-type ChannelWeight struct {
+// channelWeight is a channel's λ.
+type channelWeight struct {
 	Name   string
 	Weight float64
 }
 
-func saveOptions(o Options) SavedOptions {
-	lam := make([]ChannelWeight, 0, len(o.Lambda))
+func saveOptions(o Options) savedOptions {
+	lam := make([]channelWeight, 0, len(o.Lambda))
 	for name, w := range o.Lambda {
-		lam = append(lam, ChannelWeight{name, w})
+		lam = append(lam, channelWeight{name, w})
 	}
-	slices.SortFunc(lam, func(x, y ChannelWeight) int { return strings.Compare(x.Name, y.Name) })
-	return SavedOptions{Variant: o.Variant, Lambda: lam, TauStr: o.TauStr, EtaStr: o.EtaStr,
+	slices.SortFunc(lam, func(x, y channelWeight) int { return strings.Compare(x.Name, y.Name) })
+	return savedOptions{Variant: o.Variant, Lambda: lam, TauStr: o.TauStr, EtaStr: o.EtaStr,
 		JudgeGate: o.JudgeGate, Cap: o.Cap, PerChannel: o.PerChannel, Budget: o.Budget,
 		FrontierMin: o.FrontierMin, EpsE: o.EpsE, TauConfirm: o.TauConfirm, TauReject: o.TauReject,
 		RhoConfirmed: o.RhoConfirmed, RhoUncertain: o.RhoUncertain, RhoScaffold: o.RhoScaffold,
@@ -127,7 +127,7 @@ func saveOptions(o Options) SavedOptions {
 		BodyHead: o.BodyHead, MaxPostingDF: o.MaxPostingDF}
 }
 
-func (s SavedOptions) equal(t SavedOptions) bool {
+func (s savedOptions) equal(t savedOptions) bool {
 	return reflect.DeepEqual(s, t)
 }
 
@@ -150,7 +150,7 @@ func (s *State) Options() Options {
 
 // recorder collects, during a build, what its State keeps.
 type recorder struct {
-	opt           SavedOptions // the options as given, before the build resolves any
+	opt           savedOptions // the options as given, before the build resolves any
 	prober, judge string
 	chosen        [][]int32
 	chosenVals    [][]float64       // per chosen target, its values on scoredChannels
@@ -183,7 +183,7 @@ func (b *builder) recordChosen(i int, pool []int, chosen []bool, phis [][]float6
 		if ok {
 			js = append(js, int32(pool[k]))
 			for c, s := range b.signals {
-				if s.Score != nil && s.Name != ChanTraces {
+				if s.Score != nil && s.Name != chanTraces {
 					vals = append(vals, phis[k][c])
 				}
 			}
@@ -216,9 +216,9 @@ func (b *builder) recordAnswers(chunk []int, probes []Probe, res []ProbeResult) 
 }
 
 // state assembles the State of the build that made data from the candidates cands.
-func (b *builder) state(data []byte, cands []Candidate) *State {
-	st := &State{Version: StateVersion, Code: codeID(), Artifact: sha256.Sum256(data), Saved: b.rec.opt,
-		Prober: b.rec.prober, Judge: b.rec.judge, Skills: b.skills, Traces: b.opt.Traces}
+func (b *builder) state(data []byte, cands []edgeCandidate) *State {
+	st := &State{Version: stateVersion, Code: codeID(), Artifact: sha256.Sum256(data), Saved: b.rec.opt,
+		Prober: b.rec.prober, Judge: b.rec.judge, Skills: b.skills, Traces: b.opt.traces}
 	if b.vectors != nil {
 		st.Embedder = b.vectors.Model
 	}
@@ -236,13 +236,13 @@ func (b *builder) state(data []byte, cands []Candidate) *State {
 		if !used[i] {
 			continue // an earlier build's, no longer on the frontier
 		}
-		sq := SavedQuarter{Source: int32(i), Skills: make([]int32, len(q))}
+		sq := savedQuarter{Source: int32(i), Skills: make([]int32, len(q))}
 		for k, j := range q {
 			sq.Skills[k] = int32(j)
 		}
 		st.Quarters = append(st.Quarters, sq)
 	}
-	slices.SortFunc(st.Quarters, func(x, y SavedQuarter) int { return int(x.Source - y.Source) })
+	slices.SortFunc(st.Quarters, func(x, y savedQuarter) int { return int(x.Source - y.Source) })
 	return st
 }
 
@@ -272,7 +272,7 @@ func (b *builder) quarters() map[int][]int {
 // and its run companions, which chooses what proposing over its whole pool would (see the
 // comment at the top of this file), then completes the candidates as a build does. A pair the
 // earlier build scored is not scored again (pairScores).
-func (b *builder) updateCandidates(rep *Report) ([]Candidate, error) {
+func (b *builder) updateCandidates(rep *Report) ([]edgeCandidate, error) {
 	prev := b.prev
 	if want := scoredChannels(b.signals); !slices.Equal(prev.pairs.channels, want) {
 		return nil, fmt.Errorf("builder: update: the build state scored the channels %v, this build scores %v", prev.pairs.channels, want)
@@ -281,7 +281,7 @@ func (b *builder) updateCandidates(rep *Report) ([]Candidate, error) {
 	col := 0
 	for c, s := range b.signals {
 		prev.cols[c] = -1
-		if s.Score != nil && s.Name != ChanTraces {
+		if s.Score != nil && s.Name != chanTraces {
 			prev.cols[c] = col
 			col++
 		}
@@ -360,7 +360,7 @@ func (b *builder) cachedScore(i, j int, phi []float64) bool {
 		switch col := b.prev.cols[c]; {
 		case col >= 0:
 			phi[c] = vals[col]
-		case s.Name == ChanTraces:
+		case s.Name == chanTraces:
 			phi[c] = b.trace(i, j)
 		default:
 			phi[c] = 0
@@ -371,7 +371,7 @@ func (b *builder) cachedScore(i, j int, phi []float64) bool {
 
 // probeUpdate gives every frontier candidate whose pair no run used the earlier build's answers,
 // when it has all three, and probes the rest (probe).
-func (b *builder) probeUpdate(ctx context.Context, cands []Candidate, frontier []int) error {
+func (b *builder) probeUpdate(ctx context.Context, cands []edgeCandidate, frontier []int) error {
 	pc := b.prev.pairs
 	// The candidates in index order, which is source order, as the table is: the frontier's
 	// order (by association) would read both at random.
@@ -418,8 +418,8 @@ func (b *builder) probeUpdate(ctx context.Context, cands []Candidate, frontier [
 	return b.probe(ctx, cands, rest)
 }
 
-// UpdateReport says how an update went.
-type UpdateReport struct {
+// updateReport says how an update went.
+type updateReport struct {
 	Mode       string `json:"mode"`             // "incremental" or "full"
 	Reason     string `json:"reason,omitempty"` // why a full build
 	OldTraces  int    `json:"old_traces"`
@@ -427,26 +427,13 @@ type UpdateReport struct {
 	Duplicates int    `json:"duplicate_traces,omitempty"` // new runs already in the old build, left out
 }
 
-// UpdateInput is what Update starts from.
-type UpdateInput struct {
-	Old    []byte         // the old artifact
-	State  *State         // its build state
-	Skills []ingest.Skill // the library now; nil: the state's
-	Traces []Trace        // the new runs
-}
-
-// BuildState is BuildContext that also returns the build's State, for a later Update.
-func BuildState(ctx context.Context, skills []ingest.Skill, opt Options) ([]byte, *State, *Report, error) {
-	return build(ctx, skills, opt, nil, true)
-}
-
-// Update makes the artifact (and its State) a full build would make from the library (the
-// state's when in.Skills is nil), the state's runs followed by the new ones (a run equal to one
-// of the state's, same id and skills, is left out: a log replayed whole adds only its new lines)
-// and opt (start from State.Options). When it cannot reuse the earlier build (Reusable says
-// why) it makes a full build, which needs opt.Embedder when the earlier build had vectors.
-func Update(ctx context.Context, in UpdateInput, opt Options) ([]byte, *State, *Report, error) {
-	st := in.State
+// updateFrom is Build with in.Previous: the artifact (and, with in.State, its State) a full build
+// would make from the library (the previous build's when in.Skills is nil), the previous runs
+// followed by in.Runs and in.Options. When it cannot reuse the previous build (Reusable says
+// why) it makes a full build, which needs an embedder (Options.Embedder, or one embedder makes
+// from in.Embedder) when the previous build had vectors.
+func updateFrom(ctx context.Context, in Input, embedder func(*Options, []ingest.Skill) error) ([]byte, *State, *Report, error) {
+	st, opt := in.Previous, in.Options
 	if sha256.Sum256(in.Old) != st.Artifact {
 		return nil, nil, nil, errors.New("builder: update: the build state belongs to another artifact (the artifact was rebuilt or replaced after it was written)")
 	}
@@ -458,14 +445,14 @@ func Update(ctx context.Context, in UpdateInput, opt Options) ([]byte, *State, *
 	for _, t := range st.Traces {
 		seen[traceKey(t)] = true
 	}
-	opt.Traces = slices.Clone(st.Traces)
-	up := &UpdateReport{Mode: "incremental", OldTraces: len(st.Traces)}
-	for _, t := range in.Traces {
+	opt.traces = slices.Clone(st.Traces)
+	up := &updateReport{Mode: "incremental", OldTraces: len(st.Traces)}
+	for _, t := range in.Runs {
 		if seen[traceKey(t)] {
 			up.Duplicates++
 			continue
 		}
-		opt.Traces = append(opt.Traces, t)
+		opt.traces = append(opt.traces, t)
 		up.NewTraces++
 	}
 	var data []byte
@@ -474,17 +461,22 @@ func Update(ctx context.Context, in UpdateInput, opt Options) ([]byte, *State, *
 	var err error
 	if up.Reason = st.Reusable(skills, opt); up.Reason != "" {
 		up.Mode = "full"
-		if st.Embedder != "" && opt.Embedder == nil {
-			return nil, nil, nil, fmt.Errorf("builder: update: a full build is needed (%s) and no embedder was given", up.Reason)
+		if st.Embedder != "" {
+			if err := embedder(&opt, skills); err != nil {
+				return nil, nil, nil, err
+			}
+			if opt.Embedder == nil {
+				return nil, nil, nil, fmt.Errorf("builder: update: a full build is needed (%s) and no embedder was given", up.Reason)
+			}
 		}
-		data, nst, rep, err = build(ctx, skills, opt, nil, true)
+		data, nst, rep, err = build(ctx, skills, opt, nil, in.State)
 	} else {
 		prev, perr := st.reuse(in.Old)
 		if perr != nil {
 			return nil, nil, nil, perr
 		}
-		data, nst, rep, err = build(ctx, skills, opt, prev, true)
-		if err == nil && in.Skills == nil {
+		data, nst, rep, err = build(ctx, skills, opt, prev, in.State)
+		if err == nil && nst != nil && in.Skills == nil {
 			nst.skills = st.skills // the same library, so the same bytes
 		}
 	}
@@ -495,7 +487,7 @@ func Update(ctx context.Context, in UpdateInput, opt Options) ([]byte, *State, *
 	return data, nst, rep, nil
 }
 
-// traceKey identifies a run for Update's duplicate check.
+// traceKey identifies a run for update's duplicate check.
 func traceKey(t Trace) string {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%q %v %q", t.ID, t.Failed, t.Source)
@@ -520,8 +512,8 @@ func (s *State) Reusable(skills []ingest.Skill, opt Options) string {
 		judge = opt.Judge.Name()
 	}
 	switch {
-	case s.Version != StateVersion:
-		return fmt.Sprintf("build state version %d, this caskg reads %d", s.Version, StateVersion)
+	case s.Version != stateVersion:
+		return fmt.Sprintf("build state version %d, this caskg reads %d", s.Version, stateVersion)
 	case s.Code != codeID():
 		return "the old artifact was built by another caskg executable"
 	case !s.Saved.equal(saveOptions(opt)):
@@ -533,15 +525,15 @@ func (s *State) Reusable(skills []ingest.Skill, opt Options) string {
 	case opt.Embedder != nil && opt.Embedder.ID() != s.Embedder:
 		return fmt.Sprintf("the old build embedded with %q, this one with %q", s.Embedder, opt.Embedder.ID())
 	}
-	if d := LibraryDiff(s.Skills, skills); d != "" {
+	if d := libraryDiff(s.Skills, skills); d != "" {
 		return "the library changed: " + d
 	}
 	return ""
 }
 
-// LibraryDiff describes how the library now differs from the old one ("" when every skill is
+// libraryDiff describes how the library now differs from the old one ("" when every skill is
 // the same): counts of skills added, changed and removed.
-func LibraryDiff(old, now []ingest.Skill) string {
+func libraryDiff(old, now []ingest.Skill) string {
 	if len(old) == len(now) && (len(old) == 0 || &old[0] == &now[0]) {
 		return "" // the same slice: an update of the state's own library
 	}
@@ -723,8 +715,8 @@ func DecodeState(data []byte) (s *State, err error) {
 	if len(rest) < 4 || binary.LittleEndian.Uint32(rest[len(rest)-4:]) != crc32.Checksum(data[:len(data)-4], castagnoli) {
 		// A state of version 1 was the magic and the State in gob, nothing else.
 		var v struct{ Version int }
-		if gob.NewDecoder(bytes.NewReader(rest)).Decode(&v) == nil && v.Version != 0 && v.Version != StateVersion {
-			return nil, fmt.Errorf("builder: build state version %d, this caskg reads %d", v.Version, StateVersion)
+		if gob.NewDecoder(bytes.NewReader(rest)).Decode(&v) == nil && v.Version != 0 && v.Version != stateVersion {
+			return nil, fmt.Errorf("builder: build state version %d, this caskg reads %d", v.Version, stateVersion)
 		}
 		return nil, errors.New("builder: build state: corrupt (checksum mismatch)")
 	}
@@ -744,8 +736,8 @@ func DecodeState(data []byte) (s *State, err error) {
 	if err := gob.NewDecoder(bytes.NewReader(parts[0])).Decode(s); err != nil {
 		return nil, fmt.Errorf("builder: build state: %w", err)
 	}
-	if s.Version != StateVersion {
-		return nil, fmt.Errorf("builder: build state version %d, this caskg reads %d", s.Version, StateVersion)
+	if s.Version != stateVersion {
+		return nil, fmt.Errorf("builder: build state version %d, this caskg reads %d", s.Version, stateVersion)
 	}
 	if err := gob.NewDecoder(bytes.NewReader(parts[1])).Decode(&s.Skills); err != nil {
 		return nil, fmt.Errorf("builder: build state: skills: %w", err)

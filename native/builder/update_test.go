@@ -20,6 +20,34 @@ import (
 	"github.com/caskg/caskg/native/lab/synth"
 )
 
+// buildOf is Build of skills with opt, whose traces are the runs.
+func buildOf(ctx context.Context, skills []ingest.Skill, opt Options) ([]byte, *Report, error) {
+	r, err := Build(ctx, Input{Skills: skills, Options: opt, Runs: opt.traces})
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.Artifact, r.Report, nil
+}
+
+// buildStateOf is buildOf that also returns the build state.
+func buildStateOf(ctx context.Context, skills []ingest.Skill, opt Options) ([]byte, *State, *Report, error) {
+	r, err := Build(ctx, Input{Skills: skills, Options: opt, Runs: opt.traces, State: true})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return r.Artifact, r.State, r.Report, nil
+}
+
+// updateOf is Build of in (with Previous) and opt, making the build state.
+func updateOf(ctx context.Context, in Input, opt Options) ([]byte, *State, *Report, error) {
+	in.Options, in.State = opt, true
+	r, err := Build(ctx, in)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return r.Artifact, r.State, r.Report, nil
+}
+
 // fullBuild is a full build of skills with runs and the builtin model learnt from skills.
 func fullBuild(t testing.TB, skills []ingest.Skill, traces []Trace) ([]byte, *State) {
 	t.Helper()
@@ -27,8 +55,8 @@ func fullBuild(t testing.TB, skills []ingest.Skill, traces []Trace) ([]byte, *St
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt.Traces = traces
-	data, st, _, err := BuildState(context.Background(), skills, opt)
+	opt.traces = traces
+	data, st, _, err := buildStateOf(context.Background(), skills, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,11 +181,11 @@ func TestUpdateMatchesBuild(t *testing.T) {
 			}
 			opt := st.Options()
 			if tc.now != nil {
-				if opt.Embedder, err = BuiltinEmbedder(tc.now); err != nil {
+				if opt.Embedder, err = builtinEmbedder(tc.now); err != nil {
 					t.Fatal(err)
 				}
 			}
-			got, gotState, rep, err := Update(context.Background(), UpdateInput{Old: old, State: st, Skills: tc.now, Traces: tc.new}, opt)
+			got, gotState, rep, err := updateOf(context.Background(), Input{Old: old, Previous: st, Skills: tc.now, Runs: tc.new}, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -211,7 +239,7 @@ func TestUpdateRefuses(t *testing.T) {
 	runs := tasksAsTraces(t, sampleTasks)
 	_, st := fullBuild(t, sample, runs[:5])
 	other, _ := fullBuild(t, sample, runs[:6])
-	_, _, _, err := Update(context.Background(), UpdateInput{Old: other, State: st, Traces: runs[6:]}, st.Options())
+	_, _, _, err := updateOf(context.Background(), Input{Old: other, Previous: st, Runs: runs[6:]}, st.Options())
 	if err == nil || !strings.Contains(err.Error(), "belongs to another artifact") {
 		t.Errorf("state of another artifact: err %v", err)
 	}
@@ -306,8 +334,8 @@ func BenchmarkUpdate10k(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			opt.Traces = append(slices.Clone(old), delta...)
-			if want, _, err = Build(skills, opt); err != nil {
+			opt.traces = append(slices.Clone(old), delta...)
+			if want, _, err = buildOf(context.Background(), skills, opt); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -318,7 +346,7 @@ func BenchmarkUpdate10k(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			got, _, rep, err := Update(context.Background(), UpdateInput{Old: oldData, State: st, Traces: delta}, st.Options())
+			got, _, rep, err := updateOf(context.Background(), Input{Old: oldData, Previous: st, Runs: delta}, st.Options())
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -271,7 +271,7 @@ func decodeFeatures(data []byte, n int) ([]features, map[string]float64, error) 
 	fs := make([]features, n)
 	for i := range fs {
 		f := &fs[i]
-		f.role = Role(r.below(len(roleNames)))
+		f.role = skillRole(r.below(len(roleNames)))
 		f.text = vector()
 		f.object = vector()
 		f.inputs = slots()
@@ -331,10 +331,10 @@ func (c *pairCache) find(i, j int) int {
 
 // scoredChannels are the names of the channels whose values the Pairs table keeps: the
 // signals with a score of their own, but the runs'.
-func scoredChannels(signals []Signal) []string {
+func scoredChannels(signals []signal) []string {
 	var out []string
 	for _, s := range signals {
-		if s.Score != nil && s.Name != ChanTraces {
+		if s.Score != nil && s.Name != chanTraces {
 			out = append(out, s.Name)
 		}
 	}
@@ -344,10 +344,10 @@ func scoredChannels(signals []Signal) []string {
 // encodePairs writes the Pairs table of a build: the targets its channels chose before the Cap
 // cut (chosen, with their values chosenVals, len(channels) a target, per source), its
 // candidates and the answers of its frontier.
-func encodePairs(n int, channels []string, chosen [][]int32, chosenVals [][]float64, cands []Candidate,
+func encodePairs(n int, channels []string, chosen [][]int32, chosenVals [][]float64, cands []edgeCandidate,
 	answers []recordedAnswers) []byte {
 	var w writer
-	at := make([]int, len(channels)) // each channel's place in Phi
+	at := make([]int, len(channels)) // each channel's place in phis
 	for c, name := range channels {
 		at[c] = channelIndex(name)
 	}

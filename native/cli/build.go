@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/caskg/caskg/native/atomicfile"
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/internal/memlimit"
 )
 
 // buildFlags are the flags of caskg build. The builder options are bound to opt in place, so
@@ -28,6 +31,7 @@ type buildFlags struct {
 	strict  bool
 	lambdas map[string]*float64 // per channel, copied into opt.Lambda after parsing
 	traces  string
+	runs    []builder.Trace // read from traces
 	llm     llmFlags
 	embed   embedFlags
 	report  string
@@ -58,7 +62,7 @@ func (f *buildFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&opt.ScaffoldIn, "scaffold-in", opt.ScaffoldIn, "most scaffold edges into one skill")
 	fs.Float64Var(&opt.EpsWeight, "eps-w", opt.EpsWeight, "least published weight ε_w")
 	f.lambdas = map[string]*float64{}
-	for _, ch := range builder.Channels {
+	for _, ch := range slices.Sorted(maps.Keys(opt.Lambda)) { // the defaults weigh every channel
 		v := opt.Lambda[ch]
 		f.lambdas[ch] = &v
 		fs.Float64Var(f.lambdas[ch], "lambda-"+ch, v, "weight λ of the "+ch+" channel")
@@ -84,7 +88,7 @@ func (f *buildFlags) options(c *ctx) error {
 	}
 	if f.traces != "" {
 		var err error
-		if f.opt.Traces, err = builder.ReadTraces(f.traces); err != nil {
+		if f.runs, err = builder.ReadTraces(f.traces); err != nil {
 			return err
 		}
 	}
@@ -127,24 +131,16 @@ func runBuild(c *ctx, args []string) error {
 	if err != nil {
 		return err
 	}
-	builder.LimitMemory(len(lib.Skills))
+	memlimit.ForSkills(len(lib.Skills))
 	f.embed.cacheDir = f.llm.cacheDir
-	fitStart := time.Now()
-	emb, err := f.embed.embedder(lib.Skills)
-	if err != nil {
-		return err
-	}
-	fit := time.Since(fitStart).Seconds()
-	if cl, ok := emb.(io.Closer); ok {
-		defer cl.Close()
-	}
-	f.opt.Embedder = emb
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	data, st, rep, err := buildArtifact(ctx, lib.Skills, f.opt, f.state)
+	res, err := builder.Build(ctx, builder.Input{Skills: lib.Skills, Options: f.opt, Runs: f.runs,
+		Embedder: f.embed.embedder, State: f.state})
 	if err != nil {
 		return err
 	}
+	data, st, rep := res.Artifact, res.State, res.Report
 	if f.opt.DryRun {
 		fmt.Fprintf(c.stdout, "dry run: %d skills, %d candidates, frontier %d, %d probes and judge prompts, %d model calls not cached\n",
 			rep.Skills, rep.Candidates, rep.Frontier, rep.PlannedProbes, rep.PlannedCalls)
@@ -156,7 +152,6 @@ func runBuild(c *ctx, args []string) error {
 	if err := writeState(f.out, st); err != nil {
 		return err
 	}
-	rep.StageSeconds["fit"] = fit
 	rep.TotalSeconds = time.Since(start).Seconds()
 	return f.summarize(c, rep, lib.Problems, libs)
 }

@@ -60,15 +60,11 @@ func (f *embedFlags) embedder(skills []ingest.Skill) (embed.Embedder, error) {
 	case embedderNone:
 		return nil, nil
 	case embedderBuiltin, "":
-		texts := make([]string, len(skills))
-		for i, s := range skills {
-			texts[i] = builder.SkillText(s)
-		}
-		m, err := embed.NewBuiltin(texts, embed.BuiltinOptions{})
+		opt, err := builder.DefaultOptionsFor(skills) // the builtin model learnt from skills
 		if err != nil {
 			return nil, err
 		}
-		return m, nil // learning it costs less than reading a cache
+		return opt.Embedder, nil // learning it costs less than reading a cache
 	case embedderONNX:
 		if f.model == "" {
 			return nil, usagef("--embedder onnx needs --model DIR (a sentence-transformers ONNX export)")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -14,18 +13,10 @@ import (
 	"github.com/caskg/caskg/native/atomicfile"
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/internal/memlimit"
 )
 
 const updateArgs = "OLD.skg [LIBRARY...] --traces NEW.jsonl -o NEW.skg"
-
-// buildArtifact builds, and with state also returns the build state for caskg update.
-func buildArtifact(ctx context.Context, skills []ingest.Skill, opt builder.Options, state bool) ([]byte, *builder.State, *builder.Report, error) {
-	if !state {
-		data, rep, err := builder.BuildContext(ctx, skills, opt)
-		return data, nil, rep, err
-	}
-	return builder.BuildState(ctx, skills, opt)
-}
 
 // writeState writes st beside the artifact at out, atomically; nothing for a nil st.
 func writeState(out string, st *builder.State) error {
@@ -145,40 +136,24 @@ func runUpdate(c *ctx, args []string) error {
 	if now == nil {
 		now = st.Skills
 	}
-	builder.LimitMemory(len(now)) // as caskg build does
-	fit := 0.0
-	if reason := st.Reusable(now, opt); reason != "" {
-		if !f.jsonOut {
-			fmt.Fprintf(c.stderr, "caskg update: a full build: %s\n", reason)
-		}
-		if st.Embedder != "" {
-			fitStart := time.Now()
-			f.embed.cacheDir = f.llm.cacheDir
-			emb, err := f.embed.embedder(now)
-			if err != nil {
-				return err
-			}
-			if cl, ok := emb.(io.Closer); ok {
-				defer cl.Close()
-			}
-			opt.Embedder = emb
-			fit = time.Since(fitStart).Seconds()
-		}
-	}
+	memlimit.ForSkills(len(now)) // as caskg build does
+	f.embed.cacheDir = f.llm.cacheDir
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	data, nst, rep, err := builder.Update(ctx, builder.UpdateInput{Old: old, State: st, Skills: skills, Traces: runs}, opt)
+	res, err := builder.Build(ctx, builder.Input{Skills: skills, Options: opt, Runs: runs,
+		Previous: st, Old: old, Embedder: f.embed.embedder, State: true})
 	if err != nil {
 		return err
+	}
+	data, nst, rep := res.Artifact, res.State, res.Report
+	if u := rep.Update; u.Reason != "" && !f.jsonOut {
+		fmt.Fprintf(c.stderr, "caskg update: a full build: %s\n", u.Reason)
 	}
 	if err := atomicfile.Write(f.out, data); err != nil {
 		return fmt.Errorf("writing artifact %s: %w", f.out, err)
 	}
 	if err := writeState(f.out, nst); err != nil {
 		return err
-	}
-	if fit > 0 {
-		rep.StageSeconds["fit"] = fit
 	}
 	rep.TotalSeconds = time.Since(start).Seconds()
 	if !f.jsonOut {

@@ -1,6 +1,7 @@
 package eval_test
 
 import (
+	"context"
 	"os"
 	"testing"
 
@@ -57,15 +58,17 @@ func TestGraphNotBelowSeeds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			var runs []builder.Trace
 			if set.traces != "" {
-				if opt.Traces, err = builder.ReadTraces(set.traces); err != nil {
+				if runs, err = builder.ReadTraces(set.traces); err != nil {
 					t.Fatal(err)
 				}
 			}
-			data, _, err := builder.Build(lib.Skills, opt)
+			res, err := builder.Build(context.Background(), builder.Input{Skills: lib.Skills, Options: opt, Runs: runs})
 			if err != nil {
 				t.Fatal(err)
 			}
+			data := res.Artifact
 			g, err := graphs.Decode(data)
 			if err != nil {
 				t.Fatal(err)

@@ -705,10 +705,11 @@ func TestGraphSearch(t *testing.T) {
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
-	art, _, err := builder.Build(skills, builder.DefaultOptions())
+	built, err := builder.Build(context.Background(), builder.Input{Skills: skills, Options: builder.DefaultOptions()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	art := built.Artifact
 	gr, err := graphs.Decode(art)
 	if err != nil {
 		t.Fatal(err)
@@ -759,10 +760,11 @@ func TestSearchFilter(t *testing.T) {
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
-	art, _, err := builder.Build(skills, builder.DefaultOptions())
+	built, err := builder.Build(context.Background(), builder.Input{Skills: skills, Options: builder.DefaultOptions()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	art := built.Artifact
 	gr, err := graphs.Decode(art)
 	if err != nil {
 		t.Fatal(err)

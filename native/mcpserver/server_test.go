@@ -37,10 +37,11 @@ func buildGraph(t *testing.T, dir string) *graphs.Graph {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, _, err := builder.Build(lib.Skills, builder.DefaultOptions())
+	res, err := builder.Build(context.Background(), builder.Input{Skills: lib.Skills, Options: builder.DefaultOptions()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	data := res.Artifact
 	g, err := graphs.Decode(data)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@
 package testlib
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -50,8 +51,11 @@ func build(dir string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, _, err := builder.Build(lib.Skills, opt)
-	return data, err
+	res, err := builder.Build(context.Background(), builder.Input{Skills: lib.Skills, Options: opt})
+	if err != nil {
+		return nil, err
+	}
+	return res.Artifact, nil
 }
 
 // Build returns the artifact `caskg build dir` writes (default options, the builtin semantic

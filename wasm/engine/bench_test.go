@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -92,9 +93,11 @@ func buildLibrary(n int) realData {
 		if err != nil {
 			return realData{err: err}
 		}
-		if data, _, err = builder.Build(skills, opt); err != nil {
+		res, err := builder.Build(context.Background(), builder.Input{Skills: skills, Options: opt})
+		if err != nil {
 			return realData{err: err}
 		}
+		data = res.Artifact
 	}
 	g, err := graphs.Decode(data)
 	if err != nil {

@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"context"
 	"os"
 	"sync"
 	"testing"
@@ -37,10 +38,11 @@ func buildFixture(lib, tasks string, maxTasks int) fixture {
 	if err != nil {
 		return fixture{err: err}
 	}
-	data, _, err := builder.Build(l.Skills, builder.DefaultOptions())
+	res, err := builder.Build(context.Background(), builder.Input{Skills: l.Skills, Options: builder.DefaultOptions()})
 	if err != nil {
 		return fixture{err: err}
 	}
+	data := res.Artifact
 	g, err := graphs.Decode(data)
 	if err != nil {
 		return fixture{err: err}

@@ -22,10 +22,11 @@ func tinyArtifact(tb testing.TB) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	data, _, err := builder.Build(lib.Skills[:6], builder.DefaultOptions())
+	res, err := builder.Build(context.Background(), builder.Input{Skills: lib.Skills[:6], Options: builder.DefaultOptions()})
 	if err != nil {
 		tb.Fatal(err)
 	}
+	data := res.Artifact
 	return data
 }
 

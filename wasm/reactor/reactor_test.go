@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -20,10 +21,11 @@ func sampleArtifact(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, _, err := builder.Build(lib.Skills, builder.DefaultOptions())
+	res, err := builder.Build(context.Background(), builder.Input{Skills: lib.Skills, Options: builder.DefaultOptions()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	data := res.Artifact
 	return data
 }
 

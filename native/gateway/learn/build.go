@@ -112,11 +112,11 @@ func (l *Loop) run(j *job) error {
 		if reason := j.cur.state.Reusable(j.cur.state.Skills, opt); reason != "" {
 			j.full, j.reason, j.traces = true, reason, append(slices.Clip(j.cur.state.Traces), j.traces...)
 		} else {
-			var err error
-			data, st, _, err = builder.Update(l.ctx, builder.UpdateInput{Old: j.cur.data, State: j.cur.state, Traces: j.traces}, opt)
+			res, err := builder.Build(l.ctx, builder.Input{Options: opt, Runs: j.traces, Previous: j.cur.state, Old: j.cur.data, State: true})
 			if err != nil {
 				return fmt.Errorf("learn: update: %w", err)
 			}
+			data, st = res.Artifact, res.State
 			catHash = j.cur.meta.Catalog
 		}
 	}
@@ -166,15 +166,14 @@ func (l *Loop) fullBuild(traces []builder.Trace) ([]byte, *builder.State, string
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("learn: build options: %w", err)
 	}
-	opt.Traces = nil
-	if len(traces) > 0 {
-		opt.Traces = traces
+	if len(traces) == 0 {
+		traces = nil
 	}
-	data, st, _, err := builder.BuildState(l.ctx, lib.Skills, opt)
+	res, err := builder.Build(l.ctx, builder.Input{Skills: lib.Skills, Options: opt, Runs: traces, State: true})
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("learn: build: %w", err)
 	}
-	return data, st, fmt.Sprintf("%x", sha256.Sum256(raw)), nil
+	return res.Artifact, res.State, fmt.Sprintf("%x", sha256.Sum256(raw)), nil
 }
 
 // install writes a new graph, moving the current one to graph.prev.skg, and swaps it in. The

@@ -84,26 +84,26 @@ func compare(ctx context.Context, s Spec) ([]Row, int, error) {
 		return nil, 0, fmt.Errorf("no skills in %s", strings.Join(s.Libraries, " "))
 	}
 	start := time.Now()
-	emb, err := builder.BuiltinEmbedder(lib.Skills)
+	def, err := builder.DefaultOptionsFor(lib.Skills) // for the builtin model caskg build learns
 	if err != nil {
 		return nil, 0, err
 	}
+	emb := def.Embedder
 	learn := time.Since(start).Seconds()
 	opt := s.Options
 	opt.Embedder = emb
 	type spec struct {
 		name string
 		opt  builder.Options
+		runs []builder.Trace
 	}
-	specs := []spec{{RowDefault, opt}}
+	specs := []spec{{RowDefault, opt, nil}}
 	if s.Traces != nil {
-		o := opt
-		o.Traces = s.Traces
-		specs = append(specs, spec{RowTraces, o})
+		specs = append(specs, spec{RowTraces, opt, s.Traces})
 	}
 	pa := opt
 	pa.Variant = builder.VariantPublishAll
-	specs = append(specs, spec{RowPublishAll, pa})
+	specs = append(specs, spec{RowPublishAll, pa, nil})
 	if s.Gold != nil {
 		for _, rate := range s.OracleErrors {
 			p, err := oracle.New(s.Gold, oracle.Options{ErrorRate: rate, Seed: s.OracleSeed})
@@ -115,17 +115,18 @@ func compare(ctx context.Context, s Spec) ([]Row, int, error) {
 			if o.Budget == builder.BudgetAuto { // free, like the contract prober: every candidate
 				o.Budget = 0
 			}
-			specs = append(specs, spec{OracleRow(rate), o})
+			specs = append(specs, spec{OracleRow(rate), o, nil})
 		}
 	}
 	var builds []Row
 	var defaultGraph *graphs.Graph
 	for _, b := range specs {
-		data, rep, err := builder.BuildContext(ctx, lib.Skills, b.opt)
+		res, err := builder.Build(ctx, builder.Input{Skills: lib.Skills, Options: b.opt, Runs: b.runs})
 		if err != nil {
 			return nil, 0, fmt.Errorf("build %s: %w", b.name, err)
 		}
-		g, err := graphs.Decode(data)
+		rep := res.Report
+		g, err := graphs.Decode(res.Artifact)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -217,10 +217,11 @@ func sampleGold(t *testing.T) (skills []ingest.Skill, gold []eval.GoldEdge, isGo
 		t.Fatal(err)
 	}
 	opt.Variant = builder.VariantPublishAll
-	data, _, err := builder.Build(skills, opt)
+	res, err := builder.Build(context.Background(), builder.Input{Skills: skills, Options: opt})
 	if err != nil {
 		t.Fatal(err)
 	}
+	data := res.Artifact
 	g, err := graphs.Decode(data)
 	if err != nil {
 		t.Fatal(err)
@@ -260,10 +261,11 @@ func oracleBuild(t *testing.T, skills []ingest.Skill, gold []eval.GoldEdge, rate
 		t.Fatal(err)
 	}
 	opt.Prober, opt.Budget = rec, 0
-	data, rep, err := builder.Build(skills, opt)
+	res, err := builder.Build(context.Background(), builder.Input{Skills: skills, Options: opt})
 	if err != nil {
 		t.Fatal(err)
 	}
+	data, rep := res.Artifact, res.Report
 	if rep.Prober != Name || rep.Frontier != len(rec.probed) {
 		t.Fatalf("report: prober %q, frontier %d; %d pairs probed", rep.Prober, rep.Frontier, len(rec.probed))
 	}

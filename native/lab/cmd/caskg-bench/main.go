@@ -46,6 +46,7 @@ import (
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/internal/memlimit"
 	"github.com/caskg/caskg/native/lab/bench"
 	"github.com/caskg/caskg/native/lab/mdspan"
 	"github.com/caskg/caskg/native/lab/synth"
@@ -443,15 +444,16 @@ func buildOne(args []string) error {
 			return err
 		}
 	}
-	builder.LimitMemory(len(skills)) // as caskg build does
+	memlimit.ForSkills(len(skills)) // as caskg build does
 	opt, err := builder.DefaultOptionsFor(skills)
 	if err != nil {
 		return err
 	}
-	data, rep, err := builder.BuildContext(context.Background(), skills, opt)
+	res, err := builder.Build(context.Background(), builder.Input{Skills: skills, Options: opt})
 	if err != nil {
 		return err
 	}
+	data, rep := res.Artifact, res.Report
 	secs := time.Since(start).Seconds()
 	if err := atomicfile.Write(*out, data); err != nil {
 		return err

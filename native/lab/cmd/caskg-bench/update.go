@@ -197,18 +197,14 @@ func updateOne(args []string) error {
 		if err != nil {
 			return err
 		}
-		opt.Traces = runs
 		var state []byte
-		if *mode == "full" {
-			if data, rep, err = builder.BuildContext(ctx, skills, opt); err != nil {
-				return err
-			}
-		} else {
-			var st *builder.State
-			if data, st, rep, err = builder.BuildState(ctx, skills, opt); err != nil {
-				return err
-			}
-			if state, err = builder.EncodeState(st); err != nil {
+		res, err := builder.Build(ctx, builder.Input{Skills: skills, Options: opt, Runs: runs, State: *mode == "old"})
+		if err != nil {
+			return err
+		}
+		data, rep = res.Artifact, res.Report
+		if res.State != nil {
+			if state, err = builder.EncodeState(res.State); err != nil {
 				return err
 			}
 		}
@@ -236,15 +232,15 @@ func updateOne(args []string) error {
 		if err != nil {
 			return err
 		}
-		d, nst, r, err := builder.Update(ctx, builder.UpdateInput{Old: oldData, State: st, Traces: runs}, st.Options())
+		res, err := builder.Build(ctx, builder.Input{Options: st.Options(), Runs: runs, Previous: st, Old: oldData, State: true})
 		if err != nil {
 			return err
 		}
-		if _, err := builder.EncodeState(nst); err != nil {
+		if _, err := builder.EncodeState(res.State); err != nil {
 			return err
 		}
 		secs = time.Since(start).Seconds()
-		data, rep = d, r
+		data, rep = res.Artifact, res.Report
 	default:
 		return fmt.Errorf("update-one: -mode %q is not old, full or update", *mode)
 	}

@@ -1,4 +1,7 @@
-package builder
+// Package memlimit sets the Go runtime's soft memory limit for a build, from the size of its
+// library. It is the commands' (caskg build and update, caskg-bench), not the builder's: the
+// limit is a setting of the whole process.
+package memlimit
 
 import (
 	"os"
@@ -13,14 +16,14 @@ const (
 	memoryFloor    = 900 << 20 // the least soft limit
 )
 
-// LimitMemory sets the Go runtime's soft memory limit for a build of n skills, unless the
+// ForSkills sets the Go runtime's soft memory limit for a build of n skills, unless the
 // GOMEMLIMIT environment variable sets one, and returns the limit in force. Without a limit
 // the collector lets the heap grow to twice the live data, so a build's resident memory would be
 // twice what it holds; with one, it collects more often as the heap nears the limit. The limit
 // grows with the library, so that a library larger than the one it was measured on still
 // builds with room to spare rather than with the collector running without pause.
 // It changes a setting of the whole process: commands call it, not the builder.
-func LimitMemory(n int) int64 {
+func ForSkills(n int) int64 {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(max(memoryFloor, memoryPerSkill*int64(n)))
 	}
