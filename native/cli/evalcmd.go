@@ -9,6 +9,7 @@ import (
 
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/internal/cmdline"
+	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -24,7 +25,10 @@ func runEval(c *ctx, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := q.check(fs, engine.MaxK); err != nil {
+	// eval measures the engine, so -k goes to the engine's bound, not the service's.
+	lim := api.Service
+	lim.K = engine.MaxK
+	if err := q.check(fs, lim); err != nil {
 		return err
 	}
 	if *tasksPath == "" {

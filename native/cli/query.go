@@ -39,7 +39,7 @@ func (q *queryFlags) registerFilter(fs *flag.FlagSet) {
 // checkFilter holds a filter, from the flags or a --batch line, to the limits and the globs'
 // syntax.
 func checkFilter(f engine.Filter) error {
-	if err := api.CheckRequest(engine.Request{Filter: f}); err != nil {
+	if err := api.Service.Check(engine.Request{Filter: f}); err != nil {
 		return err
 	}
 	return f.Check()
@@ -62,24 +62,27 @@ func (q *queryFlags) register(fs *flag.FlagSet, k int) {
 	fs.BoolVar(&q.noGraph, "no-graph", false, "rank by the seeds alone (the lexical baseline)")
 }
 
-// check holds the retrieval flags given on the command line to their ranges: -k to [1, maxK]
-// (api.MaxK for query, the limits every surface shares; the engine's bound for eval), --seeds
-// to [1, api.MaxSeeds], -gamma to (0, 1]. A 0 is an error, not the default: the default is
-// what an absent flag means.
-func (q *queryFlags) check(fs *flag.FlagSet, maxK int) error {
-	var err error
+// check holds the retrieval flags given on the command line to their ranges: -gamma to (0, 1],
+// -k and --seeds to lim (api.Service for query, the limits every surface shares; eval keeps the
+// engine's bound on k), in the order of the flags' names. A 0 is an error, not the default:
+// the default is what an absent flag means.
+func (q *queryFlags) check(fs *flag.FlagSet, lim api.Limits) error {
+	var given []string
+	gamma := false
 	fs.Visit(func(f *flag.Flag) {
-		switch {
-		case err != nil:
-		case f.Name == "k" && (q.k < 1 || q.k > maxK):
-			err = usagef("flag -k: %d is outside [1, %d]", q.k, maxK)
-		case f.Name == "seeds" && (q.seeds < 1 || q.seeds > api.MaxSeeds):
-			err = usagef("flag -seeds: %d is outside [1, %d]", q.seeds, api.MaxSeeds)
-		case f.Name == "gamma" && !(q.gamma > 0 && q.gamma <= 1):
-			err = usagef("flag -gamma: %v is outside (0, 1]", q.gamma)
+		if f.Name == "k" || f.Name == "seeds" {
+			given = append(given, f.Name)
 		}
+		gamma = gamma || f.Name == "gamma"
 	})
-	return err
+	if gamma && !(q.gamma > 0 && q.gamma <= 1) {
+		return usagef("flag -gamma: %v is outside (0, 1]", q.gamma)
+	}
+	var fe *api.FieldError
+	if errors.As(lim.Check(engine.Request{K: q.k, Seeds: q.seeds}, given...), &fe) {
+		return usagef("flag -%s: %s", fe.Field, fe.Problem)
+	}
+	return nil
 }
 
 func (q *queryFlags) request(text string) engine.Request {
@@ -148,7 +151,7 @@ func runQuery(c *ctx, args []string) error {
 	if err := rf.check(fs); err != nil {
 		return err
 	}
-	if err := q.check(fs, api.MaxK); err != nil {
+	if err := q.check(fs, api.Service); err != nil {
 		return err
 	}
 	if err := checkFilter(q.filter); err != nil {
@@ -171,8 +174,9 @@ func runQuery(c *ctx, args []string) error {
 		return usagef("no task text given")
 	}
 	text := strings.Join(pos[1:], " ")
-	if len(text) > api.MaxQueryBytes {
-		return fmt.Errorf("the task text is %d bytes, at most %d", len(text), api.MaxQueryBytes)
+	var fe *api.FieldError
+	if errors.As(api.Service.Check(engine.Request{Query: text}), &fe) {
+		return fmt.Errorf("the task text is %s", fe.Problem)
 	}
 	resp, err := eng.Query(rf.apply(q.request(text)))
 	if err != nil {
@@ -237,10 +241,17 @@ func lineRequest(data []byte) (k int, f *engine.Filter, err error) {
 	}
 	if v := raw["k"]; v != nil && string(v) != "null" {
 		var x float64
-		if json.Unmarshal(v, &x) != nil || x != math.Trunc(x) || x < 1 || x > api.MaxK {
-			return 0, nil, fmt.Errorf("field \"k\": %s is not a whole number in [1, %d]", v, api.MaxK)
+		err := json.Unmarshal(v, &x)
+		if err == nil && (x != math.Trunc(x) || math.Abs(x) > math.MaxInt32) {
+			err = errors.New("not a whole number")
 		}
-		k = int(x)
+		if err == nil {
+			k = int(x)
+			err = api.Service.Check(engine.Request{K: k}, "k")
+		}
+		if err != nil {
+			return 0, nil, fmt.Errorf("field \"k\": %s is not a whole number in [1, %d]", v, api.Service.K)
+		}
 	}
 	if v := raw["filter"]; v != nil && string(v) != "null" {
 		d := json.NewDecoder(bytes.NewReader(v))
@@ -331,7 +342,7 @@ func queryBatch(c *ctx, eng *engine.Engine, q *queryFlags, rf *renderFlags, path
 			if bt.k != 0 {
 				req.K = bt.k
 			}
-			if err = api.CheckRequest(req); err == nil {
+			if err = api.Service.Check(req); err == nil {
 				resp, err = eng.Query(req)
 			}
 		}

@@ -134,21 +134,14 @@ func searchToolDef(c *catalog) *mcp.Tool {
 		"Run a tool with call_tool.", len(c.entries), servers)
 	return &mcp.Tool{Name: SearchTool, Title: "Search tools", Description: desc,
 		InputSchema: json.RawMessage(`{"type": "object", "properties": {` +
-			`"query": {"type": "string", "minLength": 1, "maxLength": ` + strconv.Itoa(api.MaxQueryBytes) + `, "description": "the task, in plain words"}, ` +
-			`"k": {"type": "integer", "minimum": 1, "maximum": ` + strconv.Itoa(api.MaxK) + `, "description": "how many tools to return (default ` + strconv.Itoa(DefaultK) + `)"}, ` +
-			filterProperty("allow", "return only tools whose name (SERVER__TOOL) matches one of these globs ('*' any run of characters, '?' one character)") + `, ` +
-			filterProperty("deny", "never return tools whose name matches one of these globs (wins over allow)") + `, ` +
-			filterProperty("namespaces", "return only tools of these servers (the SERVER of SERVER__TOOL)") + `}, ` +
+			api.Property("query", "the task, in plain words") + `, ` +
+			api.Property("k", "how many tools to return (default "+strconv.Itoa(DefaultK)+")") + `, ` +
+			api.Property("allow", "return only tools whose name (SERVER__TOOL) matches one of these globs ('*' any run of characters, '?' one character)") + `, ` +
+			api.Property("deny", "never return tools whose name matches one of these globs (wins over allow)") + `, ` +
+			api.Property("namespaces", "return only tools of these servers (the SERVER of SERVER__TOOL)") + `}, ` +
 			`"required": ["query"], "additionalProperties": false}`),
 		Annotations: &mcp.ToolAnnotations{Title: "Search tools", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}
-}
-
-// filterProperty is the schema of one of search_tools' filter lists, bounded as retrieve_skills'
-// are (wasm/api).
-func filterProperty(name, desc string) string {
-	return `"` + name + `": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": ` + strconv.Itoa(api.MaxPatternBytes) +
-		`}, "maxItems": ` + strconv.Itoa(api.MaxFilterPatterns) + `, "description": ` + strconv.Quote(desc) + `}`
 }
 
 func callToolDef() *mcp.Tool {
@@ -249,22 +242,18 @@ func (s *frontSession) searchHandler(ctx context.Context, req *mcp.CallToolReque
 	if err := decodeArgs(req.Params.Arguments, &in, []string{"query", "k", "allow", "deny", "namespaces"}); err != nil {
 		return toolError("search_tools: %v", err), nil
 	}
-	k := DefaultK
-	switch {
-	case strings.TrimSpace(in.Query) == "":
+	if strings.TrimSpace(in.Query) == "" {
 		return toolError(`search_tools: field "query": give the task in plain words`), nil
-	case len(in.Query) > api.MaxQueryBytes:
-		return toolError(`search_tools: field "query": %d bytes, at most %d`, len(in.Query), api.MaxQueryBytes), nil
-	case in.K != nil && (*in.K < 1 || *in.K > api.MaxK):
-		return toolError(`search_tools: field "k": %d is outside [1, %d]`, *in.K, api.MaxK), nil
-	case in.K != nil:
-		k = *in.K
 	}
-	f := engine.Filter{Allow: in.Allow, Deny: in.Deny, Namespaces: in.Namespaces}
-	if err := checkFilter(f); err != nil {
+	sr := engine.Request{Query: in.Query, K: DefaultK, Filter: engine.Filter{Allow: in.Allow, Deny: in.Deny, Namespaces: in.Namespaces}}
+	var given []string // a k of 0 is out of range, not the default
+	if in.K != nil {
+		sr.K, given = *in.K, []string{"k"}
+	}
+	if err := checkRequest(sr, given...); err != nil {
 		return toolError("search_tools: %v", err), nil
 	}
-	res := s.g.searchFiltered(in.Query, k, f)
+	res := s.g.searchFiltered(sr.Query, sr.K, sr.Filter)
 	s.trace.search(in.Query)
 	names := make([]string, len(res.Tools))
 	for i, t := range res.Tools {
@@ -275,13 +264,13 @@ func (s *frontSession) searchHandler(ctx context.Context, req *mcp.CallToolReque
 		StructuredContent: res}, nil
 }
 
-// checkFilter checks a search's filter against the service limits (api.CheckRequest) and the
+// checkRequest holds a search to the service limits (api.Service.Check) and its filter to the
 // engine's rules (engine.Filter.Check), naming the argument as search_tools takes it
 // ("allow[2]").
-func checkFilter(f engine.Filter) error {
-	err := api.CheckRequest(engine.Request{Filter: f})
+func checkRequest(req engine.Request, given ...string) error {
+	err := api.Service.Check(req, given...)
 	if err == nil {
-		err = f.Check()
+		err = req.Filter.Check()
 	}
 	if err == nil {
 		return nil

@@ -298,7 +298,7 @@ func (s *Server) retrieve(_ context.Context, _ *mcp.CallToolRequest, in Retrieve
 	req := engine.Request{Query: in.Query, K: in.K, NoGraph: in.NoGraph, Render: render,
 		SkillBudget: in.SkillBudget, TotalBudget: in.TotalBudget,
 		Filter: engine.Filter{Allow: in.Allow, Deny: in.Deny, Namespaces: in.Namespaces}}
-	if err := api.CheckRequest(req); err != nil {
+	if err := api.Service.Check(req); err != nil {
 		return nil, nil, mcpcore.ArgError(err)
 	}
 	resp, err := s.eng.Query(req)

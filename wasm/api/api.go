@@ -262,7 +262,7 @@ func readBody(r *Request) (engine.Request, error) {
 	if err != nil {
 		return req, fail(statusBadRequest, "body: "+err.Error())
 	}
-	return req, CheckRequest(req)
+	return req, Service.Check(req)
 }
 
 // readBytes reads a POST body of at most MaxBodyBytes that is neither blank nor null; example is a body the
@@ -323,7 +323,7 @@ func readQuery(raw string) (engine.Request, error) {
 			default:
 				req.Filter.Namespaces = list
 			}
-			if err := CheckRequest(engine.Request{Filter: req.Filter}); err != nil {
+			if err := Service.Check(engine.Request{Filter: req.Filter}); err != nil {
 				return req, fail(statusBadRequest, "parameter "+strconv.Quote(key)+": "+strings.TrimPrefix(err.Error(), "api: "))
 			}
 			continue
@@ -334,13 +334,16 @@ func readQuery(raw string) (engine.Request, error) {
 		v := vals[key][0]
 		switch key {
 		case "q":
-			if len(v) > MaxQueryBytes {
-				return req, fail(statusBadRequest, `parameter "q": `+strconv.Itoa(len(v))+" bytes, at most "+strconv.Itoa(MaxQueryBytes))
+			if err := Service.Check(engine.Request{Query: v}); err != nil {
+				return req, fail(statusBadRequest, `parameter "q": `+err.(*FieldError).Problem)
 			}
 			req.Query, seen = v, true
 		case "k":
 			k, err := strconv.Atoi(v)
-			if err != nil || k < 1 || k > MaxK {
+			if err == nil {
+				err = Service.Check(engine.Request{K: k}, key)
+			}
+			if err != nil {
 				return req, fail(statusBadRequest, `parameter "k": `+strconv.Quote(v)+" is not a whole number in [1, "+strconv.Itoa(MaxK)+"]")
 			}
 			req.K = k

@@ -32,34 +32,48 @@ func sampleHandler(tb testing.TB) *Handler {
 	return h
 }
 
-func TestCheckRequest(t *testing.T) {
+func TestCheck(t *testing.T) {
 	tests := []struct {
-		name string
-		in   engine.Request
-		want string // "" for no error
+		name  string
+		in    engine.Request
+		want  string // "" for no error
+		given []string
 	}{
-		{"defaults", engine.Request{Query: "egg"}, ""},
-		{"at the limits", engine.Request{Query: strings.Repeat("é", MaxQueryBytes/2), K: MaxK, Seeds: MaxSeeds}, ""},
-		{"query a byte over", engine.Request{Query: strings.Repeat("é", MaxQueryBytes/2) + "x"}, `api: field "query": 8193 bytes, at most 8192`},
-		{"k over", engine.Request{Query: "egg", K: MaxK + 1}, `api: field "k": 101 is outside [1, 100]`},
-		{"k negative", engine.Request{Query: "egg", K: -1}, `api: field "k": -1 is outside [1, 100]`},
-		{"k the engine's bound", engine.Request{Query: "egg", K: engine.MaxK}, `api: field "k": 1000 is outside [1, 100]`},
-		{"seeds over", engine.Request{Query: "egg", Seeds: MaxSeeds + 1}, `api: field "seeds": 101 is outside [1, 100]`},
-		{"seeds negative", engine.Request{Query: "egg", Seeds: -2}, `api: field "seeds": -2 is outside [1, 100]`},
-		{"filter at the limits", engine.Request{Query: "egg", Filter: engine.Filter{Allow: make([]string, MaxFilterPatterns), Namespaces: []string{strings.Repeat("n", MaxPatternBytes)}}}, ""},
-		{"allow too many", engine.Request{Query: "egg", Filter: engine.Filter{Allow: make([]string, MaxFilterPatterns+1)}}, `api: field "filter.allow": 101 entries, at most 100`},
-		{"deny entry too long", engine.Request{Query: "egg", Filter: engine.Filter{Deny: []string{"a*", strings.Repeat("d", MaxPatternBytes+1)}}}, `api: field "filter.deny[1]": 257 bytes, at most 256`},
-		{"namespaces too many", engine.Request{Query: "egg", Filter: engine.Filter{Namespaces: make([]string, MaxFilterPatterns+1)}}, `api: field "filter.namespaces": 101 entries, at most 100`},
+		{"defaults", engine.Request{Query: "egg"}, "", nil},
+		{"at the limits", engine.Request{Query: strings.Repeat("é", MaxQueryBytes/2), K: MaxK, Seeds: MaxSeeds}, "", nil},
+		{"query a byte over", engine.Request{Query: strings.Repeat("é", MaxQueryBytes/2) + "x"}, `api: field "query": 8193 bytes, at most 8192`, nil},
+		{"k over", engine.Request{Query: "egg", K: MaxK + 1}, `api: field "k": 101 is outside [1, 100]`, nil},
+		{"k negative", engine.Request{Query: "egg", K: -1}, `api: field "k": -1 is outside [1, 100]`, nil},
+		{"k the engine's bound", engine.Request{Query: "egg", K: engine.MaxK}, `api: field "k": 1000 is outside [1, 100]`, nil},
+		{"seeds over", engine.Request{Query: "egg", Seeds: MaxSeeds + 1}, `api: field "seeds": 101 is outside [1, 100]`, nil},
+		{"seeds negative", engine.Request{Query: "egg", Seeds: -2}, `api: field "seeds": -2 is outside [1, 100]`, nil},
+		{"filter at the limits", engine.Request{Query: "egg", Filter: engine.Filter{Allow: make([]string, MaxFilterPatterns), Namespaces: []string{strings.Repeat("n", MaxPatternBytes)}}}, "", nil},
+		{"allow too many", engine.Request{Query: "egg", Filter: engine.Filter{Allow: make([]string, MaxFilterPatterns+1)}}, `api: field "filter.allow": 101 entries, at most 100`, nil},
+		{"deny entry too long", engine.Request{Query: "egg", Filter: engine.Filter{Deny: []string{"a*", strings.Repeat("d", MaxPatternBytes+1)}}}, `api: field "filter.deny[1]": 257 bytes, at most 256`, nil},
+		{"namespaces too many", engine.Request{Query: "egg", Filter: engine.Filter{Namespaces: make([]string, MaxFilterPatterns+1)}}, `api: field "filter.namespaces": 101 entries, at most 100`, nil},
 		// The engine judges what the limits do not cover.
-		{"empty query", engine.Request{}, ""},
-		{"bad glob", engine.Request{Query: "egg", Filter: engine.Filter{Allow: []string{"[a"}}}, ""},
-		{"gamma", engine.Request{Query: "egg", Gamma: 7}, ""},
+		{"empty query", engine.Request{}, "", nil},
+		{"bad glob", engine.Request{Query: "egg", Filter: engine.Filter{Allow: []string{"[a"}}}, "", nil},
+		{"gamma", engine.Request{Query: "egg", Gamma: 7}, "", nil},
+		// A zero the caller wrote is out of range; one left out is the default.
+		{"k given 0", engine.Request{Query: "egg"}, `api: field "k": 0 is outside [1, 100]`, []string{"k"}},
+		{"seeds given 0", engine.Request{Query: "egg", K: 3}, `api: field "seeds": 0 is outside [1, 100]`, []string{"k", "seeds"}},
+		{"k given in range", engine.Request{Query: "egg", K: MaxK}, "", []string{"k"}},
+		{"eval's bound", engine.Request{Query: "egg", K: engine.MaxK}, "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := CheckRequest(tt.in)
+			lim := Service
+			if tt.name == "eval's bound" {
+				lim.K = engine.MaxK
+			}
+			err := lim.Check(tt.in, tt.given...)
 			if got := errText(err); got != tt.want {
-				t.Errorf("CheckRequest = %q, want %q", got, tt.want)
+				t.Errorf("Check = %q, want %q", got, tt.want)
+			}
+			var fe *FieldError
+			if err != nil && (!errors.As(err, &fe) || fe.Error() != err.Error()) {
+				t.Errorf("Check = %#v, want a *FieldError", err)
 			}
 		})
 	}
@@ -445,5 +459,22 @@ func TestHealthSource(t *testing.T) {
 	want := plain[:at] + `,"path":"/a \"b\"/s.skg","modified":"2026-11-25T12:00:00.000000005Z"` + plain[at:]
 	if string(h.health) != want {
 		t.Errorf("health\n%s\nwant\n%s", h.health, want)
+	}
+}
+
+func TestProperty(t *testing.T) {
+	tests := []struct{ name, want string }{
+		{"query", `"query": {"type": "string", "minLength": 1, "maxLength": 8192, "description": "d \"q\""}`},
+		{"k", `"k": {"type": "integer", "minimum": 1, "maximum": 100, "description": "d \"q\""}`},
+		{"deny", `"deny": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 256}, "maxItems": 100, "description": "d \"q\""}`},
+	}
+	for _, tt := range tests {
+		if got := Property(tt.name, `d "q"`); got != tt.want {
+			t.Errorf("Property(%q) = %s, want %s", tt.name, got, tt.want)
+		}
+		var v map[string]any
+		if err := json.Unmarshal([]byte("{"+Property(tt.name, "d")+"}"), &v); err != nil {
+			t.Errorf("Property(%q) is not JSON: %v", tt.name, err)
+		}
 	}
 }

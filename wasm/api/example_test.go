@@ -26,9 +26,9 @@ func ExampleNew() {
 }
 
 // Every surface holds a request to the same limits before the engine answers it.
-func ExampleCheckRequest() {
-	fmt.Println(api.CheckRequest(engine.Request{Query: "heat an egg", K: 8}))
-	fmt.Println(api.CheckRequest(engine.Request{Query: "heat an egg", K: 500}))
+func ExampleLimits_Check() {
+	fmt.Println(api.Service.Check(engine.Request{Query: "heat an egg", K: 8}))
+	fmt.Println(api.Service.Check(engine.Request{Query: "heat an egg", K: 500}))
 	// Output:
 	// <nil>
 	// api: field "k": 500 is outside [1, 100]

@@ -1,7 +1,7 @@
 package api
 
 import (
-	"errors"
+	"slices"
 	"strconv"
 
 	"github.com/caskg/caskg/wasm/engine"
@@ -38,27 +38,50 @@ const (
 	MaxPatternBytes   = 256
 )
 
-// CheckRequest holds req to the limits on the query's length, k, seeds and the filter's lists;
-// a zero k or seeds means the engine's default. The error names the field as the request's JSON
-// does ("filter.allow[2]"). The engine checks the other fields, and the globs' syntax, when it
-// answers.
-func CheckRequest(req engine.Request) error {
-	switch {
-	case len(req.Query) > MaxQueryBytes:
-		return errors.New(`api: field "query": ` + strconv.Itoa(len(req.Query)) + " bytes, at most " + strconv.Itoa(MaxQueryBytes))
-	case req.K < 0 || req.K > MaxK:
-		return errOutside("k", req.K, MaxK)
-	case req.Seeds < 0 || req.Seeds > MaxSeeds:
-		return errOutside("seeds", req.Seeds, MaxSeeds)
+// Limits bound the fields of a request a caller gives. Service is the table every surface
+// holds requests to; `caskg eval`, which measures the engine, keeps the engine's bound on k.
+type Limits struct {
+	K, Seeds, QueryBytes, FilterPatterns, PatternBytes int
+}
+
+// Service holds the limits of the table above.
+var Service = Limits{K: MaxK, Seeds: MaxSeeds, QueryBytes: MaxQueryBytes, FilterPatterns: MaxFilterPatterns,
+	PatternBytes: MaxPatternBytes}
+
+// FieldError is a field of a request outside its limits. Field names it as the request's JSON
+// does ("k", "filter.allow[2]") and Problem says how ("101 is outside [1, 100]"), so that each
+// surface can name the field as its caller gave it: a flag, a GET parameter, an MCP argument.
+type FieldError struct {
+	Field, Problem string
+}
+
+func (e *FieldError) Error() string { return "api: field " + strconv.Quote(e.Field) + ": " + e.Problem }
+
+// Check is the one validation of a retrieval request, which every surface calls: it holds req
+// to l on the query's length, k, seeds and the filter's lists, and returns nil or a
+// *FieldError. A zero k or seeds means the engine's default, unless given names the field
+// ("k", "seeds"): there the caller wrote the zero (a flag, a GET parameter, an MCP argument).
+// The engine checks the other fields, and the globs' syntax, when it answers.
+func (l *Limits) Check(req engine.Request, given ...string) error {
+	if len(req.Query) > l.QueryBytes {
+		return &FieldError{"query", strconv.Itoa(len(req.Query)) + " bytes, at most " + strconv.Itoa(l.QueryBytes)}
 	}
-	for l, v := range [...][]string{req.Filter.Allow, req.Filter.Deny, req.Filter.Namespaces} {
-		field := `api: field "filter.` + filterLists[l]
-		if len(v) > MaxFilterPatterns {
-			return errors.New(field + `": ` + strconv.Itoa(len(v)) + " entries, at most " + strconv.Itoa(MaxFilterPatterns))
+	for _, f := range [...]struct {
+		name   string
+		v, max int
+	}{{"k", req.K, l.K}, {"seeds", req.Seeds, l.Seeds}} {
+		if (f.v != 0 || slices.Contains(given, f.name)) && (f.v < 1 || f.v > f.max) {
+			return &FieldError{f.name, strconv.Itoa(f.v) + " is outside [1, " + strconv.Itoa(f.max) + "]"}
 		}
-		for i, p := range v {
-			if len(p) > MaxPatternBytes {
-				return errors.New(field + "[" + strconv.Itoa(i) + `]": ` + strconv.Itoa(len(p)) + " bytes, at most " + strconv.Itoa(MaxPatternBytes))
+	}
+	for i, v := range [...][]string{req.Filter.Allow, req.Filter.Deny, req.Filter.Namespaces} {
+		field := "filter." + filterLists[i]
+		if len(v) > l.FilterPatterns {
+			return &FieldError{field, strconv.Itoa(len(v)) + " entries, at most " + strconv.Itoa(l.FilterPatterns)}
+		}
+		for j, p := range v {
+			if len(p) > l.PatternBytes {
+				return &FieldError{field + "[" + strconv.Itoa(j) + "]", strconv.Itoa(len(p)) + " bytes, at most " + strconv.Itoa(l.PatternBytes)}
 			}
 		}
 	}
@@ -68,6 +91,20 @@ func CheckRequest(req engine.Request) error {
 // filterLists names a filter's lists as the request's JSON and the GET parameters do.
 var filterLists = [...]string{"allow", "deny", "namespaces"}
 
-func errOutside(field string, v, hi int) error {
-	return errors.New("api: field " + strconv.Quote(field) + ": " + strconv.Itoa(v) + " is outside [1, " + strconv.Itoa(hi) + "]")
+// Property is the JSON Schema property of the request field name, "query", "k" or a filter's
+// list (any other name: "allow", "deny", "namespaces"), with the description desc and the
+// limits Check holds the field to: the MCP tools' input schemas are written with it, so what
+// clients see and what the surfaces check come from one table.
+func Property(name, desc string) string {
+	// A filter's list by default: one concatenation and one Itoa keep this small in the
+	// edge worker, where every call costs bytes.
+	head, n := `{"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": `+strconv.Itoa(Service.PatternBytes)+
+		`}, "maxItems": `, Service.FilterPatterns
+	switch name {
+	case "query":
+		head, n = `{"type": "string", "minLength": 1, "maxLength": `, Service.QueryBytes
+	case "k":
+		head, n = `{"type": "integer", "minimum": 1, "maximum": `, Service.K
+	}
+	return strconv.Quote(name) + ": " + head + strconv.Itoa(n) + `, "description": ` + strconv.Quote(desc) + "}"
 }

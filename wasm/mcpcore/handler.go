@@ -345,6 +345,7 @@ func (h *Handler) tool(r *api.Request, name string, body []byte) (string, []byte
 func (h *Handler) retrieve(body []byte) (string, []byte, error) {
 	req := engine.Request{Render: true}
 	seen := false
+	var given []string // an argument k of 0 is out of range, not the default
 	err := arguments(body, func(d *jsontext.Decoder, k string) error {
 		var err error
 		switch k {
@@ -353,6 +354,7 @@ func (h *Handler) retrieve(body []byte) (string, []byte, error) {
 			seen = true
 		case "k":
 			req.K, err = intArg(d, k)
+			given = append(given, k)
 		case "skill_budget":
 			req.SkillBudget, err = intArg(d, k)
 		case "total_budget":
@@ -378,7 +380,7 @@ func (h *Handler) retrieve(body []byte) (string, []byte, error) {
 	case !seen:
 		return "", nil, errors.New(`field "query": missing`)
 	}
-	if err := api.CheckRequest(req); err != nil {
+	if err := api.Service.Check(req, given...); err != nil {
 		return "", nil, argError(err)
 	}
 	resp, err := h.eng.Query(req)

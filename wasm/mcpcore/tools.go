@@ -75,22 +75,23 @@ var Tools = []Tool{
 		neighborsSchema, neighborsOutput, true},
 }
 
-// retrieveSchema is retrieve_skills' input schema, written out so that clients see the limits
-// the handler enforces: the query's length and k are those every surface shares (wasm/api).
-// JSON Schema counts a string's characters, so maxLength admits some text longer than
-// api.MaxQueryBytes bytes; the handler refuses it, naming the field.
+// retrieveSchema is retrieve_skills' input schema. The properties that carry the limits every
+// surface shares (wasm/api) are written by api.Property from the table api.Service.Check holds
+// requests to, so clients see the limits the handler enforces. JSON Schema counts a string's
+// characters, so maxLength admits some text longer than api.MaxQueryBytes bytes; the handler
+// refuses it, naming the field.
 var retrieveSchema = `{
   "type": "object",
   "properties": {
-    "query": {"type": "string", "minLength": 1, "maxLength": ` + strconv.Itoa(api.MaxQueryBytes) + `, "description": "the task, in plain words (at most ` + strconv.Itoa(api.MaxQueryBytes) + ` bytes of UTF-8)"},
-    "k": {"type": "integer", "minimum": 1, "maximum": ` + strconv.Itoa(api.MaxK) + `, "description": "how many skills to return (default 8)"},
+    ` + api.Property("query", "the task, in plain words (at most "+strconv.Itoa(api.MaxQueryBytes)+" bytes of UTF-8)") + `,
+    ` + api.Property("k", "how many skills to return (default 8)") + `,
     "render": {"type": "boolean", "description": "return the skills' text as the text content (default true); false gives a short list"},
     "skill_budget": {"type": "integer", "minimum": 1, "maximum": 1048576, "description": "characters of text per skill (default 2400)"},
     "total_budget": {"type": "integer", "minimum": 1, "maximum": 1048576, "description": "characters of text in all (default 12000)"},
     "no_graph": {"type": "boolean", "description": "rank by the task's words alone, without the graph"},
-    "allow": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": ` + strconv.Itoa(api.MaxPatternBytes) + `}, "maxItems": ` + strconv.Itoa(api.MaxFilterPatterns) + `, "description": "return only skills whose name matches one of these globs ('*' any run of characters, '?' one character)"},
-    "deny": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": ` + strconv.Itoa(api.MaxPatternBytes) + `}, "maxItems": ` + strconv.Itoa(api.MaxFilterPatterns) + `, "description": "never return skills whose name matches one of these globs (wins over allow)"},
-    "namespaces": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": ` + strconv.Itoa(api.MaxPatternBytes) + `}, "maxItems": ` + strconv.Itoa(api.MaxFilterPatterns) + `, "description": "return only skills of these namespaces: the part of a name before its first \"__\" (SERVER__TOOL)"}
+    ` + api.Property("allow", "return only skills whose name matches one of these globs ('*' any run of characters, '?' one character)") + `,
+    ` + api.Property("deny", "never return skills whose name matches one of these globs (wins over allow)") + `,
+    ` + api.Property("namespaces", `return only skills of these namespaces: the part of a name before its first "__" (SERVER__TOOL)`) + `
   },
   "required": ["query"],
   "additionalProperties": false
@@ -122,7 +123,7 @@ const (
 var feedbackSchema = `{
   "type": "object",
   "properties": {
-    "query": {"type": "string", "minLength": 1, "maxLength": ` + strconv.Itoa(api.MaxQueryBytes) + `, "description": "the task the skills were retrieved for"},
+    ` + api.Property("query", "the task the skills were retrieved for") + `,
     "used": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": ` + strconv.Itoa(api.MaxUsed) + `, "description": "the skills used, by name as retrieve_skills gave them, in the order used"},
     "outcome": {"type": "string", "enum": ["success", "failure"], "description": "whether the task succeeded (optional)"}
   },
