@@ -476,9 +476,9 @@ func (b *builder) plan(ctx context.Context, cands []edgeCandidate) error {
 		subs := newSubstitutes(b)
 		for _, k := range frontier {
 			c := cands[k]
-			probes = append(probes, Probe{Kind: Removal, Source: c.Source, Target: c.Target},
-				Probe{Kind: Substitution, Source: c.Source, Target: c.Target, Substitute: subs.pick(c.Source, c.Target)},
-				Probe{Kind: Reorder, Source: c.Source, Target: c.Target})
+			probes = append(probes, Probe{Kind: probeRemoval, Source: c.Source, Target: c.Target},
+				Probe{Kind: probeSubstitution, Source: c.Source, Target: c.Target, Substitute: subs.pick(c.Source, c.Target)},
+				Probe{Kind: probeReorder, Source: c.Source, Target: c.Target})
 		}
 	}
 	b.rep.PlannedProbes = len(probes) + len(pairs)

@@ -59,16 +59,16 @@ func probePrompt(skills []ingest.Skill, p Probe) llm.Prompt {
 	a, b := skillCard(skills[p.Source]), skillCard(skills[p.Target])
 	var q string
 	switch p.Kind {
-	case Removal:
+	case probeRemoval:
 		q = fmt.Sprintf("Skill A:\n%s\nSkill B:\n%s\nAn agent must carry out skill B, but skill A has been "+
 			"removed from its library. How much is carrying out B impaired by the absence of A? "+
 			"1 means B cannot be completed without A; 0 means A's absence makes no difference to B.", a, b)
-	case Substitution:
+	case probeSubstitution:
 		s := skillCard(skills[p.Substitute])
 		q = fmt.Sprintf("Skill A:\n%s\nSkill B:\n%s\nSkill S:\n%s\nAn agent must carry out skill B. "+
 			"Skill A is replaced by skill S. How much worse does B go with S in place of A? "+
 			"1 means S cannot provide what B needs from A; 0 means S serves B just as well as A.", a, b, s)
-	case Reorder:
+	case probeReorder:
 		q = fmt.Sprintf("Skill A:\n%s\nSkill B:\n%s\nIn a procedure that uses both, A normally comes "+
 			"before B. How incoherent would it be to run B first and A afterwards? "+
 			"1 means the reversed order makes no sense; 0 means either order works equally well.", a, b)

@@ -17,13 +17,17 @@ type ProbeKind int
 
 // Probe kinds. Every probe answers e ∈ [0, 1], where a high e supports the edge.
 const (
-	// Removal: is s_j impaired without s_i?
-	Removal ProbeKind = iota
-	// Substitution: is s_j impaired when s_i is replaced by a low-overlap substitute?
-	Substitution
-	// Reorder: is running s_j before s_i incoherent?
-	Reorder
+	// probeRemoval: is s_j impaired without s_i?
+	probeRemoval ProbeKind = iota
+	// probeSubstitution: is s_j impaired when s_i is replaced by a low-overlap substitute?
+	probeSubstitution
+	// probeReorder: is running s_j before s_i incoherent?
+	probeReorder
 )
+
+// ProbeKinds are the probe kinds, in the order a frontier edge is probed: removal, substitution,
+// reorder. A Prober outside the package (the lab's oracle) tells them apart by their place here.
+var ProbeKinds = []ProbeKind{probeRemoval, probeSubstitution, probeReorder}
 
 var probeNames = [...]string{"removal", "substitution", "reorder"}
 
@@ -33,7 +37,7 @@ func (k ProbeKind) String() string { return probeNames[k] }
 type Probe struct {
 	Kind           ProbeKind
 	Source, Target int
-	Substitute     int // for Substitution
+	Substitute     int // for probeSubstitution
 }
 
 // ProbeResult is a prober's answer. OK false means the probe failed (no usable answer); it is
@@ -92,9 +96,9 @@ func (b *builder) probe(ctx context.Context, cands []edgeCandidate, frontier []i
 				c.Evidence = evidence[3*x : 3*x : 3*x+3]
 			}
 			probes = append(probes,
-				Probe{Kind: Removal, Source: c.Source, Target: c.Target},
-				Probe{Kind: Substitution, Source: c.Source, Target: c.Target, Substitute: subs.pick(c.Source, c.Target)},
-				Probe{Kind: Reorder, Source: c.Source, Target: c.Target})
+				Probe{Kind: probeRemoval, Source: c.Source, Target: c.Target},
+				Probe{Kind: probeSubstitution, Source: c.Source, Target: c.Target, Substitute: subs.pick(c.Source, c.Target)},
+				Probe{Kind: probeReorder, Source: c.Source, Target: c.Target})
 		}
 		res, err := prober.Probe(ctx, b.skills, probes)
 		if err != nil {
@@ -267,11 +271,11 @@ func (p contractProber) Probe(ctx context.Context, _ []ingest.Skill, probes []Pr
 			}
 			var e float64
 			switch pr.Kind {
-			case Removal:
+			case probeRemoval:
 				e = p.removal(pr.Source, pr.Target, ns)
-			case Substitution:
+			case probeSubstitution:
 				e = p.substitution(pr.Source, pr.Target, pr.Substitute, ns)
-			case Reorder:
+			case probeReorder:
 				e = p.reorder(pr.Source, pr.Target)
 			}
 			out[k] = ProbeResult{E: clip(e, 0, 1), OK: true}

@@ -22,7 +22,7 @@ var sampleLib = filepath.Join("..", fixture.SampleLib)
 
 func TestAnswer(t *testing.T) {
 	gold := []eval.GoldEdge{{Source: "a", Target: "b"}, {Source: "b", Target: "c"}, {Source: "c", Target: "c"}}
-	kinds := []builder.ProbeKind{builder.Removal, builder.Substitution, builder.Reorder}
+	kinds := builder.ProbeKinds
 	tests := []struct {
 		name           string
 		source, target string
