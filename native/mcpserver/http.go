@@ -13,13 +13,14 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/mcpcore"
 )
 
 // Defaults and limits of the HTTP front.
 const (
-	MCPPath    = "/mcp"       // where HTTPHandler serves streamable HTTP
-	HealthPath = "/v1/health" // where it answers GET with the health JSON
+	MCPPath    = "/mcp"                // where HTTPHandler serves streamable HTTP
+	HealthPath = api.Prefix + "health" // where it answers GET with the health JSON, as the /v1 API does
 
 	DefaultMaxBodyBytes   = 4 << 20          // of one POST to /mcp, as the SDK's default
 	DefaultSessionTimeout = 30 * time.Minute // a session idle this long is closed
