@@ -22,6 +22,7 @@ import (
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -694,15 +695,7 @@ func catalogGraph(t *testing.T, catalog []byte) *graphs.Graph {
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
-	built, err := builder.Build(context.Background(), builder.Input{Skills: skills, Options: builder.DefaultOptions()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gr, err := graphs.Decode(built.Artifact)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return gr
+	return testlib.Graph(t, builder.Input{Skills: skills, Options: builder.DefaultOptions()})
 }
 
 // TestGraphSearch searches over a graph built from the catalog plus a tool the configuration
