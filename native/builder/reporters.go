@@ -135,22 +135,7 @@ func (r *reports) admitFailures(t *traceStats) {
 		}
 		own := map[pair]float64{}
 		for _, ids := range rp.failed {
-			t.failures++
-			in := make(map[int]bool, len(ids))
-			for _, id := range ids {
-				in[id] = true
-			}
-			for _, j := range ids {
-				var missing []int
-				for _, i := range t.neighbors[j] {
-					if !in[i] {
-						missing = append(missing, i)
-					}
-				}
-				for _, i := range missing {
-					own[pair{i, j}] += 1 / float64(len(missing))
-				}
-			}
+			t.shareFailure(ids, own)
 		}
 		keys := make([]pair, 0, len(own))
 		for p := range own {

@@ -192,6 +192,12 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, int) {
 // s_j it lacked. A companion it did use gets nothing: with both present, the failure says
 // nothing about the pair. A failed run never adds a pair the successful runs did not use.
 func (t *traceStats) addFailure(ids []int) {
+	t.shareFailure(ids, t.failed)
+}
+
+// shareFailure counts the failed run ids and adds its weight to into, shared as addFailure
+// describes; a reporter's failures go to the reporter's own tally before they are admitted.
+func (t *traceStats) shareFailure(ids []int, into map[pair]float64) {
 	t.failures++
 	in := make(map[int]bool, len(ids))
 	for _, id := range ids {
@@ -205,7 +211,7 @@ func (t *traceStats) addFailure(ids []int) {
 			}
 		}
 		for _, i := range missing {
-			t.failed[pair{i, j}] += 1 / float64(len(missing))
+			into[pair{i, j}] += 1 / float64(len(missing))
 		}
 	}
 }
@@ -221,6 +227,25 @@ func (t *traceStats) fitPrior() (a, b float64) {
 	type cell struct{ co, n int }
 	type tally struct{ hit, all float64 }
 	cells := map[cell]*tally{}
+	// count tallies one prediction: the pair's co-uses co, less the held-out run's own when it
+	// used the companion (hit), among n other runs of the skill.
+	count := func(co, n int, hit bool) {
+		if hit {
+			co--
+		}
+		if co < 1 {
+			return
+		}
+		c := cells[cell{co, n}]
+		if c == nil {
+			c = &tally{}
+			cells[cell{co, n}] = c
+		}
+		c.all++
+		if hit {
+			c.hit++
+		}
+	}
 	in := map[int]bool{}
 	for _, r := range t.runs {
 		clear(in)
@@ -233,23 +258,7 @@ func (t *traceStats) fitPrior() (a, b float64) {
 				continue
 			}
 			for _, v := range t.neighbors[u] {
-				co := t.co[pair{u, v}]
-				hit := in[v]
-				if hit {
-					co--
-				}
-				if co < 1 {
-					continue
-				}
-				c := cells[cell{co, n}]
-				if c == nil {
-					c = &tally{}
-					cells[cell{co, n}] = c
-				}
-				c.all++
-				if hit {
-					c.hit++
-				}
+				count(t.co[pair{u, v}], n, in[v])
 			}
 		}
 	}
@@ -265,22 +274,7 @@ func (t *traceStats) fitPrior() (a, b float64) {
 				if used && !counted {
 					continue // its co-use of the two is not evidence: neither a hit nor a miss
 				}
-				co := t.co[pair{u, v}]
-				if used {
-					co--
-				}
-				if co < 1 {
-					continue
-				}
-				c := cells[cell{co, n}]
-				if c == nil {
-					c = &tally{}
-					cells[cell{co, n}] = c
-				}
-				c.all++
-				if used {
-					c.hit++
-				}
+				count(t.co[pair{u, v}], n, used)
 			}
 		}
 	}

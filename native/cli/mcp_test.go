@@ -158,11 +158,10 @@ func mcpSession(t *testing.T, args ...string) (*mcp.ClientSession, func() (int, 
 	return cs, stop
 }
 
-func TestMCPStdio(t *testing.T) {
-	art := buildSample(t)
-	cs, stop := mcpSession(t, art, "--library", sampleLib)
-	ctx := context.Background()
-
+// checkToolsAndRetrieve wants the five tools of caskg mcp from cs and a retrieve_skills whose
+// text is what `caskg query --render` prints for art; it returns that call's result.
+func checkToolsAndRetrieve(ctx context.Context, t *testing.T, cs *mcp.ClientSession, art, over string) *mcp.CallToolResult {
+	t.Helper()
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -173,18 +172,24 @@ func TestMCPStdio(t *testing.T) {
 	}
 	slices.Sort(names)
 	if want := []string{"get_skill", "graph_info", "report_skill_use", "retrieve_skills", "skill_neighbors"}; !slices.Equal(names, want) {
-		t.Errorf("tools %v, want %v", names, want)
+		t.Errorf("tools over %s %v, want %v", over, names, want)
 	}
-
-	// retrieve_skills gives what `caskg query --render` prints.
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "retrieve_skills", Arguments: map[string]any{"query": sampleQuery, "k": 6}})
 	if err != nil || res.IsError {
-		t.Fatalf("retrieve_skills: %v %+v", err, res)
+		t.Fatalf("retrieve_skills over %s: %v %+v", over, err, res)
 	}
-	want := mustRun(t, "query", art, sampleQuery, "-k", "6", "--render").stdout
-	if got := res.Content[0].(*mcp.TextContent).Text; got != want {
-		t.Errorf("retrieve_skills text differs from query --render:\n%s\nwant:\n%s", got, want)
+	if got, want := res.Content[0].(*mcp.TextContent).Text, mustRun(t, "query", art, sampleQuery, "-k", "6", "--render").stdout; got != want {
+		t.Errorf("retrieve_skills over %s differs from query --render:\n%s\nwant:\n%s", over, got, want)
 	}
+	return res
+}
+
+func TestMCPStdio(t *testing.T) {
+	art := buildSample(t)
+	cs, stop := mcpSession(t, art, "--library", sampleLib)
+	ctx := context.Background()
+
+	res := checkToolsAndRetrieve(ctx, t, cs, art, "stdio")
 	var out struct{ Results []queryResult }
 	b, _ := json.Marshal(res.StructuredContent)
 	decodeJSON(t, string(b), &out)
@@ -197,7 +202,7 @@ func TestMCPStdio(t *testing.T) {
 	}
 
 	// get_skill serves the library's file.
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_skill", Arguments: map[string]any{"name": "find-lamp"}})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_skill", Arguments: map[string]any{"name": "find-lamp"}})
 	file, _ := os.ReadFile(filepath.Join(sampleLib, "find-lamp", "SKILL.md"))
 	if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != string(file) {
 		t.Errorf("get_skill(find-lamp): %v %+v", err, res)

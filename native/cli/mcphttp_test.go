@@ -49,26 +49,8 @@ func TestMCPHTTP(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
-	tools, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range tools.Tools {
-		names = append(names, tool.Name)
-	}
-	slices.Sort(names)
-	if want := []string{"get_skill", "graph_info", "report_skill_use", "retrieve_skills", "skill_neighbors"}; !slices.Equal(names, want) {
-		t.Errorf("tools %v, want %v", names, want)
-	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "retrieve_skills", Arguments: map[string]any{"query": sampleQuery, "k": 6}})
-	if err != nil || res.IsError {
-		t.Fatalf("retrieve_skills: %v %+v", err, res)
-	}
-	if got, want := res.Content[0].(*mcp.TextContent).Text, mustRun(t, "query", art, sampleQuery, "-k", "6", "--render").stdout; got != want {
-		t.Errorf("retrieve_skills over HTTP differs from query --render:\n%s\nwant:\n%s", got, want)
-	}
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_skill", Arguments: map[string]any{"name": "fnd-lamp"}})
+	checkToolsAndRetrieve(ctx, t, cs, art, "HTTP")
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_skill", Arguments: map[string]any{"name": "fnd-lamp"}})
 	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "find-lamp") {
 		t.Errorf("get_skill(fnd-lamp): %v %+v", err, res)
 	}

@@ -1,14 +1,13 @@
 package eval_test
 
 import (
-	"context"
 	"os"
 	"testing"
 
-	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -64,15 +63,7 @@ func TestGraphNotBelowSeeds(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			res, err := builder.Build(context.Background(), builder.Input{Skills: lib.Skills, Options: opt, Runs: runs})
-			if err != nil {
-				t.Fatal(err)
-			}
-			data := res.Artifact
-			g, err := graphs.Decode(data)
-			if err != nil {
-				t.Fatal(err)
-			}
+			g := testlib.Graph(t, builder.Input{Skills: lib.Skills, Options: opt, Runs: runs})
 			eng := engine.New(g)
 			comp := func(noGraph bool) float64 {
 				ks := []int{10}

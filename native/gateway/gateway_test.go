@@ -22,6 +22,7 @@ import (
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -686,6 +687,17 @@ func drain(c chan struct{}) {
 	}
 }
 
+// catalogGraph builds, with the default options, and decodes the artifact of a gateway
+// catalog.
+func catalogGraph(t *testing.T, catalog []byte) *graphs.Graph {
+	t.Helper()
+	skills, problems := ingest.ParseTools(catalog, "catalog.json")
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	return testlib.Graph(t, builder.Input{Skills: skills, Options: builder.DefaultOptions()})
+}
+
 // TestGraphSearch searches over a graph built from the catalog plus a tool the configuration
 // denies: the graph ranks, and the denied tool never comes back.
 func TestGraphSearch(t *testing.T) {
@@ -701,19 +713,7 @@ func TestGraphSearch(t *testing.T) {
 	cat.Tools = append(cat.Tools, map[string]any{"name": "alpha__write_file", "description": "Write text to a file on the disk.",
 		"inputSchema": map[string]any{"type": "object"}})
 	data, _ := json.Marshal(cat)
-	skills, problems := ingest.ParseTools(data, "catalog.json")
-	if len(problems) > 0 {
-		t.Fatal(problems)
-	}
-	built, err := builder.Build(context.Background(), builder.Input{Skills: skills, Options: builder.DefaultOptions()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	art := built.Artifact
-	gr, err := graphs.Decode(art)
-	if err != nil {
-		t.Fatal(err)
-	}
+	gr := catalogGraph(t, data)
 	rec.mu.Lock()
 	rec.graph, rec.eng = gr, engine.New(gr)
 	rec.mu.Unlock()
@@ -756,19 +756,7 @@ func TestSearchFilter(t *testing.T) {
 	waitFor(t, "both servers' tools", func() bool {
 		return len(graphGW.cat.Load().servers) == 2 && len(lexicalGW.cat.Load().servers) == 2
 	})
-	skills, problems := ingest.ParseTools(graphGW.Catalog(), "catalog.json")
-	if len(problems) > 0 {
-		t.Fatal(problems)
-	}
-	built, err := builder.Build(context.Background(), builder.Input{Skills: skills, Options: builder.DefaultOptions()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	art := built.Artifact
-	gr, err := graphs.Decode(art)
-	if err != nil {
-		t.Fatal(err)
-	}
+	gr := catalogGraph(t, graphGW.Catalog())
 	graphRec.graph, graphRec.eng = gr, engine.New(gr)
 
 	tooMany := make([]string, 101)

@@ -19,6 +19,7 @@ import (
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/native/mcpserver"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
@@ -37,16 +38,7 @@ func buildGraph(t *testing.T, dir string) *graphs.Graph {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := builder.Build(context.Background(), builder.Input{Skills: lib.Skills, Options: builder.DefaultOptions()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := res.Artifact
-	g, err := graphs.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return testlib.Graph(t, builder.Input{Skills: lib.Skills, Options: builder.DefaultOptions()})
 }
 
 var sampleGraph struct {

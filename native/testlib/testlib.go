@@ -69,6 +69,20 @@ func Build(tb testing.TB, dir string) []byte {
 	return data
 }
 
+// Graph builds in and decodes the artifact, for tests that read the graph a build makes.
+func Graph(tb testing.TB, in builder.Input) *graphs.Graph {
+	tb.Helper()
+	res, err := builder.Build(context.Background(), in)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	g, err := graphs.Decode(res.Artifact)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return g
+}
+
 var sample = sync.OnceValues(func() ([]byte, error) {
 	r, err := root()
 	if err != nil {

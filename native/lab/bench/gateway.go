@@ -98,24 +98,12 @@ func GatewaySection(results []GoBench, machine string) string {
 	p("HTTP on loopback, the gateway's front too. Added is the gateway's percentile minus the direct one's (at p99,\n")
 	p("two independent tails: it can come out negative).\n")
 	p("Target: added p50 ≤ 1 ms.\n\n")
-	var calls []GoBench
-	for _, tr := range []string{"stdio", "http"} {
-		if r, ok := by["ProxiedCall/"+tr]; ok {
-			r.Name = tr
-			calls = append(calls, r)
-		}
-	}
-	if len(calls) == 0 {
-		p("Not measured (the shared data was missing).\n\n")
-	} else {
-		b.WriteString(table(calls, func(r GoBench) string {
-			return fmt.Sprintf("%s | %s | %s | **%s** | %s | %s | %s | %s | %s", r.Name,
-				usCell(r, "direct-p50-us"), usCell(r, "gateway-p50-us"), usCell(r, "added-p50-us"),
-				usCell(r, "direct-p99-us"), usCell(r, "gateway-p99-us"), usCell(r, "added-p99-us"),
-				count(r.N), met(r, "added-p50-us", TargetAddedP50us))
-		}, "transport", "direct p50", "gateway p50", "added p50", "direct p99", "gateway p99", "added p99", "calls", "target"))
-		p("\n")
-	}
+	writeTable(&b, picked(by, "ProxiedCall/", "stdio", "http"), func(r GoBench) string {
+		return fmt.Sprintf("%s | %s | %s | **%s** | %s | %s | %s | %s | %s", r.Name,
+			usCell(r, "direct-p50-us"), usCell(r, "gateway-p50-us"), usCell(r, "added-p50-us"),
+			usCell(r, "direct-p99-us"), usCell(r, "gateway-p99-us"), usCell(r, "added-p99-us"),
+			count(r.N), met(r, "added-p50-us", TargetAddedP50us))
+	}, "transport", "direct p50", "gateway p50", "added p50", "direct p99", "gateway p99", "added p99", "calls", "target")
 
 	p("### search_tools on Seal-Tools (4,076 tools, in process)\n\n")
 	p("`search_tools` with the default k on the 4,076 tools of Seal-Tools served by the catalog server in process,\n")
@@ -124,26 +112,14 @@ func GatewaySection(results []GoBench, machine string) string {
 	p("ranks over the learning loop's first full build; `lexical` is the fallback before the first graph (its BM25\n")
 	p("index is built at a catalog's first lexical search, before the timed ones).\n")
 	p("Target: graph p50 ≤ 2 ms.\n\n")
-	var searches []GoBench
-	for _, rk := range []string{"graph", "lexical"} {
-		if r, ok := by["SearchTools/"+rk]; ok {
-			r.Name = rk
-			searches = append(searches, r)
+	writeTable(&b, picked(by, "SearchTools/", "graph", "lexical"), func(r GoBench) string {
+		target := "—"
+		if r.Name == "graph" {
+			target = met(r, "p50-us", TargetSearchP50us)
 		}
-	}
-	if len(searches) == 0 {
-		p("Not measured (the shared data was missing).\n\n")
-	} else {
-		b.WriteString(table(searches, func(r GoBench) string {
-			target := "—"
-			if r.Name == "graph" {
-				target = met(r, "p50-us", TargetSearchP50us)
-			}
-			return fmt.Sprintf("%s | **%s** | %s | %s | %s | %s | %s", r.Name, usCell(r, "p50-us"), usCell(r, "p99-us"),
-				bytesCell(r.Metrics["B/op"]), count(int(r.Metrics["allocs/op"])), count(r.N), target)
-		}, "ranking", "p50", "p99", "allocated / search", "allocs / search", "searches", "target"))
-		p("\n")
-	}
+		return fmt.Sprintf("%s | **%s** | %s | %s | %s | %s | %s", r.Name, usCell(r, "p50-us"), usCell(r, "p99-us"),
+			bytesCell(r.Metrics["B/op"]), count(int(r.Metrics["allocs/op"])), count(r.N), target)
+	}, "ranking", "p50", "p99", "allocated / search", "allocs / search", "searches", "target")
 
 	p("### Update and swap as traces accumulate (ToolLinkOS)\n\n")
 	p("The learning loop on ToolLinkOS served as one server: `full` is the first full build (the catalog handed\n")
@@ -157,16 +133,33 @@ func GatewaySection(results []GoBench, machine string) string {
 			updates = append(updates, r)
 		}
 	}
-	if len(updates) == 0 {
-		p("Not measured (the shared data was missing).\n\n")
-	} else {
-		b.WriteString(table(updates, func(r GoBench) string {
-			return fmt.Sprintf("%s | %s | %d", r.Name, dur(r.Metrics["ns/op"]/1e6), r.N)
-		}, "case", "update and swap", "runs"))
-		p("\n")
-	}
+	writeTable(&b, updates, func(r GoBench) string {
+		return fmt.Sprintf("%s | %s | %d", r.Name, dur(r.Metrics["ns/op"]/1e6), r.N)
+	}, "case", "update and swap", "runs")
 	p("```sh\nmake bench-gateway   # or: go test -run '^$' -bench 'ProxiedCall|SearchTools' ./native/gateway; go test -run '^$' -bench UpdateSwap ./native/gateway/learn\n```\n")
 	return b.String()
+}
+
+// picked returns by[prefix+name] for each name that was measured, named name.
+func picked(by map[string]GoBench, prefix string, names ...string) []GoBench {
+	var rows []GoBench
+	for _, name := range names {
+		if r, ok := by[prefix+name]; ok {
+			r.Name = name
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+// writeTable writes the table of rows to b, or a line saying nothing was measured.
+func writeTable(b *strings.Builder, rows []GoBench, cells func(GoBench) string, columns ...string) {
+	if len(rows) == 0 {
+		b.WriteString("Not measured (the shared data was missing).\n\n")
+		return
+	}
+	b.WriteString(table(rows, cells, columns...))
+	b.WriteString("\n")
 }
 
 func usCell(r GoBench, unit string) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
@@ -217,15 +218,7 @@ func sampleGold(t *testing.T) (skills []ingest.Skill, gold []eval.GoldEdge, isGo
 		t.Fatal(err)
 	}
 	opt.Variant = builder.VariantPublishAll
-	res, err := builder.Build(context.Background(), builder.Input{Skills: skills, Options: opt})
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := res.Artifact
-	g, err := graphs.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := testlib.Graph(t, builder.Input{Skills: skills, Options: opt})
 	n := 0
 	for u := range g.NumSkills() {
 		lo, hi := g.Out(u)

@@ -44,10 +44,25 @@ func main() {
 }
 
 // sets are the dev sets with training runs: label, result file, catalog, test tasks, runs.
-var sets = []struct{ label, result, lib, tasks, runs string }{
+var sets = []learnSet{
 	{"ToolLinkOS", "toollinkos", "eval/toollinkos/tools.json", "eval/toollinkos/tasks_test.jsonl", "eval/toollinkos/traces_train.jsonl"},
 	{"Seal-Tools", "sealtools", "eval/sealtools/tools.json", "eval/sealtools/tasks.jsonl", "eval/sealtools/traces_train.jsonl"},
 	{"NESTFUL", "nestful", "eval/nestful/tools.json", "eval/nestful/tasks.jsonl", "eval/nestful/traces_train.jsonl"},
+}
+
+type learnSet struct{ label, result, lib, tasks, runs string }
+
+// load reads the set's test tasks and training runs from the shared data folder.
+func (s learnSet) load(shared string) ([]eval.Task, []builder.Trace, error) {
+	tasks, err := eval.ReadTasks(filepath.Join(shared, s.tasks), true)
+	if err != nil {
+		return nil, nil, err
+	}
+	runs, err := builder.ReadTraces(filepath.Join(shared, s.runs))
+	if err != nil {
+		return nil, nil, err
+	}
+	return tasks, runs, nil
 }
 
 func run(shared, dir, evaluation, image, gatewayImage, results string) error {
@@ -61,11 +76,7 @@ func run(shared, dir, evaluation, image, gatewayImage, results string) error {
 	var curves []*harness.LearnCurve
 	var notes []string
 	for _, s := range sets {
-		tasks, err := eval.ReadTasks(filepath.Join(shared, s.tasks), true)
-		if err != nil {
-			return err
-		}
-		runs, err := builder.ReadTraces(filepath.Join(shared, s.runs))
+		tasks, runs, err := s.load(shared)
 		if err != nil {
 			return err
 		}
@@ -92,27 +103,19 @@ func run(shared, dir, evaluation, image, gatewayImage, results string) error {
 			}
 		}
 	}
-	var svg bytes.Buffer
-	if err := harness.WriteLearningSVG(&svg, curves); err != nil {
-		return err
-	}
-	if err := atomicfile.Write(image, svg.Bytes()); err != nil {
-		return err
-	}
-	rel, err := filepath.Rel(filepath.Dir(evaluation), image)
+	rel, err := writeImage(image, evaluation, func(w io.Writer) error { return harness.WriteLearningSVG(w, curves) })
 	if err != nil {
-		rel = image
+		return err
 	}
 	var md bytes.Buffer
-	harness.WriteLearning(&md, curves, filepath.ToSlash(rel))
+	harness.WriteLearning(&md, curves, rel)
 	if len(notes) > 0 {
 		fmt.Fprintf(&md, "For comparison, `default + traces` above (`caskg build --traces traces_train.jsonl`, the same runs read from the file): %s.\n", strings.Join(notes, ", "))
 	}
 	if err := mdspan.UpdateFile(evaluation, harness.LearningBegin, harness.LearningEnd, md.Bytes()); err != nil {
 		return err
 	}
-	raw, _ := json.MarshalIndent(curves, "", "  ")
-	if err := atomicfile.Write(filepath.Join(dir, "learning.json"), append(raw, '\n')); err != nil {
+	if err := writeJSON(filepath.Join(dir, "learning.json"), curves); err != nil {
 		return err
 	}
 	return gatewayCurves(shared, dir, evaluation, gatewayImage)
@@ -133,11 +136,7 @@ func gatewayCurves(shared, dir, evaluation, image string) error {
 	var curves []*gatewaycurve.Curve
 	var panels []*harness.LearnCurve
 	for _, s := range sets {
-		tasks, err := eval.ReadTasks(filepath.Join(shared, s.tasks), true)
-		if err != nil {
-			return err
-		}
-		runs, err := builder.ReadTraces(filepath.Join(shared, s.runs))
+		tasks, runs, err := s.load(shared)
 		if err != nil {
 			return err
 		}
@@ -182,23 +181,39 @@ func gatewayCurves(shared, dir, evaluation, image string) error {
 		}
 		panels = append(panels, panel)
 	}
-	var svg bytes.Buffer
-	if err := harness.WriteCurvesSVG(&svg, panels, harness.PlotText{XLabel: "runs replayed through caskg gateway",
-		Solid: "scripted agent: every tool of a run", Dashed: "cautious agent: only tools its search showed"}); err != nil {
+	rel, err := writeImage(image, evaluation, func(w io.Writer) error {
+		return harness.WriteCurvesSVG(w, panels, harness.PlotText{XLabel: "runs replayed through caskg gateway",
+			Solid: "scripted agent: every tool of a run", Dashed: "cautious agent: only tools its search showed"})
+	})
+	if err != nil {
 		return err
 	}
-	if err := atomicfile.Write(image, svg.Bytes()); err != nil {
+	var md bytes.Buffer
+	gatewaycurve.WriteMarkdown(&md, curves, rel)
+	if err := mdspan.UpdateFile(evaluation, harness.GatewayLearningBegin, harness.GatewayLearningEnd, md.Bytes()); err != nil {
 		return err
+	}
+	return writeJSON(filepath.Join(dir, "gateway.json"), curves)
+}
+
+// writeImage writes the SVG plot draws to image and returns the path evaluation links it by.
+func writeImage(image, evaluation string, plot func(io.Writer) error) (string, error) {
+	var svg bytes.Buffer
+	if err := plot(&svg); err != nil {
+		return "", err
+	}
+	if err := atomicfile.Write(image, svg.Bytes()); err != nil {
+		return "", err
 	}
 	rel, err := filepath.Rel(filepath.Dir(evaluation), image)
 	if err != nil {
 		rel = image
 	}
-	var md bytes.Buffer
-	gatewaycurve.WriteMarkdown(&md, curves, filepath.ToSlash(rel))
-	if err := mdspan.UpdateFile(evaluation, harness.GatewayLearningBegin, harness.GatewayLearningEnd, md.Bytes()); err != nil {
-		return err
-	}
-	raw, _ := json.MarshalIndent(curves, "", "  ")
-	return atomicfile.Write(filepath.Join(dir, "gateway.json"), append(raw, '\n'))
+	return filepath.ToSlash(rel), nil
+}
+
+// writeJSON writes v to path, indented, with a final newline.
+func writeJSON(path string, v any) error {
+	raw, _ := json.MarshalIndent(v, "", "  ")
+	return atomicfile.Write(path, append(raw, '\n'))
 }
