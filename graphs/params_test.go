@@ -12,7 +12,7 @@ import (
 // Decode lets through: whatever jsontext.Valid accepts.
 func FuzzParams(f *testing.F) {
 	for _, s := range []string{`{"a":[1,2.5e-3,"x"]}`, `[`, `"\u00e9"`, `-0.0e+1`, `{"a":1e400}`,
-		`{"a":{"b":null,"c":[true,false]},"d":"\ud83d\ude00\ud800x"}`, `null`} {
+		`{"a":{"b":null,"c":[true,false]},"d":"\ud83d\ude00\ud800x"}`, `null`, `{"0":{"00":[]},"0":"0"}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -25,6 +25,9 @@ func FuzzParams(f *testing.F) {
 		var want map[string]any
 		wantErr := json.Unmarshal(b, &want)
 		got, err := unmarshalParams(b)
+		if err != nil && wantErr == nil && strings.Contains(err.Error(), "key given twice") {
+			return // refused on purpose: encoding/json keeps the last of a repeated key
+		}
 		if (err != nil) != (wantErr != nil) || err != nil && err.Error() != wantErr.Error() {
 			t.Fatalf("unmarshalParams(%q) error %v, json.Unmarshal %v", b, err, wantErr)
 		}
