@@ -443,12 +443,12 @@ func updateFrom(ctx context.Context, in Input, embedder func(*Options, []ingest.
 	}
 	seen := map[string]bool{}
 	for _, t := range st.Traces {
-		seen[traceKey(t)] = true
+		seen[t.Key()] = true
 	}
 	opt.traces = slices.Clone(st.Traces)
 	up := &updateReport{Mode: "incremental", OldTraces: len(st.Traces)}
 	for _, t := range in.Runs {
-		if seen[traceKey(t)] {
+		if seen[t.Key()] {
 			up.Duplicates++
 			continue
 		}
@@ -487,8 +487,9 @@ func updateFrom(ctx context.Context, in Input, embedder func(*Options, []ingest.
 	return data, nst, rep, nil
 }
 
-// traceKey identifies a run for update's duplicate check.
-func traceKey(t Trace) string {
+// Key identifies a run for an update's duplicate check: a new run with the key of an old one is
+// left out (a full build counts both). The gateway's learning loop plans with it.
+func (t Trace) Key() string {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%q %v %q", t.ID, t.Failed, t.Source)
 	for _, s := range t.Skills {

@@ -92,7 +92,7 @@ func (l *Loop) plan() *job {
 		return full("the graph's build state learned other traces than the first of " + TracesFile)
 	}
 	for i := cur.learned; i < n; i++ {
-		if l.first[traceKey(l.traces[i])] < cur.learned {
+		if l.first[l.traces[i].Key()] < cur.learned {
 			// Update would leave this repeat of a learned trace out; a full build counts it.
 			return full(fmt.Sprintf("trace %d repeats a learned one", i+1))
 		}
@@ -251,7 +251,7 @@ func (l *Loop) loadGraph() (*current, error) {
 		c.learned = len(c.state.Traces)
 		c.prefix = len(c.state.Traces) <= len(l.traces)
 		for i := 0; c.prefix && i < len(c.state.Traces); i++ {
-			c.prefix = traceKey(c.state.Traces[i]) == traceKey(l.traces[i])
+			c.prefix = c.state.Traces[i].Key() == l.traces[i].Key()
 		}
 		c.fromUse = countFromUse(c.graph, c.state.Traces)
 	} else if c.meta.Graph != "" {

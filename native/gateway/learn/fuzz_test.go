@@ -78,7 +78,7 @@ func FuzzRecoverTraces(f *testing.F) {
 			t.Fatalf("recovering the repaired file again: %+v, first %+v", again, r)
 		}
 		for i := range r.traces {
-			if traceKey(r.traces[i]) != traceKey(again.traces[i]) {
+			if r.traces[i].Key() != again.traces[i].Key() {
 				t.Fatalf("trace %d: %+v, then %+v", i, r.traces[i], again.traces[i])
 			}
 		}

@@ -198,21 +198,10 @@ func (l *Loop) openTraces() error {
 
 // addTrace appends t to the traces in memory; l.mu is held or the Loop not yet shared.
 func (l *Loop) addTrace(t builder.Trace) {
-	if _, ok := l.first[traceKey(t)]; !ok {
-		l.first[traceKey(t)] = len(l.traces)
+	if _, ok := l.first[t.Key()]; !ok {
+		l.first[t.Key()] = len(l.traces)
 	}
 	l.traces = append(l.traces, t)
-}
-
-// traceKey is builder.Update's identity of a run (its traceKey): Update leaves out a new run
-// with the key of an old one, where a full build counts both.
-func traceKey(t builder.Trace) string {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "%q %v", t.ID, t.Failed)
-	for _, s := range t.Skills {
-		fmt.Fprintf(&b, "\x00%s", s)
-	}
-	return b.String()
 }
 
 // Record appends t to traces.jsonl and fsyncs before it returns, so a recorded trace survives a
