@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/native/embed/embedtest"
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 // testModelDir holds the generated model while the test binary runs; TestMain removes it.
@@ -197,7 +198,7 @@ func TestONNXErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	data = []byte(strings.ReplaceAll(string(data), "attention_mask", "attention_mazk"))
-	for name, content := range map[string][]byte{"model.onnx": data, "vocab.txt": mustRead(t, filepath.Join(dir, "vocab.txt"))} {
+	for name, content := range map[string][]byte{"model.onnx": data, "vocab.txt": fixture.ReadFile(t, filepath.Join(dir, "vocab.txt"))} {
 		if err := os.WriteFile(filepath.Join(bad, name), content, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -205,15 +206,6 @@ func TestONNXErrors(t *testing.T) {
 	if _, err := NewONNX(ONNXOptions{Dir: bad}); err == nil || !strings.Contains(err.Error(), "attention_mazk") {
 		t.Errorf("wrong inputs: %v", err)
 	}
-}
-
-func mustRead(t *testing.T, p string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 func TestONNXIDChangesWithSettings(t *testing.T) {

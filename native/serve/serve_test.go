@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/native/testlib"
+	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 )
@@ -333,24 +333,6 @@ func replace(tb testing.TB, path string, data []byte, mod time.Time) {
 	}
 }
 
-// logs collects what the server logs.
-type logs struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *logs) logf(format string, a ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(format, a...))
-}
-
-func (l *logs) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
-}
-
 type health struct {
 	Artifact struct {
 		Checksum string `json:"checksum"`
@@ -611,11 +593,11 @@ func TestEmbedded(t *testing.T) {
 
 // newReloading starts a server over opts that reloads its artifact, logging into the returned
 // logs, and closes it when the test ends.
-func newReloading(t *testing.T, opts Options) (*Server, *logs) {
+func newReloading(t *testing.T, opts Options) (*Server, *fixture.Logs) {
 	t.Helper()
 	opts.Reload = true
-	log := &logs{}
-	opts.Logf = log.logf
+	log := &fixture.Logs{}
+	opts.Logf = log.Logf
 	s, err := New(opts)
 	if err != nil {
 		t.Fatal(err)

@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/cli"
 	"github.com/caskg/caskg/native/gateway/learn"
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 // caskgBuild runs `caskg build DIR/catalog.json [--traces DIR/traces.jsonl] -o OUT --quiet`, the
@@ -76,24 +76,6 @@ func toolLinkOS(t testing.TB) ([]byte, []learn.Trace) {
 		traces[i] = learn.Trace{ID: "gw-replay-" + r.ID, Task: "run " + r.ID, Tools: tools, Failed: r.Failed}
 	}
 	return catalog, traces
-}
-
-// logs collects status lines.
-type logs struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logs) logf(format string, a ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	fmt.Fprintf(&l.b, format+"\n", a...)
-}
-
-func (l *logs) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func waitLoop(t testing.TB, l *learn.Loop) {
@@ -186,8 +168,8 @@ func TestMatchesCaskgBuild(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			batches := tc.batches(t)
 			dir := filepath.Join(t.TempDir(), "state")
-			lg := &logs{}
-			l, err := learn.Open(dir, learn.Options{LearnEvery: tc.learnEvery, Logf: lg.logf})
+			lg := &fixture.Logs{}
+			l, err := learn.Open(dir, learn.Options{LearnEvery: tc.learnEvery, Logf: lg.Logf})
 			if err != nil {
 				t.Fatal(err)
 			}

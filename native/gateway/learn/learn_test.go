@@ -15,6 +15,7 @@ import (
 
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 // testCatalog is a deterministic MCP tools/list result: per domain, tools that chain through
@@ -79,40 +80,11 @@ func testTrace(k int) Trace {
 	return Trace{ID: fmt.Sprintf("gw-test-%d", k), Task: "work on " + d, Tools: tools, Calls: calls, Failed: k%7 == 6}
 }
 
-// logs collects a Loop's status lines.
-type logs struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (g *logs) logf(format string, a ...any) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.lines = append(g.lines, fmt.Sprintf(format, a...))
-}
-
-func (g *logs) has(sub string) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, l := range g.lines {
-		if strings.Contains(l, sub) {
-			return true
-		}
-	}
-	return false
-}
-
-func (g *logs) String() string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return strings.Join(g.lines, "\n")
-}
-
-func open(t *testing.T, dir string, opt Options) (*Loop, *logs) {
+func open(t *testing.T, dir string, opt Options) (*Loop, *fixture.Logs) {
 	t.Helper()
-	lg := &logs{}
+	lg := &fixture.Logs{}
 	if opt.Logf == nil {
-		opt.Logf = lg.logf
+		opt.Logf = lg.Logf
 	}
 	l, err := Open(dir, opt)
 	if err != nil {
@@ -147,15 +119,6 @@ func record(t *testing.T, l *Loop, from, to int) {
 			t.Fatal(err)
 		}
 	}
-}
-
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 func TestOpenErrors(t *testing.T) {
@@ -215,7 +178,7 @@ func TestReopenResumes(t *testing.T) {
 	if st.TracesRecorded != 10 || st.TracesLearned != 0 || st.Edges == 0 || st.LastUpdate.IsZero() || st.LastError != "" {
 		t.Fatalf("status %+v", st)
 	}
-	graph := readFile(t, filepath.Join(dir, GraphFile))
+	graph := fixture.ReadFile(t, filepath.Join(dir, GraphFile))
 	closeLoop(t, l)
 
 	l2, lg := open(t, dir, Options{LearnEvery: 100})
@@ -227,10 +190,10 @@ func TestReopenResumes(t *testing.T) {
 		t.Fatalf("after reopening: status %+v, want no build and %+v", st2, st)
 	}
 	wait(t, l2)
-	if lg.has("full build") {
+	if lg.Has("full build") {
 		t.Errorf("reopening rebuilt:\n%s", lg)
 	}
-	if !bytes.Equal(readFile(t, filepath.Join(dir, GraphFile)), graph) {
+	if !bytes.Equal(fixture.ReadFile(t, filepath.Join(dir, GraphFile)), graph) {
 		t.Error("graph.skg changed on reopening")
 	}
 	if g, _ := l2.Graph(); g == nil || g.NumEdges() != st.Edges {
@@ -254,7 +217,7 @@ func TestReopenLearnsOwedTraces(t *testing.T) {
 	if st := l2.Status(); st.TracesLearned != 12 || st.EdgesFromUse == 0 {
 		t.Fatalf("status %+v, want the 12 traces learned:\n%s", st, lg)
 	}
-	if lg.has("full build") {
+	if lg.Has("full build") {
 		t.Errorf("an update made a full build:\n%s", lg)
 	}
 }
@@ -267,7 +230,7 @@ func TestLearnEvery(t *testing.T) {
 	l.SetCatalog(testCatalog(domains, ""))
 	wait(t, l)
 	_, e0 := l.Graph()
-	first := readFile(t, filepath.Join(dir, GraphFile))
+	first := fixture.ReadFile(t, filepath.Join(dir, GraphFile))
 	record(t, l, 0, 5)
 	wait(t, l)
 	if st := l.Status(); st.TracesLearned != 0 {
@@ -280,7 +243,7 @@ func TestLearnEvery(t *testing.T) {
 	if e1 == e0 || st.TracesLearned != 6 || st.TracesRecorded != 6 || st.EdgesFromUse == 0 || st.Building {
 		t.Fatalf("after 6 traces: status %+v, engine swapped %v\n%s", st, e1 != e0, lg)
 	}
-	if !bytes.Equal(readFile(t, filepath.Join(dir, PrevFile)), first) {
+	if !bytes.Equal(fixture.ReadFile(t, filepath.Join(dir, PrevFile)), first) {
 		t.Error("graph.prev.skg is not the graph before the update")
 	}
 	record(t, l, 6, 12)
@@ -288,7 +251,7 @@ func TestLearnEvery(t *testing.T) {
 	if st := l.Status(); st.TracesLearned != 12 {
 		t.Fatalf("after 12 traces: status %+v", st)
 	}
-	if lg.has("full build (") && strings.Count(lg.String(), "full build (") != 1 {
+	if lg.Has("full build (") && strings.Count(lg.String(), "full build (") != 1 {
 		t.Errorf("updates made full builds:\n%s", lg)
 	}
 	learned := l.Learned()
@@ -381,7 +344,7 @@ func TestCatalogChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.waitEntered(t)
-	if !bytes.Equal(readFile(t, filepath.Join(dir, CatalogFile)), changed) {
+	if !bytes.Equal(fixture.ReadFile(t, filepath.Join(dir, CatalogFile)), changed) {
 		t.Error("catalog.json is not the new catalog")
 	}
 	if st := l.Status(); !st.Building {
@@ -427,7 +390,7 @@ func TestRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"id":"gw-a<b>-1","task":"find & book","skills":["a__x","b__y"],"outcome":"failure","calls":[{"tool":"a__x","ok":true,"ms":3},{"tool":"b__y","ok":false,"ms":12}]}` + "\n"
-	if got := string(readFile(t, filepath.Join(dir, TracesFile))); got != want {
+	if got := string(fixture.ReadFile(t, filepath.Join(dir, TracesFile))); got != want {
 		t.Errorf("line\n%s\nwant\n%s", got, want)
 	}
 	runs, err := builder.ReadTraces(filepath.Join(dir, TracesFile))
@@ -519,13 +482,13 @@ func TestTraceRecovery(t *testing.T) {
 			path := filepath.Join(dir, TracesFile)
 			os.WriteFile(path, []byte(tc.in), 0o644)
 			l, lg := open(t, dir, Options{})
-			if got := string(readFile(t, path)); got != tc.want {
+			if got := string(fixture.ReadFile(t, path)); got != tc.want {
 				t.Errorf("file after Open %q, want %q", got, tc.want)
 			}
 			if st := l.Status(); st.TracesRecorded != tc.traces {
 				t.Errorf("%d traces, want %d", st.TracesRecorded, tc.traces)
 			}
-			if tc.logged != "" && !lg.has(tc.logged) {
+			if tc.logged != "" && !lg.Has(tc.logged) {
 				t.Errorf("log does not say %q:\n%s", tc.logged, lg)
 			}
 			if tc.logged == "" && lg.String() != "" {
@@ -534,7 +497,7 @@ func TestTraceRecovery(t *testing.T) {
 			if err := l.Record(testTrace(0)); err != nil {
 				t.Fatal(err)
 			}
-			after := readFile(t, path)
+			after := fixture.ReadFile(t, path)
 			line, _ := encodeLine(testTrace(0))
 			if !bytes.HasSuffix(after, line) || !bytes.Equal(after[:len(after)-len(line)], []byte(tc.want)) {
 				t.Errorf("after a Record: %q", after)
@@ -554,34 +517,34 @@ func TestCorruptGraph(t *testing.T) {
 	record(t, l, 0, 3)
 	wait(t, l)
 	closeLoop(t, l)
-	good := readFile(t, filepath.Join(dir, GraphFile))
+	good := fixture.ReadFile(t, filepath.Join(dir, GraphFile))
 
 	os.WriteFile(filepath.Join(dir, GraphFile), good[:len(good)/2], 0o644)
 	l2, lg := open(t, dir, Options{LearnEvery: 3})
 	if g, _ := l2.Graph(); g != nil {
 		t.Fatal("a corrupt graph is served")
 	}
-	if !lg.has("graph.skg: graphs:") || !lg.has("rebuilt") {
+	if !lg.Has("graph.skg: graphs:") || !lg.Has("rebuilt") {
 		t.Errorf("the corrupt graph is not reported:\n%s", lg)
 	}
 	l2.SetCatalog(cat)
 	wait(t, l2)
-	if !bytes.Equal(readFile(t, filepath.Join(dir, GraphFile)), good) {
+	if !bytes.Equal(fixture.ReadFile(t, filepath.Join(dir, GraphFile)), good) {
 		t.Error("the rebuilt graph differs from the one before")
 	}
 	closeLoop(t, l2)
 
 	// The previous graph's sidecars beside the current graph: both are refused.
 	for _, suffix := range []string{builder.StateSuffix, metaSuffix} {
-		os.WriteFile(filepath.Join(dir, GraphFile+suffix), readFile(t, filepath.Join(dir, PrevFile+suffix)), 0o644)
+		os.WriteFile(filepath.Join(dir, GraphFile+suffix), fixture.ReadFile(t, filepath.Join(dir, PrevFile+suffix)), 0o644)
 	}
 	l3, lg := open(t, dir, Options{LearnEvery: 3})
-	if !lg.has("graph.skg.state belongs to another graph") || !lg.has("graph.skg.meta belongs to another graph") {
+	if !lg.Has("graph.skg.state belongs to another graph") || !lg.Has("graph.skg.meta belongs to another graph") {
 		t.Errorf("mismatched sidecars not reported:\n%s", lg)
 	}
 	l3.SetCatalog(cat)
 	wait(t, l3)
-	if !lg.has("full build") || !bytes.Equal(readFile(t, filepath.Join(dir, GraphFile)), good) {
+	if !lg.Has("full build") || !bytes.Equal(fixture.ReadFile(t, filepath.Join(dir, GraphFile)), good) {
 		t.Errorf("no full build to the same graph:\n%s", lg)
 	}
 }
@@ -595,10 +558,10 @@ func TestRollback(t *testing.T) {
 	l, _ := open(t, dir, Options{LearnEvery: 4})
 	l.SetCatalog(testCatalog(domains, ""))
 	wait(t, l)
-	g0 := readFile(t, filepath.Join(dir, GraphFile))
+	g0 := fixture.ReadFile(t, filepath.Join(dir, GraphFile))
 	record(t, l, 0, 4)
 	wait(t, l)
-	g1 := readFile(t, filepath.Join(dir, GraphFile))
+	g1 := fixture.ReadFile(t, filepath.Join(dir, GraphFile))
 	if err := Rollback(dir); err == nil || !strings.Contains(err.Error(), "in use") {
 		t.Fatalf("Rollback while open: %v", err)
 	}
@@ -610,7 +573,7 @@ func TestRollback(t *testing.T) {
 		if err := Rollback(dir); err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(readFile(t, filepath.Join(dir, GraphFile)), want) {
+		if !bytes.Equal(fixture.ReadFile(t, filepath.Join(dir, GraphFile)), want) {
 			t.Fatalf("rollback %d: graph.skg is not the one wanted", k+1)
 		}
 	}
@@ -622,7 +585,7 @@ func TestRollback(t *testing.T) {
 	}
 	l2.SetCatalog(testCatalog(domains, ""))
 	wait(t, l2)
-	if !bytes.Equal(readFile(t, filepath.Join(dir, GraphFile)), g1) || lg.has("full build") {
+	if !bytes.Equal(fixture.ReadFile(t, filepath.Join(dir, GraphFile)), g1) || lg.Has("full build") {
 		t.Errorf("relearning after the rollback did not update to the same graph:\n%s", lg)
 	}
 }
