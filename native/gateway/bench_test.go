@@ -19,6 +19,7 @@ import (
 
 	"github.com/caskg/caskg/native/gateway/learn"
 	"github.com/caskg/caskg/native/lab/catalogserver"
+	"github.com/caskg/caskg/native/testlib"
 )
 
 // The benchmarks of issue 24's targets: what a proxied call adds over a direct one, and
@@ -30,19 +31,21 @@ const sealTools = "../../../shared/data/eval/sealtools"
 // benchCalls is how many distinct tools the call benchmarks cycle through.
 const benchCalls = 16
 
-func sealCatalog(b *testing.B) (string, *catalogserver.Catalog) {
-	b.Helper()
+// sealCatalog loads Seal-Tools' catalog and returns its file's absolute path with it; tb skips
+// when the shared data is missing.
+func sealCatalog(tb testing.TB) (string, *catalogserver.Catalog) {
+	tb.Helper()
 	file := filepath.Join(sealTools, "tools.json")
 	if _, err := os.Stat(file); err != nil {
-		b.Skipf("shared data missing: %v", err)
+		tb.Skipf("shared data missing: %v", err)
 	}
 	c, err := catalogserver.Load(file)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	abs, err := filepath.Abs(file)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return abs, c
 }
@@ -336,7 +339,7 @@ func searchLoop(b *testing.B, ctx context.Context, g *Gateway, queries []string,
 	search := func(q string) (*mcp.CallToolResult, error) {
 		res, err := front.CallTool(ctx, &mcp.CallToolParams{Name: SearchTool, Arguments: map[string]any{"query": q}})
 		if err == nil && res.IsError {
-			err = errors.New(resultText(res))
+			err = errors.New(testlib.ToolText(res))
 		}
 		return res, err
 	}

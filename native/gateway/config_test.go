@@ -108,20 +108,24 @@ func TestLoadConfigNamesFile(t *testing.T) {
 func TestFilters(t *testing.T) {
 	cfg := &Config{Allow: []string{"fs__*", "web__get"}, Deny: []string{"*__delete*"}}
 	s := &ServerConfig{Allow: []string{"read*", "delete_file", "list"}, Deny: []string{"list"}}
+	top, server := cfg.keeps, s.keeps
 	for _, tt := range []struct {
-		name string
-		want bool
-	}{{"fs__read", true}, {"fs__delete_file", false}, {"web__get", true}, {"web__put", false}} {
-		if got := cfg.keeps(tt.name); got != tt.want {
-			t.Errorf("top-level keeps(%q) = %v", tt.name, got)
-		}
-	}
-	for _, tt := range []struct {
-		name string
-		want bool
-	}{{"read_file", true}, {"delete_file", true}, {"list", false}, {"write", false}} {
-		if got := s.keeps(tt.name); got != tt.want {
-			t.Errorf("server keeps(%q) = %v", tt.name, got)
+		level string
+		keeps func(string) bool
+		name  string
+		want  bool
+	}{
+		{"top-level", top, "fs__read", true},
+		{"top-level", top, "fs__delete_file", false},
+		{"top-level", top, "web__get", true},
+		{"top-level", top, "web__put", false},
+		{"server", server, "read_file", true},
+		{"server", server, "delete_file", true},
+		{"server", server, "list", false},
+		{"server", server, "write", false},
+	} {
+		if got := tt.keeps(tt.name); got != tt.want {
+			t.Errorf("%s keeps(%q) = %v", tt.level, tt.name, got)
 		}
 	}
 }

@@ -241,14 +241,24 @@ func (fc *frontClient) callTool(t *testing.T, name string, args map[string]any) 
 	return fc.call(t, CallTool, map[string]any{"name": name, "arguments": args})
 }
 
-func resultText(r *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
+// tools is the front's tools/list for this session.
+func (fc *frontClient) tools(t *testing.T) []*mcp.Tool {
+	t.Helper()
+	res, err := fc.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return b.String()
+	return res.Tools
+}
+
+// toolNames are the names of the front's tools for this session, in its order.
+func (fc *frontClient) toolNames(t *testing.T) []string {
+	t.Helper()
+	var n []string
+	for _, tool := range fc.tools(t) {
+		n = append(n, tool.Name)
+	}
+	return n
 }
 
 func names(out SearchResult) []string {
@@ -305,26 +315,23 @@ func TestCatalogPaginationNamespacesAndFilters(t *testing.T) {
 	}
 	for _, name := range []string{"alpha__delete_file", "alpha__write_file", "delete_file"} {
 		res := fc.callTool(t, name, map[string]any{"path": "/x"})
-		if !res.IsError || !strings.Contains(resultText(res), "no tool") {
-			t.Errorf("call of denied %s: %v %q", name, res.IsError, resultText(res))
+		if !res.IsError || !strings.Contains(testlib.ToolText(res), "no tool") {
+			t.Errorf("call of denied %s: %v %q", name, res.IsError, testlib.ToolText(res))
 		}
 	}
 	res := fc.callTool(t, "alpha__read_fil", map[string]any{"path": "/x"})
-	if !strings.Contains(resultText(res), "did you mean alpha__read_file?") {
-		t.Errorf("misspelt name: %q", resultText(res))
+	if !strings.Contains(testlib.ToolText(res), "did you mean alpha__read_file?") {
+		t.Errorf("misspelt name: %q", testlib.ToolText(res))
 	}
-	tools, err := fc.cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tools := fc.tools(t)
 	var front []string
-	for _, tool := range tools.Tools {
+	for _, tool := range tools {
 		front = append(front, tool.Name)
 	}
 	if d := cmp.Diff([]string{CallTool, SearchTool}, front); d != "" {
 		t.Errorf("front tools (-want +got):\n%s", d)
 	}
-	if desc := tools.Tools[1].Description; !strings.Contains(desc, "5 tools of the servers alpha") {
+	if desc := tools[1].Description; !strings.Contains(desc, "5 tools of the servers alpha") {
 		t.Errorf("search_tools description: %q", desc)
 	}
 }
@@ -337,8 +344,8 @@ func TestLexicalSearchBeforeAnyGraph(t *testing.T) {
 	if out.Ranking != "lexical" || len(out.Tools) == 0 || out.Tools[0].Name != "alpha__read_file" {
 		t.Fatalf("ranking %q, tools %v", out.Ranking, names(out))
 	}
-	if out.Tools[0].InputSchema == nil || !strings.Contains(resultText(res), `inputSchema: {"properties":{"path"`) {
-		t.Errorf("schema missing: %q", resultText(res))
+	if out.Tools[0].InputSchema == nil || !strings.Contains(testlib.ToolText(res), `inputSchema: {"properties":{"path"`) {
+		t.Errorf("schema missing: %q", testlib.ToolText(res))
 	}
 	// Nothing matches: still tools to look at.
 	_, out = fc.search(t, "zzzz qqqq", 2)
@@ -352,22 +359,22 @@ func TestCallPassthrough(t *testing.T) {
 	fc := connect(t, g)
 
 	res := fc.callTool(t, "alpha__read_file", map[string]any{"path": "/etc/x"})
-	if res.IsError || resultText(res) != "contents of /etc/x" {
-		t.Errorf("read_file: %v %q", res.IsError, resultText(res))
+	if res.IsError || testlib.ToolText(res) != "contents of /etc/x" {
+		t.Errorf("read_file: %v %q", res.IsError, testlib.ToolText(res))
 	}
 	res = fc.callTool(t, "alpha__stat", nil)
 	if d := cmp.Diff(map[string]any{"size": 3.0}, res.StructuredContent); d != "" {
 		t.Errorf("structured content (-want +got):\n%s", d)
 	}
 	res = fc.callTool(t, "alpha__fail", nil)
-	if !res.IsError || resultText(res) != "it broke" {
-		t.Errorf("isError not passed through: %v %q", res.IsError, resultText(res))
+	if !res.IsError || testlib.ToolText(res) != "it broke" {
+		t.Errorf("isError not passed through: %v %q", res.IsError, testlib.ToolText(res))
 	}
 
 	start := time.Now()
 	res = fc.callTool(t, "alpha__hang", nil)
-	if !res.IsError || !strings.Contains(resultText(res), "server alpha, tool hang: no result within 500ms") {
-		t.Errorf("hanging tool: %v %q", res.IsError, resultText(res))
+	if !res.IsError || !strings.Contains(testlib.ToolText(res), "server alpha, tool hang: no result within 500ms") {
+		t.Errorf("hanging tool: %v %q", res.IsError, testlib.ToolText(res))
 	}
 	if time.Since(start) > 5*time.Second {
 		t.Errorf("the timeout took %v", time.Since(start))
@@ -375,8 +382,8 @@ func TestCallPassthrough(t *testing.T) {
 
 	big := strings.Repeat("x", MaxArgumentBytes)
 	res = fc.callTool(t, "alpha__read_file", map[string]any{"path": big})
-	if !res.IsError || !strings.Contains(resultText(res), "server alpha, tool read_file: the arguments are") {
-		t.Errorf("oversize arguments: %v %q", res.IsError, resultText(res))
+	if !res.IsError || !strings.Contains(testlib.ToolText(res), "server alpha, tool read_file: the arguments are") {
+		t.Errorf("oversize arguments: %v %q", res.IsError, testlib.ToolText(res))
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -384,7 +391,7 @@ func TestCallPassthrough(t *testing.T) {
 	params := &mcp.CallToolParams{Name: CallTool, Arguments: map[string]any{"name": "alpha__slow_count"}}
 	params.SetProgressToken("tok-7")
 	res, err := fc.cs.CallTool(ctx, params)
-	if err != nil || resultText(res) != "counted" {
+	if err != nil || testlib.ToolText(res) != "counted" {
 		t.Fatalf("slow_count: %v %v", err, res)
 	}
 	for i := 1; i <= 3; i++ {
@@ -424,19 +431,15 @@ func TestListChanged(t *testing.T) {
 	// search tool's new description can come with a later one.
 	var desc string
 	waitFor(t, "search_tools' description to count the new tool", func() bool {
-		tools, err := fc.cs.ListTools(context.Background(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tool := range tools.Tools {
+		for _, tool := range fc.tools(t) {
 			if tool.Name == SearchTool {
 				desc = tool.Description
 			}
 		}
 		return strings.Contains(desc, "6 tools")
 	})
-	if res := fc.callTool(t, "alpha__list_dir", nil); resultText(res) != "a b c" {
-		t.Errorf("new tool: %q", resultText(res))
+	if res := fc.callTool(t, "alpha__list_dir", nil); testlib.ToolText(res) != "a b c" {
+		t.Errorf("new tool: %q", testlib.ToolText(res))
 	}
 }
 
@@ -456,9 +459,9 @@ func TestKilledServerRestartsWhileOthersAnswer(t *testing.T) {
 	g := startGateway(t, cfg, opt)
 	fc := connect(t, g)
 	res := fc.callTool(t, "child__pid", nil)
-	pid, err := strconv.Atoi(resultText(res))
+	pid, err := strconv.Atoi(testlib.ToolText(res))
 	if err != nil {
-		t.Fatalf("pid: %q", resultText(res))
+		t.Fatalf("pid: %q", testlib.ToolText(res))
 	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -473,16 +476,16 @@ func TestKilledServerRestartsWhileOthersAnswer(t *testing.T) {
 	}
 	// Meanwhile: its tool fails naming it, the other server answers, search still finds it.
 	res = fc.callTool(t, "child__pid", nil)
-	if !res.IsError || !strings.Contains(resultText(res), "server child is not available (restarting in") {
-		t.Errorf("call to the dead server: %v %q", res.IsError, resultText(res))
+	if !res.IsError || !strings.Contains(testlib.ToolText(res), "server child is not available (restarting in") {
+		t.Errorf("call to the dead server: %v %q", res.IsError, testlib.ToolText(res))
 	}
 	if res := fc.callTool(t, "alpha__read_file", map[string]any{"path": "p"}); res.IsError {
-		t.Errorf("the other server: %q", resultText(res))
+		t.Errorf("the other server: %q", testlib.ToolText(res))
 	}
 	waitFor(t, "the server back", func() bool { return g.Health().Servers[1].State == stateReady })
 	res = fc.callTool(t, "child__pid", nil)
-	if pid2, _ := strconv.Atoi(resultText(res)); pid2 == 0 || pid2 == pid {
-		t.Errorf("after the restart: %q (was %d)", resultText(res), pid)
+	if pid2, _ := strconv.Atoi(testlib.ToolText(res)); pid2 == 0 || pid2 == pid {
+		t.Errorf("after the restart: %q (was %d)", testlib.ToolText(res), pid)
 	}
 }
 
@@ -505,7 +508,7 @@ func TestGarbageAndMissingServers(t *testing.T) {
 	}
 	fc := connect(t, g)
 	if res := fc.callTool(t, "alpha__read_file", map[string]any{"path": "p"}); res.IsError {
-		t.Errorf("alpha: %q", resultText(res))
+		t.Errorf("alpha: %q", testlib.ToolText(res))
 	}
 }
 
@@ -538,7 +541,7 @@ func TestHTTPDownstreamAndFront(t *testing.T) {
 	}
 	defer cs.Close()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: CallTool, Arguments: map[string]any{"name": "web__read_file", "arguments": map[string]any{"path": "q"}}})
-	if err != nil || resultText(res) != "contents of q" {
+	if err != nil || testlib.ToolText(res) != "contents of q" {
 		t.Fatalf("call over HTTP: %v %v", err, res)
 	}
 
@@ -645,18 +648,7 @@ func TestExpose(t *testing.T) {
 	g := startGateway(t, alphaConfig(), Options{Expose: 2,
 		dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
 	fc := connect(t, g)
-	list := func() []string {
-		tools, err := fc.cs.ListTools(context.Background(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var n []string
-		for _, tool := range tools.Tools {
-			n = append(n, tool.Name)
-		}
-		return n
-	}
-	if d := cmp.Diff([]string{CallTool, SearchTool}, list()); d != "" {
+	if d := cmp.Diff([]string{CallTool, SearchTool}, fc.toolNames(t)); d != "" {
 		t.Fatalf("before a search (-want +got):\n%s", d)
 	}
 	drain(fc.changed)
@@ -669,17 +661,16 @@ func TestExpose(t *testing.T) {
 	want := append([]string{CallTool}, names(out)...)
 	want = append(want, SearchTool)
 	slices.Sort(want)
-	if d := cmp.Diff(want, list()); d != "" {
+	if d := cmp.Diff(want, fc.toolNames(t)); d != "" {
 		t.Fatalf("after a search (-want +got):\n%s", d)
 	}
-	if res := fc.call(t, "alpha__read_file", map[string]any{"path": "z"}); resultText(res) != "contents of z" {
-		t.Errorf("direct call: %q", resultText(res))
+	if res := fc.call(t, "alpha__read_file", map[string]any{"path": "z"}); testlib.ToolText(res) != "contents of z" {
+		t.Errorf("direct call: %q", testlib.ToolText(res))
 	}
 	// Another session's list is its own.
 	fc2 := connect(t, g)
-	tools, _ := fc2.cs.ListTools(context.Background(), nil)
-	if len(tools.Tools) != 2 {
-		t.Errorf("the other session lists %d tools", len(tools.Tools))
+	if n := len(fc2.tools(t)); n != 2 {
+		t.Errorf("the other session lists %d tools", n)
 	}
 }
 
@@ -734,8 +725,8 @@ func TestGraphSearch(t *testing.T) {
 			t.Errorf("the denied tool came back: %v", names(out))
 		}
 	}
-	if !strings.Contains(resultText(res), "ranked over the tool graph") {
-		t.Errorf("text: %q", resultText(res))
+	if !strings.Contains(testlib.ToolText(res), "ranked over the tool graph") {
+		t.Errorf("text: %q", testlib.ToolText(res))
 	}
 }
 
@@ -807,15 +798,15 @@ func TestSearchFilter(t *testing.T) {
 				}
 				res := fc.call(t, SearchTool, args)
 				if tt.allowed == nil {
-					if !res.IsError || !strings.Contains(resultText(res), tt.want) {
-						t.Errorf("isError %v, %q; want an error with %q", res.IsError, resultText(res), tt.want)
+					if !res.IsError || !strings.Contains(testlib.ToolText(res), tt.want) {
+						t.Errorf("isError %v, %q; want an error with %q", res.IsError, testlib.ToolText(res), tt.want)
 					}
 					return
 				}
 				var out SearchResult
 				b, _ := json.Marshal(res.StructuredContent)
 				if err := json.Unmarshal(b, &out); err != nil || res.IsError {
-					t.Fatalf("%v %q", err, resultText(res))
+					t.Fatalf("%v %q", err, testlib.ToolText(res))
 				}
 				got := names(out)
 				var kept []string

@@ -193,6 +193,20 @@ func lexical(c *catalog, query string, k int, f engine.Filter) []lexHit {
 			hits = append(hits, lexHit{name: e.Name, score: s})
 		}
 	}
+	hits = topHits(hits, k)
+	if len(hits) == 0 {
+		for i := 0; i < len(c.entries) && len(hits) < k; i++ {
+			if f.Allows(c.entries[i].Name) {
+				hits = append(hits, lexHit{name: c.entries[i].Name})
+			}
+		}
+	}
+	return hits
+}
+
+// topHits sorts hits by score, best first (ties by name), keeps the first k and numbers them
+// from 1.
+func topHits(hits []lexHit, k int) []lexHit {
 	sort.Slice(hits, func(i, j int) bool {
 		if hits[i].score != hits[j].score {
 			return hits[i].score > hits[j].score
@@ -204,13 +218,6 @@ func lexical(c *catalog, query string, k int, f engine.Filter) []lexHit {
 	}
 	for i := range hits {
 		hits[i].seedRank = i + 1
-	}
-	if len(hits) == 0 {
-		for i := 0; i < len(c.entries) && len(hits) < k; i++ {
-			if f.Allows(c.entries[i].Name) {
-				hits = append(hits, lexHit{name: c.entries[i].Name})
-			}
-		}
 	}
 	return hits
 }

@@ -2,16 +2,12 @@ package gateway
 
 import (
 	"math"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/caskg/caskg/native/lab/catalogserver"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -44,14 +40,7 @@ func TestLexicalIndex(t *testing.T) {
 	}
 	check(t, c, queries, 1, 3, 8)
 
-	file := filepath.Join(sealTools, "tools.json")
-	if _, err := os.Stat(file); err != nil {
-		t.Skipf("no Seal-Tools check: %v", err)
-	}
-	sc, err := catalogserver.Load(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, sc := sealCatalog(t)
 	seal, err := buildCatalog(&Config{Servers: []ServerConfig{{Name: "seal"}}}, map[string][]*mcp.Tool{"seal": sc.Tools})
 	if err != nil {
 		t.Fatal(err)
@@ -108,18 +97,8 @@ func lexicalReference(c *catalog, query string, k int) []lexHit {
 			hits = append(hits, lexHit{name: e.Name, score: s})
 		}
 	}
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].score != hits[j].score {
-			return hits[i].score > hits[j].score
-		}
-		return hits[i].name < hits[j].name
-	})
-	if len(hits) > k {
-		hits = hits[:k]
-	}
-	for i := range hits {
-		hits[i].seedRank = i + 1
-	}
+	// The order of the hits is topHits' in both: the reference checks the scores.
+	hits = topHits(hits, k)
 	if len(hits) == 0 {
 		for i := 0; i < len(c.entries) && i < k; i++ {
 			hits = append(hits, lexHit{name: c.entries[i].Name})

@@ -65,18 +65,7 @@ func connect(t *testing.T, g *graphs.Graph, opt mcpserver.Options) *mcp.ClientSe
 	t.Cleanup(func() { srv.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP().Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return testlib.InMemory(t, ctx, srv.MCP())
 }
 
 // call calls a tool and returns its result; a protocol error fails the test.
@@ -683,22 +672,12 @@ func TestConcurrentCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
+	t.Cleanup(func() { srv.Close() })
 	ms := srv.MCP()
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	for w := range 4 {
-		st, ct := mcp.NewInMemoryTransports()
-		ss, err := ms.Connect(ctx, st, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ss.Close()
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cs.Close()
+		cs := testlib.InMemory(t, ctx, ms)
 		wg.Go(func() {
 			for j := range 10 {
 				var res *mcp.CallToolResult

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caskg/caskg/native/lab/catalogserver"
+	"github.com/caskg/caskg/native/testlib"
 )
 
 const sharedData = "../../../../shared/data/eval"
@@ -39,19 +40,7 @@ func connect(tb testing.TB, c *catalogserver.Catalog, opt catalogserver.Options)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	tb.Cleanup(cancel)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { cs.Close(); ss.Wait() })
-	return cs
+	return testlib.InMemory(tb, ctxT(tb), s)
 }
 
 func ctxT(tb testing.TB) context.Context {
@@ -126,12 +115,12 @@ func TestDevSets(t *testing.T) {
 					t.Fatalf("%s: %v", tl.Name, err)
 				}
 				if res.IsError {
-					t.Errorf("%s%v: tool error %s", tl.Name, args, text(res))
+					t.Errorf("%s%v: tool error %s", tl.Name, args, testlib.ToolText(res))
 					continue
 				}
 				if tl.OutputSchema == nil {
-					if !strings.HasPrefix(text(res), tl.Name+" called with {") || res.StructuredContent != nil {
-						t.Errorf("%s: text %q, structured %v", tl.Name, text(res), res.StructuredContent)
+					if !strings.HasPrefix(testlib.ToolText(res), tl.Name+" called with {") || res.StructuredContent != nil {
+						t.Errorf("%s: text %q, structured %v", tl.Name, testlib.ToolText(res), res.StructuredContent)
 					}
 					continue
 				}
@@ -148,8 +137,8 @@ func TestDevSets(t *testing.T) {
 					}
 				}
 				var fromText any
-				if err := json.Unmarshal([]byte(text(res)), &fromText); err != nil || !cmp.Equal(fromText, any(sc)) {
-					t.Errorf("%s: text %q is not the structured content", tl.Name, text(res))
+				if err := json.Unmarshal([]byte(testlib.ToolText(res)), &fromText); err != nil || !cmp.Equal(fromText, any(sc)) {
+					t.Errorf("%s: text %q is not the structured content", tl.Name, testlib.ToolText(res))
 				}
 			}
 		})
@@ -163,16 +152,6 @@ func jsonOf(tb testing.TB, v any) string {
 		tb.Fatal(err)
 	}
 	return string(data)
-}
-
-func text(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
 }
 
 const tinyCatalog = `{"tools": [
@@ -219,9 +198,9 @@ func TestCallErrors(t *testing.T) {
 			}
 			switch {
 			case tt.want == "" && res.IsError:
-				t.Errorf("tool error %q", text(res))
-			case tt.want != "" && (!res.IsError || !strings.Contains(text(res), tt.want)):
-				t.Errorf("result %q (error %v), want error %q", text(res), res.IsError, tt.want)
+				t.Errorf("tool error %q", testlib.ToolText(res))
+			case tt.want != "" && (!res.IsError || !strings.Contains(testlib.ToolText(res), tt.want)):
+				t.Errorf("result %q (error %v), want error %q", testlib.ToolText(res), res.IsError, tt.want)
 			}
 		})
 	}
@@ -238,7 +217,7 @@ func TestDeterministic(t *testing.T) {
 	call := func(cs *mcp.ClientSession, tool string, args any) []byte {
 		res, err := cs.CallTool(ctxT(t), &mcp.CallToolParams{Name: tool, Arguments: args})
 		if err != nil || res.IsError {
-			t.Fatalf("%s: %v %s", tool, err, text(res))
+			t.Fatalf("%s: %v %s", tool, err, testlib.ToolText(res))
 		}
 		data, err := json.Marshal(res)
 		if err != nil {
@@ -289,8 +268,8 @@ func TestFailRates(t *testing.T) {
 						return true
 					case err != nil:
 						t.Fatal(err)
-					case res.IsError && (tt.rpc || !strings.Contains(text(res), "catalogserver: tool book: simulated failure")):
-						t.Fatalf("error %q", text(res))
+					case res.IsError && (tt.rpc || !strings.Contains(testlib.ToolText(res), "catalogserver: tool book: simulated failure")):
+						t.Fatalf("error %q", testlib.ToolText(res))
 					}
 					return res.IsError
 				}
@@ -381,7 +360,7 @@ func TestConcurrentCalls(t *testing.T) {
 				answers <- fmt.Sprintf("error %v %v", err, res)
 				return
 			}
-			answers <- fmt.Sprintf("%d %s", i%4, text(res))
+			answers <- fmt.Sprintf("%d %s", i%4, testlib.ToolText(res))
 		}()
 	}
 	seen := map[string]bool{}

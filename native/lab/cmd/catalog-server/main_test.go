@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caskg/caskg/native/lab/catalogserver"
+	"github.com/caskg/caskg/native/testlib"
 )
 
 const sealTools = "../../../../../shared/data/eval/sealtools/tools.json"
@@ -124,16 +125,7 @@ func TestStdio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	local, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { local.Close(); ss.Wait() }()
+	local := testlib.InMemory(t, ctx, s)
 	for _, tl := range []*mcp.Tool{tools[0], tools[2000], tools[4075]} {
 		p := &mcp.CallToolParams{Name: tl.Name, Arguments: catalogserver.ExampleArgs(tl.InputSchema)}
 		remote, err := cs.CallTool(ctx, p)
