@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -47,16 +48,7 @@ func TestInspectColdStart(t *testing.T) {
 					line = l
 				}
 			}
-			for _, s := range tt.textHas {
-				if !strings.Contains(line, s) {
-					t.Errorf("inspect's learning line %q lacks %q", line, s)
-				}
-			}
-			for _, s := range tt.textLack {
-				if strings.Contains(line, s) {
-					t.Errorf("inspect's learning line %q has %q", line, s)
-				}
-			}
+			fixture.Contains(t, "inspect's learning line", line, tt.textHas, tt.textLack)
 		})
 	}
 }

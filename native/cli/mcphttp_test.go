@@ -125,13 +125,8 @@ func TestMCPTypeScriptClient(t *testing.T) {
 			if err := json.Unmarshal(c.Connect.Result, &info); err != nil || info.ServerInfo.Name != "caskg" {
 				t.Errorf("connect: %s (%v)", c.Connect.Result, err)
 			}
-			tools, err := c.Do(mcpnode.Step{Op: "listTools"}).Tools()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var names []string
+			names, tools := listNames(t, c)
 			for _, tool := range tools {
-				names = append(names, tool.Name)
 				if !json.Valid(tool.InputSchema) || !strings.Contains(string(tool.InputSchema), `"type":"object"`) {
 					t.Errorf("%s: input schema %s", tool.Name, tool.InputSchema)
 				}

@@ -2,10 +2,10 @@ package engine
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 func TestLearningOf(t *testing.T) {
@@ -48,16 +48,7 @@ func TestLearningOf(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("LearningOf = %+v, want %+v", got, tt.want)
 			}
-			for _, s := range tt.noteHas {
-				if !strings.Contains(note, s) {
-					t.Errorf("note %q lacks %q", note, s)
-				}
-			}
-			for _, s := range tt.noteLack {
-				if strings.Contains(note, s) {
-					t.Errorf("note %q has %q", note, s)
-				}
-			}
+			fixture.Contains(t, "the note", note, tt.noteHas, tt.noteLack)
 		})
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 func sizes(gzip int64) Sizes {
@@ -40,16 +42,7 @@ func TestCheck(t *testing.T) {
 			if tt.err != "" && !strings.Contains(report, tt.err) {
 				t.Errorf("the report does not carry the error:\n%s", report)
 			}
-			for _, w := range tt.want {
-				if !strings.Contains(report, w) {
-					t.Errorf("report lacks %q:\n%s", w, report)
-				}
-			}
-			for _, w := range tt.notWant {
-				if strings.Contains(report, w) {
-					t.Errorf("report has %q:\n%s", w, report)
-				}
-			}
+			fixture.Contains(t, "the report", report, tt.want, tt.notWant)
 		})
 	}
 }
