@@ -189,18 +189,25 @@ func params(body []byte, member func(d *jsontext.Decoder, key string) error) err
 	})
 }
 
+// stringParam is the string member key of the message's params ("" when it has none).
+func stringParam(body []byte, key string) (string, error) {
+	var v string
+	err := params(body, func(d *jsontext.Decoder, k string) error {
+		if k == key {
+			var err error
+			v, err = d.String()
+			return err
+		}
+		return d.Skip()
+	})
+	return v, err
+}
+
 func (h *Handler) call(r *api.Request, m message, body []byte) ([]byte, error) {
 	switch m.method {
 	case "initialize":
-		var want string
-		if err := params(body, func(d *jsontext.Decoder, k string) error {
-			if k == "protocolVersion" {
-				var err error
-				want, err = d.String()
-				return err
-			}
-			return d.Skip()
-		}); err != nil {
+		want, err := stringParam(body, "protocolVersion")
+		if err != nil {
 			return nil, &rpcError{codeInvalidParams, "mcp: initialize: " + err.Error()}
 		}
 		version := protocolVersions[0]
@@ -224,15 +231,8 @@ func (h *Handler) call(r *api.Request, m message, body []byte) ([]byte, error) {
 	case "tools/list":
 		return toolsList(), nil
 	case "tools/call":
-		var name string
-		if err := params(body, func(d *jsontext.Decoder, k string) error {
-			if k == "name" {
-				var err error
-				name, err = d.String()
-				return err
-			}
-			return d.Skip()
-		}); err != nil {
+		name, err := stringParam(body, "name")
+		if err != nil {
 			return nil, &rpcError{codeInvalidParams, "mcp: tools/call: " + err.Error()}
 		}
 		if _, ok := Lookup(name); !ok {
