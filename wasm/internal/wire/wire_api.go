@@ -29,3 +29,26 @@ func DecodeRequest(b []byte) (engine.Request, error) {
 func AppendResponse(b []byte, r *engine.Response) ([]byte, error) {
 	return appendEngineResponse(b, r)
 }
+
+// decodeStrings decodes a JSON array of strings into *v, as encoding/json does: null is nil,
+// a null element the empty string. It is the one decoder of every []string field the generated
+// code reads (a request's filter lists): a copy per field cost the WebAssembly module about
+// 1 KB each.
+func decodeStrings(d *jsontext.Decoder, v *[]string) error {
+	if d.Null() {
+		*v = nil
+		return nil
+	}
+	*v = []string{}
+	return d.Array(func(int) error {
+		var x string
+		var err error
+		if !d.Null() {
+			x, err = d.String()
+		}
+		if err == nil {
+			*v = append(*v, x)
+		}
+		return err
+	})
+}

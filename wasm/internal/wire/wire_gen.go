@@ -239,24 +239,3 @@ func appendEngineVia(b []byte, v *engine.Via) ([]byte, error) {
 	b = append(b, '}')
 	return b, err
 }
-
-// decodeStrings decodes a JSON array of strings into *v, as encoding/json does: null is nil,
-// a null element the empty string.
-func decodeStrings(d *jsontext.Decoder, v *[]string) error {
-	if d.Null() {
-		*v = nil
-		return nil
-	}
-	*v = []string{}
-	return d.Array(func(int) error {
-		var x string
-		var err error
-		if !d.Null() {
-			x, err = d.String()
-		}
-		if err == nil {
-			*v = append(*v, x)
-		}
-		return err
-	})
-}

@@ -41,9 +41,6 @@ func generate() ([]byte, error) {
 	g := &wireGen{done: map[string]bool{}}
 	g.decoder(reflect.TypeFor[engine.Request]())
 	g.encoder(reflect.TypeFor[engine.Response]())
-	if g.strs {
-		g.printf("%s", decodeStrings)
-	}
 	if g.err != nil {
 		return nil, g.err
 	}
@@ -65,33 +62,7 @@ type wireGen struct {
 	done map[string]bool
 	todo []func()
 	err  error
-	strs bool // a field calls decodeStrings
 }
-
-// decodeStrings is the one decoder of every []string field (a request's filter lists): a copy
-// per field cost the WebAssembly module about 1 KB each.
-const decodeStrings = `
-// decodeStrings decodes a JSON array of strings into *v, as encoding/json does: null is nil,
-// a null element the empty string.
-func decodeStrings(d *jsontext.Decoder, v *[]string) error {
-	if d.Null() {
-		*v = nil
-		return nil
-	}
-	*v = []string{}
-	return d.Array(func(int) error {
-		var x string
-		var err error
-		if !d.Null() {
-			x, err = d.String()
-		}
-		if err == nil {
-			*v = append(*v, x)
-		}
-		return err
-	})
-}
-`
 
 func (g *wireGen) printf(f string, a ...any) { fmt.Fprintf(&g.body, f, a...) }
 
@@ -230,7 +201,7 @@ func (g *wireGen) decodeValue(dst string, t reflect.Type, depth int) {
 			return
 		}
 		if t == reflect.TypeFor[[]string]() {
-			g.strs = true
+			// One decoder for every []string field, written by hand in wire_api.go.
 			g.printf("err = decodeStrings(d, &%s)\n", dst)
 			return
 		}
