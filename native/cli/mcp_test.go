@@ -17,7 +17,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/google/go-cmp/cmp"
@@ -26,11 +25,7 @@ import (
 // renderedFor is what the engine renders for req over the artifact at art.
 func renderedFor(t *testing.T, art string, req engine.Request) string {
 	t.Helper()
-	data, err := os.ReadFile(art)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := graphs.Decode(data)
+	g, err := loadArtifact(art)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -94,6 +94,23 @@ func open(t *testing.T, dir string, opt Options) (*Loop, *fixture.Logs) {
 	return l, lg
 }
 
+// openBuilt is open with the test catalog set and its first graph built.
+func openBuilt(t *testing.T, dir string, opt Options) (*Loop, *fixture.Logs) {
+	t.Helper()
+	l, lg := open(t, dir, opt)
+	learnCatalog(t, l)
+	return l, lg
+}
+
+// learnCatalog sets the test catalog and waits for the build it starts.
+func learnCatalog(t *testing.T, l *Loop) {
+	t.Helper()
+	if err := l.SetCatalog(testCatalog(domains, "")); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, l)
+}
+
 func wait(t *testing.T, l *Loop) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -169,10 +186,7 @@ func TestReopenResumes(t *testing.T) {
 	if g, e := l.Graph(); g != nil || e != nil {
 		t.Fatal("a graph before the first build")
 	}
-	if err := l.SetCatalog(cat); err != nil {
-		t.Fatal(err)
-	}
-	wait(t, l)
+	learnCatalog(t, l)
 	record(t, l, 0, 10)
 	st := l.Status()
 	if st.TracesRecorded != 10 || st.TracesLearned != 0 || st.Edges == 0 || st.LastUpdate.IsZero() || st.LastError != "" {
@@ -205,15 +219,10 @@ func TestReopenResumes(t *testing.T) {
 // are learned once the catalog is set, when LearnEvery of them are owed.
 func TestReopenLearnsOwedTraces(t *testing.T) {
 	dir := t.TempDir()
-	cat := testCatalog(domains, "")
-	l, _ := open(t, dir, Options{LearnEvery: 100})
-	l.SetCatalog(cat)
-	wait(t, l)
+	l, _ := openBuilt(t, dir, Options{LearnEvery: 100})
 	record(t, l, 0, 12)
 	closeLoop(t, l)
-	l2, lg := open(t, dir, Options{LearnEvery: 10})
-	l2.SetCatalog(cat)
-	wait(t, l2)
+	l2, lg := openBuilt(t, dir, Options{LearnEvery: 10})
 	if st := l2.Status(); st.TracesLearned != 12 || st.EdgesFromUse == 0 {
 		t.Fatalf("status %+v, want the 12 traces learned:\n%s", st, lg)
 	}
@@ -226,9 +235,7 @@ func TestReopenLearnsOwedTraces(t *testing.T) {
 // and that the previous graph is kept.
 func TestLearnEvery(t *testing.T) {
 	dir := t.TempDir()
-	l, lg := open(t, dir, Options{LearnEvery: 6})
-	l.SetCatalog(testCatalog(domains, ""))
-	wait(t, l)
+	l, lg := openBuilt(t, dir, Options{LearnEvery: 6})
 	_, e0 := l.Graph()
 	first := fixture.ReadFile(t, filepath.Join(dir, GraphFile))
 	record(t, l, 0, 5)
@@ -274,9 +281,7 @@ func TestLearnWithoutEnough(t *testing.T) {
 		now  bool
 	}{{"LearnNow", -1, true}, {"a quiet spell", 20 * time.Millisecond, false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			l, lg := open(t, t.TempDir(), Options{LearnEvery: 100, LearnIdle: tc.idle})
-			l.SetCatalog(testCatalog(domains, ""))
-			wait(t, l)
+			l, lg := openBuilt(t, t.TempDir(), Options{LearnEvery: 100, LearnIdle: tc.idle})
 			record(t, l, 0, 3)
 			if tc.now {
 				if st := l.Status(); st.TracesLearned != 0 || st.Building {
@@ -510,10 +515,7 @@ func TestTraceRecovery(t *testing.T) {
 // sidecars of another graph are not trusted.
 func TestCorruptGraph(t *testing.T) {
 	dir := t.TempDir()
-	cat := testCatalog(domains, "")
-	l, _ := open(t, dir, Options{LearnEvery: 3})
-	l.SetCatalog(cat)
-	wait(t, l)
+	l, _ := openBuilt(t, dir, Options{LearnEvery: 3})
 	record(t, l, 0, 3)
 	wait(t, l)
 	closeLoop(t, l)
@@ -527,8 +529,7 @@ func TestCorruptGraph(t *testing.T) {
 	if !lg.Has("graph.skg: graphs:") || !lg.Has("rebuilt") {
 		t.Errorf("the corrupt graph is not reported:\n%s", lg)
 	}
-	l2.SetCatalog(cat)
-	wait(t, l2)
+	learnCatalog(t, l2)
 	if !bytes.Equal(fixture.ReadFile(t, filepath.Join(dir, GraphFile)), good) {
 		t.Error("the rebuilt graph differs from the one before")
 	}
@@ -542,8 +543,7 @@ func TestCorruptGraph(t *testing.T) {
 	if !lg.Has("graph.skg.state belongs to another graph") || !lg.Has("graph.skg.meta belongs to another graph") {
 		t.Errorf("mismatched sidecars not reported:\n%s", lg)
 	}
-	l3.SetCatalog(cat)
-	wait(t, l3)
+	learnCatalog(t, l3)
 	if !lg.Has("full build") || !bytes.Equal(fixture.ReadFile(t, filepath.Join(dir, GraphFile)), good) {
 		t.Errorf("no full build to the same graph:\n%s", lg)
 	}
@@ -555,9 +555,7 @@ func TestRollback(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no previous graph") || !strings.HasPrefix(err.Error(), "learn: rollback: ") {
 		t.Fatalf("Rollback of an empty dir: %v", err)
 	}
-	l, _ := open(t, dir, Options{LearnEvery: 4})
-	l.SetCatalog(testCatalog(domains, ""))
-	wait(t, l)
+	l, _ := openBuilt(t, dir, Options{LearnEvery: 4})
 	g0 := fixture.ReadFile(t, filepath.Join(dir, GraphFile))
 	record(t, l, 0, 4)
 	wait(t, l)
@@ -583,8 +581,7 @@ func TestRollback(t *testing.T) {
 	if st := l2.Status(); st.TracesLearned != 0 || st.TracesRecorded != 4 {
 		t.Fatalf("after rollback: %+v", st)
 	}
-	l2.SetCatalog(testCatalog(domains, ""))
-	wait(t, l2)
+	learnCatalog(t, l2)
 	if !bytes.Equal(fixture.ReadFile(t, filepath.Join(dir, GraphFile)), g1) || lg.Has("full build") {
 		t.Errorf("relearning after the rollback did not update to the same graph:\n%s", lg)
 	}
