@@ -110,10 +110,11 @@ WASM := $(BIN)/caskg.wasm
 WASM_GOEXPERIMENT := $(shell GOEXPERIMENT=nogreenteagc $(GO) env GOEXPERIMENT >/dev/null 2>&1 && echo GOEXPERIMENT=nogreenteagc)
 
 .PHONY: wasm bench-wasm
-wasm: ## build bin/caskg.wasm, the module for browsers, workers, Node and wazero, and print its sizes
+wasm: ## build bin/caskg.wasm, the module for browsers, workers, Node and wazero; print its sizes and write them into README.md
 	@mkdir -p $(BIN)
 	GOOS=wasip1 GOARCH=wasm $(WASM_GOEXPERIMENT) $(GO) build -trimpath -ldflags="-s -w -buildid=" -buildmode=c-shared -o $(WASM) ./wasm/reactor
-	@node wasm/js/size.mjs $(WASM) 2>/dev/null || echo "$(WASM): $$(wc -c < $(WASM)) bytes raw, $$(gzip -9c $(WASM) | wc -c) gzip -9"
+	@echo "$(WASM): its sizes, written into the README's and BENCHMARKS.md's size figures"
+	@$(GO) run ./native/lab/cmd/caskg-sizes module $(WASM) README.md BENCHMARKS.md
 
 bench-wasm: wasm build ## query latency and load time: native vs wazero vs Node on ../shared/data/skills
 	$(CASKG) build $(SHARED)/skills -o $(BIN)/skills.skg
@@ -145,7 +146,7 @@ $(WORKERD):
 	npm install --prefix $(WORKERD_DIR) --no-save --no-audit --no-fund --ignore-scripts --loglevel=error workerd@$(WORKERD_VERSION)
 	@test -x $@ && touch $@
 
-worker: build ## build the edge worker in bin/worker (WORKER_ARTIFACT=x.skg, default the sample; the artifact a static asset, WORKER_EMBED=1 a data module); print the bundle's gzip size
+worker: build ## build the edge worker in bin/worker (WORKER_ARTIFACT=x.skg, default the sample; the artifact a static asset, WORKER_EMBED=1 a data module); print the bundle's gzip size (on the sample, write it into README.md)
 	@mkdir -p $(WORKER_DIR)/feedback
 	$(if $(filter $(SAMPLE),$(WORKER_ARTIFACT)),$(CASKG) build graphs/sample -o $(SAMPLE))
 	GOOS=js GOARCH=wasm $(WASM_GOEXPERIMENT) $(GO) build -trimpath -ldflags="-s -w" -o $(WORKER_DIR)/app.wasm ./wasm/worker
@@ -161,7 +162,8 @@ worker: build ## build the edge worker in bin/worker (WORKER_ARTIFACT=x.skg, def
 	  cp $(WORKER_ARTIFACT) $(WORKER_DIR)/assets/caskg.skg && \
 	  printf 'export const asset = "caskg.skg";\nexport const embedded = null;\nexport const checksum = "crc32c:%s";\n' $$sum > $(WORKER_DIR)/artifact.mjs; \
 	fi; echo "$(abspath $(WORKER_ARTIFACT))" > $(WORKER_DIR)/artifact.src
-	@$(GO) run ./wasm/worker/bundlesize $(WORKER_DIR)
+	@$(GO) run ./wasm/worker/bundlesize -json $(BIN)/worker-sizes.json $(WORKER_DIR)
+	$(if $(filter $(SAMPLE),$(WORKER_ARTIFACT)),$(if $(WORKER_EMBED),,@$(GO) run ./native/lab/cmd/caskg-sizes worker $(BIN)/worker-sizes.json README.md))
 
 # worker-dev serves what make worker last built, with the artifact it was given: it rebuilds
 # only when no bundle is there (make worker WORKER_ARTIFACT=… first to serve another artifact).
@@ -173,9 +175,13 @@ worker-dev: workerd ## serve the edge worker with workerd on WORKER_ADDR (127.0.
 # bench-worker measures the worker under workerd beside caskg serve and caskg mcp --http, and
 # beside the worker as it was at OLD_WORKER_REF (git archive into bin/old-worker-src), on the
 # 859-skill artifact: bundle sizes, cold start, p50/p99 of /v1/retrieve and MCP tools/call.
+# It first builds the bundle with the artifact embedded, for the README's library-* size figures.
 OLD_WORKER_REF ?= d97dd1b
 bench-worker: workerd build ## the worker under workerd: bundle size, cold start, p50/p99 of /v1/retrieve and MCP tools/call, beside caskg serve, caskg mcp --http and the old worker
 	$(CASKG) build $(SHARED)/skills -o $(BIN)/skills.skg
+	$(MAKE) --no-print-directory worker WORKER_ARTIFACT=$(BIN)/skills.skg WORKER_EMBED=1
+	cp $(BIN)/worker-sizes.json $(BIN)/worker-sizes-embed.json
+	$(GO) run ./native/lab/cmd/caskg-sizes library $(BIN)/skills.skg $(BIN)/worker-sizes-embed.json README.md
 	$(MAKE) --no-print-directory worker WORKER_ARTIFACT=$(BIN)/skills.skg
 	@rm -rf $(BIN)/old-worker && mkdir -p $(BIN)/old-worker
 	@test -d $(BIN)/old-worker-src || { mkdir -p $(BIN)/old-worker-src && git archive $(OLD_WORKER_REF) | tar -x -C $(BIN)/old-worker-src; }

@@ -241,16 +241,13 @@ func lineRequest(data []byte) (k int, f *engine.Filter, err error) {
 	}
 	if v := raw["k"]; v != nil && string(v) != "null" {
 		var x float64
-		err := json.Unmarshal(v, &x)
-		if err == nil && (x != math.Trunc(x) || math.Abs(x) > math.MaxInt32) {
-			err = errors.New("not a whole number")
+		if err := json.Unmarshal(v, &x); err != nil || x != math.Trunc(x) || math.Abs(x) > math.MaxInt32 {
+			return 0, nil, fmt.Errorf("field \"k\": %s is not a whole number", v)
 		}
-		if err == nil {
-			k = int(x)
-			err = api.Service.Check(engine.Request{K: k}, "k")
-		}
-		if err != nil {
-			return 0, nil, fmt.Errorf("field \"k\": %s is not a whole number in [1, %d]", v, api.Service.K)
+		k = int(x)
+		var fe *api.FieldError
+		if errors.As(api.Service.Check(engine.Request{K: k}, "k"), &fe) {
+			return 0, nil, fmt.Errorf("field \"k\": %s", fe.Problem)
 		}
 	}
 	if v := raw["filter"]; v != nil && string(v) != "null" {

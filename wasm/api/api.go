@@ -340,11 +340,11 @@ func readQuery(raw string) (engine.Request, error) {
 			req.Query, seen = v, true
 		case "k":
 			k, err := strconv.Atoi(v)
-			if err == nil {
-				err = Service.Check(engine.Request{K: k}, key)
-			}
 			if err != nil {
-				return req, fail(statusBadRequest, `parameter "k": `+strconv.Quote(v)+" is not a whole number in [1, "+strconv.Itoa(MaxK)+"]")
+				return req, fail(statusBadRequest, `parameter "k": `+strconv.Quote(v)+" is not a whole number")
+			}
+			if err := Service.Check(engine.Request{K: k}, key); err != nil {
+				return req, fail(statusBadRequest, `parameter "k": `+err.(*FieldError).Problem)
 			}
 			req.K = k
 		case "no_graph", "render":

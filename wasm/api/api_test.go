@@ -121,9 +121,9 @@ func TestReadQuery(t *testing.T) {
 		{name: "q at the limit", in: "q=" + strings.Repeat("a", MaxQueryBytes), want: engine.Request{Query: strings.Repeat("a", MaxQueryBytes)}},
 		{name: "empty q", in: "q=", want: engine.Request{}}, // the engine's to refuse
 		{name: "no q", in: "k=3", err: `api: parameter "q": missing; GET /v1/retrieve?q=heat+an+egg&k=8`},
-		{name: "k over", in: "q=egg&k=101", err: `api: parameter "k": "101" is not a whole number in [1, 100]`},
-		{name: "k zero", in: "q=egg&k=0", err: `api: parameter "k": "0" is not a whole number in [1, 100]`},
-		{name: "k fraction", in: "q=egg&k=2.5", err: `api: parameter "k": "2.5" is not a whole number in [1, 100]`},
+		{name: "k over", in: "q=egg&k=101", err: `api: parameter "k": 101 is outside [1, 100]`},
+		{name: "k zero", in: "q=egg&k=0", err: `api: parameter "k": 0 is outside [1, 100]`},
+		{name: "k fraction", in: "q=egg&k=2.5", err: `api: parameter "k": "2.5" is not a whole number`},
 		{name: "q over", in: "q=" + strings.Repeat("a", MaxQueryBytes+1), err: `api: parameter "q": 8193 bytes, at most 8192`},
 		{name: "twice", in: "q=a&q=b", err: `api: parameter "q" is given 2 times`},
 		{name: "bad bool", in: "q=a&no_graph=yes", err: `api: parameter "no_graph": "yes" is not 1, 0, true or false`},
@@ -136,7 +136,7 @@ func TestReadQuery(t *testing.T) {
 		{name: "filter entry too long", in: "q=egg&allow=" + strings.Repeat("a", MaxPatternBytes+1), err: `api: parameter "allow": field "filter.allow[0]": 257 bytes, at most 256`},
 		{name: "bad escape", in: "q=%zz", err: `api: query string: invalid URL escape "%zz"`},
 		// Sorted order: k before render and before the unknown z, whatever the map's order.
-		{name: "first in order", in: "z=1&render=yes&k=0&q=a", err: `api: parameter "k": "0" is not a whole number in [1, 100]`},
+		{name: "first in order", in: "z=1&render=yes&k=0&q=a", err: `api: parameter "k": 0 is outside [1, 100]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"slices"
 	"strconv"
 
 	"github.com/caskg/caskg/wasm/engine"
@@ -38,54 +37,31 @@ const (
 	MaxPatternBytes   = 256
 )
 
-// Limits bound the fields of a request a caller gives. Service is the table every surface
-// holds requests to; `caskg eval`, which measures the engine, keeps the engine's bound on k.
-type Limits struct {
-	K, Seeds, QueryBytes, FilterPatterns, PatternBytes int
-}
+// Limits bound the fields of a request a caller gives (engine.Limits). Service is the table
+// every surface holds requests to; `caskg eval`, which measures the engine, keeps the engine's
+// bound on k.
+type Limits engine.Limits
 
 // Service holds the limits of the table above.
 var Service = Limits{K: MaxK, Seeds: MaxSeeds, QueryBytes: MaxQueryBytes, FilterPatterns: MaxFilterPatterns,
 	PatternBytes: MaxPatternBytes}
 
-// FieldError is a field of a request outside its limits. Field names it as the request's JSON
-// does ("k", "filter.allow[2]") and Problem says how ("101 is outside [1, 100]"), so that each
-// surface can name the field as its caller gave it: a flag, a GET parameter, an MCP argument.
-type FieldError struct {
-	Field, Problem string
-}
+// FieldError is a field of a request outside its limits, as engine.FieldError names it, in
+// this package's words ("api: field ...").
+type FieldError engine.FieldError
 
 func (e *FieldError) Error() string { return "api: field " + strconv.Quote(e.Field) + ": " + e.Problem }
 
-// Check is the one validation of a retrieval request, which every surface calls: it holds req
-// to l on the query's length, k, seeds and the filter's lists, and returns nil or a
-// *FieldError. A zero k or seeds means the engine's default, unless given names the field
-// ("k", "seeds"): there the caller wrote the zero (a flag, a GET parameter, an MCP argument).
-// The engine checks the other fields, and the globs' syntax, when it answers.
+// Check holds req to l with engine.Limits.Check, the one validation of a retrieval request,
+// which every surface calls: nil or a *FieldError. given names the fields the caller wrote
+// even as zero ("k", "seeds"). The engine checks the other fields, and the globs' syntax, when
+// it answers.
 func (l *Limits) Check(req engine.Request, given ...string) error {
-	if len(req.Query) > l.QueryBytes {
-		return &FieldError{"query", strconv.Itoa(len(req.Query)) + " bytes, at most " + strconv.Itoa(l.QueryBytes)}
+	err := (*engine.Limits)(l).Check(req, given...)
+	if fe, ok := err.(*engine.FieldError); ok {
+		return (*FieldError)(fe)
 	}
-	for _, f := range [...]struct {
-		name   string
-		v, max int
-	}{{"k", req.K, l.K}, {"seeds", req.Seeds, l.Seeds}} {
-		if (f.v != 0 || slices.Contains(given, f.name)) && (f.v < 1 || f.v > f.max) {
-			return &FieldError{f.name, strconv.Itoa(f.v) + " is outside [1, " + strconv.Itoa(f.max) + "]"}
-		}
-	}
-	for i, v := range [...][]string{req.Filter.Allow, req.Filter.Deny, req.Filter.Namespaces} {
-		field := "filter." + filterLists[i]
-		if len(v) > l.FilterPatterns {
-			return &FieldError{field, strconv.Itoa(len(v)) + " entries, at most " + strconv.Itoa(l.FilterPatterns)}
-		}
-		for j, p := range v {
-			if len(p) > l.PatternBytes {
-				return &FieldError{field + "[" + strconv.Itoa(j) + "]", strconv.Itoa(len(p)) + " bytes, at most " + strconv.Itoa(l.PatternBytes)}
-			}
-		}
-	}
-	return nil
+	return err
 }
 
 // filterLists names a filter's lists as the request's JSON and the GET parameters do.

@@ -259,8 +259,8 @@ func (r *Request) normalize() error {
 	if trimLeft(r.Query, unicode.IsSpace) == "" {
 		return ErrEmptyQuery
 	}
-	if len(r.Query) > MaxQueryBytes {
-		return errtext.New("engine: query is " + errtext.Itoa(len(r.Query)) + " bytes, at most " + errtext.Itoa(MaxQueryBytes))
+	if err := Bounds.Check(*r); err != nil {
+		return err
 	}
 	// An option left zero takes its default.
 	r.K = orDefault(r.K, DefaultK)
@@ -269,14 +269,8 @@ func (r *Request) normalize() error {
 	r.SemanticWeight = orDefault(r.SemanticWeight, DefaultSemanticWeight)
 	r.SkillBudget = orDefault(r.SkillBudget, DefaultSkillBudget)
 	r.TotalBudget = orDefault(r.TotalBudget, DefaultTotalBudget)
-	// The integer fields are checked by one function, in the order of the fields: its message
-	// written out at each cost the WebAssembly module 0.3 KB a field.
-	if err := inRange("k", r.K, MaxK); err != nil {
-		return err
-	}
-	if err := inRange("seeds", r.Seeds, MaxSeeds); err != nil {
-		return err
-	}
+	// The budgets are checked by one function: its message written out at each cost the
+	// WebAssembly module 0.3 KB a field.
 	switch {
 	case !(r.Gamma > 0 && r.Gamma <= 1):
 		return errtext.New("engine: field \"gamma\": " + errtext.Ftoa(r.Gamma) + " is outside (0, 1]")
@@ -298,7 +292,7 @@ func (r *Request) normalize() error {
 // inRange checks that the request's field name, of value v, is in [1, max].
 func inRange(name string, v, max int) error {
 	if v < 1 || v > max {
-		return errtext.New("engine: field \"" + name + "\": " + errtext.Itoa(v) + " is outside [1, " + errtext.Itoa(max) + "]")
+		return &FieldError{name, outside(v, max)}
 	}
 	return nil
 }

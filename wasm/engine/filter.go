@@ -31,21 +31,16 @@ type Filter struct {
 	Namespaces []string `json:"namespaces,omitempty"`
 }
 
-// Check reports the first bad entry of f, naming it as the request's JSON does
-// ("filter.allow[2]"): an empty one, one over MaxPatternBytes, a glob with a reserved
-// character, a namespace with "__", or a list over MaxFilterPatterns.
+// Check reports the first entry of f whose syntax is bad, naming it as the request's JSON does
+// ("filter.allow[2]"): an empty one, a glob with a reserved character, a namespace with "__".
+// The lists' sizes are limits (Limits.Check), which the engine holds a request to first.
 func (f *Filter) Check() error {
 	for l, v := range [...][]string{f.Allow, f.Deny, f.Namespaces} {
 		field := "engine: field \"filter." + filterLists[l]
-		if len(v) > MaxFilterPatterns {
-			return errtext.New(field + "\": " + errtext.Itoa(len(v)) + " entries, at most " + errtext.Itoa(MaxFilterPatterns))
-		}
 		for i, p := range v {
 			why := ""
 			if p == "" {
 				why = "empty"
-			} else if len(p) > MaxPatternBytes {
-				why = errtext.Itoa(len(p)) + " bytes, at most " + errtext.Itoa(MaxPatternBytes)
 			}
 			for j := range len(p) {
 				switch c := p[j]; {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/caskg/caskg/native/lab/mdspan"
 )
 
 // README markers: make bench rewrites only what lies between them.
@@ -160,9 +162,9 @@ func (x UpdateSide) seconds(format string) string {
 	return s
 }
 
-// Sizes are a WebAssembly module's bytes.
+// Sizes are a WebAssembly module's bytes: raw and gzipped as wasm/modbuild.Gzip counts.
 type Sizes struct {
-	Raw, Gzip, Brotli int
+	Raw, Gzip int
 }
 
 // Report is everything one run measured.
@@ -460,10 +462,12 @@ func table[T any](rows []T, cells func(T) string, columns ...string) string {
 	return b.String()
 }
 
-// WasmLine states the module's sizes.
+// WasmLine states the module's sizes as figures (mdspan.Span), which make wasm keeps current
+// between runs of make bench.
 func (r *Report) WasmLine() string {
 	w := r.Wasm
-	return fmt.Sprintf("`bin/caskg.wasm`: %s bytes raw, %s gzip -9, %s brotli -q 11.", count(w.Raw), count(w.Gzip), count(w.Brotli))
+	return fmt.Sprintf("`bin/caskg.wasm`: %s bytes raw, %s gzip (level 9).",
+		mdspan.Span("module-raw", count(w.Raw)), mdspan.Span("module-gzip", count(w.Gzip)))
 }
 
 // Terminal is what make bench prints: the tables without the prose.

@@ -95,3 +95,104 @@ func FuzzReplace(f *testing.F) {
 		}
 	})
 }
+
+func fig(name, value string) string { return "<!-- size:" + name + " -->" + value + "<!-- /size -->" }
+
+var figureTests = []struct {
+	name, in string
+	values   map[string]string
+	want     string // the document after SetFigures
+	figs     []string
+	err      string
+}{
+	{name: "two figures in a sentence", in: "The module is " + fig("module-raw", "1") + " bytes, " + fig("module-gzip", "2") + " gzip.\n",
+		values: map[string]string{"module-raw": "2,364,715", "module-gzip": "698,749"},
+		want:   "The module is " + fig("module-raw", "2,364,715") + " bytes, " + fig("module-gzip", "698,749") + " gzip.\n",
+		figs:   []string{"module-raw=1", "module-gzip=2"}},
+	{name: "unnamed figures kept", in: "a " + fig("worker-app-raw", "9") + " b " + fig("module-raw", "1") + "\n",
+		values: map[string]string{"module-raw": "3"}, want: "a " + fig("worker-app-raw", "9") + " b " + fig("module-raw", "3") + "\n",
+		figs: []string{"worker-app-raw=9", "module-raw=1"}},
+	{name: "a figure twice", in: fig("go", "go1.0") + "\n\n" + fig("go", "go1.0"), values: map[string]string{"go": "go1.26.8"},
+		want: fig("go", "go1.26.8") + "\n\n" + fig("go", "go1.26.8"), figs: []string{"go=go1.0", "go=go1.0"}},
+	{name: "empty value", in: fig("x", ""), values: map[string]string{"x": "1"}, want: fig("x", "1"), figs: []string{"x="}},
+	{name: "no figures", in: "plain text\n", values: map[string]string{"x": "1"}, want: "plain text\n"},
+	{name: "not closed", in: "a\n" + "<!-- size:x -->12\n<!-- /size -->", err: "line 2: figure x is not closed by <!-- /size --> on its line"},
+	{name: "nested", in: "<!-- size:x -->1<!-- size:y -->2<!-- /size --><!-- /size -->", err: "line 1: figure x is not closed"},
+	{name: "bad name", in: "<!-- size:Module -->1<!-- /size -->", err: "line 1: a figure opens without a name"},
+	{name: "no name", in: "<!-- size: -->1<!-- /size -->", err: "line 1: a figure opens without a name"},
+	{name: "value with a newline", in: fig("x", "1"), values: map[string]string{"x": "1\n2"}, figs: []string{"x=1"},
+		err: "figure x: value \"1\\n2\" holds a newline"},
+}
+
+func TestFigures(t *testing.T) {
+	for _, tc := range figureTests {
+		t.Run(tc.name, func(t *testing.T) {
+			figs, ferr := Figures([]byte(tc.in))
+			var got []string
+			for _, f := range figs {
+				got = append(got, f.Name+"="+f.Value)
+			}
+			if ferr == nil && strings.Join(got, " ") != strings.Join(tc.figs, " ") {
+				t.Errorf("Figures = %q, want %q", got, tc.figs)
+			}
+			out, err := SetFigures([]byte(tc.in), tc.values)
+			if fixture.WantErr(t, err, "mdspan: ", tc.err) {
+				return
+			}
+			if string(out) != tc.want {
+				t.Errorf("SetFigures gave\n%q\nwant\n%q", out, tc.want)
+			}
+		})
+	}
+}
+
+func TestUpdateFigures(t *testing.T) {
+	dir := t.TempDir()
+	path := fixture.WriteFile(t, dir, "README.md", "size "+fig("module-raw", "1")+" bytes\n")
+	if err := UpdateFigures(path, map[string]string{"module-raw": "2,000"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "size "+fig("module-raw", "2,000")+" bytes\n" {
+		t.Errorf("file holds %q", got)
+	}
+	bad := fixture.WriteFile(t, dir, "bad.md", "<!-- size:x -->1\n")
+	if err := UpdateFigures(bad, map[string]string{"x": "2"}); err == nil || !strings.Contains(err.Error(), "bad.md: mdspan: line 1: figure x") {
+		t.Errorf("unclosed figure: error %v, want one naming the file and line", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("temporary or extra files left behind: %v", entries)
+	}
+}
+
+func FuzzSetFigures(f *testing.F) {
+	for _, tc := range figureTests {
+		f.Add(tc.in, "1,234")
+	}
+	f.Fuzz(func(t *testing.T, in, value string) {
+		figs, err := Figures([]byte(in))
+		if err != nil {
+			return
+		}
+		values := map[string]string{}
+		for _, fg := range figs {
+			values[fg.Name] = value
+		}
+		out, err := SetFigures([]byte(in), values)
+		if err != nil {
+			return
+		}
+		// Every figure now holds the value, and setting it again changes nothing.
+		again, err := Figures(out)
+		if err != nil || len(again) != len(figs) {
+			t.Fatalf("SetFigures(%q) = %q: %d figures, %v; want %d", in, out, len(again), err, len(figs))
+		}
+		for _, fg := range again {
+			if fg.Value != value {
+				t.Errorf("figure %s holds %q, want %q", fg.Name, fg.Value, value)
+			}
+		}
+		if twice, _ := SetFigures(out, values); string(twice) != string(out) {
+			t.Errorf("a second SetFigures changed %q to %q", out, twice)
+		}
+	})
+}

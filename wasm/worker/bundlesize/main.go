@@ -1,16 +1,19 @@
 // Command bundlesize measures the edge worker's upload bundle against Cloudflare's limits on a
 // Worker's compressed size. make worker runs it on the bundle it has just built:
 //
-//	go run ./wasm/worker/bundlesize bin/worker
+//	go run ./wasm/worker/bundlesize [-json sizes.json] bin/worker
 //
 // It prints each module's size and the bundle's gzip size, warns above the Workers Free plan's
 // limit and fails (exit status 1) above the Paid plan's, and in both cases says which flags of
-// caskg build make the artifact, the part of the bundle a user controls, smaller.
+// caskg build make the artifact, the part of the bundle a user controls, smaller. -json also
+// writes the sizes as JSON, from which caskg-sizes (native/lab) writes the README's figures.
 package main
 
 import (
 	"compress/gzip"
+	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -149,11 +152,21 @@ func shrink(s Sizes) string {
 }
 
 func main() {
-	if len(os.Args) != 2 || strings.HasPrefix(os.Args[1], "-") {
-		fmt.Fprintln(os.Stderr, "usage: bundlesize DIR  (the worker bundle make worker writes, bin/worker)")
+	jsonOut := flag.String("json", "", "also write the sizes as JSON to this file")
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: bundlesize [-json FILE] DIR  (the worker bundle make worker writes, bin/worker)")
+	}
+	flag.Parse()
+	if flag.NArg() != 1 {
+		flag.Usage()
 		os.Exit(2)
 	}
-	s, err := Measure(os.Args[1])
+	s, err := Measure(flag.Arg(0))
+	if err == nil && *jsonOut != "" {
+		b, _ := json.MarshalIndent(s, "", "  ")
+		// A scratch file of make worker's, beside the bundle: a plain write is enough.
+		err = os.WriteFile(*jsonOut, append(b, '\n'), 0o644)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

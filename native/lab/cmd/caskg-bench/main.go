@@ -23,7 +23,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -52,6 +51,7 @@ import (
 	"github.com/caskg/caskg/native/lab/synth"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/host"
+	"github.com/caskg/caskg/wasm/modbuild"
 )
 
 type config struct {
@@ -244,10 +244,7 @@ func run(c *config) error {
 		if err != nil {
 			return fmt.Errorf("%w (make wasm builds it)", err)
 		}
-		r.Wasm, err = sizes(c.wasm, wasm)
-		if err != nil {
-			return err
-		}
+		r.Wasm = bench.Sizes{Raw: len(wasm), Gzip: modbuild.Gzip(wasm)}
 		cache, err := wazero.NewCompilationCacheWithDir(filepath.Join(".cache", "wazero"))
 		if err != nil {
 			return err
@@ -763,31 +760,6 @@ func semanticRecall(eng *engine.Engine, queries []string) (bench.Semantic, error
 	}
 	k := float64(n)
 	s.Recall50, s.Recall5, s.ExactMs, s.SketchMs = s.Recall50/k, s.Recall5/k, s.ExactMs/k, s.SketchMs/k
-	return s, nil
-}
-
-// sizes measures the module raw, gzip -9 (the gzip command, as the size budget is stated; Go's
-// compress/gzip, a little larger, without it) and brotli -q 11 (Node's zlib).
-func sizes(path string, wasm []byte) (bench.Sizes, error) {
-	s := bench.Sizes{Raw: len(wasm)}
-	if out, err := exec.Command("gzip", "-9c", path).Output(); err == nil {
-		s.Gzip = len(out)
-	} else {
-		var buf bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-		zw.Write(wasm)
-		zw.Close()
-		s.Gzip = buf.Len()
-	}
-	out, err := exec.Command("node", "wasm/js/size.mjs", path, "--json").Output()
-	if err != nil {
-		return s, fmt.Errorf("wasm/js/size.mjs: %w", err)
-	}
-	var js struct{ Brotli int }
-	if err := json.Unmarshal(out, &js); err != nil {
-		return s, fmt.Errorf("wasm/js/size.mjs printed %q: %w", out, err)
-	}
-	s.Brotli = js.Brotli
 	return s, nil
 }
 
