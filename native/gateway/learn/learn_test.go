@@ -350,7 +350,7 @@ func (b *blocker) options(skills []ingest.Skill) (builder.Options, error) {
 	case <-time.After(time.Minute):
 		return builder.Options{}, errors.New("blocker: never released")
 	}
-	return builder.DefaultOptionsFor(skills)
+	return builder.DefaultOptions(), nil
 }
 
 func (b *blocker) waitEntered(t *testing.T) {
@@ -634,7 +634,7 @@ func TestCloseDuringBuild(t *testing.T) {
 	started := make(chan struct{}, 1)
 	release := make(chan struct{})
 	opts := func(skills []ingest.Skill) (builder.Options, error) {
-		opt, err := builder.DefaultOptionsFor(skills)
+		opt := builder.DefaultOptions()
 		opt.Progress = func(stage string, done, total int) {
 			if stage == "candidates" && done == 0 {
 				started <- struct{}{}
@@ -644,7 +644,7 @@ func TestCloseDuringBuild(t *testing.T) {
 				}
 			}
 		}
-		return opt, err
+		return opt, nil
 	}
 	l, err := Open(dir, Options{BuildOptions: opts})
 	if err != nil {
