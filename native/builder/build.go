@@ -137,7 +137,7 @@ type Report struct {
 
 // planner is implemented by probers that call a model and cache its answers.
 type planner interface {
-	Uncached(skills []ingest.Skill, probes []Probe, pairs [][2]int) int
+	uncached(skills []ingest.Skill, probes []Probe, pairs [][2]int) int
 }
 
 type builder struct {
@@ -476,7 +476,7 @@ func (b *builder) plan(ctx context.Context, cands []edgeCandidate) error {
 	}
 	jp, _ := b.opt.Judge.(planner)
 	if judging && jp != nil {
-		missing := jp.Uncached(b.skills, nil, pairs)
+		missing := jp.uncached(b.skills, nil, pairs)
 		b.rep.PlannedCalls += missing
 		if missing == 0 {
 			if err := b.judge(ctx, cands); err != nil {
@@ -499,7 +499,7 @@ func (b *builder) plan(ctx context.Context, cands []edgeCandidate) error {
 	}
 	b.rep.PlannedProbes = len(probes) + len(pairs)
 	if p, ok := b.opt.Prober.(planner); ok {
-		b.rep.PlannedCalls += p.Uncached(b.skills, probes, nil)
+		b.rep.PlannedCalls += p.uncached(b.skills, probes, nil)
 	}
 	return nil
 }
