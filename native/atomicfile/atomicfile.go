@@ -7,7 +7,7 @@
 // complete, so a process killed while writing leaves nothing. Elsewhere, and where the file
 // system has no O_TMPFILE, the temporary file of a target "name" is ".name.tmp" followed by
 // decimal digits: a process killed mid-write leaves it behind, and the next Write to the same
-// target removes such files once they are StaleAfter old.
+// target removes such files once they are staleAfter old.
 package atomicfile
 
 import (
@@ -17,16 +17,16 @@ import (
 	"time"
 )
 
-// StaleAfter is how long a temporary file goes unmodified before Write takes it for the
+// staleAfter is how long a temporary file goes unmodified before Write takes it for the
 // leftover of a killed writer. A live writer's file is modified as the data goes in, and only
 // the sync and the rename follow.
-const StaleAfter = time.Minute
+const staleAfter = time.Minute
 
 // Write writes data to path (mode 0644) through a temporary file in the same directory and a
 // rename, so a crash never leaves a half-written file where a good one was. It first removes
 // stale temporary files of the same target (see the package comment).
 func Write(path string, data []byte) error {
-	removeStale(path, time.Now().Add(-StaleAfter))
+	removeStale(path, time.Now().Add(-staleAfter))
 	return write(path, data, true)
 }
 

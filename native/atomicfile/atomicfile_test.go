@@ -48,7 +48,7 @@ func TestWrite(t *testing.T) {
 // the target, and checks that the next Write removes it once it is stale, and leaves alone
 // fresh ones (a writer still at work), other targets' and other look-alike files.
 func TestWriteRemovesStaleTemp(t *testing.T) {
-	old := time.Now().Add(-2 * StaleAfter)
+	old := time.Now().Add(-2 * staleAfter)
 	tests := []struct {
 		name  string
 		old   bool // modified long ago

@@ -137,7 +137,7 @@ type Report struct {
 
 // planner is implemented by probers that call a model and cache its answers.
 type planner interface {
-	Uncached(skills []ingest.Skill, probes []Probe, pairs [][2]int) int
+	uncached(skills []ingest.Skill, probes []Probe, pairs [][2]int) int
 }
 
 type builder struct {
@@ -171,8 +171,12 @@ type builder struct {
 type Input struct {
 	// Skills is the library (identity by name; the caller removed duplicates). With Previous,
 	// nil means the previous build's library.
-	Skills  []ingest.Skill
-	Options Options // start from DefaultOptions or DefaultOptionsFor; with Previous, from Previous.Options()
+	Skills []ingest.Skill
+	// Options are the build parameters, from DefaultOptions (with Previous, from
+	// Previous.Options()). Nil means what `caskg build` and `caskg update` use without flags:
+	// those options, and the builtin semantic model learnt from the library (BuiltinEmbedder)
+	// unless Embedder is set. Build does not change them.
+	Options *Options
 	// Runs are the successful runs, for the trace channel and the probes. With Previous, they are
 	// the new runs, learned after the previous build's own (a run equal to one of those, same id
 	// and skills, is left out: a log replayed whole adds only its new lines).
@@ -186,6 +190,7 @@ type Input struct {
 	// had vectors. It may return nil (no semantic channel; with Previous, the build fails). An
 	// embedder it makes that is an io.Closer is closed when the build ends; the time it takes is
 	// the report's "fit" stage.
+	// With Options nil, Embedder nil means BuiltinEmbedder.
 	Embedder func(skills []ingest.Skill) (embed.Embedder, error)
 	State    bool // also make the build state (Result.State) for a later Build with Previous
 }
@@ -202,6 +207,18 @@ type Result struct {
 // either way the bytes a full build of the same library, options and runs would make. Skills are
 // ordered by name, so the artifact does not depend on the order they were read in.
 func Build(ctx context.Context, in Input) (*Result, error) {
+	var opt Options
+	switch {
+	case in.Options != nil:
+		opt = *in.Options
+	case in.Previous != nil:
+		opt = in.Previous.Options()
+	default:
+		opt = DefaultOptions()
+	}
+	if in.Options == nil && in.Embedder == nil {
+		in.Embedder = BuiltinEmbedder
+	}
 	var fit time.Duration
 	var closer io.Closer
 	defer func() {
@@ -228,9 +245,8 @@ func Build(ctx context.Context, in Input) (*Result, error) {
 	var rep *Report
 	var err error
 	if in.Previous != nil {
-		data, st, rep, err = updateFrom(ctx, in, embedder)
+		data, st, rep, err = updateFrom(ctx, in, opt, embedder)
 	} else {
-		opt := in.Options
 		opt.traces = in.Runs
 		if err = embedder(&opt, in.Skills); err == nil {
 			data, st, rep, err = build(ctx, in.Skills, opt, nil, in.State)
@@ -460,7 +476,7 @@ func (b *builder) plan(ctx context.Context, cands []edgeCandidate) error {
 	}
 	jp, _ := b.opt.Judge.(planner)
 	if judging && jp != nil {
-		missing := jp.Uncached(b.skills, nil, pairs)
+		missing := jp.uncached(b.skills, nil, pairs)
 		b.rep.PlannedCalls += missing
 		if missing == 0 {
 			if err := b.judge(ctx, cands); err != nil {
@@ -483,7 +499,7 @@ func (b *builder) plan(ctx context.Context, cands []edgeCandidate) error {
 	}
 	b.rep.PlannedProbes = len(probes) + len(pairs)
 	if p, ok := b.opt.Prober.(planner); ok {
-		b.rep.PlannedCalls += p.Uncached(b.skills, probes, nil)
+		b.rep.PlannedCalls += p.uncached(b.skills, probes, nil)
 	}
 	return nil
 }

@@ -106,8 +106,8 @@ func (p *LLMProber) Judge(ctx context.Context, skills []ingest.Skill, pairs [][2
 	return p.ask(ctx, "judge", ps)
 }
 
-// Uncached counts the prompts of probes that would need a call (for --dry-run).
-func (p *LLMProber) Uncached(skills []ingest.Skill, probes []Probe, pairs [][2]int) int {
+// uncached counts the prompts of probes that would need a call (for --dry-run).
+func (p *LLMProber) uncached(skills []ingest.Skill, probes []Probe, pairs [][2]int) int {
 	n := 0
 	for _, pr := range probes {
 		if !p.Client.Cached(probePrompt(skills, pr)) {

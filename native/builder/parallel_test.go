@@ -26,15 +26,11 @@ func TestParallelSameArtifact(t *testing.T) {
 	}
 	build := func(procs int) []byte {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		opt, err := DefaultOptionsFor(skills)
+		res, err := Build(context.Background(), Input{Skills: skills})
 		if err != nil {
 			t.Fatal(err)
 		}
-		data, _, err := buildOf(context.Background(), skills, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return data
+		return res.Artifact
 	}
 	one, four := build(1), build(4)
 	if !bytes.Equal(one, four) {

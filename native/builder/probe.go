@@ -25,10 +25,6 @@ const (
 	probeReorder
 )
 
-// ProbeKinds are the probe kinds, in the order a frontier edge is probed: removal, substitution,
-// reorder. A Prober outside the package (the lab's oracle) tells them apart by their place here.
-var ProbeKinds = []ProbeKind{probeRemoval, probeSubstitution, probeReorder}
-
 var probeNames = [...]string{"removal", "substitution", "reorder"}
 
 func (k ProbeKind) String() string { return probeNames[k] }

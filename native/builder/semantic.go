@@ -257,26 +257,19 @@ func vocabulary(texts []string) (terms []string, idf []float32, surface []string
 	return terms, idf, surface
 }
 
-// builtinEmbedder learns the builtin LSA model from skills taken in name order, as `caskg
-// build` does by default, so a caller that builds outside the CLI gets the CLI's artifact.
-func builtinEmbedder(skills []ingest.Skill) (*embed.Builtin, error) {
+// BuiltinEmbedder learns the builtin LSA model from skills taken in name order: the semantic
+// model `caskg build` uses by default, so a caller that builds outside the CLI gets the CLI's
+// artifact. It is what Input.Embedder defaults to.
+func BuiltinEmbedder(skills []ingest.Skill) (embed.Embedder, error) {
 	sorted := slices.Clone(skills)
 	slices.SortFunc(sorted, func(a, b ingest.Skill) int { return strings.Compare(a.Name, b.Name) })
 	texts := make([]string, len(sorted))
 	for i, s := range sorted {
 		texts[i] = skillText(s)
 	}
-	return embed.NewBuiltin(texts, embed.BuiltinOptions{})
-}
-
-// DefaultOptionsFor is DefaultOptions with the builtin model learnt from skills
-// (builtinEmbedder): the options `caskg build` uses when it is given no flags.
-func DefaultOptionsFor(skills []ingest.Skill) (Options, error) {
-	opt := DefaultOptions()
-	emb, err := builtinEmbedder(skills)
+	m, err := embed.NewBuiltin(texts, embed.BuiltinOptions{})
 	if err != nil {
-		return Options{}, err
+		return nil, err // not a nil *embed.Builtin inside a non-nil interface
 	}
-	opt.Embedder = emb
-	return opt, nil
+	return m, nil
 }

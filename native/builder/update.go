@@ -429,11 +429,11 @@ type updateReport struct {
 
 // updateFrom is Build with in.Previous: the artifact (and, with in.State, its State) a full build
 // would make from the library (the previous build's when in.Skills is nil), the previous runs
-// followed by in.Runs and in.Options. When it cannot reuse the previous build (Reusable says
+// followed by in.Runs and opt (Build's reading of in.Options). When it cannot reuse the previous build (Reusable says
 // why) it makes a full build, which needs an embedder (Options.Embedder, or one embedder makes
 // from in.Embedder) when the previous build had vectors.
-func updateFrom(ctx context.Context, in Input, embedder func(*Options, []ingest.Skill) error) ([]byte, *State, *Report, error) {
-	st, opt := in.Previous, in.Options
+func updateFrom(ctx context.Context, in Input, opt Options, embedder func(*Options, []ingest.Skill) error) ([]byte, *State, *Report, error) {
+	st := in.Previous
 	if sha256.Sum256(in.Old) != st.Artifact {
 		return nil, nil, nil, errors.New("builder: update: the build state belongs to another artifact (the artifact was rebuilt or replaced after it was written)")
 	}

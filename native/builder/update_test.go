@@ -22,7 +22,7 @@ import (
 
 // buildOf is Build of skills with opt, whose traces are the runs.
 func buildOf(ctx context.Context, skills []ingest.Skill, opt Options) ([]byte, *Report, error) {
-	r, err := Build(ctx, Input{Skills: skills, Options: opt, Runs: opt.traces})
+	r, err := Build(ctx, Input{Skills: skills, Options: &opt, Runs: opt.traces})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -31,7 +31,7 @@ func buildOf(ctx context.Context, skills []ingest.Skill, opt Options) ([]byte, *
 
 // buildStateOf is buildOf that also returns the build state.
 func buildStateOf(ctx context.Context, skills []ingest.Skill, opt Options) ([]byte, *State, *Report, error) {
-	r, err := Build(ctx, Input{Skills: skills, Options: opt, Runs: opt.traces, State: true})
+	r, err := Build(ctx, Input{Skills: skills, Options: &opt, Runs: opt.traces, State: true})
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -40,7 +40,7 @@ func buildStateOf(ctx context.Context, skills []ingest.Skill, opt Options) ([]by
 
 // updateOf is Build of in (with Previous) and opt, making the build state.
 func updateOf(ctx context.Context, in Input, opt Options) ([]byte, *State, *Report, error) {
-	in.Options, in.State = opt, true
+	in.Options, in.State = &opt, true
 	r, err := Build(ctx, in)
 	if err != nil {
 		return nil, nil, nil, err
@@ -51,16 +51,11 @@ func updateOf(ctx context.Context, in Input, opt Options) ([]byte, *State, *Repo
 // fullBuild is a full build of skills with runs and the builtin model learnt from skills.
 func fullBuild(t testing.TB, skills []ingest.Skill, traces []Trace) ([]byte, *State) {
 	t.Helper()
-	opt, err := DefaultOptionsFor(skills)
+	res, err := Build(context.Background(), Input{Skills: skills, Runs: traces, State: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt.traces = traces
-	data, st, _, err := buildStateOf(context.Background(), skills, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data, st
+	return res.Artifact, res.State
 }
 
 // tasksAsTraces turns the gold sets of a task file into runs.
@@ -181,7 +176,7 @@ func TestUpdateMatchesBuild(t *testing.T) {
 			}
 			opt := st.Options()
 			if tc.now != nil {
-				if opt.Embedder, err = builtinEmbedder(tc.now); err != nil {
+				if opt.Embedder, err = BuiltinEmbedder(tc.now); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -330,14 +325,11 @@ func BenchmarkUpdate10k(b *testing.B) {
 	var want []byte
 	b.Run("full build", func(b *testing.B) {
 		for b.Loop() {
-			opt, err := DefaultOptionsFor(skills)
+			res, err := Build(context.Background(), Input{Skills: skills, Runs: append(slices.Clone(old), delta...)})
 			if err != nil {
 				b.Fatal(err)
 			}
-			opt.traces = append(slices.Clone(old), delta...)
-			if want, _, err = buildOf(context.Background(), skills, opt); err != nil {
-				b.Fatal(err)
-			}
+			want = res.Artifact
 		}
 	})
 	b.Run("update", func(b *testing.B) {

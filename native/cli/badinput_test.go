@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caskg/caskg/native/export"
+	"github.com/caskg/caskg/native/cli/internal/export"
 	"github.com/caskg/caskg/native/testlib/fixture"
 )
 

@@ -135,7 +135,7 @@ func runBuild(c *ctx, args []string) error {
 	f.embed.cacheDir = f.llm.cacheDir
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	res, err := builder.Build(ctx, builder.Input{Skills: lib.Skills, Options: f.opt, Runs: f.runs,
+	res, err := builder.Build(ctx, builder.Input{Skills: lib.Skills, Options: &f.opt, Runs: f.runs,
 		Embedder: f.embed.embedder, State: f.state})
 	if err != nil {
 		return err

@@ -60,11 +60,7 @@ func (f *embedFlags) embedder(skills []ingest.Skill) (embed.Embedder, error) {
 	case embedderNone:
 		return nil, nil
 	case embedderBuiltin, "":
-		opt, err := builder.DefaultOptionsFor(skills) // the builtin model learnt from skills
-		if err != nil {
-			return nil, err
-		}
-		return opt.Embedder, nil // learning it costs less than reading a cache
+		return builder.BuiltinEmbedder(skills) // learning it costs less than reading a cache
 	case embedderONNX:
 		if f.model == "" {
 			return nil, usagef("--embedder onnx needs --model DIR (a sentence-transformers ONNX export)")

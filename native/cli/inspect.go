@@ -17,7 +17,7 @@ import (
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/atomicfile"
 	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/export"
+	"github.com/caskg/caskg/native/cli/internal/export"
 	"github.com/caskg/caskg/wasm/engine"
 )
 

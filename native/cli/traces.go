@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/caskg/caskg/native/atomicfile"
-	"github.com/caskg/caskg/native/tracelog"
+	"github.com/caskg/caskg/native/cli/internal/tracelog"
 )
 
 const tracesImportArgs = "LOG... --artifact A.skg -o TRACES.jsonl [--strict] [--json]"

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/native/builder"
+	"github.com/caskg/caskg/native/cli/internal/tracelog"
 	"github.com/caskg/caskg/native/testlib/fixture"
-	"github.com/caskg/caskg/native/tracelog"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -18,7 +18,7 @@ var traceLogs = []string{"claude-code.jsonl", "openai-chat.jsonl", "openai-respo
 func traceLogPaths() []string {
 	out := make([]string, len(traceLogs))
 	for i, f := range traceLogs {
-		out[i] = filepath.Join("..", "tracelog", "testdata", f)
+		out[i] = filepath.Join("internal", "tracelog", "testdata", f)
 	}
 	return out
 }

@@ -140,7 +140,7 @@ func runUpdate(c *ctx, args []string) error {
 	f.embed.cacheDir = f.llm.cacheDir
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	res, err := builder.Build(ctx, builder.Input{Skills: skills, Options: opt, Runs: runs,
+	res, err := builder.Build(ctx, builder.Input{Skills: skills, Options: &opt, Runs: runs,
 		Previous: st, Old: old, Embedder: f.embed.embedder, State: true})
 	if err != nil {
 		return err

@@ -23,7 +23,7 @@ import (
 
 // Defaults of BuiltinOptions.
 const (
-	DefaultBuiltinDim = 128
+	defaultBuiltinDim = 128
 	// builtinOversample and builtinPowerIters set the randomized SVD's accuracy (Halko,
 	// Martinsson and Tropp 2011): a few extra directions and power iterations make the leading
 	// singular vectors near exact for term-document matrices, whose spectrum decays slowly.
@@ -34,7 +34,7 @@ const (
 
 // BuiltinOptions configure NewBuiltin. Zero values take the defaults.
 type BuiltinOptions struct {
-	Dim int // dimensions kept; default DefaultBuiltinDim, at most the rank of the term-document matrix
+	Dim int // dimensions kept; default 128 (defaultBuiltinDim), at most the rank of the term-document matrix
 }
 
 // Builtin is latent semantic analysis learned from a library: each text is a TF-IDF vector over
@@ -58,7 +58,7 @@ func NewBuiltin(texts []string, opt BuiltinOptions) (*Builtin, error) {
 	texts = slices.Clone(texts)
 	slices.Sort(texts) // the random projection pairs rows with texts: fix their order
 	if opt.Dim == 0 {
-		opt.Dim = DefaultBuiltinDim
+		opt.Dim = defaultBuiltinDim
 	}
 	if opt.Dim < 1 {
 		return nil, fmt.Errorf("embed: builtin dimension %d must be at least 1", opt.Dim)

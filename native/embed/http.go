@@ -15,8 +15,8 @@ import (
 // Defaults of HTTPOptions.
 const (
 	DefaultHTTPBatch   = 64
-	DefaultHTTPTimeout = openai.DefaultTimeout
-	DefaultHTTPRetries = openai.DefaultRetries
+	defaultHTTPTimeout = openai.DefaultTimeout
+	defaultHTTPRetries = openai.DefaultRetries
 	maxHTTPBody        = 64 << 20 // a batch of 64 3,072-dimensional vectors as JSON is a few MB
 )
 

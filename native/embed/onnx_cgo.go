@@ -41,7 +41,7 @@ type ONNX struct {
 	opt       ONNXOptions
 	id        string
 	dim       int
-	tok       *Tokenizer
+	tok       *tokenizer
 	session   *ort.DynamicAdvancedSession
 	options   *ort.SessionOptions
 	typeInput bool // the model takes token_type_ids
@@ -53,7 +53,7 @@ func NewONNX(opt ONNXOptions) (*ONNX, error) {
 	if err != nil {
 		return nil, err
 	}
-	tok, err := LoadTokenizer(opt.Dir, opt.MaxLen)
+	tok, err := loadTokenizer(opt.Dir, opt.MaxLen)
 	if err != nil {
 		return nil, err
 	}
@@ -142,16 +142,13 @@ func (e *ONNX) ID() string { return e.id }
 // Dim is the model's hidden size.
 func (e *ONNX) Dim() int { return e.dim }
 
-// Tokenizer returns the model's tokenizer.
-func (e *ONNX) Tokenizer() *Tokenizer { return e.tok }
-
 // Embed runs the texts through the model in batches of ONNXOptions.Batch, pools and
 // normalizes. Texts are batched in order of length, so a batch pads little.
 func (e *ONNX) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	seqs := make([][]int32, len(texts))
 	order := make([]int, len(texts))
 	for i, t := range texts {
-		seqs[i], order[i] = e.tok.Encode(t), i
+		seqs[i], order[i] = e.tok.encode(t), i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return len(seqs[order[a]]) < len(seqs[order[b]]) })
 	out := make([][]float32, len(texts))
@@ -180,7 +177,7 @@ func (e *ONNX) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 func (e *ONNX) run(texts []string) ([][]float32, error) {
 	seqs := make([][]int32, len(texts))
 	for i, t := range texts {
-		seqs[i] = e.tok.Encode(t)
+		seqs[i] = e.tok.encode(t)
 	}
 	return e.runIDs(seqs)
 }
@@ -200,7 +197,7 @@ func (e *ONNX) runIDs(seqs [][]int32) (vecs [][]float32, err error) {
 			if j < len(seq) {
 				ids[i*width+j], mask[i*width+j] = int64(seq[j]), 1
 			} else {
-				ids[i*width+j] = int64(e.tok.PadID())
+				ids[i*width+j] = int64(e.tok.padID())
 			}
 		}
 	}

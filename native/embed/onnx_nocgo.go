@@ -26,8 +26,5 @@ func (e *ONNX) ID() string { return "" }
 // Dim is 0.
 func (e *ONNX) Dim() int { return 0 }
 
-// Tokenizer is nil.
-func (e *ONNX) Tokenizer() *Tokenizer { return nil }
-
 // Embed fails.
 func (e *ONNX) Embed(ctx context.Context, texts []string) ([][]float32, error) { return nil, errNoCgo }

@@ -132,7 +132,7 @@ func TestONNXMatchesReference(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, text := range onnxTexts {
-				ids := e.Tokenizer().Encode(text)
+				ids := e.tok.encode(text)
 				if len(ids) > 64 {
 					t.Fatalf("text %d: %d ids past the maximum length 64", i, len(ids))
 				}
@@ -162,8 +162,8 @@ func TestONNXHandTokenized(t *testing.T) {
 	}
 	const text = "Pick the MUGS, heating!"
 	ids := []int32{id("[CLS]"), id("pick"), id("the"), id("mug"), id("##s"), id("[UNK]"), id("heat"), id("##ing"), id("[UNK]"), id("[SEP]")}
-	if got := e.Tokenizer().Encode(text); fmt.Sprint(got) != fmt.Sprint(ids) {
-		t.Fatalf("Encode(%q) = %v, by hand %v", text, got, ids)
+	if got := e.tok.encode(text); fmt.Sprint(got) != fmt.Sprint(ids) {
+		t.Fatalf("encode(%q) = %v, by hand %v", text, got, ids)
 	}
 	got, err := e.Embed(context.Background(), []string{text})
 	if err != nil {

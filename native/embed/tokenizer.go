@@ -16,18 +16,18 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// Tokenizer is BERT's WordPiece tokenizer as Hugging Face runs it (BertNormalizer,
+// tokenizer is BERT's WordPiece tokenizer as Hugging Face runs it (BertNormalizer,
 // BertPreTokenizer, WordPiece, the [CLS] … [SEP] template): clean the text (drop control
 // characters, make every white space a space), put spaces around CJK ideographs, strip accents
 // and lower-case per the configuration, split at white space and punctuation, then split each
 // word greedily into the longest vocabulary pieces, continuation pieces prefixed "##"; a word
 // with no split, or longer than MaxWordChars, becomes [UNK]. Special tokens written in the text
-// ("[SEP]") are kept whole. Encode truncates to MaxLen ids, specials included.
+// ("[SEP]") are kept whole. encode truncates to MaxLen ids, specials included.
 //
 // Known differences from Hugging Face: lower-casing maps rune by rune (Go's unicode.ToLower)
 // where Rust and Python may expand a rune into several ("İ" → "i̇"), and the Unicode version is
 // Go's; both touch only rare characters.
-type Tokenizer struct {
+type tokenizer struct {
 	vocab        map[string]int32
 	size         int32 // one more than the largest id
 	unk          int32
@@ -47,14 +47,14 @@ type Tokenizer struct {
 
 // Defaults of BERT tokenizers.
 const (
-	DefaultMaxLen       = 512
+	defaultMaxLen       = 512
 	defaultMaxWordChars = 100
 	maxVocab            = 1 << 22 // bounds what a vocabulary file may make us allocate
 )
 
-// TokenizerConfig is what a vocab.txt does not say: the fields of Hugging Face's
+// tokenizerConfig is what a vocab.txt does not say: the fields of Hugging Face's
 // tokenizer_config.json that the BERT tokenizer reads. Nil pointers take BERT's defaults.
-type TokenizerConfig struct {
+type tokenizerConfig struct {
 	DoLowerCase          *bool   `json:"do_lower_case"`
 	StripAccents         *bool   `json:"strip_accents"`
 	TokenizeChineseChars *bool   `json:"tokenize_chinese_chars"`
@@ -66,24 +66,24 @@ type TokenizerConfig struct {
 	MaskToken            any     `json:"mask_token"`
 }
 
-// LoadTokenizer reads the tokenizer of a model folder: tokenizer.json when present, else
+// loadTokenizer reads the tokenizer of a model folder: tokenizer.json when present, else
 // vocab.txt with tokenizer_config.json (both Hugging Face formats). maxLen > 0 overrides the
 // maximum length; otherwise it comes from sentence_bert_config.json's max_seq_length, the
-// tokenizer's truncation, tokenizer_config.json's model_max_length, or DefaultMaxLen.
-func LoadTokenizer(dir string, maxLen int) (*Tokenizer, error) {
-	var cfg TokenizerConfig
+// tokenizer's truncation, tokenizer_config.json's model_max_length, or defaultMaxLen.
+func loadTokenizer(dir string, maxLen int) (*tokenizer, error) {
+	var cfg tokenizerConfig
 	if data, err := os.ReadFile(filepath.Join(dir, "tokenizer_config.json")); err == nil {
 		if err := json.Unmarshal(data, &cfg); err != nil {
 			return nil, fmt.Errorf("embed: %s: %w", filepath.Join(dir, "tokenizer_config.json"), err)
 		}
 	}
-	var tok *Tokenizer
+	var tok *tokenizer
 	if data, err := os.ReadFile(filepath.Join(dir, "tokenizer.json")); err == nil {
-		if tok, err = ParseTokenizerJSON(data); err != nil {
+		if tok, err = parseTokenizerJSON(data); err != nil {
 			return nil, fmt.Errorf("%w (in %s)", err, filepath.Join(dir, "tokenizer.json"))
 		}
 	} else if data, verr := os.ReadFile(filepath.Join(dir, "vocab.txt")); verr == nil {
-		if tok, err = ParseVocab(data, cfg); err != nil {
+		if tok, err = parseVocab(data, cfg); err != nil {
 			return nil, fmt.Errorf("%w (in %s)", err, filepath.Join(dir, "vocab.txt"))
 		}
 	} else {
@@ -106,7 +106,7 @@ func LoadTokenizer(dir string, maxLen int) (*Tokenizer, error) {
 	case cfg.ModelMaxLength >= 1 && cfg.ModelMaxLength <= 1<<16:
 		tok.MaxLen = int(cfg.ModelMaxLength)
 	default:
-		tok.MaxLen = DefaultMaxLen
+		tok.MaxLen = defaultMaxLen
 	}
 	if tok.MaxLen < len(tok.prefix)+len(tok.suffix)+1 {
 		return nil, fmt.Errorf("embed: maximum length %d leaves no room for text", tok.MaxLen)
@@ -127,9 +127,9 @@ func tokenName(v any, def string) string {
 	return def
 }
 
-// ParseVocab builds a BERT tokenizer from vocab.txt (one token a line, ids by line number) and
+// parseVocab builds a BERT tokenizer from vocab.txt (one token a line, ids by line number) and
 // the settings of tokenizer_config.json.
-func ParseVocab(data []byte, cfg TokenizerConfig) (*Tokenizer, error) {
+func parseVocab(data []byte, cfg tokenizerConfig) (*tokenizer, error) {
 	if !utf8.Valid(data) {
 		return nil, errors.New("embed: vocabulary is not valid UTF-8")
 	}
@@ -181,12 +181,12 @@ func ParseVocab(data []byte, cfg TokenizerConfig) (*Tokenizer, error) {
 	return t, nil
 }
 
-func newTokenizer() *Tokenizer {
-	return &Tokenizer{vocab: map[string]int32{}, specialIDs: map[string]int32{}, CleanText: true,
+func newTokenizer() *tokenizer {
+	return &tokenizer{vocab: map[string]int32{}, specialIDs: map[string]int32{}, CleanText: true,
 		ChineseChars: true, Lowercase: true, StripAccents: true, Continuation: "##", MaxWordChars: defaultMaxWordChars}
 }
 
-func (t *Tokenizer) addSpecial(s string, id int32) {
+func (t *tokenizer) addSpecial(s string, id int32) {
 	if s == "" {
 		return
 	}
@@ -243,10 +243,10 @@ type tokenizerJSON struct {
 	} `json:"model"`
 }
 
-// ParseTokenizerJSON builds a tokenizer from Hugging Face's tokenizer.json. Only BERT-style
+// parseTokenizerJSON builds a tokenizer from Hugging Face's tokenizer.json. Only BERT-style
 // tokenizers are supported: a WordPiece model, a BertNormalizer (or none), a BertPreTokenizer
 // and a BertProcessing or TemplateProcessing post-processor (or none).
-func ParseTokenizerJSON(data []byte) (*Tokenizer, error) {
+func parseTokenizerJSON(data []byte) (*tokenizer, error) {
 	var tj tokenizerJSON
 	if err := json.Unmarshal(data, &tj); err != nil {
 		return nil, fmt.Errorf("embed: tokenizer.json: %w", err)
@@ -375,15 +375,12 @@ func pairID(v []any) (int32, error) {
 	return int32(f), nil
 }
 
-// VocabSize is one more than the largest token id.
-func (t *Tokenizer) VocabSize() int { return int(t.size) }
+// padID is the id used to pad a batch.
+func (t *tokenizer) padID() int32 { return t.pad }
 
-// PadID is the id used to pad a batch.
-func (t *Tokenizer) PadID() int32 { return t.pad }
-
-// Encode returns the ids of text with the template's special tokens ([CLS] … [SEP]),
+// encode returns the ids of text with the template's special tokens ([CLS] … [SEP]),
 // truncated to MaxLen (when MaxLen > 0) by dropping pieces from the end of the text.
-func (t *Tokenizer) Encode(text string) []int32 {
+func (t *tokenizer) encode(text string) []int32 {
 	budget := -1
 	if t.MaxLen > 0 {
 		budget = max(0, t.MaxLen-len(t.prefix)-len(t.suffix))
@@ -393,9 +390,9 @@ func (t *Tokenizer) Encode(text string) []int32 {
 	return append(ids, t.suffix...)
 }
 
-// Tokens returns the word pieces of text without special tokens or truncation (for tests and
+// tokens returns the word pieces of text without special tokens or truncation (for tests and
 // debugging).
-func (t *Tokenizer) Tokens(text string) []string {
+func (t *tokenizer) tokens(text string) []string {
 	names := make(map[int32]string, len(t.vocab))
 	for s, id := range t.vocab {
 		if old, ok := names[id]; !ok || s < old {
@@ -410,7 +407,7 @@ func (t *Tokenizer) Tokens(text string) []string {
 }
 
 // appendPieces appends the ids of text's word pieces, at most budget of them (−1: no limit).
-func (t *Tokenizer) appendPieces(ids []int32, text string, budget int) []int32 {
+func (t *tokenizer) appendPieces(ids []int32, text string, budget int) []int32 {
 	start := len(ids)
 	full := func() bool { return budget >= 0 && len(ids)-start >= budget }
 	for len(text) > 0 && !full() {
@@ -441,7 +438,7 @@ func (t *Tokenizer) appendPieces(ids []int32, text string, budget int) []int32 {
 
 // words normalizes text and splits it at white space and punctuation (BertNormalizer and
 // BertPreTokenizer).
-func (t *Tokenizer) words(text string) []string {
+func (t *tokenizer) words(text string) []string {
 	var b strings.Builder
 	for _, r := range text {
 		if t.CleanText {
@@ -503,7 +500,7 @@ func (t *Tokenizer) words(text string) []string {
 
 // wordPiece appends the ids of one word's pieces (greedy longest match first), at most budget
 // of them; a word it cannot split becomes the unknown token.
-func (t *Tokenizer) wordPiece(ids []int32, word string, budget int) []int32 {
+func (t *tokenizer) wordPiece(ids []int32, word string, budget int) []int32 {
 	if utf8.RuneCountInString(word) > t.MaxWordChars {
 		return append(ids, t.unk)
 	}

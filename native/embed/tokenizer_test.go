@@ -151,22 +151,22 @@ func withSpecials(ids []int32) []int32 {
 }
 
 func TestTokenizerParity(t *testing.T) {
-	fromVocab, err := ParseVocab(vocabFile(), TokenizerConfig{})
+	fromVocab, err := parseVocab(vocabFile(), tokenizerConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromJSON, err := ParseTokenizerJSON(tokenizerJSONFor(t, true, 0))
+	fromJSON, err := parseTokenizerJSON(tokenizerJSONFor(t, true, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tok := range []*Tokenizer{fromVocab, fromJSON} {
+	for _, tok := range []*tokenizer{fromVocab, fromJSON} {
 		tok.MaxLen = 512
 	}
 	for _, tc := range tokenizerCases {
 		t.Run(tc.name, func(t *testing.T) {
 			want := withSpecials(tc.want)
-			for name, tok := range map[string]*Tokenizer{"vocab.txt": fromVocab, "tokenizer.json": fromJSON} {
-				if diff := cmp.Diff(want, tok.Encode(tc.in)); diff != "" {
+			for name, tok := range map[string]*tokenizer{"vocab.txt": fromVocab, "tokenizer.json": fromJSON} {
+				if diff := cmp.Diff(want, tok.encode(tc.in)); diff != "" {
 					t.Errorf("%s: Encode(%q) (-want +got):\n%s", name, tc.in, diff)
 				}
 			}
@@ -176,11 +176,11 @@ func TestTokenizerParity(t *testing.T) {
 
 func TestTokenizerCased(t *testing.T) {
 	no := false
-	tok, err := ParseVocab(vocabFile(), TokenizerConfig{DoLowerCase: &no})
+	tok, err := parseVocab(vocabFile(), tokenizerConfig{DoLowerCase: &no})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromJSON, err := ParseTokenizerJSON(tokenizerJSONFor(t, false, 0))
+	fromJSON, err := parseTokenizerJSON(tokenizerJSONFor(t, false, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,8 +192,8 @@ func TestTokenizerCased(t *testing.T) {
 		{"café Café", []int32{idCafeAccent, idUNK}}, // no accent stripping without lower-casing
 		{"HELLO", []int32{idUNK}},
 	} {
-		for name, tk := range map[string]*Tokenizer{"vocab.txt": tok, "tokenizer.json": fromJSON} {
-			if diff := cmp.Diff(withSpecials(tc.want), tk.Encode(tc.in)); diff != "" {
+		for name, tk := range map[string]*tokenizer{"vocab.txt": tok, "tokenizer.json": fromJSON} {
+			if diff := cmp.Diff(withSpecials(tc.want), tk.encode(tc.in)); diff != "" {
 				t.Errorf("%s: Encode(%q) (-want +got):\n%s", name, tc.in, diff)
 			}
 		}
@@ -201,20 +201,20 @@ func TestTokenizerCased(t *testing.T) {
 }
 
 func TestTokenizerTruncation(t *testing.T) {
-	tok, err := ParseTokenizerJSON(tokenizerJSONFor(t, true, 8))
+	tok, err := parseTokenizerJSON(tokenizerJSONFor(t, true, 8))
 	if err != nil {
 		t.Fatal(err)
 	}
 	long := strings.Repeat("hello ", 2000) + "world"
-	if diff := cmp.Diff(withSpecials(repeat(idHello, 6)), tok.Encode(long)); diff != "" {
+	if diff := cmp.Diff(withSpecials(repeat(idHello, 6)), tok.encode(long)); diff != "" {
 		t.Errorf("truncated (-want +got):\n%s", diff)
 	}
 	// Truncation cuts inside a word's pieces, as Hugging Face does.
 	if diff := cmp.Diff(withSpecials([]int32{idHello, idHello, idHello, idHello, idUn, idAff}),
-		tok.Encode("hello hello hello hello unaffable")); diff != "" {
+		tok.encode("hello hello hello hello unaffable")); diff != "" {
 		t.Errorf("truncated inside a word (-want +got):\n%s", diff)
 	}
-	if got := tok.Encode(strings.Repeat("中", 100000)); len(got) != 8 {
+	if got := tok.encode(strings.Repeat("中", 100000)); len(got) != 8 {
 		t.Errorf("%d ids for a very long CJK text, want 8", len(got))
 	}
 }
@@ -228,7 +228,7 @@ func TestLoadTokenizer(t *testing.T) {
 	}
 	write("vocab.txt", string(vocabFile()))
 	write("tokenizer_config.json", `{"do_lower_case": true, "model_max_length": 16, "unk_token": {"content": "[UNK]"}}`)
-	tok, err := LoadTokenizer(dir, 0)
+	tok, err := loadTokenizer(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,20 +236,20 @@ func TestLoadTokenizer(t *testing.T) {
 		t.Errorf("MaxLen %d from tokenizer_config.json, want 16", tok.MaxLen)
 	}
 	write("sentence_bert_config.json", `{"max_seq_length": 12, "do_lower_case": false}`)
-	if tok, err = LoadTokenizer(dir, 0); err != nil || tok.MaxLen != 12 {
+	if tok, err = loadTokenizer(dir, 0); err != nil || tok.MaxLen != 12 {
 		t.Errorf("MaxLen with sentence_bert_config.json: %v, %v; want 12", tok, err)
 	}
-	if tok, err = LoadTokenizer(dir, 5); err != nil || tok.MaxLen != 5 {
+	if tok, err = loadTokenizer(dir, 5); err != nil || tok.MaxLen != 5 {
 		t.Errorf("MaxLen with an explicit maximum: %v, %v; want 5", tok, err)
 	}
 	write("tokenizer.json", string(tokenizerJSONFor(t, true, 0)))
-	if tok, err = LoadTokenizer(dir, 0); err != nil {
+	if tok, err = loadTokenizer(dir, 0); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(withSpecials([]int32{idHello}), tok.Encode("HELLO")); diff != "" {
+	if diff := cmp.Diff(withSpecials([]int32{idHello}), tok.encode("HELLO")); diff != "" {
 		t.Errorf("tokenizer.json preferred (-want +got):\n%s", diff)
 	}
-	if _, err := LoadTokenizer(t.TempDir(), 0); err == nil || !strings.Contains(err.Error(), "neither tokenizer.json nor vocab.txt") {
+	if _, err := loadTokenizer(t.TempDir(), 0); err == nil || !strings.Contains(err.Error(), "neither tokenizer.json nor vocab.txt") {
 		t.Errorf("empty folder: %v", err)
 	}
 }
@@ -269,23 +269,23 @@ func TestParseTokenizerErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseTokenizerJSON([]byte(tc.in))
+			_, err := parseTokenizerJSON([]byte(tc.in))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want %q", err, tc.want)
 			}
 		})
 	}
-	if _, err := ParseVocab([]byte("a\nb\n"), TokenizerConfig{}); err == nil || !strings.Contains(err.Error(), "lacks the unk token") {
+	if _, err := parseVocab([]byte("a\nb\n"), tokenizerConfig{}); err == nil || !strings.Contains(err.Error(), "lacks the unk token") {
 		t.Errorf("vocab without specials: %v", err)
 	}
-	if _, err := ParseVocab([]byte("[UNK]\xff"), TokenizerConfig{}); err == nil {
+	if _, err := parseVocab([]byte("[UNK]\xff"), tokenizerConfig{}); err == nil {
 		t.Error("invalid UTF-8 vocabulary accepted")
 	}
 }
 
 // checkEncoding asserts what every encoding must satisfy.
-func checkEncoding(t *testing.T, tok *Tokenizer, text string) {
-	ids := tok.Encode(text)
+func checkEncoding(t *testing.T, tok *tokenizer, text string) {
+	ids := tok.encode(text)
 	if tok.MaxLen > 0 && len(ids) > tok.MaxLen {
 		t.Fatalf("Encode(%q): %d ids, MaxLen %d", text, len(ids), tok.MaxLen)
 	}
@@ -303,7 +303,7 @@ func FuzzTokenize(f *testing.F) {
 	for _, tc := range tokenizerCases {
 		f.Add(tc.in)
 	}
-	tok, err := ParseVocab(vocabFile(), TokenizerConfig{})
+	tok, err := parseVocab(vocabFile(), tokenizerConfig{})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -314,7 +314,7 @@ func FuzzTokenize(f *testing.F) {
 		if strings.Contains(text, "[") {
 			return
 		}
-		for _, p := range tok.Tokens(text) {
+		for _, p := range tok.tokens(text) {
 			if p == "" || strings.HasPrefix(p, "[") && p != "[UNK]" {
 				t.Fatalf("Tokens(%q) holds piece %q", text, p)
 			}
@@ -334,7 +334,7 @@ func FuzzParseTokenizerJSON(f *testing.F) {
 	f.Add([]byte(`{"model":{"vocab":{"[UNK]":5}},"normalizer":null,"truncation":{"max_length":2}}`))
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tok, err := ParseTokenizerJSON(data)
+		tok, err := parseTokenizerJSON(data)
 		if err != nil {
 			return
 		}
@@ -350,7 +350,7 @@ func FuzzParseVocab(f *testing.F) {
 	f.Add([]byte("[UNK]\r\n[CLS]\r\n[SEP]\r\n[PAD]"), false)
 	f.Fuzz(func(t *testing.T, data []byte, cased bool) {
 		lower := !cased
-		tok, err := ParseVocab(data, TokenizerConfig{DoLowerCase: &lower})
+		tok, err := parseVocab(data, tokenizerConfig{DoLowerCase: &lower})
 		if err != nil {
 			return
 		}

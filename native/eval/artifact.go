@@ -78,10 +78,10 @@ func ScoreGraphEdges(g *graphs.Graph, gold []GoldEdge) map[string]*EdgeScores {
 		}
 	}
 	out := map[string]*EdgeScores{}
-	s := ScoreEdges(all, gold, known)
+	s := scoreEdges(all, gold, known)
 	out["all"] = &s
 	for st, pairs := range byState {
-		s := ScoreEdges(pairs, gold, known)
+		s := scoreEdges(pairs, gold, known)
 		out[st] = &s
 	}
 	return out

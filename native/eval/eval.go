@@ -48,19 +48,19 @@ func (f *flexID) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ReadJSONL calls fn for every non-blank line of path with its 1-based number. An error from
+// readJSONL calls fn for every non-blank line of path with its 1-based number. An error from
 // fn is reported with the file and line.
-func ReadJSONL(path string, fn func(line int, data []byte) error) error {
+func readJSONL(path string, fn func(line int, data []byte) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
 	defer f.Close()
-	return ScanJSONL(f, path, fn)
+	return scanJSONL(f, path, fn)
 }
 
-// ScanJSONL is ReadJSONL over a reader; name stands for it in errors.
-func ScanJSONL(r io.Reader, path string, fn func(line int, data []byte) error) error {
+// scanJSONL is readJSONL over a reader; name stands for it in errors.
+func scanJSONL(r io.Reader, path string, fn func(line int, data []byte) error) error {
 	if line, err := EachLine(r, fn); err != nil {
 		return fmt.Errorf("eval: %s:%d: %w", path, line, err)
 	}
@@ -104,7 +104,7 @@ func ReadTasks(path string, requireGold bool) ([]Task, error) {
 // ParseTasks reads tasks from r; name stands for it in errors.
 func ParseTasks(r io.Reader, path string, requireGold bool) ([]Task, error) {
 	var tasks []Task
-	err := ScanJSONL(r, path, func(line int, data []byte) error {
+	err := scanJSONL(r, path, func(line int, data []byte) error {
 		var raw struct {
 			ID    json.RawMessage `json:"id"`
 			Query *string         `json:"query"`
@@ -137,7 +137,7 @@ func ParseTasks(r io.Reader, path string, requireGold bool) ([]Task, error) {
 // ReadGoldEdges reads a gold edge file.
 func ReadGoldEdges(path string) ([]GoldEdge, error) {
 	var edges []GoldEdge
-	err := ReadJSONL(path, func(_ int, data []byte) error {
+	err := readJSONL(path, func(_ int, data []byte) error {
 		e, err := DecodeGoldEdge(data)
 		if err == nil {
 			edges = append(edges, e)
@@ -246,9 +246,9 @@ type EdgeScores struct {
 	F1        float64 `json:"f1"`
 }
 
-// ScoreEdges compares directed published edges with gold edges. Gold edges whose endpoints are
+// scoreEdges compares directed published edges with gold edges. Gold edges whose endpoints are
 // not both in known are left out of the gold count (they could never be published).
-func ScoreEdges(published [][2]string, gold []GoldEdge, known map[string]bool) EdgeScores {
+func scoreEdges(published [][2]string, gold []GoldEdge, known map[string]bool) EdgeScores {
 	g := map[[2]string]bool{}
 	for _, e := range gold {
 		if known == nil || (known[e.Source] && known[e.Target]) {

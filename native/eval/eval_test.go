@@ -53,7 +53,7 @@ func TestSummarize(t *testing.T) {
 func TestScoreEdges(t *testing.T) {
 	gold := []GoldEdge{{Source: "a", Target: "b"}, {Source: "b", Target: "c"}, {Source: "x", Target: "c"}}
 	pub := [][2]string{{"a", "b"}, {"b", "a"}, {"c", "b"}, {"a", "b"}}
-	got := ScoreEdges(pub, gold, map[string]bool{"a": true, "b": true, "c": true})
+	got := scoreEdges(pub, gold, map[string]bool{"a": true, "b": true, "c": true})
 	want := EdgeScores{Published: 4, Gold: 2, Hits: 1, Precision: 0.25, Recall: 0.5, F1: 2 * 0.25 * 0.5 / 0.75}
 	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
 		t.Error(diff)

@@ -53,17 +53,13 @@ func TestGraphNotBelowSeeds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opt, err := builder.DefaultOptionsFor(lib.Skills)
-			if err != nil {
-				t.Fatal(err)
-			}
 			var runs []builder.Trace
 			if set.traces != "" {
 				if runs, err = builder.ReadTraces(set.traces); err != nil {
 					t.Fatal(err)
 				}
 			}
-			g := testlib.Graph(t, builder.Input{Skills: lib.Skills, Options: opt, Runs: runs})
+			g := testlib.Graph(t, builder.Input{Skills: lib.Skills, Runs: runs})
 			eng := engine.New(g)
 			comp := func(noGraph bool) float64 {
 				ks := []int{10}

@@ -692,7 +692,7 @@ func catalogGraph(t *testing.T, catalog []byte) *graphs.Graph {
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
-	return testlib.Graph(t, builder.Input{Skills: skills, Options: builder.DefaultOptions()})
+	return testlib.Graph(t, builder.Input{Skills: skills, Options: new(builder.DefaultOptions())})
 }
 
 // TestGraphSearch searches over a graph built from the catalog plus a tool the configuration

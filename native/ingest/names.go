@@ -8,12 +8,12 @@ import (
 )
 
 // Name rules. Every name must be non-empty, free of control characters and at most
-// MaxNameLen characters; otherwise the entry is skipped. A tool name must also follow the MCP
+// maxNameLen characters; otherwise the entry is skipped. A tool name must also follow the MCP
 // tool-name rule (1–128 of A–Z a–z 0–9 _ - .), or it is skipped. A SKILL.md name that breaks the
 // Agent Skills convention (lowercase letters, digits and single inner hyphens, at most 64
 // characters) is kept with a warning: real libraries are full of "FFmpeg Video Editing".
 const (
-	MaxNameLen      = 128 // characters, for any name
+	maxNameLen      = 128 // characters, for any name
 	maxSkillNameLen = 64  // the Agent Skills convention
 )
 
@@ -25,8 +25,8 @@ func checkName(name, kind string) (skip, warn string) {
 			return fmt.Sprintf("name %s contains a control character (%U); skipped", quoteName(name), r), ""
 		}
 	}
-	if n := utf8.RuneCountInString(name); n > MaxNameLen {
-		return fmt.Sprintf("name %s is %d characters long, more than %d; skipped", quoteName(name), n, MaxNameLen), ""
+	if n := utf8.RuneCountInString(name); n > maxNameLen {
+		return fmt.Sprintf("name %s is %d characters long, more than %d; skipped", quoteName(name), n, maxNameLen), ""
 	}
 	if kind == KindTool {
 		if !isMCPToolName(name) {
@@ -54,7 +54,7 @@ func quoteName(name string) string {
 }
 
 func isMCPToolName(name string) bool {
-	if name == "" || len(name) > MaxNameLen {
+	if name == "" || len(name) > maxNameLen {
 		return false
 	}
 	for i := 0; i < len(name); i++ {

@@ -28,8 +28,8 @@ import (
 
 // Defaults of Config's zero values.
 const (
-	DefaultMaxTokens   = 16
-	DefaultConcurrency = 4
+	defaultMaxTokens   = 16
+	defaultConcurrency = 4
 	DefaultTimeout     = openai.DefaultTimeout
 	DefaultRetries     = openai.DefaultRetries
 	DefaultBaseBackoff = openai.DefaultBaseBackoff
@@ -147,16 +147,16 @@ func New(cfg Config) (*Client, error) {
 	tr, err := openai.New(openai.Config{
 		URL: cfg.URL, Path: chatPath, APIKey: cfg.APIKey, Model: cfg.Model,
 		Timeout: cfg.Timeout, Retries: cfg.Retries, BaseBackoff: cfg.BaseBackoff, MaxBody: maxBody,
-		MaxInFlight: cmp.Or(cfg.Concurrency, DefaultConcurrency), RPM: cfg.RPM, HTTPClient: cfg.HTTPClient,
+		MaxInFlight: cmp.Or(cfg.Concurrency, defaultConcurrency), RPM: cfg.RPM, HTTPClient: cfg.HTTPClient,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("llm: %w", err)
 	}
 	if cfg.MaxTokens == 0 {
-		cfg.MaxTokens = DefaultMaxTokens
+		cfg.MaxTokens = defaultMaxTokens
 	}
 	if cfg.Concurrency == 0 {
-		cfg.Concurrency = DefaultConcurrency
+		cfg.Concurrency = defaultConcurrency
 	}
 	tc := tr.Config() // the transport's settings, defaults filled in
 	cfg.Timeout, cfg.Retries, cfg.BaseBackoff = tc.Timeout, tc.Retries, tc.BaseBackoff

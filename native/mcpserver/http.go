@@ -22,8 +22,8 @@ const (
 	MCPPath    = "/mcp"                // where HTTPHandler serves streamable HTTP
 	HealthPath = api.Prefix + "health" // where it answers GET with the health JSON, as the /v1 API does
 
-	DefaultMaxBodyBytes   = 4 << 20          // of one POST to /mcp, as the SDK's default
-	DefaultSessionTimeout = 30 * time.Minute // a session idle this long is closed
+	defaultMaxBodyBytes   = 4 << 20          // of one POST to /mcp, as the SDK's default
+	defaultSessionTimeout = 30 * time.Minute // a session idle this long is closed
 	ShutdownTimeout       = 5 * time.Second  // ServeHTTP's wait for requests in flight
 )
 
@@ -33,9 +33,9 @@ type HTTPOptions struct {
 	// Stateless gives every POST a fresh session and refuses GET and DELETE: no memory per
 	// client, but no server-to-client requests or notifications outside a call either.
 	Stateless bool
-	// MaxBodyBytes bounds a request body (413 beyond it); 0 means DefaultMaxBodyBytes.
+	// MaxBodyBytes bounds a request body (413 beyond it); 0 means defaultMaxBodyBytes.
 	MaxBodyBytes int64
-	// SessionTimeout closes a session idle this long; 0 means DefaultSessionTimeout.
+	// SessionTimeout closes a session idle this long; 0 means defaultSessionTimeout.
 	SessionTimeout time.Duration
 	// Guard wraps /mcp after the host and origin checks: the place for a bearer-token check on
 	// a server that listens beyond loopback. nil: none.
@@ -54,10 +54,10 @@ type HTTPOptions struct {
 // SDK's own loopback check stays on.
 func HTTPHandler(getServer func(*http.Request) *mcp.Server, opt HTTPOptions) http.Handler {
 	if opt.MaxBodyBytes <= 0 {
-		opt.MaxBodyBytes = DefaultMaxBodyBytes
+		opt.MaxBodyBytes = defaultMaxBodyBytes
 	}
 	if opt.SessionTimeout <= 0 {
-		opt.SessionTimeout = DefaultSessionTimeout
+		opt.SessionTimeout = defaultSessionTimeout
 	}
 	var h http.Handler = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 		Stateless:           opt.Stateless,

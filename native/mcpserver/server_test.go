@@ -38,7 +38,7 @@ func buildGraph(t *testing.T, dir string) *graphs.Graph {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return testlib.Graph(t, builder.Input{Skills: lib.Skills, Options: builder.DefaultOptions()})
+	return testlib.Graph(t, builder.Input{Skills: lib.Skills, Options: new(builder.DefaultOptions())})
 }
 
 var sampleGraph struct {

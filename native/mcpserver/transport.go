@@ -23,8 +23,8 @@ import (
 
 // Defaults of a Transport.
 const (
-	DefaultMaxLineBytes = 16 << 20         // of one JSON-RPC message, as the SDK's stdio transport
-	DefaultDrainTimeout = 10 * time.Second // for replies still owed when the input ends
+	defaultMaxLineBytes = 16 << 20         // of one JSON-RPC message, as the SDK's stdio transport
+	defaultDrainTimeout = 10 * time.Second // for replies still owed when the input ends
 )
 
 // Transport is an MCP transport over newline-delimited JSON-RPC 2.0 on a reader and a writer
@@ -47,8 +47,8 @@ const (
 type Transport struct {
 	Reader       io.Reader // closed with the connection when it is an io.Closer
 	Writer       io.Writer
-	MaxLineBytes int           // 0 means DefaultMaxLineBytes
-	DrainTimeout time.Duration // 0 means DefaultDrainTimeout
+	MaxLineBytes int           // 0 means defaultMaxLineBytes
+	DrainTimeout time.Duration // 0 means defaultDrainTimeout
 }
 
 // Connect implements mcp.Transport.
@@ -60,10 +60,10 @@ func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
 		pending: map[jsonrpc.ID]bool{},
 	}
 	if c.t.MaxLineBytes <= 0 {
-		c.t.MaxLineBytes = DefaultMaxLineBytes
+		c.t.MaxLineBytes = defaultMaxLineBytes
 	}
 	if c.t.DrainTimeout <= 0 {
-		c.t.DrainTimeout = DefaultDrainTimeout
+		c.t.DrainTimeout = defaultDrainTimeout
 	}
 	go c.readLines()
 	return c, nil

@@ -41,23 +41,23 @@ const (
 // The environment variables of the endpoint and its key, shared by the chat and embeddings
 // clients.
 const (
-	EnvBaseURL   = "OPENAI_BASE_URL"   // base URL, when no flag gives one
-	EnvAPIKey    = "CASKG_LLM_API_KEY" // API key, preferred
-	EnvOpenAIKey = "OPENAI_API_KEY"    // API key, when $CASKG_LLM_API_KEY is empty
+	envBaseURL   = "OPENAI_BASE_URL"   // base URL, when no flag gives one
+	envAPIKey    = "CASKG_LLM_API_KEY" // API key, preferred
+	envOpenAIKey = "OPENAI_API_KEY"    // API key, when $CASKG_LLM_API_KEY is empty
 )
 
 // jitterSeed seeds the backoff jitter so that runs are reproducible.
 const jitterSeed = 0x6361736b67 // "caskg"
 
 // BaseURLFromEnv returns $OPENAI_BASE_URL.
-func BaseURLFromEnv() string { return os.Getenv(EnvBaseURL) }
+func BaseURLFromEnv() string { return os.Getenv(envBaseURL) }
 
 // APIKeyFromEnv returns $CASKG_LLM_API_KEY, else $OPENAI_API_KEY.
 func APIKeyFromEnv() string {
-	if k := os.Getenv(EnvAPIKey); k != "" {
+	if k := os.Getenv(envAPIKey); k != "" {
 		return k
 	}
-	return os.Getenv(EnvOpenAIKey)
+	return os.Getenv(envOpenAIKey)
 }
 
 // Config of a Client. Zero values take the defaults shown.
@@ -339,7 +339,7 @@ func (c *Client) statusError(resp *http.Response, data []byte) *Error {
 	}
 	switch code {
 	case http.StatusUnauthorized, http.StatusForbidden:
-		fmt.Fprintf(&b, "; check the API key (set %s or %s)", EnvAPIKey, EnvOpenAIKey)
+		fmt.Fprintf(&b, "; check the API key (set %s or %s)", envAPIKey, envOpenAIKey)
 	case http.StatusNotFound:
 		b.WriteString("; check the base URL (it should end in /v1 for most servers)")
 		if c.cfg.Model != "" {

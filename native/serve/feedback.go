@@ -15,9 +15,9 @@ import (
 
 // Defaults of a FeedbackLog.
 const (
-	DefaultFeedbackMaxBytes = 16 << 20 // the log's size before it is rotated to FILE.1
-	DefaultFeedbackRate     = 10       // reports a second, sustained
-	DefaultFeedbackBurst    = 50       // reports at once, after a quiet spell
+	defaultFeedbackMaxBytes = 16 << 20 // the log's size before it is rotated to FILE.1
+	defaultFeedbackRate     = 10       // reports a second, sustained
+	defaultFeedbackBurst    = 50       // reports at once, after a quiet spell
 )
 
 // FeedbackOptions configure a FeedbackLog; zero values take the defaults.
@@ -58,13 +58,13 @@ type FeedbackLog struct {
 // OpenFeedbackLog opens (creating, mode 0600) the log at path for appending.
 func OpenFeedbackLog(path string, opt FeedbackOptions) (*FeedbackLog, error) {
 	if opt.MaxBytes <= 0 {
-		opt.MaxBytes = DefaultFeedbackMaxBytes
+		opt.MaxBytes = defaultFeedbackMaxBytes
 	}
 	if opt.Rate <= 0 {
-		opt.Rate = DefaultFeedbackRate
+		opt.Rate = defaultFeedbackRate
 	}
 	if opt.Burst <= 0 {
-		opt.Burst = DefaultFeedbackBurst
+		opt.Burst = defaultFeedbackBurst
 	}
 	if opt.Now == nil {
 		opt.Now = time.Now

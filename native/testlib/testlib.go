@@ -47,11 +47,7 @@ func build(dir string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	opt, err := builder.DefaultOptionsFor(lib.Skills)
-	if err != nil {
-		return nil, err
-	}
-	res, err := builder.Build(context.Background(), builder.Input{Skills: lib.Skills, Options: opt})
+	res, err := builder.Build(context.Background(), builder.Input{Skills: lib.Skills})
 	if err != nil {
 		return nil, err
 	}

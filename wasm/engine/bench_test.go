@@ -89,11 +89,7 @@ func buildLibrary(n int) realData {
 				return realData{err: err}
 			}
 		}
-		opt, err := builder.DefaultOptionsFor(skills)
-		if err != nil {
-			return realData{err: err}
-		}
-		res, err := builder.Build(context.Background(), builder.Input{Skills: skills, Options: opt})
+		res, err := builder.Build(context.Background(), builder.Input{Skills: skills})
 		if err != nil {
 			return realData{err: err}
 		}

@@ -32,13 +32,14 @@ type fixture struct {
 	err      error
 }
 
-// buildFixture builds the artifact of a library with the default options, as `caskg build` does.
+// buildFixture builds the artifact of a library with the default options and no semantic model,
+// as `caskg build --embedder none` does.
 func buildFixture(lib, tasks string, maxTasks int) fixture {
 	l, err := ingest.Load(lib)
 	if err != nil {
 		return fixture{err: err}
 	}
-	res, err := builder.Build(context.Background(), builder.Input{Skills: l.Skills, Options: builder.DefaultOptions()})
+	res, err := builder.Build(context.Background(), builder.Input{Skills: l.Skills, Options: new(builder.DefaultOptions())})
 	if err != nil {
 		return fixture{err: err}
 	}

@@ -22,7 +22,7 @@ func tinyArtifact(tb testing.TB) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	res, err := builder.Build(context.Background(), builder.Input{Skills: lib.Skills[:6], Options: builder.DefaultOptions()})
+	res, err := builder.Build(context.Background(), builder.Input{Skills: lib.Skills[:6], Options: new(builder.DefaultOptions())})
 	if err != nil {
 		tb.Fatal(err)
 	}

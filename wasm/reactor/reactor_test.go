@@ -21,7 +21,7 @@ func sampleArtifact(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := builder.Build(context.Background(), builder.Input{Skills: lib.Skills, Options: builder.DefaultOptions()})
+	res, err := builder.Build(context.Background(), builder.Input{Skills: lib.Skills, Options: new(builder.DefaultOptions())})
 	if err != nil {
 		t.Fatal(err)
 	}

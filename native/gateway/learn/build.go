@@ -108,11 +108,13 @@ func (l *Loop) run(j *job) error {
 	var st *builder.State
 	var catHash string
 	if !j.full {
-		opt := j.cur.state.Options()
-		if reason := j.cur.state.Reusable(j.cur.state.Skills, opt); reason != "" {
+		// A state it cannot reuse makes a full build from the catalog as it is now, with the
+		// options of this caskg, rather than Build's full build with the state's library and
+		// options: after an upgrade, the new defaults.
+		if reason := j.cur.state.Reusable(j.cur.state.Skills, j.cur.state.Options()); reason != "" {
 			j.full, j.reason, j.traces = true, reason, append(slices.Clip(j.cur.state.Traces), j.traces...)
 		} else {
-			res, err := builder.Build(l.ctx, builder.Input{Options: opt, Runs: j.traces, Previous: j.cur.state, Old: j.cur.data, State: true})
+			res, err := builder.Build(l.ctx, builder.Input{Runs: j.traces, Previous: j.cur.state, Old: j.cur.data, State: true})
 			if err != nil {
 				return fmt.Errorf("learn: update: %w", err)
 			}
@@ -158,18 +160,18 @@ func (l *Loop) fullBuild(traces []builder.Trace) ([]byte, *builder.State, string
 	if n := len(lib.Problems); n > 0 {
 		l.opt.Logf("learn: catalog: %d problems, the first: %v", n, lib.Problems[0])
 	}
-	newOpt := l.opt.BuildOptions
-	if newOpt == nil {
-		newOpt = builder.DefaultOptionsFor
-	}
-	opt, err := newOpt(lib.Skills)
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("learn: build options: %w", err)
-	}
 	if len(traces) == 0 {
 		traces = nil
 	}
-	res, err := builder.Build(l.ctx, builder.Input{Skills: lib.Skills, Options: opt, Runs: traces, State: true})
+	in := builder.Input{Skills: lib.Skills, Runs: traces, State: true}
+	if l.opt.BuildOptions != nil {
+		opt, err := l.opt.BuildOptions(lib.Skills)
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("learn: build options: %w", err)
+		}
+		in.Options, in.Embedder = &opt, builder.BuiltinEmbedder // the model, as without BuildOptions
+	}
+	res, err := builder.Build(l.ctx, in)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("learn: build: %w", err)
 	}

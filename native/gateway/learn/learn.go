@@ -84,8 +84,9 @@ type Options struct {
 	// Logf receives status lines for people (stderr); nil is silent.
 	Logf func(format string, a ...any)
 	// BuildOptions returns the options of a full build of skills; nil means what caskg build
-	// uses without flags (builder.DefaultOptionsFor: the builtin embedder learnt from skills).
-	// An incremental update reuses the options saved in the build state.
+	// uses without flags (builder.DefaultOptions). Either way the semantic model is the builtin
+	// one learnt from skills, unless the options have one. An incremental update reuses the
+	// options saved in the build state.
 	BuildOptions func(skills []ingest.Skill) (builder.Options, error)
 }
 

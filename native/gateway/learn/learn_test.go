@@ -318,7 +318,7 @@ func (b *blocker) options(skills []ingest.Skill) (builder.Options, error) {
 	case <-time.After(time.Minute):
 		return builder.Options{}, errors.New("blocker: never released")
 	}
-	return builder.DefaultOptionsFor(skills)
+	return builder.DefaultOptions(), nil
 }
 
 func (b *blocker) waitEntered(t *testing.T) {
@@ -594,7 +594,7 @@ func TestCloseDuringBuild(t *testing.T) {
 	started := make(chan struct{}, 1)
 	release := make(chan struct{})
 	opts := func(skills []ingest.Skill) (builder.Options, error) {
-		opt, err := builder.DefaultOptionsFor(skills)
+		opt := builder.DefaultOptions()
 		opt.Progress = func(stage string, done, total int) {
 			if stage == "candidates" && done == 0 {
 				started <- struct{}{}
@@ -604,7 +604,7 @@ func TestCloseDuringBuild(t *testing.T) {
 				}
 			}
 		}
-		return opt, err
+		return opt, nil
 	}
 	l, err := Open(dir, Options{BuildOptions: opts})
 	if err != nil {

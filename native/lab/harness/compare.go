@@ -84,11 +84,12 @@ func compare(ctx context.Context, s Spec) ([]Row, int, error) {
 		return nil, 0, fmt.Errorf("no skills in %s", strings.Join(s.Libraries, " "))
 	}
 	start := time.Now()
-	def, err := builder.DefaultOptionsFor(lib.Skills) // for the builtin model caskg build learns
+	// The builtin model caskg build learns, learnt once for every build of the comparison
+	// rather than by each (Input.Embedder): its time is counted in each build's.
+	emb, err := builder.BuiltinEmbedder(lib.Skills)
 	if err != nil {
 		return nil, 0, err
 	}
-	emb := def.Embedder
 	learn := time.Since(start).Seconds()
 	opt := s.Options
 	opt.Embedder = emb
@@ -121,7 +122,7 @@ func compare(ctx context.Context, s Spec) ([]Row, int, error) {
 	var builds []Row
 	var defaultGraph *graphs.Graph
 	for _, b := range specs {
-		res, err := builder.Build(ctx, builder.Input{Skills: lib.Skills, Options: b.opt, Runs: b.runs})
+		res, err := builder.Build(ctx, builder.Input{Skills: lib.Skills, Options: &b.opt, Runs: b.runs})
 		if err != nil {
 			return nil, 0, fmt.Errorf("build %s: %w", b.name, err)
 		}

@@ -23,7 +23,7 @@ var sampleLib = filepath.Join("..", fixture.SampleLib)
 
 func TestAnswer(t *testing.T) {
 	gold := []eval.GoldEdge{{Source: "a", Target: "b"}, {Source: "b", Target: "c"}, {Source: "c", Target: "c"}}
-	kinds := builder.ProbeKinds
+	kinds := []builder.ProbeKind{0, 1, 2} // removal, substitution, reorder
 	tests := []struct {
 		name           string
 		source, target string
@@ -213,12 +213,9 @@ func sampleGold(t *testing.T) (skills []ingest.Skill, gold []eval.GoldEdge, isGo
 		t.Fatal(err)
 	}
 	skills = lib.Skills
-	opt, err := builder.DefaultOptionsFor(skills)
-	if err != nil {
-		t.Fatal(err)
-	}
+	opt := builder.DefaultOptions()
 	opt.Variant = builder.VariantPublishAll
-	g := testlib.Graph(t, builder.Input{Skills: skills, Options: opt})
+	g := testlib.Graph(t, builder.Input{Skills: skills, Options: &opt, Embedder: builder.BuiltinEmbedder})
 	n := 0
 	for u := range g.NumSkills() {
 		lo, hi := g.Out(u)
@@ -249,12 +246,9 @@ func oracleBuild(t *testing.T, skills []ingest.Skill, gold []eval.GoldEdge, rate
 		t.Fatal(err)
 	}
 	rec := &recorder{Prober: p, probed: map[[2]string]bool{}}
-	opt, err := builder.DefaultOptionsFor(skills)
-	if err != nil {
-		t.Fatal(err)
-	}
+	opt := builder.DefaultOptions()
 	opt.Prober, opt.Budget = rec, 0
-	res, err := builder.Build(context.Background(), builder.Input{Skills: skills, Options: opt})
+	res, err := builder.Build(context.Background(), builder.Input{Skills: skills, Options: &opt, Embedder: builder.BuiltinEmbedder})
 	if err != nil {
 		t.Fatal(err)
 	}

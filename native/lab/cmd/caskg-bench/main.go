@@ -442,11 +442,7 @@ func buildOne(args []string) error {
 		}
 	}
 	memlimit.ForSkills(len(skills)) // as caskg build does
-	opt, err := builder.DefaultOptionsFor(skills)
-	if err != nil {
-		return err
-	}
-	res, err := builder.Build(context.Background(), builder.Input{Skills: skills, Options: opt})
+	res, err := builder.Build(context.Background(), builder.Input{Skills: skills})
 	if err != nil {
 		return err
 	}

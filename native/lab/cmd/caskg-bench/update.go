@@ -193,12 +193,8 @@ func updateOne(args []string) error {
 			runs = append(runs, more...)
 		}
 		start := time.Now()
-		opt, err := builder.DefaultOptionsFor(skills)
-		if err != nil {
-			return err
-		}
 		var state []byte
-		res, err := builder.Build(ctx, builder.Input{Skills: skills, Options: opt, Runs: runs, State: *mode == "old"})
+		res, err := builder.Build(ctx, builder.Input{Skills: skills, Runs: runs, State: *mode == "old"})
 		if err != nil {
 			return err
 		}
@@ -232,7 +228,7 @@ func updateOne(args []string) error {
 		if err != nil {
 			return err
 		}
-		res, err := builder.Build(ctx, builder.Input{Options: st.Options(), Runs: runs, Previous: st, Old: oldData, State: true})
+		res, err := builder.Build(ctx, builder.Input{Runs: runs, Previous: st, Old: oldData, State: true})
 		if err != nil {
 			return err
 		}

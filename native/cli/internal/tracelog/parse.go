@@ -40,12 +40,12 @@ const (
 	Caskg           Format = "caskg"
 )
 
-// Formats lists the formats in the order reports show them.
-func Formats() []Format { return []Format{ClaudeCode, Codex, OpenAIChat, OpenAIResponses, MCP, Caskg} }
+// formats lists the formats in the order reports show them.
+func formats() []Format { return []Format{ClaudeCode, Codex, OpenAIChat, OpenAIResponses, MCP, Caskg} }
 
-// A Log is one task or session read from a log: the tool and skill names it called, in call
+// A taskLog is one task or session read from a log: the tool and skill names it called, in call
 // order and as the log spells them.
-type Log struct {
+type taskLog struct {
 	Format Format
 	ID     string
 	Task   string
@@ -69,20 +69,20 @@ type Problem struct {
 
 func (p Problem) Error() string { return fmt.Sprintf("tracelog: %s:%d: %s", p.File, p.Line, p.Err) }
 
-// Parsed is what Parse read from one file.
-type Parsed struct {
-	Logs     []Log     // in the order they start
+// parsedFile is what parseFile read from one file.
+type parsedFile struct {
+	Logs     []taskLog // in the order they start
 	Skipped  int       // objects of no known format
 	Problems []Problem // records left out, in file order
 }
 
-// Parse reads one log file's contents; name names the file in problems, errors and the ids of
+// parseFile reads one log file's contents; name names the file in problems, errors and the ids of
 // logs that carry none. A bad record is a Problem and the rest is read; a file with records,
 // none of them of a known format, is an error.
-func Parse(name string, data []byte) (*Parsed, error) {
+func parseFile(name string, data []byte) (*parsedFile, error) {
 	recs, bad := splitRecords(data)
 	p := newParser(name)
-	out := &Parsed{}
+	out := &parsedFile{}
 	for _, l := range bad {
 		out.Problems = append(out.Problems, Problem{name, l.line, l.err.Error()})
 	}
@@ -181,7 +181,7 @@ func splitDocument(data []byte) ([]record, []lineError) {
 // parser collects the logs of one file.
 type parser struct {
 	name, base string
-	logs       []Log
+	logs       []taskLog
 	sessions   map[string]int // Claude Code, Codex and MCP: the index of a session's log, by format and id
 	codexID    string         // the session id of the file's Codex session_meta record, if any
 	skipped    int
@@ -192,13 +192,13 @@ func newParser(name string) *parser {
 }
 
 // session returns the log of session id in format f, starting one at line if there is none.
-func (p *parser) session(f Format, id string, line int) *Log {
+func (p *parser) session(f Format, id string, line int) *taskLog {
 	k := string(f) + "\x00" + id
 	i, ok := p.sessions[k]
 	if !ok {
 		i = len(p.logs)
 		p.sessions[k] = i
-		p.logs = append(p.logs, Log{Format: f, ID: id, Line: line})
+		p.logs = append(p.logs, taskLog{Format: f, ID: id, Line: line})
 	}
 	return &p.logs[i]
 }
@@ -245,7 +245,7 @@ func (p *parser) caskg(r record) error {
 	if !ok {
 		return errors.New(`field "skills" is not an array of names`)
 	}
-	l := Log{Format: Caskg, Line: r.line, Task: str(r.v, "task")}
+	l := taskLog{Format: Caskg, Line: r.line, Task: str(r.v, "task")}
 	switch id := r.v["id"].(type) {
 	case string:
 		l.ID = id
@@ -366,7 +366,7 @@ func (p *parser) apiID(r record, resp map[string]any) string {
 // chat adds one Chat Completions exchange: the tool calls of the conversation's assistant
 // messages, then those of the first choice; the task is the first user message.
 func (p *parser) chat(r record, req, resp map[string]any) {
-	l := Log{Format: OpenAIChat, ID: p.apiID(r, resp), Line: r.line}
+	l := taskLog{Format: OpenAIChat, ID: p.apiID(r, resp), Line: r.line}
 	calls := func(m map[string]any) {
 		for _, c := range list(m, "tool_calls") {
 			c, _ := c.(map[string]any)
@@ -401,7 +401,7 @@ func (p *parser) chat(r record, req, resp map[string]any) {
 // responses adds one Responses API exchange: the function calls among the input items, then
 // among the output items; the task is the input text or its first user message.
 func (p *parser) responses(r record, req, resp map[string]any) {
-	l := Log{Format: OpenAIResponses, ID: p.apiID(r, resp), Line: r.line}
+	l := taskLog{Format: OpenAIResponses, ID: p.apiID(r, resp), Line: r.line}
 	items := func(xs []any) {
 		for _, it := range xs {
 			it, _ := it.(map[string]any)

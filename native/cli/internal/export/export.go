@@ -55,8 +55,8 @@ type Document struct {
 	Edges   []Edge          `json:"edges"`
 }
 
-// Edges lists g's published edges in CSR order.
-func Edges(g *graphs.Graph) []Edge {
+// edges lists g's published edges in CSR order.
+func edges(g *graphs.Graph) []Edge {
 	out := make([]Edge, 0, g.NumEdges())
 	for u := range g.NumSkills() {
 		lo, hi := g.Out(u)
@@ -79,7 +79,7 @@ func round(f float32) float64 {
 
 func writeJSON(w io.Writer, g *graphs.Graph) error {
 	maj, min := g.Version()
-	doc := Document{Version: fmt.Sprintf("%d.%d", maj, min), Params: g.Params(), Edges: Edges(g)}
+	doc := Document{Version: fmt.Sprintf("%d.%d", maj, min), Params: g.Params(), Edges: edges(g)}
 	for i := range g.NumSkills() {
 		doc.Nodes = append(doc.Nodes, Node{ID: i, Name: g.Name(i), Description: g.Description(i), Source: g.Source(i)})
 	}

@@ -77,38 +77,38 @@ func readFixture(t testing.TB, name string) []byte {
 func TestParse(t *testing.T) {
 	for _, tc := range []struct {
 		file    string
-		want    []Log
+		want    []taskLog
 		skipped int
 	}{
-		{"claude-code.jsonl", []Log{
+		{"claude-code.jsonl", []taskLog{
 			{ClaudeCode, "s1", "heat an egg and put it in the garbage can", 2, []string{"go-to-location", "pick-up-object", "Read",
 				"mcp__kitchen__heat_object_in_microwave", "mcp__kitchen__heat_object_in_microwave", "put-down-object"}},
 			{ClaudeCode, "s2", "find the apple in the fridge", 10, []string{"look-around-room", "Open_Receptacle", "Bash"}},
 		}, 1},
-		{"openai-chat.jsonl", []Log{
+		{"openai-chat.jsonl", []taskLog{
 			{OpenAIChat, "chatcmpl-1", "cool an apple", 1, []string{"go_to_location", "cool-object-in-fridge", "get_weather"}},
 			{OpenAIChat, "chatcmpl-2", "slice the bread", 2, []string{"pickUpKnife", "slice-object-with-knife"}},
 			{OpenAIChat, "chatcmpl-3", "", 3, []string{"get_weather"}},
 		}, 0},
-		{"openai-responses.json", []Log{
+		{"openai-responses.json", []taskLog{
 			{OpenAIResponses, "resp_1", "turn on the lamp and examine the object", 2, []string{"turn-on-lamp", "lights.examine_object_under_lamp"}},
 			{OpenAIResponses, "resp_2", "water the seed", 12, []string{"plant-seed-in-pot", "garden/water_planted_seed"}},
 		}, 0},
-		{"mcp.jsonl", []Log{
+		{"mcp.jsonl", []taskLog{
 			{MCP, "mcp.jsonl", "", 1, []string{"open-receptacle", "take_object_from_receptacle", "search_web"}},
 			{MCP, "b", "", 8, []string{"kitchen__turn_on_faucet"}},
 		}, 0},
-		{"caskg.jsonl", []Log{
+		{"caskg.jsonl", []taskLog{
 			{Caskg, "r1", "", 1, []string{"find-object", "pick-up-object", "Pick_Up_Object", "place-object-in-receptacle"}},
 			{Caskg, "2", "check the egg is hot", 2, []string{"not-a-skill", "verify-object-hot"}},
 		}, 0},
-		{"codex.jsonl", []Log{
+		{"codex.jsonl", []taskLog{
 			{Codex, "cx-1", "cool the apple and put it on the table", 1, []string{"go-to-location", "kitchen__cool_object_in_fridge",
 				"place-object-in-receptacle", "local_shell", "shell"}},
 		}, 0},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			got, err := Parse(filepath.Join("testdata", tc.file), readFixture(t, tc.file))
+			got, err := parseFile(filepath.Join("testdata", tc.file), readFixture(t, tc.file))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,39 +125,39 @@ func TestParse(t *testing.T) {
 func TestParseShapes(t *testing.T) {
 	for _, tc := range []struct {
 		name, in string
-		want     []Log
+		want     []taskLog
 	}{
 		{"chat single document", "{\n \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}],\n \"choices\": [{\"message\": {\"function_call\": {\"name\": \"f\"}}}]\n}",
-			[]Log{{OpenAIChat, "f.log:1", "hi", 1, []string{"f"}}}},
+			[]taskLog{{OpenAIChat, "f.log:1", "hi", 1, []string{"f"}}}},
 		{"only the first choice", `{"choices":[{"message":{"tool_calls":[{"function":{"name":"a"}}]}},{"message":{"tool_calls":[{"function":{"name":"b"}}]}}]}`,
-			[]Log{{OpenAIChat, "f.log:1", "", 1, []string{"a"}}}},
+			[]taskLog{{OpenAIChat, "f.log:1", "", 1, []string{"a"}}}},
 		{"responses request only", `{"model":"m","input":"do it"}`,
-			[]Log{{OpenAIResponses, "f.log:1", "do it", 1, nil}}},
+			[]taskLog{{OpenAIResponses, "f.log:1", "do it", 1, nil}}},
 		{"mcp batch line", `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"b"}}]`,
-			[]Log{{MCP, "f.log", "", 1, []string{"a", "b"}}}},
+			[]taskLog{{MCP, "f.log", "", 1, []string{"a", "b"}}}},
 		{"mcp session field", `{"session_id":"x","message":{"jsonrpc":"2.0","method":"tools/call","params":{"name":"a"}}}`,
-			[]Log{{MCP, "x", "", 1, []string{"a"}}}},
+			[]taskLog{{MCP, "x", "", 1, []string{"a"}}}},
 		{"formats mixed per line", "{\"id\":\"t\",\"skills\":[\"a\"]}\n{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{\"name\":\"b\"}}",
-			[]Log{{Caskg, "t", "", 1, []string{"a"}}, {MCP, "f.log", "", 2, []string{"b"}}}},
+			[]taskLog{{Caskg, "t", "", 1, []string{"a"}}, {MCP, "f.log", "", 2, []string{"b"}}}},
 		{"claude skill without name keeps Skill", `{"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","name":"Skill","input":{}}]}}`,
-			[]Log{{ClaudeCode, "s", "", 1, []string{"Skill"}}}},
+			[]taskLog{{ClaudeCode, "s", "", 1, []string{"Skill"}}}},
 		{"claude skill name with spaces whole", `{"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","name":"Skill","input":{"skill":"Automatic Speech Recognition (ASR)"}}]}}`,
-			[]Log{{ClaudeCode, "s", "", 1, []string{"Automatic Speech Recognition (ASR)"}}}},
+			[]taskLog{{ClaudeCode, "s", "", 1, []string{"Automatic Speech Recognition (ASR)"}}}},
 		{"claude get_skill counts as the skill", `{"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","name":"mcp__caskg__get_skill","input":{"name":"pick-up-object"}},{"type":"tool_use","name":"mcp__caskg__get_skill","input":{}}]}}`,
-			[]Log{{ClaudeCode, "s", "", 1, []string{"pick-up-object", "mcp__caskg__get_skill"}}}},
+			[]taskLog{{ClaudeCode, "s", "", 1, []string{"pick-up-object", "mcp__caskg__get_skill"}}}},
 		{"claude read of a SKILL.md", `{"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","name":"Read","input":{"file_path":"/home/u/.claude/skills/turn-on-lamp/SKILL.md"}}]}}`,
-			[]Log{{ClaudeCode, "s", "", 1, []string{"turn-on-lamp"}}}},
+			[]taskLog{{ClaudeCode, "s", "", 1, []string{"turn-on-lamp"}}}},
 		{"mcp get_skill", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"find-object"}}}`,
-			[]Log{{MCP, "f.log", "", 1, []string{"find-object"}}}},
+			[]taskLog{{MCP, "f.log", "", 1, []string{"find-object"}}}},
 		{"chat get_skill arguments string", `{"choices":[{"message":{"tool_calls":[{"function":{"name":"caskg__get_skill","arguments":"{\"name\":\"turn-on-lamp\"}"}}]}}]}`,
-			[]Log{{OpenAIChat, "f.log:1", "", 1, []string{"turn-on-lamp"}}}},
+			[]taskLog{{OpenAIChat, "f.log:1", "", 1, []string{"turn-on-lamp"}}}},
 		{"codex item without envelope", `{"type":"function_call","name":"kitchen__turn_on_faucet","arguments":"{}","call_id":"c1"}`,
-			[]Log{{Codex, "f.log", "", 1, []string{"kitchen__turn_on_faucet"}}}},
+			[]taskLog{{Codex, "f.log", "", 1, []string{"kitchen__turn_on_faucet"}}}},
 		{"codex task from event when no message", "{\"type\":\"event_msg\",\"payload\":{\"type\":\"user_message\",\"message\":\"water the seed\"}}",
-			[]Log{{Codex, "f.log", "water the seed", 1, nil}}},
+			[]taskLog{{Codex, "f.log", "water the seed", 1, nil}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			parsed, err := Parse("dir/f.log", []byte(tc.in))
+			parsed, err := parseFile("dir/f.log", []byte(tc.in))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,7 +190,7 @@ func TestParseProblems(t *testing.T) {
 			[]string{"tracelog: f.log:1: not JSON", "tracelog: f.log:2: field", "tracelog: f.log:5: not a JSON object"}, []string{"z"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Parse("f.log", []byte(tc.in))
+			got, err := parseFile("f.log", []byte(tc.in))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -219,7 +219,7 @@ func TestParseErrors(t *testing.T) {
 		{"nothing readable", "oops\n\x00\x01\n", "tracelog: f.log: no JSON record (2 bad lines; the first: 1: not JSON"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse("f.log", []byte(tc.in))
+			_, err := parseFile("f.log", []byte(tc.in))
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 				t.Errorf("error = %v, want one starting %q", err, tc.want)
 			}
@@ -295,7 +295,7 @@ func TestTopKeepsTen(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := im.Report().Unmatched
-	if len(u) != TopN || u[0] != (NameCount{"l", "", 12}) || u[9].Name != "c" {
+	if len(u) != topN || u[0] != (NameCount{"l", "", 12}) || u[9].Name != "c" {
 		t.Errorf("top unmatched %v", u)
 	}
 }

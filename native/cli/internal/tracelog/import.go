@@ -52,8 +52,8 @@ type Report struct {
 	Normalized []NameCount `json:"top_normalized"`
 }
 
-// TopN is how many names Report lists.
-const TopN = 10
+// topN is how many names Report lists.
+const topN = 10
 
 // MaxProblems is how many problems Report lists.
 const MaxProblems = 20
@@ -82,13 +82,13 @@ func NewImporter(m *Matcher) *Importer {
 	return &Importer{m: m, stats: map[Format]*FormatStats{}, unmatched: map[string]int{}, normalized: map[[2]string]int{}}
 }
 
-// Add parses one log file (see Parse) and turns its logs into traces: each call matched to a
+// Add parses one log file (see parseFile) and turns its logs into traces: each call matched to a
 // skill, unmatched calls and consecutive repeats of a skill dropped. A log that matches no
 // skill adds no trace. Bad records are left out and reported (Report.Problems); it returns them
-// too, so a caller that wants none can refuse the file. The error is for a file Parse cannot
+// too, so a caller that wants none can refuse the file. The error is for a file parseFile cannot
 // read at all, which adds nothing.
 func (im *Importer) Add(name string, data []byte) ([]Problem, error) {
-	parsed, err := Parse(name, data)
+	parsed, err := parseFile(name, data)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +162,7 @@ func (im *Importer) Traces() []Trace { return im.traces }
 func (im *Importer) Report() Report {
 	r := im.rep
 	r.Formats = nil
-	for _, f := range Formats() {
+	for _, f := range formats() {
 		if st := im.stats[f]; st != nil {
 			r.Formats = append(r.Formats, *st)
 		}
@@ -180,7 +180,7 @@ func (im *Importer) Report() Report {
 	return r
 }
 
-// top sorts by count, most first, then by name, and keeps TopN.
+// top sorts by count, most first, then by name, and keeps topN.
 func top(xs []NameCount) []NameCount {
 	slices.SortFunc(xs, func(a, b NameCount) int {
 		if c := cmp.Compare(b.Count, a.Count); c != 0 {
@@ -188,7 +188,7 @@ func top(xs []NameCount) []NameCount {
 		}
 		return cmp.Compare(a.Name, b.Name)
 	})
-	return xs[:min(len(xs), TopN)]
+	return xs[:min(len(xs), topN)]
 }
 
 // Encode writes traces as JSONL, one trace a line.

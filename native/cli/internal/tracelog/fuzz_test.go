@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// fuzzFormat fuzzes Parse and, on every object the input splits into, the parser of one
-// format whatever the object's shape: neither may panic, and Parse's logs must be of a known
+// fuzzFormat fuzzes parseFile and, on every object the input splits into, the parser of one
+// format whatever the object's shape: neither may panic, and parseFile's logs must be of a known
 // format. The corpus is the format's fixture, whole and line by line.
 func fuzzFormat(f *testing.F, fixture string, parse func(p *parser, r record)) {
 	data := readFixture(f, fixture)
@@ -15,7 +15,7 @@ func fuzzFormat(f *testing.F, fixture string, parse func(p *parser, r record)) {
 		f.Add(line)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		parsed, err := Parse("f", data)
+		parsed, err := parseFile("f", data)
 		if err != nil {
 			return
 		}
