@@ -48,19 +48,44 @@ type queryToken struct {
 	count int32
 }
 
+// maxScannedUnknown is how many distinct unknown terms analyze finds repeats of by a linear
+// scan; beyond, by a map. A task text in the library's language has a handful.
+const maxScannedUnknown = 32
+
 // analyze tokenizes text (Tokenize) into its distinct terms, in order of first occurrence, in
 // sc's buffer: valid until the next call with sc.
 func (e *Engine) analyze(sc *scratch, text string) []queryToken {
 	out := sc.tokens[:0]
 	sc.vocabSeen.reset(len(e.vocab.lex))
+	// unknown maps the unknown terms seen to 1 + their place in out, once there are more than
+	// a linear scan finds cheaply: a long CJK text against a library in another language is
+	// thousands of distinct unknown bigrams, and the scan alone would be quadratic.
+	var unknown map[string]int32
+	unknowns := 0
 	eachTerm(text, func(t string) {
 		k := e.vocab.ids[t] - 1
 		if k < 0 {
-			// Unknown terms are few: a linear scan of those seen finds repeats.
-			for i := range out {
-				if out[i].vocab < 0 && out[i].text == t {
-					out[i].count++
+			if unknown != nil {
+				if x := unknown[t]; x > 0 {
+					out[x-1].count++
 					return
+				}
+				unknown[t] = int32(len(out)) + 1
+			} else {
+				for i := range out {
+					if out[i].vocab < 0 && out[i].text == t {
+						out[i].count++
+						return
+					}
+				}
+				if unknowns++; unknowns == maxScannedUnknown {
+					unknown = make(map[string]int32, 2*maxScannedUnknown)
+					for i := range out {
+						if out[i].vocab < 0 {
+							unknown[out[i].text] = int32(i) + 1
+						}
+					}
+					unknown[t] = int32(len(out)) + 1
 				}
 			}
 			out = append(out, queryToken{text: t, vocab: -1, count: 1})

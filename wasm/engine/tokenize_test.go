@@ -33,6 +33,13 @@ func TestWords(t *testing.T) {
 		{"latin accents", "Café naïve Über", []string{"café", "naïve", "über"}},
 		{"accented camel", "ÉcoleNormale", []string{"école", "normale"}},
 		{"CJK", "数据分析, 机器学习", []string{"数据分析", "机器学习"}},
+		{"CJK then Latin lower case", "用python查询", []string{"用", "python", "查询"}},
+		{"CJK then digits", "2024年の天気", []string{"2024", "年の天気"}},
+		{"kana and Han one run", "天気を調べる", []string{"天気を調べる"}},
+		{"Hangul words", "서울의 날씨를 알려줘", []string{"서울의", "날씨를", "알려줘"}},
+		{"full-width Latin folds", "ＰＤＦの表", []string{"pdf", "の表"}},
+		{"full-width camel", "ＧｅｔＵｓｅｒ", []string{"get", "user"}},
+		{"ideograph beyond the BMP", "𠮷野家", []string{"𠮷野家"}},
 		{"invalid UTF-8 separates", "ab\xffcd", []string{"ab", "cd"}},
 	}
 	for _, tt := range tests {
@@ -59,8 +66,21 @@ func TestTokenize(t *testing.T) {
 		{"inflections", "Running tests; stopped boxes", []string{"run", "test", "stop", "box"}},
 		{"repeats kept", "tea tea Teas", []string{"tea", "tea", "tea"}},
 		{"digits", "convert mp3s to wav at 44100 Hz", []string{"convert", "mp3s", "wav", "44100", "hz"}},
-		{"non-ASCII words unstemmed", "café résumés 数据分析", []string{"café", "résumés", "数据分析"}},
+		{"non-ASCII words unstemmed", "café résumés", []string{"café", "résumés"}},
 		{"short words unchanged", "was its bus use", []string{"bus", "use"}},
+		// CJK runs give overlapping bigrams, a lone character itself (Lucene's CJK analyzer).
+		{"Han bigrams", "查询北京", []string{"查询", "询北", "北京"}},
+		{"Han two characters", "天气", []string{"天气"}},
+		{"Han lone character", "的", []string{"的"}},
+		{"Han with punctuation", "帮我查询，北京的天气。", []string{"帮我", "我查", "查询", "北京", "京的", "的天", "天气"}},
+		{"mixed scripts", "用Python查询PDF文件", []string{"用", "python", "查询", "pdf", "文件"}},
+		{"Japanese kana and kanji", "天気を調べる", []string{"天気", "気を", "を調", "調べ", "べる"}},
+		{"Katakana", "テーブル", []string{"テー", "ーブ", "ブル"}},
+		{"half-width katakana", "ﾃｰﾌﾞﾙ", []string{"ﾃｰ", "ｰﾌ", "ﾌﾞ", "ﾞﾙ"}},
+		{"Hangul", "서울의 날씨 꼭", []string{"서울", "울의", "날씨", "꼭"}},
+		{"full-width Latin stems", "ＰＤＦ　ｆｉｌｅｓを変換", []string{"pdf", "fil", "を変", "変換"}},
+		{"CJK beside stop words", "the 表 of data", []string{"表", "data"}},
+		{"ideograph beyond the BMP", "𠮷野家", []string{"𠮷野", "野家"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,6 +123,7 @@ func TestStem(t *testing.T) {
 		{"empty", "", ""},
 		{"accented", "résumés", "résumés"},
 		{"CJK", "数据分析", "数据分析"},
+		{"CJK bigram", "天气", "天气"},
 		{"digits", "mp3s", "mp3s"},
 	}
 	for _, tt := range tests {
