@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/graphs/errtext"
 )
 
 // A query's words are tokenized once and each distinct term is looked up once, in a table of
@@ -100,6 +101,59 @@ func (e *Engine) analyze(sc *scratch, text string) []queryToken {
 	})
 	sc.tokens = out
 	return out
+}
+
+// unknownNote is Response.Note for a query whose distinct terms are toks: NoTermNote of them
+// when the library knows none of them, in its lexicon, its query encoder or as a typo of a
+// lexicon term; else "".
+func (e *Engine) unknownNote(toks []queryToken) string {
+	for _, tk := range toks {
+		if tk.vocab >= 0 {
+			return ""
+		}
+	}
+	terms := make([]string, 0, min(len(toks), maxNoteTerms+1))
+	for _, tk := range toks {
+		if typoTerms(e.g, &e.terms, tk.text) != nil {
+			return ""
+		}
+		if len(terms) <= maxNoteTerms {
+			terms = append(terms, tk.text)
+		}
+	}
+	return noTermNote(terms, len(toks))
+}
+
+// NoTermNote names at most maxNoteTerms terms, each clipped to maxNoteTermRunes.
+const (
+	maxNoteTerms     = 8
+	maxNoteTermRunes = 40
+)
+
+// NoTermNote is the note of an answer to a query none of whose terms, the distinct terms
+// Tokenize gives in order, is in the library's index. Every door that searches a library says
+// it in these words.
+func NoTermNote(terms []string) string { return noTermNote(terms, len(terms)) }
+
+// noTermNote is NoTermNote of a query with n distinct terms, terms holding the first of them.
+func noTermNote(terms []string, n int) string {
+	const head = "no term of the query is in this library's index: "
+	if n == 0 {
+		return head + "it has only stop words, single letters or symbols"
+	}
+	b := []byte(head)
+	for i, t := range terms[:min(len(terms), maxNoteTerms)] {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, clipRunes(t, maxNoteTermRunes)...)
+	}
+	if n > maxNoteTerms {
+		b = append(b, " and "...)
+		b = append(b, errtext.Itoa(n-maxNoteTerms)...)
+		b = append(b, " more"...)
+	}
+	return string(b)
 }
 
 // embedTokens is Embed over analyzed tokens: the encoder rows of the known terms, each weighted
