@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -153,6 +156,80 @@ func TestStemFolds(t *testing.T) {
 			if got := Stem(w); got != want {
 				t.Errorf("Stem(%q) = %q, Stem(%q) = %q; want one key", g[0], want, w, got)
 			}
+		}
+	}
+}
+
+// FuzzTokenize checks what the index relies on for any text: no panic; every term non-empty
+// valid UTF-8 without a separator; a term with a CJK letter is one or two CJK letters (a
+// bigram or a lone character); and no more terms than the text has runes.
+func FuzzTokenize(f *testing.F) {
+	for _, s := range []string{
+		"", "How do I parse the JSON files?", "getHTTPResponseCode", "ab\xffcd",
+		"帮我查询北京的天气", "查询指定城市的天气预报", "用Python查询PDF文件", "天気を調べる",
+		"서울의 날씨를 알려줘", "ＰＤＦ　ｆｉｌｅｓを変換", "ﾃｰﾌﾞﾙ", "𠮷野家", "数据Analysis", "a表b",
+		"\xe4\xb8", "表\xff表", "ǅungla Ǆ",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		terms := Tokenize(text)
+		if len(terms) > utf8.RuneCountInString(text) {
+			t.Fatalf("%d terms from %d runes", len(terms), utf8.RuneCountInString(text))
+		}
+		for _, term := range terms {
+			if term == "" || !utf8.ValidString(term) {
+				t.Fatalf("term %q of %q", term, text)
+			}
+			rs := []rune(term)
+			cjk := 0
+			for _, r := range rs {
+				if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+					t.Fatalf("term %q of %q holds %q", term, text, r)
+				}
+				if isCJK(r) {
+					cjk++
+				}
+			}
+			if cjk > 0 && (cjk != len(rs) || len(rs) > 2) {
+				t.Fatalf("term %q of %q mixes CJK with other letters or is longer than a bigram", term, text)
+			}
+		}
+	})
+}
+
+// hanLine is a line of n bytes of Han text whose bigrams are mostly distinct: the worst case
+// of a long CJK query against a library that knows none of them.
+func hanLine(n int) string {
+	var b strings.Builder
+	x := uint32(1)
+	for b.Len()+3 <= n {
+		x = x*1664525 + 1013904223
+		b.WriteRune(rune(0x4E00 + x>>16%0x5000))
+	}
+	return b.String()
+}
+
+// BenchmarkTokenizeHan tokenizes a 64 KB line of Han text, the largest query there is.
+func BenchmarkTokenizeHan(b *testing.B) {
+	line := hanLine(MaxQueryBytes)
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Tokenize(line)
+	}
+}
+
+// BenchmarkQueryHan answers a 64 KB line of Han text on an English library: thousands of
+// distinct unknown terms, which analyze must not compare pairwise.
+func BenchmarkQueryHan(b *testing.B) {
+	e := kitchen()
+	req := Request{Query: hanLine(MaxQueryBytes)}
+	b.SetBytes(int64(len(req.Query)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Query(req); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
