@@ -222,18 +222,22 @@ func vocabulary(texts []string) (terms []string, idf []float32, surface []string
 	for _, text := range texts {
 		seen := map[string]bool{}
 		for _, w := range engine.Words(text) {
+			// A word gives no term (a stop word, a fragment too short), one, or, when it is a
+			// CJK run, its bigrams: each bigram is then its own surface word.
 			ts := engine.Tokenize(w)
-			if len(ts) != 1 {
-				continue // a stop word or a fragment too short to be a term
-			}
-			t := ts[0]
-			if words[t] == nil {
-				words[t] = map[string]int{}
-			}
-			words[t][w]++
-			if !seen[t] {
-				seen[t] = true
-				df[t]++
+			for _, t := range ts {
+				surf := w
+				if len(ts) > 1 {
+					surf = t
+				}
+				if words[t] == nil {
+					words[t] = map[string]int{}
+				}
+				words[t][surf]++
+				if !seen[t] {
+					seen[t] = true
+					df[t]++
+				}
 			}
 		}
 	}

@@ -130,6 +130,7 @@ func (r *renderFlags) apply(req engine.Request) engine.Request {
 type batchLine struct {
 	ID       json.RawMessage `json:"id"` // echoed as given: a number stays a number; null when unknown
 	Results  []engine.Result `json:"results"`
+	Note     string          `json:"note,omitempty"` // engine.Response.Note
 	Rendered string          `json:"rendered,omitempty"`
 	Line     int             `json:"line,omitempty"`
 	Error    string          `json:"error,omitempty"`
@@ -191,7 +192,7 @@ func runQuery(c *ctx, args []string) error {
 		fmt.Fprint(c.stdout, resp.Rendered)
 		return nil
 	}
-	printResults(c.stdout, eng, text, resp.Results, q.noGraph)
+	printResults(c.stdout, eng, text, resp, q.noGraph)
 	return nil
 }
 
@@ -347,7 +348,7 @@ func queryBatch(c *ctx, eng *engine.Engine, q *queryFlags, rf *renderFlags, path
 			failed++
 		}
 		if jsonOut {
-			line := batchLine{ID: t.RawID, Results: resp.Results, Rendered: resp.Rendered}
+			line := batchLine{ID: t.RawID, Results: resp.Results, Note: resp.Note, Rendered: resp.Rendered}
 			if err != nil {
 				line.Line, line.Error = bt.line, err.Error()
 			}
@@ -372,7 +373,7 @@ func queryBatch(c *ctx, eng *engine.Engine, q *queryFlags, rf *renderFlags, path
 			fmt.Fprint(w, resp.Rendered)
 		default:
 			fmt.Fprintf(w, "== %s\n", t.ID)
-			printResults(w, eng, t.Query, resp.Results, q.noGraph)
+			printResults(w, eng, t.Query, resp, q.noGraph)
 		}
 	}
 	if failed > 0 {
@@ -384,10 +385,14 @@ func queryBatch(c *ctx, eng *engine.Engine, q *queryFlags, rf *renderFlags, path
 // stdin is where --batch - reads from; tests replace it.
 var stdin io.Reader = os.Stdin
 
-// printResults prints a ranked bundle for people.
-func printResults(w io.Writer, eng *engine.Engine, query string, res []engine.Result, noGraph bool) {
+// printResults prints a ranked bundle for people, and the engine's note when it has one.
+func printResults(w io.Writer, eng *engine.Engine, query string, resp engine.Response, noGraph bool) {
 	g := eng.Graph()
+	res := resp.Results
 	fmt.Fprintf(w, "%d skills for %q\n", len(res), clipText(query, 80))
+	if resp.Note != "" {
+		fmt.Fprintf(w, "Note: %s.\n", resp.Note)
+	}
 	for i, r := range res {
 		tag := engine.Why(r)
 		fmt.Fprintf(w, "%2d. %-40s %.4f  %s\n", i+1, r.Name, r.Score, tag)

@@ -68,10 +68,35 @@ func (g *Gateway) searchFiltered(query string, k int, f engine.Filter) *SearchRe
 	for _, h := range lexical(c, query, k, f) {
 		res.Tools = append(res.Tools, g.found(c.byName[h.name], h.score, h.seedRank, nil))
 	}
-	if len(res.Tools) == 0 {
+	switch {
+	case len(res.Tools) == 0:
 		res.Note = "the filter (allow, deny, namespaces) leaves out every tool"
+	case res.Note == "":
+		res.Note = unknownNote(c, query)
+	default:
+		if n := unknownNote(c, query); n != "" {
+			res.Note = n + "; " + res.Note
+		}
 	}
 	return res
+}
+
+// unknownNote is engine.NoTermNote of query when the catalog's lexical index has none of its
+// terms, else "": the tools lexical lists then stand in, matched by nothing the task says.
+func unknownNote(c *catalog, query string) string {
+	c.lexOnce.Do(func() { c.lex = newLexIndex(c) })
+	var terms []string
+	seen := map[string]bool{}
+	for _, t := range engine.Tokenize(query) {
+		if c.lex.postings[t] != nil {
+			return ""
+		}
+		if !seen[t] {
+			seen[t] = true
+			terms = append(terms, t)
+		}
+	}
+	return engine.NoTermNote(terms)
 }
 
 // graphSearch fills res from the engine and reports whether it found any live tool. A panic in
@@ -93,6 +118,7 @@ func (g *Gateway) graphSearch(c *catalog, graphSize int, eng *engine.Engine, que
 		return false
 	}
 	res.Ranking = "graph"
+	res.Note = resp.Note
 	for _, r := range resp.Results {
 		e := c.byName[r.Name]
 		if e == nil {

@@ -278,6 +278,7 @@ type RetrieveInput struct {
 type RetrieveOutput struct {
 	Query   string  `json:"query"`
 	Results []Skill `json:"results"`
+	Note    string  `json:"note,omitempty"` // engine.Response.Note
 }
 
 // Skill is one ranked skill.
@@ -305,7 +306,7 @@ func (s *Server) retrieve(_ context.Context, _ *mcp.CallToolRequest, in Retrieve
 	if err != nil {
 		return nil, nil, mcpcore.ArgError(err)
 	}
-	out := &RetrieveOutput{Query: in.Query, Results: make([]Skill, len(resp.Results))}
+	out := &RetrieveOutput{Query: in.Query, Results: make([]Skill, len(resp.Results)), Note: resp.Note}
 	for i, r := range resp.Results {
 		out.Results[i] = Skill{Rank: i + 1, Name: r.Name, Score: r.Score, SeedRank: r.SeedRank, Graph: r.Graph,
 			Description: s.g.Description(r.ID), Source: s.g.Source(r.ID), Via: r.Via}
@@ -316,7 +317,7 @@ func (s *Server) retrieve(_ context.Context, _ *mcp.CallToolRequest, in Retrieve
 		for i, r := range out.Results {
 			list[i] = mcpcore.Listed{Rank: r.Rank, Name: r.Name, SeedRank: r.SeedRank, Graph: r.Graph, Description: r.Description, Via: r.Via}
 		}
-		text = mcpcore.ListText(list)
+		text = mcpcore.ListText(list, resp.Note)
 	}
 	return textResult(text), out, nil
 }

@@ -98,6 +98,27 @@ func Sample(tb testing.TB) []byte {
 	return data
 }
 
+var multilingual = sync.OnceValues(func() ([]byte, error) {
+	r, err := root()
+	if err != nil {
+		return nil, err
+	}
+	return build(filepath.Join(r, "native", "testlib", "multilingual"))
+})
+
+// Multilingual returns the artifact of the project's own multilingual library
+// native/testlib/multilingual (a dozen skills written in Chinese, Japanese, Korean and
+// English: weather forecasts, currency exchange, translation, PDF tables), built once per test
+// binary: callers share it and must not modify it.
+func Multilingual(tb testing.TB) []byte {
+	tb.Helper()
+	data, err := multilingual()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
+}
+
 // SampleFile writes Sample to a file of the test's own, for what takes an artifact's path (caskg
 // serve), and returns the path.
 func SampleFile(tb testing.TB) string {

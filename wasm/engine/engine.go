@@ -108,10 +108,14 @@ type Result struct {
 
 // Response is the answer to a Request.
 type Response struct {
-	Results    []Result `json:"results"`
-	Iterations int      `json:"iterations,omitempty"` // PPR power iterations run (0: the engine pushes)
-	Pushes     int      `json:"pushes,omitempty"`     // PPR forward pushes run
-	Residual   float64  `json:"residual,omitempty"`   // L1 error bound of the PPR estimate (push.go)
+	Results []Result `json:"results"`
+	// Note says, for people, why the answer may be empty or weak: set when no term of the query
+	// is in the library's index (NoTermNote), so that a query in another language than the
+	// library's does not get an empty list without a word.
+	Note       string  `json:"note,omitempty"`
+	Iterations int     `json:"iterations,omitempty"` // PPR power iterations run (0: the engine pushes)
+	Pushes     int     `json:"pushes,omitempty"`     // PPR forward pushes run
+	Residual   float64 `json:"residual,omitempty"`   // L1 error bound of the PPR estimate (push.go)
 	// Rendered is the bundle text of Request.Render: a header, then each result's name,
 	// description, source, evidence and body head, cut to the budgets (see render.go).
 	Rendered string `json:"rendered,omitempty"`
@@ -313,7 +317,7 @@ func (e *Engine) Query(req Request) (Response, error) {
 	}
 	resp, err := e.rank(req)
 	if err == nil && req.Render {
-		resp.Rendered = e.render(&req, resp.Results)
+		resp.Rendered = e.render(&req, resp.Results, resp.Note)
 	}
 	return resp, err
 }
@@ -347,6 +351,7 @@ func (e *Engine) rank(req Request) (Response, error) {
 	if req.NoSemantic {
 		qvec = nil
 	}
+	note := e.unknownNote(toks)
 	if req.NoLexical && qvec == nil {
 		return Response{}, errtext.New("engine: field \"no_lexical\": no semantic seeds to rank by (the artifact has no vectors or no_semantic is set)")
 	}
@@ -373,7 +378,7 @@ func (e *Engine) rank(req Request) (Response, error) {
 			}
 			res = append(res, r)
 		}
-		return Response{Results: res}, nil
+		return Response{Results: res, Note: note}, nil
 	}
 
 	seeds := fused[:min(req.Seeds, len(fused))]
@@ -387,7 +392,7 @@ func (e *Engine) rank(req Request) (Response, error) {
 			seedIDs[j], seedIDs[j-1] = seedIDs[j-1], seedIDs[j]
 		}
 	}
-	var resp Response
+	resp := Response{Note: note}
 	var reached func(u int) bool
 	if e.exactPPR != nil {
 		// Tests only: power iteration to convergence, the reference push is held to.

@@ -13,6 +13,7 @@ func FuzzQuery(f *testing.F) {
 		"heat it in the microwve", "kettel", "use pick_up_object", "use PickUpObject",
 		"then run pick-up-object.", "call pick_up_objekt", "zzzz qqqq", "   ", "",
 		"数据分析 café", "getHTTPResponseCode", "ab\xffcd", "a-b_c.d/e:f", "__--..//::",
+		"帮我查询北京的天气", "서울 날씨 알려줘", "天気を調べる boil", "用Python查询_pick_up", "ＰＤＦ",
 	} {
 		f.Add(q, 0, 0, 0.0, false, "")
 	}

@@ -28,9 +28,13 @@ const (
 // itself a lexicon term: distance 1 up to 7 bytes, 2 beyond; all those at the least distance
 // found. Only terms with the same first byte are considered; a typo in the first letter is rare
 // and the restriction keeps the scan cheap. Terms whose length, or whose character mask (see
-// charMask), rules out a distance that would be kept are skipped without computing it.
+// charMask), rules out a distance that would be kept are skipped without computing it. A CJK
+// bigram (Tokenize) is not corrected: one character off is another word, not a typo.
 func typoTerms(g *graphs.Graph, lex *termIndex, word string) []int {
 	if len(word) < minTypoLength {
+		return nil
+	}
+	if r, _ := utf8.DecodeRuneInString(word); isCJK(r) {
 		return nil
 	}
 	maxd := 1

@@ -110,10 +110,10 @@ func (s *section) String() string {
 //
 // Space goes out in tiers, each in rank order, so that a smaller budget drops the least useful
 // text first: headings; descriptions; evidence and source lines; body heads.
-func (e *Engine) render(req *Request, res []Result) string {
+func (e *Engine) render(req *Request, res []Result, note string) string {
 	g := e.g
 	// The text is the header, then each block after a blank line, then a final newline.
-	header := clipRunes(renderHeader(req, res), req.TotalBudget-1)
+	header := clipRunes(renderHeader(req, res, note), req.TotalBudget-1)
 	left := req.TotalBudget - runeCount(header) - 1
 	const sep = 2 // "\n\n" before each block
 	// take spends n characters of section s if both its skill budget and the total allow.
@@ -209,8 +209,11 @@ func (e *Engine) render(req *Request, res []Result) string {
 	return b.String()
 }
 
-func renderHeader(req *Request, res []Result) string {
+func renderHeader(req *Request, res []Result, note string) string {
 	task := "Task: " + oneLine(req.Query, maxTaskRunes)
+	if note != "" {
+		task += "\nNote: " + note + "."
+	}
 	if len(res) == 0 {
 		return "No skills found for this task.\n" + task
 	}

@@ -397,6 +397,6 @@ func BenchmarkRender(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		e.render(&req, resp.Results)
+		e.render(&req, resp.Results, resp.Note)
 	}
 }

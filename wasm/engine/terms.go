@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/graphs/errtext"
 )
 
 // A query's words are tokenized once and each distinct term is looked up once, in a table of
@@ -48,19 +49,44 @@ type queryToken struct {
 	count int32
 }
 
+// maxScannedUnknown is how many distinct unknown terms analyze finds repeats of by a linear
+// scan; beyond, by a map. A task text in the library's language has a handful.
+const maxScannedUnknown = 32
+
 // analyze tokenizes text (Tokenize) into its distinct terms, in order of first occurrence, in
 // sc's buffer: valid until the next call with sc.
 func (e *Engine) analyze(sc *scratch, text string) []queryToken {
 	out := sc.tokens[:0]
 	sc.vocabSeen.reset(len(e.vocab.lex))
+	// unknown maps the unknown terms seen to 1 + their place in out, once there are more than
+	// a linear scan finds cheaply: a long CJK text against a library in another language is
+	// thousands of distinct unknown bigrams, and the scan alone would be quadratic.
+	var unknown map[string]int32
+	unknowns := 0
 	eachTerm(text, func(t string) {
 		k := e.vocab.ids[t] - 1
 		if k < 0 {
-			// Unknown terms are few: a linear scan of those seen finds repeats.
-			for i := range out {
-				if out[i].vocab < 0 && out[i].text == t {
-					out[i].count++
+			if unknown != nil {
+				if x := unknown[t]; x > 0 {
+					out[x-1].count++
 					return
+				}
+				unknown[t] = int32(len(out)) + 1
+			} else {
+				for i := range out {
+					if out[i].vocab < 0 && out[i].text == t {
+						out[i].count++
+						return
+					}
+				}
+				if unknowns++; unknowns == maxScannedUnknown {
+					unknown = make(map[string]int32, 2*maxScannedUnknown)
+					for i := range out {
+						if out[i].vocab < 0 {
+							unknown[out[i].text] = int32(i) + 1
+						}
+					}
+					unknown[t] = int32(len(out)) + 1
 				}
 			}
 			out = append(out, queryToken{text: t, vocab: -1, count: 1})
@@ -75,6 +101,59 @@ func (e *Engine) analyze(sc *scratch, text string) []queryToken {
 	})
 	sc.tokens = out
 	return out
+}
+
+// unknownNote is Response.Note for a query whose distinct terms are toks: NoTermNote of them
+// when the library knows none of them, in its lexicon, its query encoder or as a typo of a
+// lexicon term; else "".
+func (e *Engine) unknownNote(toks []queryToken) string {
+	for _, tk := range toks {
+		if tk.vocab >= 0 {
+			return ""
+		}
+	}
+	terms := make([]string, 0, min(len(toks), maxNoteTerms+1))
+	for _, tk := range toks {
+		if typoTerms(e.g, &e.terms, tk.text) != nil {
+			return ""
+		}
+		if len(terms) <= maxNoteTerms {
+			terms = append(terms, tk.text)
+		}
+	}
+	return noTermNote(terms, len(toks))
+}
+
+// NoTermNote names at most maxNoteTerms terms, each clipped to maxNoteTermRunes.
+const (
+	maxNoteTerms     = 8
+	maxNoteTermRunes = 40
+)
+
+// NoTermNote is the note of an answer to a query none of whose terms, the distinct terms
+// Tokenize gives in order, is in the library's index. Every door that searches a library says
+// it in these words.
+func NoTermNote(terms []string) string { return noTermNote(terms, len(terms)) }
+
+// noTermNote is NoTermNote of a query with n distinct terms, terms holding the first of them.
+func noTermNote(terms []string, n int) string {
+	const head = "no term of the query is in this library's index: "
+	if n == 0 {
+		return head + "it has only stop words, single letters or symbols"
+	}
+	b := []byte(head)
+	for i, t := range terms[:min(len(terms), maxNoteTerms)] {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, clipRunes(t, maxNoteTermRunes)...)
+	}
+	if n > maxNoteTerms {
+		b = append(b, " and "...)
+		b = append(b, errtext.Itoa(n-maxNoteTerms)...)
+		b = append(b, " more"...)
+	}
+	return string(b)
 }
 
 // embedTokens is Embed over analyzed tokens: the encoder rows of the known terms, each weighted

@@ -8,8 +8,12 @@ import (
 
 // Tokenize splits text into normalized index terms: lower case, split at every non-letter,
 // non-digit rune and at camelCase boundaries (so snake_case, kebab-case and camelCase
-// identifiers match plain words), stop words dropped, and each word reduced by Stem. The index
-// builder and the query path call this same function, which is what keeps them in agreement.
+// identifiers match plain words), stop words dropped, and each word reduced by Stem. A run of
+// Chinese, Japanese or Korean letters (isCJK), written without spaces between its words, gives
+// its overlapping bigrams instead ("查询北京" → 查询, 询北, 北京), or itself when it is one
+// character, as Lucene's CJK analyzer does: two texts that share words share bigrams, whatever
+// else surrounds them. The index builder and the query path call this same function, which is
+// what keeps them in agreement.
 func Tokenize(text string) []string {
 	var out []string
 	eachTerm(text, func(t string) { out = append(out, t) })
@@ -20,6 +24,14 @@ func Tokenize(text string) []string {
 // them.
 func eachTerm(text string, f func(term string)) {
 	eachWord(text, func(w string) {
+		// A word is all CJK or has none (eachWord splits at the script), and a CJK word starts
+		// with a byte of 0xE1 or above (U+1100 is the first CJK letter).
+		if w[0] >= 0xE1 {
+			if r, n := utf8.DecodeRuneInString(w); isCJK(r) {
+				eachBigram(w, n, f)
+				return
+			}
+		}
 		if len(w) < 2 || stopwords[w] {
 			return
 		}
@@ -27,8 +39,46 @@ func eachTerm(text string, f func(term string)) {
 	})
 }
 
-// Words splits text into lower-case words at non-alphanumeric runes and camelCase boundaries,
-// without stemming or stop-word removal.
+// eachBigram calls f with the overlapping two-rune pieces of the CJK word w, whose first rune
+// is n bytes long, or with w when it is one rune. The pieces are w's own bytes: no allocation.
+func eachBigram(w string, n int, f func(term string)) {
+	if n == len(w) {
+		f(w)
+		return
+	}
+	for start := 0; n < len(w); {
+		_, m := utf8.DecodeRuneInString(w[n:])
+		f(w[start : n+m])
+		start, n = n, n+m
+	}
+}
+
+// isCJK reports whether r belongs to the scripts Tokenize cuts into bigrams: Han (with its
+// radicals, strokes and the ideographic planes), Hiragana, Katakana (half-width included),
+// Bopomofo and Hangul (syllables and jamo). The blocks are written out: unicode.Is with the
+// script tables would cost the WebAssembly module their data. Only letters reach it (eachWord),
+// so the symbols within the blocks do not matter.
+func isCJK(r rune) bool {
+	switch {
+	case r < 0x1100:
+		return false
+	case r <= 0x11FF: // Hangul jamo
+		return true
+	case r < 0x2E80:
+		return false
+	case r <= 0x9FFF: // radicals, CJK symbols (々), kana, bopomofo, compatibility jamo, ideographs
+		return true
+	}
+	return r >= 0xA960 && r <= 0xA97F || // Hangul jamo extended A
+		r >= 0xAC00 && r <= 0xD7FF || // Hangul syllables, jamo extended B
+		r >= 0xF900 && r <= 0xFAFF || // compatibility ideographs
+		r >= 0xFF66 && r <= 0xFFDC || // half-width katakana and Hangul
+		r >= 0x20000 && r <= 0x3FFFF // supplementary and tertiary ideographic planes
+}
+
+// Words splits text into lower-case words at non-alphanumeric runes, camelCase boundaries and
+// where CJK letters (isCJK) meet others ("用Python查询" → 用, python, 查询), without stemming,
+// stop-word removal or bigrams: a CJK run is one word.
 func Words(text string) []string {
 	var out []string
 	eachWord(text, func(w string) { out = append(out, w) })
@@ -39,6 +89,7 @@ func Words(text string) []string {
 func eachWord(text string, f func(word string)) {
 	start := -1
 	var prev rune
+	cjk := false // the word from start is CJK
 	flush := func(end int) {
 		if start >= 0 {
 			f(lower(text[start:end]))
@@ -51,7 +102,10 @@ func eachWord(text string, f func(word string)) {
 		case !alnum:
 			flush(i)
 		case start < 0:
-			start = i
+			start, cjk = i, isCJK(r)
+		case isCJK(r) != cjk:
+			flush(i)
+			start, cjk = i, !cjk
 		case unicode.IsUpper(r) && unicode.IsLower(prev):
 			// "getUserName" → get, user, name.
 			flush(i)
@@ -72,8 +126,10 @@ func eachWord(text string, f func(word string)) {
 }
 
 // lower is strings.ToLower for a word of eachWord, whose runes are all letters and digits (so
-// valid UTF-8): s itself when it has no upper case, else one allocation for ASCII. Written out
-// because strings.ToLower, with the strings.Map it calls, costs the WebAssembly module 6 KB.
+// valid UTF-8), with full-width Latin letters and digits folded to ASCII ("ＰＤＦ" → pdf, as
+// CJK text often writes them): s itself when it is lower-case ASCII, else one allocation.
+// Written out because strings.ToLower, with the strings.Map it calls, costs the WebAssembly
+// module 6 KB.
 func lower(s string) string {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
@@ -88,6 +144,9 @@ func lowerFrom(s string, i int) string {
 	b := make([]byte, i, len(s))
 	copy(b, s)
 	for _, r := range s[i:] {
+		if r >= 0xFF01 && r <= 0xFF5E {
+			r -= 0xFF01 - '!'
+		}
 		b = utf8.AppendRune(b, unicode.ToLower(r))
 	}
 	return string(b)

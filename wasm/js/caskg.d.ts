@@ -97,6 +97,8 @@ export interface Result {
 /** The response JSON of `caskg query --json` (the engine's Response). */
 export interface QueryResponse {
   results: Result[];
+  /** for people: set when no term of the query is in the library's index (a query in another language) */
+  note?: string;
   /** PPR power iterations run */
   iterations?: number;
   /** forward pushes run (large graphs) */

@@ -426,10 +426,14 @@ func (h *Handler) retrieve(body []byte) (string, []byte, error) {
 		}
 		b = append(b, '}')
 	}
-	b = append(b, "]}"...)
+	b = append(b, ']')
+	if resp.Note != "" {
+		b = jsontext.AppendString(append(b, `,"note":`...), resp.Note)
+	}
+	b = append(b, '}')
 	text := resp.Rendered
 	if !req.Render {
-		text = ListText(list)
+		text = ListText(list, resp.Note)
 	}
 	return text, b, nil
 }

@@ -222,6 +222,10 @@ const (
 	retrieveOutput = `{
   "additionalProperties": false,
   "properties": {
+    "note": {
+      "description": "why the answer may be empty or weak: no term of the query is in the library's index",
+      "type": "string"
+    },
     "query": {
       "description": "the task as given",
       "type": "string"

@@ -20,12 +20,17 @@ type Listed struct {
 	Via         []engine.Via
 }
 
-// ListText is the short form of a ranking: one line a skill with its evidence.
-func ListText(results []Listed) string {
+// ListText is the short form of a ranking: one line a skill with its evidence, after the
+// engine's note (engine.Response.Note) when it has one.
+func ListText(results []Listed, note string) string {
+	if note != "" {
+		note = "Note: " + note + ".\n"
+	}
 	if len(results) == 0 {
-		return "No skills found for this task.\n"
+		return "No skills found for this task.\n" + note
 	}
 	var b strings.Builder
+	b.WriteString(note)
 	for _, r := range results {
 		why := engine.Why(engine.Result{SeedRank: r.SeedRank, Graph: r.Graph})
 		b.WriteString(strconv.Itoa(r.Rank) + ". " + r.Name + " (" + why + "): " + OneLine(r.Description) + "\n")

@@ -157,6 +157,10 @@ func appendEngineResponse(b []byte, v *engine.Response) ([]byte, error) {
 		}
 		b = append(b, ']')
 	}
+	if len(v.Note) != 0 {
+		b = jsontext.AppendKey(b, "\"note\":")
+		b = jsontext.AppendString(b, v.Note)
+	}
 	if v.Iterations != 0 {
 		b = jsontext.AppendKey(b, "\"iterations\":")
 		b = strconv.AppendInt(b, int64(v.Iterations), 10)
