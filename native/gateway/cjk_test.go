@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -36,7 +37,7 @@ func TestSearchNoTermNote(t *testing.T) {
 			if len(out.Tools) != 2 || !strings.HasPrefix(out.Note, note) {
 				t.Errorf("tools %v, note %q; want 2 tools and a note starting %q", names(out), out.Note, note)
 			}
-			if txt := resultText(res); !strings.Contains(txt, "Note: "+note) {
+			if txt := testlib.ToolText(res); !strings.Contains(txt, "Note: "+note) {
 				t.Errorf("the text lacks the note:\n%s", txt)
 			}
 			_, out = fc.search(t, "read the text of a file", 2)
