@@ -38,28 +38,11 @@ func ReadTraces(path string) ([]Trace, error) {
 	defer f.Close()
 	var out []Trace
 	line, err := eval.EachLine(f, func(_ int, data []byte) error {
-		var raw struct {
-			ID      json.RawMessage `json:"id"`
-			Skills  []string        `json:"skills"`
-			Outcome string          `json:"outcome"`
-			Source  string          `json:"source"`
+		t, err := ParseTrace(data)
+		if err == nil {
+			out = append(out, t)
 		}
-		if err := json.Unmarshal(data, &raw); err != nil {
-			return fmt.Errorf("not a JSON trace: %w", err)
-		}
-		if raw.Skills == nil {
-			return errors.New(`field "skills" missing`)
-		}
-		failed := false
-		switch raw.Outcome {
-		case "", "success":
-		case "failure":
-			failed = true
-		default:
-			return fmt.Errorf(`field "outcome": %q is not "success" or "failure"`, raw.Outcome)
-		}
-		out = append(out, Trace{ID: string(bytes.Trim(raw.ID, `"`)), Skills: raw.Skills, Failed: failed, Source: raw.Source})
-		return nil
+		return err
 	})
 	switch {
 	case err != nil:
@@ -68,6 +51,33 @@ func ReadTraces(path string) ([]Trace, error) {
 		return nil, fmt.Errorf("builder: traces %s: no traces", path)
 	}
 	return out, nil
+}
+
+// ParseTrace reads one line of a trace file as ReadTraces does (its error names the field, not
+// the file and line), for readers that go through a file themselves: the gateway's learning
+// loop reads what it appended with it, so both read a line the same way.
+func ParseTrace(data []byte) (Trace, error) {
+	var raw struct {
+		ID      json.RawMessage `json:"id"`
+		Skills  []string        `json:"skills"`
+		Outcome string          `json:"outcome"`
+		Source  string          `json:"source"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return Trace{}, fmt.Errorf("not a JSON trace: %w", err)
+	}
+	if raw.Skills == nil {
+		return Trace{}, errors.New(`field "skills" missing`)
+	}
+	failed := false
+	switch raw.Outcome {
+	case "", "success":
+	case "failure":
+		failed = true
+	default:
+		return Trace{}, fmt.Errorf(`field "outcome": %q is not "success" or "failure"`, raw.Outcome)
+	}
+	return Trace{ID: string(bytes.Trim(raw.ID, `"`)), Skills: raw.Skills, Failed: failed, Source: raw.Source}, nil
 }
 
 type pair struct{ i, j int }

@@ -3,14 +3,9 @@ package learn
 import (
 	"bytes"
 	"context"
-	"os"
-	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/caskg/caskg/native/builder"
 )
 
 var traceSeeds = []string{
@@ -22,36 +17,6 @@ var traceSeeds = []string{
 	`[1,2]`,
 	`{"id":"1","ski`,
 	"\ufeff{}",
-}
-
-// FuzzTraceLine holds parseTrace to builder.ReadTraces: for any one line, both accept it or
-// both refuse it, and they read the same trace.
-func FuzzTraceLine(f *testing.F) {
-	for _, s := range traceSeeds {
-		f.Add(s)
-	}
-	dir := f.TempDir()
-	f.Fuzz(func(t *testing.T, line string) {
-		if strings.ContainsAny(line, "\n\r") {
-			return // one line
-		}
-		seg := bytes.TrimSpace([]byte(line))
-		if len(seg) == 0 {
-			return // a blank line is no trace to either
-		}
-		path := filepath.Join(dir, "t.jsonl")
-		if err := os.WriteFile(path, []byte(line+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		want, rerr := builder.ReadTraces(path)
-		got, perr := parseTrace(seg)
-		if (rerr == nil) != (perr == nil) {
-			t.Fatalf("line %q: ReadTraces %v, parseTrace %v", line, rerr, perr)
-		}
-		if rerr == nil && !reflect.DeepEqual(want, []builder.Trace{got}) {
-			t.Fatalf("line %q: ReadTraces %+v, parseTrace %+v", line, want, got)
-		}
-	})
 }
 
 // FuzzRecoverTraces checks that recovery never panics, keeps a prefix that recovers to the same

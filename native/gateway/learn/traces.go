@@ -62,32 +62,6 @@ func encodeLine(t Trace) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// parseTrace reads one trace line (white space trimmed) exactly as builder.ReadTraces does, so
-// that what the loop learns from is what caskg build --traces reads from the same file (the
-// fuzz target FuzzTraceLine holds the two to it).
-func parseTrace(data []byte) (builder.Trace, error) {
-	var raw struct {
-		ID      json.RawMessage `json:"id"`
-		Skills  []string        `json:"skills"`
-		Outcome string          `json:"outcome"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return builder.Trace{}, fmt.Errorf("not a JSON trace: %w", err)
-	}
-	if raw.Skills == nil {
-		return builder.Trace{}, errors.New(`field "skills" missing`)
-	}
-	failed := false
-	switch raw.Outcome {
-	case "", "success":
-	case "failure":
-		failed = true
-	default:
-		return builder.Trace{}, fmt.Errorf(`field "outcome": %q is not "success" or "failure"`, raw.Outcome)
-	}
-	return builder.Trace{ID: string(bytes.Trim(raw.ID, `"`)), Skills: raw.Skills, Failed: failed}, nil
-}
-
 // badLine is a line of traces.jsonl that is not a trace.
 type badLine struct {
 	line int
@@ -128,7 +102,7 @@ func recoverTraces(data []byte) recovered {
 		case len(raw) > readLimit:
 			err = fmt.Errorf("longer than %d bytes", readLimit)
 		default:
-			t, err = parseTrace(seg)
+			t, err = builder.ParseTrace(seg)
 		}
 		switch {
 		case last && len(seg) == 0:
@@ -212,7 +186,7 @@ func (l *Loop) Record(t Trace) error {
 	if err != nil {
 		return err
 	}
-	bt, err := parseTrace(bytes.TrimSpace(line))
+	bt, err := builder.ParseTrace(bytes.TrimSpace(line))
 	if err != nil {
 		return fmt.Errorf("learn: trace %s: %w", t.ID, err) // encodeLine and parseTrace disagree: a bug
 	}
