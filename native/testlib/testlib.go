@@ -79,40 +79,36 @@ func Graph(tb testing.TB, in builder.Input) *graphs.Graph {
 	return g
 }
 
-var sample = sync.OnceValues(func() ([]byte, error) {
-	r, err := root()
-	if err != nil {
-		return nil, err
-	}
-	return build(filepath.Join(r, "graphs", "sample"))
-})
+// library builds the library in the folder rel of the repository as `caskg build` does, once
+// per test binary: callers share the artifact and must not modify it.
+func library(rel ...string) func() ([]byte, error) {
+	return sync.OnceValues(func() ([]byte, error) {
+		r, err := root()
+		if err != nil {
+			return nil, err
+		}
+		return build(filepath.Join(append([]string{r}, rel...)...))
+	})
+}
+
+var (
+	sample       = library("graphs", "sample")
+	multilingual = library("native", "testlib", "multilingual")
+)
 
 // Sample returns the artifact of the sample library graphs/sample as `caskg build graphs/sample`
 // writes it, built once per test binary: callers share it and must not modify it.
-func Sample(tb testing.TB) []byte {
-	tb.Helper()
-	data, err := sample()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return data
-}
-
-var multilingual = sync.OnceValues(func() ([]byte, error) {
-	r, err := root()
-	if err != nil {
-		return nil, err
-	}
-	return build(filepath.Join(r, "native", "testlib", "multilingual"))
-})
+func Sample(tb testing.TB) []byte { return artifact(tb, sample) }
 
 // Multilingual returns the artifact of the project's own multilingual library
 // native/testlib/multilingual (a dozen skills written in Chinese, Japanese, Korean and
 // English: weather forecasts, currency exchange, translation, PDF tables), built once per test
 // binary: callers share it and must not modify it.
-func Multilingual(tb testing.TB) []byte {
+func Multilingual(tb testing.TB) []byte { return artifact(tb, multilingual) }
+
+func artifact(tb testing.TB, lib func() ([]byte, error)) []byte {
 	tb.Helper()
-	data, err := multilingual()
+	data, err := lib()
 	if err != nil {
 		tb.Fatal(err)
 	}
