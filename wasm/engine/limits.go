@@ -42,14 +42,15 @@ func (l *Limits) Check(r Request, given ...string) error {
 			return &FieldError{Field: f.name, Problem: outside(f.v, f.max)}
 		}
 	}
+	// A list's field name is built only for its error: built up front, it was an allocation a
+	// list on every request.
 	for i, v := range [...][]string{r.Filter.Allow, r.Filter.Deny, r.Filter.Namespaces} {
-		field := "filter." + filterLists[i]
 		if len(v) > l.FilterPatterns {
-			return &FieldError{Field: field, Problem: errtext.Itoa(len(v)) + " entries, at most " + errtext.Itoa(l.FilterPatterns)}
+			return &FieldError{Field: "filter." + filterLists[i], Problem: errtext.Itoa(len(v)) + " entries, at most " + errtext.Itoa(l.FilterPatterns)}
 		}
 		for j, p := range v {
 			if len(p) > l.PatternBytes {
-				return &FieldError{Field: field + "[" + errtext.Itoa(j) + "]", Problem: errtext.Itoa(len(p)) + " bytes, at most " + errtext.Itoa(l.PatternBytes)}
+				return &FieldError{Field: "filter." + filterLists[i] + "[" + errtext.Itoa(j) + "]", Problem: errtext.Itoa(len(p)) + " bytes, at most " + errtext.Itoa(l.PatternBytes)}
 			}
 		}
 	}
