@@ -296,7 +296,7 @@ func (r *Request) normalize() error {
 // inRange checks that the request's field name, of value v, is in [1, max].
 func inRange(name string, v, max int) error {
 	if v < 1 || v > max {
-		return &FieldError{name, outside(v, max)}
+		return &FieldError{Field: name, Problem: outside(v, max)}
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ var Bounds = Limits{K: MaxK, Seeds: MaxSeeds, QueryBytes: MaxQueryBytes, FilterP
 // does ("k", "filter.allow[2]") and Problem says how ("101 is outside [1, 100]"), so that each
 // surface can name the field as its caller gave it: a flag, a GET parameter, an MCP argument.
 type FieldError struct {
+	_              [0]func() // not comparable: no equality function in the WebAssembly module
 	Field, Problem string
 }
 
@@ -31,24 +32,25 @@ func (e *FieldError) Error() string { return "engine: field \"" + e.Field + "\":
 // alone and checked when it answers.
 func (l *Limits) Check(r Request, given ...string) error {
 	if len(r.Query) > l.QueryBytes {
-		return &FieldError{"query", errtext.Itoa(len(r.Query)) + " bytes, at most " + errtext.Itoa(l.QueryBytes)}
+		return &FieldError{Field: "query", Problem: errtext.Itoa(len(r.Query)) + " bytes, at most " + errtext.Itoa(l.QueryBytes)}
 	}
 	for _, f := range [...]struct {
 		name   string
 		v, max int
 	}{{"k", r.K, l.K}, {"seeds", r.Seeds, l.Seeds}} {
 		if (f.v != 0 || isGiven(given, f.name)) && (f.v < 1 || f.v > f.max) {
-			return &FieldError{f.name, outside(f.v, f.max)}
+			return &FieldError{Field: f.name, Problem: outside(f.v, f.max)}
 		}
 	}
+	// A list's field name is built only for its error: built up front, it was an allocation a
+	// list on every request.
 	for i, v := range [...][]string{r.Filter.Allow, r.Filter.Deny, r.Filter.Namespaces} {
-		field := "filter." + filterLists[i]
 		if len(v) > l.FilterPatterns {
-			return &FieldError{field, errtext.Itoa(len(v)) + " entries, at most " + errtext.Itoa(l.FilterPatterns)}
+			return &FieldError{Field: "filter." + filterLists[i], Problem: errtext.Itoa(len(v)) + " entries, at most " + errtext.Itoa(l.FilterPatterns)}
 		}
 		for j, p := range v {
 			if len(p) > l.PatternBytes {
-				return &FieldError{field + "[" + errtext.Itoa(j) + "]", errtext.Itoa(len(p)) + " bytes, at most " + errtext.Itoa(l.PatternBytes)}
+				return &FieldError{Field: "filter." + filterLists[i] + "[" + errtext.Itoa(j) + "]", Problem: errtext.Itoa(len(p)) + " bytes, at most " + errtext.Itoa(l.PatternBytes)}
 			}
 		}
 	}

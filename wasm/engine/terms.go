@@ -112,16 +112,12 @@ func (e *Engine) unknownNote(toks []queryToken) string {
 			return ""
 		}
 	}
-	terms := make([]string, 0, min(len(toks), maxNoteTerms+1))
 	for _, tk := range toks {
 		if typoTerms(e.g, &e.terms, tk.text) != nil {
 			return ""
 		}
-		if len(terms) <= maxNoteTerms {
-			terms = append(terms, tk.text)
-		}
 	}
-	return noTermNote(terms, len(toks))
+	return noTermNote(toks)
 }
 
 // NoTermNote names at most maxNoteTerms terms, each clipped to maxNoteTermRunes.
@@ -133,27 +129,32 @@ const (
 // NoTermNote is the note of an answer to a query none of whose terms, the distinct terms
 // Tokenize gives in order, is in the library's index. Every door that searches a library says
 // it in these words.
-func NoTermNote(terms []string) string { return noTermNote(terms, len(terms)) }
+func NoTermNote(terms []string) string {
+	toks := make([]queryToken, len(terms))
+	for i, t := range terms {
+		toks[i].text = t
+	}
+	return noTermNote(toks)
+}
 
-// noTermNote is NoTermNote of a query with n distinct terms, terms holding the first of them.
-func noTermNote(terms []string, n int) string {
-	const head = "no term of the query is in this library's index: "
-	if n == 0 {
-		return head + "it has only stop words, single letters or symbols"
+// noTermNote is NoTermNote of a query's distinct terms toks. It reads the query's tokens rather
+// than a list of their texts that unknownNote would build, and concatenates strings rather than
+// appending to a byte slice: the other forms cost the WebAssembly module 2 KB more code.
+func noTermNote(toks []queryToken) string {
+	note := "no term of the query is in this library's index: "
+	if len(toks) == 0 {
+		return note + "it has only stop words, single letters or symbols"
 	}
-	b := []byte(head)
-	for i, t := range terms[:min(len(terms), maxNoteTerms)] {
+	for i, tk := range toks[:min(len(toks), maxNoteTerms)] {
 		if i > 0 {
-			b = append(b, ", "...)
+			note += ", "
 		}
-		b = append(b, clipRunes(t, maxNoteTermRunes)...)
+		note += clipRunes(tk.text, maxNoteTermRunes)
 	}
-	if n > maxNoteTerms {
-		b = append(b, " and "...)
-		b = append(b, errtext.Itoa(n-maxNoteTerms)...)
-		b = append(b, " more"...)
+	if len(toks) > maxNoteTerms {
+		note += " and " + errtext.Itoa(len(toks)-maxNoteTerms) + " more"
 	}
-	return string(b)
+	return note
 }
 
 // embedTokens is Embed over analyzed tokens: the encoder rows of the known terms, each weighted
