@@ -81,7 +81,7 @@ assert.deepEqual(engine.query("heat some egg", { k: 3, no_graph: true }), lexica
 // arrives whole (the engine counts its UTF-8 bytes), and a short request after it is answered as
 // before.
 const wide = "é漢😀".repeat(7282); // 9 UTF-8 bytes and 4 UTF-16 units a repeat: 65,538 bytes
-throws(() => engine.query(wide), `engine: query is ${Buffer.byteLength(wide)} bytes, at most 65536`);
+throws(() => engine.query(wide), `engine: field "query": ${Buffer.byteLength(wide)} bytes, at most 65536`);
 assert.ok(Array.isArray(engine.query("egg " + wide.slice(0, 20000)).results)); // 45,004 bytes: the buffer grows
 assert.deepEqual(engine.query("heat some egg", { k: 3, no_graph: true }), lexical);
 
