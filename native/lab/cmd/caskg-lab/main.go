@@ -3,11 +3,13 @@
 //	caskg-lab compare LIBRARY... --tasks TASKS.jsonl [--gold-edges E [--oracle-errors 0.1,0.3]] ...
 //	caskg-lab report RESULT.json... [-o EVALUATION.md] [--readme README.md]
 //	caskg-lab build LIBRARY... -o OUT.skg --prober oracle --oracle-edges GOLD.jsonl [--oracle-error R]
+//	caskg-lab verboseapi TOOLS.json TASKS.jsonl -o DIR [--seed N] [--tools N] [--parts N --part I] [--short]
 //
 // compare builds a library the ways the harness compares (native/lab/harness) and scores them;
 // report writes EVALUATION.md and the README's results from the comparisons; build is caskg
-// build with the evaluation-only oracle prober (native/lab/oracle) among the -prober choices.
-// The product command caskg knows none of them.
+// build with the evaluation-only oracle prober (native/lab/oracle) among the -prober choices;
+// verboseapi writes a dev catalog in the shape of a verbose REST-API collection
+// (native/lab/verboseapi). The product command caskg knows none of them.
 package main
 
 import (
@@ -37,6 +39,7 @@ type command struct {
 var commands = []command{
 	{"compare", compareSynopsis, runCompare},
 	{"report", reportSynopsis, runReport},
+	{"verboseapi", verboseSynopsis, runVerbose},
 }
 
 // run runs the command line args (without the program name) and returns the exit status: 0 on
@@ -60,7 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		what = fmt.Sprintf("unknown command %q%s", args[0], cmdline.DidYouMean(args[0], names, ""))
 	}
-	return fail(stderr, "caskg-lab", "caskg-lab build|compare|report [flags]", cmdline.Usagef("%s", what))
+	return fail(stderr, "caskg-lab", "caskg-lab build|compare|report|verboseapi [flags]", cmdline.Usagef("%s", what))
 }
 
 // fail reports err of the command prefix on stderr, the synopsis after a usage error, and

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/caskg/caskg/native/atomicfile"
+	"github.com/caskg/caskg/native/internal/cmdline"
+	"github.com/caskg/caskg/native/lab/verboseapi"
+)
+
+// verboseSynopsis is what verboseapi takes.
+const verboseSynopsis = "TOOLS.json TASKS.jsonl -o DIR [--seed N] [--tools N] [--parts N --part I] [--short] [--sample-field]"
+
+// runVerbose is caskg-lab verboseapi: it writes DIR/tools.json and DIR/tasks.jsonl, a catalog in
+// the verbose REST-API shape made from a dev catalog (native/lab/verboseapi).
+func runVerbose(stdout io.Writer, args []string) error {
+	fs := flag.NewFlagSet("verboseapi", flag.ContinueOnError)
+	var opt verboseapi.Options
+	var dir string
+	fs.Uint64Var(&opt.Seed, "seed", 1, "picks the APIs and how the needs are joined")
+	fs.IntVar(&opt.Tools, "tools", 460, "about how many tools the catalog holds")
+	fs.IntVar(&opt.Parts, "parts", 1, "split the APIs into this many parts by a hash of their names")
+	fs.IntVar(&opt.Part, "part", 0, "with -parts: the part to keep")
+	fs.BoolVar(&opt.Short, "short", false, "operationId-style names and one short need a query")
+	fs.BoolVar(&opt.SampleField, "sample-field", false, "put the result sample in x-response-sample, not the description")
+	fs.StringVar(&dir, "o", "", "output `directory` — required")
+	files, err := cmdline.Parse(stdout, "caskg-lab", fs, args, verboseSynopsis)
+	if err != nil {
+		return err
+	}
+	if len(files) != 2 {
+		return cmdline.Usagef("verboseapi needs TOOLS.json and TASKS.jsonl (got %d arguments)", len(files))
+	}
+	if dir == "" {
+		return cmdline.Usagef("flag -o is required")
+	}
+	var cat struct {
+		Tools []verboseapi.Tool `json:"tools"`
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		return fmt.Errorf("verboseapi: %w", err)
+	}
+	if err := json.Unmarshal(data, &cat); err != nil {
+		return fmt.Errorf("verboseapi: %s: %w", files[0], err)
+	}
+	tasks, err := readTasks(files[1])
+	if err != nil {
+		return err
+	}
+	out, err := verboseapi.Generate(cat.Tools, tasks, opt)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("verboseapi: %w", err)
+	}
+	tj, _ := json.MarshalIndent(map[string]any{"tools": out.Tools}, "", " ")
+	var tb bytes.Buffer
+	for _, t := range out.Tasks {
+		b, _ := json.Marshal(t)
+		tb.Write(b)
+		tb.WriteByte('\n')
+	}
+	if err := atomicfile.Write(filepath.Join(dir, "tools.json"), append(tj, '\n')); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(filepath.Join(dir, "tasks.jsonl"), tb.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "verboseapi: %d tools of %d APIs, %d tasks in %s\n", len(out.Tools), out.APIs, len(out.Tasks), dir)
+	return nil
+}
+
+// readTasks reads a JSONL task file, naming the line of a bad one.
+func readTasks(path string) ([]verboseapi.Task, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("verboseapi: %w", err)
+	}
+	defer f.Close()
+	var out []verboseapi.Task
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var t verboseapi.Task
+		if err := json.Unmarshal(line, &t); err != nil {
+			return nil, fmt.Errorf("verboseapi: %s:%d: %w", path, n, err)
+		}
+		out = append(out, t)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("verboseapi: %s: %w", path, err)
+	}
+	return out, nil
+}
