@@ -222,6 +222,29 @@ $(TSC_STAMP):
 	npm install --prefix $(TSC_DIR) --ignore-scripts --save-exact --no-audit --no-fund --no-package-lock --loglevel=error typescript@$(TSC_VERSION) @types/node@$(TYPES_NODE_VERSION)
 	@touch $@
 
+# --- Verbose-API dev catalog (issue 26, item 8) ------------------------------------------------
+# make quality-api writes catalogs in the shape of a verbose REST-API collection (endpoint-style
+# names, titles, result samples, multi-need queries) from Seal-Tools (its two halves by API, and
+# 2,100 tools) and ToolLinkOS into bin/verboseapi (third-party text: never in the repository), and
+# prints COMP@10 of reference BM25 and of the seeds (--no-graph) by ../shared/tools/score.py.
+# Deterministic; about a minute on two cores.
+VAPI_DIR := $(BIN)/verboseapi
+
+.PHONY: quality-api
+quality-api: ## score seeds against BM25 on the verbose-API dev catalogs made from Seal-Tools and ToolLinkOS (needs ../shared/data)
+	$(GO) build -o $(BIN)/caskg ./native/cmd/caskg
+	$(GO) build -o $(BIN)/caskg-lab ./native/lab/cmd/caskg-lab
+	$(BIN)/caskg-lab verboseapi $(SHARED)/eval/sealtools/tools.json $(SHARED)/eval/sealtools/tasks.jsonl -o $(VAPI_DIR)/seal-half0 --tools 1800 --parts 2 --part 0
+	$(BIN)/caskg-lab verboseapi $(SHARED)/eval/sealtools/tools.json $(SHARED)/eval/sealtools/tasks.jsonl -o $(VAPI_DIR)/seal-half1 --tools 1800 --parts 2 --part 1
+	$(BIN)/caskg-lab verboseapi $(SHARED)/eval/sealtools/tools.json $(SHARED)/eval/sealtools/tasks.jsonl -o $(VAPI_DIR)/seal-2100 --tools 2000
+	$(BIN)/caskg-lab verboseapi $(SHARED)/eval/toollinkos/tools.json $(SHARED)/eval/toollinkos/tasks.jsonl -o $(VAPI_DIR)/toollinkos
+	@for d in seal-half0 seal-half1 seal-2100 toollinkos; do \
+	  $(BIN)/caskg build $(VAPI_DIR)/$$d/tools.json -o $(VAPI_DIR)/$$d/graph.skg >/dev/null 2>&1 || exit 1; \
+	  b=$$(python3 ../shared/tools/score.py --catalog $(VAPI_DIR)/$$d/tools.json --tasks $(VAPI_DIR)/$$d/tasks.jsonl --bm25 --label bm25); \
+	  s=$$(python3 ../shared/tools/score.py --catalog $(VAPI_DIR)/$$d/tools.json --tasks $(VAPI_DIR)/$$d/tasks.jsonl --project $(BIN)/caskg $(VAPI_DIR)/$$d/graph.skg --project-args=--no-graph --label seeds); \
+	  echo "$$d $$b"; echo "$$d $$s"; \
+	done
+
 # --- Evaluation --------------------------------------------------------------------------------
 # make eval builds and scores every dev set (bin/caskg-lab compare, from native/lab/cmd/caskg-lab:
 # one JSON result a set in bin/eval): the sample, SkillsBench, ToolLinkOS tasks_test, Seal-Tools and NESTFUL. Each set gets
