@@ -335,21 +335,29 @@ func (e *Engine) Query(req Request) (Response, error) {
 // Personalized PageRank from the seeds (restart mass ∝ f), by forward push at every library size
 // (push.go), decides which edges carried relevance to each result (Result.Via); the ranking
 // does not depend on its error, which Response.Residual bounds.
+// queryVector is the semantic query of req: its own Vector, checked, or the encoder's embedding
+// of its terms toks; nil with NoSemantic (a given Vector is checked all the same).
+func (e *Engine) queryVector(req *Request, toks []queryToken) ([]float32, error) {
+	if len(req.Vector) > 0 {
+		v, err := e.checkVector(req.Vector)
+		if req.NoSemantic {
+			v = nil
+		}
+		return v, err
+	}
+	if req.NoSemantic {
+		return nil, nil
+	}
+	return e.embedTokens(toks), nil
+}
+
 func (e *Engine) rank(req Request) (Response, error) {
 	sc := e.getScratch()
 	defer e.putScratch(sc)
 	toks := e.analyze(sc, req.Query)
-	var qvec []float32
-	if len(req.Vector) > 0 {
-		var err error
-		if qvec, err = e.checkVector(req.Vector); err != nil {
-			return Response{}, err
-		}
-	} else if !req.NoSemantic {
-		qvec = e.embedTokens(toks)
-	}
-	if req.NoSemantic {
-		qvec = nil
+	qvec, err := e.queryVector(&req, toks)
+	if err != nil {
+		return Response{}, err
 	}
 	note := e.unknownNote(toks)
 	if req.NoLexical && qvec == nil {

@@ -145,14 +145,9 @@ func (e *Engine) Personalization(req Request) ([]float64, error) {
 	sc := e.getScratch()
 	defer e.putScratch(sc)
 	toks := e.analyze(sc, req.Query)
-	var qvec []float32
-	if len(req.Vector) > 0 {
-		var err error
-		if qvec, err = e.checkVector(req.Vector); err != nil {
-			return nil, err
-		}
-	} else if !req.NoSemantic {
-		qvec = e.embedTokens(toks)
+	qvec, err := e.queryVector(&req, toks)
+	if err != nil {
+		return nil, err
 	}
 	fused, _ := e.seedRanking(sc, req.Query, toks, qvec, req.SemanticWeight, req.NoLexical, req.Seeds, e.compile(&req.Filter))
 	clear(sc.bm25)
