@@ -9,16 +9,17 @@ import (
 	"testing"
 )
 
-// traceLineSeeds are trace lines good and bad, the gateway's own among them (task, calls).
+// traceLineSeeds are trace lines good and bad: a reported run with its source, the gateway's
+// own fields (task, calls) beside the ones read, ids of every JSON kind, and broken lines.
 var traceLineSeeds = []string{
-	`{"id":"1","skills":["a","b"]}`,
-	`{"id":1,"skills":[],"outcome":"failure"}`,
-	`{"id":"a\"b<c>","task":"x","skills":["t__x"],"outcome":"success","calls":[{"tool":"t__x","ok":true,"ms":3}]}`,
-	`{"skills":null}`,
-	`{"id":"1","skills":["a"],"outcome":"maybe"}`,
-	`[1,2]`,
-	`{"id":"1","ski`,
-	"\ufeff{}",
+	`{"id":"r1","skills":["a","b"],"outcome":"success","source":"token:alice"}`,
+	`{"id":7,"skills":["a"],"outcome":"failure","source":"loopback"}`,
+	`{"id":"gw-1-1","task":"x","skills":["s__t"],"calls":[{"tool":"s__t","ok":false,"ms":9}]}`,
+	`{"id":null,"skills":[]}`,
+	`{"skills":["a"],"outcome":"partial"}`,
+	`{"id":"1"}`,
+	`"skills"`,
+	"\t{\"id\":\"1\",\"skills\":[\"a\"]}  ",
 }
 
 // FuzzParseTrace holds ParseTrace to ReadTraces: for any one line, both accept it or
