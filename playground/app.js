@@ -269,6 +269,7 @@ function run() {
   }
   if (!text) {
     hideError();
+    showNote("");
     setStatus("Type a task to see its skills.");
     return;
   }
@@ -281,12 +282,14 @@ function run() {
     wide = engine.query(text, { ...base, k: k + NEAR, render: true, ...WHOLE });
   } catch (err) {
     showError(err.message);
+    showNote("");
     setStatus("");
     markAnswer(text, "error");
     return;
   }
   const ms = performance.now() - t0;
   hideError();
+  showNote(main.note);
 
   state.texts = new Map([...sections(plain.rendered, plain.results), ...sections(wide.rendered, wide.results)]);
   const gold = goldFor(text);
@@ -571,6 +574,12 @@ function showError(text) {
 
 function hideError() {
   $("error").hidden = true;
+}
+
+/** Shows the engine's note on an answer (no term of the query is known, say), or hides it. */
+function showNote(text) {
+  $("query-note").textContent = text ?? "";
+  $("query-note").hidden = !text;
 }
 
 const fmtInt = (n) => Number(n).toLocaleString("en-US");

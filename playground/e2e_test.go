@@ -462,7 +462,23 @@ func TestPlaygroundEndToEnd(t *testing.T) {
 	if msg := evalJS[string](p, "reading the error", `document.getElementById("error").hidden ? "" : document.getElementById("error").textContent`); msg != "" {
 		t.Errorf("the page shows an error: %s", msg)
 	}
+
+	// 7. A task in another script than the library's: the page says no term of it is known,
+	// rather than showing an empty list without a word; the gauge task above had no such note.
+	if note := evalJS[string](p, "reading the query note", queryNoteJS); note != "" {
+		t.Errorf("the gauge task shows the note %q, want none", note)
+	}
+	korean := "서울 날씨 알려줘"
+	p.clearQuery()
+	p.do("typing a Korean task", chromedp.SendKeys("#q", korean))
+	p.waitAnswer(korean, true)
+	if note := evalJS[string](p, "reading the query note", queryNoteJS); !strings.Contains(note, "no term of the query is in this library's index: 서울") {
+		t.Errorf("the Korean task shows the note %q, want that no term of it is known", note)
+	}
 }
+
+// queryNoteJS reads the note the page shows on its answer, "" when hidden.
+const queryNoteJS = `(() => { const n = document.getElementById("query-note"); return n.hidden ? "" : n.textContent; })()`
 
 // realSkills is the 859-skill library of real SKILL.md files beside the repository.
 const realSkills = "../../shared/data/skills"
