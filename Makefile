@@ -226,8 +226,9 @@ $(TSC_STAMP):
 # make quality-api writes catalogs in the shape of a verbose REST-API collection (endpoint-style
 # names, titles, result samples, multi-need queries) from Seal-Tools (its two halves by API, and
 # 2,100 tools) and ToolLinkOS into bin/verboseapi (third-party text: never in the repository), and
-# prints COMP@10 of reference BM25 and of the seeds (--no-graph) by ../shared/tools/score.py.
-# Deterministic; about a minute on two cores.
+# prints COMP@10 of reference BM25 and of the seeds (--no-graph) by ../shared/tools/score.py. The
+# two -short catalogs are the other held-out shape: operationId or MCP tool names, one need a query
+# in at most 12 words. Deterministic; about 20 s on two cores.
 VAPI_DIR := $(BIN)/verboseapi
 
 .PHONY: quality-api
@@ -238,7 +239,9 @@ quality-api: ## score seeds against BM25 on the verbose-API dev catalogs made fr
 	$(BIN)/caskg-lab verboseapi $(SHARED)/eval/sealtools/tools.json $(SHARED)/eval/sealtools/tasks.jsonl -o $(VAPI_DIR)/seal-half1 --tools 1800 --parts 2 --part 1
 	$(BIN)/caskg-lab verboseapi $(SHARED)/eval/sealtools/tools.json $(SHARED)/eval/sealtools/tasks.jsonl -o $(VAPI_DIR)/seal-2100 --tools 2000
 	$(BIN)/caskg-lab verboseapi $(SHARED)/eval/toollinkos/tools.json $(SHARED)/eval/toollinkos/tasks.jsonl -o $(VAPI_DIR)/toollinkos
-	@for d in seal-half0 seal-half1 seal-2100 toollinkos; do \
+	$(BIN)/caskg-lab verboseapi $(SHARED)/eval/sealtools/tools.json $(SHARED)/eval/sealtools/tasks.jsonl -o $(VAPI_DIR)/seal-short --short --tools 2000
+	$(BIN)/caskg-lab verboseapi $(SHARED)/eval/toollinkos/tools.json $(SHARED)/eval/toollinkos/tasks.jsonl -o $(VAPI_DIR)/toollinkos-short --short
+	@for d in seal-half0 seal-half1 seal-2100 toollinkos seal-short toollinkos-short; do \
 	  $(BIN)/caskg build $(VAPI_DIR)/$$d/tools.json -o $(VAPI_DIR)/$$d/graph.skg >/dev/null 2>&1 || exit 1; \
 	  b=$$(python3 ../shared/tools/score.py --catalog $(VAPI_DIR)/$$d/tools.json --tasks $(VAPI_DIR)/$$d/tasks.jsonl --bm25 --label bm25); \
 	  s=$$(python3 ../shared/tools/score.py --catalog $(VAPI_DIR)/$$d/tools.json --tasks $(VAPI_DIR)/$$d/tasks.jsonl --project $(BIN)/caskg $(VAPI_DIR)/$$d/graph.skg --project-args=--no-graph --label seeds); \

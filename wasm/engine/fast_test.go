@@ -127,8 +127,12 @@ func fullFusion(e *Engine, sc *scratch, query string, qvec []float32, semWeight 
 	}
 	w := semWeight * agreement(lex, sem)
 	for _, c := range sem {
-		if top, floor := sem[0].score, sem[len(sem)-1].score; top > floor {
-			fused[c.id] += w * (c.score - floor) / (top - floor)
+		floor := sem[len(sem)-1].score
+		if len(lex) > 0 {
+			floor = sem[min(len(sem), semanticFloorRank)-1].score
+		}
+		if top := sem[0].score; top > floor {
+			fused[c.id] += w * max(0, c.score-floor) / (top - floor)
 		}
 	}
 	var out []candidate

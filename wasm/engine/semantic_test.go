@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -202,4 +203,60 @@ func FuzzQueryVector(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSemanticFloor: beside a lexical list, a skill the semantic list ranks at
+// semanticFloorRank or deeper gets no semantic evidence, so a topic's distant neighbours cannot
+// push a lexical match out of the first ten; the vector-only ranking keeps every rank apart.
+// Forty station skills match "weather" alike; the query vector is closest to station-00,
+// then 01, and so on, so that the lexical head (ties by id) agrees with the semantic list.
+func TestSemanticFloor(t *testing.T) {
+	const n = 40
+	art := &graphs.Artifact{}
+	vecs := make([][]float32, n)
+	for i := range n {
+		art.Skills = append(art.Skills, graphs.Skill{Name: fmt.Sprintf("station-%02d", i), Description: "Reports the weather at a station."})
+		vecs[i] = []float32{1, float32(i) * 0.05, 0} // semantic rank i
+	}
+	art.Lexicon = lexicon(art.Skills)
+	var err error
+	if art.Vectors, err = graphs.NewVectors("test-stations", vecs); err != nil {
+		t.Fatal(err)
+	}
+	e := artifactEngine(t, art)
+	// station-i has semantic rank i (0-based): station-19 is the floor, the 20th entry.
+	tests := []struct {
+		name      string
+		req       Request
+		a, b      string
+		wantEqual bool // a's score equals b's; otherwise a's is above b's
+	}{
+		{"above the floor", Request{}, "station-05", "station-10", false},
+		{"floor", Request{}, "station-18", "station-19", false},
+		{"below the floor", Request{}, "station-19", "station-25", true},
+		{"deep", Request{}, "station-30", "station-39", true},
+		{"vector only keeps every rank", Request{NoLexical: true}, "station-30", "station-39", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.req
+			r.Query, r.K, r.NoGraph, r.Vector = "weather", n, true, []float32{1, 0, 0}
+			resp, err := e.Query(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			score := map[string]float64{}
+			for _, x := range resp.Results {
+				score[x.Name] = x.Score
+			}
+			a, aok := score[tc.a]
+			b, bok := score[tc.b]
+			if !aok || !bok {
+				t.Fatalf("%s or %s missing from %v", tc.a, tc.b, names(resp.Results))
+			}
+			if tc.wantEqual && a != b || !tc.wantEqual && a <= b {
+				t.Errorf("%s %.6f, %s %.6f; want equal %v", tc.a, a, tc.b, b, tc.wantEqual)
+			}
+		})
+	}
 }

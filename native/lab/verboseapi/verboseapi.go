@@ -14,9 +14,11 @@
 // are taken in a seeded order, each with all its tools, until the catalog reaches Options.Tools;
 // the needs whose tool made it in are joined two or three at a time, in a seeded order, into
 // queries. Part keeps the APIs whose name hashes to it (of Parts), so one half can be tuned on and
-// the other reported on. The short style keeps the source's names and descriptions, renames each
-// tool "api/endpoint-in-kebab-case" (the operationId shape of a REST API) and asks one need per
-// query, the short imperative of the other held-out catalogs.
+// the other reported on. The short style keeps the source's descriptions, asks one need per query
+// and keeps only the needs said in at most shortWords words, the task in a few words of the other
+// held-out catalogs; a tool with a field is renamed "api.endpoint-in-kebab-case" (the operationId
+// shape of a REST API), one without keeps its source name (the snake_case of an MCP tool); APIs
+// no query needs fill the catalog up to its size.
 //
 // The texts are the source's; this package only rearranges them, so the output belongs where the
 // source does: under bin/, never in the repository.
@@ -115,7 +117,7 @@ func Generate(tools []Tool, tasks []Task, opt Options) (*Output, error) {
 			a := apiOf[n]
 			ok = ok && byName[n] != nil && a != "" && (opt.Parts <= 1 || int(hash(a)%uint64(opt.Parts)) == opt.Part)
 		}
-		if ok && !opt.Short || ok && len(need) == 1 {
+		if ok && !opt.Short || ok && len(need) == 1 && len(strings.Fields(t.Query)) <= shortWords {
 			units = append(units, unit{strings.TrimSpace(t.Query), need})
 		}
 	}
@@ -160,13 +162,37 @@ func Generate(tools []Tool, tasks []Task, opt Options) (*Output, error) {
 			multi = append(multi, u)
 		}
 	}
+	if opt.Short {
+		// Few needs are said in a few words, so their APIs alone make a small, easy catalog: the
+		// other APIs, in a seeded order, fill it up to its size as tools no query asks for.
+		var rest []string
+		for _, a := range sortedKeys(members) {
+			if !inAPI[a] && (opt.Parts <= 1 || int(hash(a)%uint64(opt.Parts)) == opt.Part) {
+				rest = append(rest, a)
+			}
+		}
+		rng.Shuffle(len(rest), func(i, j int) { rest[i], rest[j] = rest[j], rest[i] })
+		for _, a := range rest {
+			if len(names)+len(members[a]) > opt.Tools+opt.Tools/20 {
+				continue
+			}
+			inAPI[a] = true
+			for _, m := range members[a] {
+				kept[m] = true
+				names = append(names, m)
+			}
+		}
+	}
 	nAPIs := len(inAPI)
 	sort.Strings(names)
 	out := &Output{APIs: nAPIs}
 	rename := map[string]string{}
 	for _, n := range names {
 		t := byName[n]
-		rename[n] = toolName(apiOf[n], n, opt.Short)
+		rename[n] = n
+		if !opt.Short || t.Meta != nil && t.Meta.Field != "" {
+			rename[n] = toolName(apiOf[n], n, opt.Short)
+		}
 		out.Tools = append(out.Tools, render(t, apiOf[n], rename[n], opt, rng))
 	}
 	sort.Slice(out.Tools, func(i, j int) bool { return out.Tools[i]["name"].(string) < out.Tools[j]["name"].(string) })
@@ -209,6 +235,9 @@ func Generate(tools []Tool, tasks []Task, opt Options) (*Output, error) {
 	return out, nil
 }
 
+// shortWords is the most words a need of the short style says itself in.
+const shortWords = 12
+
 // commonVerbs are the first words of names that at least eight tools share ("get", "calculate"):
 // in a catalog without fields they say what a tool does, not which API it belongs to.
 func commonVerbs(tools []Tool) map[string]bool {
@@ -243,7 +272,8 @@ func apiName(t Tool, verbs map[string]bool) string {
 	return ""
 }
 
-// toolName is "api_api_endpoint" (verbose) or "api/endpoint" in kebab case (short); a name that
+// toolName is "api_api_endpoint" (verbose) or "api.endpoint" in kebab case (short: a REST
+// operationId, "repos/create-fork", with the dot MCP tool names allow for its slash); a name that
 // already starts with the API's words does not repeat them.
 func toolName(api, name string, short bool) string {
 	ep := snakeWords(name)
@@ -252,7 +282,7 @@ func toolName(api, name string, short bool) string {
 		ep = ep[len(aw):]
 	}
 	if short {
-		return strings.Join(aw, "-") + "/" + strings.Join(ep, "-")
+		return strings.Join(aw, "-") + "." + strings.Join(ep, "-")
 	}
 	return api + "_api_" + strings.Join(ep, "_")
 }

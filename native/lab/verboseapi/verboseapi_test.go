@@ -21,12 +21,16 @@ func source() ([]Tool, []Task) {
 		{Name: "getWindSpeed", Description: "Wind speed now.", Meta: meta("Science/Weather Service")},
 		{Name: "switchLamp", Description: "Turn a lamp on or off", Meta: meta("Home/Smart Home")},
 		{Name: "setThermostat", Description: "Set a room's temperature", Meta: meta("Home/Smart Home")},
+		{Name: "read_file", Description: "Read a text file"},
+		{Name: "getQuote", Description: "A stock's last price", Meta: meta("Finance/Stock Market")},
 	}
 	tasks := []Task{
 		{ID: "1", Query: "What is the forecast for Oslo?", Gold: []string{"getDailyForecast"}},
 		{ID: "2", Query: "Turn on the lamp.", Gold: []string{"switchLamp"}},
 		{ID: "3", Query: "How windy is it?", Gold: []string{"getWindSpeed"}},
 		{ID: "4", Query: "Set the thermostat to 20 and get the wind speed.", Gold: []string{"setThermostat", "getWindSpeed"}},
+		{ID: "5", Query: "Open the notes file I saved yesterday in my home folder and show me what it says.", Gold: []string{"read_file"}},
+		{ID: "6", Query: "Read notes.txt.", Gold: []string{"read_file"}},
 	}
 	return tools, tasks
 }
@@ -40,11 +44,11 @@ func TestGenerate(t *testing.T) {
 		wantQuery func(q string) bool
 	}{
 		{"verbose", Options{Seed: 1, Tools: 10},
-			[]string{"smart_home_api_set_thermostat", "smart_home_api_switch_lamp", "weather_service_api_get_daily_forecast", "weather_service_api_get_wind_speed"},
+			[]string{"read_api_file", "smart_home_api_set_thermostat", "smart_home_api_switch_lamp", "weather_service_api_get_daily_forecast", "weather_service_api_get_wind_speed"},
 			func(q string) bool { return strings.Count(q, ".") >= 1 }},
 		{"short", Options{Seed: 1, Tools: 10, Short: true},
-			[]string{"smart-home/set-thermostat", "smart-home/switch-lamp", "weather-service/get-daily-forecast", "weather-service/get-wind-speed"},
-			func(q string) bool { return !strings.Contains(q, " Also, ") }},
+			[]string{"read_file", "smart-home.set-thermostat", "smart-home.switch-lamp", "stock-market.get-quote", "weather-service.get-daily-forecast", "weather-service.get-wind-speed"},
+			func(q string) bool { return !strings.Contains(q, " Also, ") && len(strings.Fields(q)) <= shortWords }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
