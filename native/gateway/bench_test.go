@@ -187,7 +187,7 @@ func compareCalls(b *testing.B, ctx context.Context, c *catalogserver.Catalog, d
 	for i := 0; b.Loop(); i++ {
 		call := calls[i%len(calls)]
 		dp := &mcp.CallToolParams{Name: call.tool, Arguments: call.args}
-		gp := &mcp.CallToolParams{Name: CallTool, Arguments: map[string]any{"name": "seal" + Sep + call.tool, "arguments": call.args}}
+		gp := &mcp.CallToolParams{Name: callTool, Arguments: map[string]any{"name": "seal" + sep + call.tool, "arguments": call.args}}
 		if i%2 == 0 {
 			dl = append(dl, do(direct, dp))
 			gl = append(gl, do(front, gp))
@@ -337,7 +337,7 @@ func searchLoop(b *testing.B, ctx context.Context, g *Gateway, queries []string,
 	}
 	front := benchClient(b, ctx, ct)
 	search := func(q string) (*mcp.CallToolResult, error) {
-		res, err := front.CallTool(ctx, &mcp.CallToolParams{Name: SearchTool, Arguments: map[string]any{"query": q}})
+		res, err := front.CallTool(ctx, &mcp.CallToolParams{Name: searchTool, Arguments: map[string]any{"query": q}})
 		if err == nil && res.IsError {
 			err = errors.New(testlib.ToolText(res))
 		}

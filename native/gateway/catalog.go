@@ -11,8 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Sep joins a server's name and its tool's name into the catalog name SERVER__TOOL.
-const Sep = "__"
+// sep joins a server's name and its tool's name into the catalog name SERVER__TOOL.
+const sep = "__"
 
 // entry is one catalog tool.
 type entry struct {
@@ -54,7 +54,7 @@ func buildCatalog(cfg *Config, tools map[string][]*mcp.Tool) (*catalog, error) {
 	for _, s := range cfg.Servers {
 		n := 0
 		for _, t := range tools[s.Name] {
-			name := s.Name + Sep + t.Name
+			name := s.Name + sep + t.Name
 			if !s.keeps(t.Name) || !cfg.keeps(name) || c.byName[name] != nil {
 				continue
 			}
@@ -122,7 +122,7 @@ func parseCatalog(data []byte, cfg *Config) (map[string][]*mcp.Tool, error) {
 		if t == nil {
 			continue
 		}
-		server, tool, ok := strings.Cut(t.Name, Sep)
+		server, tool, ok := strings.Cut(t.Name, sep)
 		if !ok || !known[server] || tool == "" {
 			continue
 		}

@@ -23,7 +23,7 @@ func TestSearchNoTermNote(t *testing.T) {
 	waitFor(t, "the server's tools", func() bool {
 		return len(graphGW.cat.Load().servers) == 1 && len(lexicalGW.cat.Load().servers) == 1
 	})
-	gr := catalogGraph(t, graphGW.Catalog())
+	gr := catalogGraph(t, graphGW.catalog())
 	graphRec.graph, graphRec.eng = gr, engine.New(gr)
 
 	const note = "no term of the query is in this library's index: 서울, 날씨, 알려, 려줘"

@@ -17,10 +17,10 @@ import (
 
 // Limits of a configuration.
 const (
-	MaxConfigBytes    = 4 << 20 // of the servers file
-	MaxServerNameLen  = 64      // runes of a server name (the namespace of its tools)
-	DefaultTimeout    = 60 * time.Second
-	MaxTimeout        = time.Hour
+	maxConfigBytes    = 4 << 20 // of the servers file
+	maxServerNameLen  = 64      // runes of a server name (the namespace of its tools)
+	defaultTimeout    = 60 * time.Second
+	maxTimeout        = time.Hour
 	maxConfigServers  = 1000
 	maxPatternsPerSet = 1000
 )
@@ -48,11 +48,11 @@ type ServerConfig struct {
 
 	// Allow and Deny are globs over the server's own tool names.
 	Allow, Deny []string
-	Timeout     time.Duration // of starting, listing and each call; DefaultTimeout when unset
+	Timeout     time.Duration // of starting, listing and each call; defaultTimeout when unset
 }
 
-// HTTP reports whether the server is reached over streamable HTTP rather than stdio.
-func (s *ServerConfig) HTTP() bool { return s.URL != "" }
+// http reports whether the server is reached over streamable HTTP rather than stdio.
+func (s *ServerConfig) http() bool { return s.URL != "" }
 
 // keeps reports whether the server's own filters keep its tool name.
 func (s *ServerConfig) keeps(tool string) bool { return filtered(s.Allow, s.Deny, tool) }
@@ -87,8 +87,8 @@ func LoadConfig(file string) (*Config, []string, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, nil, fmt.Errorf("gateway: config %s: not a regular file", file)
 	}
-	if fi.Size() > MaxConfigBytes {
-		return nil, nil, fmt.Errorf("gateway: config %s: %d bytes, at most %d", file, fi.Size(), MaxConfigBytes)
+	if fi.Size() > maxConfigBytes {
+		return nil, nil, fmt.Errorf("gateway: config %s: %d bytes, at most %d", file, fi.Size(), maxConfigBytes)
 	}
 	data := make([]byte, fi.Size())
 	if _, err := f.ReadAt(data, 0); err != nil {
@@ -257,8 +257,8 @@ func checkServerName(name string) error {
 	switch {
 	case name == "":
 		return errors.New("a server name must not be empty")
-	case len([]rune(name)) > MaxServerNameLen:
-		return fmt.Errorf("a server name has at most %d characters", MaxServerNameLen)
+	case len([]rune(name)) > maxServerNameLen:
+		return fmt.Errorf("a server name has at most %d characters", maxServerNameLen)
 	case strings.Contains(name, "__"):
 		return errors.New(`a server name must not contain "__" (it separates server and tool in SERVER__TOOL)`)
 	case strings.HasPrefix(name, "_") || strings.HasSuffix(name, "_"):
@@ -332,8 +332,8 @@ func (p *cfgParser) server(jpath, name string) (ServerConfig, bool, error) {
 			at := p.offset()
 			if v, err = p.str(fp); err == nil {
 				s.Timeout, err = time.ParseDuration(v)
-				if err != nil || s.Timeout <= 0 || s.Timeout > MaxTimeout {
-					err = p.errorAt(at, fp, fmt.Sprintf("%q is not a duration in (0, %v], such as \"30s\"", short(v), MaxTimeout))
+				if err != nil || s.Timeout <= 0 || s.Timeout > maxTimeout {
+					err = p.errorAt(at, fp, fmt.Sprintf("%q is not a duration in (0, %v], such as \"30s\"", short(v), maxTimeout))
 				}
 			}
 		case "disabled":
@@ -362,7 +362,7 @@ func (p *cfgParser) server(jpath, name string) (ServerConfig, bool, error) {
 		return s, false, p.errorAt(start, jpath, fmt.Sprintf(`"type" is %q but the server has a "command"`, typ))
 	}
 	if s.Timeout == 0 {
-		s.Timeout = DefaultTimeout
+		s.Timeout = defaultTimeout
 	}
 	return s, disabled, nil
 }

@@ -20,8 +20,8 @@ import (
 
 // Limits on what passes through the gateway.
 const (
-	MaxArgumentBytes  = 1 << 20 // of a call's arguments, as JSON
-	MaxResultBytes    = 8 << 20 // of a call's result, as JSON
+	maxArgumentBytes  = 1 << 20 // of a call's arguments, as JSON
+	maxResultBytes    = 8 << 20 // of a call's result, as JSON
 	maxToolsPerServer = 20000
 	maxListPages      = 1000
 )
@@ -179,7 +179,7 @@ func (d *downstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	switch {
 	case t != nil:
-	case d.cfg.HTTP():
+	case d.cfg.http():
 		client := &http.Client{Transport: headerTransport{headers: d.cfg.Headers, base: http.DefaultTransport}}
 		t = &mcp.StreamableClientTransport{Endpoint: d.cfg.URL, HTTPClient: client, MaxRetries: -1}
 	default:

@@ -23,12 +23,12 @@ import (
 
 // Front tool names.
 const (
-	SearchTool = "search_tools"
-	CallTool   = "call_tool"
+	searchTool = "search_tools"
+	callTool   = "call_tool"
 )
 
-// DefaultK is how many tools search_tools returns when k is not given.
-const DefaultK = 8
+// defaultK is how many tools search_tools returns when k is not given.
+const defaultK = 8
 
 // frontVersions are the protocol versions the front speaks: the session-based ones (see the
 // package comment).
@@ -132,10 +132,10 @@ func searchToolDef(c *catalog) *mcp.Tool {
 	desc := fmt.Sprintf("Find the tools for a task among %d tools of %s. Returns the best tools first, each with its "+
 		"description, full input schema and why it was found, and the chain the task needs (prerequisites, follow-ups). "+
 		"Run a tool with call_tool.", len(c.entries), servers)
-	return &mcp.Tool{Name: SearchTool, Title: "Search tools", Description: desc,
+	return &mcp.Tool{Name: searchTool, Title: "Search tools", Description: desc,
 		InputSchema: json.RawMessage(`{"type": "object", "properties": {` +
 			api.Property("query", "the task, in plain words") + `, ` +
-			api.Property("k", "how many tools to return (default "+strconv.Itoa(DefaultK)+")") + `, ` +
+			api.Property("k", "how many tools to return (default "+strconv.Itoa(defaultK)+")") + `, ` +
 			api.Property("allow", "return only tools whose name (SERVER__TOOL) matches one of these globs ('*' any run of characters, '?' one character)") + `, ` +
 			api.Property("deny", "never return tools whose name matches one of these globs (wins over allow)") + `, ` +
 			api.Property("namespaces", "return only tools of these servers (the SERVER of SERVER__TOOL)") + `}, ` +
@@ -145,7 +145,7 @@ func searchToolDef(c *catalog) *mcp.Tool {
 }
 
 func callToolDef() *mcp.Tool {
-	return &mcp.Tool{Name: CallTool, Title: "Call a tool",
+	return &mcp.Tool{Name: callTool, Title: "Call a tool",
 		Description: "Run a tool that search_tools found: its name (SERVER__TOOL) and its arguments as its input schema " +
 			"describes them. Returns the tool's result as the tool gave it.",
 		InputSchema: json.RawMessage(`{"type": "object", "properties": {` +
@@ -245,7 +245,7 @@ func (s *frontSession) searchHandler(ctx context.Context, req *mcp.CallToolReque
 	if strings.TrimSpace(in.Query) == "" {
 		return toolError(`search_tools: field "query": give the task in plain words`), nil
 	}
-	sr := engine.Request{Query: in.Query, K: DefaultK, Filter: engine.Filter{Allow: in.Allow, Deny: in.Deny, Namespaces: in.Namespaces}}
+	sr := engine.Request{Query: in.Query, K: defaultK, Filter: engine.Filter{Allow: in.Allow, Deny: in.Deny, Namespaces: in.Namespaces}}
 	var given []string // a k of 0 is out of range, not the default
 	if in.K != nil {
 		sr.K, given = *in.K, []string{"k"}
@@ -331,9 +331,9 @@ func (g *Gateway) unknownTool(c *catalog, name string) *mcp.CallToolResult {
 // and cancellation with ctx. Failures of the gateway or the server are tool errors naming both;
 // a cancelled call is the client's own doing and ends as its request context says.
 func (g *Gateway) forward(ctx context.Context, req *mcp.CallToolRequest, e *entry, args json.RawMessage) (*mcp.CallToolResult, error) {
-	if len(args) > MaxArgumentBytes {
+	if len(args) > maxArgumentBytes {
 		return toolError("gateway: server %s, tool %s: the arguments are %d bytes, more than the gateway passes (%d); the tool was not called",
-			e.Server, e.Tool, len(args), MaxArgumentBytes), nil
+			e.Server, e.Tool, len(args), maxArgumentBytes), nil
 	}
 	d := g.byServer[e.Server]
 	_, cs, _ := d.snapshot()
@@ -376,9 +376,9 @@ func (g *Gateway) forward(ctx context.Context, req *mcp.CallToolRequest, e *entr
 	if err != nil {
 		return toolError("gateway: server %s, tool %s: the result cannot be encoded: %v", e.Server, e.Tool, err), nil
 	}
-	if len(size) > MaxResultBytes {
+	if len(size) > maxResultBytes {
 		return toolError("gateway: server %s, tool %s: the result is %d bytes, more than the gateway passes (%d)",
-			e.Server, e.Tool, len(size), MaxResultBytes), nil
+			e.Server, e.Tool, len(size), maxResultBytes), nil
 	}
 	return res, nil
 }
@@ -540,6 +540,6 @@ func (g *Gateway) Handler() http.Handler {
 		return g.newFrontSession().srv
 	}, mcpserver.HTTPOptions{
 		SessionTimeout: max(g.opt.Idle, time.Hour),
-		Health:         func() any { return g.Health() },
+		Health:         func() any { return g.health() },
 	})
 }

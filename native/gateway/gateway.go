@@ -38,8 +38,8 @@ import (
 // Defaults of Options.
 const (
 	DefaultIdle       = 10 * time.Minute
-	DefaultBackoffMin = time.Second
-	DefaultBackoffMax = time.Minute
+	defaultBackoffMin = time.Second
+	defaultBackoffMax = time.Minute
 )
 
 // Learner keeps the traces and the graph (package gateway/learn in the product). The gateway
@@ -137,10 +137,10 @@ func New(cfg *Config, opt Options) (*Gateway, error) {
 		opt.Idle = DefaultIdle
 	}
 	if opt.BackoffMin <= 0 {
-		opt.BackoffMin = DefaultBackoffMin
+		opt.BackoffMin = defaultBackoffMin
 	}
 	if opt.BackoffMax < opt.BackoffMin {
-		opt.BackoffMax = max(DefaultBackoffMax, opt.BackoffMin)
+		opt.BackoffMax = max(defaultBackoffMax, opt.BackoffMin)
 	}
 	if opt.Version == "" {
 		opt.Version = "dev"
@@ -278,11 +278,11 @@ func (g *Gateway) publish() {
 	}
 }
 
-// Catalog returns the current catalog JSON ({"tools": [...]} sorted by name).
-func (g *Gateway) Catalog() []byte { return g.cat.Load().json }
+// catalog returns the current catalog JSON ({"tools": [...]} sorted by name).
+func (g *Gateway) catalog() []byte { return g.cat.Load().json }
 
-// Health is what GET /v1/health answers.
-type Health struct {
+// healthReport is what GET /v1/health answers.
+type healthReport struct {
 	Servers        []status   `json:"servers"`
 	Tools          int        `json:"tools"`
 	TracesRecorded int        `json:"traces_recorded"`
@@ -295,9 +295,9 @@ type Health struct {
 	Learning       bool       `json:"learning"` // a learner keeps traces
 }
 
-// Health reports the servers' states and the learning loop's counts.
-func (g *Gateway) Health() Health {
-	h := Health{Servers: make([]status, 0, len(g.downs)), Tools: len(g.cat.Load().entries)}
+// health reports the servers' states and the learning loop's counts.
+func (g *Gateway) health() healthReport {
+	h := healthReport{Servers: make([]status, 0, len(g.downs)), Tools: len(g.cat.Load().entries)}
 	for _, d := range g.downs {
 		h.Servers = append(h.Servers, d.status())
 	}

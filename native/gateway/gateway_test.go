@@ -225,10 +225,10 @@ func (fc *frontClient) call(t *testing.T, name string, args any) *mcp.CallToolRe
 	return res
 }
 
-func (fc *frontClient) search(t *testing.T, query string, k int) (*mcp.CallToolResult, SearchResult) {
+func (fc *frontClient) search(t *testing.T, query string, k int) (*mcp.CallToolResult, searchResult) {
 	t.Helper()
-	res := fc.call(t, SearchTool, map[string]any{"query": query, "k": k})
-	var out SearchResult
+	res := fc.call(t, searchTool, map[string]any{"query": query, "k": k})
+	var out searchResult
 	b, _ := json.Marshal(res.StructuredContent)
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatalf("search %q: structured content: %v", query, err)
@@ -238,7 +238,7 @@ func (fc *frontClient) search(t *testing.T, query string, k int) (*mcp.CallToolR
 
 func (fc *frontClient) callTool(t *testing.T, name string, args map[string]any) *mcp.CallToolResult {
 	t.Helper()
-	return fc.call(t, CallTool, map[string]any{"name": name, "arguments": args})
+	return fc.call(t, callTool, map[string]any{"name": name, "arguments": args})
 }
 
 // tools is the front's tools/list for this session.
@@ -261,7 +261,7 @@ func (fc *frontClient) toolNames(t *testing.T) []string {
 	return n
 }
 
-func names(out SearchResult) []string {
+func names(out searchResult) []string {
 	var n []string
 	for _, t := range out.Tools {
 		n = append(n, t.Name)
@@ -284,7 +284,7 @@ func TestCatalogPaginationNamespacesAndFilters(t *testing.T) {
 			InputSchema any    `json:"inputSchema"`
 		} `json:"tools"`
 	}
-	if err := json.Unmarshal(g.Catalog(), &cat); err != nil {
+	if err := json.Unmarshal(g.catalog(), &cat); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -297,7 +297,7 @@ func TestCatalogPaginationNamespacesAndFilters(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("catalog (-want +got):\n%s", d)
 	}
-	if len(rec.catalogs) != 1 || string(rec.catalogs[0]) != string(g.Catalog()) {
+	if len(rec.catalogs) != 1 || string(rec.catalogs[0]) != string(g.catalog()) {
 		t.Errorf("the learner got %d catalogs, want the one", len(rec.catalogs))
 	}
 
@@ -328,7 +328,7 @@ func TestCatalogPaginationNamespacesAndFilters(t *testing.T) {
 	for _, tool := range tools {
 		front = append(front, tool.Name)
 	}
-	if d := cmp.Diff([]string{CallTool, SearchTool}, front); d != "" {
+	if d := cmp.Diff([]string{callTool, searchTool}, front); d != "" {
 		t.Errorf("front tools (-want +got):\n%s", d)
 	}
 	if desc := tools[1].Description; !strings.Contains(desc, "5 tools of the servers alpha") {
@@ -380,7 +380,7 @@ func TestCallPassthrough(t *testing.T) {
 		t.Errorf("the timeout took %v", time.Since(start))
 	}
 
-	big := strings.Repeat("x", MaxArgumentBytes)
+	big := strings.Repeat("x", maxArgumentBytes)
 	res = fc.callTool(t, "alpha__read_file", map[string]any{"path": big})
 	if !res.IsError || !strings.Contains(testlib.ToolText(res), "server alpha, tool read_file: the arguments are") {
 		t.Errorf("oversize arguments: %v %q", res.IsError, testlib.ToolText(res))
@@ -388,7 +388,7 @@ func TestCallPassthrough(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	params := &mcp.CallToolParams{Name: CallTool, Arguments: map[string]any{"name": "alpha__slow_count"}}
+	params := &mcp.CallToolParams{Name: callTool, Arguments: map[string]any{"name": "alpha__slow_count"}}
 	params.SetProgressToken("tok-7")
 	res, err := fc.cs.CallTool(ctx, params)
 	if err != nil || testlib.ToolText(res) != "counted" {
@@ -421,7 +421,7 @@ func TestListChanged(t *testing.T) {
 		return text("a b c"), nil
 	})
 	mu.Unlock()
-	waitFor(t, "the new tool in the catalog", func() bool { return strings.Contains(string(g.Catalog()), "alpha__list_dir") })
+	waitFor(t, "the new tool in the catalog", func() bool { return strings.Contains(string(g.catalog()), "alpha__list_dir") })
 	select {
 	case <-fc.changed:
 	case <-time.After(10 * time.Second):
@@ -432,7 +432,7 @@ func TestListChanged(t *testing.T) {
 	var desc string
 	waitFor(t, "search_tools' description to count the new tool", func() bool {
 		for _, tool := range fc.tools(t) {
-			if tool.Name == SearchTool {
+			if tool.Name == searchTool {
 				desc = tool.Description
 			}
 		}
@@ -468,7 +468,7 @@ func TestKilledServerRestartsWhileOthersAnswer(t *testing.T) {
 	}
 	var st status
 	waitFor(t, "the killed server reported", func() bool {
-		st = g.Health().Servers[1]
+		st = g.health().Servers[1]
 		return strings.HasPrefix(st.State, "restarting in")
 	})
 	if !strings.Contains(st.Error, "connection lost") || st.Tools != 1 {
@@ -482,7 +482,7 @@ func TestKilledServerRestartsWhileOthersAnswer(t *testing.T) {
 	if res := fc.callTool(t, "alpha__read_file", map[string]any{"path": "p"}); res.IsError {
 		t.Errorf("the other server: %q", testlib.ToolText(res))
 	}
-	waitFor(t, "the server back", func() bool { return g.Health().Servers[1].State == stateReady })
+	waitFor(t, "the server back", func() bool { return g.health().Servers[1].State == stateReady })
 	res = fc.callTool(t, "child__pid", nil)
 	if pid2, _ := strconv.Atoi(testlib.ToolText(res)); pid2 == 0 || pid2 == pid {
 		t.Errorf("after the restart: %q (was %d)", testlib.ToolText(res), pid)
@@ -497,7 +497,7 @@ func TestGarbageAndMissingServers(t *testing.T) {
 	}}
 	cfg.Servers[1].Timeout = time.Second
 	g := startGateway(t, cfg, Options{dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
-	h := g.Health()
+	h := g.health()
 	for _, st := range h.Servers[1:] {
 		if st.State == stateReady || !strings.HasPrefix(st.Error, "failed: ") {
 			t.Errorf("server %s: %+v", st.Name, st)
@@ -526,7 +526,7 @@ func TestHTTPDownstreamAndFront(t *testing.T) {
 	cfg := &Config{Servers: []ServerConfig{{Name: "web", URL: ds.URL, Headers: map[string]string{"Authorization": "Bearer s3cret"}, Timeout: 5 * time.Second}}}
 	g := startGateway(t, cfg, Options{Learner: &recorder{}})
 	defer g.Close() // before ds closes: the gateway holds a connection to it
-	if st := g.Health().Servers[0]; st.State != stateReady || st.Tools != 7 {
+	if st := g.health().Servers[0]; st.State != stateReady || st.Tools != 7 {
 		t.Fatalf("web: %+v", st)
 	}
 
@@ -540,7 +540,7 @@ func TestHTTPDownstreamAndFront(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: CallTool, Arguments: map[string]any{"name": "web__read_file", "arguments": map[string]any{"path": "q"}}})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: callTool, Arguments: map[string]any{"name": "web__read_file", "arguments": map[string]any{"path": "q"}}})
 	if err != nil || testlib.ToolText(res) != "contents of q" {
 		t.Fatalf("call over HTTP: %v %v", err, res)
 	}
@@ -648,7 +648,7 @@ func TestExpose(t *testing.T) {
 	g := startGateway(t, alphaConfig(), Options{Expose: 2,
 		dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
 	fc := connect(t, g)
-	if d := cmp.Diff([]string{CallTool, SearchTool}, fc.toolNames(t)); d != "" {
+	if d := cmp.Diff([]string{callTool, searchTool}, fc.toolNames(t)); d != "" {
 		t.Fatalf("before a search (-want +got):\n%s", d)
 	}
 	drain(fc.changed)
@@ -658,8 +658,8 @@ func TestExpose(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no tools/list_changed after the search")
 	}
-	want := append([]string{CallTool}, names(out)...)
-	want = append(want, SearchTool)
+	want := append([]string{callTool}, names(out)...)
+	want = append(want, searchTool)
 	slices.Sort(want)
 	if d := cmp.Diff(want, fc.toolNames(t)); d != "" {
 		t.Fatalf("after a search (-want +got):\n%s", d)
@@ -704,7 +704,7 @@ func TestGraphSearch(t *testing.T) {
 	var cat struct {
 		Tools []map[string]any `json:"tools"`
 	}
-	if err := json.Unmarshal(g.Catalog(), &cat); err != nil {
+	if err := json.Unmarshal(g.catalog(), &cat); err != nil {
 		t.Fatal(err)
 	}
 	cat.Tools = append(cat.Tools, map[string]any{"name": "alpha__write_file", "description": "Write text to a file on the disk.",
@@ -753,7 +753,7 @@ func TestSearchFilter(t *testing.T) {
 	waitFor(t, "both servers' tools", func() bool {
 		return len(graphGW.cat.Load().servers) == 2 && len(lexicalGW.cat.Load().servers) == 2
 	})
-	gr := catalogGraph(t, graphGW.Catalog())
+	gr := catalogGraph(t, graphGW.catalog())
 	graphRec.graph, graphRec.eng = gr, engine.New(gr)
 
 	tooMany := make([]string, 101)
@@ -796,14 +796,14 @@ func TestSearchFilter(t *testing.T) {
 				for k, v := range tt.filter {
 					args[k] = v
 				}
-				res := fc.call(t, SearchTool, args)
+				res := fc.call(t, searchTool, args)
 				if tt.allowed == nil {
 					if !res.IsError || !strings.Contains(testlib.ToolText(res), tt.want) {
 						t.Errorf("isError %v, %q; want an error with %q", res.IsError, testlib.ToolText(res), tt.want)
 					}
 					return
 				}
-				var out SearchResult
+				var out searchResult
 				b, _ := json.Marshal(res.StructuredContent)
 				if err := json.Unmarshal(b, &out); err != nil || res.IsError {
 					t.Fatalf("%v %q", err, testlib.ToolText(res))

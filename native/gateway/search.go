@@ -17,16 +17,16 @@ const (
 	schemaTextBudget = 3000  // characters of one tool's schema in the text (the structured content has it whole)
 )
 
-// SearchResult is search_tools' structured content.
-type SearchResult struct {
+// searchResult is search_tools' structured content.
+type searchResult struct {
 	Query   string      `json:"query"`
 	Ranking string      `json:"ranking"` // "graph", or "lexical" before the first graph and when retrieval fails
-	Tools   []FoundTool `json:"tools"`
+	Tools   []foundTool `json:"tools"`
 	Note    string      `json:"note,omitempty"`
 }
 
-// FoundTool is one tool search_tools returns.
-type FoundTool struct {
+// foundTool is one tool search_tools returns.
+type foundTool struct {
 	Name        string       `json:"name"`
 	Score       float64      `json:"score"`
 	SeedRank    int          `json:"seed_rank,omitempty"` // rank among the tools matching the task's words
@@ -41,15 +41,15 @@ type FoundTool struct {
 // otherwise and whenever retrieval fails or finds nothing live. Tools of the graph the catalog
 // no longer has (server gone, tool denied) never appear. With a non-empty catalog the result
 // is never empty.
-func (g *Gateway) search(query string, k int) *SearchResult {
+func (g *Gateway) search(query string, k int) *searchResult {
 	return g.searchFiltered(query, k, engine.Filter{})
 }
 
 // searchFiltered is search narrowed by f (checked), in the graph's ranking and in the lexical
 // one alike. The result is empty only when f leaves out every live tool.
-func (g *Gateway) searchFiltered(query string, k int, f engine.Filter) *SearchResult {
+func (g *Gateway) searchFiltered(query string, k int, f engine.Filter) *searchResult {
 	c := g.cat.Load()
-	res := &SearchResult{Query: query, Tools: []FoundTool{}}
+	res := &searchResult{Query: query, Tools: []foundTool{}}
 	if len(c.entries) == 0 {
 		res.Ranking = "lexical"
 		res.Note = "no server has listed any tool yet"
@@ -101,7 +101,7 @@ func unknownNote(c *catalog, query string) string {
 
 // graphSearch fills res from the engine and reports whether it found any live tool. A panic in
 // retrieval is a failure like any other: the caller falls back.
-func (g *Gateway) graphSearch(c *catalog, graphSize int, eng *engine.Engine, query string, k int, f engine.Filter, res *SearchResult) (ok bool) {
+func (g *Gateway) graphSearch(c *catalog, graphSize int, eng *engine.Engine, query string, k int, f engine.Filter, res *searchResult) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			g.logf("gateway: retrieval failed (%v); ranking lexically", r)
@@ -138,9 +138,9 @@ func (g *Gateway) graphSearch(c *catalog, graphSize int, eng *engine.Engine, que
 	return len(res.Tools) > 0
 }
 
-func (g *Gateway) found(e *entry, score float64, seedRank int, via []engine.Via) FoundTool {
+func (g *Gateway) found(e *entry, score float64, seedRank int, via []engine.Via) foundTool {
 	st := g.byServer[e.Server].status()
-	return FoundTool{Name: e.Name, Score: score, SeedRank: seedRank, Description: e.Def.Description,
+	return foundTool{Name: e.Name, Score: score, SeedRank: seedRank, Description: e.Def.Description,
 		InputSchema: e.Def.InputSchema, Via: via, Server: e.Server, ServerState: st.State}
 }
 
@@ -258,7 +258,7 @@ func plural(n int, noun string) string {
 
 // renderSearch is search_tools' text: each tool with its evidence, description and input
 // schema, then the chain the tools form, within searchTextBudget characters.
-func (g *Gateway) renderSearch(query string, res *SearchResult) string {
+func (g *Gateway) renderSearch(query string, res *searchResult) string {
 	var b strings.Builder
 	c := g.cat.Load()
 	how := "ranked over the tool graph"
@@ -320,7 +320,7 @@ func (g *Gateway) renderSearch(query string, res *SearchResult) string {
 // chainText states what the returned tools need and lead to, from the graph edges that
 // brought them: a tool reached backwards over an edge into X comes before X (a prerequisite),
 // forwards after it (a follow-up).
-func chainText(res *SearchResult) string {
+func chainText(res *searchResult) string {
 	type rel struct{ before, after []string }
 	rels := map[string]*rel{}
 	var order []string

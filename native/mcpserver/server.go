@@ -220,8 +220,8 @@ func safe[In, Out any](h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out
 	}
 }
 
-// FeedbackInput are report_skill_use's arguments.
-type FeedbackInput struct {
+// feedbackInput are report_skill_use's arguments.
+type feedbackInput struct {
 	Query   string   `json:"query"`
 	Used    []string `json:"used"`
 	Outcome string   `json:"outcome,omitempty"`
@@ -235,7 +235,7 @@ type FeedbackOutput struct {
 }
 
 // reportUse checks a report as the HTTP API does and hands it to the store.
-func (s *Server) reportUse(ctx context.Context, req *mcp.CallToolRequest, in FeedbackInput) (*mcp.CallToolResult, *FeedbackOutput, error) {
+func (s *Server) reportUse(ctx context.Context, req *mcp.CallToolRequest, in feedbackInput) (*mcp.CallToolResult, *FeedbackOutput, error) {
 	if s.opt.Feedback == nil {
 		return nil, nil, errors.New(mcpcore.FeedbackOff + " (start caskg mcp with --feedback FILE to record reports)")
 	}
@@ -260,8 +260,8 @@ func (s *Server) reportUse(ctx context.Context, req *mcp.CallToolRequest, in Fee
 	return textResult(mcpcore.RecordedText(len(fb.Used), fb.Outcome)), &FeedbackOutput{Recorded: len(fb.Used), Outcome: fb.Outcome}, nil
 }
 
-// RetrieveInput are retrieve_skills' arguments.
-type RetrieveInput struct {
+// retrieveInput are retrieve_skills' arguments.
+type retrieveInput struct {
 	Query       string `json:"query"`
 	K           int    `json:"k,omitempty"`
 	Render      *bool  `json:"render,omitempty"`
@@ -293,7 +293,7 @@ type Skill struct {
 	Via         []engine.Via `json:"via,omitempty"`
 }
 
-func (s *Server) retrieve(_ context.Context, _ *mcp.CallToolRequest, in RetrieveInput) (*mcp.CallToolResult, *RetrieveOutput, error) {
+func (s *Server) retrieve(_ context.Context, _ *mcp.CallToolRequest, in retrieveInput) (*mcp.CallToolResult, *RetrieveOutput, error) {
 	render := in.Render == nil || *in.Render
 	// Zero values mean the defaults to the engine; an explicit 0 is out of range here.
 	req := engine.Request{Query: in.Query, K: in.K, NoGraph: in.NoGraph, Render: render,
@@ -322,8 +322,8 @@ func (s *Server) retrieve(_ context.Context, _ *mcp.CallToolRequest, in Retrieve
 	return textResult(text), out, nil
 }
 
-// NameInput is get_skill's argument.
-type NameInput struct {
+// nameInput is get_skill's argument.
+type nameInput struct {
 	Name string `json:"name"`
 }
 
@@ -336,7 +336,7 @@ type SkillText struct {
 	Note     string `json:"note,omitempty"`
 }
 
-func (s *Server) getSkill(_ context.Context, _ *mcp.CallToolRequest, in NameInput) (*mcp.CallToolResult, *SkillText, error) {
+func (s *Server) getSkill(_ context.Context, _ *mcp.CallToolRequest, in nameInput) (*mcp.CallToolResult, *SkillText, error) {
 	id, err := s.names.Lookup(in.Name)
 	if err != nil {
 		return nil, nil, err
@@ -399,8 +399,8 @@ func pathError(err error) error {
 	return err
 }
 
-// NeighborsInput are skill_neighbors' arguments.
-type NeighborsInput struct {
+// neighborsInput are skill_neighbors' arguments.
+type neighborsInput struct {
 	Name  string `json:"name"`
 	Limit int    `json:"limit,omitempty"`
 }
@@ -417,7 +417,7 @@ type Neighbors struct {
 // Edge is one published edge seen from the asked skill.
 type Edge = mcpcore.Edge
 
-func (s *Server) neighbors(_ context.Context, _ *mcp.CallToolRequest, in NeighborsInput) (*mcp.CallToolResult, *Neighbors, error) {
+func (s *Server) neighbors(_ context.Context, _ *mcp.CallToolRequest, in neighborsInput) (*mcp.CallToolResult, *Neighbors, error) {
 	limit, err := mcpcore.NeighborsLimit(in.Limit)
 	if err != nil {
 		return nil, nil, err

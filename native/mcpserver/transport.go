@@ -69,9 +69,9 @@ func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
 	return c, nil
 }
 
-// ErrUnanswered means the input ended while requests were still being handled, and they were
+// errUnanswered means the input ended while requests were still being handled, and they were
 // not answered within the drain timeout.
-var ErrUnanswered = errors.New("mcpserver: input ended with requests unanswered")
+var errUnanswered = errors.New("mcpserver: input ended with requests unanswered")
 
 type lineOrErr struct {
 	line    []byte
@@ -196,7 +196,7 @@ func (c *conn) drain(ctx context.Context) error {
 		c.mu.Lock()
 		n := len(c.pending)
 		c.mu.Unlock()
-		return fmt.Errorf("%w: %d still open after %v", ErrUnanswered, n, c.t.DrainTimeout)
+		return fmt.Errorf("%w: %d still open after %v", errUnanswered, n, c.t.DrainTimeout)
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-c.closed:

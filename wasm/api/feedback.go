@@ -138,10 +138,10 @@ func echo(s string) string {
 	return s
 }
 
-// DecodeFeedback decodes the feedback JSON b: {"query", "used", "outcome"} and nothing else,
+// decodeFeedback decodes the feedback JSON b: {"query", "used", "outcome"} and nothing else,
 // one JSON value. Errors are jsontext's, naming the byte offset and the field; the rules on the
 // values are CheckFeedback's.
-func DecodeFeedback(b []byte) (Feedback, error) {
+func decodeFeedback(b []byte) (Feedback, error) {
 	var fb Feedback
 	d := jsontext.NewDecoder(b)
 	// orNull reads a string member into dst, leaving it empty for null.
@@ -185,7 +185,7 @@ func (h *Handler) feedback(w *Response, r *Request) ([]byte, error) {
 	}
 	source, err := h.reporters.Check(r.header("Authorization"))
 	if err != nil {
-		ae := err.(*AuthError)
+		ae := err.(*authError)
 		if ae.Challenge != "" {
 			w.Set("WWW-Authenticate", ae.Challenge)
 		}
@@ -198,11 +198,11 @@ func (h *Handler) feedback(w *Response, r *Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	fb, err := DecodeFeedback(b)
+	fb, err := decodeFeedback(b)
 	if err != nil {
 		return nil, fail(statusBadRequest, "body: "+err.Error())
 	}
-	if err := CheckFeedback(fb, h.IsSkill); err != nil {
+	if err := CheckFeedback(fb, h.isSkill); err != nil {
 		return nil, err
 	}
 	fb.Source = source
@@ -217,8 +217,8 @@ func (h *Handler) feedback(w *Response, r *Request) ([]byte, error) {
 	return []byte(`{"status":"recorded"}`), nil
 }
 
-// IsSkill reports whether name is a skill of the handler's artifact.
-func (h *Handler) IsSkill(name string) bool {
+// isSkill reports whether name is a skill of the handler's artifact.
+func (h *Handler) isSkill(name string) bool {
 	_, ok := h.byName[name]
 	return ok
 }

@@ -78,12 +78,12 @@ var decodeFeedbackTests = []struct {
 func TestDecodeFeedback(t *testing.T) {
 	for _, tt := range decodeFeedbackTests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := DecodeFeedback([]byte(tt.in))
+			got, err := decodeFeedback([]byte(tt.in))
 			if errText(err) != tt.err {
-				t.Fatalf("DecodeFeedback error %q, want %q", errText(err), tt.err)
+				t.Fatalf("decodeFeedback error %q, want %q", errText(err), tt.err)
 			}
 			if err == nil && !cmp.Equal(got, tt.want) {
-				t.Errorf("DecodeFeedback = %+v, want %+v", got, tt.want)
+				t.Errorf("decodeFeedback = %+v, want %+v", got, tt.want)
 			}
 		})
 	}
@@ -94,7 +94,7 @@ func FuzzDecodeFeedback(f *testing.F) {
 		f.Add([]byte(tt.in))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		fb, err := DecodeFeedback(b)
+		fb, err := decodeFeedback(b)
 		if err == nil {
 			_ = CheckFeedback(fb, func(string) bool { return true })
 		}

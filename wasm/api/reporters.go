@@ -156,39 +156,39 @@ type FeedbackAuth struct {
 	Local string
 }
 
-// AuthError is a report refused for who sent it: 401 with Challenge as WWW-Authenticate for a
+// authError is a report refused for who sent it: 401 with Challenge as WWW-Authenticate for a
 // missing or wrong token, 403 on a host that takes no reports without tokens and has none.
-type AuthError struct {
+type authError struct {
 	Status    int
 	Challenge string // the WWW-Authenticate value; "" for a 403
 	msg       string
 }
 
-func (e *AuthError) Error() string { return "api: " + e.msg }
+func (e *authError) Error() string { return "api: " + e.msg }
 
 // Check returns the source of a report whose request carried the Authorization header value
-// authorization ("" when it had none), or an *AuthError.
+// authorization ("" when it had none), or an *authError.
 func (a FeedbackAuth) Check(authorization string) (string, error) {
 	if a.Tokens.Len() == 0 {
 		if a.Local != "" {
 			return a.Local, nil
 		}
-		return "", &AuthError{Status: statusForbidden, msg: "feedback is taken beyond loopback only with a bearer " +
+		return "", &authError{Status: statusForbidden, msg: "feedback is taken beyond loopback only with a bearer " +
 			"token, and this server has none (caskg serve --feedback-tokens FILE; the worker's secret " + TokensEnv + ")"}
 	}
 	scheme, tok, _ := strings.Cut(strings.TrimSpace(authorization), " ")
 	tok = strings.TrimSpace(tok)
 	if authorization == "" {
-		return "", &AuthError{Status: statusUnauthorized, Challenge: `Bearer realm="caskg feedback"`,
+		return "", &authError{Status: statusUnauthorized, Challenge: `Bearer realm="caskg feedback"`,
 			msg: "feedback needs a bearer token: send Authorization: Bearer TOKEN"}
 	}
 	if !strings.EqualFold(scheme, "Bearer") || tok == "" {
-		return "", &AuthError{Status: statusUnauthorized, Challenge: `Bearer realm="caskg feedback", error="invalid_request"`,
+		return "", &authError{Status: statusUnauthorized, Challenge: `Bearer realm="caskg feedback", error="invalid_request"`,
 			msg: "feedback needs Authorization: Bearer TOKEN"}
 	}
 	name, ok := a.Tokens.name(tok)
 	if !ok {
-		return "", &AuthError{Status: statusUnauthorized, Challenge: `Bearer realm="caskg feedback", error="invalid_token"`,
+		return "", &authError{Status: statusUnauthorized, Challenge: `Bearer realm="caskg feedback", error="invalid_token"`,
 			msg: "the bearer token is not one of this server's feedback tokens"}
 	}
 	return "token:" + name, nil

@@ -108,7 +108,7 @@ func TestFeedbackAuthCheck(t *testing.T) {
 				}
 				return
 			}
-			ae, ok := err.(*AuthError)
+			ae, ok := err.(*authError)
 			if !ok || ae.Status != tt.status || ae.Challenge != tt.challenge || source != "" {
 				t.Errorf("Check = %q, %v (%+v); want %d with challenge %q", source, err, ae, tt.status, tt.challenge)
 			}

@@ -235,7 +235,7 @@ func (h *Handler) call(r *api.Request, m message, body []byte) ([]byte, error) {
 		if err != nil {
 			return nil, &rpcError{codeInvalidParams, "mcp: tools/call: " + err.Error()}
 		}
-		if _, ok := Lookup(name); !ok {
+		if _, ok := lookup(name); !ok {
 			return nil, &rpcError{codeInvalidParams, "unknown tool " + strconv.Quote(Short(name))}
 		}
 		// The arguments against the tool's input schema, as caskg mcp checks them (args.go).
@@ -662,9 +662,9 @@ func ArgError(err error) error { return argError(err) }
 func NeighborsLimit(limit int) (int, error) {
 	switch {
 	case limit == 0:
-		return DefaultNeighbors, nil
-	case limit < 1 || limit > MaxNeighbors:
-		return 0, errors.New(`field "limit": ` + strconv.Itoa(limit) + " is outside [1, " + strconv.Itoa(MaxNeighbors) + "]")
+		return defaultNeighbors, nil
+	case limit < 1 || limit > maxNeighbors:
+		return 0, errors.New(`field "limit": ` + strconv.Itoa(limit) + " is outside [1, " + strconv.Itoa(maxNeighbors) + "]")
 	}
 	return limit, nil
 }

@@ -54,12 +54,12 @@ func (n *Names) Lookup(name string) (int, error) {
 	switch {
 	case strings.TrimSpace(name) == "":
 		return 0, errors.New(`field "name": empty`)
-	case len(name) > MaxNameBytes:
-		return 0, errors.New(`field "name": ` + strconv.Itoa(len(name)) + " bytes, at most " + strconv.Itoa(MaxNameBytes))
+	case len(name) > maxNameBytes:
+		return 0, errors.New(`field "name": ` + strconv.Itoa(len(name)) + " bytes, at most " + strconv.Itoa(maxNameBytes))
 	case !utf8.ValidString(name):
 		return 0, errors.New(`field "name": not valid UTF-8`)
 	}
-	if id, ok := n.Resolve(name); ok {
+	if id, ok := n.resolve(name); ok {
 		return id, nil
 	}
 	if close := n.Closest(name); len(close) > 0 {
@@ -68,8 +68,8 @@ func (n *Names) Lookup(name string) (int, error) {
 	return 0, errors.New("unknown skill " + strconv.Quote(Short(name)) + ", and no name is close to it; call retrieve_skills to search by task")
 }
 
-// Resolve finds name exactly, trimmed, or by its normalized form when that is unique.
-func (n *Names) Resolve(name string) (int, bool) {
+// resolve finds name exactly, trimmed, or by its normalized form when that is unique.
+func (n *Names) resolve(name string) (int, bool) {
 	if id, ok := n.byName[name]; ok {
 		return id, true
 	}
@@ -128,7 +128,7 @@ func (n *Names) Closest(name string) []string {
 // (api.CheckFeedback), after naming each used skill as the graph does when the name resolves.
 func (n *Names) CheckFeedback(fb *api.Feedback) error {
 	for i, name := range fb.Used {
-		if id, ok := n.Resolve(name); ok {
+		if id, ok := n.resolve(name); ok {
 			fb.Used[i] = n.eng.Graph().Name(id)
 		}
 	}

@@ -33,7 +33,7 @@ func ListText(results []Listed, note string) string {
 	b.WriteString(note)
 	for _, r := range results {
 		why := engine.Why(engine.Result{SeedRank: r.SeedRank, Graph: r.Graph})
-		b.WriteString(strconv.Itoa(r.Rank) + ". " + r.Name + " (" + why + "): " + OneLine(r.Description) + "\n")
+		b.WriteString(strconv.Itoa(r.Rank) + ". " + r.Name + " (" + why + "): " + oneLine(r.Description) + "\n")
 		for _, v := range r.Via {
 			b.WriteString("   - " + v.Evidence() + "\n")
 		}
@@ -107,5 +107,5 @@ func RecordedText(used int, outcome string) string {
 	return msg + ".\n"
 }
 
-// OneLine folds white space runs to single spaces.
-func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLine folds white space runs to single spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -45,9 +45,9 @@ const Instructions = `caskg retrieves skills (procedures written as SKILL.md fil
 
 // Limits on arguments.
 const (
-	MaxNameBytes     = 512  // of a skill name argument
-	DefaultNeighbors = 50   // edges listed per direction by skill_neighbors
-	MaxNeighbors     = 1000 // most edges per direction skill_neighbors lists
+	maxNameBytes     = 512  // of a skill name argument
+	defaultNeighbors = 50   // edges listed per direction by skill_neighbors
+	maxNeighbors     = 1000 // most edges per direction skill_neighbors lists
 )
 
 // Tools are the tools in the order tools/list gives them: by name, as the Go SDK lists them.
@@ -131,8 +131,8 @@ var feedbackSchema = `{
   "additionalProperties": false
 }`
 
-// Lookup returns the tool called name.
-func Lookup(name string) (Tool, bool) {
+// lookup returns the tool called name.
+func lookup(name string) (Tool, bool) {
 	for _, t := range Tools {
 		if t.Name == name {
 			return t, true

@@ -18,14 +18,14 @@
 //	caskg build DIR/catalog.json --traces DIR/traces.jsonl -o OUT.skg
 //
 // makes, byte for byte, with DIR spelled as it was given to Open (the catalog's path is stored
-// in the graph; CatalogPath returns it): an incremental update (builder.Update) makes what a
+// in the graph): an incremental update (builder.Update) makes what a
 // full build of the same traces makes, and the loop falls back to a full build wherever an
 // update could not (a trace repeating a learned one, which Update leaves out and a build
 // counts; a build state of another caskg executable, other options or another catalog). Two
 // caveats: a bad line in traces.jsonl, skipped by the loop, makes caskg build refuse the file;
 // and with no trace recorded the invocation has no --traces (caskg build refuses an empty file).
 //
-// An edge counts as learned from use (Status.EdgesFromUse, Learned) when the successful traces
+// An edge counts as learned from use (Status.EdgesFromUse, learned) when the successful traces
 // the graph learned used its two tools together: exactly the pairs whose trace channel the
 // builder scores above 0. The edge may have other evidence too; a text-only graph can have it.
 //
@@ -51,13 +51,13 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-// DefaultLearnEvery is the number of new traces between incremental updates when
+// defaultLearnEvery is the number of new traces between incremental updates when
 // Options.LearnEvery is 0. An update of an 800-tool catalog takes well under a second (see
 // BenchmarkUpdateSwap), so the bound is not cost but evidence: the trace channel needs a pair
 // seen in a few runs before it moves an edge, and 25 traces are a few sessions of an agent's
 // work, so a new user sees the graph learn on the first day, while a busy gateway updates at
 // most once per 25 tasks (and never twice at once: requests made during a build coalesce).
-const DefaultLearnEvery = 25
+const defaultLearnEvery = 25
 
 // DefaultLearnIdle is how long traces fewer than LearnEvery wait for more before they are
 // learned anyway: a gateway used a few times a day must not wait days for its next update.
@@ -76,7 +76,7 @@ const (
 // Options configure a Loop.
 type Options struct {
 	// LearnEvery is the number of new traces between incremental updates; 0 means
-	// DefaultLearnEvery.
+	// defaultLearnEvery.
 	LearnEvery int
 	// LearnIdle is how long traces fewer than LearnEvery wait, with no new trace, before they
 	// are learned anyway; 0 means DefaultLearnIdle, a negative value never.
@@ -172,7 +172,7 @@ func Open(dir string, opt Options) (*Loop, error) {
 		opt.LearnIdle = DefaultLearnIdle
 	}
 	if opt.LearnEvery == 0 {
-		opt.LearnEvery = DefaultLearnEvery
+		opt.LearnEvery = defaultLearnEvery
 	}
 	if opt.Logf == nil {
 		opt.Logf = func(string, ...any) {}
@@ -213,10 +213,6 @@ func Open(dir string, opt Options) (*Loop, error) {
 	}
 	return l, nil
 }
-
-// CatalogPath is the path of the catalog as the graph stores it: give it to caskg build to
-// reproduce the graph.
-func (l *Loop) CatalogPath() string { return l.catalogPath }
 
 // Graph returns the current graph and its engine; (nil, nil) before the first graph.
 func (l *Loop) Graph() (*graphs.Graph, *engine.Engine) {

@@ -261,9 +261,9 @@ func TestLearnEvery(t *testing.T) {
 	if lg.Has("full build (") && strings.Count(lg.String(), "full build (") != 1 {
 		t.Errorf("updates made full builds:\n%s", lg)
 	}
-	learned := l.Learned()
+	learned := l.learned()
 	if len(learned) != l.Status().EdgesFromUse {
-		t.Fatalf("Learned lists %d edges, Status counts %d", len(learned), l.Status().EdgesFromUse)
+		t.Fatalf("learned lists %d edges, Status counts %d", len(learned), l.Status().EdgesFromUse)
 	}
 	for _, e := range learned {
 		if e.Runs == 0 || !strings.HasPrefix(e.From, "srv__") {

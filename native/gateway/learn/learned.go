@@ -5,9 +5,9 @@ import (
 	"github.com/caskg/caskg/native/builder"
 )
 
-// LearnedEdge is an edge of the graph whose evidence includes use: its two tools ran together
+// learnedEdge is an edge of the graph whose evidence includes use: its two tools ran together
 // in successful traces.
-type LearnedEdge struct {
+type learnedEdge struct {
 	From, To string
 	Weight   float32
 	State    string // graphs.State: confirmed, uncertain, unvalidated or scaffold
@@ -75,17 +75,17 @@ func countFromUse(g *graphs.Graph, traces []builder.Trace) int {
 	return n
 }
 
-// Learned lists the current graph's edges learned from use, in the graph's order (by source,
+// learned lists the current graph's edges learned from use, in the graph's order (by source,
 // then target); nil before the first graph or when the graph's build state is unknown.
-func (l *Loop) Learned() []LearnedEdge {
+func (l *Loop) learned() []learnedEdge {
 	c := l.cur.Load()
 	if c == nil || c.state == nil {
 		return nil
 	}
-	var out []LearnedEdge
+	var out []learnedEdge
 	g := c.graph
 	learnedEdges(g, c.state.Traces, func(i, e, runs int) {
-		out = append(out, LearnedEdge{From: g.Name(i), To: g.Name(g.Target(e)), Weight: g.Weight(e),
+		out = append(out, learnedEdge{From: g.Name(i), To: g.Name(g.Target(e)), Weight: g.Weight(e),
 			State: g.State(e).String(), Type: g.Type(e).String(), Runs: runs})
 	})
 	return out

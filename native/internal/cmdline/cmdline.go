@@ -45,7 +45,7 @@ func Parse(stdout io.Writer, prog string, fs *flag.FlagSet, args []string, synop
 			}
 			msg := err.Error()
 			if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-				msg += DidYouMean(strings.TrimLeft(name, "-"), FlagNames(fs), "-")
+				msg += DidYouMean(strings.TrimLeft(name, "-"), flagNames(fs), "-")
 			}
 			return nil, Usagef("%s", msg)
 		}

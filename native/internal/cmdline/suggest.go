@@ -41,8 +41,8 @@ func DidYouMean(word string, candidates []string, prefix string) string {
 	return "; did you mean " + strings.Join(near, " or ") + "?"
 }
 
-// FlagNames lists the names of fs's flags, without dashes.
-func FlagNames(fs *flag.FlagSet) []string {
+// flagNames lists the names of fs's flags, without dashes.
+func flagNames(fs *flag.FlagSet) []string {
 	var out []string
 	fs.VisitAll(func(f *flag.Flag) { out = append(out, f.Name) })
 	return out

@@ -379,8 +379,8 @@ func latencyCell(l Latency, ok bool) string {
 	return fmt.Sprintf("%s (p95 %s)", dur(l.MedianMs), dur(l.P95Ms))
 }
 
-// PeerKinds are the query kinds of the side-by-side run, in table order, with their column names.
-var PeerKinds = []struct{ Key, Name string }{{"full", "full text"}, {"words12", "12 words"}}
+// peerKinds are the query kinds of the side-by-side run, in table order, with their column names.
+var peerKinds = []struct{ Key, Name string }{{"full", "full text"}, {"words12", "12 words"}}
 
 // PeerTable is the side-by-side run: one row per library and system.
 func (r *Report) PeerTable() string {
@@ -397,7 +397,7 @@ func (r *Report) PeerTable() string {
 		}
 	}
 	cols := []string{"library", "system", "load / index"}
-	for _, k := range PeerKinds {
+	for _, k := range peerKinds {
 		cols = append(cols, k.Name+": median (p95)", "R@10 / COMP@10")
 	}
 	cols = append(cols, "JS heap MB", "JS + WASM KB gzip (raw)")
@@ -413,7 +413,7 @@ func (r *Report) PeerTable() string {
 			load += " (compile " + dur(x.sys.CompileMs) + ")"
 		}
 		cells := []string{x.run.Label + " " + count(x.run.Skills), name, load}
-		for _, k := range PeerKinds {
+		for _, k := range peerKinds {
 			pk, ok := x.sys.Kinds[k.Key]
 			if !ok || pk.Queries == 0 {
 				cells = append(cells, "—", "—")

@@ -17,8 +17,8 @@ const (
 
 // Targets of the gateway (issue 24), in microseconds.
 const (
-	TargetAddedP50us  = 1000 // a proxied call's p50 over a direct one's
-	TargetSearchP50us = 2000 // search_tools at 4,076 tools, in process
+	targetAddedP50us  = 1000 // a proxied call's p50 over a direct one's
+	targetSearchP50us = 2000 // search_tools at 4,076 tools, in process
 )
 
 // GoBench is one result line of `go test -bench`.
@@ -102,7 +102,7 @@ func GatewaySection(results []GoBench, machine string) string {
 		return fmt.Sprintf("%s | %s | %s | **%s** | %s | %s | %s | %s | %s", r.Name,
 			usCell(r, "direct-p50-us"), usCell(r, "gateway-p50-us"), usCell(r, "added-p50-us"),
 			usCell(r, "direct-p99-us"), usCell(r, "gateway-p99-us"), usCell(r, "added-p99-us"),
-			count(r.N), met(r, "added-p50-us", TargetAddedP50us))
+			count(r.N), met(r, "added-p50-us", targetAddedP50us))
 	}, "transport", "direct p50", "gateway p50", "added p50", "direct p99", "gateway p99", "added p99", "calls", "target")
 
 	p("### search_tools on Seal-Tools (4,076 tools, in process)\n\n")
@@ -115,7 +115,7 @@ func GatewaySection(results []GoBench, machine string) string {
 	writeTable(&b, picked(by, "SearchTools/", "graph", "lexical"), func(r GoBench) string {
 		target := "—"
 		if r.Name == "graph" {
-			target = met(r, "p50-us", TargetSearchP50us)
+			target = met(r, "p50-us", targetSearchP50us)
 		}
 		return fmt.Sprintf("%s | **%s** | %s | %s | %s | %s | %s", r.Name, usCell(r, "p50-us"), usCell(r, "p99-us"),
 			bytesCell(r.Metrics["B/op"]), count(int(r.Metrics["allocs/op"])), count(r.N), target)

@@ -33,8 +33,8 @@ import (
 	"github.com/caskg/caskg/native/lab/catalogserver"
 )
 
-// Server is the name the catalog server has behind the gateway: its tools are "t__NAME".
-const Server = "t"
+// server is the name the catalog server has behind the gateway: its tools are "t__NAME".
+const server = "t"
 
 // Agents.
 const (
@@ -131,7 +131,7 @@ func Run(ctx context.Context, s Spec) (*Curve, error) {
 			loop.Close(context.Background())
 		}
 	}()
-	cfg, _, err := gateway.ParseConfig("gatewaycurve.json", fmt.Appendf(nil, `{"mcpServers": {%q: {"url": %q}}}`, Server, down.URL+"/mcp"))
+	cfg, _, err := gateway.ParseConfig("gatewaycurve.json", fmt.Appendf(nil, `{"mcpServers": {%q: {"url": %q}}}`, server, down.URL+"/mcp"))
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +250,7 @@ func replay(ctx context.Context, sess *mcp.ClientSession, s Spec, run builder.Tr
 	}
 	n := 0
 	for _, tool := range run.Skills {
-		name := Server + "__" + tool
+		name := server + "__" + tool
 		if s.Agent == Cautious && !slices.Contains(shown, name) {
 			continue
 		}
@@ -282,7 +282,7 @@ func score(ctx context.Context, g *gateway.Gateway, s Spec) (Point, error) {
 		}
 		hit := 0
 		for _, gold := range t.Gold {
-			if slices.Contains(names, Server+"__"+gold) {
+			if slices.Contains(names, server+"__"+gold) {
 				hit++
 			}
 		}

@@ -104,7 +104,7 @@ func compare(ctx context.Context, s Spec) ([]Row, int, error) {
 	}
 	pa := opt
 	pa.Variant = builder.VariantPublishAll
-	specs = append(specs, spec{RowPublishAll, pa, nil})
+	specs = append(specs, spec{rowPublishAll, pa, nil})
 	if s.Gold != nil {
 		for _, rate := range s.OracleErrors {
 			p, err := oracle.New(s.Gold, oracle.Options{ErrorRate: rate, Seed: s.OracleSeed})
@@ -116,7 +116,7 @@ func compare(ctx context.Context, s Spec) ([]Row, int, error) {
 			if o.Budget == builder.BudgetAuto { // free, like the contract prober: every candidate
 				o.Budget = 0
 			}
-			specs = append(specs, spec{OracleRow(rate), o, nil})
+			specs = append(specs, spec{oracleRow(rate), o, nil})
 		}
 	}
 	var builds []Row
@@ -151,9 +151,9 @@ func compare(ctx context.Context, s Spec) ([]Row, int, error) {
 		name, kind string
 		req        engine.Request
 	}{
-		{RowNoGraph, KindBaseline, engine.Request{NoGraph: true}},
-		{RowLexical, KindChannel, engine.Request{NoGraph: true, NoSemantic: true}},
-		{RowVector, KindChannel, engine.Request{NoGraph: true, NoLexical: true}},
+		{rowNoGraph, kindBaseline, engine.Request{NoGraph: true}},
+		{rowLexical, kindChannel, engine.Request{NoGraph: true, NoSemantic: true}},
+		{rowVector, kindChannel, engine.Request{NoGraph: true, NoLexical: true}},
 	} {
 		row, err := scoreRun(base.name, eng, s.Tasks, s.Ks, base.req)
 		if err != nil {
@@ -223,7 +223,7 @@ func mean(sum float64, n int) *float64 {
 // skill's name, description and the body head the artifact stores). There is no ranking, so
 // nDCG and MRR do not apply.
 func wholeLibrary(g *graphs.Graph, tasks []eval.Task, ks []int) Row {
-	row := Row{Name: RowWhole, Kind: KindReference}
+	row := Row{Name: rowWhole, Kind: kindReference}
 	var names []string
 	for i := range g.NumSkills() {
 		names = append(names, g.Name(i))

@@ -62,9 +62,9 @@ func TestCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantRows := []struct{ name, kind string }{{RowNoGraph, KindBaseline}, {RowDefault, KindVariant}, {RowTraces, KindVariant},
-		{RowPublishAll, KindVariant}, {"oracle, error 0", KindVariant}, {"oracle, error 0.3", KindVariant},
-		{RowLexical, KindChannel}, {RowVector, KindChannel}, {RowWhole, KindReference}}
+	wantRows := []struct{ name, kind string }{{rowNoGraph, kindBaseline}, {RowDefault, KindVariant}, {RowTraces, KindVariant},
+		{rowPublishAll, KindVariant}, {"oracle, error 0", KindVariant}, {"oracle, error 0.3", KindVariant},
+		{rowLexical, kindChannel}, {rowVector, kindChannel}, {rowWhole, kindReference}}
 	if len(got.Rows) != len(wantRows) || got.NumTasks != 40 || got.Skills != fixture.SampleCount || got.Label != "sample" || got.Role != RoleCheck ||
 		got.OracleSeed != 1 || got.Budget != builder.DefaultOptions().Budget || got.GoldEdges != "gold.jsonl" || got.Traces != "traces.jsonl" {
 		t.Fatalf("%d rows, %d tasks, %d skills, label %q, role %q, oracle seed %d, budget %d, files %q %q; want %d, 40, %d, sample, check, 1, %d, gold.jsonl traces.jsonl",
@@ -80,7 +80,7 @@ func TestCompare(t *testing.T) {
 				t.Errorf("%s: metric %v outside [0, 1]", row.Name, v)
 			}
 		}
-		if row.MRR == nil != (row.Kind == KindReference) || row.Coverage == nil || row.Chars <= 0 {
+		if row.MRR == nil != (row.Kind == kindReference) || row.Coverage == nil || row.Chars <= 0 {
 			t.Errorf("%s: MRR %v, coverage %v, chars %v", row.Name, row.MRR, row.Coverage, row.Chars)
 		}
 		isBuild := row.Kind == KindVariant
@@ -90,7 +90,7 @@ func TestCompare(t *testing.T) {
 		if (row.BuildSeconds > 0) != isBuild || (row.Published > 0) != isBuild {
 			t.Errorf("%s: build seconds %v, %d edges", row.Name, row.BuildSeconds, row.Published)
 		}
-		if row.Kind != KindReference && row.Chars > engine.DefaultTotalBudget+2000 {
+		if row.Kind != kindReference && row.Chars > engine.DefaultTotalBudget+2000 {
 			t.Errorf("%s: %v bundle characters, above the rendered budget", row.Name, row.Chars)
 		}
 	}
@@ -152,7 +152,7 @@ func TestCompareDefaults(t *testing.T) {
 			t.Errorf("%s: recall at %v, want at 3 only", row.Name, row.Summary.Recall)
 		}
 	}
-	want := []string{RowNoGraph, RowDefault, RowPublishAll, RowLexical, RowVector, RowWhole}
+	want := []string{rowNoGraph, RowDefault, rowPublishAll, rowLexical, rowVector, rowWhole}
 	if !cmp.Equal(names, want) {
 		t.Errorf("rows %q, want %q", names, want)
 	}

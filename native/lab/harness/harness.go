@@ -18,24 +18,24 @@ import (
 // Kinds of rows in a comparison.
 const (
 	KindVariant   = "variant"   // a build, retrieved with its graph
-	KindBaseline  = "baseline"  // the seeds alone, no graph (--no-graph on the default artifact)
-	KindChannel   = "channel"   // one seed channel alone: the per-channel ablation
-	KindReference = "reference" // the whole library handed to the agent
+	kindBaseline  = "baseline"  // the seeds alone, no graph (--no-graph on the default artifact)
+	kindChannel   = "channel"   // one seed channel alone: the per-channel ablation
+	kindReference = "reference" // the whole library handed to the agent
 )
 
-// Names of the rows every comparison has (the oracle rows are named by OracleRow).
+// Names of the rows every comparison has (the oracle rows are named by oracleRow).
 const (
-	RowNoGraph    = "no graph"
+	rowNoGraph    = "no graph"
 	RowDefault    = "default"
 	RowTraces     = "default + traces"
-	RowPublishAll = "publish-all"
-	RowLexical    = "lexical seeds"
-	RowVector     = "vector seeds"
-	RowWhole      = "whole library"
+	rowPublishAll = "publish-all"
+	rowLexical    = "lexical seeds"
+	rowVector     = "vector seeds"
+	rowWhole      = "whole library"
 )
 
-// OracleRow names the build probed by the oracle at an error rate.
-func OracleRow(rate float64) string { return "oracle, error " + strconv.FormatFloat(rate, 'g', -1, 64) }
+// oracleRow names the build probed by the oracle at an error rate.
+func oracleRow(rate float64) string { return "oracle, error " + strconv.FormatFloat(rate, 'g', -1, 64) }
 
 // Roles of a dev set in the evaluation discipline (EVALUATION.md).
 const (

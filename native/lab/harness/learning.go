@@ -33,9 +33,9 @@ const (
 	GatewayLearningEnd   = "<!-- gateway-learning:end -->"
 )
 
-// LearnSteps are the numbers of runs seen after which the learning curve is measured; every
+// learnSteps are the numbers of runs seen after which the learning curve is measured; every
 // curve also ends at all its runs.
-var LearnSteps = []int{0, 50, 200, 1000}
+var learnSteps = []int{0, 50, 200, 1000}
 
 // LearnSpec is one learning curve: a library built without runs, then taught its training runs
 // as feedback through caskg serve's POST /v1/feedback, in batches, with caskg update after each
@@ -47,7 +47,7 @@ type LearnSpec struct {
 	TasksFile string          // names the tasks in the result
 	Runs      []builder.Trace // the training runs, replayed in file order
 	RunsFile  string
-	Steps     []int  // runs seen at each point; default LearnSteps (and all)
+	Steps     []int  // runs seen at each point; default learnSteps (and all)
 	Dir       string // work folder for artifacts, states and the feedback log
 	// Caskg runs a caskg command line (build, update) and returns its error: the same code
 	// as the caskg binary (cli.Run), in process.
@@ -84,7 +84,7 @@ func Learn(ctx context.Context, s LearnSpec) (*LearnCurve, error) {
 	}
 	steps := s.Steps
 	if steps == nil {
-		steps = LearnSteps
+		steps = learnSteps
 	}
 	var at []int
 	for _, n := range steps {
@@ -312,7 +312,7 @@ tasks:
 
 func stepsText() string {
 	var s []string
-	for _, n := range LearnSteps[1:] {
+	for _, n := range learnSteps[1:] {
 		t := strconv.Itoa(n)
 		if n >= 1000 {
 			t = t[:len(t)-3] + "," + t[len(t)-3:]

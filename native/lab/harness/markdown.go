@@ -21,7 +21,7 @@ func (r *Result) WriteMarkdown(w io.Writer) {
 		head = append(head, "edge precision", "edge recall")
 	}
 	var rows [][]string
-	for _, row := range r.rowsOf(KindBaseline, KindVariant, KindReference) {
+	for _, row := range r.rowsOf(kindBaseline, KindVariant, kindReference) {
 		cells := append([]string{rowLabel(row)}, r.metricCells(row)...)
 		edges := "—"
 		if row.Kind == KindVariant {
@@ -60,14 +60,14 @@ func (r *Result) WriteMarkdown(w io.Writer) {
 		}
 		writeTable(w, []string{"build", "state", "edges", "gold hits", "precision", "recall", "F1"}, erows)
 	}
-	channels := r.rowsOf(KindChannel)
+	channels := r.rowsOf(kindChannel)
 	if len(channels) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "\nPer-channel ablation: the seeds alone, one channel at a time and fused.")
 	fmt.Fprintln(w)
 	var crows [][]string
-	for _, row := range append(channels, r.rowsOf(KindBaseline)...) {
+	for _, row := range append(channels, r.rowsOf(kindBaseline)...) {
 		crows = append(crows, append([]string{rowLabel(row)}, r.metricCells(row)...))
 	}
 	writeTable(w, r.metricHead(), crows)
@@ -147,7 +147,7 @@ func (r *Result) metricCells(row Row) []string {
 		cells = append(cells, f3(row.Summary.Complete[k]))
 	}
 	ndcg := f3(row.Summary.NDCG10)
-	if row.Kind == KindReference {
+	if row.Kind == kindReference {
 		ndcg = "—"
 	}
 	return append(cells, ndcg, optF3(row.MRR), optF3(row.Coverage), fmt.Sprintf("%.0f", row.Chars))
@@ -156,11 +156,11 @@ func (r *Result) metricCells(row Row) []string {
 // rowLabel names a row in tables.
 func rowLabel(row Row) string {
 	switch {
-	case row.Kind == KindBaseline:
+	case row.Kind == kindBaseline:
 		return "no graph (seeds alone)"
-	case row.Kind == KindChannel && row.Name == RowLexical:
+	case row.Kind == kindChannel && row.Name == rowLexical:
 		return "lexical seeds (BM25 + fuzzy names)"
-	case row.Kind == KindChannel && row.Name == RowVector:
+	case row.Kind == kindChannel && row.Name == rowVector:
 		return "vector seeds (builtin model)"
 	}
 	return row.Name

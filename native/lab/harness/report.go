@@ -40,7 +40,7 @@ func ReadResult(path string) (*Result, error) {
 	if !validRole(r.Role) {
 		return nil, fmt.Errorf("%s: field \"role\": %q is not %s or %s", path, r.Role, RoleTuning, RoleCheck)
 	}
-	kinds := []string{KindVariant, KindBaseline, KindChannel, KindReference}
+	kinds := []string{KindVariant, kindBaseline, kindChannel, kindReference}
 	for i, row := range r.Rows {
 		if row.Name == "" || !slices.Contains(kinds, row.Kind) {
 			return nil, fmt.Errorf("%s: rows[%d]: field \"name\" empty or \"kind\" %q unknown", path, i, row.Kind)
@@ -160,7 +160,7 @@ else in this file does.
 // summaryColumns are the builds of the summary tables: the fixed ones, then every oracle build
 // of any set in the order first met.
 func summaryColumns(results []*Result) []string {
-	cols := []string{RowNoGraph, RowDefault, RowTraces, RowPublishAll}
+	cols := []string{rowNoGraph, RowDefault, RowTraces, rowPublishAll}
 	for _, r := range results {
 		for _, row := range r.rowsOf(KindVariant) {
 			if !slices.Contains(cols, row.Name) {
@@ -194,7 +194,7 @@ func writeSummary(w io.Writer, results []*Result) {
 			cells = append(cells, cell)
 			if c == RowDefault {
 				gain := "—"
-				if base, okB := r.row(RowNoGraph); ok && okB {
+				if base, okB := r.row(rowNoGraph); ok && okB {
 					gain = fmt.Sprintf("%+.3f", row.Summary.Complete[cutoff]-base.Summary.Complete[cutoff])
 				}
 				cells = append(cells, gain)

@@ -24,9 +24,9 @@ func synthResult(label, role string, gold bool) *Result {
 	}
 	r := &Result{Title: label + " title", Label: label, Role: role, Command: "bin/caskg-lab compare lib --tasks t.jsonl",
 		NumTasks: 2, Skills: 3, Budget: 500, Ks: []int{5, 10}, Rows: []Row{
-			row(RowNoGraph, KindBaseline, 0.5, 0.25), row(RowDefault, KindVariant, 0.75, 0.5),
-			row(RowPublishAll, KindVariant, 0.5, 0.25), row(RowLexical, KindChannel, 0.25, 0),
-			row(RowWhole, KindReference, 1, 1)}}
+			row(rowNoGraph, kindBaseline, 0.5, 0.25), row(RowDefault, KindVariant, 0.75, 0.5),
+			row(rowPublishAll, KindVariant, 0.5, 0.25), row(rowLexical, kindChannel, 0.25, 0),
+			row(rowWhole, kindReference, 1, 1)}}
 	r.Rows[1].Published, r.Rows[1].BuildSeconds = 4, 1.234
 	r.Rows[2].Published, r.Rows[2].BuildSeconds = 9, 0.5
 	r.Rows[4].MRR = nil
@@ -36,7 +36,7 @@ func synthResult(label, role string, gold bool) *Result {
 			"all":       {Published: 4, Gold: 2, Hits: 1, Precision: 0.25, Recall: 0.5, F1: 1.0 / 3},
 			"confirmed": {Published: 1, Gold: 2, Hits: 1, Precision: 1, Recall: 0.5, F1: 2.0 / 3},
 		}
-		r.Rows = slices.Insert(r.Rows, 3, row(OracleRow(0.1), KindVariant, 1, 0.75))
+		r.Rows = slices.Insert(r.Rows, 3, row(oracleRow(0.1), KindVariant, 1, 0.75))
 		r.Rows[3].Edges = map[string]*eval.EdgeScores{"all": {Published: 2, Gold: 2, Hits: 2, Precision: 1, Recall: 1, F1: 1}}
 		r.Rows[3].Published, r.Rows[3].BuildSeconds = 2, 0.25
 	}

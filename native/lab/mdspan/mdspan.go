@@ -14,11 +14,11 @@ import (
 	"github.com/caskg/caskg/native/atomicfile"
 )
 
-// Replace returns doc with what lies between begin and end replaced by body, the markers kept.
+// replace returns doc with what lies between begin and end replaced by body, the markers kept.
 // Each marker must appear exactly once, begin first. The span always reads "begin\nbody\nend":
 // body's trailing newlines are folded into one, so a second rewrite with the same body changes
 // nothing.
-func Replace(doc []byte, begin, end string, body []byte) ([]byte, error) {
+func replace(doc []byte, begin, end string, body []byte) ([]byte, error) {
 	for _, m := range []string{begin, end} {
 		if n := bytes.Count(doc, []byte(m)); n != 1 {
 			return nil, fmt.Errorf("mdspan: marker %s appears %d times, want once", m, n)
@@ -45,7 +45,7 @@ func UpdateFile(path, begin, end string, body []byte) error {
 	if err != nil {
 		return err
 	}
-	out, err := Replace(doc, begin, end, body)
+	out, err := replace(doc, begin, end, body)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -112,9 +112,9 @@ func figureName(b []byte) bool {
 	return len(b) > 0
 }
 
-// SetFigures returns doc with the value of every figure named in values replaced; the figures
+// setFigures returns doc with the value of every figure named in values replaced; the figures
 // values does not name, and all the text around them, are kept.
-func SetFigures(doc []byte, values map[string]string) ([]byte, error) {
+func setFigures(doc []byte, values map[string]string) ([]byte, error) {
 	figs, err := Figures(doc)
 	if err != nil {
 		return nil, err
@@ -137,14 +137,14 @@ func SetFigures(doc []byte, values map[string]string) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// UpdateFigures sets the figures of the file at path (SetFigures), atomically; a file that
+// UpdateFigures sets the figures of the file at path (setFigures), atomically; a file that
 // already holds the values is not written.
 func UpdateFigures(path string, values map[string]string) error {
 	doc, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	out, err := SetFigures(doc, values)
+	out, err := setFigures(doc, values)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

@@ -33,14 +33,14 @@ var replaceTests = []struct {
 func TestReplace(t *testing.T) {
 	for _, tc := range replaceTests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Replace([]byte(tc.in), b, e, []byte(tc.body))
+			got, err := replace([]byte(tc.in), b, e, []byte(tc.body))
 			if fixture.WantErr(t, err, "mdspan: ", tc.err) {
 				return
 			}
 			if string(got) != tc.want {
 				t.Errorf("got\n%q\nwant\n%q", got, tc.want)
 			}
-			again, err := Replace(got, b, e, []byte(tc.body))
+			again, err := replace(got, b, e, []byte(tc.body))
 			if err != nil || string(again) != string(got) {
 				t.Errorf("a second rewrite with the same body changed the document: %q, %v", again, err)
 			}
@@ -83,7 +83,7 @@ func FuzzReplace(f *testing.F) {
 		f.Add(tc.in, tc.body)
 	}
 	f.Fuzz(func(t *testing.T, in, body string) {
-		got, err := Replace([]byte(in), b, e, []byte(body))
+		got, err := replace([]byte(in), b, e, []byte(body))
 		if err != nil {
 			return
 		}
@@ -91,7 +91,7 @@ func FuzzReplace(f *testing.F) {
 		head, tail := in[:strings.Index(in, b)], in[strings.Index(in, e):]
 		if s := string(got); !strings.HasPrefix(s, head+b+"\n") || !strings.HasSuffix(s, "\n"+tail) ||
 			!strings.Contains(s, b+"\n"+strings.TrimRight(body, "\n")+"\n"+e) {
-			t.Errorf("Replace(%q, %q) = %q", in, body, got)
+			t.Errorf("replace(%q, %q) = %q", in, body, got)
 		}
 	})
 }
@@ -101,7 +101,7 @@ func fig(name, value string) string { return "<!-- size:" + name + " -->" + valu
 var figureTests = []struct {
 	name, in string
 	values   map[string]string
-	want     string // the document after SetFigures
+	want     string // the document after setFigures
 	figs     []string
 	err      string
 }{
@@ -135,12 +135,12 @@ func TestFigures(t *testing.T) {
 			if ferr == nil && strings.Join(got, " ") != strings.Join(tc.figs, " ") {
 				t.Errorf("Figures = %q, want %q", got, tc.figs)
 			}
-			out, err := SetFigures([]byte(tc.in), tc.values)
+			out, err := setFigures([]byte(tc.in), tc.values)
 			if fixture.WantErr(t, err, "mdspan: ", tc.err) {
 				return
 			}
 			if string(out) != tc.want {
-				t.Errorf("SetFigures gave\n%q\nwant\n%q", out, tc.want)
+				t.Errorf("setFigures gave\n%q\nwant\n%q", out, tc.want)
 			}
 		})
 	}
@@ -177,22 +177,22 @@ func FuzzSetFigures(f *testing.F) {
 		for _, fg := range figs {
 			values[fg.Name] = value
 		}
-		out, err := SetFigures([]byte(in), values)
+		out, err := setFigures([]byte(in), values)
 		if err != nil {
 			return
 		}
 		// Every figure now holds the value, and setting it again changes nothing.
 		again, err := Figures(out)
 		if err != nil || len(again) != len(figs) {
-			t.Fatalf("SetFigures(%q) = %q: %d figures, %v; want %d", in, out, len(again), err, len(figs))
+			t.Fatalf("setFigures(%q) = %q: %d figures, %v; want %d", in, out, len(again), err, len(figs))
 		}
 		for _, fg := range again {
 			if fg.Value != value {
 				t.Errorf("figure %s holds %q, want %q", fg.Name, fg.Value, value)
 			}
 		}
-		if twice, _ := SetFigures(out, values); string(twice) != string(out) {
-			t.Errorf("a second SetFigures changed %q to %q", out, twice)
+		if twice, _ := setFigures(out, values); string(twice) != string(out) {
+			t.Errorf("a second setFigures changed %q to %q", out, twice)
 		}
 	})
 }

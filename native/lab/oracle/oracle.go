@@ -27,8 +27,8 @@ import (
 	"github.com/caskg/caskg/native/ingest"
 )
 
-// Name is the prober's name in build reports and artifact parameters.
-const Name = "oracle"
+// name is the prober's name in build reports and artifact parameters.
+const name = "oracle"
 
 // Options choose the oracle's quality.
 type Options struct {
@@ -114,10 +114,10 @@ func (o Options) validate() error {
 }
 
 // Name implements builder.Prober.
-func (p *Prober) Name() string { return Name }
+func (p *Prober) Name() string { return name }
 
-// Edges is the number of distinct gold edges the oracle knows.
-func (p *Prober) Edges() int { return len(p.gold) }
+// edges is the number of distinct gold edges the oracle knows.
+func (p *Prober) edges() int { return len(p.gold) }
 
 // Probe implements builder.Prober. It fails when no gold edge joins two skills of the library:
 // every answer would be "no dependency", which is almost certainly an edge file meant for
@@ -149,28 +149,28 @@ func (p *Prober) Probe(ctx context.Context, skills []ingest.Skill, probes []buil
 		if pr.Source < 0 || pr.Source >= len(skills) || pr.Target < 0 || pr.Target >= len(skills) {
 			return nil, fmt.Errorf("oracle: probe %d: skill index out of range (%d skills)", k, len(skills))
 		}
-		out[k] = builder.ProbeResult{E: p.Answer(skills[pr.Source].Name, skills[pr.Target].Name, pr.Kind), OK: true}
+		out[k] = builder.ProbeResult{E: p.answer(skills[pr.Source].Name, skills[pr.Target].Name, pr.Kind), OK: true}
 	}
 	return out, nil
 }
 
-// Answer is the oracle's e for a probe of kind on the edge source → target: 1 or 0, flipped
+// answer is the oracle's e for a probe of kind on the edge source → target: 1 or 0, flipped
 // when the pair and kind fall within the error rate.
-func (p *Prober) Answer(source, target string, kind builder.ProbeKind) float64 {
+func (p *Prober) answer(source, target string, kind builder.ProbeKind) float64 {
 	e := 0.0
 	if p.gold[[2]string{source, target}] {
 		e = 1
 	}
-	if Flipped(p.opt.Seed, source, target, kind, p.opt.ErrorRate) {
+	if flipped(p.opt.Seed, source, target, kind, p.opt.ErrorRate) {
 		e = 1 - e
 	}
 	return e
 }
 
-// Flipped reports whether the answer to a probe of kind on source → target is wrong at the
+// flipped reports whether the answer to a probe of kind on source → target is wrong at the
 // given error rate: a uniform draw in [0, 1) hashed from seed, the names and the kind falls
 // below rate. The draw does not depend on rate, so raising the rate only adds flipped answers.
-func Flipped(seed uint64, source, target string, kind builder.ProbeKind, rate float64) bool {
+func flipped(seed uint64, source, target string, kind builder.ProbeKind, rate float64) bool {
 	if rate <= 0 {
 		return false
 	}

@@ -46,7 +46,7 @@ func TestAnswer(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, k := range kinds {
-				if got := p.Answer(tc.source, tc.target, k); got != tc.want {
+				if got := p.answer(tc.source, tc.target, k); got != tc.want {
 					t.Errorf("%s %s -> %s: e = %v, want %v", k, tc.source, tc.target, got, tc.want)
 				}
 			}
@@ -70,7 +70,7 @@ func TestFlipped(t *testing.T) {
 	flips := func(seed uint64, rate float64) []bool {
 		out := make([]bool, n)
 		for i, p := range probes {
-			out[i] = Flipped(seed, p.s, p.t, p.k, rate)
+			out[i] = flipped(seed, p.s, p.t, p.k, rate)
 		}
 		return out
 	}
@@ -142,7 +142,7 @@ func TestLoadErrors(t *testing.T) {
 			}
 		})
 	}
-	if p, err := Load(write("good.jsonl", good+good), Options{ErrorRate: 0.3}); err != nil || p.Edges() != 1 {
+	if p, err := Load(write("good.jsonl", good+good), Options{ErrorRate: 0.3}); err != nil || p.edges() != 1 {
 		t.Errorf("good file: %v edges, error %v; want 1 and none", p, err)
 	}
 }
@@ -253,7 +253,7 @@ func oracleBuild(t *testing.T, skills []ingest.Skill, gold []eval.GoldEdge, rate
 		t.Fatal(err)
 	}
 	data, rep := res.Artifact, res.Report
-	if rep.Prober != Name || rep.Frontier != len(rec.probed) {
+	if rep.Prober != name || rep.Frontier != len(rec.probed) {
 		t.Fatalf("report: prober %q, frontier %d; %d pairs probed", rep.Prober, rep.Frontier, len(rec.probed))
 	}
 	g, err := graphs.Decode(data)
