@@ -124,10 +124,10 @@ func TestRoomCrossings(t *testing.T) {
 		want []string
 	}{
 		{"the lab imports the product", lab,
-			[]pkg{own("native/builder"), own("native/lab/harness", "native/builder"), own("native/lab/cmd/caskg-learn", "native/cli")}, nil},
+			[]pkg{own("native/builder"), own("native/lab/internal/harness", "native/builder"), own("native/lab/cmd/caskg-learn", "native/cli")}, nil},
 		{"the product imports the lab", lab,
-			[]pkg{own("native/lab/harness"), own("native/cli", "native/lab/harness")},
-			[]string{modulePath + "/native/cli → " + modulePath + "/native/lab/harness: a product package imports the lab"}},
+			[]pkg{own("native/lab/internal/harness"), own("native/cli", "native/lab/internal/harness")},
+			[]string{modulePath + "/native/cli → " + modulePath + "/native/lab/internal/harness: a product package imports the lab"}},
 		{"a product package outside native", lab,
 			[]pkg{own("native/lab/synth"), own("wasm/engine", "native/lab/synth")},
 			[]string{modulePath + "/wasm/engine → " + modulePath + "/native/lab/synth: a product package imports the lab"}},

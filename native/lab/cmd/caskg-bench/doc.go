@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/caskg/caskg/native/lab/bench"
+	"github.com/caskg/caskg/native/lab/internal/bench"
 	"github.com/caskg/caskg/wasm/engine"
 )
 

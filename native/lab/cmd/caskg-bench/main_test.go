@@ -10,7 +10,7 @@ import (
 
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
-	"github.com/caskg/caskg/native/lab/bench"
+	"github.com/caskg/caskg/native/lab/internal/bench"
 	"github.com/caskg/caskg/native/lab/synth"
 )
 

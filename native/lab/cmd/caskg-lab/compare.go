@@ -14,7 +14,7 @@ import (
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/internal/cmdline"
-	"github.com/caskg/caskg/native/lab/harness"
+	"github.com/caskg/caskg/native/lab/internal/harness"
 )
 
 // compareSynopsis is what compare takes.

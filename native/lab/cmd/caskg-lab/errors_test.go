@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/native/eval"
-	"github.com/caskg/caskg/native/lab/harness"
+	"github.com/caskg/caskg/native/lab/internal/harness"
 	"github.com/caskg/caskg/native/testlib/fixture"
 )
 

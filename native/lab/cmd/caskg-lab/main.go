@@ -5,11 +5,11 @@
 //	caskg-lab build LIBRARY... -o OUT.skg --prober oracle --oracle-edges GOLD.jsonl [--oracle-error R]
 //	caskg-lab verboseapi TOOLS.json TASKS.jsonl -o DIR [--seed N] [--tools N] [--parts N --part I] [--short]
 //
-// compare builds a library the ways the harness compares (native/lab/harness) and scores them;
+// compare builds a library the ways the harness compares (native/lab/internal/harness) and scores them;
 // report writes EVALUATION.md and the README's results from the comparisons; build is caskg
-// build with the evaluation-only oracle prober (native/lab/oracle) among the -prober choices;
+// build with the evaluation-only oracle prober (native/lab/internal/oracle) among the -prober choices;
 // verboseapi writes a dev catalog in the shape of a verbose REST-API collection
-// (native/lab/verboseapi). The product command caskg knows none of them.
+// (native/lab/internal/verboseapi). The product command caskg knows none of them.
 package main
 
 import (

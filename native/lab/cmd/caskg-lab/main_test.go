@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/native/lab/harness"
+	"github.com/caskg/caskg/native/lab/internal/harness"
 	"github.com/caskg/caskg/native/testlib/fixture"
 )
 

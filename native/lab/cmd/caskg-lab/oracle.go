@@ -7,7 +7,7 @@ import (
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/cli"
 	"github.com/caskg/caskg/native/internal/cmdline"
-	"github.com/caskg/caskg/native/lab/oracle"
+	"github.com/caskg/caskg/native/lab/internal/oracle"
 )
 
 // oracleProber is the evaluation-only oracle prober of caskg-lab build (-prober oracle): it

@@ -7,7 +7,7 @@ import (
 
 	"github.com/caskg/caskg/native/atomicfile"
 	"github.com/caskg/caskg/native/internal/cmdline"
-	"github.com/caskg/caskg/native/lab/harness"
+	"github.com/caskg/caskg/native/lab/internal/harness"
 )
 
 // reportSynopsis is what report takes.

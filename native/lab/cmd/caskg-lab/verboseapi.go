@@ -12,14 +12,14 @@ import (
 
 	"github.com/caskg/caskg/native/atomicfile"
 	"github.com/caskg/caskg/native/internal/cmdline"
-	"github.com/caskg/caskg/native/lab/verboseapi"
+	"github.com/caskg/caskg/native/lab/internal/verboseapi"
 )
 
 // verboseSynopsis is what verboseapi takes.
 const verboseSynopsis = "TOOLS.json TASKS.jsonl -o DIR [--seed N] [--tools N] [--parts N --part I] [--short] [--sample-field]"
 
 // runVerbose is caskg-lab verboseapi: it writes DIR/tools.json and DIR/tasks.jsonl, a catalog in
-// the verbose REST-API shape made from a dev catalog (native/lab/verboseapi).
+// the verbose REST-API shape made from a dev catalog (native/lab/internal/verboseapi).
 func runVerbose(stdout io.Writer, args []string) error {
 	fs := flag.NewFlagSet("verboseapi", flag.ContinueOnError)
 	var opt verboseapi.Options

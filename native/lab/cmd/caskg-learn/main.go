@@ -3,7 +3,7 @@
 // serve's POST /v1/feedback in batches, runs caskg update after each batch beside a full
 // rebuild with the same runs, scores both on the test tasks, and writes the learning curves
 // into EVALUATION.md (between <!-- learning:begin --> and <!-- learning:end -->) and as an SVG
-// plot beside it. Then it replays the same runs through caskg gateway (native/lab/gatewaycurve)
+// plot beside it. Then it replays the same runs through caskg gateway (native/lab/internal/gatewaycurve)
 // and writes those curves between <!-- gateway-learning:begin --> and <!-- gateway-learning:end -->,
 // with their plot.
 package main
@@ -24,9 +24,9 @@ import (
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/cli"
 	"github.com/caskg/caskg/native/eval"
-	"github.com/caskg/caskg/native/lab/gatewaycurve"
-	"github.com/caskg/caskg/native/lab/harness"
-	"github.com/caskg/caskg/native/lab/mdspan"
+	"github.com/caskg/caskg/native/lab/internal/gatewaycurve"
+	"github.com/caskg/caskg/native/lab/internal/harness"
+	"github.com/caskg/caskg/native/lab/internal/mdspan"
 )
 
 func main() {

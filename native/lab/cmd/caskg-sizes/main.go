@@ -1,6 +1,6 @@
 // Command caskg-sizes writes the size figures of README.md and BENCHMARKS.md from the build, so
 // that the prose cannot drift from what ships. A figure is a number between
-// <!-- size:NAME --> and <!-- /size --> (native/lab/mdspan); each job below writes its own
+// <!-- size:NAME --> and <!-- /size --> (native/lab/internal/mdspan); each job below writes its own
 // names and leaves the others:
 //
 //	caskg-sizes module bin/caskg.wasm FILE.md...       make wasm: module-raw, module-gzip, module-budget, go
@@ -23,7 +23,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/caskg/caskg/native/lab/mdspan"
+	"github.com/caskg/caskg/native/lab/internal/mdspan"
 	"github.com/caskg/caskg/wasm/modbuild"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/native/lab/mdspan"
+	"github.com/caskg/caskg/native/lab/internal/mdspan"
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/modbuild"
 )

@@ -395,7 +395,7 @@ func sameAsBuild(dir string, build func(args ...string) error) (bool, error) {
 
 // WriteMarkdown writes the curves as a table a set and agent, with the plot image's path.
 func WriteMarkdown(w io.Writer, curves []*Curve, image string) {
-	fmt.Fprintln(w, "Learning through the gateway (`make eval`, native/lab/gatewaycurve): a scripted agent replays each")
+	fmt.Fprintln(w, "Learning through the gateway (`make eval`, native/lab/internal/gatewaycurve): a scripted agent replays each")
 	fmt.Fprintln(w, "set's training runs through `caskg gateway --learn-every 50` in front of the test catalog server")
 	fmt.Fprintln(w, "(native/lab/catalogserver, streamable HTTP on 127.0.0.1): a `search_tools` with the run's task, then the")
 	fmt.Fprintln(w, "run's tools through `call_tool` with arguments made from their schemas. After each batch, and a quiet")

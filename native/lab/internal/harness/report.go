@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/caskg/caskg/native/lab/mdspan"
+	"github.com/caskg/caskg/native/lab/internal/mdspan"
 )
 
 // Markers of the README span that UpdateReadme rewrites. Everything between them is generated.
@@ -142,7 +142,7 @@ learning curves of the sets with training runs, taught through `+"`POST /v1/feed
 ## Learning through the gateway
 
 `+GatewayLearningBegin+`
-Written by `+"`make eval`"+` after the learning curves (native/lab/gatewaycurve): the training runs
+Written by `+"`make eval`"+` after the learning curves (native/lab/internal/gatewaycurve): the training runs
 replayed through `+"`caskg gateway`"+`.
 `+GatewayLearningEnd+`
 `)

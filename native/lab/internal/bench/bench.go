@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/caskg/caskg/native/lab/mdspan"
+	"github.com/caskg/caskg/native/lab/internal/mdspan"
 )
 
 // README markers: make bench rewrites only what lies between them.

@@ -13,7 +13,7 @@ import (
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
-	"github.com/caskg/caskg/native/lab/oracle"
+	"github.com/caskg/caskg/native/lab/internal/oracle"
 	"github.com/caskg/caskg/wasm/engine"
 )
 

@@ -28,7 +28,7 @@ import (
 const (
 	LearningBegin = "<!-- learning:begin -->"
 	LearningEnd   = "<!-- learning:end -->"
-	// The span of the curves through caskg gateway (native/lab/gatewaycurve).
+	// The span of the curves through caskg gateway (native/lab/internal/gatewaycurve).
 	GatewayLearningBegin = "<!-- gateway-learning:begin -->"
 	GatewayLearningEnd   = "<!-- gateway-learning:end -->"
 )

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/native/lab/mdspan"
+	"github.com/caskg/caskg/native/lab/internal/mdspan"
 	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
