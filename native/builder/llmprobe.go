@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/caskg/caskg/native/ingest"
-	"github.com/caskg/caskg/native/llm"
+	"github.com/caskg/caskg/native/internal/llm"
 )
 
 // LLMProber asks an OpenAI-compatible chat model the three counterfactual probes, with

@@ -21,7 +21,7 @@ import (
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/ingest"
-	"github.com/caskg/caskg/native/llm"
+	"github.com/caskg/caskg/native/internal/llm"
 )
 
 // llmLib is a small, well-connected slice of the sample library for the LLM prober tests.

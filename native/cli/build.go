@@ -17,9 +17,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/caskg/caskg/native/atomicfile"
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/internal/atomicfile"
 	"github.com/caskg/caskg/native/internal/memlimit"
 )
 

@@ -15,9 +15,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/atomicfile"
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/cli/internal/export"
+	"github.com/caskg/caskg/native/internal/atomicfile"
 	"github.com/caskg/caskg/wasm/engine"
 )
 

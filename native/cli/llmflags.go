@@ -15,7 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/llm"
+	"github.com/caskg/caskg/native/internal/llm"
 )
 
 // A Prober is a probe answerer that a program wrapping Run adds to the -prober choices of build

@@ -8,8 +8,8 @@ import (
 	"os"
 	"text/tabwriter"
 
-	"github.com/caskg/caskg/native/atomicfile"
 	"github.com/caskg/caskg/native/cli/internal/tracelog"
+	"github.com/caskg/caskg/native/internal/atomicfile"
 )
 
 const tracesImportArgs = "LOG... --artifact A.skg -o TRACES.jsonl [--strict] [--json]"

@@ -10,9 +10,9 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/caskg/caskg/native/atomicfile"
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/internal/atomicfile"
 	"github.com/caskg/caskg/native/internal/memlimit"
 )
 

@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 
-	"github.com/caskg/caskg/native/atomicfile"
+	"github.com/caskg/caskg/native/internal/atomicfile"
 )
 
 // cacheMagic starts every cache file: "cev1", then the dimension u32, then dim float32s.
@@ -22,7 +22,7 @@ const cacheMagic = "cev1"
 // Cache is an Embedder that keeps every vector on disk, one file per (model id, text):
 // dir/<model hash>/<text hash[:2]>/<text hash>.vec. A rebuild after a small change to the
 // library, or after an interrupted run, embeds only the texts it has not seen. Files are written
-// through native/atomicfile, so a reader sees a whole file or none; they are not fsynced
+// through native/internal/atomicfile, so a reader sees a whole file or none; they are not fsynced
 // (atomicfile.WriteNoSync), and a file torn by a power loss, like any corrupt one, reads as a
 // miss.
 type Cache struct {

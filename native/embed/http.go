@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/caskg/caskg/native/openai"
+	"github.com/caskg/caskg/native/internal/openai"
 )
 
 // Defaults of HTTPOptions.
@@ -37,7 +37,7 @@ type HTTPOptions struct {
 }
 
 // HTTP embeds texts with an OpenAI-compatible POST /v1/embeddings endpoint, through the
-// transport native/openai (retries, timeouts, Retry-After, bounded answers).
+// transport native/internal/openai (retries, timeouts, Retry-After, bounded answers).
 type HTTP struct {
 	opt HTTPOptions
 	tr  *openai.Client

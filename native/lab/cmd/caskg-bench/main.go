@@ -41,10 +41,10 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/atomicfile"
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/internal/atomicfile"
 	"github.com/caskg/caskg/native/internal/memlimit"
 	"github.com/caskg/caskg/native/lab/internal/bench"
 	"github.com/caskg/caskg/native/lab/internal/mdspan"

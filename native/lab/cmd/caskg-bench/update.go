@@ -15,9 +15,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/caskg/caskg/native/atomicfile"
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/internal/atomicfile"
 	"github.com/caskg/caskg/native/lab/internal/bench"
 	"github.com/caskg/caskg/native/lab/synth"
 )

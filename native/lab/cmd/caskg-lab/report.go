@@ -5,7 +5,7 @@ import (
 	"flag"
 	"io"
 
-	"github.com/caskg/caskg/native/atomicfile"
+	"github.com/caskg/caskg/native/internal/atomicfile"
 	"github.com/caskg/caskg/native/internal/cmdline"
 	"github.com/caskg/caskg/native/lab/internal/harness"
 )

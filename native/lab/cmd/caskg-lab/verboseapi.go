@@ -10,7 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/caskg/caskg/native/atomicfile"
+	"github.com/caskg/caskg/native/internal/atomicfile"
 	"github.com/caskg/caskg/native/internal/cmdline"
 	"github.com/caskg/caskg/native/lab/internal/verboseapi"
 )

@@ -11,7 +11,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/caskg/caskg/native/atomicfile"
+	"github.com/caskg/caskg/native/internal/atomicfile"
 )
 
 // replace returns doc with what lies between begin and end replaced by body, the markers kept.

@@ -8,7 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 
-	"github.com/caskg/caskg/native/llm"
+	"github.com/caskg/caskg/native/internal/llm"
 )
 
 func ExampleClient_ScoreAll() {

@@ -2,7 +2,7 @@
 // OpenAI-compatible chat-completions endpoint.
 //
 // A Client bounds parallel requests (Config.Concurrency) and their rate (Config.RPM), retries
-// transient failures with jittered exponential backoff (both through native/openai, the
+// transient failures with jittered exponential backoff (both through native/internal/openai, the
 // transport it shares with the HTTP embedder), and keeps every successful answer in an
 // on-disk cache keyed by content hash, written right after the answer arrives: a build that is
 // interrupted and rerun asks the endpoint only the prompts it has no answer for. Answers that
@@ -23,7 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/caskg/caskg/native/openai"
+	"github.com/caskg/caskg/native/internal/openai"
 )
 
 // Defaults of Config's zero values.

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 
-	"github.com/caskg/caskg/native/openai"
+	"github.com/caskg/caskg/native/internal/openai"
 )
 
 func ExampleClient_Post() {

@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/caskg/caskg/native/atomicfile"
+	"github.com/caskg/caskg/native/internal/atomicfile"
 )
 
 // cache stores one answer per file: dir/ab/abcdef….json holding {"score":x,"raw":"..."}.
-// Files are written through native/atomicfile, so a reader (or a build killed midway) sees
+// Files are written through native/internal/atomicfile, so a reader (or a build killed midway) sees
 // either no file or a complete one. They are not fsynced (atomicfile.WriteNoSync): the cache
 // survives a killed process, and a file torn by a power loss reads as a miss.
 type cache struct{ dir string }

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/caskg/caskg/native/openai"
+	"github.com/caskg/caskg/native/internal/openai"
 )
 
 // chatPath is the endpoint under the base URL.
