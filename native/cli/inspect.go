@@ -19,6 +19,7 @@ import (
 	"github.com/caskg/caskg/native/cli/internal/export"
 	"github.com/caskg/caskg/native/internal/atomicfile"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/mcpcore"
 )
 
 // degreeStats summarizes one degree distribution.
@@ -70,22 +71,15 @@ func inspect(path string, g *graphs.Graph) inspection {
 	maj, min := g.Version()
 	in := inspection{File: path, Version: fmt.Sprintf("%d.%d", maj, min), Bytes: g.Size(),
 		Skills: g.NumSkills(), Edges: g.NumEdges(), Terms: g.NumTerms(),
-		ByState: map[string]int{}, ByType: map[string]int{}, Sections: g.Sections(), Params: g.Params(),
+		Sections: g.Sections(), Params: g.Params(),
 		Learning: engine.LearningOf(g)}
-	for _, s := range graphs.States() {
-		in.ByState[s.String()] = 0
-	}
-	for _, r := range graphs.Relations() {
-		in.ByType[r.String()] = 0
-	}
+	in.ByState, in.ByType = mcpcore.EdgeCounts(g)
 	out, inn := make([]int, g.NumSkills()), make([]int, g.NumSkills())
 	for u := range g.NumSkills() {
 		lo, hi := g.Out(u)
 		out[u] = hi - lo
 		for e := lo; e < hi; e++ {
 			inn[g.Target(e)]++
-			in.ByState[g.State(e).String()]++
-			in.ByType[g.Type(e).String()]++
 		}
 	}
 	for u := range out {

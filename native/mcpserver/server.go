@@ -456,19 +456,10 @@ func (s *Server) info(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.Cal
 	maj, minor := g.Version()
 	out := &Info{Artifact: s.opt.Artifact, Version: fmt.Sprintf("%d.%d", maj, minor), Bytes: g.Size(),
 		Skills: g.NumSkills(), Edges: g.NumEdges(), Terms: g.NumTerms(),
-		ByState: map[string]int{}, ByType: map[string]int{}, VectorDim: g.VectorDim(),
+		VectorDim:   g.VectorDim(),
 		VectorModel: g.VectorModel(), QueryEncoder: g.HasEncoder(), Params: map[string]any{}, Library: s.libInfo,
 		Learning: engine.LearningOf(g)}
-	for _, st := range graphs.States() {
-		out.ByState[st.String()] = 0
-	}
-	for _, r := range graphs.Relations() {
-		out.ByType[r.String()] = 0
-	}
-	for e := range g.NumEdges() {
-		out.ByState[g.State(e).String()]++
-		out.ByType[g.Type(e).String()]++
-	}
+	out.ByState, out.ByType = mcpcore.EdgeCounts(g)
 	if p := g.Params(); len(p) > 0 {
 		if err := json.Unmarshal(p, &out.Params); err != nil {
 			out.Params = map[string]any{"unreadable": err.Error()}

@@ -491,6 +491,24 @@ func (h *Handler) neighbors(name string, limit int) (string, []byte, error) {
 	return NeighborsText(g.Name(id), out, in, outTotal, inTotal), append(b, '}'), nil
 }
 
+// EdgeCounts counts g's published edges by calibration state and by relation, every state and
+// relation present (0 where no edge has it): graph_info's by_state and by_type, and caskg
+// inspect's.
+func EdgeCounts(g *graphs.Graph) (byState, byType map[string]int) {
+	byState, byType = map[string]int{}, map[string]int{}
+	for _, st := range graphs.States() {
+		byState[st.String()] = 0
+	}
+	for _, r := range graphs.Relations() {
+		byType[r.String()] = 0
+	}
+	for e := range g.NumEdges() {
+		byState[g.State(e).String()]++
+		byType[g.Type(e).String()]++
+	}
+	return byState, byType
+}
+
 // EdgesOf lists skill id's published edges out and in (ins, the edges into it), each
 // strongest first, then by name. An edge u→v means u comes first; from u's side the edge is
 // walked in reverse (see engine.Via), from v's side forward.
@@ -540,11 +558,7 @@ func (h *Handler) info() []byte {
 		b = jsontext.AppendString(append(b, `"artifact":`...), h.opt.Artifact)
 		b = append(b, ',')
 	}
-	byState, byType := map[string]int{}, map[string]int{}
-	for e := range g.NumEdges() {
-		byState[g.State(e).String()]++
-		byType[g.Type(e).String()]++
-	}
+	byState, byType := EdgeCounts(g)
 	b = append(b, `"by_state":{`...)
 	for i, st := range sortedNames(graphs.States()) {
 		if i > 0 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -357,7 +358,7 @@ func typeNotes(s map[string]any, path string, depth int) []Note {
 		}
 	}
 	if props, ok := s["properties"].(map[string]any); ok {
-		for _, k := range sortedKeys(props) {
+		for _, k := range slices.Sorted(maps.Keys(props)) {
 			sub(props[k], path+".properties."+k)
 		}
 	}

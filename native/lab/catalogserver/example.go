@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -145,7 +147,7 @@ func (g *generator) value(schema any, key string, seed uint64, depth int) any {
 			return m
 		}
 		props, _ := s["properties"].(map[string]any)
-		for _, k := range sortedKeys(props) {
+		for _, k := range slices.Sorted(maps.Keys(props)) {
 			m[k] = g.value(props[k], k, mix(seed, k), depth+1)
 		}
 		// A required name without a property schema still needs a value; additionalProperties

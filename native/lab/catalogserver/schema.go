@@ -2,6 +2,7 @@ package catalogserver
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -128,7 +129,7 @@ func validate(schema any, v any, path string) *argError {
 				}
 			}
 		}
-		for _, key := range sortedKeys(v) {
+		for _, key := range slices.Sorted(maps.Keys(v)) {
 			sub, known := props[key]
 			if !known {
 				switch ap := s["additionalProperties"].(type) {
@@ -176,13 +177,4 @@ func short(v any) string {
 		return strings.ToValidUTF8(string(b[:57]), "") + "..."
 	}
 	return string(b)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -28,7 +28,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -166,7 +168,7 @@ func Generate(tools []Tool, tasks []Task, opt Options) (*Output, error) {
 		// Few needs are said in a few words, so their APIs alone make a small, easy catalog: the
 		// other APIs, in a seeded order, fill it up to its size as tools no query asks for.
 		var rest []string
-		for _, a := range sortedKeys(members) {
+		for _, a := range slices.Sorted(maps.Keys(members)) {
 			if !inAPI[a] && (opt.Parts <= 1 || int(hash(a)%uint64(opt.Parts)) == opt.Part) {
 				rest = append(rest, a)
 			}
@@ -331,7 +333,7 @@ var (
 func sampleOf(s map[string]any, rng *rand.Rand, depth int) any {
 	props, _ := s["properties"].(map[string]any)
 	obj := map[string]any{}
-	for _, k := range sortedKeys(props) {
+	for _, k := range slices.Sorted(maps.Keys(props)) {
 		p, _ := props[k].(map[string]any)
 		obj[k] = valueOf(k, p, rng, depth)
 	}
@@ -440,13 +442,4 @@ func hash(s string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(s))
 	return h.Sum64()
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
