@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/caskg/caskg/native/lab/internal/bench"
+	"github.com/caskg/caskg/native/lab/internal/mdspan"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -36,7 +37,7 @@ func document(r *bench.Report, c *config) string {
 	p("starting an instance).\n\n")
 	b.WriteString(r.QueryTable())
 	p("\nEvery query propagates by forward push, whose residual bounds its L1 error (below): no ranking depends on\n")
-	p("that error, and Via only within it (RATIONALE.md). From %s skills on, the engine also takes the sign-sketch\n", count(engine.LargeLibrary))
+	p("that error, and Via only within it (RATIONALE.md). From %s skills on, the engine also takes the sign-sketch\n", mdspan.Count(engine.LargeLibrary))
 	p("prefilter for semantic seeds (below); under that size the semantic list is exact.\n\n")
 	p("```sh\nmake bench   # or: bin/caskg-bench -sizes 1000,10000,100000 -curve '' -reuse\n```\n\n")
 
@@ -65,17 +66,17 @@ func document(r *bench.Report, c *config) string {
 		update(&b, r, c)
 	}
 
-	p("## Forward push against power iteration (%s skills)\n\n", count(r.PushSize))
+	p("## Forward push against power iteration (%s skills)\n\n", mdspan.Count(r.PushSize))
 	p("Forward push keeps an estimate p and a residual r with ppr(π) = p + Σ_u r(u)·ppr(e_u); each ppr(e_u)\n")
 	p("sums to 1, so the L1 error of p is exactly the residual left, which the engine reports as\n")
 	p("`Response.Residual`: the stated error bound. The reference is power iteration run to an L1 change below\n")
 	p("1e-10, from the seeds each of %d task texts gives. The engine uses ε = %g.\n\n", min(c.pushQueries, 87), engine.PushEpsilon)
 	b.WriteString(r.PushTable())
-	p("\n## Semantic prefilter (%s skills)\n\n", count(r.PushSize))
-	p("Comparing the query vector with every skill vector is N×dim multiply-adds. From %s skills the engine\n", count(engine.LargeLibrary))
+	p("\n## Semantic prefilter (%s skills)\n\n", mdspan.Count(r.PushSize))
+	p("Comparing the query vector with every skill vector is N×dim multiply-adds. From %s skills the engine\n", mdspan.Count(engine.LargeLibrary))
 	p("first ranks skills by a one-bit sketch — how the signs of their components agree with the query's,\n")
 	p("each agreement weighted by |q_j| rounded to eight levels, in integers (XOR and popcount; 16 bytes a\n")
-	p("skill) — then computes the exact cosine for the best %s only. Recall is the share of the exact\n", count(engine.SemanticPool))
+	p("skill) — then computes the exact cosine for the best %s only. Recall is the share of the exact\n", mdspan.Count(engine.SemanticPool))
 	p("scan's top 50 (top 5) the prefilter keeps; the times are natively, per query.\n\n")
 	b.WriteString(r.SemanticTable())
 	p("\n## WebAssembly module\n\n%s The Go runtime alone (an empty reactor built the same way) is about 530 KB gzip.\n\n", r.WasmLine())
@@ -125,12 +126,12 @@ func update(b *strings.Builder, r *bench.Report, c *config) {
 	p("## Incremental update\n\n")
 	p("`caskg update OLD.skg --traces NEW.jsonl -o NEW.skg` makes the artifact a full build makes from the library and\n")
 	p("every run, starting from the old artifact, its build state (`OLD.skg.state`, written by `caskg build --state`)\n")
-	p("and the new runs alone. The stage grows the %s-skill `synth` library, makes %s runs with\n", count(u.Skills), count(u.OldRuns))
+	p("and the new runs alone. The stage grows the %s-skill `synth` library, makes %s runs with\n", mdspan.Count(u.Skills), mdspan.Count(u.OldRuns))
 	p("[synth.Runs](native/lab/synth/runs.go) (each 3 to 5 distinct skills of one variant group, drawn by a fixed\n")
 	p("generator) and builds with them, keeping the state. Then it makes %s new runs (%.0f%%) and times %s of:\n",
-		count(u.NewRuns), 100*float64(u.NewRuns)/float64(max(u.OldRuns, 1)), rounds(len(u.Full.Rounds)))
-	p("a full build with all %s runs (learning the builtin embedder and building, as `caskg build` does; growing\n", count(u.OldRuns+u.NewRuns))
-	p("the library and reading the runs not timed), then the update by the %s new runs (reading the old artifact\n", count(u.NewRuns))
+		mdspan.Count(u.NewRuns), 100*float64(u.NewRuns)/float64(max(u.OldRuns, 1)), rounds(len(u.Full.Rounds)))
+	p("a full build with all %s runs (learning the builtin embedder and building, as `caskg build` does; growing\n", mdspan.Count(u.OldRuns+u.NewRuns))
+	p("the library and reading the runs not timed), then the update by the %s new runs (reading the old artifact\n", mdspan.Count(u.NewRuns))
 	p("and its state, decoding the state, updating and encoding the new state, as `caskg update` does; writing\n")
 	p("the files not timed), each in a process of its own. The times are each side's median round, its range in\n")
 	p("parentheses. Every round, the two artifacts must be byte-identical, or the run fails (their SHA-256 is in\n")
@@ -161,12 +162,4 @@ func peerSizes(r *bench.Report) string {
 		}
 	}
 	return strings.Join(s, ",")
-}
-
-func count(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

@@ -17,9 +17,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"runtime"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -65,12 +66,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	names := make([]string, 0, len(figs))
-	for n := range figs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(figs)) {
 		fmt.Printf("  %-20s %s\n", n, figs[n])
 	}
 	for _, d := range docs {
@@ -93,8 +89,8 @@ var (
 func moduleFigures(wasm []byte) map[string]string {
 	return map[string]string{
 		"go":            runtime.Version(),
-		"module-raw":    count(int64(len(wasm))),
-		"module-gzip":   count(int64(modbuild.Gzip(wasm))),
+		"module-raw":    mdspan.Count(len(wasm)),
+		"module-gzip":   mdspan.Count(modbuild.Gzip(wasm)),
 		"module-budget": strconv.Itoa(modbuild.MaxGzip/1000) + " KB",
 	}
 }
@@ -139,14 +135,14 @@ func workerFigures(s bundle) (map[string]string, error) {
 	}
 	figs := map[string]string{
 		"go":                 runtime.Version(),
-		"worker-upload-gzip": count(s.Gzip),
+		"worker-upload-gzip": mdspan.Count(int(s.Gzip)),
 		"worker-upload-mib":  mib(s.Gzip),
 	}
 	var js int64
 	for _, m := range s.Modules {
 		switch m.Name {
 		case "app.wasm":
-			figs["worker-app-raw"], figs["worker-app-gzip"] = count(m.Raw), count(m.Gzip)
+			figs["worker-app-raw"], figs["worker-app-gzip"] = mdspan.Count(int(m.Raw)), mdspan.Count(int(m.Gzip))
 		default:
 			js += m.Gzip
 		}
@@ -154,7 +150,7 @@ func workerFigures(s bundle) (map[string]string, error) {
 	if figs["worker-app-raw"] == "" {
 		return nil, errors.New("the bundle has no app.wasm")
 	}
-	figs["worker-js-gzip"] = count(js)
+	figs["worker-js-gzip"] = mdspan.Count(int(js))
 	return figs, nil
 }
 
@@ -175,18 +171,9 @@ func libraryFiles(artifact, embedSizes string) (map[string]string, error) {
 	return map[string]string{
 		"library-artifact-mb":  fmt.Sprintf("%.2f MB", float64(fi.Size())/1e6),
 		"library-artifact-mib": mib(fi.Size()),
-		"library-embed-gzip":   count(s.Gzip),
+		"library-embed-gzip":   mdspan.Count(int(s.Gzip)),
 		"library-embed-mib":    mib(s.Gzip),
 	}, nil
-}
-
-// count writes n with thousands separators, as the prose does: 2,364,715.
-func count(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20)) }

@@ -99,17 +99,6 @@ func writer(name string) string {
 	return "make wasm rewrites it"
 }
 
-func TestCount(t *testing.T) {
-	for _, tc := range []struct {
-		in   int64
-		want string
-	}{{0, "0"}, {999, "999"}, {1000, "1,000"}, {698749, "698,749"}, {2364715, "2,364,715"}, {12345678901, "12,345,678,901"}} {
-		if got := count(tc.in); got != tc.want {
-			t.Errorf("count(%d) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
 func TestRunErrors(t *testing.T) {
 	dir := t.TempDir()
 	notWasm := filepath.Join(dir, "x.wasm")

@@ -241,7 +241,7 @@ func (r *Report) QueryTable() string {
 			ratio = strings.Join(parts, " / ")
 		}
 		load := fmt.Sprintf("%s / %s / %s ms", msOr(nq.LoadMs), msOr(wq.LoadMs), msOr(dq.LoadMs))
-		return fmt.Sprintf("%s | %s | %s | %s | %s | %s | %s", k.label, count(k.skills), nat, wz, nd, ratio, load)
+		return fmt.Sprintf("%s | %s | %s | %s | %s | %s | %s", k.label, mdspan.Count(k.skills), nat, wz, nd, ratio, load)
 	}, "library", "skills", "native", "wazero", "Node", "WASM ÷ native", "load: native / wazero / Node")
 }
 
@@ -260,9 +260,9 @@ func (x Build) cells() string {
 		perEdge = fmt.Sprintf("%.1f", float64(x.Sections["EOFF"]+x.Sections["ETGT"]+x.Sections["EWGT"]+
 			x.Sections["EASC"]+x.Sections["EATR"])/float64(x.Edges))
 	}
-	return fmt.Sprintf("%s | %s | %.1f | %.1f | %.0f | %s | %s | %.1f | %s | %s", x.Label, count(x.Skills),
-		x.Seconds, x.Stages["candidates"], x.PeakRSSMB, count(x.Candidates), count(x.Edges),
-		float64(x.Bytes)/1e6, count(x.Bytes/max(x.Skills, 1)), perEdge)
+	return fmt.Sprintf("%s | %s | %.1f | %.1f | %.0f | %s | %s | %.1f | %s | %s", x.Label, mdspan.Count(x.Skills),
+		x.Seconds, x.Stages["candidates"], x.PeakRSSMB, mdspan.Count(x.Candidates), mdspan.Count(x.Edges),
+		float64(x.Bytes)/1e6, mdspan.Count(x.Bytes/max(x.Skills, 1)), perEdge)
 }
 
 // SectionTable is where an artifact's bytes go, for the largest build.
@@ -288,9 +288,9 @@ func (r *Report) SectionTable() string {
 	})
 	return table(tags, func(t string) string {
 		n := big.Sections[t]
-		return fmt.Sprintf("`%s` | %s | %.1f%% | %.1f", t, count(n), 100*float64(n)/float64(max(big.Bytes, 1)),
+		return fmt.Sprintf("`%s` | %s | %.1f%% | %.1f", t, mdspan.Count(n), 100*float64(n)/float64(max(big.Bytes, 1)),
 			float64(n)/float64(max(big.Skills, 1)))
-	}, "section ("+count(big.Skills)+" skills)", "bytes", "share", "per skill")
+	}, "section ("+mdspan.Count(big.Skills)+" skills)", "bytes", "share", "per skill")
 }
 
 // PushTable is forward push's accuracy per threshold.
@@ -301,7 +301,7 @@ func (r *Report) PushTable() string {
 
 // cells is the threshold's row of PushTable.
 func (p Push) cells() string {
-	return fmt.Sprintf("%g | %s | %.2f | %.2e | %.2e | %.0f%% | %.1f%%", p.Eps, count(int(p.Pushes+0.5)), p.Ms,
+	return fmt.Sprintf("%g | %s | %.2f | %.2e | %.2e | %.0f%% | %.1f%%", p.Eps, mdspan.Count(int(p.Pushes+0.5)), p.Ms,
 		p.Residual, p.L1, 100*p.SameTop10, 100*p.Top10)
 }
 
@@ -313,7 +313,7 @@ func (r *Report) SemanticTable() string {
 
 // cells is the size's row of SemanticTable.
 func (s Semantic) cells() string {
-	return fmt.Sprintf("%s | %s | %.1f%% | %.1f%% | %.2f | %.2f", count(s.Skills), count(s.Pool),
+	return fmt.Sprintf("%s | %s | %.1f%% | %.1f%% | %.2f | %.2f", mdspan.Count(s.Skills), mdspan.Count(s.Pool),
 		100*s.Recall50, 100*s.Recall5, s.ExactMs, s.SketchMs)
 }
 
@@ -331,9 +331,9 @@ func (u Update) cells() string {
 		ratio = fmt.Sprintf("%.3f (%.1f× faster)", x, 1/x)
 	}
 	return fmt.Sprintf("%s | %s + %s | %s | %s | %s | %.0f / %.0f | %s / %s (%s) | %.1f | %.1f",
-		count(u.Skills), count(u.OldRuns), count(u.NewRuns), u.Full.seconds("%.1f"), u.Update.seconds("%.2f"), ratio,
-		u.Full.PeakRSSMB, u.Update.PeakRSSMB, count(u.Full.ProbesRun), count(u.Update.ProbesRun),
-		count(u.Update.ProbesCached), float64(u.StateBytes)/1e6, float64(u.Bytes)/1e6)
+		mdspan.Count(u.Skills), mdspan.Count(u.OldRuns), mdspan.Count(u.NewRuns), u.Full.seconds("%.1f"), u.Update.seconds("%.2f"), ratio,
+		u.Full.PeakRSSMB, u.Update.PeakRSSMB, mdspan.Count(u.Full.ProbesRun), mdspan.Count(u.Update.ProbesRun),
+		mdspan.Count(u.Update.ProbesCached), float64(u.StateBytes)/1e6, float64(u.Bytes)/1e6)
 }
 
 // WasmTable is wazero and Node against native Go per library, for the full task texts and the
@@ -343,7 +343,7 @@ func (r *Report) WasmTable() string {
 	sort.SliceStable(keys, func(i, j int) bool { return keys[i].skills < keys[j].skills })
 	return table(keys, func(k library) string {
 		nat, _ := r.latency(k.label, k.skills, "native")
-		cells := []string{k.label, count(k.skills)}
+		cells := []string{k.label, mdspan.Count(k.skills)}
 		for _, words := range []bool{false, true} {
 			n, okN := kind(nat, words)
 			cells = append(cells, latencyCell(n, okN))
@@ -412,7 +412,7 @@ func (r *Report) PeerTable() string {
 		if x.sys.CompileMs > 0 {
 			load += " (compile " + dur(x.sys.CompileMs) + ")"
 		}
-		cells := []string{x.run.Label + " " + count(x.run.Skills), name, load}
+		cells := []string{x.run.Label + " " + mdspan.Count(x.run.Skills), name, load}
 		for _, k := range peerKinds {
 			pk, ok := x.sys.Kinds[k.Key]
 			if !ok || pk.Queries == 0 {
@@ -431,7 +431,7 @@ func (r *Report) PeerTable() string {
 		if x.sys.WasmBytes > 0 {
 			heap += fmt.Sprintf(" + WASM %.0f", x.sys.WasmBytes/1e6)
 		}
-		code := fmt.Sprintf("%s (%s)", count((x.sys.Code.Gzip+500)/1000), count((x.sys.Code.Raw+500)/1000))
+		code := fmt.Sprintf("%s (%s)", mdspan.Count((x.sys.Code.Gzip+500)/1000), mdspan.Count((x.sys.Code.Raw+500)/1000))
 		cells = append(cells, heap, code)
 		return strings.Join(cells, " | ")
 	}, cols...)
@@ -467,7 +467,7 @@ func table[T any](rows []T, cells func(T) string, columns ...string) string {
 func (r *Report) WasmLine() string {
 	w := r.Wasm
 	return fmt.Sprintf("`bin/caskg.wasm`: %s bytes raw, %s gzip (level 9).",
-		mdspan.Span("module-raw", count(w.Raw)), mdspan.Span("module-gzip", count(w.Gzip)))
+		mdspan.Span("module-raw", mdspan.Count(w.Raw)), mdspan.Span("module-gzip", mdspan.Count(w.Gzip)))
 }
 
 // Terminal is what make bench prints: the tables without the prose.
@@ -509,16 +509,4 @@ func msOr(x float64) string {
 		return "—"
 	}
 	return ms(x)
-}
-
-// count writes n with thousands separators.
-func count(n int) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + count(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

@@ -139,14 +139,3 @@ func TestDur(t *testing.T) {
 		}
 	}
 }
-
-func TestCount(t *testing.T) {
-	for _, tc := range []struct {
-		in   int
-		want string
-	}{{0, "0"}, {999, "999"}, {1000, "1,000"}, {100000, "100,000"}, {1234567, "1,234,567"}, {-4200, "-4,200"}} {
-		if got := count(tc.in); got != tc.want {
-			t.Errorf("count(%d) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}

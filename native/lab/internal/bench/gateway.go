@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/caskg/caskg/native/lab/internal/mdspan"
 )
 
 // Markers of the gateway's section of BENCHMARKS.md: make bench-gateway rewrites only what lies
@@ -102,13 +104,13 @@ func GatewaySection(results []GoBench, machine string) string {
 		return fmt.Sprintf("%s | %s | %s | **%s** | %s | %s | %s | %s | %s", r.Name,
 			usCell(r, "direct-p50-us"), usCell(r, "gateway-p50-us"), usCell(r, "added-p50-us"),
 			usCell(r, "direct-p99-us"), usCell(r, "gateway-p99-us"), usCell(r, "added-p99-us"),
-			count(r.N), met(r, "added-p50-us", targetAddedP50us))
+			mdspan.Count(r.N), met(r, "added-p50-us", targetAddedP50us))
 	}, "transport", "direct p50", "gateway p50", "added p50", "direct p99", "gateway p99", "added p99", "calls", "target")
 
 	p("### search_tools on Seal-Tools (4,076 tools, in process)\n\n")
 	p("`search_tools` with the default k on the 4,076 tools of Seal-Tools served by the catalog server in process,\n")
 	p("from a client of the front over in-memory transports: the whole request, the result with every tool's input\n")
-	p("schema encoded, and decoded by the client. The queries are the data set's %s task texts in turn. `graph`\n", count(1354))
+	p("schema encoded, and decoded by the client. The queries are the data set's %s task texts in turn. `graph`\n", mdspan.Count(1354))
 	p("ranks over the learning loop's first full build; `lexical` is the fallback before the first graph (its BM25\n")
 	p("index is built at a catalog's first lexical search, before the timed ones).\n")
 	p("Target: graph p50 ≤ 2 ms.\n\n")
@@ -118,7 +120,7 @@ func GatewaySection(results []GoBench, machine string) string {
 			target = met(r, "p50-us", targetSearchP50us)
 		}
 		return fmt.Sprintf("%s | **%s** | %s | %s | %s | %s | %s", r.Name, usCell(r, "p50-us"), usCell(r, "p99-us"),
-			bytesCell(r.Metrics["B/op"]), count(int(r.Metrics["allocs/op"])), count(r.N), target)
+			bytesCell(r.Metrics["B/op"]), mdspan.Count(int(r.Metrics["allocs/op"])), mdspan.Count(r.N), target)
 	}, "ranking", "p50", "p99", "allocated / search", "allocs / search", "searches", "target")
 
 	p("### Update and swap as traces accumulate (ToolLinkOS)\n\n")

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/caskg/caskg/native/internal/atomicfile"
@@ -62,6 +63,18 @@ const (
 	figureOpen  = "<!-- size:"
 	figureClose = "<!-- /size -->"
 )
+
+// Count writes n with thousands separators, as the prose writes figures: 2,364,715.
+func Count(n int) string {
+	if n < 0 {
+		return "-" + Count(-n)
+	}
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
 
 // Span is the figure name holding value, as a generator writes it into a document.
 func Span(name, value string) string { return figureOpen + name + " -->" + value + figureClose }

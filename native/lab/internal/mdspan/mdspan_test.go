@@ -196,3 +196,15 @@ func FuzzSetFigures(f *testing.F) {
 		}
 	})
 }
+
+func TestCount(t *testing.T) {
+	for _, tc := range []struct {
+		in   int
+		want string
+	}{{0, "0"}, {999, "999"}, {1000, "1,000"}, {100000, "100,000"}, {698749, "698,749"}, {1234567, "1,234,567"},
+		{2364715, "2,364,715"}, {12345678901, "12,345,678,901"}, {-4200, "-4,200"}} {
+		if got := Count(tc.in); got != tc.want {
+			t.Errorf("Count(%d) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
