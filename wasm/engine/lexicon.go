@@ -32,6 +32,14 @@ const (
 	WeightBody        = 0.5
 	BodyHeadRunes     = 1500
 
+	// weightAPIName is the weight of the words before "api" in a name of the form
+	// API_api_ENDPOINT (apiNameEnd): every endpoint of that API repeats them, so they say which
+	// API a tool belongs to, not what the tool does. At the name's full weight they made every
+	// endpoint of the API a multi-need query names most fully outrank the one tool of a need
+	// named in fewer words (native/lab/NOTES.md: "API names in endpoint names"). Fitted on the
+	// Seal-Tools half-0 verbose-API catalog, the middle of its plateau (0.5–1.5 by nDCG@10).
+	weightAPIName = 1.0
+
 	DefaultK1 = 2.0
 	DefaultB  = 0.75
 )
@@ -53,7 +61,9 @@ func BuildLexicon(docs []Doc) graphs.Lexicon {
 				lens[i] += w
 			}
 		}
-		add(d.Name, WeightName)
+		j := apiNameEnd(d.Name)
+		add(d.Name[:j], weightAPIName)
+		add(d.Name[j:], WeightName)
 		add(d.Description, WeightDescription)
 		for _, tag := range d.Tags {
 			add(tag, WeightTags)
@@ -81,6 +91,23 @@ func BuildLexicon(docs []Doc) graphs.Lexicon {
 	}
 	return lx
 }
+
+// apiNameEnd returns the length of the API part of name, 0 when it has none. Collections of
+// REST APIs export their endpoints as API_api_ENDPOINT ("film_api_get_film_info",
+// "academic-publishing-api-get-journal"): the API part ends after the first word "api" (any
+// case) that has a word before it and one after it, words being separated by '_', '-' or '.'.
+func apiNameEnd(name string) int {
+	for i := 1; i+4 < len(name); i++ {
+		if isNameSep(name[i-1]) && i > 1 && !isNameSep(name[i-2]) &&
+			(name[i]|0x20) == 'a' && (name[i+1]|0x20) == 'p' && (name[i+2]|0x20) == 'i' &&
+			isNameSep(name[i+3]) && !isNameSep(name[i+4]) {
+			return i + 4
+		}
+	}
+	return 0
+}
+
+func isNameSep(c byte) bool { return c == '_' || c == '-' || c == '.' }
 
 // HeadRunes returns at most n runes of s, cut at a rune boundary.
 func HeadRunes(s string, n int) string {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,4 +112,85 @@ func findTerm(lx graphs.Lexicon, term string) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+func TestAPINameEnd(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want string // the API part
+	}{
+		{"film_api_get_film_info", "film_api_"},
+		{"academic-publishing-api-get-journal", "academic-publishing-api-"},
+		{"Weather.API.forecast", "Weather.API."},
+		{"rapid_api_api_list", "rapid_api_"},
+		{"api_get_status", ""},                              // no word before "api"
+		{"film_api", ""},                                    // no word after it
+		{"film_api_", ""},                                   // a separator is not a word
+		{"film__api_get", ""},                               // an empty word before it
+		{"film_apis_list", ""},                              // "apis" is another word
+		{"film_rapi_list", ""},                              // so is "rapi"
+		{"capital_api", ""},                                 // "api" at the end
+		{"getFilmApiInfo", ""},                              // camelCase is not a separator
+		{"pdf-extract", ""},                                 // no "api" at all
+		{"generate_secure_api_key", "generate_secure_api_"}, // the shape, whatever the words mean
+	} {
+		if got := c.name[:apiNameEnd(c.name)]; got != c.want {
+			t.Errorf("apiNameEnd(%q): API part %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestBuildLexiconAPIName(t *testing.T) {
+	lx := BuildLexicon([]Doc{{Name: "film_api_get_film_info"}, {Name: "get-film"}})
+	tf := map[string]map[uint32]float32{}
+	for i, term := range lx.Terms {
+		tf[term] = map[uint32]float32{}
+		for _, p := range lx.Postings[i] {
+			tf[term][p.Doc] = p.TF
+		}
+	}
+	want := map[string]map[uint32]float32{
+		// The API part counts weightAPIName, the endpoint the full name weight.
+		"film": {0: weightAPIName + WeightName, 1: WeightName},
+		"api":  {0: weightAPIName},
+		"get":  {0: WeightName, 1: WeightName},
+		"info": {0: WeightName},
+	}
+	if diff := cmp.Diff(want, tf); diff != "" {
+		t.Errorf("term frequencies (-want +got):\n%s", diff)
+	}
+	if want := []float32{weightAPIName*2 + WeightName*3, WeightName * 2}; !slices.Equal(lx.DocLen, want) {
+		t.Errorf("DocLen %v, want %v", lx.DocLen, want)
+	}
+}
+
+// A multi-need task against endpoints named API_api_ENDPOINT: the need written in many words
+// names the copy-editing API, whose every endpoint repeats "copy editing" in its name, and the
+// need written in few words is the film's, whose word is in its tool's endpoint. With the API's
+// words at the name's full weight three copy-editing siblings filled the first three.
+func TestQueryAPINameSiblings(t *testing.T) {
+	skills := []testSkill{
+		{"copy_editing_api_get_copy_edits", "Get the copy edits proposed for one sentence of a document.", ""},
+		{"copy_editing_api_perform_copy_editing", "Copy edit a whole document and return the edited text.", ""},
+		{"copy_editing_api_check_style", "Check a text against a style guide.", ""},
+		{"copy_editing_api_count_words", "Count the words of a text.", ""},
+		{"copy_editing_api_list_editors", "List the available editors.", ""},
+		{"cinema_api_get_film_info", "Details of a movie: its year, cast and director.", ""},
+		{"music_api_get_album", "Get the tracks of a music album.", ""},
+		{"weather_api_get_forecast", "Get the weather forecast of a city.", ""},
+		{"kinship_api_get_relations", "Get the kinship relations of a person.", ""},
+		{"payments_api_refund_order", "Refund a paid order.", ""},
+	}
+	for _, w := range strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliett kilo lima mike november oscar papa") {
+		skills = append(skills, testSkill{w + "_api_get_" + w, "Get the " + w + " record.", ""})
+	}
+	e := newTestEngine(t, skills, nil)
+	got := names(query(t, e, Request{
+		Query: "Please retrieve the copy edits for the second sentence of my document and " +
+			"copy edit the rest of the document. Also, tell me about the film Titanic.",
+		K: 3, NoGraph: true,
+	}))
+	if !slices.Contains(got, "cinema_api_get_film_info") || !slices.Contains(got, "copy_editing_api_get_copy_edits") {
+		t.Errorf("first three %v: want the film tool and the copy-edits tool among them", got)
+	}
 }
