@@ -47,13 +47,7 @@ func TestSampleOutputs(t *testing.T) {
 		{Name: "film_api_get_cast", Description: `Retrieve the cast of a film. Sample response: {"cast": ["a"]}`,
 			Inputs: in("film_id")},
 	}
-	index := map[string]int{}
-	for i, s := range skills {
-		index[s.Name] = i
-	}
-	feat, idf := extractFeatures(skills, index)
-	b := &builder{feat: feat, idf: idf}
-	b.keyMakers, b.keyTakers = countKeys(feat)
+	b := featureBuilder(skills)
 	for _, c := range []struct {
 		from, to int
 		linked   bool
@@ -68,7 +62,7 @@ func TestSampleOutputs(t *testing.T) {
 	}
 	// A declared output schema wins over a sample in the description.
 	s := ingest.Skill{Name: "x_api_get_y", Description: `Sample response: {"z": 1}`, Outputs: in("y")}
-	feat, _ = extractFeatures([]ingest.Skill{s}, map[string]int{s.Name: 0})
+	feat := featureBuilder([]ingest.Skill{s}).feat
 	if len(feat[0].outputs) != 1 || feat[0].outputs[0].key != "y" {
 		t.Errorf("outputs of a skill with an outputSchema and a sample: %+v, want its schema's y", feat[0].outputs)
 	}

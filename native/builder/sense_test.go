@@ -8,6 +8,19 @@ import (
 	"github.com/caskg/caskg/native/ingest"
 )
 
+// featureBuilder is a builder holding just the features of skills and the counts of their
+// declared keys: what the I/O signal reads.
+func featureBuilder(skills []ingest.Skill) *builder {
+	index := map[string]int{}
+	for i, s := range skills {
+		index[s.Name] = i
+	}
+	feat, idf := extractFeatures(skills, index)
+	b := &builder{feat: feat, idf: idf}
+	b.keyMakers, b.keyTakers = countKeys(feat)
+	return b
+}
+
 // TestSenseAgreement checks that a match on a declared field name counts only when the two
 // fields are about the same thing, read from a small library built through extractFeatures.
 func TestSenseAgreement(t *testing.T) {
@@ -30,13 +43,8 @@ func TestSenseAgreement(t *testing.T) {
 		{Name: "listPrograms", Description: "List programs",
 			Outputs: field("program", "")},
 	}
-	index := map[string]int{}
-	for i, s := range skills {
-		index[s.Name] = i
-	}
-	feat, idf := extractFeatures(skills, index)
-	b := &builder{feat: feat, idf: idf}
-	b.keyMakers, b.keyTakers = countKeys(feat)
+	b := featureBuilder(skills)
+	feat := b.feat
 	tests := []struct {
 		out, in int
 		want    string // "none", "full"
