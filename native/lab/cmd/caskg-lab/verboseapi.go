@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"flag"
@@ -41,21 +40,11 @@ func runVerbose(stdout io.Writer, args []string) error {
 	if dir == "" {
 		return cmdline.Usagef("flag -o is required")
 	}
-	var cat struct {
-		Tools []verboseapi.Tool `json:"tools"`
-	}
-	data, err := os.ReadFile(files[0])
-	if err != nil {
-		return fmt.Errorf("verboseapi: %w", err)
-	}
-	if err := json.Unmarshal(data, &cat); err != nil {
-		return fmt.Errorf("verboseapi: %s: %w", files[0], err)
-	}
-	tasks, err := readTasks(files[1])
+	tools, tasks, err := verboseapi.Read(files[0], files[1])
 	if err != nil {
 		return err
 	}
-	out, err := verboseapi.Generate(cat.Tools, tasks, opt)
+	out, err := verboseapi.Generate(tools, tasks, opt)
 	if err != nil {
 		return err
 	}
@@ -77,31 +66,4 @@ func runVerbose(stdout io.Writer, args []string) error {
 	}
 	fmt.Fprintf(stdout, "verboseapi: %d tools of %d APIs, %d tasks in %s\n", len(out.Tools), out.APIs, len(out.Tasks), dir)
 	return nil
-}
-
-// readTasks reads a JSONL task file, naming the line of a bad one.
-func readTasks(path string) ([]verboseapi.Task, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("verboseapi: %w", err)
-	}
-	defer f.Close()
-	var out []verboseapi.Task
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		var t verboseapi.Task
-		if err := json.Unmarshal(line, &t); err != nil {
-			return nil, fmt.Errorf("verboseapi: %s:%d: %w", path, n, err)
-		}
-		out = append(out, t)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("verboseapi: %s: %w", path, err)
-	}
-	return out, nil
 }

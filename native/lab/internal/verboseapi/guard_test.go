@@ -1,18 +1,17 @@
 package verboseapi_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/caskg/caskg/native/builder"
+	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/native/lab/internal/verboseapi"
 	"github.com/caskg/caskg/native/testlib"
@@ -36,8 +35,19 @@ func TestSeedsNotBelowBM25(t *testing.T) {
 	if _, err := os.Stat(sharedData); err != nil {
 		t.Skipf("%s not found: the dev sets are not beside the repository", sharedData)
 	}
-	seal := readSource(t, sharedData+"/eval/sealtools/tools.json", sharedData+"/eval/sealtools/tasks.jsonl")
-	tlos := readSource(t, sharedData+"/eval/toollinkos/tools.json", sharedData+"/eval/toollinkos/tasks.jsonl")
+	type source struct {
+		tools []verboseapi.Tool
+		tasks []verboseapi.Task
+	}
+	read := func(tools, tasks string) source {
+		to, ta, err := verboseapi.Read(sharedData+tools, sharedData+tasks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return source{to, ta}
+	}
+	seal := read("/eval/sealtools/tools.json", "/eval/sealtools/tasks.jsonl")
+	tlos := read("/eval/toollinkos/tools.json", "/eval/toollinkos/tasks.jsonl")
 	// The catalogs and options of make quality-api.
 	for _, c := range []struct {
 		name string
@@ -76,18 +86,11 @@ func TestSeedsNotBelowBM25(t *testing.T) {
 			}
 			ref := newBM25(written.Tools)
 			comp := func(rank func(q string) []string) float64 {
-				n := 0
-				for _, task := range out.Tasks {
-					top := rank(task.Query)
-					all := true
-					for _, g := range task.Gold {
-						all = all && slices.Contains(top, g)
-					}
-					if all {
-						n++
-					}
+				all := make([]eval.Scores, len(out.Tasks))
+				for i, task := range out.Tasks {
+					all[i] = eval.Score(rank(task.Query), task.Gold, []int{10})
 				}
-				return float64(n) / float64(len(out.Tasks))
+				return eval.Summarize(all, []int{10}).Complete[10]
 			}
 			ask := func(noGraph bool) func(string) []string {
 				return func(q string) []string {
@@ -109,47 +112,6 @@ func TestSeedsNotBelowBM25(t *testing.T) {
 			}
 		})
 	}
-}
-
-type source struct {
-	tools []verboseapi.Tool
-	tasks []verboseapi.Task
-}
-
-func readSource(t *testing.T, toolsPath, tasksPath string) source {
-	t.Helper()
-	data, err := os.ReadFile(toolsPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cat struct {
-		Tools []verboseapi.Tool `json:"tools"`
-	}
-	if err := json.Unmarshal(data, &cat); err != nil {
-		t.Fatalf("%s: %v", toolsPath, err)
-	}
-	f, err := os.Open(tasksPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var tasks []verboseapi.Task
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		var task verboseapi.Task
-		if err := json.Unmarshal(sc.Bytes(), &task); err != nil {
-			t.Fatalf("%s:%d: %v", tasksPath, line, err)
-		}
-		tasks = append(tasks, task)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return source{cat.Tools, tasks}
 }
 
 // bm25 is score.py's reference: one field per tool, k1 1.2, b .75.

@@ -25,11 +25,14 @@
 package verboseapi
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"maps"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -73,6 +76,44 @@ type Output struct {
 	Tools []map[string]any
 	Tasks []Task
 	APIs  int
+}
+
+// Read reads a source catalog ({"tools": [...]}) and its JSONL tasks, naming the file, and the
+// line of a bad task.
+func Read(toolsPath, tasksPath string) ([]Tool, []Task, error) {
+	data, err := os.ReadFile(toolsPath)
+	if err != nil {
+		return nil, nil, fmt.Errorf("verboseapi: %w", err)
+	}
+	var cat struct {
+		Tools []Tool `json:"tools"`
+	}
+	if err := json.Unmarshal(data, &cat); err != nil {
+		return nil, nil, fmt.Errorf("verboseapi: %s: %w", toolsPath, err)
+	}
+	f, err := os.Open(tasksPath)
+	if err != nil {
+		return nil, nil, fmt.Errorf("verboseapi: %w", err)
+	}
+	defer f.Close()
+	var tasks []Task
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var t Task
+		if err := json.Unmarshal(line, &t); err != nil {
+			return nil, nil, fmt.Errorf("verboseapi: %s:%d: %w", tasksPath, n, err)
+		}
+		tasks = append(tasks, t)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, fmt.Errorf("verboseapi: %s: %w", tasksPath, err)
+	}
+	return cat.Tools, tasks, nil
 }
 
 // Generate builds the catalog and tasks of opt from a source catalog and its tasks. A task's
