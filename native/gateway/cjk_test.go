@@ -8,7 +8,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caskg/caskg/native/testlib"
-	"github.com/caskg/caskg/wasm/engine"
 )
 
 // TestSearchNoTermNote holds search_tools to what an agent asking in another language than the
@@ -17,14 +16,7 @@ import (
 func TestSearchNoTermNote(t *testing.T) {
 	cfg := &Config{Servers: []ServerConfig{{Name: "alpha", Command: "unused", Timeout: time.Second}}}
 	servers := map[string]func() *mcp.Server{"alpha": alphaServer}
-	lexicalRec, graphRec := &recorder{}, &recorder{}
-	lexicalGW := startGateway(t, cfg, Options{Learner: lexicalRec, dial: inMemory(t, servers)})
-	graphGW := startGateway(t, cfg, Options{Learner: graphRec, dial: inMemory(t, servers)})
-	waitFor(t, "the server's tools", func() bool {
-		return len(graphGW.cat.Load().servers) == 1 && len(lexicalGW.cat.Load().servers) == 1
-	})
-	gr := catalogGraph(t, graphGW.catalog())
-	graphRec.graph, graphRec.eng = gr, engine.New(gr)
+	lexicalGW, graphGW := lexicalAndGraph(t, cfg, servers)
 
 	const note = "no term of the query is in this library's index: 서울, 날씨, 알려, 려줘"
 	for _, gw := range []struct {

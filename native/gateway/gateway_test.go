@@ -684,6 +684,22 @@ func drain(c chan struct{}) {
 	}
 }
 
+// lexicalAndGraph starts two gateways in front of servers: one before its first graph (lexical
+// ranking) and one whose learner holds the graph built from its catalog, once every server's
+// tools are listed.
+func lexicalAndGraph(t *testing.T, cfg *Config, servers map[string]func() *mcp.Server) (lexical, graph *Gateway) {
+	t.Helper()
+	graphRec := &recorder{}
+	lexical = startGateway(t, cfg, Options{Learner: &recorder{}, dial: inMemory(t, servers)})
+	graph = startGateway(t, cfg, Options{Learner: graphRec, dial: inMemory(t, servers)})
+	waitFor(t, "every server's tools", func() bool {
+		return len(graph.cat.Load().servers) == len(cfg.Servers) && len(lexical.cat.Load().servers) == len(cfg.Servers)
+	})
+	gr := catalogGraph(t, graph.catalog())
+	graphRec.graph, graphRec.eng = gr, engine.New(gr)
+	return lexical, graph
+}
+
 // catalogGraph builds, with the default options, and decodes the artifact of a gateway
 // catalog.
 func catalogGraph(t *testing.T, catalog []byte) *graphs.Graph {
@@ -747,14 +763,7 @@ func TestSearchFilter(t *testing.T) {
 	cfg := &Config{Servers: []ServerConfig{{Name: "alpha", Command: "unused", Timeout: time.Second},
 		{Name: "beta", Command: "unused", Timeout: time.Second}}}
 	servers := map[string]func() *mcp.Server{"alpha": alphaServer, "beta": betaServer}
-	lexicalRec, graphRec := &recorder{}, &recorder{}
-	lexicalGW := startGateway(t, cfg, Options{Learner: lexicalRec, dial: inMemory(t, servers)})
-	graphGW := startGateway(t, cfg, Options{Learner: graphRec, dial: inMemory(t, servers)})
-	waitFor(t, "both servers' tools", func() bool {
-		return len(graphGW.cat.Load().servers) == 2 && len(lexicalGW.cat.Load().servers) == 2
-	})
-	gr := catalogGraph(t, graphGW.catalog())
-	graphRec.graph, graphRec.eng = gr, engine.New(gr)
+	lexicalGW, graphGW := lexicalAndGraph(t, cfg, servers)
 
 	tooMany := make([]string, 101)
 	for i := range tooMany {
