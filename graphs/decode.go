@@ -40,6 +40,8 @@ type Graph struct {
 	qscl, qvec []byte
 	qidx       []byte // format 2.0: term t's row of qvec is u32(qidx, t); nil in 1.1 (row t)
 	v          int    // encoder terms
+
+	mem memory // format 2.1 (optional): the memory of past tasks
 }
 
 // Decode validates b as an artifact and returns a Graph over it. It checks every offset,
@@ -96,6 +98,9 @@ func Decode(b []byte) (*Graph, error) {
 		return nil, err
 	}
 	if err := g.bindVectors(); err != nil {
+		return nil, err
+	}
+	if err := g.bindMemory(); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -653,5 +658,6 @@ func (g *Graph) Artifact() (*Artifact, error) {
 		}
 		a.Encoder = q
 	}
+	a.Memory = g.memoryArtifact()
 	return a, nil
 }

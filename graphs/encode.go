@@ -51,9 +51,11 @@ type Artifact struct {
 	Params  map[string]any // build parameters; encoded as JSON with sorted keys
 	Vectors *Vectors       // skill embeddings (format 1.1); nil: none
 	Encoder *QueryEncoder  // query encoder (format 1.1); nil: none. Needs Vectors.
+	Memory  *Memory        // memory of past tasks (format 2.1); nil: none
 }
 
-// Encode returns the artifact's bytes, format 2.0. The same Artifact always gives the same bytes.
+// Encode returns the artifact's bytes: format 2.1 with a memory of past tasks, else 2.0 (which
+// is 2.1 without the memory sections). The same Artifact always gives the same bytes.
 func Encode(a *Artifact) ([]byte, error) { return encodeAs(a, false) }
 
 // encodeAs is Encode; with legacy set it writes the artifact as a 1.x encoder did (1.0 without
@@ -168,6 +170,11 @@ func encodeAs(a *Artifact, legacy bool) ([]byte, error) {
 			minor = legacyMinor
 		}
 	}
+	if !legacy {
+		if extra := a.memoryBodies(&heap, bodies); len(extra) > 0 {
+			tags, minor = append(tags, extra...), MemoryMinor
+		}
+	}
 	bodies[tagStrings] = heap.buf.Bytes()
 	return assemble(tags, bodies, major, minor)
 }
@@ -253,7 +260,10 @@ func (a *Artifact) check() error {
 			return errors.New("graphs: document length " + errtext.Ftoa(d) + " is not a finite non-negative number")
 		}
 	}
-	return a.checkVectors()
+	if err := a.checkVectors(); err != nil {
+		return err
+	}
+	return a.checkMemory()
 }
 
 func unit(f float32) bool   { return f >= 0 && f <= 1 }

@@ -64,6 +64,9 @@
 //	QIDX  V × u32          the row of QVEC that holds term t's quantized vector
 //	QVEC  R × D × i8       the distinct quantized term vectors (R ≤ V), in order of first use
 //
+// Format 2.1 adds the optional memory of past tasks (memory.go: MHDR, MTRM, MPOF, MPST, MDOC,
+// MSOF, MSKL); a 2.0 reader skips its sections.
+//
 // Readers of 1.x refuse 2.0 as a version they do not know. This package writes 2.0 and reads
 // 1.0, 1.1 and 2.0. Decode reads every section in place except 2.0's postings, which it expands
 // once into the 1.0 layout (8 bytes a posting, at most 4 bytes per byte of LPDG and LPTF), so
@@ -85,10 +88,12 @@ import (
 	"github.com/caskg/caskg/graphs/errtext"
 )
 
-// Version of the format this package writes.
+// Version of the format this package writes: 2.0, or 2.1 (MemoryMinor) when the artifact holds
+// a memory of past tasks (memory.go), so that an artifact without one keeps its 2.0 bytes.
 const (
-	Major = 2
-	Minor = 0
+	Major       = 2
+	Minor       = 0
+	MemoryMinor = 1
 )
 
 // The older version this package reads: 1.0 and 1.1 (the vector and encoder sections).

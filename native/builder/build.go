@@ -54,6 +54,11 @@ type Options struct {
 	EpsWeight    float64            // least published weight ε_w
 	BodyHead     int                // runes of each body kept in the artifact
 	MaxPostingDF int                // tokens shared by more skills do not propose pairs (0: automatic)
+	// TaskMinRuns is how many distinct runs must share a word of their tasks before it enters
+	// the memory of past tasks (engine.BuildMemory); reported runs count once per reporter,
+	// and only where MinReporters reporters used it. NoTaskText leaves the memory out.
+	TaskMinRuns int
+	NoTaskText  bool
 
 	DryRun   bool           // stop after the frontier and count the model calls a build would make
 	traces   []Trace        // Input.Runs (with Previous, after the previous build's)
@@ -78,8 +83,9 @@ func DefaultOptions() Options {
 		EpsE: 0.1, TauConfirm: 0.7, TauReject: 0.3,
 		RhoConfirmed: 1, RhoUncertain: 0.75, RhoScaffold: 0,
 		ScaffoldOut: 4, ScaffoldIn: 4,
-		EpsWeight: 0.01,
-		BodyHead:  2400,
+		EpsWeight:   0.01,
+		BodyHead:    2400,
+		TaskMinRuns: engine.DefaultTaskMinRuns,
 	}
 }
 
@@ -124,6 +130,9 @@ type Report struct {
 	ByType          map[string]int `json:"by_type"`
 	TraceSkipped    int            `json:"trace_names_unknown,omitempty"`
 	TraceFailures   int            `json:"trace_failures,omitempty"` // failed runs read as evidence (traceStats.addFailure)
+	// Memory is what the memory of past tasks kept of the runs' task texts (engine.FitMemory);
+	// nil without runs that carry one, or with NoTaskText.
+	Memory *engine.MemoryStats `json:"memory,omitempty"`
 	// TracePrior is the Beta prior (a, b) of co-use fitted on held-out runs (traceStats.fitPrior).
 	TracePrior    []float64          `json:"trace_prior,omitempty"`
 	Bytes         int                `json:"bytes"`
@@ -409,6 +418,13 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		return nil, nil, nil, fmt.Errorf("builder: %w", err)
 	}
 	stage("encode", t)
+	if past := b.pastRuns(); len(past) > 0 {
+		t = time.Now()
+		if data, err = b.addMemory(art, data, past); err != nil {
+			return nil, nil, nil, err
+		}
+		stage("memory", t)
+	}
 
 	rep.Skills = len(skills)
 	rep.Published = len(edges)
@@ -457,6 +473,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("builder: budget %d: want %d (auto), 0 (every candidate) or a positive size", o.Budget, BudgetAuto)
 	case o.ScaffoldOut < 0 || o.ScaffoldIn < 0 || o.BodyHead < 0:
 		return fmt.Errorf("builder: scaffold caps and body-head must not be negative")
+	case o.TaskMinRuns < 1:
+		return fmt.Errorf("builder: task-min-runs %d must be at least 1", o.TaskMinRuns)
 	}
 	return nil
 }
@@ -525,6 +543,12 @@ func (b *builder) params() map[string]any {
 		"variant": o.Variant, "lambda": lam, "tau_str": o.TauStr, "eta_str": o.EtaStr,
 		"cap": o.Cap, "per_channel": o.PerChannel, "eps_weight": o.EpsWeight, "body_head": o.BodyHead,
 		"traces": len(o.traces),
+	}
+	if o.TaskMinRuns != engine.DefaultTaskMinRuns {
+		p["task_min_runs"] = o.TaskMinRuns
+	}
+	if o.NoTaskText {
+		p["no_task_text"] = true
 	}
 	if b.vectors != nil {
 		p["embedder"] = b.vectors.Model

@@ -24,10 +24,15 @@ type Trace struct {
 	// calls a gateway saw itself. Reported runs are evidence once per reporter, and only where
 	// MinReporters reporters agree (reporters.go); the others are trusted as they are.
 	Source string `json:"source,omitempty"`
+	// Task is what the run was asked: the search query a gateway session began with, the first
+	// user message of an imported log, the query a feedback report gave. "" when unknown (trace
+	// files written before runs kept their words). Only its words that enough runs share reach
+	// the artifact (engine.BuildMemory); the text itself never does.
+	Task string `json:"task,omitempty"`
 }
 
-// ReadTraces reads a JSONL trace file ({"id", "skills": [...], "outcome"?, "source"?} per line),
-// naming the file and line of any bad entry. A line with "outcome": "failure" (a failed run
+// ReadTraces reads a JSONL trace file ({"id", "skills": [...], "outcome"?, "source"?, "task"?}
+// per line), naming the file and line of any bad entry. A line with "outcome": "failure" (a failed run
 // reported through caskg's feedback) is kept as a failed run; any other outcome must be
 // "success". "source" names the reporter of a run that came through feedback.
 func ReadTraces(path string) ([]Trace, error) {
@@ -62,6 +67,7 @@ func ParseTrace(data []byte) (Trace, error) {
 		Skills  []string        `json:"skills"`
 		Outcome string          `json:"outcome"`
 		Source  string          `json:"source"`
+		Task    string          `json:"task"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return Trace{}, fmt.Errorf("not a JSON trace: %w", err)
@@ -77,7 +83,7 @@ func ParseTrace(data []byte) (Trace, error) {
 	default:
 		return Trace{}, fmt.Errorf(`field "outcome": %q is not "success" or "failure"`, raw.Outcome)
 	}
-	return Trace{ID: string(bytes.Trim(raw.ID, `"`)), Skills: raw.Skills, Failed: failed, Source: raw.Source}, nil
+	return Trace{ID: string(bytes.Trim(raw.ID, `"`)), Skills: raw.Skills, Failed: failed, Source: raw.Source, Task: raw.Task}, nil
 }
 
 type pair struct{ i, j int }

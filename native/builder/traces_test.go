@@ -121,7 +121,7 @@ func TestReadTraces(t *testing.T) {
 		{"no traces", "\n\n", nil, "builder: traces %[1]s: no traces"},
 		{"failed runs marked", `{"id": "f", "skills": ["a", "b"], "outcome": "failure"}` + "\n" +
 			`{"id": "s", "skills": ["b", "c"], "outcome": "success", "task": "t"}` + "\n",
-			[]Trace{{ID: "f", Skills: []string{"a", "b"}, Failed: true}, {ID: "s", Skills: []string{"b", "c"}}}, ""},
+			[]Trace{{ID: "f", Skills: []string{"a", "b"}, Failed: true}, {ID: "s", Skills: []string{"b", "c"}, Task: "t"}}, ""},
 		{"only failed runs", `{"id": "f", "skills": ["a"], "outcome": "failure"}`, []Trace{{ID: "f", Skills: []string{"a"}, Failed: true}}, ""},
 		{"reporters", `{"id": "fb-1", "skills": ["a", "b"], "source": "token:alice"}` + "\n" +
 			`{"id": "fb-2", "skills": ["b"], "outcome": "failure", "source": "loopback"}` + "\n" + `{"id": "t", "skills": ["a"], "source": ""}` + "\n",

@@ -105,6 +105,8 @@ type savedOptions struct {
 	ScaffoldOut, ScaffoldIn                  int
 	EpsWeight                                float64
 	BodyHead, MaxPostingDF                   int
+	TaskMinRuns                              int
+	NoTaskText                               bool
 }
 
 // channelWeight is a channel's λ.
@@ -124,7 +126,7 @@ func saveOptions(o Options) savedOptions {
 		FrontierMin: o.FrontierMin, EpsE: o.EpsE, TauConfirm: o.TauConfirm, TauReject: o.TauReject,
 		RhoConfirmed: o.RhoConfirmed, RhoUncertain: o.RhoUncertain, RhoScaffold: o.RhoScaffold,
 		ScaffoldOut: o.ScaffoldOut, ScaffoldIn: o.ScaffoldIn, EpsWeight: o.EpsWeight,
-		BodyHead: o.BodyHead, MaxPostingDF: o.MaxPostingDF}
+		BodyHead: o.BodyHead, MaxPostingDF: o.MaxPostingDF, TaskMinRuns: o.TaskMinRuns, NoTaskText: o.NoTaskText}
 }
 
 func (s savedOptions) equal(t savedOptions) bool {
@@ -145,7 +147,7 @@ func (s *State) Options() Options {
 		FrontierMin: o.FrontierMin, EpsE: o.EpsE, TauConfirm: o.TauConfirm, TauReject: o.TauReject,
 		RhoConfirmed: o.RhoConfirmed, RhoUncertain: o.RhoUncertain, RhoScaffold: o.RhoScaffold,
 		ScaffoldOut: o.ScaffoldOut, ScaffoldIn: o.ScaffoldIn, EpsWeight: o.EpsWeight,
-		BodyHead: o.BodyHead, MaxPostingDF: o.MaxPostingDF}
+		BodyHead: o.BodyHead, MaxPostingDF: o.MaxPostingDF, TaskMinRuns: o.TaskMinRuns, NoTaskText: o.NoTaskText}
 }
 
 // recorder collects, during a build, what its State keeps.

@@ -65,7 +65,7 @@ type Request struct {
 	K       int     `json:"k,omitempty"`
 	Seeds   int     `json:"seeds,omitempty"`
 	Gamma   float64 `json:"gamma,omitempty"`
-	NoGraph bool    `json:"no_graph,omitempty"`
+	NoGraph bool    `json:"no_graph,omitempty"` // the seeds alone: neither the graph nor the memory of past tasks
 	// Vector is an exact embedding of Query by the model that made the artifact's skill
 	// vectors (Engine.VectorModel), of dimension Engine.VectorDim. Without it, semantic seeding
 	// uses the artifact's query encoder.
@@ -85,6 +85,8 @@ type Request struct {
 	TotalBudget int  `json:"total_budget,omitempty"`
 	// Filter narrows the answer to the skills it keeps (filter.go); the zero Filter keeps all.
 	Filter Filter `json:"filter,omitzero"`
+	// NoMemory leaves the memory of past tasks out of the ranking (memory.go).
+	NoMemory bool `json:"no_memory,omitempty"`
 }
 
 // Via is a published edge that carried relevance to a result. From is the neighbour the
@@ -110,6 +112,9 @@ type Result struct {
 	SeedRank int     `json:"seed_rank,omitempty"` // 1-based rank among the seeds; 0 when not a seed
 	Graph    bool    `json:"graph,omitempty"`     // the graph raised the score above the skill's own match
 	Via      []Via   `json:"via,omitempty"`
+	// Recalled is set when the memory of past tasks raised the result: past runs whose tasks
+	// shared the query's words used it.
+	Recalled *Recall `json:"recalled,omitempty"`
 }
 
 // Response is the answer to a Request.
@@ -152,13 +157,14 @@ type Engine struct {
 	// whose output many skills can take says little about which one comes next (rank).
 	fanOut []float32
 
-	invNorm []float32 // 1/‖quantized vector‖ per skill; nil without vectors
-	signs   []uint64  // sign bits of every skill vector, for the large-library prefilter (semantic.go)
-	zeroVec []int32   // the skills whose vector is zero (invNorm 0), for the prefilter
-	impacts []float64 // BM25 term-frequency factor per posting (bm25Impacts)
-	terms   termIndex // lexicon terms' lengths and character masks, for typo correction
-	vecs    []int8    // every skill's quantized vector (graphs.Graph.Vectors)
-	packed  []int64   // the vectors three skills to a word below LargeLibrary skills (packVectors), else nil
+	invNorm []float32    // 1/‖quantized vector‖ per skill; nil without vectors
+	signs   []uint64     // sign bits of every skill vector, for the large-library prefilter (semantic.go)
+	zeroVec []int32      // the skills whose vector is zero (invNorm 0), for the prefilter
+	impacts []float64    // BM25 term-frequency factor per posting (bm25Impacts)
+	terms   termIndex    // lexicon terms' lengths and character masks, for typo correction
+	vecs    []int8       // every skill's quantized vector (graphs.Graph.Vectors)
+	packed  []int64      // the vectors three skills to a word below LargeLibrary skills (packVectors), else nil
+	mem     *recallIndex // the memory of past tasks; nil without one
 
 	pool [scratchSlots]atomic.Pointer[scratch] // scratches for reuse (scratch.go)
 
@@ -174,7 +180,7 @@ type Engine struct {
 // New prepares an engine over g. Its cost is linear in the graph's size.
 func New(g *graphs.Graph) *Engine {
 	n := g.NumSkills()
-	e := &Engine{g: g, names: newNameIndex(g), invNorm: vectorNorms(g), impacts: bm25Impacts(g), terms: newTermIndex(g), vecs: g.Vectors(), packed: packVectors(g), vocab: newVocabulary(g)}
+	e := &Engine{g: g, names: newNameIndex(g), invNorm: vectorNorms(g), impacts: bm25Impacts(g), terms: newTermIndex(g), vecs: g.Vectors(), packed: packVectors(g), vocab: newVocabulary(g), mem: memoryOf(g)}
 	if n >= LargeLibrary {
 		e.signs = vectorSigns(g)
 	}
@@ -394,6 +400,9 @@ func (e *Engine) rank(req Request) (Response, error) {
 		}
 		return Response{Results: res, Note: note}, nil
 	}
+	// The memory's votes (memory.go); nil where it is silent. What was learned from use, the
+	// graph's edges and the memory's words, comes in together: no_graph is the seeds alone.
+	votes := e.memoryVotes(sc, &req, toks, allow)
 
 	seeds := fused[:min(req.Seeds, len(fused))]
 	pi := sc.pi
@@ -463,7 +472,7 @@ func (e *Engine) rank(req Request) (Response, error) {
 		}
 		return 0
 	}
-	final := func(v int) float64 { return max(own(v), graph(v)) }
+	final := func(v int) float64 { return max(own(v), graph(v)) + votes.of(sc, v) }
 	// The answer is drawn from the listed skills and the seeds' neighbours with graph evidence:
 	// any other skill has none and scores below each of the BM25 top K (seedRanking), so neither
 	// the propagation nor its error bound can change the ranking.
@@ -476,11 +485,20 @@ func (e *Engine) rank(req Request) (Response, error) {
 			top.offer(candidate{v, final(v)})
 		}
 	}
+	for _, v := range votes.voters() {
+		_, isListed := listed.get(v.id)
+		_, isLinked := linked.get(v.id)
+		if !isListed && !isLinked && v.score > 0 {
+			top.offer(candidate{v.id, final(v.id)})
+		}
+	}
 
 	ranked := top.sorted()
 	res := make([]Result, len(ranked))
+	scale := votes.scale(ranked)
 	for i, c := range ranked {
-		res[i] = Result{ID: c.id, Name: e.g.Name(c.id), Score: c.score, Graph: graph(c.id) > own(c.id)}
+		res[i] = Result{ID: c.id, Name: e.g.Name(c.id), Score: c.score * scale, Graph: graph(c.id) > own(c.id),
+			Recalled: votes.evidence(sc, c.id, toks)}
 		if j, ok := listed.get(c.id); ok && j < len(seeds) {
 			res[i].SeedRank = j + 1
 		}

@@ -47,6 +47,8 @@ export interface QueryOptions {
   total_budget?: number;
   /** return only the skills the filter keeps */
   filter?: Filter;
+  /** leave the memory of past tasks (the words past runs were asked) out of the ranking */
+  no_memory?: boolean;
   [option: string]: unknown;
 }
 
@@ -79,6 +81,14 @@ export interface Via {
   reverse?: boolean;
 }
 
+/** The memory of past tasks' evidence for a result: past runs asked in the query's words used it. */
+export interface Recall {
+  /** past runs whose tasks shared the query's words and used this skill */
+  runs: number;
+  /** the query's terms (as the index stems them) those runs' tasks shared */
+  terms: string[];
+}
+
 /** One ranked skill. */
 export interface Result {
   name: string;
@@ -92,6 +102,8 @@ export interface Result {
   graph?: boolean;
   /** the published edges (at most 3, one per neighbour and relation) that link it to the other results, strongest first */
   via?: Via[];
+  /** set when the memory of past tasks raised the result ("recalled: N past runs") */
+  recalled?: Recall;
 }
 
 /** The response JSON of `caskg query --json` (the engine's Response). */

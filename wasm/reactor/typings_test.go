@@ -304,6 +304,7 @@ func TestTypings(t *testing.T) {
 	names := map[reflect.Type]string{
 		reflect.TypeFor[engine.Result](): "Result",
 		reflect.TypeFor[engine.Via]():    "Via",
+		reflect.TypeFor[engine.Recall](): "Recall",
 		reflect.TypeFor[engine.Filter](): "Filter",
 	}
 	goType := func(v any, request bool) func(t *testing.T) []jsonField {
@@ -343,6 +344,7 @@ func TestTypings(t *testing.T) {
 		{"response", "QueryResponse", goType(engine.Response{}, false), nil},
 		{"result", "Result", goType(engine.Result{}, false), nil},
 		{"via", "Via", goType(engine.Via{}, false), nil},
+		{"recall", "Recall", goType(engine.Recall{}, false), nil},
 		{"info", "Info", answer((*reactor).info), map[string]string{"module": "caskg.js adds version's answer",
 			"learning": "checked as Info.learning"}},
 		{"learning", "Info.learning", goType(engine.Learning{}, false), nil},

@@ -113,6 +113,13 @@ func decodeEngineRequest(d *jsontext.Decoder, v *engine.Request) error {
 			}
 		case "filter":
 			err = decodeEngineFilter(d, &v.Filter)
+		case "no_memory":
+			if !d.Null() {
+				var x0 bool
+				if x0, err = d.Bool(); err == nil {
+					v.NoMemory = x0
+				}
+			}
 		default:
 			err = d.UnknownField()
 		}
@@ -218,6 +225,16 @@ func appendEngineResult(b []byte, v *engine.Result) ([]byte, error) {
 			b = append(b, ']')
 		}
 	}
+	if v.Recalled != nil {
+		b = jsontext.AppendKey(b, "\"recalled\":")
+		if v.Recalled == nil {
+			b = append(b, "null"...)
+		} else {
+			if b, err = appendEngineRecall(b, &(*v.Recalled)); err != nil {
+				return b, err
+			}
+		}
+	}
 	b = append(b, '}')
 	return b, err
 }
@@ -239,6 +256,29 @@ func appendEngineVia(b []byte, v *engine.Via) ([]byte, error) {
 	if v.Reverse {
 		b = jsontext.AppendKey(b, "\"reverse\":")
 		b = strconv.AppendBool(b, v.Reverse)
+	}
+	b = append(b, '}')
+	return b, err
+}
+
+// appendEngineRecall appends v as JSON, byte for byte as encoding/json.Marshal writes it.
+func appendEngineRecall(b []byte, v *engine.Recall) ([]byte, error) {
+	var err error
+	b = append(b, '{')
+	b = jsontext.AppendKey(b, "\"runs\":")
+	b = strconv.AppendInt(b, int64(v.Runs), 10)
+	b = jsontext.AppendKey(b, "\"terms\":")
+	if v.Terms == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i0 := range v.Terms {
+			if i0 > 0 {
+				b = append(b, ',')
+			}
+			b = jsontext.AppendString(b, v.Terms[i0])
+		}
+		b = append(b, ']')
 	}
 	b = append(b, '}')
 	return b, err

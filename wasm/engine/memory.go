@@ -1,0 +1,645 @@
+package engine
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/graphs/errtext"
+)
+
+// The memory of past tasks: which words asked for which tools. Runs that carry their task
+// text teach it (BuildMemory); the artifact keeps, per tool set, the terms of the tasks that
+// used it, and only terms enough runs shared, never the text (graphs/memory.go). At query time
+// the query's terms find the nearest tool sets by BM25, each of the nearest memDepth votes for
+// its skills with its score over the best one (a failed set votes against), and the votes are
+// added to the ranking with the weight the build calibrated on held-out runs (FitMemory): where
+// past tasks recur in other words the weight is high and memory decides; where they do not it
+// is zero and memory is silent. RATIONALE.md ("Why tool-set documents …") says why this design.
+
+// Memory defaults.
+const (
+	// DefaultTaskMinRuns is how many distinct runs must share a term of their tasks before it
+	// enters the artifact: a term of one prompt, a key or an address pasted into one task,
+	// never does.
+	DefaultTaskMinRuns = 3
+	// DefaultPerSet bounds the distinct task texts one tool set keeps, newest first, so a
+	// long-lived gateway's memory grows with the tool sets it has seen, not with its runs.
+	DefaultPerSet = 64
+	// memDepth is how many nearest tool sets vote, as in the reference method's 20 nearest runs.
+	memDepth = 20
+	// memFolds and memHeldOut bound the calibration: at most memHeldOut runs are held out, in
+	// memFolds folds, each answered by a memory of the runs outside its fold.
+	memFolds   = 5
+	memHeldOut = 1000
+	// memCalibK is how many graph results calibration reads per held-out run: a skill below
+	// them has graph evidence too small to matter beside a vote.
+	memCalibK = 50
+)
+
+// memWeights are the fusion weights calibration chooses from; the last is "memory decides".
+var memWeights = []float64{0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1, 1.5, 2, 3, 5, 1000}
+
+// PastRun is one run as the memory takes it: what it was asked, the skills it used (ids of the
+// artifact's skills, any order), whether it failed, and who reported it ("" for a trusted run).
+type PastRun struct {
+	Task     string
+	Skills   []int
+	Failed   bool
+	Reporter string
+}
+
+// MemoryOptions are BuildMemory's rules. Zero values mean the defaults.
+type MemoryOptions struct {
+	MinRuns      int // DefaultTaskMinRuns
+	MinReporters int // reporters that must agree on a reported tool set or term; 2
+	PerSet       int // DefaultPerSet
+}
+
+func (o MemoryOptions) orDefaults() MemoryOptions {
+	o.MinRuns = orDefault(o.MinRuns, DefaultTaskMinRuns)
+	o.MinReporters = orDefault(o.MinReporters, 2)
+	o.PerSet = orDefault(o.PerSet, DefaultPerSet)
+	return o
+}
+
+// MemoryStats says what BuildMemory kept and why not the rest, for build reports and inspect.
+type MemoryStats struct {
+	Runs         int       `json:"runs"`                  // runs remembered
+	NoTask       int       `json:"runs_without_task"`     // runs with no task text (or no known skill)
+	Capped       int       `json:"runs_capped"`           // runs beyond a tool set's newest PerSet tasks
+	Unagreed     int       `json:"reported_unagreed"`     // reported runs of tool sets too few reporters gave
+	Sets         int       `json:"tool_sets"`             // documents: distinct tool sets (failed apart)
+	TermsKept    int       `json:"terms_kept"`            // terms enough runs shared
+	TermsDropped int       `json:"terms_dropped"`         // terms of too few runs: never written
+	Weight       float64   `json:"weight"`                // the calibrated fusion weight (FitMemory)
+	HeldOut      int       `json:"held_out,omitempty"`    // runs calibration held out
+	Hits         []int     `json:"calibration,omitempty"` // held-out runs complete in the top 10, per weight of memWeights
+	Weights      []float64 `json:"weights,omitempty"`     // memWeights
+}
+
+// memTask is one distinct task text of a tool set, with the runs that asked it.
+type memTask struct {
+	terms []string // its terms, in order, repeats kept
+	runs  int
+	last  int // index of its newest run
+}
+
+// memSet gathers one document: a tool set (failed runs apart) and its tasks.
+type memSet struct {
+	skills    []int
+	failed    bool
+	tasks     map[string]*memTask // task text → task
+	reporters map[string]string   // reporter → its newest task text for this set
+	repOrder  []string
+	last      int
+}
+
+// BuildMemory makes the memory of past tasks from runs: their tool sets, each with the terms of
+// its tasks (Tokenize, as queries are analyzed) that at least opt.MinRuns distinct task texts
+// share; nil when no run has a task with a kept term. Trusted runs count as they are, identical
+// task texts of a tool set merged, at most opt.PerSet distinct texts a set, newest first. A
+// reported run counts once per reporter and tool set, and only for a set that opt.MinReporters
+// reporters gave: one reporter, however often it reports, makes no word point at a tool. A term
+// of reported tasks counts once per reporter, and only when opt.MinReporters reporters used it.
+// The fusion weight is left 0: FitMemory calibrates it.
+func BuildMemory(runs []PastRun, opt MemoryOptions) (*graphs.Memory, MemoryStats) {
+	opt = opt.orDefaults()
+	var st MemoryStats
+	sets := map[string]*memSet{}
+	for i, r := range runs {
+		task := strings.TrimSpace(r.Task)
+		if task == "" || len(r.Skills) == 0 {
+			st.NoTask++
+			continue
+		}
+		ids := slices.Clone(r.Skills)
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
+		key := setKey(ids, r.Failed)
+		s := sets[key]
+		if s == nil {
+			s = &memSet{skills: ids, failed: r.Failed, tasks: map[string]*memTask{}, reporters: map[string]string{}}
+			sets[key] = s
+		}
+		s.last = i
+		if r.Reporter != "" {
+			if _, ok := s.reporters[r.Reporter]; !ok {
+				s.repOrder = append(s.repOrder, r.Reporter)
+			}
+			s.reporters[r.Reporter] = task
+			continue
+		}
+		t := s.tasks[task]
+		if t == nil {
+			t = &memTask{terms: Tokenize(task)}
+			s.tasks[task] = t
+		}
+		t.runs++
+		t.last = i
+	}
+	keys := make([]string, 0, len(sets))
+	for k := range sets {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+
+	// The tasks each set keeps, and the tally of the privacy rule: distinct trusted texts and
+	// distinct reporters per term.
+	type kept struct {
+		set   *memSet
+		tasks []*memTask // trusted, newest first
+		rep   [][]string // terms of each admitted reporter's task
+		runs  int
+	}
+	var docs []kept
+	texts := map[string]map[string]bool{} // term → trusted task texts
+	reps := map[string]map[string]bool{}  // term → reporters
+	for _, k := range keys {
+		s := sets[k]
+		d := kept{set: s}
+		order := make([]string, 0, len(s.tasks))
+		for text := range s.tasks {
+			order = append(order, text)
+		}
+		slices.SortFunc(order, func(a, b string) int { return s.tasks[b].last - s.tasks[a].last })
+		for j, text := range order {
+			t := s.tasks[text]
+			if j >= opt.PerSet {
+				st.Capped += t.runs
+				continue
+			}
+			d.tasks = append(d.tasks, t)
+			d.runs += t.runs
+			for _, term := range t.terms {
+				if texts[term] == nil {
+					texts[term] = map[string]bool{}
+				}
+				texts[term][text] = true
+			}
+		}
+		if len(s.reporters) >= opt.MinReporters {
+			for _, name := range s.repOrder {
+				terms := Tokenize(s.reporters[name])
+				d.rep = append(d.rep, terms)
+				d.runs++
+				for _, term := range terms {
+					if reps[term] == nil {
+						reps[term] = map[string]bool{}
+					}
+					reps[term][name] = true
+				}
+			}
+		} else {
+			st.Unagreed += len(s.reporters)
+		}
+		docs = append(docs, d)
+	}
+	keep := map[string]bool{}
+	all := map[string]bool{}
+	for term := range texts {
+		all[term] = true
+	}
+	for term := range reps {
+		all[term] = true
+	}
+	for term := range all {
+		n := len(texts[term])
+		if r := len(reps[term]); r >= opt.MinReporters {
+			n += r
+		}
+		if n >= opt.MinRuns {
+			keep[term] = true
+		}
+	}
+	st.TermsKept, st.TermsDropped = len(keep), len(all)-len(keep)
+
+	m := &graphs.Memory{K1: 1.2, B: 0.75, Depth: memDepth}
+	post := map[string][]graphs.Posting{}
+	var total float64
+	for _, d := range docs {
+		tf := map[string]float32{}
+		for _, t := range d.tasks {
+			for _, term := range t.terms {
+				if keep[term] {
+					tf[term]++
+				}
+			}
+		}
+		for _, terms := range d.rep {
+			seen := map[string]bool{}
+			for _, term := range terms {
+				if keep[term] && !seen[term] {
+					seen[term] = true
+					tf[term]++ // a reporter's task counts a term once
+				}
+			}
+		}
+		if len(tf) == 0 || d.runs == 0 {
+			continue
+		}
+		doc := uint32(len(m.Docs))
+		var length float32
+		for term, f := range tf {
+			post[term] = append(post[term], graphs.Posting{Doc: doc, TF: f})
+			length += f
+		}
+		ids := make([]uint32, len(d.set.skills))
+		for i, id := range d.set.skills {
+			ids[i] = uint32(id)
+		}
+		m.Docs = append(m.Docs, graphs.MemoryDoc{Len: length, Runs: d.runs, Failed: d.set.failed, Skills: ids})
+		m.Runs += d.runs
+		total += float64(length)
+	}
+	if len(m.Docs) == 0 {
+		return nil, st
+	}
+	m.AvgDL = float32(total / float64(len(m.Docs)))
+	for term := range post {
+		m.Terms = append(m.Terms, term)
+	}
+	slices.Sort(m.Terms)
+	m.Postings = make([][]graphs.Posting, len(m.Terms))
+	for i, term := range m.Terms {
+		m.Postings[i] = post[term] // documents were added in ascending order
+	}
+	st.Runs, st.Sets = m.Runs, len(m.Docs)
+	return m, st
+}
+
+// setKey identifies a tool set (ascending ids) and whether its runs failed.
+func setKey(ids []int, failed bool) string {
+	var b strings.Builder
+	if failed {
+		b.WriteByte('!')
+	}
+	for _, id := range ids {
+		b.WriteString(errtext.Itoa(id))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+// recallIndex is a memory ready to answer queries.
+type recallIndex struct {
+	weight float64
+	depth  int
+	terms  []string  // ascending
+	off    []int32   // postings of term t: [off[t], off[t+1])
+	doc    []int32   // per posting: its document
+	imp    []float64 // per posting: BM25's term-frequency factor times the term's idf
+	runs   []int32   // per document
+	failed []bool    // per document
+	soff   []int32   // skills of document d: skills[soff[d]:soff[d+1]]
+	skills []int32
+}
+
+// memoryOf reads g's memory of past tasks, nil without one: each posting's BM25 term-frequency
+// factor times its term's idf computed once, as bm25Impacts does for the lexicon.
+func memoryOf(g *graphs.Graph) *recallIndex {
+	if !g.HasMemory() || g.NumMemoryDocs() == 0 {
+		return nil
+	}
+	k1f, bf, avgf, weight, depth, _ := g.MemoryParams()
+	nd, nt := g.NumMemoryDocs(), g.NumMemoryTerms()
+	r := &recallIndex{weight: float64(weight), depth: depth, terms: make([]string, nt),
+		off: make([]int32, nt+1), runs: make([]int32, nd), failed: make([]bool, nd), soff: make([]int32, nd+1)}
+	norm := make([]float64, nd)
+	k1, b, avg := float64(k1f), float64(bf), max(float64(avgf), 1e-9)
+	for d := range nd {
+		l, runs, failed := g.MemoryDoc(d)
+		norm[d] = k1 * (1 - b + b*float64(l)/avg)
+		r.runs[d], r.failed[d] = int32(runs), failed
+		ids := g.MemorySkills(d)
+		for i := 0; i+4 <= len(ids); i += 4 {
+			r.skills = append(r.skills, int32(le32(ids[i:])))
+		}
+		r.soff[d+1] = int32(len(r.skills))
+	}
+	for t := range nt {
+		r.terms[t] = g.MemoryTerm(t)
+		ps := g.MemoryPostingBytes(t)
+		r.off[t+1] = r.off[t] + int32(len(ps)/8)
+		df := float64(len(ps) / 8)
+		idf := math.Log(1 + (float64(nd)-df+0.5)/(df+0.5))
+		for i := 0; i+8 <= len(ps); i += 8 {
+			d, tf := int32(le32(ps[i:])), float64(math.Float32frombits(le32(ps[i+4:])))
+			r.doc = append(r.doc, d)
+			r.imp = append(r.imp, idf*tf*(k1+1)/(tf+norm[d]))
+		}
+	}
+	return r
+}
+
+func le32(b []byte) uint32 {
+	_ = b[3]
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
+
+// find returns the index of term s, or -1.
+func (r *recallIndex) find(s string) int {
+	i := search(len(r.terms), func(i int) bool { return r.terms[i] >= s })
+	if i < len(r.terms) && r.terms[i] == s {
+		return i
+	}
+	return -1
+}
+
+// vote is a skill's standing in the memory's answer to a query.
+type vote struct {
+	id    int
+	score float64 // Σ ±s_d/s_best over the voting documents that hold it (− for failed ones)
+	runs  int     // runs of the successful voting documents that hold it
+	terms uint64  // the query's tokens (by place, the first 64) those documents matched
+}
+
+// recall returns the votes of the depth nearest documents for the query's distinct terms toks,
+// in no particular order, with the largest |score|; nil when no document shares a term.
+func (r *recallIndex) recall(sc *scratch, toks []queryToken) ([]vote, float64) {
+	if r == nil {
+		return nil, 0
+	}
+	nd := len(r.runs)
+	if len(sc.memScore) < nd {
+		sc.memScore, sc.memHit = make([]float64, nd), make([]uint64, nd)
+	}
+	touched := sc.memTouched[:0]
+	for qi, tk := range toks {
+		t := r.find(tk.text)
+		if t < 0 {
+			continue
+		}
+		var bit uint64
+		if qi < 64 {
+			bit = 1 << qi
+		}
+		for p := r.off[t]; p < r.off[t+1]; p++ {
+			d := r.doc[p]
+			if sc.memScore[d] == 0 {
+				touched = append(touched, d)
+			}
+			sc.memScore[d] += r.imp[p]
+			sc.memHit[d] |= bit
+		}
+	}
+	sc.memTouched = touched
+	if len(touched) == 0 {
+		return nil, 0
+	}
+	top := topCandidates{k: r.depth, h: sc.memTop[:0]}
+	for _, d := range touched {
+		top.offer(candidate{int(d), sc.memScore[d]})
+	}
+	docs := top.sorted()
+	sc.memTop = docs
+	best := docs[0].score
+	var votes []vote
+	at := &sc.voted
+	at.reset(len(sc.bm25))
+	for _, c := range docs {
+		w := c.score / best
+		if r.failed[c.id] {
+			w = -w
+		}
+		hit := sc.memHit[c.id]
+		for _, s := range r.skills[r.soff[c.id]:r.soff[c.id+1]] {
+			k, ok := at.get(int(s))
+			if !ok {
+				k = len(votes)
+				at.set(int(s), k)
+				votes = append(votes, vote{id: int(s)})
+			}
+			v := &votes[k]
+			v.score += w
+			if !r.failed[c.id] {
+				v.runs += int(r.runs[c.id])
+				v.terms |= hit
+			}
+		}
+	}
+	for _, d := range touched {
+		sc.memScore[d], sc.memHit[d] = 0, 0
+	}
+	var norm float64
+	for _, v := range votes {
+		norm = max(norm, math.Abs(v.score))
+	}
+	return votes, norm
+}
+
+// Recall is the memory's evidence for a result: how many past runs whose tasks shared the
+// query's words used it, and those words.
+type Recall struct {
+	Runs  int      `json:"runs"`
+	Terms []string `json:"terms"`
+}
+
+// recallOf is the evidence of v among toks, the query's distinct terms.
+func recallOf(v vote, toks []queryToken) *Recall {
+	rc := &Recall{Runs: v.runs}
+	for i := range min(len(toks), 64) {
+		if v.terms&(1<<i) != 0 {
+			rc.Terms = append(rc.Terms, toks[i].text)
+		}
+	}
+	return rc
+}
+
+// memVotes are the memory's votes for one query, with the fusion weight they carry.
+type memVotes struct {
+	list   []vote
+	weight float64
+	norm   float64 // the largest |score|: a vote counts score/norm ∈ [−1, 1] times weight
+}
+
+// memoryVotes recalls the query's nearest past tasks; nil where the memory is silent: none in
+// the artifact, a weight of 0, req.NoMemory, or no past task sharing a term. Skills the filter
+// (allow) drops get no vote. The slots sc.voted map a skill to its vote until the next call.
+func (e *Engine) memoryVotes(sc *scratch, req *Request, toks []queryToken, allow []uint64) *memVotes {
+	if e.mem == nil || e.mem.weight == 0 || req.NoMemory {
+		return nil
+	}
+	list, norm := e.mem.recall(sc, toks)
+	if norm == 0 {
+		return nil
+	}
+	for i := range list {
+		if !kept(allow, list[i].id) {
+			list[i].score = 0
+		}
+	}
+	return &memVotes{list: list, weight: e.mem.weight, norm: norm}
+}
+
+// of is the memory's addition to skill v's score: weight·score/norm, 0 without a vote.
+func (m *memVotes) of(sc *scratch, v int) float64 {
+	if m == nil {
+		return 0
+	}
+	k, ok := sc.voted.get(v)
+	if !ok {
+		return 0
+	}
+	return m.weight * m.list[k].score / m.norm
+}
+
+// evidence is Result.Recalled of skill v: set when the memory raised it.
+func (m *memVotes) evidence(sc *scratch, v int, toks []queryToken) *Recall {
+	if m == nil {
+		return nil
+	}
+	k, ok := sc.voted.get(v)
+	if !ok || m.list[k].score <= 0 || m.list[k].runs == 0 {
+		return nil
+	}
+	return recallOf(m.list[k], toks)
+}
+
+// scale is the factor that reports the answer ranked (best first) relative to its best, as
+// scores are without the memory: its additions can take the best above 1.
+func (m *memVotes) scale(ranked []candidate) float64 {
+	if m == nil || len(ranked) == 0 || ranked[0].score <= 1 {
+		return 1
+	}
+	return 1 / ranked[0].score
+}
+
+// voters are the votes, none for nil.
+func (m *memVotes) voters() []vote {
+	if m == nil {
+		return nil
+	}
+	return m.list
+}
+
+// FitMemory makes the memory of past tasks of runs (BuildMemory) for g, an artifact without
+// one, and calibrates its fusion weight on held-out runs, as the edges are calibrated on probes:
+// at most memHeldOut trusted successful runs with a task, in memFolds folds, are each asked of
+// g's engine and of a memory of the runs outside their fold, and the weight of memWeights under
+// which the most of them find their whole tool set in the first 10 wins (the smallest on a tie,
+// so memory speaks only where it helps). Where past tasks recur in other words that is a high
+// weight; where they do not, 0: the memory is kept, and silent. Reported runs are never held out,
+// so a reporter cannot steer the weight.
+func FitMemory(art *graphs.Artifact, runs []PastRun, opt MemoryOptions) (*graphs.Memory, MemoryStats, error) {
+	m, st := BuildMemory(runs, opt)
+	if m == nil {
+		return nil, st, nil
+	}
+	// The graph without a memory answers for itself; each fold's memory is read from an
+	// artifact of the library alone, as a host reads one.
+	plain := *art
+	plain.Memory = nil
+	g, err := decoded(&plain)
+	if err != nil {
+		return nil, st, err
+	}
+	bare := graphs.Artifact{Skills: art.Skills, Lexicon: art.Lexicon}
+	var cand []int
+	for i, r := range runs {
+		if r.Reporter == "" && !r.Failed && len(r.Skills) > 0 && strings.TrimSpace(r.Task) != "" {
+			cand = append(cand, i)
+		}
+	}
+	step := max(1, (len(cand)+memHeldOut-1)/memHeldOut)
+	var held []int
+	for k := 0; k < len(cand); k += step {
+		held = append(held, cand[k])
+	}
+	e := New(g)
+	hits := make([]int, len(memWeights))
+	out := make([]bool, len(runs))
+	rest := make([]PastRun, 0, len(runs))
+	for f := range memFolds {
+		clear(out)
+		var fold []int
+		for k := f; k < len(held); k += memFolds {
+			fold = append(fold, held[k])
+			out[held[k]] = true
+		}
+		rest = rest[:0]
+		for i, r := range runs {
+			if !out[i] {
+				rest = append(rest, r)
+			}
+		}
+		fm, _ := BuildMemory(rest, opt)
+		if fm == nil {
+			continue
+		}
+		bare.Memory = fm
+		fg, err := decoded(&bare)
+		if err != nil {
+			return nil, st, err
+		}
+		idx := memoryOf(fg)
+		for _, i := range fold {
+			e.calibrate(idx, runs[i], hits)
+		}
+	}
+	best := 0
+	for w := range hits {
+		if hits[w] > hits[best] {
+			best = w
+		}
+	}
+	m.Weight = float32(memWeights[best])
+	st.Weight, st.HeldOut, st.Hits, st.Weights = memWeights[best], len(held), hits, memWeights
+	return m, st, nil
+}
+
+// decoded is a encoded and decoded again.
+func decoded(a *graphs.Artifact) (*graphs.Graph, error) {
+	data, err := graphs.Encode(a)
+	if err != nil {
+		return nil, err
+	}
+	return graphs.Decode(data)
+}
+
+// calibrate adds to hits[w], for each weight w of memWeights, whether run r's whole tool set is
+// in the first 10 of the engine's answer to its task fused with idx's votes at that weight.
+func (e *Engine) calibrate(idx *recallIndex, r PastRun, hits []int) {
+	resp, err := e.Query(Request{Query: r.Task, K: memCalibK, NoMemory: true})
+	if err != nil {
+		return
+	}
+	sc := e.getScratch()
+	votes, norm := idx.recall(sc, e.analyze(sc, r.Task))
+	e.putScratch(sc)
+	score := map[int]float64{}
+	for _, res := range resp.Results {
+		score[res.ID] = res.Score
+	}
+	for _, v := range votes {
+		if _, ok := score[v.id]; !ok {
+			score[v.id] = 0
+		}
+	}
+	ids := make([]int, 0, len(score))
+	for id := range score {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	gold := map[int]bool{}
+	for _, s := range r.Skills {
+		gold[s] = true
+	}
+	vote := map[int]float64{}
+	for _, v := range votes {
+		vote[v.id] = v.score / norm
+	}
+	cs := make([]candidate, len(ids))
+	for w, beta := range memWeights {
+		for k, id := range ids {
+			cs[k] = candidate{id, score[id] + beta*vote[id]}
+		}
+		sortCandidates(cs)
+		found := 0
+		for _, c := range cs[:min(10, len(cs))] {
+			found += b2i(gold[c.id])
+		}
+		hits[w] += b2i(found == len(gold))
+	}
+}
