@@ -599,6 +599,19 @@ func (h *Handler) info() []byte {
 	return append(b, '}')
 }
 
+// MemoryBytes is the size of g's memory of past tasks, the bytes of its sections (its terms'
+// text is in the string heap with the other strings); 0 without one. graph_info's memory_bytes
+// and caskg inspect's.
+func MemoryBytes(g *graphs.Graph) int {
+	n := 0
+	for _, s := range g.Sections() {
+		if graphs.IsMemorySection(s.Tag) {
+			n += s.Length
+		}
+	}
+	return n
+}
+
 func sortedNames[T interface{ String() string }](xs []T) []string {
 	out := make([]string, len(xs))
 	for i, x := range xs {
