@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,6 +46,10 @@ const (
 )
 
 var memorySections = []string{tagMemHdr, tagMemTerms, tagMemPOff, tagMemPost, tagMemDocs, tagMemSOff, tagMemSkill}
+
+// IsMemorySection reports whether tag names a section of the memory of past tasks, so that a
+// reader of Sections can tell the memory's size without knowing the tags.
+func IsMemorySection(tag string) bool { return slices.Contains(memorySections, tag) }
 
 // Memory is the memory of past tasks of an Artifact (format 2.1).
 type Memory struct {

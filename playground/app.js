@@ -407,6 +407,18 @@ function evidence(r) {
   return { kind: "plain", label: "match" };
 }
 
+/**
+ * The memory of past tasks' evidence for r (r.recalled), in the engine's words (Recall.Evidence,
+ * wasm/engine memory.go): "recalled: 14 past runs (stock, new)"; "" when the memory did not
+ * raise r.
+ */
+function recalledText(r) {
+  const rc = r.recalled;
+  if (!rc) return "";
+  const terms = rc.terms?.length ? ` (${rc.terms.join(", ")})` : "";
+  return `recalled: ${rc.runs} past run${rc.runs === 1 ? "" : "s"}${terms}`;
+}
+
 function el(tag, className, text) {
   const e = document.createElement(tag);
   if (className) e.className = className;
@@ -443,9 +455,11 @@ function showList(list, results, { other, otherTag, gold }) {
     li.append(head);
     const text = state.texts.get(r.name);
     if (text?.description) li.append(el("p", "desc", text.description));
-    if (r.via?.length) {
+    const recalled = recalledText(r);
+    li.dataset.recalled = recalled;
+    if (r.via?.length || recalled) {
       const ul = el("ul", "via");
-      for (const v of r.via) {
+      for (const v of r.via ?? []) {
         const item = el("li", `edge-line ${v.state}`);
         item.dataset.from = v.from;
         item.dataset.state = v.state;
@@ -453,6 +467,11 @@ function showList(list, results, { other, otherTag, gold }) {
         item.dataset.type = v.type;
         item.dataset.reverse = v.reverse ? "true" : "false";
         item.append(`↳ ${relation(v)} `, el("b", "", v.from), " ", el("span", `state ${v.state}`, v.state), ` ${v.type} edge, w=${v.weight.toFixed(2)}`);
+        ul.append(item);
+      }
+      if (recalled) {
+        const item = el("li", "recall-line", `↳ ${recalled}`);
+        item.title = "The memory of past tasks raised this skill: past runs whose tasks shared these words used it.";
         ul.append(item);
       }
       li.append(ul);

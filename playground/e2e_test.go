@@ -110,6 +110,7 @@ type shownResult struct {
 	Score    string `json:"score"`
 	SeedRank string `json:"seedRank"`
 	Evidence string `json:"evidence"` // the label: seed #N, via graph or match
+	Recalled string `json:"recalled"` // the memory's evidence line, "" when it did not raise the result
 	Via      []struct {
 		From, State, Weight, Type, Reverse string
 	} `json:"via"`
@@ -119,6 +120,7 @@ type shownResult struct {
 func readList(id string) string {
 	return `[...document.querySelectorAll("#` + id + ` > li")].map((li) => ({
 		name: li.dataset.name, score: li.dataset.score, seedRank: li.dataset.seedRank, evidence: li.dataset.evidence,
+		recalled: li.dataset.recalled,
 		via: [...li.querySelectorAll("li.edge-line")].map((v) => ({From: v.dataset.from, State: v.dataset.state,
 			Weight: v.dataset.weight, Type: v.dataset.type, Reverse: v.dataset.reverse})),
 	}))`
@@ -146,6 +148,13 @@ func sameResults(shown []shownResult, want []engine.Result) string {
 		}
 		if s.Evidence != engine.Why(w) {
 			return fmt.Sprintf("result %d (%s): page says %q, native %q", i+1, w.Name, s.Evidence, engine.Why(w))
+		}
+		var recalled string
+		if w.Recalled != nil {
+			recalled = w.Recalled.Evidence()
+		}
+		if s.Recalled != recalled {
+			return fmt.Sprintf("result %d (%s): page recalls %q, native %q", i+1, w.Name, s.Recalled, recalled)
 		}
 		for j, v := range w.Via {
 			sv := s.Via[j]
@@ -454,6 +463,30 @@ func TestPlaygroundEndToEnd(t *testing.T) {
 	if !strings.Contains(evalJS[string](p, "reading the bundle", `document.getElementById("bundle").textContent`), hostile) {
 		t.Error("the rendered bundle lacks the description as text")
 	}
+	// 7. An artifact with a memory of past tasks: a result the memory raised shows its recalled
+	// line, as the engine words it.
+	memSkg := filepath.Join(dir, "memory.skg")
+	if err := os.WriteFile(memSkg, testlib.SampleMemory(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	memGraph, err := graphs.Decode(testlib.SampleMemory(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.do("choosing the memory artifact", chromedp.SetUploadFiles("#file", []string{memSkg}))
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`document.getElementById("stats").dataset.skills === "%d"`, memGraph.NumSkills()),
+		chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		t.Fatalf("the memory artifact did not load: %v", err)
+	}
+	p.clearQuery()
+	p.do("typing a task the memory knows", chromedp.SendKeys("#q", testlib.MemoryQuery))
+	main, plain = p.waitAnswer(testlib.MemoryQuery, true)
+	check(engine.New(memGraph), testlib.MemoryQuery, true, main, plain)
+	if !slices.ContainsFunc(main, func(r shownResult) bool { return strings.HasPrefix(r.Recalled, "recalled: ") }) {
+		t.Errorf("no result shows the memory's recalled line: %+v", main)
+	}
+	p.screenshot("5-memory-artifact.png")
+
 	mu.Lock()
 	if len(dialogs) > 0 {
 		t.Errorf("the page opened dialogs: %q", dialogs)

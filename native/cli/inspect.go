@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -65,6 +66,51 @@ type inspection struct {
 	Sections  []graphs.SectionInfo `json:"sections"`
 	Params    json.RawMessage      `json:"params"`
 	Learning  engine.Learning      `json:"learning"`
+	Memory    *memoryInfo          `json:"memory,omitempty"` // when the build had runs with task text
+}
+
+// memoryParams are what the build parameters record of the memory of past tasks (builder,
+// memory.go): the runs with task text, their distinct tool sets, the terms the privacy rule
+// kept (shared by enough distinct tasks) and dropped, the calibrated weight and the runs held
+// out to calibrate it.
+type memoryParams struct {
+	Runs         int     `json:"runs"`
+	ToolSets     int     `json:"tool_sets"`
+	TermsKept    int     `json:"terms_kept"`
+	TermsDropped int     `json:"terms_dropped"`
+	Weight       float64 `json:"weight"`
+	HeldOut      int     `json:"held_out"`
+}
+
+// memoryInfo is what inspect says of the memory: only what the artifact holds. Bytes is 0 when
+// calibration silenced the memory (weight 0) and the build left it out; its parameters remain.
+type memoryInfo struct {
+	Bytes int `json:"bytes"` // of its sections (mcpcore.MemoryBytes)
+	memoryParams
+	Terms []string `json:"terms,omitempty"` // the kept terms, with --memory-terms
+}
+
+// memoryOf reads g's memory for inspect, the kept terms too when terms is set; nil when the
+// build had no runs with task text (no "memory" in the parameters, no memory sections).
+func memoryOf(g *graphs.Graph, terms bool) *memoryInfo {
+	var p struct {
+		Memory *memoryParams `json:"memory"`
+	}
+	json.Unmarshal(g.Params(), &p) // unreadable parameters are shown as they are
+	if p.Memory == nil && !g.HasMemory() {
+		return nil
+	}
+	m := &memoryInfo{Bytes: mcpcore.MemoryBytes(g)}
+	if p.Memory != nil {
+		m.memoryParams = *p.Memory
+	}
+	if terms {
+		m.Terms = make([]string, g.NumMemoryTerms())
+		for i := range m.Terms {
+			m.Terms[i] = g.MemoryTerm(i)
+		}
+	}
+	return m
 }
 
 func inspect(path string, g *graphs.Graph) inspection {
@@ -94,9 +140,10 @@ func inspect(path string, g *graphs.Graph) inspection {
 func runInspect(c *ctx, args []string) error {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	jsonOut := fs.Bool("json", false, "print JSON")
+	memTerms := fs.Bool("memory-terms", false, "list the terms the memory of past tasks kept (the words its past tasks shared)")
 	learnedOut := fs.Bool("learned", false, "list every published edge learned from use (runs, feedback), with its evidence, from the build state")
 	statePath := fs.String("state", "", "with --learned, the build state `file` (default ARTIFACT"+builder.StateSuffix+")")
-	path, g, err := parseArtifact(c, fs, args, "ARTIFACT [--json] [--learned [--state FILE]]")
+	path, g, err := parseArtifact(c, fs, args, "ARTIFACT [--json] [--memory-terms] [--learned [--state FILE]]")
 	if err != nil {
 		return err
 	}
@@ -107,6 +154,7 @@ func runInspect(c *ctx, args []string) error {
 		return usagef("--state needs --learned")
 	}
 	in := inspect(path, g)
+	in.Memory = memoryOf(g, *memTerms)
 	if *jsonOut {
 		b, _ := json.MarshalIndent(in, "", "  ")
 		fmt.Fprintf(c.stdout, "%s\n", b)
@@ -118,6 +166,10 @@ func runInspect(c *ctx, args []string) error {
 	fmt.Fprintf(w, "edges\t%d\n", in.Edges)
 	fmt.Fprintf(w, "lexicon\t%d terms\n", in.Terms)
 	fmt.Fprintf(w, "learning\t%s\n", in.Learning.Note)
+	if m := in.Memory; m != nil {
+		fmt.Fprintf(w, "memory\t%s\n", m.summary())
+		fmt.Fprintf(w, "\tterms: %d kept, %d dropped (shared by too few distinct tasks: the privacy rule)\n", m.TermsKept, m.TermsDropped)
+	}
 	fmt.Fprintln(w, "\nby state\t")
 	for _, s := range graphs.States() {
 		fmt.Fprintf(w, "  %s\t%d\n", s, in.ByState[s.String()])
@@ -138,7 +190,22 @@ func runInspect(c *ctx, args []string) error {
 		fmt.Fprintf(w, "  %s\t%d\t%d\n", s.Tag, s.Offset, s.Length)
 	}
 	fmt.Fprintf(w, "\nparams\t%s\n", in.Params)
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if m := in.Memory; m != nil && *memTerms {
+		fmt.Fprintf(c.stdout, "\nmemory terms (%d, stemmed as the index keeps them): %s\n", len(m.Terms), strings.Join(m.Terms, ", "))
+	}
+	return nil
+}
+
+// summary is the memory's line in inspect's text.
+func (m *memoryInfo) summary() string {
+	s := fmt.Sprintf("%d runs, %d tool sets, weight %s", m.Runs, m.ToolSets, strconv.FormatFloat(m.Weight, 'g', -1, 64))
+	if m.Bytes == 0 {
+		return s + " (silent: calibration found no gain; the artifact holds no memory)"
+	}
+	return s + fmt.Sprintf(", %d bytes in its sections, %d held-out runs calibrated the weight", m.Bytes, m.HeldOut)
 }
 
 func runExport(c *ctx, args []string) error {

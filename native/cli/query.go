@@ -25,6 +25,7 @@ type queryFlags struct {
 	k, seeds int
 	gamma    float64
 	noGraph  bool
+	noMemory bool
 	filter   engine.Filter
 }
 
@@ -60,6 +61,7 @@ func (q *queryFlags) register(fs *flag.FlagSet, k int) {
 	fs.IntVar(&q.seeds, "seeds", engine.DefaultSeeds, "number of seed skills PPR starts from")
 	fs.Float64Var(&q.gamma, "gamma", engine.DefaultGamma, "PPR restart probability γ")
 	fs.BoolVar(&q.noGraph, "no-graph", false, "rank by the seeds alone (the lexical baseline)")
+	fs.BoolVar(&q.noMemory, "no-memory", false, "leave the artifact's memory of past tasks out of the ranking")
 }
 
 // check holds the retrieval flags given on the command line to their ranges: -gamma to (0, 1],
@@ -86,7 +88,7 @@ func (q *queryFlags) check(fs *flag.FlagSet, lim api.Limits) error {
 }
 
 func (q *queryFlags) request(text string) engine.Request {
-	return engine.Request{Query: text, K: q.k, Seeds: q.seeds, Gamma: q.gamma, NoGraph: q.noGraph, Filter: q.filter}
+	return engine.Request{Query: text, K: q.k, Seeds: q.seeds, Gamma: q.gamma, NoGraph: q.noGraph, NoMemory: q.noMemory, Filter: q.filter}
 }
 
 // renderFlags ask query for the rendered bundle (engine Request.Render) instead of the list.
@@ -216,8 +218,8 @@ var lineOptions = []string{"k", "filter"}
 // set them for the whole run. A line that has one is refused, so that a caller who sends what
 // POST /v1/retrieve takes learns that it was not applied. Other fields are ignored, so that an
 // eval task file with its own metadata ("gold", "split") can be answered as it is.
-// The first six have flags.
-var requestOnly = []string{"seeds", "gamma", "no_graph", "render", "skill_budget", "total_budget",
+// The first seven have flags.
+var requestOnly = []string{"seeds", "gamma", "no_graph", "render", "skill_budget", "total_budget", "no_memory",
 	"vector", "semantic_weight", "no_semantic", "no_lexical"}
 
 // lineRequest reads a --batch line's own "k" and "filter", if it has them, within the limits.
@@ -230,7 +232,7 @@ func lineRequest(data []byte) (k int, f *engine.Filter, err error) {
 	}
 	for _, key := range slices.Sorted(maps.Keys(raw)) {
 		switch {
-		case slices.Contains(requestOnly[:6], key):
+		case slices.Contains(requestOnly[:7], key):
 			return 0, nil, fmt.Errorf("field %q: not taken per line; give it to the whole run as a flag (--%s)",
 				key, strings.ReplaceAll(key, "_", "-"))
 		case slices.Contains(requestOnly, key):
@@ -399,6 +401,9 @@ func printResults(w io.Writer, eng *engine.Engine, query string, resp engine.Res
 		fmt.Fprintf(w, "    %s\n", clipText(g.Description(r.ID), 110))
 		for _, v := range r.Via {
 			fmt.Fprintf(w, "    ↳ %s %s (%s %s edge, w=%.2f)\n", relationWords(v.Type, v.Reverse), v.From, v.State, v.Type, v.Weight)
+		}
+		if r.Recalled != nil {
+			fmt.Fprintf(w, "    ↳ %s\n", clipText(r.Recalled.Evidence(), 110))
 		}
 	}
 }

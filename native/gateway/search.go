@@ -33,8 +33,11 @@ type foundTool struct {
 	Description string       `json:"description"`
 	InputSchema any          `json:"inputSchema"`
 	Via         []engine.Via `json:"via,omitempty"` // graph edges that brought the tool in
-	Server      string       `json:"server"`
-	ServerState string       `json:"server_state"`
+	// Recalled is set when the graph's memory of past tasks raised the tool: sessions whose
+	// searches shared the task's words used it (engine.Result.Recalled).
+	Recalled    *engine.Recall `json:"recalled,omitempty"`
+	Server      string         `json:"server"`
+	ServerState string         `json:"server_state"`
 }
 
 // search ranks the catalog for a query: over the learner's graph when there is one, lexically
@@ -66,7 +69,7 @@ func (g *Gateway) searchFiltered(query string, k int, f engine.Filter) *searchRe
 	res.Ranking = "lexical"
 	res.Tools = res.Tools[:0]
 	for _, h := range lexical(c, query, k, f) {
-		res.Tools = append(res.Tools, g.found(c.byName[h.name], h.score, h.seedRank, nil))
+		res.Tools = append(res.Tools, g.found(c.byName[h.name], h.score, h.seedRank, nil, nil))
 	}
 	switch {
 	case len(res.Tools) == 0:
@@ -130,7 +133,7 @@ func (g *Gateway) graphSearch(c *catalog, graphSize int, eng *engine.Engine, que
 				via = append(via, v)
 			}
 		}
-		res.Tools = append(res.Tools, g.found(e, r.Score, r.SeedRank, via))
+		res.Tools = append(res.Tools, g.found(e, r.Score, r.SeedRank, via, r.Recalled))
 		if len(res.Tools) == k {
 			break
 		}
@@ -138,10 +141,10 @@ func (g *Gateway) graphSearch(c *catalog, graphSize int, eng *engine.Engine, que
 	return len(res.Tools) > 0
 }
 
-func (g *Gateway) found(e *entry, score float64, seedRank int, via []engine.Via) foundTool {
+func (g *Gateway) found(e *entry, score float64, seedRank int, via []engine.Via, rc *engine.Recall) foundTool {
 	st := g.byServer[e.Server].status()
 	return foundTool{Name: e.Name, Score: score, SeedRank: seedRank, Description: e.Def.Description,
-		InputSchema: e.Def.InputSchema, Via: via, Server: e.Server, ServerState: st.State}
+		InputSchema: e.Def.InputSchema, Via: via, Recalled: rc, Server: e.Server, ServerState: st.State}
 }
 
 type lexHit struct {
@@ -284,11 +287,16 @@ func (g *Gateway) renderSearch(query string, res *searchResult) string {
 			fmt.Fprintf(&s, "   found: matches the task (seed #%d)\n", t.SeedRank)
 		case len(t.Via) > 0:
 			s.WriteString("   found: over the graph\n")
+		case t.Recalled != nil:
+			s.WriteString("   found: past tasks in these words used it\n")
 		default:
 			s.WriteString("   found: no word of the task matched; listed so there is something to look at\n")
 		}
 		for _, v := range t.Via {
 			fmt.Fprintf(&s, "   - %s\n", v.Evidence())
+		}
+		if t.Recalled != nil {
+			fmt.Fprintf(&s, "   - %s\n", t.Recalled.Evidence())
 		}
 		if t.ServerState != stateReady {
 			fmt.Fprintf(&s, "   server %s: %s; calls fail until it is back\n", t.Server, t.ServerState)

@@ -268,6 +268,7 @@ type retrieveInput struct {
 	SkillBudget int    `json:"skill_budget,omitempty"`
 	TotalBudget int    `json:"total_budget,omitempty"`
 	NoGraph     bool   `json:"no_graph,omitempty"`
+	NoMemory    bool   `json:"no_memory,omitempty"`
 	// The filter (engine.Filter), flat: an agent passes lists, not an object.
 	Allow      []string `json:"allow,omitempty"`
 	Deny       []string `json:"deny,omitempty"`
@@ -291,12 +292,14 @@ type Skill struct {
 	Description string       `json:"description"`
 	Source      string       `json:"source"`
 	Via         []engine.Via `json:"via,omitempty"`
+	// Recalled is set when the memory of past tasks raised the skill (engine.Result.Recalled).
+	Recalled *engine.Recall `json:"recalled,omitempty"`
 }
 
 func (s *Server) retrieve(_ context.Context, _ *mcp.CallToolRequest, in retrieveInput) (*mcp.CallToolResult, *RetrieveOutput, error) {
 	render := in.Render == nil || *in.Render
 	// Zero values mean the defaults to the engine; an explicit 0 is out of range here.
-	req := engine.Request{Query: in.Query, K: in.K, NoGraph: in.NoGraph, Render: render,
+	req := engine.Request{Query: in.Query, K: in.K, NoGraph: in.NoGraph, NoMemory: in.NoMemory, Render: render,
 		SkillBudget: in.SkillBudget, TotalBudget: in.TotalBudget,
 		Filter: engine.Filter{Allow: in.Allow, Deny: in.Deny, Namespaces: in.Namespaces}}
 	if err := api.Service.Check(req); err != nil {
@@ -309,13 +312,13 @@ func (s *Server) retrieve(_ context.Context, _ *mcp.CallToolRequest, in retrieve
 	out := &RetrieveOutput{Query: in.Query, Results: make([]Skill, len(resp.Results)), Note: resp.Note}
 	for i, r := range resp.Results {
 		out.Results[i] = Skill{Rank: i + 1, Name: r.Name, Score: r.Score, SeedRank: r.SeedRank, Graph: r.Graph,
-			Description: s.g.Description(r.ID), Source: s.g.Source(r.ID), Via: r.Via}
+			Description: s.g.Description(r.ID), Source: s.g.Source(r.ID), Via: r.Via, Recalled: r.Recalled}
 	}
 	text := resp.Rendered
 	if !render {
 		list := make([]mcpcore.Listed, len(out.Results))
 		for i, r := range out.Results {
-			list[i] = mcpcore.Listed{Rank: r.Rank, Name: r.Name, SeedRank: r.SeedRank, Graph: r.Graph, Description: r.Description, Via: r.Via}
+			list[i] = mcpcore.Listed{Rank: r.Rank, Name: r.Name, SeedRank: r.SeedRank, Graph: r.Graph, Description: r.Description, Via: r.Via, Recalled: r.Recalled}
 		}
 		text = mcpcore.ListText(list, resp.Note)
 	}
@@ -449,6 +452,7 @@ type Info struct {
 	Params       map[string]any  `json:"params"`
 	Library      *LibraryInfo    `json:"library,omitempty"`
 	Learning     engine.Learning `json:"learning"`
+	MemoryBytes  int             `json:"memory_bytes,omitempty"` // of the memory of past tasks' sections; its counts are in params.memory
 }
 
 func (s *Server) info(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, *Info, error) {
@@ -458,7 +462,7 @@ func (s *Server) info(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.Cal
 		Skills: g.NumSkills(), Edges: g.NumEdges(), Terms: g.NumTerms(),
 		VectorDim:   g.VectorDim(),
 		VectorModel: g.VectorModel(), QueryEncoder: g.HasEncoder(), Params: map[string]any{}, Library: s.libInfo,
-		Learning: engine.LearningOf(g)}
+		Learning: engine.LearningOf(g), MemoryBytes: mcpcore.MemoryBytes(g)}
 	out.ByState, out.ByType = mcpcore.EdgeCounts(g)
 	if p := g.Params(); len(p) > 0 {
 		if err := json.Unmarshal(p, &out.Params); err != nil {

@@ -280,7 +280,7 @@ func TestBadArguments(t *testing.T) {
 		{"retrieve_skills", "skill budget zero", map[string]any{"query": "egg", "skill_budget": 0}, []string{"skill_budget"}},
 		{"retrieve_skills", "total budget negative", map[string]any{"query": "egg", "total_budget": -1}, []string{"total_budget"}},
 		{"retrieve_skills", "total budget too large", map[string]any{"query": "egg", "total_budget": 1 << 30}, []string{"total_budget"}},
-		{"retrieve_skills", "unknown argument", map[string]any{"query": "egg", "top_k": 3}, []string{`unknown argument "top_k"; the arguments are allow, deny, k, namespaces, no_graph, query, render, skill_budget, total_budget`}},
+		{"retrieve_skills", "unknown argument", map[string]any{"query": "egg", "top_k": 3}, []string{`unknown argument "top_k"; the arguments are allow, deny, k, namespaces, no_graph, no_memory, query, render, skill_budget, total_budget`}},
 		{"retrieve_skills", "allow not a list", map[string]any{"query": "egg", "allow": "heat-*"}, []string{`field "allow": must be an array of strings, not a string`}},
 		{"retrieve_skills", "deny element not a string", map[string]any{"query": "egg", "deny": []any{"a*", 3}}, []string{`field "deny": element 1: must be a string, not a number`}},
 		{"retrieve_skills", "allow element empty", map[string]any{"query": "egg", "allow": []string{""}}, []string{`field "allow": element 0: 0 characters, at least 1`}},

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/wasm/engine"
 )
 
 func TestUnder(t *testing.T) {
@@ -53,5 +54,28 @@ func TestSampleFile(t *testing.T) {
 	b, err := os.ReadFile(SampleFile(t))
 	if err != nil || !bytes.Equal(b, Sample(t)) {
 		t.Errorf("SampleFile holds %d bytes (%v), not the sample's %d", len(b), err, len(Sample(t)))
+	}
+}
+
+func TestSampleMemory(t *testing.T) {
+	data := SampleMemory(t) // fails on a silent memory
+	g, err := graphs.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := engine.New(g).Query(engine.Request{Query: MemoryQuery})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raised := map[string]bool{}
+	for _, r := range resp.Results {
+		if r.Recalled != nil {
+			raised[r.Name] = true
+		}
+	}
+	for _, s := range MemorySkills {
+		if !raised[s] {
+			t.Errorf("%q: %s not raised by the memory; results %+v", MemoryQuery, s, resp.Results)
+		}
 	}
 }

@@ -436,6 +436,28 @@ type Recall struct {
 	Terms []string `json:"terms"`
 }
 
+// Evidence says in a few words what the memory recalled, in the words every door prints, e.g.
+// "recalled: 14 past runs (stock, news)": the runs and the query's terms (as the index keeps
+// them, stemmed) their tasks shared.
+func (rc *Recall) Evidence() string {
+	s := "recalled: " + errtext.Itoa(rc.Runs) + " past run"
+	if rc.Runs != 1 {
+		s += "s"
+	}
+	for i, t := range rc.Terms {
+		if i == 0 {
+			s += " ("
+		} else {
+			s += ", "
+		}
+		s += t
+	}
+	if len(rc.Terms) > 0 {
+		s += ")"
+	}
+	return s
+}
+
 // recallOf is the evidence of v among toks, the query's distinct terms.
 func recallOf(v vote, toks []queryToken) *Recall {
 	rc := &Recall{Runs: v.runs}

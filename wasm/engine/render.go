@@ -25,6 +25,7 @@ import (
 //	Warm a held food or drink item in the microwave and take it back out once it is hot.
 //	source: graphs/sample/heat-object-in-microwave/SKILL.md
 //	- needs pick-up-object (confirmed dependency, w=0.73)
+//	- recalled: 14 past runs (heat, egg)     ← when the memory of past tasks raised it
 //
 //	## When to use                 ← the body head, cut at a line boundary when it must be cut
 //	...
@@ -160,10 +161,16 @@ func (e *Engine) render(req *Request, res []Result, note string) string {
 	}
 	// Evidence, then the source, each line whole or not at all.
 	for i, s := range secs {
-		for _, v := range res[i].Via {
-			if line := "- " + oneLine(v.Evidence(), MaxBudget); take(s, 1+runeCount(line)) {
+		add := func(ev string) {
+			if line := "- " + oneLine(ev, MaxBudget); take(s, 1+runeCount(line)) {
 				s.evidence = append(s.evidence, line)
 			}
+		}
+		for _, v := range res[i].Via {
+			add(v.Evidence())
+		}
+		if rc := res[i].Recalled; rc != nil {
+			add(rc.Evidence())
 		}
 		if src := oneLine(g.Source(res[i].ID), MaxBudget); src != "" {
 			if line := "source: " + src; take(s, 1+runeCount(line)) {
@@ -228,6 +235,13 @@ func renderHeader(req *Request, res []Result, note string) string {
 		"that link it to the others, with calibration state and weight."
 	if req.NoGraph {
 		why = "Why: each skill matches the task (the skill graph was not used)."
+	}
+	// Said only when it applies: a line no result has would be noise in the prompt.
+	for _, r := range res {
+		if r.Recalled != nil {
+			why += " A recalled line: past runs whose tasks shared these words used the skill."
+			break
+		}
 	}
 	return count + "\n" + task + "\n" + why + "\nText marked " + cutMark + " goes on in the skill's source file."
 }

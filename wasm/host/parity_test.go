@@ -8,12 +8,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/host"
 )
@@ -38,6 +41,33 @@ func TestParitySample(t *testing.T) {
 		engine.Request{Query: "egg", Gamma: 2}, // refused: γ out of range
 	)
 	checkParity(t, fx, reqs)
+}
+
+// TestParityMemory: the memory of past tasks votes, and its evidence (Result.Recalled, the
+// rendered recalled line) comes out of the module as out of the native engine, and not at all
+// with NoMemory.
+func TestParityMemory(t *testing.T) {
+	data := testlib.SampleMemory(t)
+	g, err := graphs.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := testlib.MemoryQuery
+	reqs := []engine.Request{
+		{Query: q},
+		{Query: q, NoMemory: true},
+		{Query: q, Render: true},
+		{Query: q, Render: true, NoMemory: true},
+		{Query: q, K: 3, NoGraph: true},
+	}
+	resp, err := engine.New(g).Query(reqs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(resp.Results, func(r engine.Result) bool { return r.Recalled != nil }) {
+		t.Fatalf("%q: no result recalled; the test would prove nothing", q)
+	}
+	checkParity(t, fixture{artifact: data, graph: g}, reqs)
 }
 
 func TestParityToolLinkOS(t *testing.T) {

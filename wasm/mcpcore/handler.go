@@ -363,6 +363,8 @@ func (h *Handler) retrieve(body []byte) (string, []byte, error) {
 			req.Render, err = d.Bool()
 		case "no_graph":
 			req.NoGraph, err = d.Bool()
+		case "no_memory":
+			req.NoMemory, err = d.Bool()
 		case "allow":
 			req.Filter.Allow, err = stringList(d)
 		case "deny":
@@ -392,7 +394,7 @@ func (h *Handler) retrieve(body []byte) (string, []byte, error) {
 	b = append(b, `,"results":[`...)
 	list := make([]Listed, len(resp.Results))
 	for i, r := range resp.Results {
-		list[i] = Listed{Rank: i + 1, Name: r.Name, SeedRank: r.SeedRank, Graph: r.Graph, Description: g.Description(r.ID), Via: r.Via}
+		list[i] = Listed{Rank: i + 1, Name: r.Name, SeedRank: r.SeedRank, Graph: r.Graph, Description: g.Description(r.ID), Via: r.Via, Recalled: r.Recalled}
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -423,6 +425,17 @@ func (h *Handler) retrieve(body []byte) (string, []byte, error) {
 				b = append(b, '}')
 			}
 			b = append(b, ']')
+		}
+		if rc := r.Recalled; rc != nil {
+			b = strconv.AppendInt(append(b, `,"recalled":{"runs":`...), int64(rc.Runs), 10)
+			b = append(b, `,"terms":[`...)
+			for j, term := range rc.Terms {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = jsontext.AppendString(b, term)
+			}
+			b = append(b, "]}"...)
 		}
 		b = append(b, '}')
 	}
@@ -580,7 +593,11 @@ func (h *Handler) info() []byte {
 	b = strconv.AppendInt(append(b, `,"live_edges":`...), int64(l.Live), 10)
 	b = jsontext.AppendString(append(b, `,"note":`...), l.Note)
 	b = strconv.AppendInt(append(b, `,"runs":`...), int64(l.Runs), 10)
-	b = append(b, `},"params":`...)
+	b = append(b, '}')
+	if n := MemoryBytes(g); n > 0 {
+		b = strconv.AppendInt(append(b, `,"memory_bytes":`...), int64(n), 10)
+	}
+	b = append(b, `,"params":`...)
 	if p := g.Params(); len(p) > 0 && jsontext.Valid(p) {
 		b = append(b, p...)
 	} else {
@@ -597,6 +614,19 @@ func (h *Handler) info() []byte {
 	}
 	b = jsontext.AppendString(append(b, `,"version":`...), strconv.Itoa(maj)+"."+strconv.Itoa(mnr))
 	return append(b, '}')
+}
+
+// MemoryBytes is the size of g's memory of past tasks, the bytes of its sections (its terms'
+// text is in the string heap with the other strings); 0 without one. graph_info's memory_bytes
+// and caskg inspect's.
+func MemoryBytes(g *graphs.Graph) int {
+	n := 0
+	for _, s := range g.Sections() {
+		if graphs.IsMemorySection(s.Tag) {
+			n += s.Length
+		}
+	}
+	return n
 }
 
 func sortedNames[T interface{ String() string }](xs []T) []string {

@@ -59,7 +59,7 @@ func TestServe(t *testing.T) {
 		{"retrieve, no query", "POST", call(Retrieve, `{}`), 200, []string{`field \"query\": required`, `"isError":true`}},
 		{"retrieve, no arguments", "POST", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"retrieve_skills"}}`, 200, []string{`field \"query\": required`}},
 		{"retrieve, an unknown argument", "POST", call(Retrieve, `{"query":"egg","top_k":3}`), 200,
-			[]string{`unknown argument \"top_k\"; the arguments are allow, deny, k, namespaces, no_graph, query, render, skill_budget, total_budget`}},
+			[]string{`unknown argument \"top_k\"; the arguments are allow, deny, k, namespaces, no_graph, no_memory, query, render, skill_budget, total_budget`}},
 		{"arguments not an object", "POST", call(GetSkill, `"x"`), 200, []string{`arguments: must be an object, not a string`}},
 		{"get_skill by a loose name", "POST", call(GetSkill, `{"name":"Heat_Object_In_Microwave"}`), 200, []string{`"text":"# heat-object-in-microwave`, `"complete":false`}},
 		{"get_skill, a swap of two letters", "POST", call(GetSkill, `{"name":"haet-object-in-microwave"}`), 200, []string{`the closest names are: heat-object-in-microwave`}},

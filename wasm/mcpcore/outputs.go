@@ -159,6 +159,10 @@ const (
         "object"
       ]
     },
+    "memory_bytes": {
+      "description": "bytes of the memory of past tasks' sections; absent without one (its runs, tool sets, weight and terms kept and dropped are in params.memory)",
+      "type": "integer"
+    },
     "params": {
       "additionalProperties": true,
       "description": "the build parameters",
@@ -248,6 +252,32 @@ const (
           "rank": {
             "description": "1-based rank",
             "type": "integer"
+          },
+          "recalled": {
+            "additionalProperties": false,
+            "description": "set when the memory of past tasks raised the skill: how many past runs whose tasks shared the task's words used it, and those words (stemmed)",
+            "properties": {
+              "runs": {
+                "type": "integer"
+              },
+              "terms": {
+                "items": {
+                  "type": "string"
+                },
+                "type": [
+                  "null",
+                  "array"
+                ]
+              }
+            },
+            "required": [
+              "runs",
+              "terms"
+            ],
+            "type": [
+              "null",
+              "object"
+            ]
           },
           "score": {
             "description": "personalized PageRank score (fused seed score without the graph)",

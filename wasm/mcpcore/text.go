@@ -18,6 +18,7 @@ type Listed struct {
 	Graph       bool
 	Description string
 	Via         []engine.Via
+	Recalled    *engine.Recall
 }
 
 // ListText is the short form of a ranking: one line a skill with its evidence, after the
@@ -36,6 +37,9 @@ func ListText(results []Listed, note string) string {
 		b.WriteString(strconv.Itoa(r.Rank) + ". " + r.Name + " (" + why + "): " + oneLine(r.Description) + "\n")
 		for _, v := range r.Via {
 			b.WriteString("   - " + v.Evidence() + "\n")
+		}
+		if r.Recalled != nil {
+			b.WriteString("   - " + r.Recalled.Evidence() + "\n")
 		}
 	}
 	return b.String()
