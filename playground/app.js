@@ -399,11 +399,13 @@ function relation(v) {
 
 /**
  * What put r in the answer, as the engine says it: a seed; via graph when an edge from a seed
- * raised its score (r.graph); else a match beyond the seeds that no edge raised.
+ * raised its score (r.graph); recalled when the memory of past tasks raised it (r.recalled); else
+ * a match beyond the seeds that neither raised.
  */
 function evidence(r) {
   if (r.seed_rank) return { kind: "seed", label: `seed #${r.seed_rank}` };
   if (r.graph) return { kind: "via", label: "via graph" };
+  if (r.recalled) return { kind: "plain", label: "recalled" };
   return { kind: "plain", label: "match" };
 }
 

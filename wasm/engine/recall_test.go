@@ -64,7 +64,7 @@ func TestRenderRecalled(t *testing.T) {
 		if got := raised > 0; got != tt.recalled {
 			t.Errorf("%s: %d results recalled, want some: %v", tt.name, raised, tt.recalled)
 		}
-		for _, s := range []string{"A recalled line:", "- recalled: "} {
+		for _, s := range []string{"Recalled: past runs", "- recalled: "} {
 			if got := strings.Contains(resp.Rendered, s); got != tt.recalled {
 				t.Errorf("%s: rendered text has %q: %v, want %v:\n%s", tt.name, s, got, tt.recalled, resp.Rendered)
 			}

@@ -239,7 +239,7 @@ func renderHeader(req *Request, res []Result, note string) string {
 	// Said only when it applies: a line no result has would be noise in the prompt.
 	for _, r := range res {
 		if r.Recalled != nil {
-			why += " A recalled line: past runs whose tasks shared these words used the skill."
+			why += " Recalled: past runs whose tasks shared these words used the skill."
 			break
 		}
 	}
@@ -247,14 +247,17 @@ func renderHeader(req *Request, res []Result, note string) string {
 }
 
 // Why names the evidence that put r in the answer, in the words every door prints: "seed #N",
-// "via graph" when an edge from a seed raised its score (Result.Graph), and "match" for a skill
-// the task matches as it does a seed, below the seed cut, that no edge raised.
+// "via graph" when an edge from a seed raised its score (Result.Graph), "recalled" when the
+// memory of past tasks raised it (Result.Recalled), and "match" for a skill the task matches as
+// it does a seed, below the seed cut, that neither raised.
 func Why(r Result) string {
 	switch {
 	case r.SeedRank > 0:
 		return "seed #" + errtext.Itoa(r.SeedRank)
 	case r.Graph:
 		return "via graph"
+	case r.Recalled != nil:
+		return "recalled"
 	}
 	return "match"
 }
