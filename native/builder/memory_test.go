@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -303,4 +306,42 @@ func stripTasks(runs []Trace) []Trace {
 		out[i].Task = ""
 	}
 	return out
+}
+
+// TestTracesWithoutTask reads a trace file whose older lines have no "task" (written before runs
+// kept their words) beside lines that have one: it builds, and the memory is made of the
+// lines with a task.
+func TestTracesWithoutTask(t *testing.T) {
+	skills := loadLib(t, sampleLib)
+	var b strings.Builder
+	for _, r := range tasksAsTraces(t, sampleTasks)[:10] {
+		fmt.Fprintf(&b, "{\"id\": %q, \"skills\": [%q, %q]}\n", "old-"+r.ID, r.Skills[0], r.Skills[1])
+	}
+	runs := memoryRuns(t)
+	for _, r := range runs {
+		line, err := json.Marshal(map[string]any{"id": r.ID, "skills": r.Skills, "task": r.Task})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(append(line, '\n'))
+	}
+	path := filepath.Join(t.TempDir(), "traces.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read, err := ReadTraces(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(read) != 10+len(runs) || read[0].Task != "" || read[10].Task != runs[0].Task {
+		t.Fatalf("ReadTraces: %d runs, tasks %q, %q", len(read), read[0].Task, read[10].Task)
+	}
+	opt := DefaultOptions()
+	res, err := Build(context.Background(), Input{Skills: skills, Options: &opt, Runs: read, Embedder: BuiltinEmbedder})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := res.Report.Memory; m == nil || m.Runs != len(runs) {
+		t.Errorf("memory %+v, want the %d runs with a task", m, len(runs))
+	}
 }
