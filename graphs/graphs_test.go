@@ -566,6 +566,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(encode(f, testVectorArtifact()))
 	f.Add(encode(f, testOwnTerms()))
 	f.Add(encode(f, testVectorsOnly()))
+	f.Add(encode(f, testMemoryArtifact())) // format 2.1: the memory of past tasks
 	if legacy, err := encodeAs(testVectorArtifact(), true); err == nil {
 		f.Add(legacy)
 	}

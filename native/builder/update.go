@@ -21,6 +21,7 @@ import (
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/wasm/engine"
 )
 
 // An update makes the artifact a full build would make from an earlier build's library and
@@ -129,7 +130,11 @@ func saveOptions(o Options) savedOptions {
 		BodyHead: o.BodyHead, MaxPostingDF: o.MaxPostingDF, TaskMinRuns: o.TaskMinRuns, NoTaskText: o.NoTaskText}
 }
 
+// equal reports whether the options decide the same work an update reuses. The memory of past
+// tasks (TaskMinRuns, NoTaskText) is left out: every build, incremental or not, makes it anew
+// from all its runs (addMemory), so a change of its options needs no full build.
 func (s savedOptions) equal(t savedOptions) bool {
+	s.TaskMinRuns, s.NoTaskText = t.TaskMinRuns, t.NoTaskText
 	return reflect.DeepEqual(s, t)
 }
 
@@ -138,6 +143,9 @@ func (s savedOptions) equal(t savedOptions) bool {
 // state's runs to the new ones).
 func (s *State) Options() Options {
 	o := s.Saved
+	if o.TaskMinRuns == 0 {
+		o.TaskMinRuns = engine.DefaultTaskMinRuns // a state written before runs kept their tasks
+	}
 	lam := map[string]float64{}
 	for _, c := range o.Lambda {
 		lam[c.Name] = c.Weight
@@ -221,6 +229,15 @@ func (b *builder) recordAnswers(chunk []int, probes []Probe, res []ProbeResult) 
 func (b *builder) state(data []byte, cands []edgeCandidate) *State {
 	st := &State{Version: stateVersion, Code: codeID(), Artifact: sha256.Sum256(data), Saved: b.rec.opt,
 		Prober: b.rec.prober, Judge: b.rec.judge, Skills: b.skills, Traces: b.opt.traces}
+	if b.opt.NoTaskText {
+		// The state is kept beside the artifact, often longer: a build told to leave the task
+		// texts out does not write them there either (a later update cannot bring them back).
+		st.Traces = make([]Trace, len(b.opt.traces))
+		for i, t := range b.opt.traces {
+			t.Task = ""
+			st.Traces[i] = t
+		}
+	}
 	if b.vectors != nil {
 		st.Embedder = b.vectors.Model
 	}

@@ -68,7 +68,8 @@ func (f *buildFlags) register(fs *flag.FlagSet) {
 		fs.Float64Var(f.lambdas[ch], "lambda-"+ch, v, "weight λ of the "+ch+" channel")
 	}
 	fs.IntVar(&opt.BodyHead, "body-head", opt.BodyHead, "characters of each skill body kept in the artifact")
-	fs.StringVar(&f.traces, "traces", "", "JSONL `file` of successful runs {\"id\", \"skills\": [...]} for the trace channel")
+	fs.StringVar(&f.traces, "traces", "", "JSONL `file` of successful runs {\"id\", \"skills\": [...], \"task\"?} for the trace channel and the memory of past tasks")
+	registerTaskFlags(fs, &opt.TaskMinRuns, &opt.NoTaskText)
 	f.llm.register(fs)
 	f.embed.register(fs)
 	fs.StringVar(&f.report, "report", "", "also write the build report as JSON to `file`")
@@ -77,11 +78,30 @@ func (f *buildFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.state, "state", false, "also write the build state beside the artifact (OUT.skg"+builder.StateSuffix+"), from which caskg update makes the next artifact without a full build")
 }
 
+// registerTaskFlags binds the flags of the memory of past tasks, which build, update and
+// gateway share: the words of runs' tasks that enough runs share become a memory in the
+// artifact (engine.BuildMemory), and none of a task said once.
+func registerTaskFlags(fs *flag.FlagSet, minRuns *int, noText *bool) {
+	fs.IntVar(minRuns, "task-min-runs", *minRuns, "a word of the runs' tasks enters the artifact's memory of past tasks only when at least `N` distinct tasks share it (a reporter's runs count once, and only where "+fmt.Sprint(builder.MinReporters)+" reporters agree)")
+	fs.BoolVar(noText, "no-task-text", *noText, "leave the runs' task texts out: no memory of past tasks in the artifact, none kept in the build state (nor, by the gateway, in traces.jsonl)")
+}
+
+// checkTaskMinRuns is the usage error of a --task-min-runs below 1.
+func checkTaskMinRuns(n int) error {
+	if n < 1 {
+		return usagef("flag --task-min-runs %d: must be at least 1", n)
+	}
+	return nil
+}
+
 // options completes opt from the parsed flags: the channel weights, validation, the traces, the
 // progress bars and the prober.
 func (f *buildFlags) options(c *ctx) error {
 	for ch, v := range f.lambdas {
 		f.opt.Lambda[ch] = *v
+	}
+	if err := checkTaskMinRuns(f.opt.TaskMinRuns); err != nil {
+		return err
 	}
 	if err := f.opt.Validate(); err != nil {
 		return usagef("flag -%s", strings.TrimPrefix(err.Error(), "builder: "))

@@ -21,7 +21,7 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR] [--learn-every N] [--learn-idle 2m] [--expose N] [--idle 10m] | rollback --state-dir DIR"
+const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR] [--learn-every N] [--learn-idle 2m] [--expose N] [--idle 10m] [--task-min-runs N] [--no-task-text] | rollback --state-dir DIR"
 
 // gatewayShutdown bounds how long SIGTERM waits for a running graph build before cancelling it.
 const gatewayShutdown = 30 * time.Second
@@ -48,6 +48,8 @@ func runGateway(c *ctx, args []string) error {
 	learnIdle := fl.Duration("learn-idle", learn.DefaultLearnIdle, "learn traces fewer than --learn-every once this long passes without a new one (0: never)")
 	expose := fl.Int("expose", 0, "list the top `N` tools of a session's latest search as its own tools, callable by name")
 	idle := fl.Duration("idle", gateway.DefaultIdle, "a session's trace ends after this long without a call")
+	taskMinRuns, noTaskText := engine.DefaultTaskMinRuns, false
+	registerTaskFlags(fl, &taskMinRuns, &noTaskText)
 	pos, err := parse(c, fl, args, gatewayArgs)
 	if err != nil {
 		return err
@@ -67,6 +69,8 @@ func runGateway(c *ctx, args []string) error {
 		return usagef("--expose %d: must be in [0, %d]", *expose, api.MaxK)
 	case *idle <= 0:
 		return usagef("--idle %v: must be positive", *idle)
+	case taskMinRuns < 1:
+		return checkTaskMinRuns(taskMinRuns)
 	}
 	cfg, warnings, err := gateway.LoadConfig(*config)
 	if err != nil {
@@ -87,7 +91,8 @@ func runGateway(c *ctx, args []string) error {
 	if quiet == 0 {
 		quiet = -1 // learn.Options: 0 is the default, negative never
 	}
-	learner, closeLearner, err := openLearner(*stateDir, learn.Options{LearnEvery: *learnEvery, LearnIdle: quiet, Logf: logf})
+	learner, closeLearner, err := openLearner(*stateDir, learn.Options{LearnEvery: *learnEvery, LearnIdle: quiet, Logf: logf,
+		TaskMinRuns: taskMinRuns, NoTaskText: noTaskText})
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/native/internal/atomicfile"
 	"github.com/caskg/caskg/native/internal/memlimit"
+	"github.com/caskg/caskg/wasm/engine"
 )
 
 const updateArgs = "OLD.skg [LIBRARY...] --traces NEW.jsonl -o NEW.skg"
@@ -46,6 +47,9 @@ type updateFlags struct {
 	report  string
 	jsonOut bool
 	quiet   bool
+	// The memory of past tasks: the old build's options unless given (taskSet).
+	taskMinRuns int
+	noTaskText  bool
 }
 
 func (f *updateFlags) register(fs *flag.FlagSet) {
@@ -58,6 +62,23 @@ func (f *updateFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.report, "report", "", "also write the build report as JSON to `file`")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bars, and warnings only counted (--report lists them)")
+	f.taskMinRuns = engine.DefaultTaskMinRuns
+	registerTaskFlags(fs, &f.taskMinRuns, &f.noTaskText)
+}
+
+// taskOptions sets the options of the memory of past tasks that were given on opt, the old
+// build's: a change of them alone keeps the update incremental (the memory is made anew from
+// every run in each build).
+func (f *updateFlags) taskOptions(fs *flag.FlagSet, opt *builder.Options) error {
+	fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "task-min-runs":
+			opt.TaskMinRuns = f.taskMinRuns
+		case "no-task-text":
+			opt.NoTaskText = f.noTaskText
+		}
+	})
+	return checkTaskMinRuns(opt.TaskMinRuns)
 }
 
 // runUpdate makes a new artifact from an old one, its build state and new runs (and the library
@@ -81,6 +102,8 @@ func runUpdate(c *ctx, args []string) error {
 		return usagef("nothing to update: give --traces NEW.jsonl, a LIBRARY, or both")
 	case f.llm.dryRun:
 		return usagef("flag -dry-run is build's")
+	case f.taskMinRuns < 1:
+		return checkTaskMinRuns(f.taskMinRuns)
 	}
 	start := time.Now()
 	oldPath, libs := pos[0], pos[1:]
@@ -126,6 +149,9 @@ func runUpdate(c *ctx, args []string) error {
 		skills, problems = lib.Skills, lib.Problems
 	}
 	opt := st.Options()
+	if err := f.taskOptions(flags, &opt); err != nil {
+		return err
+	}
 	if !f.quiet && !f.jsonOut {
 		opt.Progress = newProgress(c.stderr)
 	}

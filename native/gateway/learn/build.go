@@ -111,10 +111,13 @@ func (l *Loop) run(j *job) error {
 		// A state it cannot reuse makes a full build from the catalog as it is now, with the
 		// options of this caskg, rather than Build's full build with the state's library and
 		// options: after an upgrade, the new defaults.
-		if reason := j.cur.state.Reusable(j.cur.state.Skills, j.cur.state.Options()); reason != "" {
+		opt := j.cur.state.Options()
+		l.taskOptions(&opt)
+		if reason := j.cur.state.Reusable(j.cur.state.Skills, opt); reason != "" {
 			j.full, j.reason, j.traces = true, reason, append(slices.Clip(j.cur.state.Traces), j.traces...)
 		} else {
-			res, err := builder.Build(l.ctx, builder.Input{Runs: j.traces, Previous: j.cur.state, Old: j.cur.data, State: true})
+			res, err := builder.Build(l.ctx, builder.Input{Runs: j.traces, Previous: j.cur.state, Old: j.cur.data, State: true,
+				Options: &opt, Embedder: builder.BuiltinEmbedder})
 			if err != nil {
 				return fmt.Errorf("learn: update: %w", err)
 			}
@@ -163,19 +166,31 @@ func (l *Loop) fullBuild(traces []builder.Trace) ([]byte, *builder.State, string
 	if len(traces) == 0 {
 		traces = nil
 	}
-	in := builder.Input{Skills: lib.Skills, Runs: traces, State: true}
+	opt := builder.DefaultOptions()
 	if l.opt.BuildOptions != nil {
-		opt, err := l.opt.BuildOptions(lib.Skills)
-		if err != nil {
+		if opt, err = l.opt.BuildOptions(lib.Skills); err != nil {
 			return nil, nil, "", fmt.Errorf("learn: build options: %w", err)
 		}
-		in.Options, in.Embedder = &opt, builder.BuiltinEmbedder // the model, as without BuildOptions
 	}
+	l.taskOptions(&opt)
+	// The model as without options: the builtin one learnt from the catalog.
+	in := builder.Input{Skills: lib.Skills, Runs: traces, State: true, Options: &opt, Embedder: builder.BuiltinEmbedder}
 	res, err := builder.Build(l.ctx, in)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("learn: build: %w", err)
 	}
 	return res.Artifact, res.State, fmt.Sprintf("%x", sha256.Sum256(raw)), nil
+}
+
+// taskOptions sets the options of the memory of past tasks on opt: the loop's, which the
+// gateway's flags give, rather than a build state's, so that a gateway restarted with
+// --no-task-text makes no memory in its next update either.
+func (l *Loop) taskOptions(opt *builder.Options) {
+	opt.TaskMinRuns = l.opt.TaskMinRuns
+	if opt.TaskMinRuns == 0 {
+		opt.TaskMinRuns = engine.DefaultTaskMinRuns
+	}
+	opt.NoTaskText = l.opt.NoTaskText
 }
 
 // install writes a new graph, moving the current one to graph.prev.skg, and swaps it in. The

@@ -88,6 +88,11 @@ type Options struct {
 	// one learnt from skills, unless the options have one. An incremental update reuses the
 	// options saved in the build state.
 	BuildOptions func(skills []ingest.Skill) (builder.Options, error)
+	// TaskMinRuns and NoTaskText are the builder's options of the memory of past tasks, for
+	// every build, full or incremental, whatever the build state says: 0 means
+	// engine.DefaultTaskMinRuns. With NoTaskText the traces are recorded without their task.
+	TaskMinRuns int
+	NoTaskText  bool
 }
 
 // Call is one proxied call of a trace.
@@ -173,6 +178,9 @@ func Open(dir string, opt Options) (*Loop, error) {
 	}
 	if opt.LearnEvery == 0 {
 		opt.LearnEvery = defaultLearnEvery
+	}
+	if opt.TaskMinRuns < 0 {
+		return nil, fmt.Errorf("learn: task min runs %d: must not be negative", opt.TaskMinRuns)
 	}
 	if opt.Logf == nil {
 		opt.Logf = func(string, ...any) {}

@@ -399,7 +399,7 @@ func TestRecord(t *testing.T) {
 		t.Errorf("line\n%s\nwant\n%s", got, want)
 	}
 	runs, err := builder.ReadTraces(filepath.Join(dir, TracesFile))
-	if err != nil || len(runs) != 1 || runs[0].ID != tr.ID || !runs[0].Failed || len(runs[0].Skills) != 2 {
+	if err != nil || len(runs) != 1 || runs[0].ID != tr.ID || !runs[0].Failed || len(runs[0].Skills) != 2 || runs[0].Task != tr.Task {
 		t.Errorf("ReadTraces: %+v, %v", runs, err)
 	}
 	for _, bad := range []Trace{{Tools: []string{"a"}}, {ID: "x"}, {ID: "x", Tools: []string{""}}, {ID: "x", Tools: []string{strings.Repeat("a", maxLine)}}} {
@@ -413,6 +413,35 @@ func TestRecord(t *testing.T) {
 	closeLoop(t, l)
 	if err := l.Record(tr); !errors.Is(err, errClosed) {
 		t.Errorf("Record after Close: %v", err)
+	}
+}
+
+// TestRecordNoTaskText: a loop told to leave task texts out writes none to traces.jsonl, and
+// its graph's build state keeps none either.
+func TestRecordNoTaskText(t *testing.T) {
+	dir := t.TempDir()
+	l, _ := openBuilt(t, dir, Options{NoTaskText: true, LearnEvery: 3})
+	for k := range 3 {
+		if err := l.Record(testTrace(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wait(t, l)
+	if raw := fixture.ReadFile(t, filepath.Join(dir, TracesFile)); bytes.Contains(raw, []byte("work on")) {
+		t.Errorf("traces.jsonl keeps the task text:\n%s", raw)
+	}
+	st, err := builder.DecodeState(fixture.ReadFile(t, filepath.Join(dir, GraphFile+builder.StateSuffix)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Traces) != 3 || st.Traces[0].Task != "" {
+		t.Errorf("build state traces %+v", st.Traces)
+	}
+	if o := st.Options(); !o.NoTaskText {
+		t.Error("the graph was built with task text")
+	}
+	if _, err := Open(t.TempDir(), Options{TaskMinRuns: -1}); err == nil {
+		t.Error("Open with TaskMinRuns -1 succeeded")
 	}
 }
 

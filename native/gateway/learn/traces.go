@@ -182,6 +182,9 @@ func (l *Loop) addTrace(t builder.Trace) {
 // kill. After every LearnEvery new traces it starts an update in the background. A trace needs
 // an id and at least one tool.
 func (l *Loop) Record(t Trace) error {
+	if l.opt.NoTaskText {
+		t.Task = "" // never written, so never learned
+	}
 	line, err := encodeLine(t)
 	if err != nil {
 		return err
