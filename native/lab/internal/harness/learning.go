@@ -293,8 +293,10 @@ from the previous one and the feedback log (leaving out the lines it already has
 `+"`caskg build LIBRARY --traces FILE`"+` rebuilds from scratch with the same log. Each set is replayed
 twice: without task text (each report's query "replayed run ID", which the log does not keep: the
 builds learn edges from the calls alone) and, under "task text", with each run's own task as the
-query, kept in the log as the run's task (`+"`caskg serve --feedback-query-text`"+`), so the builds also
-learn the memory of past tasks. COMP@10 on the test tasks:
+query, kept in the log as the run's task (`+"`caskg serve --feedback-query-text`"+`). Each replayed run
+is a reported run (a reporter token of its own): the memory counts those only where two reporters
+agree and never holds one out for calibration, so its weight stays 0 and the two curves match.
+COMP@10 on the test tasks:
 
 ![learning curve](%s)
 
