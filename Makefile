@@ -318,7 +318,9 @@ chromium: ## install Chromium from Debian (apt-get, as root) when $(CHROMIUM) is
 # wazero and in Node, checks forward push and the semantic prefilter against exact computation,
 # prints the tables and writes BENCHMARKS.md and the README section between <!-- bench:begin -->
 # and <!-- bench:end -->. It also runs caskg beside MiniSearch, Orama and FlexSearch in Node
-# (wasm/js/bench-peers.mjs) on the real library and the 10,000 and 100,000 synthetic ones. It
+# (wasm/js/bench-peers.mjs) on the real library and the 10,000 and 100,000 synthetic ones, and
+# the memory of past tasks at scale (1,000 skills, 100,000 runs with task text: query cost, artifact
+# growth, update against a full build; about 2 minutes, -memory=false skips it). It
 # takes about 30 minutes on 2 cores; BENCHFLAGS=-reuse reuses the artifacts of an earlier run in
 # bin/bench. Not part of make test.
 BENCHFLAGS ?=

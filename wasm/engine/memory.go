@@ -2,8 +2,10 @@ package engine
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/graphs/errtext"
@@ -79,23 +81,6 @@ type MemoryStats struct {
 	Weights      []float64 `json:"weights,omitempty"`     // memWeights
 }
 
-// memTask is one distinct task text of a tool set, with the runs that asked it.
-type memTask struct {
-	terms []string // its terms, in order, repeats kept
-	runs  int
-	last  int // index of its newest run
-}
-
-// memSet gathers one document: a tool set (failed runs apart) and its tasks.
-type memSet struct {
-	skills    []int
-	failed    bool
-	tasks     map[string]*memTask // task text → task
-	reporters map[string]string   // reporter → its newest task text for this set
-	repOrder  []string
-	last      int
-}
-
 // BuildMemory makes the memory of past tasks from runs: their tool sets, each with the terms of
 // its tasks (Tokenize, as queries are analyzed) that at least opt.MinRuns distinct task texts
 // share; nil when no run has a task with a kept term. Trusted runs count as they are, identical
@@ -105,145 +90,270 @@ type memSet struct {
 // of reported tasks counts once per reporter, and only when opt.MinReporters reporters used it.
 // The fusion weight is left 0: FitMemory calibrates it.
 func BuildMemory(runs []PastRun, opt MemoryOptions) (*graphs.Memory, MemoryStats) {
-	opt = opt.orDefaults()
-	var st MemoryStats
-	sets := map[string]*memSet{}
+	return newMemCorpus(runs).build(opt.orDefaults(), nil)
+}
+
+// memCorpus is runs read once for any number of memories of them: each distinct task text
+// tokenized once into term ids, each run's tool set identified once. FitMemory builds six
+// memories of the same runs (all of them, then each fold's rest) from one corpus.
+type memCorpus struct {
+	noTask int
+	vocab  []string  // term id → term, in the order first seen
+	texts  [][]int32 // text id → its term ids in order, repeats kept
+	uniq   [][]int32 // text id → its distinct term ids
+	sets   []corpusSet
+}
+
+// corpusSet is one tool set (failed runs apart) of a corpus; sets are in setKey order, the
+// order of their documents.
+type corpusSet struct {
+	skills []int
+	failed bool
+	tasks  []corpusTask // its distinct trusted task texts, in the order first seen
+	rep    []int32      // per reporter, in the order first seen: the text id of its newest task
+	repBy  []int32      // per reporter, its id in the corpus
+}
+
+// corpusTask is one distinct task text of a set and the (ascending) indices of the runs that
+// asked it.
+type corpusTask struct {
+	text int32
+	runs []int32
+}
+
+func newMemCorpus(runs []PastRun) *memCorpus {
+	c := &memCorpus{}
+	textID := map[string]int32{}
+	termID := map[string]int32{}
+	repID := map[string]int32{}
+	text := func(task string) int32 {
+		id, ok := textID[task]
+		if !ok {
+			id = int32(len(c.texts))
+			textID[task] = id
+			var terms, uniq []int32
+			seen := map[int32]bool{}
+			eachTerm(task, func(t string) {
+				tid, ok := termID[t]
+				if !ok {
+					tid = int32(len(c.vocab))
+					termID[t] = tid
+					c.vocab = append(c.vocab, t)
+				}
+				terms = append(terms, tid)
+				if !seen[tid] {
+					seen[tid] = true
+					uniq = append(uniq, tid)
+				}
+			})
+			c.texts, c.uniq = append(c.texts, terms), append(c.uniq, uniq)
+		}
+		return id
+	}
+	type building struct {
+		set   corpusSet
+		task  map[int32]int  // text id → index in set.tasks
+		rep   map[string]int // reporter → index in set.rep
+		order int
+	}
+	sets := map[string]*building{}
+	var ids []int
 	for i, r := range runs {
 		task := strings.TrimSpace(r.Task)
 		if task == "" || len(r.Skills) == 0 {
-			st.NoTask++
+			c.noTask++
 			continue
 		}
-		ids := slices.Clone(r.Skills)
+		ids = append(ids[:0], r.Skills...)
 		slices.Sort(ids)
 		ids = slices.Compact(ids)
 		key := setKey(ids, r.Failed)
 		s := sets[key]
 		if s == nil {
-			s = &memSet{skills: ids, failed: r.Failed, tasks: map[string]*memTask{}, reporters: map[string]string{}}
+			s = &building{set: corpusSet{skills: slices.Clone(ids), failed: r.Failed}, task: map[int32]int{}, rep: map[string]int{}}
 			sets[key] = s
 		}
-		s.last = i
+		t := text(task)
 		if r.Reporter != "" {
-			if _, ok := s.reporters[r.Reporter]; !ok {
-				s.repOrder = append(s.repOrder, r.Reporter)
+			k, ok := s.rep[r.Reporter]
+			if !ok {
+				k = len(s.set.rep)
+				s.rep[r.Reporter] = k
+				who, ok := repID[r.Reporter]
+				if !ok {
+					who = int32(len(repID))
+					repID[r.Reporter] = who
+				}
+				s.set.rep, s.set.repBy = append(s.set.rep, 0), append(s.set.repBy, who)
 			}
-			s.reporters[r.Reporter] = task
+			s.set.rep[k] = t
 			continue
 		}
-		t := s.tasks[task]
-		if t == nil {
-			t = &memTask{terms: Tokenize(task)}
-			s.tasks[task] = t
+		k, ok := s.task[t]
+		if !ok {
+			k = len(s.set.tasks)
+			s.task[t] = k
+			s.set.tasks = append(s.set.tasks, corpusTask{text: t})
 		}
-		t.runs++
-		t.last = i
+		s.set.tasks[k].runs = append(s.set.tasks[k].runs, int32(i))
 	}
 	keys := make([]string, 0, len(sets))
 	for k := range sets {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	c.sets = make([]corpusSet, len(keys))
+	for i, k := range keys {
+		c.sets[i] = sets[k].set
+	}
+	return c
+}
 
-	// The tasks each set keeps, and the tally of the privacy rule: distinct trusted texts and
-	// distinct reporters per term.
-	type kept struct {
-		set   *memSet
-		tasks []*memTask // trusted, newest first
-		rep   [][]string // terms of each admitted reporter's task
+// build makes the memory of the corpus's runs but those out marks (trusted runs only; nil: none
+// left out), as BuildMemory says.
+func (c *memCorpus) build(opt MemoryOptions, out []bool) (*graphs.Memory, MemoryStats) {
+	st := MemoryStats{NoTask: c.noTask}
+	type keptTask struct {
+		text int32
+		runs int
+		last int32
+	}
+	type doc struct {
+		set   *corpusSet
+		tasks []keptTask // newest first
+		rep   bool       // its reporters are admitted
 		runs  int
 	}
-	var docs []kept
-	texts := map[string]map[string]bool{} // term → trusted task texts
-	reps := map[string]map[string]bool{}  // term → reporters
-	for _, k := range keys {
-		s := sets[k]
-		d := kept{set: s}
-		order := make([]string, 0, len(s.tasks))
-		for text := range s.tasks {
-			order = append(order, text)
+	var docs []doc
+	textKept := make([]bool, len(c.texts))
+	var cand []keptTask
+	for i := range c.sets {
+		s := &c.sets[i]
+		cand = cand[:0]
+		for _, t := range s.tasks {
+			n, last := len(t.runs), int32(-1)
+			for k := len(t.runs) - 1; k >= 0; k-- {
+				if out != nil && out[t.runs[k]] {
+					n--
+				} else if last < 0 {
+					last = t.runs[k]
+				}
+			}
+			if n > 0 {
+				cand = append(cand, keptTask{t.text, n, last})
+			}
 		}
-		slices.SortFunc(order, func(a, b string) int { return s.tasks[b].last - s.tasks[a].last })
-		for j, text := range order {
-			t := s.tasks[text]
+		if len(cand) == 0 && len(s.rep) == 0 {
+			continue // no run of the set is in this memory
+		}
+		slices.SortFunc(cand, func(a, b keptTask) int { return int(b.last - a.last) })
+		d := doc{set: s}
+		for j, t := range cand {
 			if j >= opt.PerSet {
 				st.Capped += t.runs
 				continue
 			}
 			d.tasks = append(d.tasks, t)
 			d.runs += t.runs
-			for _, term := range t.terms {
-				if texts[term] == nil {
-					texts[term] = map[string]bool{}
-				}
-				texts[term][text] = true
-			}
+			textKept[t.text] = true
 		}
-		if len(s.reporters) >= opt.MinReporters {
-			for _, name := range s.repOrder {
-				terms := Tokenize(s.reporters[name])
-				d.rep = append(d.rep, terms)
-				d.runs++
-				for _, term := range terms {
-					if reps[term] == nil {
-						reps[term] = map[string]bool{}
-					}
-					reps[term][name] = true
-				}
-			}
+		if len(s.rep) >= opt.MinReporters {
+			d.rep = true
+			d.runs += len(s.rep)
 		} else {
-			st.Unagreed += len(s.reporters)
+			st.Unagreed += len(s.rep)
 		}
 		docs = append(docs, d)
 	}
-	keep := map[string]bool{}
-	all := map[string]bool{}
-	for term := range texts {
-		all[term] = true
+
+	// The privacy rule's tally: distinct trusted texts and distinct reporters per term.
+	nt := len(c.vocab)
+	texts := make([]int32, nt)
+	seen := make([]bool, nt) // the term is in a kept text or an admitted reporter's task
+	for t, kept := range textKept {
+		if kept {
+			for _, term := range c.uniq[t] {
+				texts[term]++
+				seen[term] = true
+			}
+		}
 	}
-	for term := range reps {
-		all[term] = true
+	reps := make([]int32, nt)
+	type termRep struct{ term, rep int32 }
+	var repSeen map[termRep]bool
+	for _, d := range docs {
+		if !d.rep {
+			continue
+		}
+		if repSeen == nil {
+			repSeen = map[termRep]bool{}
+		}
+		for k, t := range d.set.rep {
+			for _, term := range c.uniq[t] {
+				seen[term] = true
+				if key := (termRep{term, d.set.repBy[k]}); !repSeen[key] {
+					repSeen[key] = true
+					reps[term]++
+				}
+			}
+		}
 	}
-	for term := range all {
-		n := len(texts[term])
-		if r := len(reps[term]); r >= opt.MinReporters {
+	keep := make([]bool, nt)
+	all := 0
+	for term := range nt {
+		if !seen[term] {
+			continue
+		}
+		all++
+		n := int(texts[term])
+		if r := int(reps[term]); r >= opt.MinReporters {
 			n += r
 		}
 		if n >= opt.MinRuns {
 			keep[term] = true
+			st.TermsKept++
 		}
 	}
-	st.TermsKept, st.TermsDropped = len(keep), len(all)-len(keep)
+	st.TermsDropped = all - st.TermsKept
 
 	m := &graphs.Memory{K1: 1.2, B: 0.75, Depth: memDepth}
-	post := map[string][]graphs.Posting{}
+	post := make([][]graphs.Posting, nt)
+	tf := make([]float32, nt)
+	var touched []int32
 	var total float64
 	for _, d := range docs {
-		tf := map[string]float32{}
+		touched = touched[:0]
+		add := func(term int32) {
+			if tf[term] == 0 {
+				touched = append(touched, term)
+			}
+			tf[term]++
+		}
 		for _, t := range d.tasks {
-			for _, term := range t.terms {
+			for _, term := range c.texts[t.text] {
 				if keep[term] {
-					tf[term]++
+					add(term)
 				}
 			}
 		}
-		for _, terms := range d.rep {
-			seen := map[string]bool{}
-			for _, term := range terms {
-				if keep[term] && !seen[term] {
-					seen[term] = true
-					tf[term]++ // a reporter's task counts a term once
+		if d.rep {
+			for _, t := range d.set.rep {
+				for _, term := range c.uniq[t] {
+					if keep[term] {
+						add(term) // a reporter's task counts a term once
+					}
 				}
 			}
 		}
-		if len(tf) == 0 || d.runs == 0 {
+		if len(touched) == 0 || d.runs == 0 {
 			continue
 		}
 		doc := uint32(len(m.Docs))
-		var length float32
-		for term, f := range tf {
-			post[term] = append(post[term], graphs.Posting{Doc: doc, TF: f})
-			length += f
+		var length float32 // a sum of whole numbers: exact, in any order
+		for _, term := range touched {
+			post[term] = append(post[term], graphs.Posting{Doc: doc, TF: tf[term]})
+			length += tf[term]
+			tf[term] = 0
 		}
 		ids := make([]uint32, len(d.set.skills))
 		for i, id := range d.set.skills {
@@ -257,13 +367,17 @@ func BuildMemory(runs []PastRun, opt MemoryOptions) (*graphs.Memory, MemoryStats
 		return nil, st
 	}
 	m.AvgDL = float32(total / float64(len(m.Docs)))
-	for term := range post {
-		m.Terms = append(m.Terms, term)
+	var terms []int32
+	for term := range nt {
+		if len(post[term]) > 0 {
+			terms = append(terms, int32(term))
+		}
 	}
-	slices.Sort(m.Terms)
-	m.Postings = make([][]graphs.Posting, len(m.Terms))
-	for i, term := range m.Terms {
-		m.Postings[i] = post[term] // documents were added in ascending order
+	slices.SortFunc(terms, func(a, b int32) int { return strings.Compare(c.vocab[a], c.vocab[b]) })
+	m.Terms = make([]string, len(terms))
+	m.Postings = make([][]graphs.Posting, len(terms))
+	for i, term := range terms {
+		m.Terms[i], m.Postings[i] = c.vocab[term], post[term] // documents were added in ascending order
 	}
 	st.Runs, st.Sets = m.Runs, len(m.Docs)
 	return m, st
@@ -545,7 +659,9 @@ func (m *memVotes) voters() []vote {
 // weight; where they do not, 0: the memory is kept, and silent. Reported runs are never held out,
 // so a reporter cannot steer the weight.
 func FitMemory(art *graphs.Artifact, runs []PastRun, opt MemoryOptions) (*graphs.Memory, MemoryStats, error) {
-	m, st := BuildMemory(runs, opt)
+	opt = opt.orDefaults()
+	corpus := newMemCorpus(runs)
+	m, st := corpus.build(opt, nil)
 	if m == nil {
 		return nil, st, nil
 	}
@@ -570,9 +686,12 @@ func FitMemory(art *graphs.Artifact, runs []PastRun, opt MemoryOptions) (*graphs
 		held = append(held, cand[k])
 	}
 	e := New(g)
-	hits := make([]int, len(memWeights))
+	type ask struct {
+		idx *recallIndex
+		run int
+	}
+	var asks []ask
 	out := make([]bool, len(runs))
-	rest := make([]PastRun, 0, len(runs))
 	for f := range memFolds {
 		clear(out)
 		var fold []int
@@ -580,13 +699,7 @@ func FitMemory(art *graphs.Artifact, runs []PastRun, opt MemoryOptions) (*graphs
 			fold = append(fold, held[k])
 			out[held[k]] = true
 		}
-		rest = rest[:0]
-		for i, r := range runs {
-			if !out[i] {
-				rest = append(rest, r)
-			}
-		}
-		fm, _ := BuildMemory(rest, opt)
+		fm, _ := corpus.build(opt, out)
 		if fm == nil {
 			continue
 		}
@@ -597,7 +710,29 @@ func FitMemory(art *graphs.Artifact, runs []PastRun, opt MemoryOptions) (*graphs
 		}
 		idx := memoryOf(fg)
 		for _, i := range fold {
-			e.calibrate(idx, runs[i], hits)
+			asks = append(asks, ask{idx, i})
+		}
+	}
+	// The held-out runs are asked on every core: each worker adds up hits of its own, and the
+	// sums do not depend on which worker asked what.
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(asks)/32))
+	tallies := make([][]int, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		tallies[w] = make([]int, len(memWeights))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := w; k < len(asks); k += workers {
+				e.calibrate(asks[k].idx, runs[asks[k].run], tallies[w])
+			}
+		}()
+	}
+	wg.Wait()
+	hits := make([]int, len(memWeights))
+	for _, t := range tallies {
+		for w := range hits {
+			hits[w] += t[w]
 		}
 	}
 	best := 0

@@ -13,6 +13,7 @@ import (
 type Run struct {
 	ID     string
 	Skills []string
+	Task   string // what the run was asked; "" from Runs, set by TaskRuns
 }
 
 // Runs returns n runs over skills, a library Grow made from a base library of base skills. The

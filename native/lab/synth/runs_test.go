@@ -106,3 +106,43 @@ func TestRuns(t *testing.T) {
 		t.Errorf("runs over no library: err %v", err)
 	}
 }
+
+// TestTaskRuns: runs with task text repeat workflows (the same sets whatever first is), carry
+// words of their skills' descriptions and a reference number, and are deterministic.
+func TestTaskRuns(t *testing.T) {
+	skills := library(t, 10, 40)
+	old, err := TaskRuns(skills, 10, 400, 0, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, err := TaskRuns(skills, 10, 100, 400, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := map[string]int{}
+	for _, r := range old {
+		sets[strings.Join(r.Skills, ",")]++
+		words := strings.Fields(r.Task)
+		if len(words) < 9 || len(words) > 14 || !strings.HasPrefix(words[len(words)-1], "ref") {
+			t.Errorf("%s: task %q is not 8 to 13 words and a reference", r.ID, r.Task)
+		}
+	}
+	if len(sets) > 8*5 {
+		t.Errorf("%d distinct tool sets in 400 runs of 8 workflows", len(sets))
+	}
+	shared := 0
+	for _, r := range more {
+		if sets[strings.Join(r.Skills, ",")] > 0 {
+			shared++
+		}
+	}
+	if shared < len(more)/2 {
+		t.Errorf("only %d of %d new runs repeat an old tool set", shared, len(more))
+	}
+	if again, _ := TaskRuns(skills, 10, 400, 0, 8); !reflect.DeepEqual(again, old) {
+		t.Error("the same arguments gave other runs")
+	}
+	if _, err := TaskRuns(skills, 10, 1, 0, 0); err == nil {
+		t.Error("no workflows: no error")
+	}
+}

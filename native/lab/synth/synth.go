@@ -10,7 +10,8 @@
 // exists. The same base and size always give the same library.
 //
 // Runs makes runs (the skills one agent run used) over such a library, for benchmarks of builds
-// with traces and of caskg update; they are just as deterministic.
+// with traces and of caskg update; they are just as deterministic. TaskRuns makes runs that
+// carry task text and repeat workflows, for the memory of past tasks.
 package synth
 
 import (

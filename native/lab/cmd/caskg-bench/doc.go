@@ -65,6 +65,11 @@ func document(r *bench.Report, c *config) string {
 	if len(r.Updates) > 0 {
 		update(&b, r, c)
 	}
+	if r.Memory != nil {
+		var m strings.Builder
+		memorySection(&m, r, c)
+		p("%s\n\n", bench.WithMemorySection("", m.String()))
+	}
 
 	p("## Forward push against power iteration (%s skills)\n\n", mdspan.Count(r.PushSize))
 	p("Forward push keeps an estimate p and a residual r with ppr(π) = p + Σ_u r(u)·ppr(e_u); each ppr(e_u)\n")

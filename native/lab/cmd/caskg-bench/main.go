@@ -4,7 +4,8 @@
 // iteration and the semantic prefilter against the exact scan on the largest library, runs caskg
 // beside the JavaScript search libraries in Node (wasm/js/bench-peers.mjs, the peers installed by
 // make peers), times caskg update against a full build on a 10,000-skill library with 1% new
-// runs (the update stage, update.go), prints the tables and writes BENCHMARKS.md and the README
+// runs (the update stage, update.go), measures the memory of past tasks on 1,000 skills and
+// 100,000 runs with task text (the memory stage, memory.go), prints the tables and writes BENCHMARKS.md and the README
 // section between its markers. Every query latency is measured on two kinds of query: the full
 // task texts, and the same texts cut to their first 12 words, as agents' short queries.
 //
@@ -12,7 +13,8 @@
 //	            [-wasm bin/caskg.wasm] [-o BENCHMARKS.md] [-readme README.md] [-reuse]
 //	            [-peers .cache/peers] [-peer-sizes real,10000,100000] [-peer-budget 90]
 //	            [-update=false | -update-only] [-update-skills 10000] [-update-runs 2000] [-update-new 20]
-//	            [-update-rounds 3]
+//	            [-update-rounds 3] [-memory=false | -memory-only] [-memory-skills 1000]
+//	            [-memory-runs 100000] [-memory-new 1000] [-memory-flows 10000] [-memory-rounds 1]
 //	caskg-bench gateway [-o BENCHMARKS.md] GO-TEST-OUTPUT...
 //
 // The gateway subcommand is make bench-gateway's: it reads the output of the gateway's Go
@@ -73,6 +75,13 @@ type config struct {
 	updateRuns    int     // its old runs
 	updateNew     int     // its new runs
 	updateRounds  int     // its rounds of each side
+	memory        bool    // run the memory stage
+	memoryOnly    bool    // run the memory stage alone, into -dir's earlier results
+	memorySkills  int     // the memory stage's library size
+	memoryRuns    int     // its runs with task text in the old build
+	memoryNew     int     // its new runs
+	memoryFlows   int     // the workflows its runs repeat
+	memoryRounds  int     // its rounds of each side of the update
 }
 
 // ShortWords is how many words of a task text make an agent's short query.
@@ -121,6 +130,13 @@ func main() {
 	flag.IntVar(&c.updateRuns, "update-runs", 2000, "the update stage's runs in the old build")
 	flag.IntVar(&c.updateNew, "update-new", 20, "the update stage's new runs")
 	flag.IntVar(&c.updateRounds, "update-rounds", 3, "the update stage's rounds: each side timed that many times, alternating; the median kept")
+	flag.BoolVar(&c.memory, "memory", true, "the memory stage: runs with task text at scale (-memory=false skips it)")
+	flag.BoolVar(&c.memoryOnly, "memory-only", false, "measure only the memory stage: keep every other result of -dir's results.json and rewrite the report")
+	flag.IntVar(&c.memorySkills, "memory-skills", 1000, "the memory stage's library: skills grown from -base")
+	flag.IntVar(&c.memoryRuns, "memory-runs", 100000, "the memory stage's runs with task text in the old build")
+	flag.IntVar(&c.memoryNew, "memory-new", 1000, "the memory stage's new runs")
+	flag.IntVar(&c.memoryFlows, "memory-flows", 10000, "the workflows the memory stage's runs repeat")
+	flag.IntVar(&c.memoryRounds, "memory-rounds", 1, "the memory stage's rounds of the full build and the update")
 	flag.Parse()
 	var err error
 	if c.sizes, err = ints(*sizes); err == nil {
@@ -142,6 +158,8 @@ func main() {
 		err = renderSaved(&c)
 	case c.updateOnly:
 		err = updateOnly(&c)
+	case c.memoryOnly:
+		err = memoryOnly(&c)
 	default:
 		err = run(&c)
 	}
@@ -161,6 +179,13 @@ func (c *config) checkUpdate(render bool) error {
 	case c.updateSkills < 1 || c.updateRuns < 1 || c.updateNew < 1 || c.updateRounds < 1:
 		return fmt.Errorf("-update-skills %d, -update-runs %d, -update-new %d, -update-rounds %d: each must be at least 1",
 			c.updateSkills, c.updateRuns, c.updateNew, c.updateRounds)
+	case c.memoryOnly && (render || c.updateOnly):
+		return errors.New("-memory-only measures the memory stage alone: not with -render or -update-only")
+	case c.memoryOnly && !c.memory:
+		return errors.New("-memory-only with -memory=false: nothing to run")
+	case c.memory && (c.memorySkills < 1 || c.memoryRuns < 1 || c.memoryNew < 1 || c.memoryFlows < 1 || c.memoryRounds < 1):
+		return fmt.Errorf("-memory-skills %d, -memory-runs %d, -memory-new %d, -memory-flows %d, -memory-rounds %d: each must be at least 1",
+			c.memorySkills, c.memoryRuns, c.memoryNew, c.memoryFlows, c.memoryRounds)
 	}
 	return nil
 }
@@ -314,6 +339,11 @@ func run(c *config) error {
 		}
 		r.Updates = []bench.Update{u}
 	}
+	if c.memory {
+		if r.Memory, err = memoryStage(c, mod); err != nil {
+			return err
+		}
+	}
 	return save(r, c)
 }
 
@@ -339,6 +369,51 @@ func updateOnly(c *config) error {
 	}
 	r.Updates = []bench.Update{u}
 	return save(r, c)
+}
+
+// memoryOnly runs the memory stage alone. With an earlier run's results in -dir, its results
+// replace the saved run's, whose others are kept; without, it saves its own in -dir/memory.json
+// and rewrites only the memory section of the report (between bench.MemoryBegin and
+// bench.MemoryEnd, inserted when missing).
+func memoryOnly(c *config) error {
+	r, err := saved(c)
+	fresh := errors.Is(err, os.ErrNotExist)
+	if fresh {
+		r, err = &bench.Report{Machine: machine(), Go: runtime.Version(), Node: nodeVersion(), Command: "make bench"}, nil
+	}
+	if err != nil {
+		return err
+	}
+	var mod *host.Module
+	ctx := context.Background()
+	if !c.noWasm {
+		wasm, err := os.ReadFile(c.wasm)
+		if err != nil {
+			return fmt.Errorf("%w (make wasm builds it)", err)
+		}
+		if mod, err = host.Compile(ctx, wasm, &host.Options{Instances: 1}); err != nil {
+			return err
+		}
+		defer mod.Close(ctx)
+	}
+	if r.Memory, err = memoryStage(c, mod); err != nil {
+		return err
+	}
+	if !fresh {
+		return save(r, c)
+	}
+	js, _ := json.MarshalIndent(r.Memory, "", "  ")
+	if err := atomicfile.Write(filepath.Join(c.dir, "memory.json"), append(js, '\n')); err != nil {
+		return err
+	}
+	fmt.Print("Memory of past tasks\n" + r.MemoryTable() + "\n" + r.MemorySizeTable())
+	var section strings.Builder
+	memorySection(&section, r, c)
+	old, err := os.ReadFile(c.out)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return atomicfile.Write(c.out, []byte(bench.WithMemorySection(string(old), section.String())))
 }
 
 // saved reads the results of an earlier run from -dir.

@@ -25,75 +25,100 @@ import (
 // updateStage is the incremental-update stage: it grows the library to c.updateSkills skills,
 // makes c.updateRuns old runs and c.updateNew new ones with synth.Runs (JSONL files in
 // -dir/update-N), builds the old artifact and its build state with the old runs, then times a
-// full build with every run and the update of the old build by the new runs, each in a process
-// of its own (updateOne), c.updateRounds times, alternating, so that a change in the machine's
-// load falls on both; each side is its median round. It fails unless the update is incremental
-// and, every round, the two artifacts are byte-identical.
+// full build with every run and the update of the old build by the new runs (timeUpdate).
 func updateStage(c *config) (bench.Update, error) {
-	u := bench.Update{Skills: c.updateSkills, OldRuns: c.updateRuns, NewRuns: c.updateNew}
-	dir := filepath.Join(c.dir, fmt.Sprintf("update-%d", c.updateSkills))
+	u, _, err := timeUpdate(c, updateSpec{name: "update", skills: c.updateSkills, runs: c.updateRuns,
+		newRuns: c.updateNew, rounds: c.updateRounds})
+	return u, err
+}
+
+// updateSpec is the library and runs of one timeUpdate.
+type updateSpec struct {
+	name          string // the stage's name and its folder, -dir/<name>-<skills>
+	skills        int    // skills grown from -base
+	runs, newRuns int    // old and new runs
+	rounds        int
+	flows         int // 0: runs of synth.Runs, without task text; else synth.TaskRuns over flows workflows
+}
+
+// timeUpdate grows the library of s, makes its old and new runs (JSONL files runs-old.jsonl and
+// runs-new.jsonl in the stage's folder, which it returns), builds the old artifact and its build
+// state with the old runs, then times a full build with every run (full.skg) and the update of
+// the old build by the new runs, each in a process of its own (updateOne), s.rounds times,
+// alternating, so that a change in the machine's load falls on both; each side is its median
+// round. It fails unless the update is incremental and, every round, the two artifacts are
+// byte-identical.
+func timeUpdate(c *config, s updateSpec) (bench.Update, string, error) {
+	u := bench.Update{Skills: s.skills, OldRuns: s.runs, NewRuns: s.newRuns}
+	dir := filepath.Join(c.dir, fmt.Sprintf("%s-%d", s.name, s.skills))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return u, err
+		return u, dir, err
 	}
 	lib, err := ingest.Load(c.base)
 	if err != nil {
-		return u, err
+		return u, dir, err
 	}
-	skills, err := synth.Grow(lib.Skills, c.updateSkills)
+	skills, err := synth.Grow(lib.Skills, s.skills)
 	if err != nil {
-		return u, err
+		return u, dir, err
 	}
-	oldRuns, err := synth.Runs(skills, len(lib.Skills), c.updateRuns, 0)
-	if err != nil {
-		return u, err
+	makeRuns := func(n, first int) ([]synth.Run, error) {
+		if s.flows > 0 {
+			return synth.TaskRuns(skills, len(lib.Skills), n, first, s.flows)
+		}
+		return synth.Runs(skills, len(lib.Skills), n, first)
 	}
-	newRuns, err := synth.Runs(skills, len(lib.Skills), c.updateNew, c.updateRuns)
+	oldRuns, err := makeRuns(s.runs, 0)
 	if err != nil {
-		return u, err
+		return u, dir, err
+	}
+	newRuns, err := makeRuns(s.newRuns, s.runs)
+	if err != nil {
+		return u, dir, err
 	}
 	p := func(name string) string { return filepath.Join(dir, name) }
 	if err := writeRuns(p("runs-old.jsonl"), oldRuns); err != nil {
-		return u, err
+		return u, dir, err
 	}
 	if err := writeRuns(p("runs-new.jsonl"), newRuns); err != nil {
-		return u, err
+		return u, dir, err
 	}
-	common := []string{"-n", strconv.Itoa(c.updateSkills), "-base", c.base, "-runs", p("runs-old.jsonl"), "-new", p("runs-new.jsonl")}
+	common := []string{"-n", strconv.Itoa(s.skills), "-base", c.base, "-runs", p("runs-old.jsonl"), "-new", p("runs-new.jsonl")}
 	if _, err := updateChild(append(common, "-mode", "old", "-o", p("old.skg"))); err != nil {
-		return u, err
+		return u, dir, err
 	}
 	st, err := os.Stat(p("old.skg") + builder.StateSuffix)
 	if err != nil {
-		return u, err
+		return u, dir, err
 	}
 	u.StateBytes = int(st.Size())
-	fmt.Fprintf(os.Stderr, "update stage: old build of %d skills with %d runs and its state (%.1f MB) written\n",
-		c.updateSkills, c.updateRuns, float64(u.StateBytes)/1e6)
+	fmt.Fprintf(os.Stderr, "%s stage: old build of %d skills with %d runs and its state (%.1f MB) written\n",
+		s.name, s.skills, s.runs, float64(u.StateBytes)/1e6)
 	var fulls, ups []bench.UpdateSide
 	var full []byte
-	for round := range c.updateRounds {
+	for round := range s.rounds {
 		f, err := updateChild(append(common, "-mode", "full", "-o", p("full.skg")))
 		if err != nil {
-			return u, err
+			return u, dir, err
 		}
 		up, err := updateChild(append(common, "-mode", "update", "-old", p("old.skg"), "-o", p("update.skg")))
 		if err != nil {
-			return u, err
+			return u, dir, err
 		}
 		if up.Mode != "incremental" {
-			return u, fmt.Errorf("update stage: the update made a %q build, want an incremental one", up.Mode)
+			return u, dir, fmt.Errorf("%s stage: the update made a %q build, want an incremental one", s.name, up.Mode)
 		}
 		if full, err = sameArtifact(p("full.skg"), p("update.skg")); err != nil {
-			return u, err
+			return u, dir, err
 		}
 		fulls, ups = append(fulls, f), append(ups, up)
-		fmt.Fprintf(os.Stderr, "update stage: round %d: full build %.1f s, update %.2f s; artifacts identical\n", round+1, f.Seconds, up.Seconds)
+		fmt.Fprintf(os.Stderr, "%s stage: round %d: full build %.1f s, update %.2f s; artifacts identical\n", s.name, round+1, f.Seconds, up.Seconds)
 	}
 	u.Full, u.Update = medianSide(fulls), medianSide(ups)
 	u.Bytes, u.SHA256 = len(full), fmt.Sprintf("%x", sha256.Sum256(full))
-	fmt.Fprintf(os.Stderr, "update stage: median full build %.1f s, update %.2f s: %.3f of the full build\n",
-		u.Full.Seconds, u.Update.Seconds, u.Ratio())
-	return u, nil
+	fmt.Fprintf(os.Stderr, "%s stage: median full build %.1f s, update %.2f s: %.3f of the full build\n",
+		s.name, u.Full.Seconds, u.Update.Seconds, u.Ratio())
+	return u, dir, nil
 }
 
 // sameArtifact returns the full build's artifact when the update's is byte-identical to it.
@@ -124,12 +149,13 @@ func medianSide(rounds []bench.UpdateSide) bench.UpdateSide {
 	return m
 }
 
-// writeRuns writes runs as a trace file ({"id", "skills"} per line), as builder.ReadTraces reads.
+// writeRuns writes runs as a trace file ({"id", "skills", "task"} per line, no "task" for a run
+// without one), as builder.ReadTraces reads.
 func writeRuns(path string, runs []synth.Run) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	for _, r := range runs {
-		if err := enc.Encode(builder.Trace{ID: r.ID, Skills: r.Skills}); err != nil {
+		if err := enc.Encode(builder.Trace{ID: r.ID, Skills: r.Skills, Task: r.Task}); err != nil {
 			return err
 		}
 	}
@@ -145,7 +171,9 @@ func updateChild(args []string) (bench.UpdateSide, error) {
 	return side, nil
 }
 
-// updateOne is the update stage's child; it prints its measurement as JSON. -mode old builds
+// updateOne is the update stage's child; it prints its measurement as JSON. -mode plain builds
+// the library without runs and -mode notask with the old and new runs stripped of their task
+// text (the memory stage's baselines), and writes the artifact. -mode old builds
 // the library with the old runs and writes the artifact and its build state (-o and
 // -o.state). -mode full times a full build with the old runs and the new, as caskg build
 // makes it: learning the builtin embedder and building (growing the library and reading the
@@ -154,7 +182,7 @@ func updateChild(args []string) (bench.UpdateSide, error) {
 // updating, encoding the new state (reading the runs comes before, writing the files after).
 func updateOne(args []string) error {
 	fs := flag.NewFlagSet("update-one", flag.ContinueOnError)
-	mode := fs.String("mode", "", "old, full or update")
+	mode := fs.String("mode", "", "plain, notask, old, full or update")
 	n := fs.Int("n", 0, "skills to synthesize from -base")
 	base := fs.String("base", "", "base library")
 	oldRuns := fs.String("runs", "", "the old runs (JSONL)")
@@ -172,7 +200,7 @@ func updateOne(args []string) error {
 	var rep *builder.Report
 	var secs float64
 	switch *mode {
-	case "old", "full":
+	case "plain", "notask", "old", "full":
 		lib, err := ingest.Load(*base)
 		if err != nil {
 			return err
@@ -181,16 +209,23 @@ func updateOne(args []string) error {
 		if err != nil {
 			return err
 		}
-		runs, err := builder.ReadTraces(*oldRuns)
-		if err != nil {
-			return err
+		var runs []builder.Trace
+		if *mode != "plain" {
+			if runs, err = builder.ReadTraces(*oldRuns); err != nil {
+				return err
+			}
 		}
-		if *mode == "full" {
+		if *mode == "full" || *mode == "notask" {
 			more, err := builder.ReadTraces(*newRuns)
 			if err != nil {
 				return err
 			}
 			runs = append(runs, more...)
+		}
+		if *mode == "notask" {
+			for i := range runs {
+				runs[i].Task = ""
+			}
 		}
 		start := time.Now()
 		var state []byte
@@ -238,7 +273,7 @@ func updateOne(args []string) error {
 		secs = time.Since(start).Seconds()
 		data, rep = res.Artifact, res.Report
 	default:
-		return fmt.Errorf("update-one: -mode %q is not old, full or update", *mode)
+		return fmt.Errorf("update-one: -mode %q is not plain, notask, old, full or update", *mode)
 	}
 	if err := atomicfile.Write(*out, data); err != nil {
 		return err

@@ -1,6 +1,7 @@
 // Command caskg-learn measures how caskg learns from use, for make eval: on each dev set with
 // training runs it builds the library without runs, replays the runs as feedback through caskg
-// serve's POST /v1/feedback in batches, runs caskg update after each batch beside a full
+// serve's POST /v1/feedback in batches (twice: without their task text, and with it as the
+// report's query, kept in the log), runs caskg update after each batch beside a full
 // rebuild with the same runs, scores both on the test tasks, and writes the learning curves
 // into EVALUATION.md (between <!-- learning:begin --> and <!-- learning:end -->) and as an SVG
 // plot beside it. Then it replays the same runs through caskg gateway (native/lab/internal/gatewaycurve)
@@ -80,20 +81,26 @@ func run(shared, dir, evaluation, image, gatewayImage, results string) error {
 		if err != nil {
 			return err
 		}
-		c, err := harness.Learn(context.Background(), harness.LearnSpec{Label: s.label, Library: filepath.Join(shared, s.lib),
-			Tasks: tasks, TasksFile: s.tasks, Runs: runs, RunsFile: s.runs, Dir: filepath.Join(dir, s.result), Caskg: caskg})
-		if err != nil {
-			return fmt.Errorf("%s: %w", s.label, err)
-		}
-		curves = append(curves, c)
-		last := c.Points[len(c.Points)-1]
-		fmt.Printf("%-10s", s.label)
-		for _, p := range c.Points {
-			fmt.Printf("  %d runs: update %.3f rebuild %.3f (%s, %.2fs vs %.2fs)", p.Seen, p.Update, p.Rebuild, p.Mode, p.UpdateSec, p.BuildSec)
-		}
-		fmt.Println()
-		if math.Abs(last.Update-last.Rebuild) > 0.01 {
-			return fmt.Errorf("%s: after all runs, update %.3f and rebuild %.3f differ by more than 0.01", s.label, last.Update, last.Rebuild)
+		for _, taskText := range []bool{false, true} {
+			label, sub := s.label, s.result
+			if taskText {
+				label, sub = s.label+", task text", s.result+"-task"
+			}
+			c, err := harness.Learn(context.Background(), harness.LearnSpec{Label: label, Library: filepath.Join(shared, s.lib),
+				Tasks: tasks, TasksFile: s.tasks, Runs: runs, RunsFile: s.runs, Dir: filepath.Join(dir, sub), Caskg: caskg, TaskText: taskText})
+			if err != nil {
+				return fmt.Errorf("%s: %w", label, err)
+			}
+			curves = append(curves, c)
+			last := c.Points[len(c.Points)-1]
+			fmt.Printf("%-22s", label)
+			for _, p := range c.Points {
+				fmt.Printf("  %d runs: update %.3f rebuild %.3f (%s, %.2fs vs %.2fs)", p.Seen, p.Update, p.Rebuild, p.Mode, p.UpdateSec, p.BuildSec)
+			}
+			fmt.Println()
+			if math.Abs(last.Update-last.Rebuild) > 0.01 {
+				return fmt.Errorf("%s: after all runs, update %.3f and rebuild %.3f differ by more than 0.01", label, last.Update, last.Rebuild)
+			}
 		}
 		if r, err := harness.ReadResult(filepath.Join(results, s.result+".json")); err == nil {
 			for _, row := range r.Rows {
@@ -122,9 +129,9 @@ func run(shared, dir, evaluation, image, gatewayImage, results string) error {
 }
 
 // gatewayCurves replays the training runs through caskg gateway (gatewaycurve): the scripted
-// agent on every set, the cautious one where the runs have their tasks (ToolLinkOS, whose runs
-// are the gold sets of tasks.jsonl's even-numbered tasks), and writes their span of
-// EVALUATION.md and their plot.
+// agent on every set, the cautious one where every run has its task (the run's "task", or for
+// ToolLinkOS, whose runs are the gold sets of tasks.jsonl's even-numbered tasks, that task), and
+// writes their span of EVALUATION.md and their plot.
 func gatewayCurves(shared, dir, evaluation, image string) error {
 	build := func(args ...string) error {
 		var stderr bytes.Buffer
@@ -150,7 +157,7 @@ func gatewayCurves(shared, dir, evaluation, image string) error {
 		agents := []string{gatewaycurve.Scripted}
 		withQuery := 0
 		for _, r := range runs {
-			if queries[r.ID] != "" {
+			if r.Task != "" || queries[r.ID] != "" {
 				withQuery++
 			}
 		}

@@ -162,6 +162,121 @@ func (x UpdateSide) seconds(format string) string {
 	return s
 }
 
+// Memory is the memory-of-past-tasks stage: a library built with many runs that carry task text
+// against the same library built without runs — query latency, artifact bytes — and caskg update
+// of the build with those runs by 1% more against a full build.
+type Memory struct {
+	Skills    int `json:"skills"`
+	Runs      int `json:"runs"` // the runs of the memory artifact (old and new)
+	Workflows int `json:"workflows"`
+	// Bytes of the artifact without runs, of the one with the runs stripped of their task text
+	// (edges, no memory), of the one with the runs (the full build's) and of its memory's
+	// sections alone.
+	PlainBytes  int     `json:"plain_bytes"`
+	NoTaskBytes int     `json:"notask_bytes"`
+	Bytes       int     `json:"bytes"`
+	MemoryBytes int     `json:"memory_bytes"`
+	Docs        int     `json:"docs"` // the memory's documents (tool sets) and terms
+	Terms       int     `json:"terms"`
+	Weight      float64 `json:"weight"` // the calibrated fusion weight
+	// Latency has a row per host and kind of query: the artifact without runs beside the one
+	// with the memory.
+	Latency []MemoryLatency `json:"latency"`
+	Update  Update          `json:"update"`
+}
+
+// MemoryLatency is one host on one kind of query, on the three artifacts.
+type MemoryLatency struct {
+	Host   string  `json:"host"`    // native or wazero
+	Kind   string  `json:"queries"` // what was asked
+	Plain  Latency `json:"plain"`   // without runs
+	NoTask Latency `json:"notask"`  // the runs without task text: their edges, no memory
+	Memory Latency `json:"memory"`
+}
+
+// Markers of the memory stage's section of BENCHMARKS.md: caskg-bench -memory-only without an
+// earlier run's results rewrites only what lies between them.
+const (
+	MemoryBegin = "<!-- memory-bench:begin -->"
+	MemoryEnd   = "<!-- memory-bench:end -->"
+)
+
+// WithMemorySection returns doc with section (wrapped in the memory markers) in place of the
+// span between them, or, when doc has neither, inserted before the gateway section (appended
+// when there is none).
+func WithMemorySection(doc, section string) string {
+	body := MemoryBegin + "\n" + strings.TrimRight(section, "\n") + "\n" + MemoryEnd
+	i, j := strings.Index(doc, MemoryBegin), strings.Index(doc, MemoryEnd)
+	switch {
+	case i >= 0 && j > i:
+		return doc[:i] + body + doc[j+len(MemoryEnd):]
+	case strings.Contains(doc, GatewayBegin):
+		k := strings.Index(doc, GatewayBegin)
+		return doc[:k] + body + "\n\n" + doc[k:]
+	}
+	return strings.TrimRight(doc, "\n") + "\n\n" + body + "\n"
+}
+
+// Memory-stage targets (issue 32): query p50 with the memory at most 1.5 times without it (the
+// same runs without task text), the artifact at most 8 MB larger than without runs, the update
+// by 1% new runs at most 0.2 of a full build.
+const (
+	MemoryLatencyTarget = 1.5
+	MemoryGrowthTarget  = 8e6
+	MemoryUpdateTarget  = 0.2
+)
+
+// Growth is how many bytes the runs added to the artifact.
+func (m *Memory) Growth() int { return m.Bytes - m.PlainBytes }
+
+// MemoryTable is the memory stage's latency: one row per host and kind of query.
+func (r *Report) MemoryTable() string {
+	if r.Memory == nil {
+		return ""
+	}
+	return table(r.Memory.Latency, func(l MemoryLatency) string {
+		ratio := func(x, y Latency) float64 {
+			if y.MedianMs <= 0 {
+				return 0
+			}
+			return x.MedianMs / y.MedianMs
+		}
+		mem := ratio(l.Memory, l.NoTask)
+		return fmt.Sprintf("%s | %s | %s | %s | %s | %.2f× %s | %.2f×", l.Host, l.Kind, latencyCell(l.Plain, l.Plain.MedianMs > 0),
+			latencyCell(l.NoTask, l.NoTask.MedianMs > 0), latencyCell(l.Memory, l.Memory.MedianMs > 0),
+			mem, verdict(mem > 0 && mem <= MemoryLatencyTarget), ratio(l.Memory, l.Plain))
+	}, "host", "queries", "no runs: median (p95)", "runs, no task text", "runs with task text (memory)",
+		fmt.Sprintf("memory ÷ no task text (target ≤ %.1f×)", MemoryLatencyTarget), "memory ÷ no runs")
+}
+
+// MemorySizeTable is the memory stage's artifact bytes and update time against their targets.
+func (r *Report) MemorySizeTable() string {
+	m := r.Memory
+	if m == nil {
+		return ""
+	}
+	u := m.Update
+	rows := []string{
+		fmt.Sprintf("artifact without runs | %.2f MB | ", float64(m.PlainBytes)/1e6),
+		fmt.Sprintf("artifact with %s runs without task text | %.2f MB | ", mdspan.Count(m.Runs), float64(m.NoTaskBytes)/1e6),
+		fmt.Sprintf("artifact with %s runs with task text | %.2f MB | ", mdspan.Count(m.Runs), float64(m.Bytes)/1e6),
+		fmt.Sprintf("growth (memory sections %.2f MB: %s tool sets, %s terms, weight %g) | %.2f MB | ≤ %.0f MB %s",
+			float64(m.MemoryBytes)/1e6, mdspan.Count(m.Docs), mdspan.Count(m.Terms), m.Weight,
+			float64(m.Growth())/1e6, MemoryGrowthTarget/1e6, verdict(m.Growth() <= MemoryGrowthTarget)),
+		fmt.Sprintf("full build, %s runs | %s s | ", mdspan.Count(u.OldRuns+u.NewRuns), u.Full.seconds("%.1f")),
+		fmt.Sprintf("update by %s new runs | %s s | ", mdspan.Count(u.NewRuns), u.Update.seconds("%.2f")),
+		fmt.Sprintf("update ÷ full | %.3f | ≤ %.1f %s", u.Ratio(), MemoryUpdateTarget, verdict(u.Ratio() <= MemoryUpdateTarget)),
+	}
+	return table(rows, func(s string) string { return s }, "measure", "value", "target")
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "**missed**"
+}
+
 // Sizes are a WebAssembly module's bytes: raw and gzipped as wasm/modbuild.Gzip counts.
 type Sizes struct {
 	Raw, Gzip int
@@ -181,6 +296,7 @@ type Report struct {
 	Wasm     Sizes      `json:"wasm"`
 	Peers    []PeerRun  `json:"peers,omitempty"`
 	Updates  []Update   `json:"updates,omitempty"`
+	Memory   *Memory    `json:"memory,omitempty"`
 	Command  string     `json:"command"`
 }
 
@@ -475,7 +591,15 @@ func (r *Report) Terminal() string {
 	return "Query latency (median, k = 10)\n" + r.QueryTable() + "\nBuild\n" + r.BuildTable() +
 		"\nwazero and Node against native Go\n" + r.WasmTable() + "\nPeers side by side (Node)\n" + r.PeerTable() +
 		"\nForward push vs power iteration\n" + r.PushTable() + "\nSemantic prefilter\n" + r.SemanticTable() +
-		"\nIncremental update\n" + r.UpdateTable() + "\n" + r.WasmLine() + "\n"
+		"\nIncremental update\n" + r.UpdateTable() + memoryTerminal(r) + "\n" + r.WasmLine() + "\n"
+}
+
+// memoryTerminal is the memory stage's tables for the terminal, "" when not measured.
+func memoryTerminal(r *Report) string {
+	if r.Memory == nil {
+		return ""
+	}
+	return "\nMemory of past tasks\n" + r.MemoryTable() + "\n" + r.MemorySizeTable()
 }
 
 // README is the section make bench writes between the README markers.

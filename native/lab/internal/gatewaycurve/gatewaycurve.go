@@ -48,8 +48,9 @@ type Spec struct {
 	Catalog string          // the dev set's tools.json, served by the catalog server
 	Tasks   []eval.Task     // test tasks, scored after each batch
 	Runs    []builder.Trace // training runs, replayed in file order
-	// Queries are the runs' tasks by run id where the data set has them; a run without one
-	// searches "replayed run ID" (the graph learns from the calls, not the words).
+	// Queries are the runs' tasks by run id where the data set has them apart from the runs; a
+	// run searches with its own Task, else with Queries[its id], else "replayed run ID" (the
+	// graph then learns from the calls, not the words).
 	Queries    map[string]string
 	Agent      string // Scripted or Cautious
 	LearnEvery int    // the gateway's --learn-every (default 50)
@@ -149,7 +150,7 @@ func Run(ctx context.Context, s Spec) (*Curve, error) {
 
 	c := &Curve{Label: s.Label, Agent: s.Agent, Tools: len(cat.Tools), NumTasks: len(s.Tasks), Runs: len(s.Runs)}
 	for _, r := range s.Runs {
-		if s.Queries[r.ID] != "" {
+		if query(s, r) != "" {
 			c.WithQuery++
 		}
 	}
@@ -237,10 +238,19 @@ func settle(ctx context.Context, loop *learn.Loop, traces int) error {
 	return loop.Wait(ctx)
 }
 
-// replay plays one run: a search with its task, then its tools through call_tool (all of them,
-// or for the cautious agent those the search showed). It returns the number of calls.
+// query is what run asks, as an agent searches: its task, else the spec's query for its id; ""
+// when neither is known.
+func query(s Spec, run builder.Trace) string {
+	if run.Task != "" {
+		return run.Task
+	}
+	return s.Queries[run.ID]
+}
+
+// replay plays one run: a search with its task (query), then its tools through call_tool (all
+// of them, or for the cautious agent those the search showed). It returns the number of calls.
 func replay(ctx context.Context, sess *mcp.ClientSession, s Spec, run builder.Trace, schemas map[string]any) (int, error) {
-	q := s.Queries[run.ID]
+	q := query(s, run)
 	if q == "" {
 		q = "replayed run " + run.ID
 	}
@@ -401,7 +411,8 @@ func WriteMarkdown(w io.Writer, curves []*Curve, image string) {
 	fmt.Fprintln(w, "run's tools through `call_tool` with arguments made from their schemas. After each batch, and a quiet")
 	fmt.Fprintln(w, "spell (what `--learn-idle` does), the test tasks are scored by COMP@10 of `search_tools`. The")
 	fmt.Fprintln(w, "cautious agent calls a run's tool only when its last search showed it in the top 10, the bias real")
-	fmt.Fprintln(w, "agents have; it needs the runs' own tasks, which only ToolLinkOS has.")
+	fmt.Fprintln(w, "agents have. Every run searches with its own task (the trace's \"task\"), as agents do; the gateway")
+	fmt.Fprintln(w, "keeps it with the run, so what it learns includes the memory of past tasks.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| set | agent | runs seen | COMP@10 | R@10 | calls | traces learned | edges from use | graph.skg = caskg build |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---|")

@@ -47,8 +47,12 @@ type LearnSpec struct {
 	TasksFile string          // names the tasks in the result
 	Runs      []builder.Trace // the training runs, replayed in file order
 	RunsFile  string
-	Steps     []int  // runs seen at each point; default learnSteps (and all)
-	Dir       string // work folder for artifacts, states and the feedback log
+	Steps     []int // runs seen at each point; default learnSteps (and all)
+	// TaskText sends each run's task as the report's query and has the server keep it in the
+	// log (caskg serve --feedback-query-text), so the builds learn a memory of past tasks too;
+	// off, the query is "replayed run ID" and the log keeps no task.
+	TaskText bool
+	Dir      string // work folder for artifacts, states and the feedback log
 	// Caskg runs a caskg command line (build, update) and returns its error: the same code
 	// as the caskg binary (cli.Run), in process.
 	Caskg func(args ...string) error
@@ -104,7 +108,7 @@ func Learn(ctx context.Context, s LearnSpec) (*LearnCurve, error) {
 	}
 	fbPath := file("feedback.jsonl")
 	os.Remove(fbPath)
-	srv, err := startFeedbackServer(cur, fbPath, s.Dir, len(s.Runs))
+	srv, err := startFeedbackServer(cur, fbPath, s.Dir, len(s.Runs), s.TaskText)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +118,7 @@ func Learn(ctx context.Context, s LearnSpec) (*LearnCurve, error) {
 	sent := 0
 	for _, n := range at {
 		for ; sent < n; sent++ {
-			ok, err := srv.report(ctx, s.Runs[sent], sent)
+			ok, err := srv.report(ctx, s.Runs[sent], sent, s.TaskText)
 			if err != nil {
 				return nil, err
 			}
@@ -198,7 +202,7 @@ type feedbackServer struct {
 	log  *serve.FeedbackLog
 }
 
-func startFeedbackServer(artifact, logPath, dir string, runs int) (*feedbackServer, error) {
+func startFeedbackServer(artifact, logPath, dir string, runs int, taskText bool) (*feedbackServer, error) {
 	var list strings.Builder
 	for k := range max(1, runs) {
 		fmt.Fprintf(&list, "run%d %s\n", k, replayToken(k))
@@ -207,7 +211,7 @@ func startFeedbackServer(artifact, logPath, dir string, runs int) (*feedbackServ
 	if err != nil {
 		return nil, err
 	}
-	log, err := serve.OpenFeedbackLog(logPath, serve.FeedbackOptions{Rate: 1e9, Burst: 1 << 30})
+	log, err := serve.OpenFeedbackLog(logPath, serve.FeedbackOptions{Rate: 1e9, Burst: 1 << 30, QueryText: taskText})
 	if err != nil {
 		return nil, err
 	}
@@ -241,9 +245,14 @@ func startFeedbackServer(artifact, logPath, dir string, runs int) (*feedbackServ
 // replayToken is the bearer token of the k-th replayed run's reporter.
 func replayToken(k int) string { return fmt.Sprintf("replay-token-%012d", k) }
 
-// report posts run k as feedback, as its own reporter; false when the server refused it (4xx).
-func (f *feedbackServer) report(ctx context.Context, run builder.Trace, k int) (bool, error) {
-	body, _ := json.Marshal(map[string]any{"query": "replayed run " + run.ID, "used": run.Skills, "outcome": api.OutcomeSuccess})
+// report posts run k as feedback, as its own reporter, with its task as the query when taskText
+// and the run has one; false when the server refused it (4xx).
+func (f *feedbackServer) report(ctx context.Context, run builder.Trace, k int, taskText bool) (bool, error) {
+	query := "replayed run " + run.ID
+	if taskText && run.Task != "" {
+		query = run.Task
+	}
+	body, _ := json.Marshal(map[string]any{"query": query, "used": run.Skills, "outcome": api.OutcomeSuccess})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.url, bytes.NewReader(body))
 	if err != nil {
 		return false, err
@@ -281,8 +290,13 @@ feedback to caskg serve's `+"`POST /v1/feedback`"+` (the server of `+"`caskg ser
 loopback port, in process, its rate limit raised for the replay). After %s runs (those a set
 has) and after all of them, `+"`caskg update PREVIOUS.skg --traces FILE`"+` makes the next artifact
 from the previous one and the feedback log (leaving out the lines it already has), and beside it
-`+"`caskg build LIBRARY --traces FILE`"+` rebuilds from scratch with the same log. COMP@10 on the test
-tasks:
+`+"`caskg build LIBRARY --traces FILE`"+` rebuilds from scratch with the same log. Each set is replayed
+twice: without task text (each report's query "replayed run ID", which the log does not keep: the
+builds learn edges from the calls alone) and, under "task text", with each run's own task as the
+query, kept in the log as the run's task (`+"`caskg serve --feedback-query-text`"+`). Each replayed run
+is a reported run (a reporter token of its own): the memory counts those only where two reporters
+agree and never holds one out for calibration, so its weight stays 0 and the two curves match.
+COMP@10 on the test tasks:
 
 ![learning curve](%s)
 
