@@ -656,8 +656,8 @@ func (m *memVotes) voters() []vote {
 // g's engine and of a memory of the runs outside their fold, and the weight of memWeights under
 // which the most of them find their whole tool set in the first 10 wins (the smallest on a tie,
 // so memory speaks only where it helps). Where past tasks recur in other words that is a high
-// weight; where they do not, 0: the memory is kept, and silent. Reported runs are held out only
-// as the memory admits them (calibrationRuns), so no one reporter steers the weight.
+// weight; where they do not, 0: the memory is kept, and silent. Reported runs are never held out,
+// so a reporter cannot steer the weight.
 func FitMemory(art *graphs.Artifact, runs []PastRun, opt MemoryOptions) (*graphs.Memory, MemoryStats, error) {
 	opt = opt.orDefaults()
 	corpus := newMemCorpus(runs)
@@ -674,7 +674,12 @@ func FitMemory(art *graphs.Artifact, runs []PastRun, opt MemoryOptions) (*graphs
 		return nil, st, err
 	}
 	bare := graphs.Artifact{Skills: art.Skills, Lexicon: art.Lexicon}
-	cand := calibrationRuns(runs, opt.MinReporters)
+	var cand []int
+	for i, r := range runs {
+		if r.Reporter == "" && !r.Failed && len(r.Skills) > 0 && strings.TrimSpace(r.Task) != "" {
+			cand = append(cand, i)
+		}
+	}
 	step := max(1, (len(cand)+memHeldOut-1)/memHeldOut)
 	var held []int
 	for k := 0; k < len(cand); k += step {
@@ -739,40 +744,6 @@ func FitMemory(art *graphs.Artifact, runs []PastRun, opt MemoryOptions) (*graphs
 	m.Weight = float32(memWeights[best])
 	st.Weight, st.HeldOut, st.Hits, st.Weights = memWeights[best], len(held), hits, memWeights
 	return m, st, nil
-}
-
-// calibrationRuns are the runs calibration may hold out, in order: the trusted successful runs
-// with a task, and of the reported ones only what the memory admits of them: a reporter's newest
-// task for a tool set that minReporters reporters gave, once. One reporter cannot get a run held
-// out, so it cannot steer the weight alone, as it cannot make an edge or a word alone.
-func calibrationRuns(runs []PastRun, minReporters int) []int {
-	type repSet struct{ reporter, set string }
-	newest := map[repSet]int{}
-	reporters := map[string]int{}
-	keys := make([]string, len(runs))
-	for i, r := range runs {
-		if r.Failed || len(r.Skills) == 0 || strings.TrimSpace(r.Task) == "" || r.Reporter == "" {
-			continue
-		}
-		ids := slices.Clone(r.Skills)
-		slices.Sort(ids)
-		keys[i] = setKey(slices.Compact(ids), false)
-		k := repSet{r.Reporter, keys[i]}
-		if _, ok := newest[k]; !ok {
-			reporters[keys[i]]++
-		}
-		newest[k] = i
-	}
-	var out []int
-	for i, r := range runs {
-		if r.Failed || len(r.Skills) == 0 || strings.TrimSpace(r.Task) == "" {
-			continue
-		}
-		if r.Reporter == "" || (reporters[keys[i]] >= minReporters && newest[repSet{r.Reporter, keys[i]}] == i) {
-			out = append(out, i)
-		}
-	}
-	return out
 }
 
 // decoded is a encoded and decoded again.
