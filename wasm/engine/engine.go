@@ -327,7 +327,7 @@ func (e *Engine) Query(req Request) (Response, error) {
 	if err := req.normalize(); err != nil {
 		return Response{}, err
 	}
-	resp, err := e.rank(req)
+	resp, err := e.rank(req, false)
 	if err == nil && req.Render {
 		resp.Rendered = e.render(&req, resp.Results, resp.Note)
 	}
@@ -363,7 +363,10 @@ func (e *Engine) queryVector(req *Request, toks []queryToken) ([]float32, error)
 	return e.embedTokens(toks), nil
 }
 
-func (e *Engine) rank(req Request) (Response, error) {
+//
+// scoresOnly skips the propagation, which decides only Via: the memory's calibration reads the
+// ranking alone, a thousand times a build.
+func (e *Engine) rank(req Request, scoresOnly bool) (Response, error) {
 	sc := e.getScratch()
 	defer e.putScratch(sc)
 	toks := e.analyze(sc, req.Query)
@@ -422,7 +425,7 @@ func (e *Engine) rank(req Request) (Response, error) {
 		var p []float64
 		p, resp.Iterations = e.exactPPR(pi, sc.p, sc.q, req.Gamma)
 		reached = func(u int) bool { return p[u] > 0 }
-	} else {
+	} else if !scoresOnly {
 		_, resp.Residual, resp.Pushes = e.push(sc, seedIDs, req.Gamma, PushEpsilon)
 		stamp := sc.stamp
 		reached = func(u int) bool { return sc.mark[u] == stamp }
@@ -509,7 +512,9 @@ func (e *Engine) rank(req Request) (Response, error) {
 		listed.set(c.id, i)
 	}
 	for i, c := range ranked {
-		res[i].Via = e.via(c.id, ranked, listed, reached)
+		if !scoresOnly {
+			res[i].Via = e.via(c.id, ranked, listed, reached)
+		}
 	}
 	if e.exactPPR != nil {
 		clear(sc.p)

@@ -758,7 +758,11 @@ func decoded(a *graphs.Artifact) (*graphs.Graph, error) {
 // calibrate adds to hits[w], for each weight w of memWeights, whether run r's whole tool set is
 // in the first 10 of the engine's answer to its task fused with idx's votes at that weight.
 func (e *Engine) calibrate(idx *recallIndex, r PastRun, hits []int) {
-	resp, err := e.Query(Request{Query: r.Task, K: memCalibK, NoMemory: true})
+	req := Request{Query: r.Task, K: memCalibK, NoMemory: true}
+	if req.normalize() != nil {
+		return
+	}
+	resp, err := e.rank(req, true)
 	if err != nil {
 		return
 	}
