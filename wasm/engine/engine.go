@@ -363,7 +363,6 @@ func (e *Engine) queryVector(req *Request, toks []queryToken) ([]float32, error)
 	return e.embedTokens(toks), nil
 }
 
-//
 // scoresOnly skips the propagation, which decides only Via: the memory's calibration reads the
 // ranking alone, a thousand times a build.
 func (e *Engine) rank(req Request, scoresOnly bool) (Response, error) {
