@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -84,9 +83,5 @@ func SampleMemory(tb testing.TB) []byte {
 // SampleMemoryFile writes SampleMemory to a file of the test's own and returns the path.
 func SampleMemoryFile(tb testing.TB) string {
 	tb.Helper()
-	path := filepath.Join(tb.TempDir(), "memory.skg")
-	if err := os.WriteFile(path, SampleMemory(tb), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	return path
+	return tempFile(tb, "memory.skg", SampleMemory(tb))
 }

@@ -119,8 +119,14 @@ func artifact(tb testing.TB, lib func() ([]byte, error)) []byte {
 // serve), and returns the path.
 func SampleFile(tb testing.TB) string {
 	tb.Helper()
-	path := filepath.Join(tb.TempDir(), "sample.skg")
-	if err := os.WriteFile(path, Sample(tb), 0o644); err != nil {
+	return tempFile(tb, "sample.skg", Sample(tb))
+}
+
+// tempFile writes data to a file name in a folder of the test's own and returns its path.
+func tempFile(tb testing.TB, name string, data []byte) string {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), name)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		tb.Fatal(err)
 	}
 	return path
