@@ -479,33 +479,33 @@ func (r *recallIndex) recall(sc *scratch, toks []queryToken) ([]vote, float64) {
 	if len(sc.memScore) < nd {
 		sc.memScore, sc.memHit = make([]float64, nd), make([]uint64, nd)
 	}
-	touched := sc.memTouched[:0]
+	// Term at a time, without a branch per posting: every document's score is read back by one
+	// pass over the score array (offerPositive), cheaper than keeping a list of the touched
+	// ones, whose test of each posting the processor cannot predict.
+	scores, hits := sc.memScore[:nd], sc.memHit[:nd]
+	any := false
 	for qi, tk := range toks {
 		t := r.find(tk.text)
 		if t < 0 {
 			continue
 		}
+		any = true
 		var bit uint64
 		if qi < 64 {
 			bit = 1 << qi
 		}
-		for p := r.off[t]; p < r.off[t+1]; p++ {
-			d := r.doc[p]
-			if sc.memScore[d] == 0 {
-				touched = append(touched, d)
-			}
-			sc.memScore[d] += r.imp[p]
-			sc.memHit[d] |= bit
+		docs, imps := r.doc[r.off[t]:r.off[t+1]], r.imp[r.off[t]:r.off[t+1]]
+		imps = imps[:len(docs)]
+		for i, d := range docs {
+			scores[d] += imps[i]
+			hits[d] |= bit
 		}
 	}
-	sc.memTouched = touched
-	if len(touched) == 0 {
+	if !any {
 		return nil, 0
 	}
 	top := topCandidates{k: r.depth, h: sc.memTop[:0]}
-	for _, d := range touched {
-		top.offer(candidate{int(d), sc.memScore[d]})
-	}
+	top.offerPositive(scores)
 	docs := top.sorted()
 	sc.memTop = docs
 	best := docs[0].score
@@ -533,9 +533,8 @@ func (r *recallIndex) recall(sc *scratch, toks []queryToken) ([]vote, float64) {
 			}
 		}
 	}
-	for _, d := range touched {
-		sc.memScore[d], sc.memHit[d] = 0, 0
-	}
+	clear(scores)
+	clear(hits)
 	var norm float64
 	for _, v := range votes {
 		norm = max(norm, math.Abs(v.score))

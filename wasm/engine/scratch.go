@@ -43,13 +43,12 @@ type scratch struct {
 	vocabSeen slots
 
 	// The memory of past tasks (memory.go): per memory document its score and the query tokens
-	// it matched (zero between queries), the documents touched, the nearest ones, and per skill
+	// it matched (zero between queries), the nearest documents, and per skill
 	// its place among the votes.
-	memScore   []float64
-	memHit     []uint64
-	memTouched []int32
-	memTop     []candidate
-	voted      slots
+	memScore []float64
+	memHit   []uint64
+	memTop   []candidate
+	voted    slots
 }
 
 // slots maps skills (or vocabulary terms) to small integers (an index into a list) for one use at a time: an entry
