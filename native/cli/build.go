@@ -21,6 +21,7 @@ import (
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/native/internal/atomicfile"
 	"github.com/caskg/caskg/native/internal/memlimit"
+	"github.com/caskg/caskg/wasm/engine"
 )
 
 // buildFlags are the flags of caskg build. The builder options are bound to opt in place, so
@@ -293,13 +294,29 @@ func printSummary(w io.Writer, rep *builder.Report, libs, skipped, warnings []st
 	} else {
 		fmt.Fprintf(w, "published %d edges (%s; %s) — variant %s\n", rep.Published, counts(rep.ByState), counts(rep.ByType), rep.Variant)
 	}
+	if m := rep.Memory; m != nil {
+		fmt.Fprintln(w, memorySummary(m))
+	}
 	fmt.Fprintf(w, "wrote     %s, %d bytes, in %.2fs (%s)\n", out, rep.Bytes, rep.TotalSeconds, stageTimes(rep.StageSeconds))
+}
+
+// memorySummary is the build summary's line on the memory of past tasks: what the runs' task
+// texts gave, what the privacy rule dropped, and whether calibration let it speak.
+func memorySummary(m *engine.MemoryStats) string {
+	if m.Runs == 0 {
+		return fmt.Sprintf("memory    none: no word of the runs' tasks is shared by enough distinct tasks (%d terms dropped by the privacy rule)", m.TermsDropped)
+	}
+	s := fmt.Sprintf("memory    %d runs with a task in %d tool sets; %d terms kept, %d dropped (too few distinct tasks); ", m.Runs, m.Sets, m.TermsKept, m.TermsDropped)
+	if m.Weight == 0 {
+		return s + fmt.Sprintf("silent: no weight did better than none on %d held-out runs, so the artifact leaves it out", m.HeldOut)
+	}
+	return s + fmt.Sprintf("weight %g, calibrated on %d held-out runs", m.Weight, m.HeldOut)
 }
 
 // stageTimes renders stage durations in pipeline order.
 func stageTimes(m map[string]float64) string {
 	var parts []string
-	for _, st := range []string{"fit", "features", "embed", "candidates", "judge", "frontier", "probes", "publish", "encode"} {
+	for _, st := range []string{"fit", "features", "embed", "candidates", "judge", "frontier", "probes", "publish", "encode", "memory"} {
 		if v, ok := m[st]; ok {
 			parts = append(parts, fmt.Sprintf("%s %.2fs", st, v))
 		}

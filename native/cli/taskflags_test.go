@@ -68,7 +68,11 @@ func TestNoTaskText(t *testing.T) {
 	}{{"default", nil, true}, {"no-task-text", []string{"--no-task-text"}, false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, tc.name+".skg")
-			mustRun(t, append([]string{"build", sampleLib, "-o", out, "--traces", runs, "--state", "--quiet"}, tc.flag...)...)
+			r := mustRun(t, append([]string{"build", sampleLib, "-o", out, "--traces", runs, "--state"}, tc.flag...)...)
+			// The summary says what the memory kept and its weight, and nothing without it.
+			if got := strings.Contains(r.stdout, "\nmemory    30 runs with a task in 6 tool sets;"); got != tc.want {
+				t.Errorf("summary has the memory line: %v, want %v:\n%s", got, tc.want, r.stdout)
+			}
 			g, err := loadArtifact(out)
 			if err != nil {
 				t.Fatal(err)
@@ -88,7 +92,7 @@ func TestNoTaskText(t *testing.T) {
 				t.Errorf("the build state keeps task %q", st.Traces[0].Task)
 			}
 			// A change of the memory's options alone keeps the update incremental.
-			r := mustRun(t, "update", out, "--traces", runs, "-o", filepath.Join(dir, tc.name+"-2.skg"), "--task-min-runs", "4", "--quiet")
+			r = mustRun(t, "update", out, "--traces", runs, "-o", filepath.Join(dir, tc.name+"-2.skg"), "--task-min-runs", "4", "--quiet")
 			if !strings.Contains(r.stdout, "update    incremental") {
 				t.Errorf("update:\n%s", r.stdout)
 			}
