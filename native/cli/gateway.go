@@ -21,7 +21,7 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR] [--learn-every N] [--learn-idle 2m] [--expose N] [--idle 10m] [--task-min-runs N] [--no-task-text] | rollback --state-dir DIR"
+const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR] [--learn-every N] [--learn-idle 2m] [--expose N] [--trace-gap 30s] [--task-min-runs N] [--no-task-text] | rollback --state-dir DIR [--relearn]"
 
 // gatewayShutdown bounds how long SIGTERM waits for a running graph build before cancelling it.
 const gatewayShutdown = 30 * time.Second
@@ -47,7 +47,8 @@ func runGateway(c *ctx, args []string) error {
 	learnEvery := fl.Int("learn-every", 0, "new traces between incremental graph updates (0: the learning loop's default)")
 	learnIdle := fl.Duration("learn-idle", learn.DefaultLearnIdle, "learn traces fewer than --learn-every once this long passes without a new one (0: never)")
 	expose := fl.Int("expose", 0, "list the top `N` tools of a session's latest search as its own tools, callable by name")
-	idle := fl.Duration("idle", gateway.DefaultIdle, "a session's trace ends after this long without a call")
+	traceGap := fl.Duration("trace-gap", gateway.DefaultTraceGap, "a session's trace is written after this long without a call (what a kill -9 can lose)")
+	idle := fl.Duration("idle", 0, "the old name of --trace-gap")
 	taskMinRuns, noTaskText := engine.DefaultTaskMinRuns, false
 	registerTaskFlags(fl, &taskMinRuns, &noTaskText)
 	pos, err := parse(c, fl, args, gatewayArgs)
@@ -67,10 +68,15 @@ func runGateway(c *ctx, args []string) error {
 		return usagef("--learn-idle %v: must not be negative", *learnIdle)
 	case *expose < 0 || *expose > api.MaxK:
 		return usagef("--expose %d: must be in [0, %d]", *expose, api.MaxK)
-	case *idle <= 0:
+	case *traceGap <= 0:
+		return usagef("--trace-gap %v: must be positive", *traceGap)
+	case *idle < 0:
 		return usagef("--idle %v: must be positive", *idle)
 	case taskMinRuns < 1:
 		return checkTaskMinRuns(taskMinRuns)
+	}
+	if *idle > 0 {
+		*traceGap = *idle
 	}
 	cfg, warnings, err := gateway.LoadConfig(*config)
 	if err != nil {
@@ -96,7 +102,7 @@ func runGateway(c *ctx, args []string) error {
 	if err != nil {
 		return err
 	}
-	g, err := gateway.New(cfg, gateway.Options{Learner: learner, PreviousCatalog: prev, Expose: *expose, Idle: *idle,
+	g, err := gateway.New(cfg, gateway.Options{Learner: learner, PreviousCatalog: prev, Expose: *expose, TraceGap: *traceGap,
 		Version: engine.Version, Logf: logf})
 	if err != nil {
 		closeLearner(context.Background())
