@@ -124,8 +124,8 @@ type Gateway struct {
 	mu       sync.Mutex
 	sessions map[*frontSession]bool
 	byID     map[string]*frontSession // HTTP sessions by Mcp-Session-Id
-	seq      int    // front sessions started
-	runID    string // distinguishes this run's trace IDs from earlier runs'
+	seq      int                      // front sessions started
+	runID    string                   // distinguishes this run's trace IDs from earlier runs'
 	closed   bool
 
 	ctx    context.Context
