@@ -150,9 +150,6 @@ func openLearner(dir string, opt learn.Options) (gateway.Learner, func(context.C
 	return gateway.LoopLearner(l), l.Close, nil
 }
 
-// rollbackState restores the previous graph of a state folder.
-func rollbackState(dir string) error { return learn.Rollback(dir) }
-
 func serveGatewayHTTP(ctx context.Context, c *ctx, g *gateway.Gateway, addr string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -166,11 +163,14 @@ func serveGatewayHTTP(ctx context.Context, c *ctx, g *gateway.Gateway, addr stri
 	return mcpserver.ServeHTTP(ctx, ln, g.Handler())
 }
 
-// runGatewayRollback restores the graph before the latest update of a gateway's state folder.
+// runGatewayRollback restores the graph before the latest update of a gateway's state folder
+// and sets aside the traces that update learned, so that the next start does not learn them
+// again; with --relearn it puts every trace set aside back instead, for the next start to learn.
 func runGatewayRollback(c *ctx, args []string) error {
 	fl := flag.NewFlagSet("gateway rollback", flag.ContinueOnError)
 	stateDir := fl.String("state-dir", "", "the gateway's state `folder`")
-	pos, err := parse(c, fl, args, "--state-dir DIR")
+	relearn := fl.Bool("relearn", false, "put the traces earlier rollbacks set aside back, for the next start to learn; the graph is not touched")
+	pos, err := parse(c, fl, args, "--state-dir DIR [--relearn]")
 	if err != nil {
 		return err
 	}
@@ -180,9 +180,19 @@ func runGatewayRollback(c *ctx, args []string) error {
 	case *stateDir == "":
 		return usagef("--state-dir DIR is required")
 	}
-	if err := rollbackState(*stateDir); err != nil {
+	if *relearn {
+		n, err := learn.Relearn(*stateDir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stderr, "caskg gateway: %s: %d traces back in %s; the next start learns them\n", *stateDir, n, learn.TracesFile)
+		return nil
+	}
+	n, err := learn.Rollback(*stateDir)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stderr, "caskg gateway: %s: the previous graph is back\n", *stateDir)
+	fmt.Fprintf(c.stderr, "caskg gateway: %s: the previous graph is back; the %d traces it had not learned are set aside in %s (--relearn takes them back)\n",
+		*stateDir, n, learn.UndoneFile)
 	return nil
 }
