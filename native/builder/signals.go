@@ -250,11 +250,15 @@ func (b *builder) trace(i, j int) float64 {
 }
 
 // relation names the kind of link a candidate stands for, from the channel that supports it.
+// Runs make a dependency only of a pair they used in one order (traceStats.given counts the
+// runs that used the source first); a pair they used in both orders is a workflow, linked both
+// ways with no direction (traceStats.twoWay).
 func (b *builder) relation(c *edgeCandidate) graphs.Relation {
+	runs := b.traces.given(c.Source, c.Target) >= 0.5
 	switch {
-	case c.Phi.Get(chanIO) >= 0.5, b.traces.given(c.Source, c.Target) >= 0.5:
+	case c.Phi.Get(chanIO) >= 0.5, runs && !b.traces.twoWay(c.Source, c.Target):
 		return graphs.Dependency
-	case c.Phi.Get(chanTraces) >= 0.3, c.Phi.Get(chanRepair) >= 0.5:
+	case runs, c.Phi.Get(chanTraces) >= 0.3, c.Phi.Get(chanRepair) >= 0.5:
 		return graphs.Workflow
 	case c.Phi.Get(chanStructural) >= 0.3 && b.feat[c.Source].role < b.feat[c.Target].role:
 		return graphs.Workflow

@@ -29,12 +29,17 @@ type Trace struct {
 	// files written before runs kept their words). Only its words that enough runs share reach
 	// the artifact (engine.BuildMemory); the text itself never does.
 	Task string `json:"task,omitempty"`
+	// Observed marks a run whose skills are in the order someone saw them run: a gateway's
+	// line lists its calls ("calls"). Its order is evidence of which skill comes first even
+	// when it happens to be sorted by name (newTraceStats).
+	Observed bool `json:"observed,omitempty"`
 }
 
 // ReadTraces reads a JSONL trace file ({"id", "skills": [...], "outcome"?, "source"?, "task"?}
 // per line), naming the file and line of any bad entry. A line with "outcome": "failure" (a failed run
 // reported through caskg's feedback) is kept as a failed run; any other outcome must be
-// "success". "source" names the reporter of a run that came through feedback.
+// "success". "source" names the reporter of a run that came through feedback. A line that lists
+// its "calls" (a gateway's) is an observed run (Trace.Observed).
 func ReadTraces(path string) ([]Trace, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -68,6 +73,7 @@ func ParseTrace(data []byte) (Trace, error) {
 		Outcome string          `json:"outcome"`
 		Source  string          `json:"source"`
 		Task    string          `json:"task"`
+		Calls   json.RawMessage `json:"calls"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return Trace{}, fmt.Errorf("not a JSON trace: %w", err)
@@ -83,7 +89,9 @@ func ParseTrace(data []byte) (Trace, error) {
 	default:
 		return Trace{}, fmt.Errorf(`field "outcome": %q is not "success" or "failure"`, raw.Outcome)
 	}
-	return Trace{ID: string(bytes.Trim(raw.ID, `"`)), Skills: raw.Skills, Failed: failed, Source: raw.Source, Task: raw.Task}, nil
+	observed := len(raw.Calls) > 0 && string(raw.Calls) != "null"
+	return Trace{ID: string(bytes.Trim(raw.ID, `"`)), Skills: raw.Skills, Failed: failed, Source: raw.Source, Task: raw.Task,
+		Observed: observed}, nil
 }
 
 type pair struct{ i, j int }
@@ -130,7 +138,7 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, int) {
 			}
 		}
 		for k := 1; k < len(tr.Skills) && !tr.Failed && tr.Source == ""; k++ {
-			sorted = sorted && tr.Skills[k-1] <= tr.Skills[k]
+			sorted = sorted && tr.Skills[k-1] <= tr.Skills[k] && !tr.Observed
 		}
 		var ids []int
 		seen := map[int]bool{}
@@ -182,8 +190,10 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, int) {
 		return nil, unknown
 	}
 	// Runs that all list their skills in sorted order were sorted by whoever wrote them, not
-	// executed that way: their order is no evidence of which skill comes first. Reported runs
-	// say so only when no trusted run does.
+	// executed that way: their order is no evidence of which skill comes first — unless a run
+	// was observed (Trace.Observed): a gateway whose servers' names sort as their tools run
+	// ("fs" before "memory") records sorted runs in the order they ran. Reported runs say so
+	// only when no trusted run does.
 	if trusted {
 		t.ordered = !sorted
 	} else {
@@ -359,13 +369,37 @@ func (t *traceStats) fitPrior() (a, b float64) {
 	return a, b
 }
 
-// given is P(i ran | j ran), smoothed as co(i, j)/(n_j + 1) so that a single run is not taken
-// as certainty: how often the runs that needed s_j also used s_i.
+// ahead is how many co-uses of s_i and s_j are evidence for the edge s_i → s_j. Runs that
+// record their order (traceStats.ordered) are evidence for the order they ran the two in, never
+// the reverse: a run that called s_j and then s_i did not need s_i for s_j. A pair that always
+// ran s_j first therefore has none; a pair that ran in both orders is a workflow without a
+// direction (twoWay), and every co-use counts for both edges, as it does for runs whose order
+// means nothing.
+func (t *traceStats) ahead(i, j int) int {
+	co := t.co[pair{i, j}]
+	if co == 0 || !t.ordered || t.before[pair{i, j}] > 0 {
+		return co
+	}
+	return 0
+}
+
+// twoWay reports whether runs that record their order used s_i and s_j in both orders: the two
+// belong together, but neither comes first (relation makes their edges workflows).
+func (t *traceStats) twoWay(i, j int) bool {
+	return t != nil && t.ordered && t.before[pair{i, j}] > 0 && t.before[pair{j, i}] > 0
+}
+
+// given is P(i ran before j | j ran), smoothed as ahead(i, j)/(n_j + 1) so that a single run is
+// not taken as certainty: how often the runs that needed s_j used s_i first (or at all, when the
+// runs' order says nothing: ahead).
 func (t *traceStats) given(i, j int) float64 {
-	if t == nil || t.co[pair{i, j}] == 0 {
+	if t == nil {
 		return 0
 	}
-	return float64(t.co[pair{i, j}]) / float64(t.count[j]+1)
+	if n := t.ahead(i, j); n > 0 {
+		return float64(n) / float64(t.count[j]+1)
+	}
+	return 0
 }
 
 // predictive is the posterior that a companion seen in the one run of a skill is used with it
@@ -376,15 +410,20 @@ func (t *traceStats) predictive() float64 {
 }
 
 // posterior is the posterior mean of P(s_i needed | s_j used) under the fitted Beta prior (a, b):
-// (co(i, j) + f + a) / (n_j + f + a + b), 0 for a pair the successful runs never used together.
-// Every successful run of s_j is one trial, a success when it used s_i, so a companion seen in
-// 50 of 52 runs is near certain and one seen once in one run stays uncertain; f, the weight of
-// the failed runs of s_j without s_i (traceStats.failed), counts as that many more trials in
-// which s_i was needed.
+// (co(i, j) + f + a) / (n_j + f + a + b), 0 for a pair the successful runs never used together
+// or, in runs that record their order, only ever used s_j first (ahead): the order of calls
+// decides the direction the runs confirm. Every successful run of s_j is one trial, a success
+// when it used s_i, so a companion seen in 50 of 52 runs is near certain and one seen once in
+// one run stays uncertain; f, the weight of the failed runs of s_j without s_i
+// (traceStats.failed), counts as that many more trials in which s_i was needed.
 func (t *traceStats) posterior(i, j int) float64 {
-	if t == nil || t.co[pair{i, j}] == 0 {
+	if t == nil {
+		return 0
+	}
+	co := t.ahead(i, j)
+	if co == 0 {
 		return 0
 	}
 	f := t.failed[pair{i, j}]
-	return (float64(t.co[pair{i, j}]) + f + t.priorA) / (float64(t.count[j]) + f + t.priorA + t.priorB)
+	return (float64(co) + f + t.priorA) / (float64(t.count[j]) + f + t.priorA + t.priorB)
 }

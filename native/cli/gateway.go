@@ -21,7 +21,7 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR] [--learn-every N] [--learn-idle 2m] [--expose N] [--idle 10m] [--task-min-runs N] [--no-task-text] | rollback --state-dir DIR"
+const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR] [--learn-every N] [--learn-idle 2m] [--expose N] [--trace-gap 30s] [--task-min-runs N] [--no-task-text] | rollback --state-dir DIR [--relearn]"
 
 // gatewayShutdown bounds how long SIGTERM waits for a running graph build before cancelling it.
 const gatewayShutdown = 30 * time.Second
@@ -47,7 +47,8 @@ func runGateway(c *ctx, args []string) error {
 	learnEvery := fl.Int("learn-every", 0, "new traces between incremental graph updates (0: the learning loop's default)")
 	learnIdle := fl.Duration("learn-idle", learn.DefaultLearnIdle, "learn traces fewer than --learn-every once this long passes without a new one (0: never)")
 	expose := fl.Int("expose", 0, "list the top `N` tools of a session's latest search as its own tools, callable by name")
-	idle := fl.Duration("idle", gateway.DefaultIdle, "a session's trace ends after this long without a call")
+	traceGap := fl.Duration("trace-gap", gateway.DefaultTraceGap, "a session's trace is written after this long without a call (what a kill -9 can lose)")
+	idle := fl.Duration("idle", 0, "the old name of --trace-gap")
 	taskMinRuns, noTaskText := engine.DefaultTaskMinRuns, false
 	registerTaskFlags(fl, &taskMinRuns, &noTaskText)
 	pos, err := parse(c, fl, args, gatewayArgs)
@@ -67,10 +68,15 @@ func runGateway(c *ctx, args []string) error {
 		return usagef("--learn-idle %v: must not be negative", *learnIdle)
 	case *expose < 0 || *expose > api.MaxK:
 		return usagef("--expose %d: must be in [0, %d]", *expose, api.MaxK)
-	case *idle <= 0:
+	case *traceGap <= 0:
+		return usagef("--trace-gap %v: must be positive", *traceGap)
+	case *idle < 0:
 		return usagef("--idle %v: must be positive", *idle)
 	case taskMinRuns < 1:
 		return checkTaskMinRuns(taskMinRuns)
+	}
+	if *idle > 0 {
+		*traceGap = *idle
 	}
 	cfg, warnings, err := gateway.LoadConfig(*config)
 	if err != nil {
@@ -96,7 +102,7 @@ func runGateway(c *ctx, args []string) error {
 	if err != nil {
 		return err
 	}
-	g, err := gateway.New(cfg, gateway.Options{Learner: learner, PreviousCatalog: prev, Expose: *expose, Idle: *idle,
+	g, err := gateway.New(cfg, gateway.Options{Learner: learner, PreviousCatalog: prev, Expose: *expose, TraceGap: *traceGap,
 		Version: engine.Version, Logf: logf})
 	if err != nil {
 		closeLearner(context.Background())
@@ -144,9 +150,6 @@ func openLearner(dir string, opt learn.Options) (gateway.Learner, func(context.C
 	return gateway.LoopLearner(l), l.Close, nil
 }
 
-// rollbackState restores the previous graph of a state folder.
-func rollbackState(dir string) error { return learn.Rollback(dir) }
-
 func serveGatewayHTTP(ctx context.Context, c *ctx, g *gateway.Gateway, addr string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -160,11 +163,14 @@ func serveGatewayHTTP(ctx context.Context, c *ctx, g *gateway.Gateway, addr stri
 	return mcpserver.ServeHTTP(ctx, ln, g.Handler())
 }
 
-// runGatewayRollback restores the graph before the latest update of a gateway's state folder.
+// runGatewayRollback restores the graph before the latest update of a gateway's state folder
+// and sets aside the traces that update learned, so that the next start does not learn them
+// again; with --relearn it puts every trace set aside back instead, for the next start to learn.
 func runGatewayRollback(c *ctx, args []string) error {
 	fl := flag.NewFlagSet("gateway rollback", flag.ContinueOnError)
 	stateDir := fl.String("state-dir", "", "the gateway's state `folder`")
-	pos, err := parse(c, fl, args, "--state-dir DIR")
+	relearn := fl.Bool("relearn", false, "put the traces earlier rollbacks set aside back, for the next start to learn; the graph is not touched")
+	pos, err := parse(c, fl, args, "--state-dir DIR [--relearn]")
 	if err != nil {
 		return err
 	}
@@ -174,9 +180,19 @@ func runGatewayRollback(c *ctx, args []string) error {
 	case *stateDir == "":
 		return usagef("--state-dir DIR is required")
 	}
-	if err := rollbackState(*stateDir); err != nil {
+	if *relearn {
+		n, err := learn.Relearn(*stateDir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stderr, "caskg gateway: %s: %d traces back in %s; the next start learns them\n", *stateDir, n, learn.TracesFile)
+		return nil
+	}
+	n, err := learn.Rollback(*stateDir)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stderr, "caskg gateway: %s: the previous graph is back\n", *stateDir)
+	fmt.Fprintf(c.stderr, "caskg gateway: %s: the previous graph is back; the %d traces it had not learned are set aside in %s (--relearn takes them back)\n",
+		*stateDir, n, learn.UndoneFile)
 	return nil
 }

@@ -638,7 +638,17 @@ func TestGatewayLearning(t *testing.T) {
 	if err != nil || !bytes.Equal(back, firstGraph) {
 		t.Errorf("after rollback graph.skg is not the first graph (%v)", err)
 	}
-	if prev, err := os.ReadFile(filepath.Join(g.stateDir, learn.PrevFile)); err != nil || !bytes.Equal(prev, learned) {
-		t.Errorf("after rollback graph.prev.skg is not the learned graph (%v)", err)
+	if _, err := os.Stat(filepath.Join(g.stateDir, learn.UndoneFile)); err != nil {
+		t.Errorf("after rollback the undone traces are not set aside: %v", err)
+	}
+	// A second rollback does not swap the learned graph back.
+	if r := run(t, "gateway", "rollback", "--state-dir", g.stateDir); r.code != 1 || !strings.Contains(r.stderr, "no previous graph") {
+		t.Errorf("second rollback: exit %d, %s", r.code, r.stderr)
+	}
+	if back, err := os.ReadFile(filepath.Join(g.stateDir, learn.GraphFile)); err != nil || !bytes.Equal(back, firstGraph) {
+		t.Errorf("after a second rollback graph.skg is not the first graph (%v)", err)
+	}
+	if r := run(t, "gateway", "rollback", "--relearn", "--state-dir", g.stateDir); r.code != 0 || !strings.Contains(r.stderr, "traces back in") {
+		t.Errorf("rollback --relearn: exit %d, %s", r.code, r.stderr)
 	}
 }

@@ -23,6 +23,7 @@ func TestGatewayUsage(t *testing.T) {
 		{"no state", []string{"gateway", "--config", bad}, 2, "caskg gateway: --state-dir DIR is required"},
 		{"flag slip", []string{"gateway", "--expos", "3"}, 2, "did you mean -expose?"},
 		{"expose range", []string{"gateway", "--config", bad, "--state-dir", dir, "--expose", "1000"}, 2, "--expose 1000: must be in [0, 100]"},
+		{"trace gap", []string{"gateway", "--config", bad, "--state-dir", dir, "--trace-gap", "0s"}, 2, "--trace-gap 0s: must be positive"},
 		{"stray argument", []string{"gateway", "rolback"}, 2, `unexpected argument "rolback"; did you mean rollback?`},
 		{"bad config", []string{"gateway", "--config", bad, "--state-dir", dir}, 1, "caskg gateway: gateway: servers.json:1:49: mcpServers.fs.args[0]: want a string, got a number"},
 		{"rollback without dir", []string{"gateway", "rollback"}, 2, "--state-dir DIR is required"},

@@ -50,6 +50,7 @@ type frontSession struct {
 
 	registerOnce sync.Once
 	id           string // set at registration
+	httpID       string // the Mcp-Session-Id of an HTTP session, set at registration; under g.mu
 
 	trace tracker
 
@@ -93,6 +94,12 @@ func (s *frontSession) register(ss *mcp.ServerSession) {
 		if closed {
 			return
 		}
+		if ss != nil && ss.ID() != "" {
+			g.mu.Lock()
+			s.httpID = ss.ID()
+			g.byID[s.httpID] = s
+			g.mu.Unlock()
+		}
 		// The catalog may have changed since the server was made.
 		s.catalogChanged(g.cat.Load())
 		if ss != nil {
@@ -115,6 +122,9 @@ func (s *frontSession) end() {
 	s.trace.finish()
 	s.g.mu.Lock()
 	delete(s.g.sessions, s)
+	if s.httpID != "" && s.g.byID[s.httpID] == s {
+		delete(s.g.byID, s.httpID)
+	}
 	s.g.mu.Unlock()
 }
 
@@ -533,13 +543,36 @@ func (g *Gateway) Handler() http.Handler {
 	// session, and only a session's first request registers it, so the servers made for other
 	// requests, used for their protocol versions only, are dropped unused.
 	template := g.newFrontSession().srv
-	return mcpserver.HTTPHandler(func(r *http.Request) *mcp.Server {
+	h := mcpserver.HTTPHandler(func(r *http.Request) *mcp.Server {
 		if r.Header.Get("Mcp-Session-Id") != "" {
 			return template
 		}
 		return g.newFrontSession().srv
 	}, mcpserver.HTTPOptions{
-		SessionTimeout: max(g.opt.Idle, time.Hour),
+		SessionTimeout: max(g.opt.TraceGap, time.Hour),
 		Health:         func() any { return g.health() },
 	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		// A session's GET stream ends when its client goes away: the TypeScript SDK's close()
+		// aborts it and sends no DELETE, so the session itself lives on until it times out.
+		// The trace in flight is recorded now; should the client come back, its next call
+		// opens another.
+		if r.Method == http.MethodGet && r.URL.Path == mcpserver.MCPPath {
+			g.streamClosed(r.Header.Get("Mcp-Session-Id"))
+		}
+	})
+}
+
+// streamClosed records the trace in flight of the HTTP session id, whose GET stream ended.
+func (g *Gateway) streamClosed(id string) {
+	if id == "" {
+		return
+	}
+	g.mu.Lock()
+	s := g.byID[id]
+	g.mu.Unlock()
+	if s != nil {
+		s.trace.flush()
+	}
 }

@@ -37,7 +37,10 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultIdle       = 10 * time.Minute
+	// DefaultTraceGap ends a session's trace after this long without a call. It is what a kill
+	// -9 can lose: a trace is written when it ends, and an agent between two steps of one task
+	// rarely waits this long, while one that has gone quiet has its calls on disk soon.
+	DefaultTraceGap   = 30 * time.Second
 	defaultBackoffMin = time.Second
 	defaultBackoffMax = time.Minute
 )
@@ -87,8 +90,8 @@ type Options struct {
 	PreviousCatalog []byte
 	// Expose is how many tools of a session's latest search its tools/list carries.
 	Expose int
-	// Idle ends a session's trace after this long without a call; 0 means DefaultIdle.
-	Idle time.Duration
+	// TraceGap ends a session's trace after this long without a call; 0 means DefaultTraceGap.
+	TraceGap time.Duration
 	// BackoffMin and BackoffMax bound the wait before reconnecting a failed server.
 	BackoffMin, BackoffMax time.Duration
 	// Version is the gateway's version, told to servers and clients.
@@ -97,6 +100,8 @@ type Options struct {
 	Logf func(format string, a ...any)
 
 	now func() time.Time // tests' clock
+	// afterFunc arms a timer as time.AfterFunc does; tests give one their clock fires.
+	afterFunc func(d time.Duration, f func()) timer
 	// dial, when set, gives the transport to a server instead of its command or URL (tests'
 	// in-memory servers); nil from it means the server's own command or URL.
 	dial func(ServerConfig) mcp.Transport
@@ -118,8 +123,9 @@ type Gateway struct {
 
 	mu       sync.Mutex
 	sessions map[*frontSession]bool
-	seq      int    // front sessions started
-	runID    string // distinguishes this run's trace IDs from earlier runs'
+	byID     map[string]*frontSession // HTTP sessions by Mcp-Session-Id
+	seq      int                      // front sessions started
+	runID    string                   // distinguishes this run's trace IDs from earlier runs'
 	closed   bool
 
 	ctx    context.Context
@@ -133,8 +139,8 @@ func New(cfg *Config, opt Options) (*Gateway, error) {
 	if cfg == nil || len(cfg.Servers) == 0 {
 		return nil, errors.New("gateway: no servers configured")
 	}
-	if opt.Idle <= 0 {
-		opt.Idle = DefaultIdle
+	if opt.TraceGap <= 0 {
+		opt.TraceGap = DefaultTraceGap
 	}
 	if opt.BackoffMin <= 0 {
 		opt.BackoffMin = defaultBackoffMin
@@ -148,11 +154,14 @@ func New(cfg *Config, opt Options) (*Gateway, error) {
 	if opt.now == nil {
 		opt.now = time.Now
 	}
+	if opt.afterFunc == nil {
+		opt.afterFunc = func(d time.Duration, f func()) timer { return time.AfterFunc(d, f) }
+	}
 	if opt.Expose < 0 {
 		return nil, fmt.Errorf("gateway: expose %d: must not be negative", opt.Expose)
 	}
 	g := &Gateway{cfg: cfg, opt: opt, byServer: map[string]*downstream{}, progress: newProgressRelay(),
-		sessions: map[*frontSession]bool{}, handed: make(chan struct{})}
+		sessions: map[*frontSession]bool{}, byID: map[string]*frontSession{}, handed: make(chan struct{})}
 	// Trace IDs must not repeat across runs over the same state: the traces recorded before
 	// this run make the prefix, and a run that records none leaves no ID to collide with.
 	g.runID = "0"

@@ -574,8 +574,9 @@ func TestHTTPDownstreamAndFront(t *testing.T) {
 
 // fakeClock is a clock the tests move by hand.
 type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
+	mu     sync.Mutex
+	t      time.Time
+	timers []*fakeTimer
 }
 
 func (c *fakeClock) now() time.Time {
@@ -593,7 +594,7 @@ func (c *fakeClock) add(d time.Duration) {
 func TestSessionTraces(t *testing.T) {
 	rec := &recorder{}
 	clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	g := startGateway(t, alphaConfig(), Options{Learner: rec, Idle: time.Hour, now: clock.now,
+	g := startGateway(t, alphaConfig(), Options{Learner: rec, TraceGap: time.Hour, now: clock.now,
 		dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
 	fc := connect(t, g)
 	fc.callTool(t, "alpha__stat", nil) // before any search: a trace without a task
@@ -627,20 +628,6 @@ func TestSessionTraces(t *testing.T) {
 	got := rec.got()
 	if len(got) != 5 || got[4].ID != "gw-0.2-1" || got[4].Task != "write" {
 		t.Errorf("after shutdown: %+v", got[len(got)-1])
-	}
-}
-
-func TestIdleTimerRecordsTrace(t *testing.T) {
-	rec := &recorder{}
-	g := startGateway(t, alphaConfig(), Options{Learner: rec, Idle: 50 * time.Millisecond,
-		dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
-	fc := connect(t, g)
-	fc.search(t, "read", 2)
-	fc.callTool(t, "alpha__read_file", map[string]any{"path": "a"})
-	// No session end, no further call: the idle timer alone records it.
-	waitFor(t, "the idle trace", func() bool { return len(rec.got()) == 1 })
-	if got := rec.got()[0]; got.Task != "read" || len(got.Calls) != 1 {
-		t.Errorf("trace: %+v", got)
 	}
 }
 

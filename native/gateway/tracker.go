@@ -8,9 +8,12 @@ import (
 
 // tracker cuts one front session's calls into traces. A trace opens at a search (the query is
 // its task) or, with none open, at a call (empty task); it ends at the next search, the
-// session's end, or when Options.Idle passes without a call, whichever comes first. A trace
-// without calls is not recorded: it teaches nothing. IDs are gw-RUN.SESSION-N, N counting the
-// session's recorded traces from 1.
+// session's end (DELETE, the transport closing, the gateway stopping), the close of the
+// session's HTTP GET stream (a client that closes without DELETE, as the TypeScript SDK's
+// close() does), or when Options.TraceGap passes without a call, whichever comes first. A
+// trace is written only when it ends, so the gap bounds what a kill -9 loses: the traces with
+// a call in the last TraceGap. A trace without calls is not recorded: it teaches nothing. IDs
+// are gw-RUN.SESSION-N, N counting the session's recorded traces from 1.
 type tracker struct {
 	s *frontSession
 
@@ -20,7 +23,7 @@ type tracker struct {
 	calls  []Call
 	last   time.Time // of the latest search or call
 	n      int       // traces recorded
-	timer  *time.Timer
+	timer  timer
 	closed bool
 }
 
@@ -49,7 +52,7 @@ func (t *tracker) called(tool string, ok bool, millis int64) {
 	if t.closed {
 		return
 	}
-	if t.open && t.s.g.opt.now().Sub(t.last) >= t.s.g.opt.Idle {
+	if t.open && t.s.g.opt.now().Sub(t.last) >= t.s.g.opt.TraceGap {
 		t.finishLocked()
 	}
 	if !t.open {
@@ -59,21 +62,36 @@ func (t *tracker) called(tool string, ok bool, millis int64) {
 	t.touchLocked()
 }
 
-// touchLocked notes activity and arms the idle timer, which records the trace in flight when
+// timer is the part of *time.Timer the tracker uses, so that tests can fire it by their clock.
+type timer interface {
+	Reset(d time.Duration) bool
+	Stop() bool
+}
+
+// touchLocked notes activity and arms the gap timer, which records the trace in flight when
 // no call comes in time, so that it is not kept until the session ends.
 func (t *tracker) touchLocked() {
 	t.last = t.s.g.opt.now()
 	if t.timer == nil {
-		t.timer = time.AfterFunc(t.s.g.opt.Idle, t.idle)
+		t.timer = t.s.g.opt.afterFunc(t.s.g.opt.TraceGap, t.idle)
 	} else {
-		t.timer.Reset(t.s.g.opt.Idle)
+		t.timer.Reset(t.s.g.opt.TraceGap)
 	}
 }
 
 func (t *tracker) idle() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.open && t.s.g.opt.now().Sub(t.last) >= t.s.g.opt.Idle {
+	if t.open && t.s.g.opt.now().Sub(t.last) >= t.s.g.opt.TraceGap {
+		t.finishLocked()
+	}
+}
+
+// flush records the trace in flight; the session goes on, and its next call opens a trace.
+func (t *tracker) flush() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.s != nil {
 		t.finishLocked()
 	}
 }

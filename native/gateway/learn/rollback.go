@@ -1,50 +1,212 @@
 package learn
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/caskg/caskg/native/builder"
 )
 
+// UndoneFile holds the traces a Rollback took out of traces.jsonl, one a line as they were.
+const UndoneFile = "traces.undone.jsonl"
+
 // Rollback puts the previous graph (graph.prev.skg and its sidecars) back in place of the
-// current one, which becomes the previous: a second Rollback undoes the first. It refuses while
-// a gateway has the directory open (stop the gateway first), and when there is no previous
-// graph or it does not decode.
+// current one and undoes what the current one learned: the traces it learned beyond the
+// previous graph's move from traces.jsonl to traces.undone.jsonl, so that the next start does
+// not learn them again (Relearn takes them back). The undone graph is deleted, not kept as the
+// previous one: a second Rollback finds no previous graph, where it used to swap the two back.
+// Traces recorded after the current graph was built stay in traces.jsonl and are learned at the
+// next start. It refuses while a gateway has the directory open (stop the gateway first), and
+// when there is no previous graph or it does not decode. It returns how many traces it undid.
 //
-// The traces stay in traces.jsonl: the restored graph learned fewer of them, and the next
-// update learns the rest again (remove them from the file to forget them). A previous graph
-// built from another catalog than catalog.json is rebuilt once the gateway sets its catalog.
-//
-// Each file is replaced whole. A kill midway leaves the previous graph in place and possibly
-// also as the previous one; the current graph is then lost, but it is rebuilt from the traces.
-func Rollback(dir string) error {
+// traces.jsonl stays what the graph learned, so the graph is still the one caskg build of the
+// catalog and traces.jsonl makes. Each file is replaced whole, graph first: a kill midway leaves
+// the previous graph in place with the undone traces still in traces.jsonl (the next start
+// learns them again, as before this rollback), or in both files (Relearn skips a trace that
+// traces.jsonl already has).
+func Rollback(dir string) (int, error) {
 	lock, err := lockDir(dir)
 	if err != nil {
-		return rollbackError(err)
+		return 0, rollbackError(err)
 	}
 	defer unlockDir(lock)
 	graph, prevPath := filepath.Join(dir, GraphFile), filepath.Join(dir, PrevFile)
 	prev, problems, err := readTrio(prevPath)
 	switch {
 	case err != nil:
-		return rollbackError(err)
+		return 0, rollbackError(err)
 	case prev == nil && len(problems) > 0:
-		return fmt.Errorf("learn: rollback: %s", problems[0])
+		return 0, fmt.Errorf("learn: rollback: %s", problems[0])
 	case prev == nil:
-		return fmt.Errorf("learn: rollback: no previous graph in %s (there is one after the first update)", dir)
+		return 0, fmt.Errorf("learn: rollback: no previous graph in %s (there is one after each update, and none after a rollback)", dir)
 	}
 	cur, _, err := readTrio(graph)
 	if err != nil {
-		return rollbackError(err)
+		return 0, rollbackError(err)
 	}
 	if err := writeTrio(graph, prev.data, prev.stateRaw, prev.metaRaw); err != nil {
-		return rollbackError(err)
+		return 0, rollbackError(err)
 	}
-	if cur != nil {
-		if err := writeTrio(prevPath, cur.data, cur.stateRaw, cur.metaRaw); err != nil {
-			return rollbackError(err)
+	undone := 0
+	if from, to := learnedBy(prev), learnedBy(cur); to > from {
+		if undone, err = undoTraces(dir, from, to); err != nil {
+			return 0, rollbackError(err)
 		}
+	}
+	for _, p := range []string{prevPath, prevPath + builder.StateSuffix, prevPath + metaSuffix} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return undone, fmt.Errorf("learn: rollback: %w", err)
+		}
+	}
+	return undone, nil
+}
+
+// learnedBy is how many of the first traces of traces.jsonl the graph c learned; 0 for none.
+func learnedBy(c *current) int {
+	switch {
+	case c == nil:
+		return 0
+	case c.state != nil:
+		return len(c.state.Traces)
+	}
+	return c.meta.Traces
+}
+
+// traceLines splits traces.jsonl into its lines, newline included, and tells which are traces
+// (a line that is not, blank or bad, is kept where it is and never moved).
+func traceLines(data []byte) (lines [][]byte, isTrace []bool) {
+	for len(data) > 0 {
+		end := bytes.IndexByte(data, '\n') + 1
+		if end == 0 {
+			end = len(data)
+		}
+		ln := data[:end]
+		_, err := builder.ParseTrace(bytes.TrimSpace(ln))
+		lines, isTrace = append(lines, ln), append(isTrace, err == nil && len(bytes.TrimSpace(ln)) > 0)
+		data = data[end:]
+	}
+	return lines, isTrace
+}
+
+// undoTraces moves the traces from..to-1 (counting traces, not lines) of traces.jsonl to the end
+// of traces.undone.jsonl, and returns how many it moved.
+func undoTraces(dir string, from, to int) (int, error) {
+	path := filepath.Join(dir, TracesFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	} else if err != nil {
+		return 0, err
+	}
+	lines, isTrace := traceLines(data)
+	var keep, undone []byte
+	k, moved := 0, 0
+	for i, ln := range lines {
+		if isTrace[i] {
+			k++
+			if k > from && k <= to {
+				undone = append(undone, withNewline(ln)...)
+				moved++
+				continue
+			}
+		}
+		keep = append(keep, ln...)
+	}
+	if len(undone) == 0 {
+		return 0, nil
+	}
+	if err := appendSynced(filepath.Join(dir, UndoneFile), undone); err != nil {
+		return 0, err
+	}
+	if err := atomicWrite(path, keep); err != nil {
+		return 0, err
+	}
+	return moved, nil
+}
+
+// Relearn moves the traces that rollbacks undid (traces.undone.jsonl) back to the end of
+// traces.jsonl, so that the next start learns them; a trace traces.jsonl already has is left
+// out. It refuses while a gateway has the directory open, and returns how many traces it moved.
+func Relearn(dir string) (int, error) {
+	lock, err := lockDir(dir)
+	if err != nil {
+		return 0, relearnError(err)
+	}
+	defer unlockDir(lock)
+	undonePath, path := filepath.Join(dir, UndoneFile), filepath.Join(dir, TracesFile)
+	undone, err := os.ReadFile(undonePath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	} else if err != nil {
+		return 0, relearnError(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, relearnError(err)
+	}
+	have := map[string]bool{}
+	lines, isTrace := traceLines(data)
+	for i, ln := range lines {
+		if isTrace[i] {
+			t, _ := builder.ParseTrace(bytes.TrimSpace(ln))
+			have[t.Key()] = true
+		}
+	}
+	var back []byte
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		back = append(back, '\n') // the last line must not run on into the first moved back
+	}
+	n := 0
+	lines, isTrace = traceLines(undone)
+	for i, ln := range lines {
+		if !isTrace[i] {
+			continue
+		}
+		t, _ := builder.ParseTrace(bytes.TrimSpace(ln))
+		if !have[t.Key()] {
+			have[t.Key()] = true
+			back = append(back, withNewline(ln)...)
+			n++
+		}
+	}
+	if n > 0 {
+		if err := appendSynced(path, back); err != nil {
+			return 0, relearnError(err)
+		}
+	}
+	if err := os.Remove(undonePath); err != nil {
+		return n, relearnError(err)
+	}
+	return n, nil
+}
+
+func withNewline(ln []byte) []byte {
+	if len(ln) > 0 && ln[len(ln)-1] != '\n' {
+		return append(ln[:len(ln):len(ln)], '\n')
+	}
+	return ln
+}
+
+// appendSynced appends data to the file at path, creating it, and fsyncs it.
+func appendSynced(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
 }
@@ -52,4 +214,9 @@ func Rollback(dir string) error {
 // rollbackError words err, a learn error, as Rollback's.
 func rollbackError(err error) error {
 	return errors.New("learn: rollback: " + strings.TrimPrefix(err.Error(), "learn: "))
+}
+
+// relearnError words err, a learn error, as Relearn's.
+func relearnError(err error) error {
+	return errors.New("learn: relearn: " + strings.TrimPrefix(err.Error(), "learn: "))
 }

@@ -1,0 +1,192 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/caskg/caskg/native/mcpserver"
+)
+
+// fakeTimer is a timer of a fakeClock: add fires it once the clock reaches its time.
+type fakeTimer struct {
+	c     *fakeClock
+	at    time.Time
+	f     func()
+	armed bool
+}
+
+// afterFunc arms a timer that the clock's add fires, as time.AfterFunc does with real time.
+func (c *fakeClock) afterFunc(d time.Duration, f func()) timer {
+	t := &fakeTimer{c: c, f: f}
+	c.mu.Lock()
+	c.timers = append(c.timers, t)
+	c.mu.Unlock()
+	t.Reset(d)
+	return t
+}
+
+func (t *fakeTimer) Reset(d time.Duration) bool {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	was := t.armed
+	t.at, t.armed = t.c.t.Add(d), true
+	return was
+}
+
+func (t *fakeTimer) Stop() bool {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	was := t.armed
+	t.armed = false
+	return was
+}
+
+// advance moves the clock by d and runs the timers due, in this goroutine, before it returns.
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	var due []func()
+	for _, t := range c.timers {
+		if t.armed && !t.at.After(c.t) {
+			t.armed = false
+			due = append(due, t.f)
+		}
+	}
+	c.mu.Unlock()
+	for _, f := range due {
+		f()
+	}
+}
+
+// TestTraceGap checks that a trace is written once TraceGap passes without a call, with no
+// search, session end or shutdown to end it: what a kill -9 can lose is bounded by the gap.
+func TestTraceGap(t *testing.T) {
+	tests := []struct {
+		name  string
+		gap   time.Duration // 0: the default
+		quiet time.Duration // how long the session waits after its last call
+		want  int           // traces written by then
+	}{
+		{"default gap, not yet", 0, DefaultTraceGap - time.Second, 0},
+		{"default gap passed", 0, DefaultTraceGap, 1},
+		{"a shorter gap", 5 * time.Second, 5 * time.Second, 1},
+		{"a longer gap, not yet", time.Minute, 59 * time.Second, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recorder{}
+			clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			g := startGateway(t, alphaConfig(), Options{Learner: rec, TraceGap: tt.gap, now: clock.now, afterFunc: clock.afterFunc,
+				dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
+			fc := connect(t, g)
+			fc.search(t, "read", 2)
+			clock.advance(3 * time.Second) // a call after a pause shorter than any gap: the same trace
+			fc.callTool(t, "alpha__read_file", map[string]any{"path": "a"})
+			clock.advance(tt.quiet)
+			got := rec.got()
+			if len(got) != tt.want {
+				t.Fatalf("%d traces after %v without a call, want %d", len(got), tt.quiet, tt.want)
+			}
+			if tt.want == 1 && (got[0].Task != "read" || len(got[0].Calls) != 1) {
+				t.Errorf("trace: %+v", got[0])
+			}
+			// The next call opens a trace of its own after the gap, or joins the open one.
+			fc.callTool(t, "alpha__stat", nil)
+			g.Close()
+			want := [][]string{{"alpha__read_file", "alpha__stat"}}
+			if tt.want == 1 {
+				want = [][]string{{"alpha__read_file"}, {"alpha__stat"}}
+			}
+			got = rec.got()
+			var tools [][]string
+			for _, tr := range got {
+				tools = append(tools, tr.Tools)
+			}
+			if d := cmp.Diff(want, tools); d != "" {
+				t.Errorf("after the next call and shutdown (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestTraceEndsWhenStreamCloses checks that an HTTP session whose client goes away without a
+// DELETE (the TypeScript SDK's close() aborts its GET stream and sends none) has its trace
+// written when the GET stream ends, not when the session times out.
+func TestTraceEndsWhenStreamCloses(t *testing.T) {
+	rec := &recorder{}
+	g := startGateway(t, alphaConfig(), Options{Learner: rec, TraceGap: time.Hour,
+		dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
+	front := httptest.NewServer(g.Handler())
+	t.Cleanup(front.Close)
+	url := front.URL + mcpserver.MCPPath
+	session := ""
+	post := func(body string) {
+		t.Helper()
+		req, err := http.NewRequest("POST", url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode >= 300 || bytes.Contains(b, []byte(`"isError":true`)) {
+			t.Fatalf("POST %s: %d %s", body, resp.StatusCode, b)
+		}
+		if session == "" {
+			session = resp.Header.Get("Mcp-Session-Id")
+		}
+	}
+	post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"ts-like","version":"1"}}}`)
+	if session == "" {
+		t.Fatal("no Mcp-Session-Id")
+	}
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+
+	ctx, closeStream := context.WithCancel(context.Background())
+	defer closeStream()
+	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", session)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream: %d", resp.StatusCode)
+	}
+
+	post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_tools","arguments":{"query":"read a file"}}}`)
+	post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"call_tool","arguments":{"name":"alpha__read_file","arguments":{"path":"a"}}}}`)
+	if n := len(rec.got()); n != 0 {
+		t.Fatalf("%d traces while the client is connected, want 0", n)
+	}
+	closeStream() // the client goes away: no DELETE
+	resp.Body.Close()
+	waitFor(t, "the trace of the closed stream", func() bool { return len(rec.got()) == 1 })
+	if got := rec.got()[0]; got.Task != "read a file" || !slices.Equal(got.Tools, []string{"alpha__read_file"}) {
+		t.Errorf("trace: %+v", got)
+	}
+}
