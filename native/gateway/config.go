@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/graphs/jsontext"
+	"github.com/caskg/caskg/wasm/engine"
 )
 
 // Limits of a configuration.
@@ -30,7 +30,8 @@ const (
 type Config struct {
 	Servers []ServerConfig // sorted by name
 	// Allow and Deny are globs over namespaced names (SERVER__TOOL). A tool is kept when it
-	// matches some Allow pattern (or Allow is empty) and no Deny pattern.
+	// matches some Allow pattern (or Allow is empty) and no Deny pattern. The globs are
+	// engine.Filter's: '*' any run of characters ('/' too), '?' one, case not counting.
 	Allow, Deny []string
 }
 
@@ -60,16 +61,11 @@ func (s *ServerConfig) keeps(tool string) bool { return filtered(s.Allow, s.Deny
 // keeps reports whether the top-level filters keep a namespaced name.
 func (c *Config) keeps(name string) bool { return filtered(c.Allow, c.Deny, name) }
 
+// filtered is the engine's matcher (engine.Filter), so that the configuration, search_tools'
+// filter and a service's request filter read a pattern alike.
 func filtered(allow, deny []string, name string) bool {
-	match := func(pats []string) bool {
-		for _, p := range pats {
-			if ok, _ := path.Match(p, name); ok {
-				return true
-			}
-		}
-		return false
-	}
-	return (len(allow) == 0 || match(allow)) && !match(deny)
+	f := engine.Filter{Allow: allow, Deny: deny}
+	return f.Allows(name)
 }
 
 // LoadConfig reads and parses a servers file. Warnings are fields that other MCP clients know
@@ -413,7 +409,7 @@ func (p *cfgParser) strMap(jpath string) (map[string]string, error) {
 	return out, p.wrap(jpath, err)
 }
 
-// patterns reads a list of globs (path.Match syntax), refusing malformed ones.
+// patterns reads a list of globs (engine.Filter's syntax), refusing malformed ones.
 func (p *cfgParser) patterns(jpath string, dst *[]string) error {
 	if c := p.d.Peek(); c != '[' {
 		return p.errorf(jpath, "want an array of globs, got %s", describe(c))
@@ -429,8 +425,8 @@ func (p *cfgParser) patterns(jpath string, dst *[]string) error {
 		if err != nil {
 			return err
 		}
-		if _, err := path.Match(pat, ""); err != nil || pat == "" {
-			return p.errorAt(at, ep, strconv.Quote(short(pat))+" is not a glob (use *, ? and [...])")
+		if why := engine.GlobProblem(pat); why != "" {
+			return p.errorAt(at, ep, strconv.Quote(short(pat))+" is not a glob: "+why)
 		}
 		list = append(list, pat)
 		return nil

@@ -53,7 +53,7 @@ func TestParseConfig(t *testing.T) {
 		{name: "bad timeout", in: `{"mcpServers": {"a": {"command": "x", "timeout": "soon"}}}`,
 			err: `gateway: s.json:1:50: mcpServers.a.timeout: "soon" is not a duration in (0, 1h0m0s], such as "30s"`},
 		{name: "bad glob", in: `{"mcpServers": {"a": {"command": "x", "allow": ["[a"]}}}`,
-			err: `gateway: s.json:1:49: mcpServers.a.allow[0]: "[a" is not a glob (use *, ? and [...])`},
+			err: `gateway: s.json:1:49: mcpServers.a.allow[0]: "[a" is not a glob: '[', ']' and '\' are reserved; a pattern has '*' (any run of characters) and '?' (one character)`},
 		{name: "bad url", in: `{"mcpServers": {"a": {"url": "ftp://h"}}}`,
 			err: `gateway: s.json:1:30: mcpServers.a.url: "ftp://h" is not an http:// or https:// URL`},
 		{name: "duplicate server", in: `{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}`,
