@@ -21,7 +21,7 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR] [--learn-every N] [--learn-idle 2m] [--expose N] [--idle 10m] [--task-min-runs N] [--no-task-text] | rollback --state-dir DIR"
+const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR] [--learn-every N] [--learn-idle 2m] [--expose N] [--idle 10m] [--lenient] [--task-min-runs N] [--no-task-text] | rollback --state-dir DIR"
 
 // gatewayShutdown bounds how long SIGTERM waits for a running graph build before cancelling it.
 const gatewayShutdown = 30 * time.Second
@@ -48,6 +48,7 @@ func runGateway(c *ctx, args []string) error {
 	learnIdle := fl.Duration("learn-idle", learn.DefaultLearnIdle, "learn traces fewer than --learn-every once this long passes without a new one (0: never)")
 	expose := fl.Int("expose", 0, "list the top `N` tools of a session's latest search as its own tools, callable by name")
 	idle := fl.Duration("idle", gateway.DefaultIdle, "a session's trace ends after this long without a call")
+	lenient := fl.Bool("lenient", false, "warn about an unknown field in --config instead of refusing it")
 	taskMinRuns, noTaskText := engine.DefaultTaskMinRuns, false
 	registerTaskFlags(fl, &taskMinRuns, &noTaskText)
 	pos, err := parse(c, fl, args, gatewayArgs)
@@ -72,7 +73,7 @@ func runGateway(c *ctx, args []string) error {
 	case taskMinRuns < 1:
 		return checkTaskMinRuns(taskMinRuns)
 	}
-	cfg, warnings, err := gateway.LoadConfig(*config)
+	cfg, warnings, err := gateway.LoadConfig(*config, gateway.ConfigOptions{Lenient: *lenient})
 	if err != nil {
 		return err
 	}
