@@ -21,7 +21,7 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR] [--learn-every N] [--learn-idle 2m] [--expose N] [--trace-gap 30s] [--task-min-runs N] [--no-task-text] | rollback --state-dir DIR [--relearn]"
+const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR] [--learn-every N] [--learn-idle 2m] [--expose N] [--trace-gap 30s] [--lenient] [--task-min-runs N] [--no-task-text] | rollback --state-dir DIR [--relearn]"
 
 // gatewayShutdown bounds how long SIGTERM waits for a running graph build before cancelling it.
 const gatewayShutdown = 30 * time.Second
@@ -49,6 +49,7 @@ func runGateway(c *ctx, args []string) error {
 	expose := fl.Int("expose", 0, "list the top `N` tools of a session's latest search as its own tools, callable by name")
 	traceGap := fl.Duration("trace-gap", gateway.DefaultTraceGap, "a session's trace is written after this long without a call (what a kill -9 can lose)")
 	idle := fl.Duration("idle", 0, "the old name of --trace-gap")
+	lenient := fl.Bool("lenient", false, "warn about an unknown field in --config instead of refusing it")
 	taskMinRuns, noTaskText := engine.DefaultTaskMinRuns, false
 	registerTaskFlags(fl, &taskMinRuns, &noTaskText)
 	pos, err := parse(c, fl, args, gatewayArgs)
@@ -78,7 +79,7 @@ func runGateway(c *ctx, args []string) error {
 	if *idle > 0 {
 		*traceGap = *idle
 	}
-	cfg, warnings, err := gateway.LoadConfig(*config)
+	cfg, warnings, err := gateway.LoadConfig(*config, gateway.ConfigOptions{Lenient: *lenient})
 	if err != nil {
 		return err
 	}

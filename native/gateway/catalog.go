@@ -29,6 +29,7 @@ type catalog struct {
 	entries []*entry // sorted by Name
 	byName  map[string]*entry
 	servers []string // the servers with at least one tool, sorted
+	invalid []string // SERVER__TOOL of the tools left out for their names (validToolName)
 	json    []byte   // {"tools": [...]} sorted by name
 
 	lexOnce sync.Once
@@ -55,6 +56,10 @@ func buildCatalog(cfg *Config, tools map[string][]*mcp.Tool) (*catalog, error) {
 		n := 0
 		for _, t := range tools[s.Name] {
 			name := s.Name + sep + t.Name
+			if t.Name == "" || !validToolName(name) {
+				c.invalid = append(c.invalid, name)
+				continue
+			}
 			if !s.keeps(t.Name) || !cfg.keeps(name) || c.byName[name] != nil {
 				continue
 			}
@@ -92,6 +97,24 @@ func buildCatalog(cfg *Config, tools map[string][]*mcp.Tool) (*catalog, error) {
 	}
 	c.json = buf.Bytes()
 	return c, nil
+}
+
+// validToolName reports whether name follows the MCP specification's rules for tool names
+// (2025-11-25, "Tool names"; the Go SDK's validateToolName): 1 to 128 characters, each an ASCII
+// letter or digit, '_', '-' or '.'. A tool named otherwise is left out of the catalog, so it is
+// neither listed nor callable: clients refuse such names or rewrite them, and a name with '/',
+// spaces or look-alike letters is where a filter and a reader's eye part ways.
+func validToolName(name string) bool {
+	if name == "" || len(name) > 128 {
+		return false
+	}
+	for i := range len(name) {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // names are the catalog's tool names, sorted.

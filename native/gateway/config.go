@@ -3,8 +3,8 @@ package gateway
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/graphs/jsontext"
+	"github.com/caskg/caskg/native/internal/cmdline"
+	"github.com/caskg/caskg/wasm/engine"
 )
 
 // Limits of a configuration.
@@ -30,7 +32,8 @@ const (
 type Config struct {
 	Servers []ServerConfig // sorted by name
 	// Allow and Deny are globs over namespaced names (SERVER__TOOL). A tool is kept when it
-	// matches some Allow pattern (or Allow is empty) and no Deny pattern.
+	// matches some Allow pattern (or Allow is empty) and no Deny pattern. The globs are
+	// engine.Filter's: '*' any run of characters ('/' too), '?' one, case not counting.
 	Allow, Deny []string
 }
 
@@ -40,8 +43,12 @@ type ServerConfig struct {
 
 	Command string
 	Args    []string
-	Env     map[string]string // added to the gateway's own environment
-	Cwd     string
+	// Env is the server's environment beyond the safe list (SafeEnv): envFile's variables,
+	// then env's over them. With InheritEnv the server gets all of the gateway's environment
+	// under these.
+	Env        map[string]string
+	InheritEnv bool
+	Cwd        string
 
 	URL     string
 	Headers map[string]string
@@ -60,21 +67,27 @@ func (s *ServerConfig) keeps(tool string) bool { return filtered(s.Allow, s.Deny
 // keeps reports whether the top-level filters keep a namespaced name.
 func (c *Config) keeps(name string) bool { return filtered(c.Allow, c.Deny, name) }
 
+// filtered is the engine's matcher (engine.Filter), so that the configuration, search_tools'
+// filter and a service's request filter read a pattern alike.
 func filtered(allow, deny []string, name string) bool {
-	match := func(pats []string) bool {
-		for _, p := range pats {
-			if ok, _ := path.Match(p, name); ok {
-				return true
-			}
-		}
-		return false
-	}
-	return (len(allow) == 0 || match(allow)) && !match(deny)
+	f := engine.Filter{Allow: allow, Deny: deny}
+	return f.Allows(name)
+}
+
+// ConfigOptions are how a servers file is read.
+type ConfigOptions struct {
+	// Lenient makes an unknown field a warning instead of an error.
+	Lenient bool
+	// LookupEnv expands ${VAR}; os.LookupEnv when nil.
+	LookupEnv func(string) (string, bool)
+	// Dir is where a relative "envFile" is found: the servers file's folder (LoadConfig sets
+	// it), else the working directory.
+	Dir string
 }
 
 // LoadConfig reads and parses a servers file. Warnings are fields that other MCP clients know
-// and the gateway ignores.
-func LoadConfig(file string) (*Config, []string, error) {
+// and the gateway ignores (and, with opt.Lenient, every unknown field).
+func LoadConfig(file string, opt ConfigOptions) (*Config, []string, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, nil, fmt.Errorf("gateway: config: %w", err)
@@ -94,18 +107,26 @@ func LoadConfig(file string) (*Config, []string, error) {
 	if _, err := f.ReadAt(data, 0); err != nil {
 		return nil, nil, fmt.Errorf("gateway: config: %w", err)
 	}
-	return ParseConfig(filepath.Base(file), data)
+	if opt.Dir == "" {
+		opt.Dir = filepath.Dir(file)
+	}
+	return ParseConfig(filepath.Base(file), data, opt)
 }
 
 // ParseConfig parses the JSON of a servers file; name is the file's name for messages.
 //
 // Every error names the file, the line and column, and the JSON path of the field
 // ("gateway: servers.json:4:21: mcpServers.fs.args[2]: want a string, got a number").
-// An unknown field close to a known one ("alow") is an error, since a misspelt "deny" would
-// silently expose tools; any other unknown field ("autoApprove", "disabled" of other clients)
-// is a warning, so that the file Claude Desktop or Cursor already reads works unchanged.
-func ParseConfig(name string, data []byte) (*Config, []string, error) {
-	p := &cfgParser{file: name, data: data, d: jsontext.NewDecoder(data)}
+// An unknown field is an error naming the known field nearest to it ("allowed" → "allow"),
+// since a misspelt "deny" would silently expose tools; a field another MCP client reads
+// (otherClients: "autoApprove", "disabled") is a warning, so that the file Claude Desktop or
+// Cursor already reads works unchanged. ${VAR} and ${VAR:-default} are expanded in command,
+// args, env, cwd, url, headers and envFile, as Claude Code and Cursor do.
+func ParseConfig(name string, data []byte, opt ConfigOptions) (*Config, []string, error) {
+	if opt.LookupEnv == nil {
+		opt.LookupEnv = os.LookupEnv
+	}
+	p := &cfgParser{file: name, data: data, d: jsontext.NewDecoder(data), opt: opt}
 	cfg, err := p.config()
 	if err != nil {
 		return nil, nil, err
@@ -114,6 +135,7 @@ func ParseConfig(name string, data []byte) (*Config, []string, error) {
 }
 
 type cfgParser struct {
+	opt      ConfigOptions
 	file     string
 	data     []byte
 	d        *jsontext.Decoder
@@ -189,7 +211,7 @@ func (p *cfgParser) config() (*Config, error) {
 		case "deny":
 			return p.patterns(key, &cfg.Deny)
 		}
-		return p.unknown("", key, []string{"mcpServers", "allow", "deny"})
+		return p.unknown("", key, topFields)
 	})
 	if err != nil {
 		return nil, p.wrap("", err)
@@ -207,15 +229,106 @@ func (p *cfgParser) config() (*Config, error) {
 	return cfg, nil
 }
 
-// unknown handles an unknown field of the object at parent: an error when it looks like a
-// slip for a known one, else a warning, its value skipped.
+var topFields = []string{"mcpServers", "allow", "deny"}
+
+var serverFields = []string{"command", "args", "env", "envFile", "inheritEnv", "cwd", "url", "headers", "type",
+	"allow", "deny", "timeout", "disabled"}
+
+// otherClients are the fields other MCP clients read in the same file, by the object they
+// appear in ("" the top level, "server" a server entry), with whose they are. The gateway
+// ignores them with a warning, so that a file those clients read loads unchanged. A field
+// that hides tools elsewhere is not among them: ignoring it would expose what the file means
+// to hide, so it is an error (filterFields).
+var otherClients = map[string]map[string]string{
+	"": {
+		"globalShortcut": "Claude Desktop", "preferences": "Claude Desktop", "inputs": "VS Code",
+		"$schema": "editors",
+	},
+	"server": {
+		"autoApprove": "Cline", "transportType": "Cline", "alwaysAllow": "Roo Code", "watchPaths": "Roo Code",
+		"trust": "Gemini CLI", "description": "Gemini CLI", "oauth": "Claude Code and Gemini CLI",
+		"headersHelper": "Claude Code", "auth": "Cursor", "dev": "VS Code", "sandbox": "VS Code",
+	},
+}
+
+// filterFields are other clients' tool filters, which the gateway does not read: an error
+// naming the gateway's own field.
+var filterFields = map[string]string{
+	"includeTools": "allow", "excludeTools": "deny", "disabledTools": "deny",
+}
+
+// unknown handles an unknown field of the object at parent (level "" or "server"): a warning
+// when another client reads it, else an error naming the nearest known field, or with
+// --lenient a warning; its value is skipped.
 func (p *cfgParser) unknown(parent, key string, known []string) error {
 	jpath := join(parent, key)
-	if near := nearest(key, known); near != "" {
-		return p.errorf(jpath, "unknown field; did you mean %q?", near)
+	level := ""
+	if parent != "" {
+		level = "server"
 	}
-	p.warnings = append(p.warnings, fmt.Sprintf("gateway: %s: %s: unknown field, ignored", p.file, jpath))
+	at := p.offset()
+	line, col := lineCol(p.data, at)
+	var msg string
+	if use, ok := filterFields[key]; ok && level == "server" {
+		msg = fmt.Sprintf("%q is another client's tool filter, which the gateway does not read; use %q", key, use)
+	} else if who, ok := otherClients[level][key]; ok {
+		p.warnings = append(p.warnings, fmt.Sprintf("gateway: %s:%d:%d: %s: a field of %s, ignored", p.file, line, col, jpath, who))
+		return p.wrap(jpath, p.d.Skip())
+	} else if near := nearestField(key, known); near != "" {
+		msg = fmt.Sprintf("unknown field; did you mean %q?", near)
+	} else {
+		msg = "unknown field; the known fields are " + strings.Join(known, ", ")
+	}
+	if !p.opt.Lenient {
+		return p.errorAt(at, jpath, msg)
+	}
+	p.warnings = append(p.warnings, fmt.Sprintf("gateway: %s:%d:%d: %s: %s (--lenient: ignored)", p.file, line, col, jpath, msg))
 	return p.wrap(jpath, p.d.Skip())
+}
+
+// fieldAliases are names of other tools' configurations for the gateway's fields, which no
+// edit distance finds.
+var fieldAliases = map[string]string{
+	"cmd": "command", "arguments": "args", "environment": "env", "dir": "cwd", "workdir": "cwd",
+	"blocklist": "deny", "blacklist": "deny", "block": "deny", "exclude": "deny",
+	"whitelist": "allow", "include": "allow", "endpoint": "url",
+}
+
+// nearestField is the known field key most likely stands for, or "": key and the known
+// fields compare in lower case without '_' and '-', and a known field is near when key starts
+// with it ("denyList", "deny_list", "allowed"), they share all of it but its last letter
+// ("denied"), or they are within one edit per three letters ("alow").
+func nearestField(key string, known []string) string {
+	norm := func(s string) string {
+		return strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(s))
+	}
+	k := norm(key)
+	if a, ok := fieldAliases[k]; ok && slices.Contains(known, a) {
+		return a
+	}
+	best, bestD := "", 0
+	for _, f := range known {
+		nf := norm(f)
+		var d int
+		switch {
+		case k == nf:
+			d = 0
+		case len(nf) >= 3 && strings.HasPrefix(k, nf):
+			d = 1
+		case len(nf) >= 4 && len(k) >= len(nf)-1 && strings.HasPrefix(k, nf[:len(nf)-1]):
+			d = 2
+		default:
+			d = cmdline.EditDistance(k, nf)
+			if d > max(1, len(k)/3) {
+				continue
+			}
+			d += 2
+		}
+		if best == "" || d < bestD {
+			best, bestD = f, d
+		}
+	}
+	return best
 }
 
 func join(parent, key string) string {
@@ -272,8 +385,6 @@ func checkServerName(name string) error {
 	return nil
 }
 
-var serverFields = []string{"command", "args", "env", "cwd", "url", "headers", "type", "allow", "deny", "timeout", "disabled"}
-
 func (p *cfgParser) server(jpath, name string) (ServerConfig, bool, error) {
 	s := ServerConfig{Name: name}
 	if c := p.d.Peek(); c != '{' {
@@ -282,6 +393,7 @@ func (p *cfgParser) server(jpath, name string) (ServerConfig, bool, error) {
 	start := p.offset()
 	var typ string
 	var disabled bool
+	var env, fileEnv map[string]string
 	seen := map[string]bool{}
 	err := p.d.Object(func(key string) error {
 		fp := jpath + "." + key
@@ -293,19 +405,28 @@ func (p *cfgParser) server(jpath, name string) (ServerConfig, bool, error) {
 		switch key {
 		case "command":
 			at := p.offset()
-			s.Command, err = p.str(fp)
+			s.Command, err = p.expStr(fp)
 			if err == nil && s.Command == "" {
 				err = p.errorAt(at, fp, "must not be empty")
 			}
 		case "args":
 			s.Args, err = p.strings(fp)
 		case "env":
-			s.Env, err = p.strMap(fp)
+			env, err = p.strMap(fp)
+		case "envFile":
+			at := p.offset()
+			var file string
+			if file, err = p.expStr(fp); err == nil {
+				fileEnv, err = p.envFile(at, fp, file)
+			}
+		case "inheritEnv":
+			s.InheritEnv, err = p.d.Bool()
+			err = p.wrap(fp, err)
 		case "cwd":
-			s.Cwd, err = p.str(fp)
+			s.Cwd, err = p.expStr(fp)
 		case "url":
 			at := p.offset()
-			s.URL, err = p.str(fp)
+			s.URL, err = p.expStr(fp)
 			if err == nil {
 				err = p.checkURL(at, fp, s.URL)
 			}
@@ -347,13 +468,20 @@ func (p *cfgParser) server(jpath, name string) (ServerConfig, bool, error) {
 	if err != nil {
 		return s, false, p.wrap(jpath, err)
 	}
+	if len(fileEnv)+len(env) > 0 {
+		s.Env = fileEnv
+		if s.Env == nil {
+			s.Env = map[string]string{}
+		}
+		maps.Copy(s.Env, env)
+	}
 	switch {
 	case s.Command != "" && s.URL != "":
 		return s, false, p.errorAt(start, jpath, `has both "command" and "url"; a server is one or the other`)
 	case s.Command == "" && s.URL == "":
 		return s, false, p.errorAt(start, jpath, `needs "command" (a stdio server) or "url" (a streamable-HTTP server)`)
-	case s.URL != "" && (len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != ""):
-		return s, false, p.errorAt(start, jpath, `"args", "env" and "cwd" are for stdio servers, and this one has a "url"`)
+	case s.URL != "" && (len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != "" || s.InheritEnv):
+		return s, false, p.errorAt(start, jpath, `"args", "env", "envFile", "inheritEnv" and "cwd" are for stdio servers, and this one has a "url"`)
 	case s.Command != "" && len(s.Headers) > 0:
 		return s, false, p.errorAt(start, jpath, `"headers" are for HTTP servers, and this one has a "command"`)
 	case typ == "stdio" && s.URL != "":
@@ -389,7 +517,7 @@ func (p *cfgParser) strings(jpath string) ([]string, error) {
 	}
 	out := []string{}
 	err := p.d.Array(func(i int) error {
-		v, err := p.str(fmt.Sprintf("%s[%d]", jpath, i))
+		v, err := p.expStr(fmt.Sprintf("%s[%d]", jpath, i))
 		out = append(out, v)
 		return err
 	})
@@ -406,14 +534,123 @@ func (p *cfgParser) strMap(jpath string) (map[string]string, error) {
 		if _, dup := out[key]; dup {
 			return p.errorf(fp, "duplicate field")
 		}
-		v, err := p.str(fp)
+		v, err := p.expStr(fp)
 		out[key] = v
 		return err
 	})
 	return out, p.wrap(jpath, err)
 }
 
-// patterns reads a list of globs (path.Match syntax), refusing malformed ones.
+// expStr reads a string and expands the variables in it (expand), an error naming the
+// variable and the field.
+func (p *cfgParser) expStr(jpath string) (string, error) {
+	at := p.offset()
+	v, err := p.str(jpath)
+	if err != nil {
+		return "", err
+	}
+	v, err = expand(v, p.opt.LookupEnv)
+	if err != nil {
+		return "", p.errorAt(at, jpath, err.Error())
+	}
+	return v, nil
+}
+
+// expand replaces ${VAR} in s with the variable's value and ${VAR:-default} with it or, when
+// it is unset or empty, with default, as Claude Code does (Cursor's ${env:VAR} too). An unset
+// ${VAR} without a default is an error naming it: a header "Bearer ${API_TOKEN}" sent as
+// written, or an empty token, fails far from its cause. "$" not followed by "{" stays.
+func expand(s string, lookup func(string) (string, bool)) (string, error) {
+	if !strings.Contains(s, "${") {
+		return s, nil
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String(), nil
+		}
+		b.WriteString(s[:i])
+		end := strings.IndexByte(s[i:], '}')
+		if end < 0 {
+			return "", fmt.Errorf("%q has \"${\" without a closing \"}\"", short(s[i:]))
+		}
+		ref := s[i+2 : i+end]
+		name, def, hasDef := strings.Cut(ref, ":-")
+		name = strings.TrimPrefix(name, "env:")
+		if !validVarName(name) {
+			return "", fmt.Errorf("${%s}: %q is not a variable name (letters, digits and '_', not starting with a digit)", short(ref), short(name))
+		}
+		v, ok := lookup(name)
+		switch {
+		case hasDef && v == "":
+			v = def
+		case !ok:
+			return "", fmt.Errorf("${%s} is not set (give a default with ${%s:-value})", name, name)
+		}
+		b.WriteString(v)
+		s = s[i+end+1:]
+	}
+}
+
+func validVarName(name string) bool {
+	for i := range len(name) {
+		c := name[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return name != ""
+}
+
+// maxEnvFileBytes bounds an envFile.
+const maxEnvFileBytes = 1 << 20
+
+// envFile reads the KEY=VALUE lines of an env file (a ".env"): blank lines and lines starting
+// with '#' skipped, "export " before a key allowed, a value in matching quotes unquoted. A
+// relative path is relative to the servers file's folder. Values are taken as written.
+func (p *cfgParser) envFile(at int, jpath, file string) (map[string]string, error) {
+	if file == "" {
+		return nil, p.errorAt(at, jpath, "must not be empty")
+	}
+	if !filepath.IsAbs(file) && p.opt.Dir != "" {
+		file = filepath.Join(p.opt.Dir, file)
+	}
+	fi, err := os.Stat(file)
+	if err == nil && !fi.Mode().IsRegular() {
+		err = errors.New("not a regular file")
+	} else if err == nil && fi.Size() > maxEnvFileBytes {
+		err = fmt.Errorf("%d bytes, at most %d", fi.Size(), maxEnvFileBytes)
+	}
+	var data []byte
+	if err == nil {
+		data, err = os.ReadFile(file)
+	}
+	if err != nil {
+		return nil, p.errorAt(at, jpath, fmt.Sprintf("%s: %v", file, err))
+	}
+	out := map[string]string{}
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(strings.TrimSuffix(line, "\r"))
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		k, v, ok := strings.Cut(strings.TrimPrefix(line, "export "), "=")
+		k = strings.TrimSpace(k)
+		if !ok || !validVarName(k) {
+			return nil, p.errorAt(at, jpath, fmt.Sprintf("%s:%d: want KEY=VALUE, got %q", file, i+1, short(line)))
+		}
+		v = strings.TrimSpace(v)
+		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+			v = v[1 : len(v)-1]
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// patterns reads a list of globs (engine.Filter's syntax), refusing malformed ones.
 func (p *cfgParser) patterns(jpath string, dst *[]string) error {
 	if c := p.d.Peek(); c != '[' {
 		return p.errorf(jpath, "want an array of globs, got %s", describe(c))
@@ -429,8 +666,8 @@ func (p *cfgParser) patterns(jpath string, dst *[]string) error {
 		if err != nil {
 			return err
 		}
-		if _, err := path.Match(pat, ""); err != nil || pat == "" {
-			return p.errorAt(at, ep, strconv.Quote(short(pat))+" is not a glob (use *, ? and [...])")
+		if why := engine.GlobProblem(pat); why != "" {
+			return p.errorAt(at, ep, strconv.Quote(short(pat))+" is not a glob: "+why)
 		}
 		list = append(list, pat)
 		return nil

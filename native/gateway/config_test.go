@@ -27,7 +27,43 @@ func TestParseConfig(t *testing.T) {
 			}}},
 		{name: "other clients' fields warn", in: `{"mcpServers": {"a": {"command": "x", "autoApprove": ["t"], "disabled": false}}, "globalShortcut": ""}`,
 			want: &Config{Servers: []ServerConfig{{Name: "a", Command: "x", Timeout: defaultTimeout}}},
-			warn: []string{"gateway: s.json: mcpServers.a.autoApprove: unknown field, ignored", "gateway: s.json: globalShortcut: unknown field, ignored"}},
+			warn: []string{"gateway: s.json:1:54: mcpServers.a.autoApprove: a field of Cline, ignored", "gateway: s.json:1:100: globalShortcut: a field of Claude Desktop, ignored"}},
+		{name: "allowed", in: `{"mcpServers": {"fs": {"command": "x", "allowed": ["read*"]}}}`,
+			err: `gateway: s.json:1:51: mcpServers.fs.allowed: unknown field; did you mean "allow"?`},
+		{name: "denied", in: `{"mcpServers": {"fs": {"command": "x", "denied": ["*"]}}}`,
+			err: `gateway: s.json:1:50: mcpServers.fs.denied: unknown field; did you mean "deny"?`},
+		{name: "denyList", in: `{"mcpServers": {"fs": {"command": "x", "denyList": ["*"]}}}`,
+			err: `gateway: s.json:1:52: mcpServers.fs.denyList: unknown field; did you mean "deny"?`},
+		{name: "deny_list", in: `{"mcpServers": {"fs": {"command": "x", "deny_list": ["*"]}}}`,
+			err: `gateway: s.json:1:53: mcpServers.fs.deny_list: unknown field; did you mean "deny"?`},
+		{name: "denied at top", in: `{"mcpServers": {"fs": {"command": "x"}}, "denied": ["*"]}`,
+			err: `gateway: s.json:1:52: denied: unknown field; did you mean "deny"?`},
+		{name: "cmd", in: `{"mcpServers": {"fs": {"cmd": "x"}}}`,
+			err: `gateway: s.json:1:31: mcpServers.fs.cmd: unknown field; did you mean "command"?`},
+		{name: "unrelated field", in: `{"mcpServers": {"fs": {"command": "x", "colour": "red"}}}`,
+			err: `gateway: s.json:1:50: mcpServers.fs.colour: unknown field; the known fields are command, args, env, envFile, inheritEnv, cwd, url, headers, type, allow, deny, timeout, disabled`},
+		{name: "another client's filter", in: `{"mcpServers": {"fs": {"command": "x", "excludeTools": ["rm"]}}}`,
+			err: `gateway: s.json:1:56: mcpServers.fs.excludeTools: "excludeTools" is another client's tool filter, which the gateway does not read; use "deny"`},
+		{name: "variables", in: `{"mcpServers": {"fs": {"command": "${HOME}/bin/x", "args": ["--token=${TOKEN}", "${MISSING:-fallback}", "$HOME", "${env:TOKEN}"],
+  "env": {"T": "${TOKEN}", "E": "${EMPTY:-dflt}"}, "cwd": "${HOME}"},
+  "web": {"url": "${MCP_URL}", "headers": {"Authorization": "Bearer ${TOKEN}"}}}}`,
+			want: &Config{Servers: []ServerConfig{
+				{Name: "fs", Command: "/home/me/bin/x", Args: []string{"--token=s3cret", "fallback", "$HOME", "s3cret"},
+					Env: map[string]string{"T": "s3cret", "E": "dflt"}, Cwd: "/home/me", Timeout: defaultTimeout},
+				{Name: "web", URL: "https://mcp.example.com/mcp", Headers: map[string]string{"Authorization": "Bearer s3cret"}, Timeout: defaultTimeout},
+			}}},
+		{name: "unset variable", in: `{"mcpServers": {"web": {"url": "https://h/", "headers": {"Authorization": "Bearer ${API_TOKEN}"}}}}`,
+			err: `gateway: s.json:1:75: mcpServers.web.headers.Authorization: ${API_TOKEN} is not set (give a default with ${API_TOKEN:-value})`},
+		{name: "unset variable in url", in: `{"mcpServers": {"web": {"url": "${NO_URL}"}}}`,
+			err: `gateway: s.json:1:32: mcpServers.web.url: ${NO_URL} is not set (give a default with ${NO_URL:-value})`},
+		{name: "unclosed variable", in: `{"mcpServers": {"a": {"command": "x", "args": ["${HOME"]}}}`,
+			err: `gateway: s.json:1:48: mcpServers.a.args[0]: "${HOME" has "${" without a closing "}"`},
+		{name: "bad variable name", in: `{"mcpServers": {"a": {"command": "x", "env": {"A": "${1X}"}}}}`,
+			err: `gateway: s.json:1:52: mcpServers.a.env.A: ${1X}: "1X" is not a variable name (letters, digits and '_', not starting with a digit)`},
+		{name: "inheritEnv", in: `{"mcpServers": {"a": {"command": "x", "inheritEnv": true}}}`,
+			want: &Config{Servers: []ServerConfig{{Name: "a", Command: "x", InheritEnv: true, Timeout: defaultTimeout}}}},
+		{name: "inheritEnv on http", in: `{"mcpServers": {"a": {"url": "http://h/", "inheritEnv": true}}}`,
+			err: `gateway: s.json:1:22: mcpServers.a: "args", "env", "envFile", "inheritEnv" and "cwd" are for stdio servers, and this one has a "url"`},
 		{name: "disabled server dropped", in: `{"mcpServers": {"a": {"command": "x"}, "b": {"command": "y", "disabled": true}}}`,
 			want: &Config{Servers: []ServerConfig{{Name: "a", Command: "x", Timeout: defaultTimeout}}}},
 		{name: "arg not a string", in: "{\"mcpServers\": {\"fs\": {\"command\": \"x\",\n \"args\": [\"a\", \"b\", 3]}}}",
@@ -53,7 +89,7 @@ func TestParseConfig(t *testing.T) {
 		{name: "bad timeout", in: `{"mcpServers": {"a": {"command": "x", "timeout": "soon"}}}`,
 			err: `gateway: s.json:1:50: mcpServers.a.timeout: "soon" is not a duration in (0, 1h0m0s], such as "30s"`},
 		{name: "bad glob", in: `{"mcpServers": {"a": {"command": "x", "allow": ["[a"]}}}`,
-			err: `gateway: s.json:1:49: mcpServers.a.allow[0]: "[a" is not a glob (use *, ? and [...])`},
+			err: `gateway: s.json:1:49: mcpServers.a.allow[0]: "[a" is not a glob: '[', ']' and '\' are reserved; a pattern has '*' (any run of characters) and '?' (one character)`},
 		{name: "bad url", in: `{"mcpServers": {"a": {"url": "ftp://h"}}}`,
 			err: `gateway: s.json:1:30: mcpServers.a.url: "ftp://h" is not an http:// or https:// URL`},
 		{name: "duplicate server", in: `{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}`,
@@ -70,7 +106,7 @@ func TestParseConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, warn, err := ParseConfig("s.json", []byte(tt.in))
+			got, warn, err := ParseConfig("s.json", []byte(tt.in), ConfigOptions{LookupEnv: testEnv})
 			if tt.want == nil {
 				if err == nil || err.Error() != tt.err {
 					t.Fatalf("error\n got %v\nwant %s", err, tt.err)
@@ -90,17 +126,67 @@ func TestParseConfig(t *testing.T) {
 	}
 }
 
+// testEnv is the environment the configuration tests expand variables from.
+func testEnv(name string) (string, bool) {
+	v, ok := map[string]string{"HOME": "/home/me", "TOKEN": "s3cret", "MCP_URL": "https://mcp.example.com/mcp", "EMPTY": ""}[name]
+	return v, ok
+}
+
+// --lenient turns an unknown field into a warning; fields of other clients warn either way.
+func TestParseConfigLenient(t *testing.T) {
+	in := `{"mcpServers": {"fs": {"command": "x", "denied": ["*"], "autoApprove": []}}, "colour": 1}`
+	if _, _, err := ParseConfig("s.json", []byte(in), ConfigOptions{}); err == nil {
+		t.Fatal("strict: no error")
+	}
+	cfg, warn, err := ParseConfig("s.json", []byte(in), ConfigOptions{Lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`gateway: s.json:1:50: mcpServers.fs.denied: unknown field; did you mean "deny"? (--lenient: ignored)`,
+		`gateway: s.json:1:72: mcpServers.fs.autoApprove: a field of Cline, ignored`,
+		`gateway: s.json:1:88: colour: unknown field; the known fields are mcpServers, allow, deny (--lenient: ignored)`,
+	}
+	if d := cmp.Diff(want, warn); d != "" {
+		t.Errorf("warnings (-want +got):\n%s", d)
+	}
+	if len(cfg.Servers) != 1 || cfg.Servers[0].Deny != nil {
+		t.Errorf("config: %+v", cfg.Servers)
+	}
+}
+
+// envFile's variables come under env's, from a file beside the servers file.
+func TestEnvFile(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, ".env"), []byte("# comment\nexport A=from-file\nB=\"quoted value\"\n\nC=c\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "bad.env"), []byte("A=1\nnot a line\n"), 0o644)
+	p := filepath.Join(dir, "servers.json")
+	os.WriteFile(p, []byte(`{"mcpServers": {"a": {"command": "x", "envFile": ".env", "env": {"C": "from-env"}}}}`), 0o644)
+	cfg, _, err := LoadConfig(p, ConfigOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(map[string]string{"A": "from-file", "B": "quoted value", "C": "from-env"}, cfg.Servers[0].Env); d != "" {
+		t.Errorf("env (-want +got):\n%s", d)
+	}
+	os.WriteFile(p, []byte(`{"mcpServers": {"a": {"command": "x", "envFile": "bad.env"}}}`), 0o644)
+	if _, _, err := LoadConfig(p, ConfigOptions{}); err == nil || !strings.Contains(err.Error(), `servers.json:1:50: mcpServers.a.envFile: `) ||
+		!strings.Contains(err.Error(), `bad.env:2: want KEY=VALUE, got "not a line"`) {
+		t.Errorf("bad env file: %v", err)
+	}
+}
+
 func TestLoadConfigNamesFile(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "servers.json")
 	if err := os.WriteFile(p, []byte(`{"mcpServers": {"fs": {"command": 1}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := LoadConfig(p)
+	_, _, err := LoadConfig(p, ConfigOptions{})
 	if err == nil || !strings.HasPrefix(err.Error(), "gateway: servers.json:1:35: mcpServers.fs.command: want a string") {
 		t.Fatalf("got %v", err)
 	}
-	if _, _, err := LoadConfig(dir); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if _, _, err := LoadConfig(dir, ConfigOptions{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Fatalf("folder: got %v", err)
 	}
 }
@@ -135,8 +221,11 @@ func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte(`{"mcpServers": {"w": {"type": "http", "url": "http://h", "headers": {"a": "b"}}}}`))
 	f.Add([]byte(`{"mcpServers": {"a__b": {}}, "alow": 1}`))
 	f.Add([]byte(`{"mcpServers": null}`))
+	f.Add([]byte(`{"mcpServers": {"a": {"command": "${HOME}", "args": ["${X:-y}", "${"], "env": {"K": "${TOKEN}"}, "denied": []}}}`))
+	f.Add([]byte(`{"mcpServers": {"a": {"url": "${MCP_URL}", "headers": {"A": "${env:TOKEN}"}, "autoApprove": 1}}, "deny_list": 2}`))
+	f.Add([]byte(`{"mcpServers": {"a": {"command": "x", "inheritEnv": true, "excludeTools": ["*"]}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cfg, _, err := ParseConfig("f.json", data)
+		cfg, _, err := ParseConfig("f.json", data, ConfigOptions{LookupEnv: testEnv})
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "gateway: f.json:") {
 				t.Fatalf("error without the file: %v", err)

@@ -184,15 +184,7 @@ func (d *downstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 		t = &mcp.StreamableClientTransport{Endpoint: d.cfg.URL, HTTPClient: client, MaxRetries: -1}
 	default:
 		cmd := exec.Command(d.cfg.Command, d.cfg.Args...)
-		cmd.Env = os.Environ()
-		keys := make([]string, 0, len(d.cfg.Env))
-		for k := range d.cfg.Env {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			cmd.Env = append(cmd.Env, k+"="+d.cfg.Env[k])
-		}
+		cmd.Env = serverEnv(&d.cfg, os.Environ())
 		cmd.Dir = d.cfg.Cwd
 		cmd.Stderr = &lineWriter{prefix: "gateway: server " + d.cfg.Name + ": stderr: ", logf: d.gw.logf}
 		// A child that leaves a grandchild holding stderr must not stall Wait.

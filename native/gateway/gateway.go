@@ -275,6 +275,9 @@ func (g *Gateway) publish() {
 	}
 	if changed {
 		g.logf("gateway: catalog: %s from %s", plural(len(c.entries), "tool"), plural(len(c.servers), "server"))
+		for _, n := range c.invalid {
+			g.logf("gateway: catalog: %q left out: not a valid MCP tool name (1 to 128 of A-Z a-z 0-9 _ - .)", short(n))
+		}
 		g.mu.Lock()
 		sessions := make([]*frontSession, 0, len(g.sessions))
 		for s := range g.sessions {

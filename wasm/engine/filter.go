@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/caskg/caskg/graphs/errtext"
@@ -21,10 +22,13 @@ const (
 // deny wins.
 //
 // Allow and Deny are globs over the whole name: '*' matches any run of characters (none
-// included, '/' and '_' too), '?' one character, every other character itself. '[', ']' and
-// '\' are reserved (an error), so that character classes can come later without changing what
-// a valid pattern means. A namespace is the part of a name before its first "__", as the
-// gateway names tools SERVER__TOOL; a name without "__" is in no namespace.
+// included, '/' and '_' too), '?' one character, every other character itself regardless of
+// case (fold). '[', ']' and '\' are reserved (an error), so that character classes can come
+// later without changing what a valid pattern means. A namespace is the part of a name before
+// its first "__", as the gateway names tools SERVER__TOOL; a name without "__" is in no
+// namespace, and namespaces compare regardless of case too. The gateway filters its catalog
+// with this same type, so that a pattern means one thing on every surface: a deny that let
+// "Delete_All" or "admin/delete_user" past "*delete*" would be a hole, not a style.
 type Filter struct {
 	Allow      []string `json:"allow,omitempty"`
 	Deny       []string `json:"deny,omitempty"`
@@ -38,16 +42,11 @@ func (f *Filter) Check() error {
 	for l, v := range [...][]string{f.Allow, f.Deny, f.Namespaces} {
 		field := "engine: field \"filter." + filterLists[l]
 		for i, p := range v {
-			why := ""
-			if p == "" {
-				why = "empty"
-			}
-			for j := range len(p) {
-				switch c := p[j]; {
-				case l == 2 && c == '_' && namespaceEnd(p) < len(p):
+			why := GlobProblem(p)
+			if l == 2 && p != "" {
+				why = ""
+				if namespaceEnd(p) < len(p) {
 					why = "a namespace has no \"__\" (it is what comes before a name's first \"__\")"
-				case l < 2 && (c == '[' || c == ']' || c == '\\'):
-					why = "'[', ']' and '\\' are reserved; a pattern has '*' (any run of characters) and '?' (one character)"
 				}
 			}
 			if why != "" {
@@ -56,6 +55,20 @@ func (f *Filter) Check() error {
 		}
 	}
 	return nil
+}
+
+// GlobProblem says why p is not a pattern of Filter's Allow and Deny, or "" when it is one.
+// The gateway checks its configuration's patterns with it, so that both accept the same ones.
+func GlobProblem(p string) string {
+	if p == "" {
+		return "empty"
+	}
+	for j := range len(p) {
+		if c := p[j]; c == '[' || c == ']' || c == '\\' {
+			return "'[', ']' and '\\' are reserved; a pattern has '*' (any run of characters) and '?' (one character)"
+		}
+	}
+	return ""
 }
 
 // filterLists names Filter's lists as its JSON does, in Check's order.
@@ -74,6 +87,7 @@ func namespaceEnd(name string) int {
 
 // Allows reports whether f keeps the skill called name. f must have passed Check.
 func (f *Filter) Allows(name string) bool {
+	name = fold(name)
 	if len(f.Namespaces) > 0 {
 		end := namespaceEnd(name)
 		if end == len(name) || !matchAny(f.Namespaces, name[:end], false) {
@@ -86,16 +100,38 @@ func (f *Filter) Allows(name string) bool {
 	return !matchAny(f.Deny, name, true)
 }
 
-// matchAny reports whether s matches one of globs, or with glob false equals one of them.
+// matchAny reports whether the folded s matches one of globs, or with glob false equals one
+// of them, both regardless of case (fold).
 //
 //go:noinline
 func matchAny(globs []string, s string, glob bool) bool {
 	for _, g := range globs {
-		if g == s || glob && match(g, s) {
+		if g = fold(g); g == s || glob && match(g, s) {
 			return true
 		}
 	}
 	return false
+}
+
+// fold maps each character of s to one of its case: lower(upper(r)), so that "DELETE",
+// "Delete" and "delete" fold alike, as do K, k and the Kelvin sign, or σ, ς and Σ. It joins
+// every pair Unicode's simple case folding joins (TestFoldJoinsSimpleFolding), and a few more
+// (dotless ı and dotted İ with i), which for a deny is the safe side. It reuses the case
+// table unicode.ToLower already brings into the WebAssembly module: unicode.SimpleFold's orbit
+// table and loop would cost more. A byte that is not UTF-8 folds to U+FFFD, in patterns and
+// names alike. s itself when it is already folded ASCII, else one allocation.
+func fold(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+			b := make([]byte, i, len(s)+utf8.UTFMax)
+			copy(b, s)
+			for _, r := range s[i:] {
+				b = utf8.AppendRune(b, unicode.ToLower(unicode.ToUpper(r)))
+			}
+			return string(b)
+		}
+	}
+	return s
 }
 
 // match reports whether name matches the glob p. The literal tail after p's last wildcard is

@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/caskg/caskg/graphs"
 )
@@ -156,9 +159,13 @@ func FuzzMatch(f *testing.F) {
 		if glob == "*" && !got {
 			t.Fatalf("* does not match %q", name)
 		}
+		// Allows matches folded names against folded globs (bytes not UTF-8 fold to U+FFFD).
 		f := Filter{Allow: []string{glob}}
-		if f.Check() == nil && f.Allows(name) != got {
-			t.Fatalf("Allows and match disagree on %q, %q", glob, name)
+		if f.Check() == nil && f.Allows(name) != match(fold(glob), fold(name)) {
+			t.Fatalf("Allows and match of the folded strings disagree on %q, %q", glob, name)
+		}
+		if got && f.Check() == nil && !f.Allows(name) {
+			t.Fatalf("%q matches %q, but not regardless of case", glob, name)
 		}
 	})
 }
@@ -220,4 +227,103 @@ func itoa(i int) string {
 		return string(rune('0' + i))
 	}
 	return itoa(i/10) + string(rune('0'+i%10))
+}
+
+// One spelling of a name is enough to deny it: '*' crosses '/', and case does not count, in
+// ASCII and beyond it.
+func TestAllowsFoldsAndCrossesSlash(t *testing.T) {
+	tests := []struct {
+		name   string
+		filter Filter
+		skill  string
+		want   bool
+	}{
+		{"star crosses slash", Filter{Deny: []string{"*delete*"}}, "admin/delete_user", false},
+		{"namespaced slash", Filter{Deny: []string{"s2__*delete*"}}, "s2__admin/delete_user", false},
+		{"upper name", Filter{Deny: []string{"*delete*"}}, "Delete_All", false},
+		{"upper pattern", Filter{Deny: []string{"*DELETE*"}}, "s__delete_all", false},
+		{"mixed both", Filter{Deny: []string{"*DeLeTe*"}}, "S__dElEtE", false},
+		{"kelvin sign", Filter{Deny: []string{"*kill*"}}, "\u212Aill", false},
+		{"long s", Filter{Deny: []string{"*secret*"}}, "\u017Fecret", false},
+		{"final sigma", Filter{Deny: []string{"*σ*"}}, "ΟΔΟΣ", false},
+		{"sharp s", Filter{Deny: []string{"stra\u1E9Ee"}}, "straße", false},
+		{"allow folds", Filter{Allow: []string{"GitHub__*"}}, "github__login", true},
+		{"allow folds the other way", Filter{Allow: []string{"github__*"}}, "GITHUB__LOGIN", true},
+		{"namespace folds", Filter{Namespaces: []string{"GitHub"}}, "github__login", true},
+		{"other names stay", Filter{Deny: []string{"*delete*"}}, "s__deleted", false},
+		{"not a near miss", Filter{Deny: []string{"*delete*"}}, "s__del_ete", true},
+		{"question mark one folded character", Filter{Deny: []string{"?ill"}}, "\u212Aill", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.filter.Check(); err != nil {
+				t.Fatal(err)
+			}
+			if got := tt.filter.Allows(tt.skill); got != tt.want {
+				t.Errorf("%+v.Allows(%q) = %v, want %v", tt.filter, tt.skill, got, tt.want)
+			}
+		})
+	}
+}
+
+// fold joins at least what Unicode's simple case folding joins, for every character: a deny
+// written in one case holds for every case of it.
+func TestFoldJoinsSimpleFolding(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue
+		}
+		want := fold(string(r))
+		for o := unicode.SimpleFold(r); o != r; o = unicode.SimpleFold(o) {
+			if got := fold(string(o)); got != want {
+				t.Fatalf("fold(%U) = %q, fold(%U) = %q; simple folding joins them", r, want, o, got)
+			}
+		}
+	}
+}
+
+// FuzzAllowsFolds holds Allows to a reference: a glob made a regular expression with
+// case-insensitive matching ((?i) is Unicode simple folding). Whatever the reference matches,
+// Allows must match too (its folding is coarser, never finer), and on ASCII they agree.
+func FuzzAllowsFolds(f *testing.F) {
+	for _, s := range [][2]string{{"*delete*", "admin/delete_user"}, {"*DELETE*", "Delete_All"}, {"?ill", "\u212Aill"},
+		{"s2__*delete*", "s2__admin/delete_user"}, {"a?c", "abc"}, {"*", ""}, {"*σ*", "ΟΔΟΣ"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, glob, name string) {
+		flt := Filter{Deny: []string{glob}}
+		if flt.Check() != nil || !utf8.ValidString(glob) || !utf8.ValidString(name) {
+			return
+		}
+		var re strings.Builder
+		re.WriteString(`(?is)\A`)
+		for _, r := range glob {
+			switch r {
+			case '*':
+				re.WriteString(`.*`)
+			case '?':
+				re.WriteString(`.`)
+			default:
+				re.WriteString(regexp.QuoteMeta(string(r)))
+			}
+		}
+		re.WriteString(`\z`)
+		want := regexp.MustCompile(re.String()).MatchString(name)
+		denied := !flt.Allows(name)
+		if want && !denied {
+			t.Fatalf("deny %q lets %q through; (?i) matches it", glob, name)
+		}
+		if isASCII(glob+name) && want != denied {
+			t.Fatalf("deny %q on %q: %v, the reference says %v", glob, name, denied, want)
+		}
+	})
+}
+
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

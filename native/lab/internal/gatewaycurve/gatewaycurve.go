@@ -132,7 +132,7 @@ func Run(ctx context.Context, s Spec) (*Curve, error) {
 			loop.Close(context.Background())
 		}
 	}()
-	cfg, _, err := gateway.ParseConfig("gatewaycurve.json", fmt.Appendf(nil, `{"mcpServers": {%q: {"url": %q}}}`, server, down.URL+"/mcp"))
+	cfg, _, err := gateway.ParseConfig("gatewaycurve.json", fmt.Appendf(nil, `{"mcpServers": {%q: {"url": %q}}}`, server, down.URL+"/mcp"), gateway.ConfigOptions{})
 	if err != nil {
 		return nil, err
 	}
