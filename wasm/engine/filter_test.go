@@ -164,7 +164,9 @@ func FuzzMatch(f *testing.F) {
 		if f.Check() == nil && f.Allows(name) != match(fold(glob), fold(name)) {
 			t.Fatalf("Allows and match of the folded strings disagree on %q, %q", glob, name)
 		}
-		if got && f.Check() == nil && !f.Allows(name) {
+		// A glob of bytes that are not UTF-8 can match part of a character before folding and
+		// not after (its bytes fold to U+FFFD); JSON cannot carry one.
+		if got && f.Check() == nil && utf8.ValidString(glob) && !f.Allows(name) {
 			t.Fatalf("%q matches %q, but not regardless of case", glob, name)
 		}
 	})
