@@ -84,7 +84,7 @@ func (g *Gateway) mayRecord(s *frontSession) bool {
 	return ok
 }
 
-// admit makes room for a new session s under MaxSessions: it ends the session idle longest
+// admitLocked makes room for a new session s under MaxSessions: it ends the session idle longest
 // (no request in flight, oldest last request) when the front is full, and refuses s when
 // every session is busy. g.mu is held.
 func (g *Gateway) admitLocked(s *frontSession) (victim *frontSession, err error) {
