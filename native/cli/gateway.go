@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,7 +22,7 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR] [--learn-every N] [--learn-idle 2m] [--expose N] [--trace-gap 30s] [--lenient] [--task-min-runs N] [--no-task-text] | rollback --state-dir DIR [--relearn]"
+const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR [--auth-tokens FILE] [--allowed-hosts H,...]] [--max-sessions N] [--session-idle 10m] [--trace-rate N] [--learn-every N] [--learn-idle 2m] [--expose N] [--trace-gap 30s] [--lenient] [--task-min-runs N] [--no-task-text] | rollback --state-dir DIR [--relearn]"
 
 // gatewayShutdown bounds how long SIGTERM waits for a running graph build before cancelling it.
 const gatewayShutdown = 30 * time.Second
@@ -50,6 +51,11 @@ func runGateway(c *ctx, args []string) error {
 	traceGap := fl.Duration("trace-gap", gateway.DefaultTraceGap, "a session's trace is written after this long without a call (what a kill -9 can lose)")
 	idle := fl.Duration("idle", 0, "the old name of --trace-gap")
 	lenient := fl.Bool("lenient", false, "warn about an unknown field in --config instead of refusing it")
+	authTokens := fl.String("auth-tokens", "", "with --http: every request needs Authorization: Bearer TOKEN of this `file`'s lines NAME TOKEN (default $"+tokensEnv+"); needed beyond loopback")
+	allowedHosts := fl.String("allowed-hosts", "", "with --http: the comma-separated `names` a request beyond loopback may give as Host (DNS-rebinding protection); empty: any")
+	maxSessions := fl.Int("max-sessions", gateway.DefaultMaxSessions, "sessions open at once; a new one beyond ends the session idle longest")
+	sessionIdle := fl.Duration("session-idle", gateway.DefaultSessionIdle, "close an HTTP session without a request for this long")
+	traceRate := fl.Int("trace-rate", gateway.DefaultTraceRate, "traces each client may record a minute; more are dropped (negative: no limit)")
 	taskMinRuns, noTaskText := engine.DefaultTaskMinRuns, false
 	registerTaskFlags(fl, &taskMinRuns, &noTaskText)
 	pos, err := parse(c, fl, args, gatewayArgs)
@@ -75,6 +81,14 @@ func runGateway(c *ctx, args []string) error {
 		return usagef("--idle %v: must be positive", *idle)
 	case taskMinRuns < 1:
 		return checkTaskMinRuns(taskMinRuns)
+	case *maxSessions < 1:
+		return usagef("--max-sessions %d: must be at least 1", *maxSessions)
+	case *sessionIdle <= 0:
+		return usagef("--session-idle %v: must be positive", *sessionIdle)
+	case *traceRate == 0:
+		return usagef("--trace-rate 0: would record nothing; give a positive rate, or a negative one for no limit")
+	case *httpAddr == "" && (*authTokens != "" || *allowedHosts != ""):
+		return usagef("--auth-tokens and --allowed-hosts are for --http; stdio has one trusted client")
 	}
 	if *idle > 0 {
 		*traceGap = *idle
@@ -85,6 +99,35 @@ func runGateway(c *ctx, args []string) error {
 	}
 	for _, w := range warnings {
 		fmt.Fprintln(c.stderr, "caskg gateway: "+w)
+	}
+	var tokens *gateway.Tokens
+	var ln net.Listener
+	if *httpAddr != "" {
+		file := *authTokens
+		if file == "" {
+			file = os.Getenv(tokensEnv)
+		}
+		if file != "" {
+			var tw []string
+			if tokens, tw, err = gateway.LoadTokens(file); err != nil {
+				return err
+			}
+			for _, w := range tw {
+				fmt.Fprintln(c.stderr, "caskg gateway: "+w)
+			}
+			fmt.Fprintf(c.stderr, "caskg gateway: %d clients from %s; every request needs a bearer token\n", len(tokens.Names()), file)
+		}
+		for _, w := range gateway.ClientWarnings(cfg, tokens) {
+			fmt.Fprintln(c.stderr, "caskg gateway: "+w)
+		}
+		// Listening before the servers start, so that a front it must refuse starts nothing.
+		if ln, err = net.Listen("tcp", *httpAddr); err != nil {
+			return fmt.Errorf("--http %s: %w", *httpAddr, err)
+		}
+		defer ln.Close()
+		if err := gateway.CheckBind(ln.Addr(), tokens); err != nil {
+			return err
+		}
 	}
 	if err := os.MkdirAll(*stateDir, 0o755); err != nil {
 		return fmt.Errorf("--state-dir: %w", err)
@@ -104,7 +147,8 @@ func runGateway(c *ctx, args []string) error {
 		return err
 	}
 	g, err := gateway.New(cfg, gateway.Options{Learner: learner, PreviousCatalog: prev, Expose: *expose, TraceGap: *traceGap,
-		Version: engine.Version, Logf: logf})
+		Version: engine.Version, Logf: logf, Tokens: tokens, AllowedHosts: splitList(*allowedHosts),
+		MaxSessions: *maxSessions, SessionIdle: *sessionIdle, TraceRate: *traceRate})
 	if err != nil {
 		closeLearner(context.Background())
 		return err
@@ -114,7 +158,7 @@ func runGateway(c *ctx, args []string) error {
 	ctx, stop := serveContext()
 	defer stop()
 	if *httpAddr != "" {
-		err = serveGatewayHTTP(ctx, c, g, *httpAddr)
+		err = serveGatewayHTTP(ctx, c, g, ln, tokens != nil)
 	} else {
 		err = g.ServeStdio(ctx, stdin, c.stdout)
 	}
@@ -151,14 +195,26 @@ func openLearner(dir string, opt learn.Options) (gateway.Learner, func(context.C
 	return gateway.LoopLearner(l), l.Close, nil
 }
 
-func serveGatewayHTTP(ctx context.Context, c *ctx, g *gateway.Gateway, addr string) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("--http %s: %w", addr, err)
+// tokensEnv names the tokens file when --auth-tokens is not given. It names a file rather than
+// holding the tokens: the environment is readable in /proc by the user's other processes and
+// passes to stdio servers with "inheritEnv", a file can be mode 600.
+const tokensEnv = "CASKG_GATEWAY_TOKENS"
+
+// splitList splits a comma-separated flag, blanks trimmed and empty items dropped.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
 	}
+	return out
+}
+
+func serveGatewayHTTP(ctx context.Context, c *ctx, g *gateway.Gateway, ln net.Listener, authed bool) error {
 	fmt.Fprintf(c.stderr, "caskg gateway: MCP at http://%s/mcp, health at http://%s/v1/health; Ctrl-C stops\n", ln.Addr(), ln.Addr())
-	if !mcpserver.IsLoopbackAddr(ln.Addr()) {
-		fmt.Fprintf(c.stderr, "caskg gateway: warning: %s is reachable beyond this machine, and the gateway runs its servers' tools for anyone who reaches it\n", ln.Addr())
+	if !mcpserver.IsLoopbackAddr(ln.Addr()) && authed {
+		fmt.Fprintf(c.stderr, "caskg gateway: %s is reachable beyond this machine: only clients with a token are served; put TLS in front of it (a token crosses the network as plain text over http://)\n", ln.Addr())
 	}
 	serveReady(ln.Addr().String())
 	return mcpserver.ServeHTTP(ctx, ln, g.Handler())

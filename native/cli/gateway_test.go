@@ -13,6 +13,15 @@ func TestGatewayUsage(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`{"mcpServers": {"fs": {"command": "x", "args": [1]}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	good := filepath.Join(dir, "good.json")
+	if err := os.WriteFile(good, []byte(`{"mcpServers": {"fs": {"command": "/nonexistent/mcp-server"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	weak := filepath.Join(dir, "weak.txt")
+	if err := os.WriteFile(weak, []byte("alice hunter2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CASKG_GATEWAY_TOKENS", "")
 	tests := []struct {
 		name string
 		args []string
@@ -27,6 +36,15 @@ func TestGatewayUsage(t *testing.T) {
 		{"stray argument", []string{"gateway", "rolback"}, 2, `unexpected argument "rolback"; did you mean rollback?`},
 		{"bad config", []string{"gateway", "--config", bad, "--state-dir", dir}, 1, "caskg gateway: gateway: servers.json:1:49: mcpServers.fs.args[0]: want a string, got a number"},
 		{"rollback without dir", []string{"gateway", "rollback"}, 2, "--state-dir DIR is required"},
+		// Bound beyond loopback without tokens: refused before any server starts (port 0, closed
+		// at once; nothing connects).
+		{"open bind without tokens", []string{"gateway", "--config", good, "--state-dir", dir, "--http", "0.0.0.0:0"}, 1,
+			"is reachable beyond this machine and the gateway has no tokens: give --auth-tokens FILE"},
+		{"weak token", []string{"gateway", "--config", good, "--state-dir", dir, "--http", "127.0.0.1:0", "--auth-tokens", weak}, 1,
+			"weak.txt:1: client alice: the token has 7 characters, want 32 to 4096"},
+		{"tokens on stdio", []string{"gateway", "--config", good, "--state-dir", dir, "--auth-tokens", weak}, 2,
+			"--auth-tokens and --allowed-hosts are for --http"},
+		{"max sessions", []string{"gateway", "--config", good, "--state-dir", dir, "--max-sessions", "0"}, 2, "--max-sessions 0: must be at least 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

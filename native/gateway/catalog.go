@@ -126,6 +126,39 @@ func (c *catalog) names() []string {
 	return out
 }
 
+// visibleNames are the names keep passes (nil: all), sorted.
+func (c *catalog) visibleNames(keep func(string) bool) []string {
+	if keep == nil {
+		return c.names()
+	}
+	var out []string
+	for _, e := range c.entries {
+		if keep(e.Name) {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
+// visible counts the tools keep passes (nil: all) and names the servers they are of, sorted.
+func (c *catalog) visible(keep func(string) bool) (int, []string) {
+	if keep == nil {
+		return len(c.entries), c.servers
+	}
+	n := 0
+	var servers []string
+	for _, e := range c.entries {
+		if !keep(e.Name) {
+			continue
+		}
+		n++
+		if len(servers) == 0 || servers[len(servers)-1] != e.Server {
+			servers = append(servers, e.Server)
+		}
+	}
+	return n, servers
+}
+
 // parseCatalog reads a catalog the gateway wrote before ({"tools": [...]}) back into each
 // server's tools under their own names, so that a server down at start keeps the tools it had.
 // Tools of servers no longer configured are dropped.

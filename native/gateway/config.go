@@ -35,6 +35,22 @@ type Config struct {
 	// matches some Allow pattern (or Allow is empty) and no Deny pattern. The globs are
 	// engine.Filter's: '*' any run of characters ('/' too), '?' one, case not counting.
 	Allow, Deny []string
+	// Clients narrow what each client of the HTTP front (by its name in the tokens file) sees
+	// and calls, after the filters above: allow and deny over SERVER__TOOL.
+	Clients map[string]ClientConfig
+}
+
+// ClientConfig is one client's filter: globs over SERVER__TOOL, as Config's.
+type ClientConfig struct {
+	Allow, Deny []string
+}
+
+// keeps reports whether the client's filter keeps a namespaced name.
+func (c ClientConfig) keeps(name string) bool { return filtered(c.Allow, c.Deny, name) }
+
+// clientNames are the configured clients, sorted.
+func (c *Config) clientNames() []string {
+	return slices.Sorted(maps.Keys(c.Clients))
 }
 
 // ServerConfig is one downstream server: a command to run (stdio) or a URL (streamable HTTP).
@@ -210,6 +226,8 @@ func (p *cfgParser) config() (*Config, error) {
 			return p.patterns(key, &cfg.Allow)
 		case "deny":
 			return p.patterns(key, &cfg.Deny)
+		case "clients":
+			return p.clients(cfg)
 		}
 		return p.unknown("", key, topFields)
 	})
@@ -229,7 +247,52 @@ func (p *cfgParser) config() (*Config, error) {
 	return cfg, nil
 }
 
-var topFields = []string{"mcpServers", "allow", "deny"}
+var topFields = []string{"mcpServers", "allow", "deny", "clients"}
+
+var clientFields = []string{"allow", "deny"}
+
+// clients reads "clients": {"NAME": {"allow": [...], "deny": [...]}}, NAME as in the tokens
+// file. An unknown field in a client's entry is an error as in a server's: a misspelt "deny"
+// would let the client call what it must not.
+func (p *cfgParser) clients(cfg *Config) error {
+	if c := p.d.Peek(); c != '{' {
+		return p.errorf("clients", "want an object of clients by name, got %s", describe(c))
+	}
+	cfg.Clients = map[string]ClientConfig{}
+	return p.d.Object(func(name string) error {
+		jpath := "clients." + name
+		if err := checkClientName(name); err != nil {
+			return p.errorf(jpath, "%v", err)
+		}
+		if len(cfg.Clients) == maxTokenClients {
+			return p.errorf(jpath, "more than %d clients", maxTokenClients)
+		}
+		if c := p.d.Peek(); c != '{' {
+			return p.errorf(jpath, "want an object with \"allow\" or \"deny\", got %s", describe(c))
+		}
+		var cc ClientConfig
+		seen := map[string]bool{}
+		err := p.d.Object(func(key string) error {
+			fp := jpath + "." + key
+			if seen[key] {
+				return p.errorf(fp, "duplicate field")
+			}
+			seen[key] = true
+			switch key {
+			case "allow":
+				return p.patterns(fp, &cc.Allow)
+			case "deny":
+				return p.patterns(fp, &cc.Deny)
+			}
+			return p.unknown(jpath, key, clientFields)
+		})
+		if err != nil {
+			return p.wrap(jpath, err)
+		}
+		cfg.Clients[name] = cc
+		return nil
+	})
+}
 
 var serverFields = []string{"command", "args", "env", "envFile", "inheritEnv", "cwd", "url", "headers", "type",
 	"allow", "deny", "timeout", "disabled"}
@@ -263,8 +326,11 @@ var filterFields = map[string]string{
 func (p *cfgParser) unknown(parent, key string, known []string) error {
 	jpath := join(parent, key)
 	level := ""
-	if parent != "" {
+	switch {
+	case strings.HasPrefix(parent, "mcpServers."):
 		level = "server"
+	case parent != "":
+		level = "client" // no other client's fields: an unknown one is an error
 	}
 	at := p.offset()
 	line, col := lineCol(p.data, at)

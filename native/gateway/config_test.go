@@ -101,6 +101,19 @@ func TestParseConfig(t *testing.T) {
 		{name: "trailing data", in: `{"mcpServers": {"a": {"command": "x"}}} x`, err: `gateway: s.json:1:41: data after the JSON value`},
 		{name: "env not strings", in: `{"mcpServers": {"a": {"command": "x", "env": {"K": 1}}}}`,
 			err: `gateway: s.json:1:52: mcpServers.a.env.K: want a string, got a number`},
+		{name: "clients", in: `{"mcpServers": {"a": {"command": "x"}}, "clients": {"ci-bot": {"allow": ["a__read*"]}, "intern": {"deny": ["*delete*"]}}}`,
+			want: &Config{Servers: []ServerConfig{{Name: "a", Command: "x", Timeout: defaultTimeout}},
+				Clients: map[string]ClientConfig{"ci-bot": {Allow: []string{"a__read*"}}, "intern": {Deny: []string{"*delete*"}}}}},
+		{name: "client's denied", in: `{"mcpServers": {"a": {"command": "x"}}, "clients": {"intern": {"denied": ["*"]}}}`,
+			err: `gateway: s.json:1:74: clients.intern.denied: unknown field; did you mean "deny"?`},
+		{name: "client's autoApprove", in: `{"mcpServers": {"a": {"command": "x"}}, "clients": {"intern": {"autoApprove": []}}}`,
+			err: `gateway: s.json:1:79: clients.intern.autoApprove: unknown field; the known fields are allow, deny`},
+		{name: "client name", in: `{"mcpServers": {"a": {"command": "x"}}, "clients": {"a b": {}}}`,
+			err: `gateway: s.json:1:60: clients.a b: a client name may hold only letters, digits, '_', '-' and '.', not ' '`},
+		{name: "client not an object", in: `{"mcpServers": {"a": {"command": "x"}}, "clients": {"bob": ["*"]}}`,
+			err: `gateway: s.json:1:60: clients.bob: want an object with "allow" or "deny", got an array`},
+		{name: "client twice", in: `{"mcpServers": {"a": {"command": "x"}}, "clients": {"bob": {}, "bob": {}}}`,
+			err: `gateway: s.json:1:64: clients.bob: key given twice`},
 		{name: "headers on stdio", in: `{"mcpServers": {"a": {"command": "x", "headers": {"K": "v"}}}}`,
 			err: `gateway: s.json:1:22: mcpServers.a: "headers" are for HTTP servers, and this one has a "command"`},
 	}
@@ -145,7 +158,7 @@ func TestParseConfigLenient(t *testing.T) {
 	want := []string{
 		`gateway: s.json:1:50: mcpServers.fs.denied: unknown field; did you mean "deny"? (--lenient: ignored)`,
 		`gateway: s.json:1:72: mcpServers.fs.autoApprove: a field of Cline, ignored`,
-		`gateway: s.json:1:88: colour: unknown field; the known fields are mcpServers, allow, deny (--lenient: ignored)`,
+		`gateway: s.json:1:88: colour: unknown field; the known fields are mcpServers, allow, deny, clients (--lenient: ignored)`,
 	}
 	if d := cmp.Diff(want, warn); d != "" {
 		t.Errorf("warnings (-want +got):\n%s", d)

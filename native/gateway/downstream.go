@@ -189,7 +189,10 @@ func (d *downstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 		cmd.Stderr = &lineWriter{prefix: "gateway: server " + d.cfg.Name + ": stderr: ", logf: d.gw.logf}
 		// A child that leaves a grandchild holding stderr must not stall Wait.
 		cmd.WaitDelay = 2 * time.Second
-		t = watchedTransport{&mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, &d.badOutput}
+		logf := func(format string, a ...any) {
+			d.gw.logf("gateway: server %s: %s", d.cfg.Name, fmt.Sprintf(format, a...))
+		}
+		t = watchedTransport{&commandTransport{cmd: cmd, terminate: 2 * time.Second, maxLine: maxMessageBytes, logf: logf}, &d.badOutput}
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "caskg-gateway", Version: d.gw.opt.Version}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {

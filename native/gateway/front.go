@@ -48,6 +48,20 @@ type frontSession struct {
 	g   *Gateway
 	srv *mcp.Server
 
+	// client is the tokens file's name of the session's client, "" for a trusted session;
+	// filter is its entry of the config's "clients", nil for none. Both are set at creation.
+	client string
+	filter *ClientConfig
+
+	// Under g.mu, from registration: the SDK session (nil for ServeStdio's until its first
+	// request), the time of the latest request, the requests in flight and the order of
+	// registration, by which MaxSessions picks the session to end.
+	ss       *mcp.ServerSession
+	last     time.Time
+	inflight int
+	seqNo    int
+	refused  error // set when MaxSessions refused the session
+
 	registerOnce sync.Once
 	id           string // set at registration
 	httpID       string // the Mcp-Session-Id of an HTTP session, set at registration; under g.mu
@@ -58,39 +72,95 @@ type frontSession struct {
 	exposed  []string // SERVER__TOOL names registered as direct tools, best first
 }
 
-// newFrontSession makes a session's server; it joins the gateway's sessions at its first
-// request (register).
-func (g *Gateway) newFrontSession() *frontSession {
-	s := &frontSession{g: g}
+// newFrontSession makes a session's server for client ("" trusted); it joins the gateway's
+// sessions at its first request, initialize (register).
+func (g *Gateway) newFrontSession(client string) *frontSession {
+	s := &frontSession{g: g, client: client}
+	if cc, ok := g.cfg.Clients[client]; ok && client != "" {
+		s.filter = &cc
+	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "caskg-gateway", Title: "caskg gateway", Version: g.opt.Version},
 		&mcp.ServerOptions{
 			Instructions:              instructions,
 			SupportedProtocolVersions: frontVersions(),
 			Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
-			InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
-				s.register(req.Session)
-			},
 		})
+	// Every request registers the session and marks it busy while it runs: a session counts
+	// against MaxSessions from its initialize, not from the notification after it, which a
+	// client may never send.
+	s.srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			ss, _ := req.GetSession().(*mcp.ServerSession)
+			if err := s.register(ss); err != nil {
+				return nil, err
+			}
+			s.begin()
+			defer s.done()
+			return next(ctx, method, req)
+		}
+	})
 	c := g.cat.Load()
-	s.srv.AddTool(searchToolDef(c), s.searchHandler)
+	s.srv.AddTool(searchToolDef(c, s.keeps), s.searchHandler)
 	s.srv.AddTool(callToolDef(), s.callHandler)
 	return s
 }
 
+// keeps reports whether the session's client may see and call a catalog tool.
+func (s *frontSession) keeps(name string) bool { return s.filter == nil || s.filter.keeps(name) }
+
+// source is what the session's traces give as their source: "client:NAME", or "" (trusted).
+func (s *frontSession) source() string {
+	if s.client == "" {
+		return ""
+	}
+	return "client:" + s.client
+}
+
+func (s *frontSession) begin() {
+	s.g.mu.Lock()
+	s.inflight++
+	s.last = s.g.opt.now()
+	s.g.mu.Unlock()
+}
+
+func (s *frontSession) done() {
+	s.g.mu.Lock()
+	s.inflight--
+	s.last = s.g.opt.now()
+	s.g.mu.Unlock()
+}
+
 // register adds the session to the gateway's sessions, once, and arranges its end when the
-// client goes away.
-func (s *frontSession) register(ss *mcp.ServerSession) {
+// client goes away. With MaxSessions sessions open it ends the one idle longest, or refuses
+// this one when all are busy (the error, for every request of the session).
+func (s *frontSession) register(ss *mcp.ServerSession) error {
 	s.registerOnce.Do(func() {
 		g := s.g
 		g.mu.Lock()
 		g.seq++
+		s.seqNo = g.seq
 		s.id = g.runID + "." + strconv.Itoa(g.seq)
+		s.ss, s.last = ss, g.opt.now()
 		closed := g.closed
+		var victim *frontSession
 		if !closed {
-			g.sessions[s] = true
+			victim, s.refused = g.admitLocked(s)
+			if s.refused == nil {
+				g.sessions[s] = true
+			}
 		}
 		g.mu.Unlock()
 		s.trace.init(s)
+		if victim != nil {
+			g.evict(victim)
+		}
+		if s.refused != nil {
+			g.logf("%v", s.refused)
+			if ss != nil {
+				go ss.Close()
+			}
+			return
+		}
 		if closed {
 			return
 		}
@@ -109,6 +179,7 @@ func (s *frontSession) register(ss *mcp.ServerSession) {
 			}()
 		}
 	})
+	return s.refused
 }
 
 // end records the trace in flight and forgets the session.
@@ -133,15 +204,17 @@ const instructions = `This gateway stands in front of many MCP servers. Their to
 	`they need or lead to), then call_tool with a tool's name and arguments to run it.`
 
 // searchToolDef is search_tools as the front lists it; its description names the servers and
-// the number of tools behind it, so that a model knows when to use it.
-func searchToolDef(c *catalog) *mcp.Tool {
+// the number of tools behind it that keep (the client's filter) passes, so that a model knows
+// when to use it.
+func searchToolDef(c *catalog, keep func(string) bool) *mcp.Tool {
+	n, visible := c.visible(keep)
 	servers := "no servers yet"
-	if len(c.servers) > 0 {
-		servers = "the servers " + strings.Join(c.servers, ", ")
+	if len(visible) > 0 {
+		servers = "the servers " + strings.Join(visible, ", ")
 	}
 	desc := fmt.Sprintf("Find the tools for a task among %d tools of %s. Returns the best tools first, each with its "+
 		"description, full input schema and why it was found, and the chain the task needs (prerequisites, follow-ups). "+
-		"Run a tool with call_tool.", len(c.entries), servers)
+		"Run a tool with call_tool.", n, servers)
 	return &mcp.Tool{Name: searchTool, Title: "Search tools", Description: desc,
 		InputSchema: json.RawMessage(`{"type": "object", "properties": {` +
 			api.Property("query", "the task, in plain words") + `, ` +
@@ -169,12 +242,12 @@ func callToolDef() *mcp.Tool {
 // catalogChanged updates the session's tools after the catalog changed: search_tools' description
 // and the exposed tools (dropped when gone, their definitions renewed).
 func (s *frontSession) catalogChanged(c *catalog) {
-	s.srv.AddTool(searchToolDef(c), s.searchHandler)
+	s.srv.AddTool(searchToolDef(c, s.keeps), s.searchHandler)
 	s.exposeMu.Lock()
 	defer s.exposeMu.Unlock()
 	var keep []string
 	for _, name := range s.exposed {
-		if e := c.byName[name]; e != nil && s.addDirect(e) {
+		if e := c.byName[name]; e != nil && s.keeps(name) && s.addDirect(e) {
 			keep = append(keep, name)
 		} else {
 			s.srv.RemoveTools(name)
@@ -209,7 +282,7 @@ func (s *frontSession) expose(names []string) {
 			now = append(now, name)
 			continue
 		}
-		if e := c.byName[name]; e != nil && s.addDirect(e) {
+		if e := c.byName[name]; e != nil && s.keeps(name) && s.addDirect(e) {
 			now = append(now, name)
 		}
 	}
@@ -263,14 +336,14 @@ func (s *frontSession) searchHandler(ctx context.Context, req *mcp.CallToolReque
 	if err := checkRequest(sr, given...); err != nil {
 		return toolError("search_tools: %v", err), nil
 	}
-	res := s.g.searchFiltered(sr.Query, sr.K, sr.Filter)
+	res := s.g.searchFiltered(sr.Query, sr.K, sr.Filter, s.keeps)
 	s.trace.search(in.Query)
 	names := make([]string, len(res.Tools))
 	for i, t := range res.Tools {
 		names[i] = t.Name
 	}
 	s.expose(names)
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s.g.renderSearch(in.Query, res)}},
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s.g.renderSearch(in.Query, res, s.keeps)}},
 		StructuredContent: res}, nil
 }
 
@@ -314,8 +387,8 @@ func (s *frontSession) callHandler(ctx context.Context, req *mcp.CallToolRequest
 func (s *frontSession) call(ctx context.Context, req *mcp.CallToolRequest, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	c := s.g.cat.Load()
 	e := c.byName[name]
-	if e == nil {
-		return s.g.unknownTool(c, name), nil
+	if e == nil || !s.keeps(name) {
+		return s.g.unknownTool(c, name, s.keeps), nil
 	}
 	start := s.g.opt.now()
 	res, err := s.g.forward(ctx, req, e, args)
@@ -324,12 +397,13 @@ func (s *frontSession) call(ctx context.Context, req *mcp.CallToolRequest, name 
 	return res, err
 }
 
-// unknownTool is the result of calling a name the catalog does not have: not a tool of any
-// server, or one the configuration denies (the message does not tell them apart, so a denied
-// tool stays unknown).
-func (g *Gateway) unknownTool(c *catalog, name string) *mcp.CallToolResult {
+// unknownTool is the result of calling a name the catalog does not have, or keep (the
+// client's filter) refuses: not a tool of any server, or one the configuration denies (the
+// message does not tell them apart, so a denied tool stays unknown, and it suggests only
+// tools keep passes).
+func (g *Gateway) unknownTool(c *catalog, name string, keep func(string) bool) *mcp.CallToolResult {
 	msg := fmt.Sprintf("gateway: no tool %q", short(name))
-	if near := suggestions(name, c.names(), 3); len(near) > 0 {
+	if near := suggestions(name, c.visibleNames(keep), 3); len(near) > 0 {
 		msg += "; did you mean " + strings.Join(near, " or ") + "?"
 	} else {
 		msg += "; search_tools finds the tools for a task"
@@ -513,7 +587,7 @@ func (p *progressRelay) relay(ctx context.Context, params *mcp.ProgressNotificat
 // up or ctx ends, then records the session's trace in flight. Malformed lines are answered
 // and skipped (mcpserver.Transport), not the end of the session.
 func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
-	s := g.newFrontSession()
+	s := g.newFrontSession("")
 	defer s.end()
 	err := s.srv.Run(ctx, &mcpserver.Transport{Reader: r, Writer: w})
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
@@ -525,12 +599,15 @@ func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) erro
 // Connect serves one front session over t (an in-memory transport in tests) and returns the
 // server session; the session's trace is recorded when it ends.
 func (g *Gateway) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
-	s := g.newFrontSession()
+	s := g.newFrontSession("")
 	ss, err := s.srv.Connect(ctx, t, nil)
 	if err != nil {
 		return nil, err
 	}
-	s.register(ss)
+	if err := s.register(ss); err != nil {
+		ss.Close()
+		return nil, err
+	}
 	return ss, nil
 }
 
@@ -542,16 +619,20 @@ func (g *Gateway) Handler() http.Handler {
 	// The SDK asks getServer on every request; only a request without a session id starts a
 	// session, and only a session's first request registers it, so the servers made for other
 	// requests, used for their protocol versions only, are dropped unused.
-	template := g.newFrontSession().srv
-	h := mcpserver.HTTPHandler(func(r *http.Request) *mcp.Server {
+	template := g.newFrontSession("").srv
+	opt := mcpserver.HTTPOptions{
+		SessionTimeout: g.opt.SessionIdle,
+		Health:         func() any { return g.health() },
+	}
+	if g.opt.Tokens != nil {
+		opt.Guard = g.requireToken
+	}
+	h := g.checkAllowedHost(mcpserver.HTTPHandler(func(r *http.Request) *mcp.Server {
 		if r.Header.Get("Mcp-Session-Id") != "" {
 			return template
 		}
-		return g.newFrontSession().srv
-	}, mcpserver.HTTPOptions{
-		SessionTimeout: max(g.opt.TraceGap, time.Hour),
-		Health:         func() any { return g.health() },
-	})
+		return g.newFrontSession(clientOf(r)).srv
+	}, opt))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(w, r)
 		// A session's GET stream ends when its client goes away: the TypeScript SDK's close()

@@ -40,7 +40,18 @@ const (
 	// DefaultTraceGap ends a session's trace after this long without a call. It is what a kill
 	// -9 can lose: a trace is written when it ends, and an agent between two steps of one task
 	// rarely waits this long, while one that has gone quiet has its calls on disk soon.
-	DefaultTraceGap   = 30 * time.Second
+	DefaultTraceGap = 30 * time.Second
+	// DefaultMaxSessions bounds the front sessions open at once. A session costs tens of
+	// kilobytes (its MCP server, its trace); 5,000 initializes once took the gateway from 19 to
+	// 185 MB, and a team's agents need far fewer than 256 at a time.
+	DefaultMaxSessions = 256
+	// DefaultSessionIdle closes an HTTP session no request has touched for this long: an agent
+	// between two tasks comes back sooner, one that left without DELETE does not come back.
+	DefaultSessionIdle = 10 * time.Minute
+	// DefaultTraceRate is how many traces a client may record a minute. An agent finishes a
+	// task in seconds at best, so 60 is above any real pace, and far below the 2.4 MB in 4 s
+	// one scripted session once wrote.
+	DefaultTraceRate  = 60
 	defaultBackoffMin = time.Second
 	defaultBackoffMax = time.Minute
 )
@@ -61,6 +72,9 @@ type Trace struct {
 	Tools    []string // SERVER__TOOL in call order, consecutive repeats collapsed
 	Failed   bool     // the last call failed (an isError result or a JSON-RPC error)
 	Calls    []Call
+	// Source is "client:NAME" for a session of a client known by its token, "" for a trusted
+	// one (stdio, or HTTP without tokens): see Options.Tokens.
+	Source string
 }
 
 // Call is one proxied call of a trace.
@@ -99,6 +113,28 @@ type Options struct {
 	// Logf receives status lines for people; nil: silent.
 	Logf func(format string, a ...any)
 
+	// Tokens, when set, make every request to the HTTP front need the bearer token of one of
+	// its clients (401 otherwise); each session then belongs to its client: its traces carry
+	// the source "client:NAME", which the builder counts once per client, and the config's
+	// "clients" filter narrows what it sees and calls. nil: every session is trusted, as on
+	// stdio.
+	Tokens *Tokens
+	// AllowedHosts are the names a request beyond loopback may give as its Host ("host" or
+	// "host:port"): DNS-rebinding protection for a front on a LAN address. Empty: any Host. A
+	// request that reaches a loopback address needs a loopback Host whatever this says.
+	AllowedHosts []string
+	// MaxSessions bounds the front sessions open at once; 0 means DefaultMaxSessions. A new
+	// session beyond it ends the session idle longest; when every session has a request in
+	// flight, the new one is refused.
+	MaxSessions int
+	// SessionIdle closes an HTTP session without a request for this long; 0 means
+	// DefaultSessionIdle.
+	SessionIdle time.Duration
+	// TraceRate is how many traces each client (all trusted sessions together count as one)
+	// may record a minute, with a minute's worth as burst; 0 means DefaultTraceRate, negative
+	// no limit. A trace over it is dropped, counted in health as traces_dropped.
+	TraceRate int
+
 	now func() time.Time // tests' clock
 	// afterFunc arms a timer as time.AfterFunc does; tests give one their clock fires.
 	afterFunc func(d time.Duration, f func()) timer
@@ -127,6 +163,8 @@ type Gateway struct {
 	seq      int                      // front sessions started
 	runID    string                   // distinguishes this run's trace IDs from earlier runs'
 	closed   bool
+
+	traceRate rateLimiter
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -157,11 +195,24 @@ func New(cfg *Config, opt Options) (*Gateway, error) {
 	if opt.afterFunc == nil {
 		opt.afterFunc = func(d time.Duration, f func()) timer { return time.AfterFunc(d, f) }
 	}
+	if opt.MaxSessions == 0 {
+		opt.MaxSessions = DefaultMaxSessions
+	}
+	if opt.SessionIdle <= 0 {
+		opt.SessionIdle = DefaultSessionIdle
+	}
+	if opt.TraceRate == 0 {
+		opt.TraceRate = DefaultTraceRate
+	}
+	if opt.MaxSessions < 0 {
+		return nil, fmt.Errorf("gateway: max sessions %d: must not be negative", opt.MaxSessions)
+	}
 	if opt.Expose < 0 {
 		return nil, fmt.Errorf("gateway: expose %d: must not be negative", opt.Expose)
 	}
 	g := &Gateway{cfg: cfg, opt: opt, byServer: map[string]*downstream{}, progress: newProgressRelay(),
 		sessions: map[*frontSession]bool{}, byID: map[string]*frontSession{}, handed: make(chan struct{})}
+	g.traceRate.perMinute = opt.TraceRate
 	// Trace IDs must not repeat across runs over the same state: the traces recorded before
 	// this run make the prefix, and a run that records none leaves no ID to collide with.
 	g.runID = "0"
@@ -304,12 +355,18 @@ type healthReport struct {
 	LastUpdate     *time.Time `json:"last_update"` // null before any graph
 	Building       bool       `json:"building"`
 	LastError      string     `json:"last_error,omitempty"`
-	Learning       bool       `json:"learning"` // a learner keeps traces
+	Learning       bool       `json:"learning"`       // a learner keeps traces
+	TracesDropped  int64      `json:"traces_dropped"` // over a client's TraceRate
+	Sessions       int        `json:"sessions"`
 }
 
 // health reports the servers' states and the learning loop's counts.
 func (g *Gateway) health() healthReport {
-	h := healthReport{Servers: make([]status, 0, len(g.downs)), Tools: len(g.cat.Load().entries)}
+	h := healthReport{Servers: make([]status, 0, len(g.downs)), Tools: len(g.cat.Load().entries),
+		TracesDropped: g.traceRate.droppedTotal()}
+	g.mu.Lock()
+	h.Sessions = len(g.sessions)
+	g.mu.Unlock()
 	for _, d := range g.downs {
 		h.Servers = append(h.Servers, d.status())
 	}

@@ -42,6 +42,12 @@ func TestMain(m *testing.M) {
 		addTool(srv, "pid", "Tell the server's process id.", func(context.Context, map[string]any) (*mcp.CallToolResult, error) {
 			return text(strconv.Itoa(os.Getpid())), nil
 		})
+		if os.Getenv("GATEWAY_TEST_SERVER") == "big" {
+			// A result over the gateway's frame limit (maxMessageBytes).
+			addTool(srv, "big", "Answer with 20 MB of text.", func(context.Context, map[string]any) (*mcp.CallToolResult, error) {
+				return text(strings.Repeat("x", 20<<20)), nil
+			})
+		}
 		if os.Getenv("GATEWAY_TEST_SERVER") == "env" {
 			addTool(srv, "environ", "Tell the server's environment, a variable a line.", func(context.Context, map[string]any) (*mcp.CallToolResult, error) {
 				return text(strings.Join(os.Environ(), "\n")), nil

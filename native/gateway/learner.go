@@ -13,7 +13,7 @@ func (l loopLearner) Record(t Trace) error {
 	for i, c := range t.Calls {
 		calls[i] = learn.Call{Tool: c.Tool, OK: c.OK, Millis: c.Millis}
 	}
-	return l.Loop.Record(learn.Trace{ID: t.ID, Task: t.Task, Tools: t.Tools, Failed: t.Failed, Calls: calls})
+	return l.Loop.Record(learn.Trace{ID: t.ID, Task: t.Task, Tools: t.Tools, Failed: t.Failed, Calls: calls, Source: t.Source})
 }
 
 func (l loopLearner) Status() Status {

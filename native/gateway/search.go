@@ -45,12 +45,13 @@ type foundTool struct {
 // no longer has (server gone, tool denied) never appear. With a non-empty catalog the result
 // is never empty.
 func (g *Gateway) search(query string, k int) *searchResult {
-	return g.searchFiltered(query, k, engine.Filter{})
+	return g.searchFiltered(query, k, engine.Filter{}, nil)
 }
 
-// searchFiltered is search narrowed by f (checked), in the graph's ranking and in the lexical
-// one alike. The result is empty only when f leaves out every live tool.
-func (g *Gateway) searchFiltered(query string, k int, f engine.Filter) *searchResult {
+// searchFiltered is search narrowed by f (checked) and keep (a client's filter; nil keeps
+// all), in the graph's ranking and in the lexical one alike. The result is empty only when
+// they leave out every live tool.
+func (g *Gateway) searchFiltered(query string, k int, f engine.Filter, keep func(string) bool) *searchResult {
 	c := g.cat.Load()
 	res := &searchResult{Query: query, Tools: []foundTool{}}
 	if len(c.entries) == 0 {
@@ -60,7 +61,7 @@ func (g *Gateway) searchFiltered(query string, k int, f engine.Filter) *searchRe
 	}
 	if l := g.opt.Learner; l != nil {
 		if gr, eng := l.Graph(); gr != nil && eng != nil {
-			if ok := g.graphSearch(c, gr.NumSkills(), eng, query, k, f, res); ok {
+			if ok := g.graphSearch(c, gr.NumSkills(), eng, query, k, f, keep, res); ok {
 				return res
 			}
 			res.Note = "the graph found none of the live tools; ranked by the task's words"
@@ -68,7 +69,7 @@ func (g *Gateway) searchFiltered(query string, k int, f engine.Filter) *searchRe
 	}
 	res.Ranking = "lexical"
 	res.Tools = res.Tools[:0]
-	for _, h := range lexical(c, query, k, f) {
+	for _, h := range lexical(c, query, k, f, keep) {
 		res.Tools = append(res.Tools, g.found(c.byName[h.name], h.score, h.seedRank, nil, nil))
 	}
 	switch {
@@ -104,7 +105,7 @@ func unknownNote(c *catalog, query string) string {
 
 // graphSearch fills res from the engine and reports whether it found any live tool. A panic in
 // retrieval is a failure like any other: the caller falls back.
-func (g *Gateway) graphSearch(c *catalog, graphSize int, eng *engine.Engine, query string, k int, f engine.Filter, res *searchResult) (ok bool) {
+func (g *Gateway) graphSearch(c *catalog, graphSize int, eng *engine.Engine, query string, k int, f engine.Filter, keep func(string) bool, res *searchResult) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			g.logf("gateway: retrieval failed (%v); ranking lexically", r)
@@ -115,6 +116,10 @@ func (g *Gateway) graphSearch(c *catalog, graphSize int, eng *engine.Engine, que
 	missing := max(0, graphSize-len(c.entries))
 	want := min(k+missing, api.MaxK, engine.MaxK)
 	want = max(want, k)
+	if keep != nil {
+		// The client's filter drops tools after ranking; ask for all a query may return.
+		want = max(min(api.MaxK, engine.MaxK), k)
+	}
 	resp, err := eng.Query(engine.Request{Query: query, K: want, Filter: f})
 	if err != nil {
 		g.logf("gateway: retrieval failed (%v); ranking lexically", err)
@@ -124,12 +129,12 @@ func (g *Gateway) graphSearch(c *catalog, graphSize int, eng *engine.Engine, que
 	res.Note = resp.Note
 	for _, r := range resp.Results {
 		e := c.byName[r.Name]
-		if e == nil {
+		if e == nil || keep != nil && !keep(r.Name) {
 			continue
 		}
 		var via []engine.Via
 		for _, v := range r.Via {
-			if c.byName[v.From] != nil {
+			if c.byName[v.From] != nil && (keep == nil || keep(v.From)) {
 				via = append(via, v)
 			}
 		}
@@ -195,7 +200,8 @@ func newLexIndex(c *catalog) *lexIndex {
 // description and argument names, the name's words counting twice. When no word matches, the
 // first k kept tools by name stand in, so that an agent always has tools to look at. The
 // statistics are the whole catalog's, so that a filter narrows the ranking without changing it.
-func lexical(c *catalog, query string, k int, f engine.Filter) []lexHit {
+func lexical(c *catalog, query string, k int, f engine.Filter, keep func(string) bool) []lexHit {
+	allows := func(name string) bool { return f.Allows(name) && (keep == nil || keep(name)) }
 	c.lexOnce.Do(func() { c.lex = newLexIndex(c) })
 	x := c.lex
 	n := float64(len(c.entries))
@@ -218,14 +224,14 @@ func lexical(c *catalog, query string, k int, f engine.Filter) []lexHit {
 		if strings.EqualFold(q, e.Name) || strings.EqualFold(q, e.Tool) {
 			s += 100
 		}
-		if s > 0 && f.Allows(e.Name) {
+		if s > 0 && allows(e.Name) {
 			hits = append(hits, lexHit{name: e.Name, score: s})
 		}
 	}
 	hits = topHits(hits, k)
 	if len(hits) == 0 {
 		for i := 0; i < len(c.entries) && len(hits) < k; i++ {
-			if f.Allows(c.entries[i].Name) {
+			if allows(c.entries[i].Name) {
 				hits = append(hits, lexHit{name: c.entries[i].Name})
 			}
 		}
@@ -261,15 +267,16 @@ func plural(n int, noun string) string {
 
 // renderSearch is search_tools' text: each tool with its evidence, description and input
 // schema, then the chain the tools form, within searchTextBudget characters.
-func (g *Gateway) renderSearch(query string, res *searchResult) string {
+func (g *Gateway) renderSearch(query string, res *searchResult, keep func(string) bool) string {
 	var b strings.Builder
 	c := g.cat.Load()
+	n, servers := c.visible(keep)
 	how := "ranked over the tool graph"
 	if res.Ranking == "lexical" {
 		how = "ranked by the task's words (no graph yet, or retrieval found nothing)"
 	}
 	fmt.Fprintf(&b, "%s for %q, %s; %s from %s behind this gateway. Run one with call_tool {\"name\", \"arguments\"}.\n",
-		plural(len(res.Tools), "tool"), short(query), how, plural(len(c.entries), "tool"), plural(len(c.servers), "server"))
+		plural(len(res.Tools), "tool"), short(query), how, plural(n, "tool"), plural(len(servers), "server"))
 	if res.Note != "" {
 		fmt.Fprintf(&b, "Note: %s.\n", res.Note)
 	}

@@ -27,7 +27,7 @@ func TestLexicalIndex(t *testing.T) {
 	check := func(t *testing.T, c *catalog, queries []string, ks ...int) {
 		for _, q := range queries {
 			for _, k := range ks {
-				got, want := lexical(c, q, k, engine.Filter{}), lexicalReference(c, q, k)
+				got, want := lexical(c, q, k, engine.Filter{}, nil), lexicalReference(c, q, k)
 				if d := cmp.Diff(want, got, cmp.AllowUnexported(lexHit{})); d != "" {
 					t.Fatalf("query %q, k %d (-reference +indexed):\n%s", q, k, d)
 				}

@@ -121,14 +121,14 @@ func (t *tracker) finishLocked() {
 	}
 	t.n++
 	tr := Trace{ID: fmt.Sprintf("gw-%s-%d", t.s.id, t.n), Task: t.task, Calls: t.calls,
-		Failed: !t.calls[len(t.calls)-1].OK}
+		Failed: !t.calls[len(t.calls)-1].OK, Source: t.s.source()}
 	for _, c := range t.calls {
 		if len(tr.Tools) == 0 || tr.Tools[len(tr.Tools)-1] != c.Tool {
 			tr.Tools = append(tr.Tools, c.Tool)
 		}
 	}
 	t.calls = nil
-	if l := t.s.g.opt.Learner; l != nil {
+	if l := t.s.g.opt.Learner; l != nil && t.s.g.mayRecord(t.s) {
 		// Recorded under the lock, so that a session's traces reach the file in order.
 		if err := l.Record(tr); err != nil {
 			t.s.g.logf("gateway: trace %s not recorded: %v", tr.ID, err)

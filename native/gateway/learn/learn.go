@@ -109,6 +109,10 @@ type Trace struct {
 	Tools  []string // SERVER__TOOL names in call order, consecutive repeats collapsed
 	Failed bool     // the last call failed
 	Calls  []Call
+	// Source names the client whose session made the trace ("client:NAME"), "" for a trusted
+	// one (stdio, loopback without tokens). The builder counts a sourced trace as a reported
+	// run: once per source, and only where builder.MinReporters sources agree.
+	Source string
 }
 
 // Status is what health reports of the loop.

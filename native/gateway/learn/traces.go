@@ -27,6 +27,7 @@ type traceLine struct {
 	Task    string   `json:"task"`
 	Skills  []string `json:"skills"`
 	Outcome string   `json:"outcome"`
+	Source  string   `json:"source,omitempty"`
 	Calls   []Call   `json:"calls"`
 }
 
@@ -43,7 +44,7 @@ func encodeLine(t Trace) ([]byte, error) {
 			return nil, fmt.Errorf("learn: trace %s: tool %d: empty name", t.ID, i+1)
 		}
 	}
-	ln := traceLine{ID: t.ID, Task: t.Task, Skills: t.Tools, Outcome: "success", Calls: t.Calls}
+	ln := traceLine{ID: t.ID, Task: t.Task, Skills: t.Tools, Outcome: "success", Source: t.Source, Calls: t.Calls}
 	if t.Failed {
 		ln.Outcome = "failure"
 	}
