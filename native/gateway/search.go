@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 )
@@ -61,10 +62,15 @@ func (g *Gateway) searchFiltered(query string, k int, f engine.Filter, keep func
 	}
 	if l := g.opt.Learner; l != nil {
 		if gr, eng := l.Graph(); gr != nil && eng != nil {
-			if ok := g.graphSearch(c, gr.NumSkills(), eng, query, k, f, keep, res); ok {
+			if m := missingFromGraph(c, gr); m > 0 {
+				// A server listed after the graph was built: until its rebuild lands, a graph
+				// search could not return its tools at all.
+				res.Note = "the graph is being rebuilt for " + plural(m, "new tool") + "; ranked by the task's words"
+			} else if ok := g.graphSearch(c, gr.NumSkills(), eng, query, k, f, keep, res); ok {
 				return res
+			} else {
+				res.Note = "the graph found none of the live tools; ranked by the task's words"
 			}
-			res.Note = "the graph found none of the live tools; ranked by the task's words"
 		}
 	}
 	res.Ranking = "lexical"
@@ -83,6 +89,17 @@ func (g *Gateway) searchFiltered(query string, k int, f engine.Filter, keep func
 		}
 	}
 	return res
+}
+
+// missingFromGraph counts the catalog's tools the graph gr does not hold.
+func missingFromGraph(c *catalog, gr *graphs.Graph) int {
+	held := 0
+	for i := range gr.NumSkills() {
+		if c.byName[gr.Name(i)] != nil {
+			held++
+		}
+	}
+	return len(c.entries) - held
 }
 
 // unknownNote is engine.NoTermNote of query when the catalog's lexical index has none of its

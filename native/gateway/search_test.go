@@ -1,7 +1,9 @@
 package gateway
 
 import (
+	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,4 +107,51 @@ func lexicalReference(c *catalog, query string, k int) []lexHit {
 		}
 	}
 	return hits
+}
+
+// TestSearchStaleGraph: a graph built before a server listed its tools cannot rank them, so
+// until the rebuild lands search ranks the live catalog by its words and says why; a graph that
+// holds every live tool ranks as before.
+func TestSearchStaleGraph(t *testing.T) {
+	rec := &recorder{}
+	g := startGateway(t, alphaConfig(), Options{Learner: rec,
+		dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
+	var cat struct {
+		Tools []map[string]any `json:"tools"`
+	}
+	if err := json.Unmarshal(g.catalog(), &cat); err != nil {
+		t.Fatal(err)
+	}
+	full, _ := json.Marshal(cat)
+	tests := []struct {
+		name    string
+		drop    int // tools left out of the graph
+		ranking string
+	}{{"graph lacks a tool", 1, "lexical"}, {"graph holds every tool", 0, "graph"}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			part := cat
+			part.Tools = cat.Tools[tt.drop:]
+			data, _ := json.Marshal(part)
+			if tt.drop == 0 {
+				data = full
+			}
+			gr := catalogGraph(t, data)
+			rec.mu.Lock()
+			rec.graph, rec.eng = gr, engine.New(gr)
+			rec.mu.Unlock()
+			dropped := cat.Tools[0]["name"].(string)
+			desc, _ := cat.Tools[0]["description"].(string)
+			_, out := connect(t, g).search(t, dropped+" "+desc, 8)
+			if out.Ranking != tt.ranking {
+				t.Fatalf("ranking %q, want %q (note %q)", out.Ranking, tt.ranking, out.Note)
+			}
+			if !slices.Contains(names(out), dropped) {
+				t.Errorf("%s is not found: %v", dropped, names(out))
+			}
+			if got := strings.Contains(out.Note, "the graph is being rebuilt for 1 new tool"); got != (tt.drop > 0) {
+				t.Errorf("note %q", out.Note)
+			}
+		})
+	}
 }
