@@ -404,7 +404,7 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	for i, s := range skills {
 		art.Skills = append(art.Skills, graphs.Skill{Name: s.Name, Description: s.Description,
 			Source: s.Source, Body: engine.HeadRunes(s.Body, opt.BodyHead)})
-		docs[i] = engine.Doc{Name: s.Name, Description: s.Description, Tags: s.Tags, Schema: s.SchemaText, Body: s.Body}
+		docs[i] = aliasDoc(defaultAliases, engine.Doc{Name: s.Name, Description: s.Description, Tags: s.Tags, Schema: s.SchemaText, Body: s.Body})
 	}
 	art.Edges = edges
 	if prev != nil && prev.lexicon != nil {
