@@ -130,6 +130,9 @@ type Report struct {
 	ByType          map[string]int `json:"by_type"`
 	TraceSkipped    int            `json:"trace_names_unknown,omitempty"`
 	TraceFailures   int            `json:"trace_failures,omitempty"` // failed runs read as evidence (traceStats.addFailure)
+	// Reported is what became of the runs that came with a reporter (feedback, untrusted
+	// callers): how many counted and how many the agreement rule held back; nil without any.
+	Reported *ReportedRuns `json:"reported,omitempty"`
 	// Memory is what the memory of past tasks kept of the runs' task texts (engine.FitMemory);
 	// nil without runs that carry one, or with NoTaskText.
 	Memory *engine.MemoryStats `json:"memory,omitempty"`
@@ -308,7 +311,9 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	for _, w := range b.idf {
 		b.maxIDF = max(b.maxIDF, w)
 	}
-	b.traces, rep.TraceSkipped = newTraceStats(opt.traces, index)
+	var read traceRead
+	b.traces, read = newTraceStats(opt.traces, index)
+	rep.TraceSkipped, rep.Reported = read.unknown, read.reported
 	if b.traces != nil {
 		rep.TracePrior = []float64{b.traces.priorA, b.traces.priorB}
 		rep.TraceFailures = b.traces.failures

@@ -1,6 +1,7 @@
 package builder
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 )
@@ -28,6 +29,10 @@ type reporter struct {
 	// true when a ran first in the first run that used both.
 	pairs  map[pair]bool
 	failed [][]int
+	// runs is how many runs the reporter sent, successful and failed; counted whether any of
+	// them is evidence: a skill it used, or a pair its failures weigh on, that MinReporters agree on.
+	runs    int
+	counted bool
 }
 
 func newReports() *reports { return &reports{by: map[string]*reporter{}} }
@@ -40,6 +45,7 @@ func (r *reports) add(source string, ids []int, failed bool) {
 		r.by[source] = rp
 		r.order = append(r.order, source)
 	}
+	rp.runs++
 	if failed {
 		rp.failed = append(rp.failed, ids)
 		return
@@ -91,6 +97,7 @@ func (r *reports) admit(t *traceStats) {
 		if len(v.skills) == 0 {
 			continue
 		}
+		rp.counted = true
 		slices.Sort(v.skills)
 		v.pairs = map[pair]bool{}
 		for p := range rp.pairs {
@@ -128,6 +135,7 @@ func (r *reports) admit(t *traceStats) {
 // counted, as addFailure does.
 func (r *reports) admitFailures(t *traceStats) {
 	weights := map[pair][]float64{} // per pair, each reporter's capped weight, in reporter order
+	from := map[pair][]*reporter{}  // per pair, the reporters of weights
 	for _, name := range r.order {
 		rp := r.by[name]
 		if len(rp.failed) == 0 {
@@ -144,6 +152,7 @@ func (r *reports) admitFailures(t *traceStats) {
 		sortPairs(keys)
 		for _, p := range keys {
 			weights[p] = append(weights[p], min(1, own[p]))
+			from[p] = append(from[p], rp)
 		}
 	}
 	keys := make([]pair, 0, len(weights))
@@ -157,7 +166,53 @@ func (r *reports) admitFailures(t *traceStats) {
 		for _, w := range weights[p] {
 			t.failed[p] += w
 		}
+		for _, rp := range from[p] {
+			rp.counted = true
+		}
 	}
+}
+
+// ReportedRuns is what became of the reported runs (Trace.Source) of a build: how many came, from
+// how many reporters, and how many were held back because no skill, pair or failure they
+// report had MinReporters reporters agreeing on it.
+type ReportedRuns struct {
+	Runs          int `json:"runs"`
+	Reporters     int `json:"reporters"`
+	HeldRuns      int `json:"held_runs"`
+	HeldReporters int `json:"held_reporters"`
+}
+
+// summary counts the reporters and their runs after admit and admitFailures.
+func (r *reports) summary() *ReportedRuns {
+	s := &ReportedRuns{Reporters: len(r.order)}
+	for _, name := range r.order {
+		rp := r.by[name]
+		s.Runs += rp.runs
+		if !rp.counted {
+			s.HeldRuns += rp.runs
+			s.HeldReporters++
+		}
+	}
+	return s
+}
+
+// String says it in a line for people, with the rule that held runs back.
+func (s *ReportedRuns) String() string {
+	plural := func(n int, one string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %ss", n, one)
+	}
+	rule := fmt.Sprintf("a skill, pair or word counts once %d reporters agree", MinReporters)
+	switch s.HeldRuns {
+	case 0:
+		return fmt.Sprintf("%s from %s, all counted", plural(s.Runs, "reported run"), plural(s.Reporters, "reporter"))
+	case s.Runs:
+		return fmt.Sprintf("%s from %s held back: %s", plural(s.Runs, "reported run"), plural(s.Reporters, "reporter"), rule)
+	}
+	return fmt.Sprintf("%s from %s: %d counted, %d from %s held back (%s)", plural(s.Runs, "reported run"),
+		plural(s.Reporters, "reporter"), s.Runs-s.HeldRuns, s.HeldRuns, plural(s.HeldReporters, "reporter"), rule)
 }
 
 // reportedRun is a reporter as one run, for the prior's fit: the skills it used that count,

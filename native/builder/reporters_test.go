@@ -203,3 +203,21 @@ func TestReportedPrior(t *testing.T) {
 		t.Errorf("one reporter moved the prior to Beta(%g, %g) from Beta(%g, %g), co(a, d) %d", ft.priorA, ft.priorB, tt.priorA, tt.priorB, ft.co[pair{0, 3}])
 	}
 }
+
+func TestReportedRunsString(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		in   ReportedRuns
+		want string
+	}{
+		{"all held", ReportedRuns{Runs: 2, Reporters: 1, HeldRuns: 2, HeldReporters: 1},
+			"2 reported runs from 1 reporter held back: a skill, pair or word counts once 2 reporters agree"},
+		{"all counted", ReportedRuns{Runs: 1, Reporters: 1}, "1 reported run from 1 reporter, all counted"},
+		{"some held", ReportedRuns{Runs: 5, Reporters: 3, HeldRuns: 1, HeldReporters: 1},
+			"5 reported runs from 3 reporters: 4 counted, 1 from 1 reporter held back (a skill, pair or word counts once 2 reporters agree)"},
+	} {
+		if got := c.in.String(); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

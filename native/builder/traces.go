@@ -118,10 +118,17 @@ type traceStats struct {
 	reported []reportedRun
 }
 
+// traceRead is what newTraceStats says of the runs beside their statistics: the skill names
+// not in the library it skipped, and what became of the reported runs (nil without any).
+type traceRead struct {
+	unknown  int
+	reported *ReportedRuns
+}
+
 // newTraceStats indexes traces by skill id; names not in the library are skipped and counted.
-func newTraceStats(traces []Trace, index map[string]int) (*traceStats, int) {
+func newTraceStats(traces []Trace, index map[string]int) (*traceStats, traceRead) {
 	if len(traces) == 0 {
-		return nil, 0
+		return nil, traceRead{}
 	}
 	t := &traceStats{count: map[int]int{}, co: map[pair]int{}, before: map[pair]int{}, neighbors: map[int][]int{},
 		failed: map[pair]float64{}}
@@ -186,8 +193,12 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, int) {
 	if reported != nil {
 		reported.admit(t)
 	}
+	read := traceRead{unknown: unknown}
 	if t.traces == 0 && len(t.count) == 0 {
-		return nil, unknown
+		if reported != nil {
+			read.reported = reported.summary()
+		}
+		return nil, read
 	}
 	// Runs that all list their skills in sorted order were sorted by whoever wrote them, not
 	// executed that way: their order is no evidence of which skill comes first — unless a run
@@ -207,8 +218,9 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, int) {
 	}
 	if reported != nil {
 		reported.admitFailures(t)
+		read.reported = reported.summary()
 	}
-	return t, unknown
+	return t, read
 }
 
 // addFailure records a failed run that used the skills ids. A run that used s_j without s_i,

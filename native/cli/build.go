@@ -294,6 +294,9 @@ func printSummary(w io.Writer, rep *builder.Report, libs, skipped, warnings []st
 	} else {
 		fmt.Fprintf(w, "published %d edges (%s; %s) — variant %s\n", rep.Published, counts(rep.ByState), counts(rep.ByType), rep.Variant)
 	}
+	if r := rep.Reported; r != nil {
+		fmt.Fprintf(w, "reports   %s\n", r)
+	}
 	if m := rep.Memory; m != nil {
 		fmt.Fprintln(w, memorySummary(m))
 	}

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,5 +123,49 @@ func TestUpdateErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(p("x.skg")); err == nil {
 		t.Errorf("a refused update wrote its output")
+	}
+}
+
+// TestUpdateHeldReports checks that update and build --traces say how many reported runs the
+// agreement rule held back: the README's two feedback reports from one reporter teach nothing,
+// and the summary says so instead of nothing.
+func TestUpdateHeldReports(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	report := `{"id": "fb-%d", "skills": ["pick-up-object", "heat-object-in-microwave"], "outcome": "success", "source": "%s"}` + "\n"
+	one := fmt.Sprintf(report, 1, "loopback") + fmt.Sprintf(report, 2, "loopback")
+	if err := os.WriteFile(p("one.jsonl"), []byte(one), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	two := one + fmt.Sprintf(report, 3, "token:bob")
+	if err := os.WriteFile(p("two.jsonl"), []byte(two), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "build", sampleLib, "--state", "-o", p("a.skg"), "--quiet")
+	const held = "reports   2 reported runs from 1 reporter held back: a skill, pair or word counts once 2 reporters agree\n"
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"update, one reporter", []string{"update", p("a.skg"), "--traces", p("one.jsonl"), "-o", p("b.skg")}, held},
+		{"build, one reporter", []string{"build", sampleLib, "--traces", p("one.jsonl"), "-o", p("c.skg")}, held},
+		{"build, two reporters", []string{"build", sampleLib, "--traces", p("two.jsonl"), "-o", p("d.skg")},
+			"reports   3 reported runs from 2 reporters, all counted\n"},
+	} {
+		if r := mustRun(t, c.args...); !strings.Contains(r.stdout, c.want) {
+			t.Errorf("%s: output lacks %q:\n%s", c.name, c.want, r.stdout)
+		}
+	}
+	r := mustRun(t, "build", sampleLib, "--traces", p("one.jsonl"), "-o", p("e.skg"), "--json")
+	var rep struct {
+		Reported map[string]int `json:"reported"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"runs": 2, "reporters": 1, "held_runs": 2, "held_reporters": 1}
+	if !maps.Equal(rep.Reported, want) {
+		t.Errorf("--json reported = %v, want %v", rep.Reported, want)
 	}
 }
