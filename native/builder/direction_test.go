@@ -70,14 +70,16 @@ func TestRunsGiveDirection(t *testing.T) {
 	}
 	var oneWay, bothWays []Trace
 	for k := range 20 {
-		// Observed, as a gateway records them: these runs happen to be sorted by name.
-		oneWay = append(oneWay, Trace{ID: fmt.Sprint("r", k), Skills: []string{read, create}, Observed: true})
-		bothWays = append(bothWays, Trace{ID: fmt.Sprint("r", k), Skills: []string{read, create}, Observed: true})
+		// As a gateway records them: these runs happen to be sorted by name, and another
+		// workflow's are not, which tells that the runs' order is the order they ran.
+		oneWay = append(oneWay, Trace{ID: fmt.Sprint("r", k), Skills: []string{read, create}},
+			Trace{ID: fmt.Sprint("w", k), Skills: []string{"memory__read_graph", "fs__write_file"}})
+		bothWays = append(bothWays, Trace{ID: fmt.Sprint("r", k), Skills: []string{read, create}})
 		run := []string{list, search}
 		if k%2 == 1 {
 			run = []string{search, list}
 		}
-		bothWays = append(bothWays, Trace{ID: fmt.Sprint("b", k), Skills: run, Observed: true})
+		bothWays = append(bothWays, Trace{ID: fmt.Sprint("b", k), Skills: run})
 	}
 	tests := []struct {
 		name string

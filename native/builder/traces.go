@@ -29,17 +29,12 @@ type Trace struct {
 	// files written before runs kept their words). Only its words that enough runs share reach
 	// the artifact (engine.BuildMemory); the text itself never does.
 	Task string `json:"task,omitempty"`
-	// Observed marks a run whose skills are in the order someone saw them run: a gateway's
-	// line lists its calls ("calls"). Its order is evidence of which skill comes first even
-	// when it happens to be sorted by name (newTraceStats).
-	Observed bool `json:"observed,omitempty"`
 }
 
 // ReadTraces reads a JSONL trace file ({"id", "skills": [...], "outcome"?, "source"?, "task"?}
 // per line), naming the file and line of any bad entry. A line with "outcome": "failure" (a failed run
 // reported through caskg's feedback) is kept as a failed run; any other outcome must be
-// "success". "source" names the reporter of a run that came through feedback. A line that lists
-// its "calls" (a gateway's) is an observed run (Trace.Observed).
+// "success". "source" names the reporter of a run that came through feedback.
 func ReadTraces(path string) ([]Trace, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -73,7 +68,6 @@ func ParseTrace(data []byte) (Trace, error) {
 		Outcome string          `json:"outcome"`
 		Source  string          `json:"source"`
 		Task    string          `json:"task"`
-		Calls   json.RawMessage `json:"calls"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return Trace{}, fmt.Errorf("not a JSON trace: %w", err)
@@ -89,9 +83,7 @@ func ParseTrace(data []byte) (Trace, error) {
 	default:
 		return Trace{}, fmt.Errorf(`field "outcome": %q is not "success" or "failure"`, raw.Outcome)
 	}
-	observed := len(raw.Calls) > 0 && string(raw.Calls) != "null"
-	return Trace{ID: string(bytes.Trim(raw.ID, `"`)), Skills: raw.Skills, Failed: failed, Source: raw.Source, Task: raw.Task,
-		Observed: observed}, nil
+	return Trace{ID: string(bytes.Trim(raw.ID, `"`)), Skills: raw.Skills, Failed: failed, Source: raw.Source, Task: raw.Task}, nil
 }
 
 type pair struct{ i, j int }
@@ -145,7 +137,7 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, traceRead
 			}
 		}
 		for k := 1; k < len(tr.Skills) && !tr.Failed && tr.Source == ""; k++ {
-			sorted = sorted && tr.Skills[k-1] <= tr.Skills[k] && !tr.Observed
+			sorted = sorted && tr.Skills[k-1] <= tr.Skills[k]
 		}
 		var ids []int
 		seen := map[int]bool{}
@@ -201,10 +193,10 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, traceRead
 		return nil, read
 	}
 	// Runs that all list their skills in sorted order were sorted by whoever wrote them, not
-	// executed that way: their order is no evidence of which skill comes first — unless a run
-	// was observed (Trace.Observed): a gateway whose servers' names sort as their tools run
-	// ("fs" before "memory") records sorted runs in the order they ran. Reported runs say so
-	// only when no trusted run does.
+	// executed that way: their order is no evidence of which skill comes first. A gateway's runs
+	// are in the order they ran, and one run out of name order among them is enough to tell;
+	// a gateway whose every run happens to sort by name loses the direction until one does not
+	// (RATIONALE.md). Reported runs say so only when no trusted run does.
 	if trusted {
 		t.ordered = !sorted
 	} else {

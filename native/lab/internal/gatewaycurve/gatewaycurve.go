@@ -136,7 +136,8 @@ func Run(ctx context.Context, s Spec) (*Curve, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := gateway.New(cfg, gateway.Options{Learner: gateway.LoopLearner(loop), Version: "gatewaycurve"})
+	// The replay records a data set's runs as fast as it can: no trace rate.
+	g, err := gateway.New(cfg, gateway.Options{Learner: gateway.LoopLearner(loop), Version: "gatewaycurve", TraceRate: -1})
 	if err != nil {
 		return nil, err
 	}
