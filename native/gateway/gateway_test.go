@@ -709,18 +709,29 @@ func catalogGraph(t *testing.T, catalog []byte) *graphs.Graph {
 	return testlib.Graph(t, builder.Input{Skills: skills, Options: new(builder.DefaultOptions())})
 }
 
-// TestGraphSearch searches over a graph built from the catalog plus a tool the configuration
-// denies: the graph ranks, and the denied tool never comes back.
-func TestGraphSearch(t *testing.T) {
+// catalogTools is a catalog as JSON reads it: the tools, each a map.
+type catalogTools struct {
+	Tools []map[string]any `json:"tools"`
+}
+
+// alphaWithGraph starts a gateway in front of the alpha server with a recorder for its learner,
+// whose graph the test sets, and returns the gateway's catalog.
+func alphaWithGraph(t *testing.T) (*recorder, *Gateway, catalogTools) {
+	t.Helper()
 	rec := &recorder{}
 	g := startGateway(t, alphaConfig(), Options{Learner: rec,
 		dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
-	var cat struct {
-		Tools []map[string]any `json:"tools"`
-	}
+	var cat catalogTools
 	if err := json.Unmarshal(g.catalog(), &cat); err != nil {
 		t.Fatal(err)
 	}
+	return rec, g, cat
+}
+
+// TestGraphSearch searches over a graph built from the catalog plus a tool the configuration
+// denies: the graph ranks, and the denied tool never comes back.
+func TestGraphSearch(t *testing.T) {
+	rec, g, cat := alphaWithGraph(t)
 	cat.Tools = append(cat.Tools, map[string]any{"name": "alpha__write_file", "description": "Write text to a file on the disk.",
 		"inputSchema": map[string]any{"type": "object"}})
 	data, _ := json.Marshal(cat)

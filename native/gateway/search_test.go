@@ -113,15 +113,7 @@ func lexicalReference(c *catalog, query string, k int) []lexHit {
 // until the rebuild lands search ranks the live catalog by its words and says why; a graph that
 // holds every live tool ranks as before.
 func TestSearchStaleGraph(t *testing.T) {
-	rec := &recorder{}
-	g := startGateway(t, alphaConfig(), Options{Learner: rec,
-		dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
-	var cat struct {
-		Tools []map[string]any `json:"tools"`
-	}
-	if err := json.Unmarshal(g.catalog(), &cat); err != nil {
-		t.Fatal(err)
-	}
+	rec, g, cat := alphaWithGraph(t)
 	full, _ := json.Marshal(cat)
 	tests := []struct {
 		name    string
