@@ -62,7 +62,7 @@ func newDownstream(gw *Gateway, cfg ServerConfig, seed []*mcp.Tool) *downstream 
 type status struct {
 	Name  string `json:"name"`
 	State string `json:"state"`
-	Tools int    `json:"tools"`
+	Tools int    `json:"tools"` // in the catalog: allowed by the config, valid names
 	Error string `json:"error,omitempty"`
 }
 

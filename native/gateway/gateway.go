@@ -367,8 +367,18 @@ func (g *Gateway) health() healthReport {
 	g.mu.Lock()
 	h.Sessions = len(g.sessions)
 	g.mu.Unlock()
+	// A server's count is of its tools in the catalog: the ones the config denies or that have
+	// invalid names are never callable, and a count that holds them promises tools no agent
+	// can reach.
+	c := g.cat.Load()
+	perServer := map[string]int{}
+	for _, e := range c.entries {
+		perServer[e.Server]++
+	}
 	for _, d := range g.downs {
-		h.Servers = append(h.Servers, d.status())
+		st := d.status()
+		st.Tools = perServer[d.cfg.Name]
+		h.Servers = append(h.Servers, st)
 	}
 	if l := g.opt.Learner; l != nil {
 		st := l.Status()
