@@ -336,6 +336,7 @@ func (s *frontSession) searchHandler(ctx context.Context, req *mcp.CallToolReque
 	if err := checkRequest(sr, given...); err != nil {
 		return toolError("search_tools: %v", err), nil
 	}
+	s.g.waitStarting(ctx)
 	res := s.g.searchFiltered(sr.Query, sr.K, sr.Filter, s.keeps)
 	s.trace.search(in.Query)
 	names := make([]string, len(res.Tools))

@@ -92,3 +92,74 @@ func TestCallOfDownServerNamesIt(t *testing.T) {
 		t.Errorf("late after it started: %q", testlib.ToolText(res))
 	}
 }
+
+// armed reports whether the clock has a timer armed to fire d from now.
+func (c *fakeClock) armed(d time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, t := range c.timers {
+		if t.armed && t.at.Equal(c.t.Add(d)) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestFirstSearchWaitsForStartingServers: a search while the only server is still starting
+// waits for it (up to StartWait) and finds its tools; when the wait runs out it says which
+// servers are still starting, and later searches no longer wait.
+func TestFirstSearchWaitsForStartingServers(t *testing.T) {
+	servers := map[string]func() *mcp.Server{"alpha": alphaServer}
+	search := func(t *testing.T, fc *frontClient) chan searchResult {
+		got := make(chan searchResult, 1)
+		go func() {
+			_, out := fc.search(t, "read a file", 3)
+			got <- out
+		}()
+		return got
+	}
+	// waiting waits until the search is waiting for the servers, or fails if it answered.
+	waiting := func(t *testing.T, clock *fakeClock, got chan searchResult) {
+		t.Helper()
+		var early *searchResult
+		waitFor(t, "the search waiting", func() bool {
+			select {
+			case out := <-got:
+				early = &out
+				return true
+			default:
+				return clock.armed(DefaultStartWait)
+			}
+		})
+		if early != nil {
+			t.Fatalf("the search answered while the server was starting: %d tools, note %q", len(early.Tools), early.Note)
+		}
+	}
+
+	t.Run("server starts in time", func(t *testing.T) {
+		clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+		g, release := startCold(t, alphaConfig(), Options{TraceGap: time.Hour, now: clock.now, afterFunc: clock.afterFunc}, servers, "alpha")
+		fc := connect(t, g)
+		got := search(t, fc)
+		waiting(t, clock, got)
+		release()
+		if out := <-got; len(out.Tools) == 0 || out.Tools[0].Name != "alpha__read_file" {
+			t.Errorf("search after the server started: %v, note %q", names(out), out.Note)
+		}
+	})
+	t.Run("wait runs out", func(t *testing.T) {
+		clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+		g, _ := startCold(t, alphaConfig(), Options{TraceGap: time.Hour, now: clock.now, afterFunc: clock.afterFunc}, servers, "alpha")
+		fc := connect(t, g)
+		got := search(t, fc)
+		waiting(t, clock, got)
+		clock.advance(DefaultStartWait)
+		want := "no server has listed any tool yet; still starting: alpha"
+		if out := <-got; len(out.Tools) != 0 || out.Note != want {
+			t.Errorf("search when the wait ran out: %v, note %q, want %q", names(out), out.Note, want)
+		}
+		if _, out := fc.search(t, "read a file", 3); out.Note != want {
+			t.Errorf("second search: note %q, want %q", out.Note, want)
+		}
+	})
+}
