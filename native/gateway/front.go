@@ -470,6 +470,7 @@ func (g *Gateway) forward(ctx context.Context, req *mcp.CallToolRequest, e *entr
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res, err := cs.CallTool(cctx, params)
+	d.callEnded(cs, err != nil && cctx.Err() != nil && ctx.Err() == nil)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -162,4 +163,66 @@ func TestFirstSearchWaitsForStartingServers(t *testing.T) {
 			t.Errorf("second search: note %q, want %q", out.Note, want)
 		}
 	})
+}
+
+// TestTimeoutsRestartServer: three calls in a row without a result in time mark the server
+// degraded and restart it (a new session: here a new dial of the in-memory server), which
+// health shows in restarts and last_restart and the log says; an answered call between two
+// timeouts resets the count.
+func TestTimeoutsRestartServer(t *testing.T) {
+	var mu sync.Mutex
+	dials := 0
+	var logs []string
+	cfg := &Config{Servers: []ServerConfig{{Name: "alpha", Command: "unused", Timeout: 100 * time.Millisecond}}}
+	inner := inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})
+	g := startGateway(t, cfg, Options{
+		dial: func(s ServerConfig) mcp.Transport {
+			mu.Lock()
+			dials++
+			mu.Unlock()
+			return inner(s)
+		},
+		Logf: func(format string, a ...any) {
+			mu.Lock()
+			logs = append(logs, fmt.Sprintf(format, a...))
+			mu.Unlock()
+		},
+	})
+	fc := connect(t, g)
+	for range degradeAfter - 1 {
+		fc.callTool(t, "alpha__hang", nil)
+	}
+	if st := g.health().Servers[0]; st.State != stateReady || st.Timeouts != degradeAfter-1 || st.Restarts != 0 {
+		t.Errorf("after %d timeouts: %+v", degradeAfter-1, st)
+	}
+	if res := fc.callTool(t, "alpha__read_file", map[string]any{"path": "p"}); res.IsError {
+		t.Fatalf("read_file: %q", testlib.ToolText(res))
+	}
+	if st := g.health().Servers[0]; st.Timeouts != 0 || st.Restarts != 0 {
+		t.Errorf("an answer did not reset the count: %+v", st)
+	}
+	for range degradeAfter {
+		fc.callTool(t, "alpha__hang", nil)
+	}
+	var st status
+	waitFor(t, "the server restarted", func() bool {
+		st = g.health().Servers[0]
+		return st.Restarts == 1 && st.State == stateReady
+	})
+	want := "degraded: 3 calls in a row had no result within 100ms"
+	if st.LastRestart != want || st.Timeouts != 0 {
+		t.Errorf("health after the restart: %+v, want last_restart %q", st, want)
+	}
+	mu.Lock()
+	n, logged := dials, strings.Join(logs, "\n")
+	mu.Unlock()
+	if n != 2 {
+		t.Errorf("%d dials, want 2", n)
+	}
+	if !strings.Contains(logged, "gateway: server alpha: "+want+"; restarting in") {
+		t.Errorf("the log does not tell the restart:\n%s", logged)
+	}
+	if res := fc.callTool(t, "alpha__read_file", map[string]any{"path": "p"}); res.IsError {
+		t.Errorf("read_file after the restart: %q", testlib.ToolText(res))
+	}
 }
