@@ -76,7 +76,7 @@ not json
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	for _, want := range []string{`"name":"search_tools"`, `"name":"call_tool"`, `"isError":true`, `no tool \"ghost__x\"`, `"code":-32700`} {
+	for _, want := range []string{`"name":"search_tools"`, `"name":"call_tool"`, `"isError":true`, `server ghost is not available (`, `"code":-32700`} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout lacks %s:\n%s", want, r.stdout)
 		}

@@ -24,6 +24,10 @@ const (
 	maxResultBytes    = 8 << 20 // of a call's result, as JSON
 	maxToolsPerServer = 20000
 	maxListPages      = 1000
+	// degradeAfter is how many calls in a row must time out before the gateway restarts the
+	// server: one timeout may be a slow tool, three in a row with no answer between them is a
+	// server that has stopped answering, which a new process or connection often fixes.
+	degradeAfter = 3
 )
 
 // Server states as health shows them; a failure is "failed: REASON" and a wait before the next
@@ -32,6 +36,7 @@ const (
 	stateConnecting = "connecting"
 	stateReady      = "ready"
 	stateStopped    = "stopped"
+	stateDegraded   = "degraded" // calls kept timing out; the session is being ended to restart
 )
 
 // downstream is one configured server: its connection, kept alive by run, and the tools it
@@ -50,6 +55,10 @@ type downstream struct {
 	session   *mcp.ClientSession // nil unless ready
 	tools     []*mcp.Tool        // last listing (or the previous run's catalog); nil before any
 	listed    bool               // tools come from this run's listing
+	timeouts  int                // calls in a row of the current session that timed out
+	kick      chan struct{}      // closed to end the current session (degraded); nil when closed
+	restarts  int                // sessions that ended and were started again
+	lastEnd   string             // why the last of them ended
 	firstOnce sync.Once
 }
 
@@ -62,14 +71,22 @@ func newDownstream(gw *Gateway, cfg ServerConfig, seed []*mcp.Tool) *downstream 
 type status struct {
 	Name  string `json:"name"`
 	State string `json:"state"`
-	Tools int    `json:"tools"`
+	Tools int    `json:"tools"` // in the catalog: allowed by the config, valid names
 	Error string `json:"error,omitempty"`
+	// Timeouts counts the calls in a row of the current session that had no result in time;
+	// at degradeAfter the server is restarted.
+	Timeouts int `json:"timeouts,omitempty"`
+	// Restarts counts the sessions that ended (connection lost, degraded) and were started
+	// again; LastRestart says why the last one ended.
+	Restarts    int    `json:"restarts"`
+	LastRestart string `json:"last_restart,omitempty"`
 }
 
 func (d *downstream) status() status {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return status{Name: d.cfg.Name, State: d.state, Tools: len(d.tools), Error: d.lastErr}
+	return status{Name: d.cfg.Name, State: d.state, Tools: len(d.tools), Error: d.lastErr,
+		Timeouts: d.timeouts, Restarts: d.restarts, LastRestart: d.lastEnd}
 }
 
 // snapshot returns the tools known and the live session (nil when not ready) with its state.
@@ -100,9 +117,15 @@ func (d *downstream) run(ctx context.Context) {
 		d.state = stateConnecting
 		d.mu.Unlock()
 		start := time.Now()
-		err := d.attempt(ctx)
+		wasReady, err := d.attempt(ctx)
 		if ctx.Err() != nil {
 			break
+		}
+		if wasReady {
+			d.mu.Lock()
+			d.restarts++
+			d.lastEnd = err.Error()
+			d.mu.Unlock()
 		}
 		if time.Since(start) >= d.gw.opt.BackoffMax {
 			attempt = 0
@@ -123,50 +146,77 @@ func (d *downstream) run(ctx context.Context) {
 	d.mu.Unlock()
 }
 
-// attempt connects once and serves the session until it ends; the error says why it ended.
-func (d *downstream) attempt(ctx context.Context) error {
+// attempt connects once and serves the session until it ends; the error says why it ended,
+// and ready whether the session got as far as serving calls.
+func (d *downstream) attempt(ctx context.Context) (ready bool, _ error) {
 	cs, err := d.connect(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer cs.Close()
 	ended := make(chan error, 1)
 	go func() { ended <- cs.Wait() }()
 	tools, err := d.list(ctx, cs)
 	if err != nil {
-		return err
+		return false, err
 	}
+	kick := make(chan struct{})
 	d.mu.Lock()
 	d.session, d.tools, d.listed, d.state, d.lastErr = cs, tools, true, stateReady, ""
+	d.timeouts, d.kick = 0, kick
 	d.mu.Unlock()
 	d.firstDone()
 	d.gw.catalogChanged()
 	defer func() {
 		d.mu.Lock()
-		d.session = nil
+		d.session, d.kick, d.timeouts = nil, nil, 0
 		d.mu.Unlock()
 	}()
 	for {
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return true, ctx.Err()
+		case <-kick:
+			return true, fmt.Errorf("degraded: %d calls in a row had no result within %v", degradeAfter, d.cfg.Timeout)
 		case err := <-ended:
 			if bad := d.badOutput.Load(); bad != nil {
 				err = bad
 			} else if err == nil {
 				err = errors.New("the server closed the connection")
 			}
-			return fmt.Errorf("failed: connection lost: %s", oneLine(err.Error()))
+			return true, fmt.Errorf("failed: connection lost: %s", oneLine(err.Error()))
 		case <-d.relist:
 			tools, err := d.list(ctx, cs)
 			if err != nil {
-				return err
+				return true, err
 			}
 			d.mu.Lock()
 			d.tools = tools
 			d.mu.Unlock()
 			d.gw.catalogChanged()
 		}
+	}
+}
+
+// callEnded counts a call of session cs that timed out, or resets the count for one that had
+// an answer; the degradeAfter-th timeout in a row marks the server degraded and ends the
+// session, which run starts again (a new process for stdio, a new connection for HTTP). A
+// call of a session that has already ended counts for nothing.
+func (d *downstream) callEnded(cs *mcp.ClientSession, timedOut bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.session != cs || cs == nil {
+		return
+	}
+	if !timedOut {
+		d.timeouts = 0
+		return
+	}
+	d.timeouts++
+	if d.timeouts >= degradeAfter && d.kick != nil {
+		d.state = stateDegraded
+		close(d.kick)
+		d.kick = nil
 	}
 }
 

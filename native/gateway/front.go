@@ -336,6 +336,7 @@ func (s *frontSession) searchHandler(ctx context.Context, req *mcp.CallToolReque
 	if err := checkRequest(sr, given...); err != nil {
 		return toolError("search_tools: %v", err), nil
 	}
+	s.g.waitStarting(ctx)
 	res := s.g.searchFiltered(sr.Query, sr.K, sr.Filter, s.keeps)
 	s.trace.search(in.Query)
 	names := make([]string, len(res.Tools))
@@ -388,6 +389,9 @@ func (s *frontSession) call(ctx context.Context, req *mcp.CallToolRequest, name 
 	c := s.g.cat.Load()
 	e := c.byName[name]
 	if e == nil || !s.keeps(name) {
+		if res := s.g.downTool(name, s.keeps); res != nil {
+			return res, nil
+		}
 		return s.g.unknownTool(c, name, s.keeps), nil
 	}
 	start := s.g.opt.now()
@@ -411,6 +415,35 @@ func (g *Gateway) unknownTool(c *catalog, name string, keep func(string) bool) *
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 }
 
+// downTool is the result of calling a name the catalog lacks whose server is down (never
+// started, failed, restarting): its tools are not known until it lists them, and "no tool"
+// would send the agent looking elsewhere for a tool that may well be there. nil when the name
+// is not SERVER__TOOL of a configured server that is down, or when the configuration or keep
+// (the client's filter) refuses it, which stays unknown.
+func (g *Gateway) downTool(name string, keep func(string) bool) *mcp.CallToolResult {
+	server, tool, ok := strings.Cut(name, sep)
+	d := g.byServer[server]
+	if !ok || d == nil || tool == "" || !validToolName(name) || !d.cfg.keeps(tool) || !g.cfg.keeps(name) ||
+		(keep != nil && !keep(name)) {
+		return nil
+	}
+	if _, cs, _ := d.snapshot(); cs != nil {
+		return nil
+	}
+	return d.unavailable(tool)
+}
+
+// unavailable is the result of calling tool while the server has no session: its state and
+// why it has none.
+func (d *downstream) unavailable(tool string) *mcp.CallToolResult {
+	st := d.status()
+	why := st.State
+	if st.Error != "" {
+		why += "; " + st.Error
+	}
+	return toolError("gateway: server %s is not available (%s); tool %s was not called", d.cfg.Name, why, tool)
+}
+
 // forward calls the tool on its server within the server's timeout, passing progress both ways
 // and cancellation with ctx. Failures of the gateway or the server are tool errors naming both;
 // a cancelled call is the client's own doing and ends as its request context says.
@@ -422,12 +455,7 @@ func (g *Gateway) forward(ctx context.Context, req *mcp.CallToolRequest, e *entr
 	d := g.byServer[e.Server]
 	_, cs, _ := d.snapshot()
 	if cs == nil {
-		st := d.status()
-		why := st.State
-		if st.Error != "" {
-			why += "; " + st.Error
-		}
-		return toolError("gateway: server %s is not available (%s); tool %s was not called", e.Server, why, e.Tool), nil
+		return d.unavailable(e.Tool), nil
 	}
 	params := &mcp.CallToolParams{Name: e.Tool, Arguments: map[string]any{}}
 	if len(args) > 0 && jsonKind(args) == '{' {
@@ -442,6 +470,7 @@ func (g *Gateway) forward(ctx context.Context, req *mcp.CallToolRequest, e *entr
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res, err := cs.CallTool(cctx, params)
+	d.callEnded(cs, err != nil && cctx.Err() != nil && ctx.Err() == nil)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:

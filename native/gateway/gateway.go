@@ -51,7 +51,12 @@ const (
 	// DefaultTraceRate is how many traces a client may record a minute. An agent finishes a
 	// task in seconds at best, so 60 is above any real pace, and far below the 2.4 MB in 4 s
 	// one scripted session once wrote.
-	DefaultTraceRate  = 60
+	DefaultTraceRate = 60
+	// DefaultStartWait is how long a search_tools waits for servers still on their first
+	// attempt while some of them know no tools: an agent's first search comes right after it
+	// starts the gateway, and "no tools yet" then is an answer it acts on. Most servers list
+	// within a second or two; one slower than this is not worth stalling the agent for.
+	DefaultStartWait  = 3 * time.Second
 	defaultBackoffMin = time.Second
 	defaultBackoffMax = time.Minute
 )
@@ -134,6 +139,9 @@ type Options struct {
 	// may record a minute, with a minute's worth as burst; 0 means DefaultTraceRate, negative
 	// no limit. A trace over it is dropped, counted in health as traces_dropped.
 	TraceRate int
+	// StartWait bounds how long a search_tools waits for servers still starting (see
+	// DefaultStartWait); 0 means DefaultStartWait, negative no wait.
+	StartWait time.Duration
 
 	now func() time.Time // tests' clock
 	// afterFunc arms a timer as time.AfterFunc does; tests give one their clock fires.
@@ -155,6 +163,7 @@ type Gateway struct {
 	pubMu     sync.Mutex // serializes catalog publication
 	handedCat *catalog   // the catalog the learner got last; under pubMu
 	settled   atomic.Bool
+	waited    atomic.Bool   // a search has waited StartWait in full: later ones do not wait
 	handed    chan struct{} // closed once the first catalog has been published after settling
 
 	mu       sync.Mutex
@@ -200,6 +209,9 @@ func New(cfg *Config, opt Options) (*Gateway, error) {
 	}
 	if opt.SessionIdle <= 0 {
 		opt.SessionIdle = DefaultSessionIdle
+	}
+	if opt.StartWait == 0 {
+		opt.StartWait = DefaultStartWait
 	}
 	if opt.TraceRate == 0 {
 		opt.TraceRate = DefaultTraceRate
@@ -290,6 +302,58 @@ func (g *Gateway) WaitSettled(ctx context.Context) error {
 	}
 }
 
+// waitStarting waits, up to StartWait, for the servers' first attempts when one still on
+// it knows no tools (none listed, none from the previous catalog), so that a search on a cold
+// start sees the tools of the servers that start in time. Once a wait has run out, later
+// searches answer at once: a server that slow is down for search's purposes.
+func (g *Gateway) waitStarting(ctx context.Context) {
+	if g.opt.StartWait < 0 || g.waited.Load() {
+		return
+	}
+	select {
+	case <-g.handed:
+		return
+	default:
+	}
+	starting := false
+	for _, d := range g.downs {
+		select {
+		case <-d.first:
+			continue
+		default:
+		}
+		if t, _, _ := d.snapshot(); t == nil {
+			starting = true
+		}
+	}
+	if !starting {
+		return
+	}
+	out := make(chan struct{})
+	t := g.opt.afterFunc(g.opt.StartWait, func() { close(out) })
+	defer t.Stop()
+	select {
+	case <-g.handed:
+	case <-out:
+		g.waited.Store(true)
+	case <-ctx.Done():
+	case <-g.ctx.Done():
+	}
+}
+
+// starting names the servers still on their first attempt, in config order.
+func (g *Gateway) starting() []string {
+	var out []string
+	for _, d := range g.downs {
+		select {
+		case <-d.first:
+		default:
+			out = append(out, d.cfg.Name)
+		}
+	}
+	return out
+}
+
 // catalogChanged rebuilds the catalog after a server's tools changed.
 func (g *Gateway) catalogChanged() { g.publish() }
 
@@ -367,8 +431,18 @@ func (g *Gateway) health() healthReport {
 	g.mu.Lock()
 	h.Sessions = len(g.sessions)
 	g.mu.Unlock()
+	// A server's count is of its tools in the catalog: the ones the config denies or that have
+	// invalid names are never callable, and a count that holds them promises tools no agent
+	// can reach.
+	c := g.cat.Load()
+	perServer := map[string]int{}
+	for _, e := range c.entries {
+		perServer[e.Server]++
+	}
 	for _, d := range g.downs {
-		h.Servers = append(h.Servers, d.status())
+		st := d.status()
+		st.Tools = perServer[d.cfg.Name]
+		h.Servers = append(h.Servers, st)
 	}
 	if l := g.opt.Learner; l != nil {
 		st := l.Status()

@@ -58,6 +58,9 @@ func (g *Gateway) searchFiltered(query string, k int, f engine.Filter, keep func
 	if len(c.entries) == 0 {
 		res.Ranking = "lexical"
 		res.Note = "no server has listed any tool yet"
+		if st := g.starting(); len(st) > 0 {
+			res.Note += "; still starting: " + strings.Join(st, ", ")
+		}
 		return res
 	}
 	if l := g.opt.Learner; l != nil {
