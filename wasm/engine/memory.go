@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/binary"
 	"math"
 	"runtime"
 	"slices"
@@ -428,7 +429,7 @@ func memoryOf(g *graphs.Graph) *recallIndex {
 		r.runs[d], r.failed[d] = int32(runs), failed
 		ids := g.MemorySkills(d)
 		for i := 0; i+4 <= len(ids); i += 4 {
-			r.skills = append(r.skills, int32(le32(ids[i:])))
+			r.skills = append(r.skills, int32(binary.LittleEndian.Uint32(ids[i:])))
 		}
 		r.soff[d+1] = int32(len(r.skills))
 	}
@@ -439,17 +440,12 @@ func memoryOf(g *graphs.Graph) *recallIndex {
 		df := float64(len(ps) / 8)
 		idf := math.Log(1 + (float64(nd)-df+0.5)/(df+0.5))
 		for i := 0; i+8 <= len(ps); i += 8 {
-			d, tf := int32(le32(ps[i:])), float64(math.Float32frombits(le32(ps[i+4:])))
+			d, tf := int32(binary.LittleEndian.Uint32(ps[i:])), float64(math.Float32frombits(binary.LittleEndian.Uint32(ps[i+4:])))
 			r.doc = append(r.doc, d)
 			r.imp = append(r.imp, idf*tf*(k1+1)/(tf+norm[d]))
 		}
 	}
 	return r
-}
-
-func le32(b []byte) uint32 {
-	_ = b[3]
-	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 }
 
 // find returns the index of term s, or -1.
