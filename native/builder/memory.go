@@ -36,7 +36,11 @@ func (b *builder) pastRuns() []engine.PastRun {
 // tasks is shared by enough runs or calibration silenced the memory (weight 0), which then
 // costs the artifact nothing. Either way the build parameters say what the memory kept.
 func (b *builder) addMemory(art *graphs.Artifact, data []byte, runs []engine.PastRun) ([]byte, error) {
-	m, st, err := engine.FitMemory(art, runs, engine.MemoryOptions{MinRuns: b.opt.TaskMinRuns, MinReporters: MinReporters})
+	g, err := graphs.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("builder: memory: %w", err)
+	}
+	m, st, err := engine.FitMemory(art, g, runs, engine.MemoryOptions{MinRuns: b.opt.TaskMinRuns, MinReporters: MinReporters})
 	if err != nil {
 		return nil, fmt.Errorf("builder: memory: %w", err)
 	}

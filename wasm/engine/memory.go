@@ -653,21 +653,16 @@ func (m *memVotes) voters() []vote {
 // so memory speaks only where it helps). Where past tasks recur in other words that is a high
 // weight; where they do not, 0: the memory is kept, and silent. Reported runs are never held out,
 // so a reporter cannot steer the weight.
-func FitMemory(art *graphs.Artifact, runs []PastRun, opt MemoryOptions) (*graphs.Memory, MemoryStats, error) {
+//
+// g is art without a memory, decoded: the graph whose answers the memory's votes are added to.
+func FitMemory(art *graphs.Artifact, g *graphs.Graph, runs []PastRun, opt MemoryOptions) (*graphs.Memory, MemoryStats, error) {
 	opt = opt.orDefaults()
 	corpus := newMemCorpus(runs)
 	m, st := corpus.build(opt, nil)
 	if m == nil {
 		return nil, st, nil
 	}
-	// The graph without a memory answers for itself; each fold's memory is read from an
-	// artifact of the library alone, as a host reads one.
-	plain := *art
-	plain.Memory = nil
-	g, err := decoded(&plain)
-	if err != nil {
-		return nil, st, err
-	}
+	// Each fold's memory is read from an artifact of the library alone, as a host reads one.
 	bare := graphs.Artifact{Skills: art.Skills, Lexicon: art.Lexicon}
 	var cand []int
 	for i, r := range runs {
