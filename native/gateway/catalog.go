@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/caskg/caskg/graphs"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -34,6 +36,16 @@ type catalog struct {
 
 	lexOnce sync.Once
 	lex     *lexIndex // lexical search's index, built at its first use
+
+	// cover is the learner's graph last compared with this catalog and how many of the
+	// catalog's tools it lacks (missingFromGraph): counted once per graph, not per search.
+	cover atomic.Pointer[graphCover]
+}
+
+// graphCover is a graph and the count of a catalog's tools it does not hold.
+type graphCover struct {
+	g       *graphs.Graph
+	missing int
 }
 
 // catalogTool is a catalog entry as written: the fields the contract keeps, in a fixed order.

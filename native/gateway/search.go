@@ -94,14 +94,19 @@ func (g *Gateway) searchFiltered(query string, k int, f engine.Filter, keep func
 	return res
 }
 
-// missingFromGraph counts the catalog's tools the graph gr does not hold.
+// missingFromGraph counts the catalog's tools the graph gr does not hold, once per catalog and
+// graph (catalog.cover): both are immutable, and a search would otherwise look up every skill.
 func missingFromGraph(c *catalog, gr *graphs.Graph) int {
+	if p := c.cover.Load(); p != nil && p.g == gr {
+		return p.missing
+	}
 	held := 0
 	for i := range gr.NumSkills() {
 		if c.byName[gr.Name(i)] != nil {
 			held++
 		}
 	}
+	c.cover.Store(&graphCover{g: gr, missing: len(c.entries) - held})
 	return len(c.entries) - held
 }
 
