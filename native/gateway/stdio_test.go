@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/caskg/caskg/native/testlib"
 )
@@ -16,7 +17,11 @@ import (
 // connection stays up: the same process answers the next call. (The SDK's own reader ended the
 // connection as "not JSON-RPC" and restarted the server.)
 func TestOversizeResultKeepsServer(t *testing.T) {
-	cfg := &Config{Servers: []ServerConfig{stdioServer(t, "child", "big")}}
+	srv := stdioServer(t, "child", "big")
+	// Writing and reading 20 MB under the race detector on a loaded machine takes seconds: the
+	// call must fail for its size, not for the test servers' 5 s timeout.
+	srv.Timeout = time.Minute
+	cfg := &Config{Servers: []ServerConfig{srv}}
 	g := startGateway(t, cfg, Options{})
 	fc := connect(t, g)
 	pid := testlib.ToolText(fc.callTool(t, "child__pid", nil))
