@@ -28,6 +28,7 @@ func FuzzQuery(f *testing.F) {
 	f.Add("boil water for tea", 3, 2, 0.0, false, "b*")
 	f.Add("pick up the object", 0, 0, 0.0, true, "*object")
 	f.Add("pick up the object", 0, 0, 0.0, false, "[a]")
+	f.Add("mie", 0, 0, 0.0, false, "_"+strings.Repeat("\xff", MaxPatternBytes)) // too long, in bytes
 
 	e := kitchen()
 	n := e.Graph().NumSkills()
@@ -51,7 +52,8 @@ func FuzzQuery(f *testing.F) {
 		}
 		empty := strings.TrimSpace(q) == ""
 		invalid := empty || len(q) > MaxQueryBytes || wantK < 1 || wantK > MaxK ||
-			wantSeeds < 1 || wantSeeds > MaxSeeds || !(g > 0 && g <= 1) || req.Filter.Check() != nil
+			wantSeeds < 1 || wantSeeds > MaxSeeds || !(g > 0 && g <= 1) || len(glob) > MaxPatternBytes ||
+			req.Filter.Check() != nil
 		if invalid != (err != nil) {
 			t.Fatalf("Query(%+v): error %v, want an error: %v", req, err, invalid)
 		}
