@@ -22,7 +22,7 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR [--auth-tokens FILE] [--allowed-hosts H,...]] [--max-sessions N] [--session-idle 10m] [--trace-rate N] [--learn-every N] [--learn-idle 2m] [--expose N] [--trace-gap 30s] [--lenient] [--task-min-runs N] [--no-task-text] | rollback --state-dir DIR [--relearn]"
+const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR [--auth-tokens FILE] [--allowed-hosts H,...]] [--max-sessions N] [--session-idle 10m] [--trace-rate N] [--learn-every N] [--learn-idle 2m] [--expose N] [--trace-gap 30s] [--start-wait 3s] [--lenient] [--task-min-runs N] [--no-task-text] | rollback --state-dir DIR [--relearn]"
 
 // gatewayShutdown bounds how long SIGTERM waits for a running graph build before cancelling it.
 const gatewayShutdown = 30 * time.Second
@@ -56,6 +56,7 @@ func runGateway(c *ctx, args []string) error {
 	maxSessions := fl.Int("max-sessions", gateway.DefaultMaxSessions, "sessions open at once; a new one beyond ends the session idle longest")
 	sessionIdle := fl.Duration("session-idle", gateway.DefaultSessionIdle, "close an HTTP session without a request for this long")
 	traceRate := fl.Int("trace-rate", gateway.DefaultTraceRate, "traces each client may record a minute; more are dropped (negative: no limit)")
+	startWait := fl.Duration("start-wait", gateway.DefaultStartWait, "the first search waits up to this long for servers still starting (0: no wait)")
 	taskMinRuns, noTaskText := engine.DefaultTaskMinRuns, false
 	registerTaskFlags(fl, &taskMinRuns, &noTaskText)
 	pos, err := parse(c, fl, args, gatewayArgs)
@@ -85,6 +86,8 @@ func runGateway(c *ctx, args []string) error {
 		return usagef("--max-sessions %d: must be at least 1", *maxSessions)
 	case *sessionIdle <= 0:
 		return usagef("--session-idle %v: must be positive", *sessionIdle)
+	case *startWait < 0:
+		return usagef("--start-wait %v: must not be negative (0: the first search does not wait)", *startWait)
 	case *traceRate == 0:
 		return usagef("--trace-rate 0: would record nothing; give a positive rate, or a negative one for no limit")
 	case *httpAddr == "" && (*authTokens != "" || *allowedHosts != ""):
@@ -146,9 +149,13 @@ func runGateway(c *ctx, args []string) error {
 	if err != nil {
 		return err
 	}
+	wait := *startWait
+	if wait == 0 {
+		wait = -1 // gateway.Options: 0 is the default, negative no wait
+	}
 	g, err := gateway.New(cfg, gateway.Options{Learner: learner, PreviousCatalog: prev, Expose: *expose, TraceGap: *traceGap,
 		Version: engine.Version, Logf: logf, Tokens: tokens, AllowedHosts: splitList(*allowedHosts),
-		MaxSessions: *maxSessions, SessionIdle: *sessionIdle, TraceRate: *traceRate})
+		MaxSessions: *maxSessions, SessionIdle: *sessionIdle, TraceRate: *traceRate, StartWait: wait})
 	if err != nil {
 		closeLearner(context.Background())
 		return err
