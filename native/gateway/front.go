@@ -394,9 +394,10 @@ func (s *frontSession) call(ctx context.Context, req *mcp.CallToolRequest, name 
 		}
 		return s.g.unknownTool(c, name, s.keeps), nil
 	}
-	start := s.g.opt.now()
+	start, t0 := s.g.opt.now(), time.Now()
 	res, err := s.g.forward(ctx, req, e, args)
 	ok := err == nil && res != nil && !res.IsError
+	s.g.metrics.called(e.Server, ok, time.Since(t0))
 	s.trace.called(name, ok, s.g.opt.now().Sub(start).Milliseconds())
 	return res, err
 }
@@ -652,6 +653,7 @@ func (g *Gateway) Handler() http.Handler {
 	opt := mcpserver.HTTPOptions{
 		SessionTimeout: g.opt.SessionIdle,
 		Health:         func() any { return g.health() },
+		Metrics:        g.metrics.handler(),
 	}
 	if g.opt.Tokens != nil {
 		opt.Guard = g.requireToken

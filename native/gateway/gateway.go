@@ -174,6 +174,7 @@ type Gateway struct {
 	closed   bool
 
 	traceRate rateLimiter
+	metrics   *metrics
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -244,6 +245,7 @@ func New(cfg *Config, opt Options) (*Gateway, error) {
 		g.downs = append(g.downs, d)
 		g.byServer[s.Name] = d
 	}
+	g.metrics = newMetrics(g)
 	empty, err := buildCatalog(cfg, seed)
 	if err != nil {
 		return nil, err

@@ -132,6 +132,8 @@ func (t *tracker) finishLocked() {
 		// Recorded under the lock, so that a session's traces reach the file in order.
 		if err := l.Record(tr); err != nil {
 			t.s.g.logf("gateway: trace %s not recorded: %v", tr.ID, err)
+		} else {
+			t.s.g.metrics.recorded.Inc()
 		}
 	}
 }
