@@ -22,7 +22,7 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR [--auth-tokens FILE] [--allowed-hosts H,...]] [--max-sessions N] [--session-idle 10m] [--trace-rate N] [--learn-every N] [--learn-idle 2m] [--expose N] [--trace-gap 30s] [--start-wait 3s] [--lenient] [--task-min-runs N] [--no-task-text] | rollback --state-dir DIR [--relearn]"
+const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR [--auth-tokens FILE] [--allowed-hosts H,...]] [--max-sessions N] [--session-idle 10m] [--trace-rate N] [--learn-every N] [--learn-idle 2m] [--expose N] [--trace-gap 30s] [--trace-rotate-mb 64] [--start-wait 3s] [--lenient] [--task-min-runs N] [--no-task-text] | rollback --state-dir DIR [--relearn]"
 
 // gatewayShutdown bounds how long SIGTERM waits for a running graph build before cancelling it.
 const gatewayShutdown = 30 * time.Second
@@ -56,6 +56,7 @@ func runGateway(c *ctx, args []string) error {
 	maxSessions := fl.Int("max-sessions", gateway.DefaultMaxSessions, "sessions open at once; a new one beyond ends the session idle longest")
 	sessionIdle := fl.Duration("session-idle", gateway.DefaultSessionIdle, "close an HTTP session without a request for this long")
 	traceRate := fl.Int("trace-rate", gateway.DefaultTraceRate, "traces each client may record a minute; more are dropped (negative: no limit)")
+	rotateMB := fl.Int("trace-rotate-mb", learn.DefaultRotateBytes>>20, "rotate traces.jsonl to traces.NNNNNN.jsonl at this many MiB; every rotated file is kept and learned (0: never rotate)")
 	startWait := fl.Duration("start-wait", gateway.DefaultStartWait, "the first search waits up to this long for servers still starting (0: no wait)")
 	taskMinRuns, noTaskText := engine.DefaultTaskMinRuns, false
 	registerTaskFlags(fl, &taskMinRuns, &noTaskText)
@@ -86,6 +87,8 @@ func runGateway(c *ctx, args []string) error {
 		return usagef("--max-sessions %d: must be at least 1", *maxSessions)
 	case *sessionIdle <= 0:
 		return usagef("--session-idle %v: must be positive", *sessionIdle)
+	case *rotateMB < 0 || *rotateMB > 1<<20:
+		return usagef("--trace-rotate-mb %d: must be in [0, %d] (0: never rotate)", *rotateMB, 1<<20)
 	case *startWait < 0:
 		return usagef("--start-wait %v: must not be negative (0: the first search does not wait)", *startWait)
 	case *traceRate == 0:
@@ -144,8 +147,12 @@ func runGateway(c *ctx, args []string) error {
 	if quiet == 0 {
 		quiet = -1 // learn.Options: 0 is the default, negative never
 	}
+	rotate := int64(*rotateMB) << 20
+	if rotate == 0 {
+		rotate = -1 // learn.Options: 0 is the default, negative never
+	}
 	learner, closeLearner, err := openLearner(*stateDir, learn.Options{LearnEvery: *learnEvery, LearnIdle: quiet, Logf: logf,
-		TaskMinRuns: taskMinRuns, NoTaskText: noTaskText})
+		TaskMinRuns: taskMinRuns, NoTaskText: noTaskText, RotateBytes: rotate})
 	if err != nil {
 		return err
 	}

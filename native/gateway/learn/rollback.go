@@ -17,7 +17,7 @@ const UndoneFile = "traces.undone.jsonl"
 
 // Rollback puts the previous graph (graph.prev.skg and its sidecars) back in place of the
 // current one and undoes what the current one learned: the traces it learned beyond the
-// previous graph's move from traces.jsonl to traces.undone.jsonl, so that the next start does
+// previous graph's move from the trace files (rotated or not) to traces.undone.jsonl, so that the next start does
 // not learn them again (Relearn takes them back). The undone graph is deleted, not kept as the
 // previous one: a second Rollback finds no previous graph, where it used to swap the two back.
 // Traces recorded after the current graph was built stay in traces.jsonl and are learned at the
@@ -93,29 +93,47 @@ func traceLines(data []byte) (lines [][]byte, isTrace []bool) {
 	return lines, isTrace
 }
 
-// undoTraces moves the traces from..to-1 (counting traces, not lines) of traces.jsonl to the end
-// of traces.undone.jsonl, and returns how many it moved.
+// undoTraces moves the traces from..to-1 (counting traces, not lines, across the rotated trace
+// files and traces.jsonl in order) to the end of traces.undone.jsonl, and returns how many it
+// moved. Each trace file it takes lines from is rewritten whole, in order; a rotated file left
+// without a line is removed.
 func undoTraces(dir string, from, to int) (int, error) {
-	path := filepath.Join(dir, TracesFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	} else if err != nil {
+	paths, _, err := traceFiles(dir)
+	if err != nil {
 		return 0, err
 	}
-	lines, isTrace := traceLines(data)
-	var keep, undone []byte
+	type rewrite struct {
+		path string
+		keep []byte
+	}
+	var rewrites []rewrite
+	var undone []byte
 	k, moved := 0, 0
-	for i, ln := range lines {
-		if isTrace[i] {
-			k++
-			if k > from && k <= to {
-				undone = append(undone, withNewline(ln)...)
-				moved++
-				continue
-			}
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return 0, err
 		}
-		keep = append(keep, ln...)
+		lines, isTrace := traceLines(data)
+		var keep []byte
+		took := false
+		for i, ln := range lines {
+			if isTrace[i] {
+				k++
+				if k > from && k <= to {
+					undone = append(undone, withNewline(ln)...)
+					moved++
+					took = true
+					continue
+				}
+			}
+			keep = append(keep, ln...)
+		}
+		if took {
+			rewrites = append(rewrites, rewrite{path, keep})
+		}
 	}
 	if len(undone) == 0 {
 		return 0, nil
@@ -123,15 +141,23 @@ func undoTraces(dir string, from, to int) (int, error) {
 	if err := appendSynced(filepath.Join(dir, UndoneFile), undone); err != nil {
 		return 0, err
 	}
-	if err := atomicWrite(path, keep); err != nil {
-		return 0, err
+	for _, r := range rewrites {
+		if len(r.keep) == 0 && filepath.Base(r.path) != TracesFile {
+			if err := os.Remove(r.path); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		if err := atomicWrite(r.path, r.keep); err != nil {
+			return 0, err
+		}
 	}
 	return moved, nil
 }
 
 // Relearn moves the traces that rollbacks undid (traces.undone.jsonl) back to the end of
-// traces.jsonl, so that the next start learns them; a trace traces.jsonl already has is left
-// out. It refuses while a gateway has the directory open, and returns how many traces it moved.
+// traces.jsonl, so that the next start learns them; a trace a trace file (rotated or not)
+// already has is left out. It refuses while a gateway has the directory open, and returns how many traces it moved.
 func Relearn(dir string) (int, error) {
 	lock, err := lockDir(dir)
 	if err != nil {
@@ -145,16 +171,23 @@ func Relearn(dir string) (int, error) {
 	} else if err != nil {
 		return 0, relearnError(err)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	paths, _, err := traceFiles(dir)
+	if err != nil {
 		return 0, relearnError(err)
 	}
 	have := map[string]bool{}
-	lines, isTrace := traceLines(data)
-	for i, ln := range lines {
-		if isTrace[i] {
-			t, _ := builder.ParseTrace(bytes.TrimSpace(ln))
-			have[t.Key()] = true
+	var data []byte // traces.jsonl's, the last of paths
+	for _, p := range paths {
+		data, err = os.ReadFile(p)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return 0, relearnError(err)
+		}
+		lines, isTrace := traceLines(data)
+		for i, ln := range lines {
+			if isTrace[i] {
+				t, _ := builder.ParseTrace(bytes.TrimSpace(ln))
+				have[t.Key()] = true
+			}
 		}
 	}
 	var back []byte
@@ -162,7 +195,7 @@ func Relearn(dir string) (int, error) {
 		back = append(back, '\n') // the last line must not run on into the first moved back
 	}
 	n := 0
-	lines, isTrace = traceLines(undone)
+	lines, isTrace := traceLines(undone)
 	for i, ln := range lines {
 		if !isTrace[i] {
 			continue
