@@ -48,7 +48,7 @@ func runGateway(c *ctx, args []string) error {
 	learnEvery := fl.Int("learn-every", 0, "new traces between incremental graph updates (0: the learning loop's default)")
 	learnIdle := fl.Duration("learn-idle", learn.DefaultLearnIdle, "learn traces fewer than --learn-every once this long passes without a new one (0: never)")
 	expose := fl.Int("expose", 0, "list the top `N` tools of a session's latest search as its own tools, callable by name")
-	traceGap := fl.Duration("trace-gap", gateway.DefaultTraceGap, "a session's trace is written after this long without a call (what a kill -9 can lose)")
+	traceGap := fl.Duration("trace-gap", gateway.DefaultTraceGap, "a session's trace is written after this long without a call, and open traces are checkpointed this often: a kill -9 loses at most this long of calls")
 	idle := fl.Duration("idle", 0, "the old name of --trace-gap")
 	lenient := fl.Bool("lenient", false, "warn about an unknown field in --config instead of refusing it")
 	authTokens := fl.String("auth-tokens", "", "with --http: every request needs Authorization: Bearer TOKEN of this `file`'s lines NAME TOKEN (default $"+tokensEnv+"); needed beyond loopback")

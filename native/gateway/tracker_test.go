@@ -190,3 +190,72 @@ func TestTraceEndsWhenStreamCloses(t *testing.T) {
 		t.Errorf("trace: %+v", got)
 	}
 }
+
+// journal is a recorder that also keeps the open traces of the last checkpoint.
+type journal struct {
+	recorder
+	open        []Trace
+	checkpoints int
+}
+
+func (j *journal) Checkpoint(open []Trace) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.open = slices.Clone(open)
+	j.checkpoints++
+	return nil
+}
+
+// durable is how many calls a kill -9 would not lose now: those of the recorded traces and of
+// the open ones as last checkpointed.
+func (j *journal) durable() (n int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, t := range append(slices.Clone(j.traces), j.open...) {
+		n += len(t.Calls)
+	}
+	return n
+}
+
+// TestKillLosesAtMostTheGap: a session that calls every 10 s never pauses for the 30 s trace
+// gap, so its trace never ends; still, at any moment every call older than the gap is durable
+// (recorded or checkpointed), under the ID the trace gets when it ends. A gateway with nothing
+// new checkpoints nothing, and Close leaves no trace open.
+func TestKillLosesAtMostTheGap(t *testing.T) {
+	clock := &fakeClock{t: time.Unix(1000, 0)}
+	j := &journal{}
+	g := startGateway(t, alphaConfig(), Options{Learner: j, TraceGap: 30 * time.Second, now: clock.now, afterFunc: clock.afterFunc,
+		dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
+	fc := connect(t, g)
+	fc.search(t, "a long task", 3)
+	const step = 10 * time.Second
+	for i := range 18 {
+		fc.callTool(t, "alpha__read_file", map[string]any{"path": "a"})
+		clock.advance(step)
+		// Call k was made at k*step; now is (i+1)*step: the calls at or before now-30s are
+		// 0..i-2, i-1 of them.
+		if d, want := j.durable(), max(0, i-1); d < want {
+			t.Fatalf("after call %d and %v more: %d calls durable, want at least %d", i, step, d, want)
+		}
+	}
+	if n := len(j.got()); n != 0 {
+		t.Fatalf("%d traces recorded; the session never paused", n)
+	}
+	j.mu.Lock()
+	open, n := slices.Clone(j.open), j.checkpoints
+	j.mu.Unlock()
+	if len(open) != 1 || open[0].ID != "gw-0.1-1" || open[0].Task != "a long task" || open[0].Tools[0] != "alpha__read_file" {
+		t.Fatalf("checkpointed %+v, want the session's trace gw-0.1-1", open)
+	}
+	clock.advance(time.Minute) // the gap ends the trace; the next checkpoint drops it
+	clock.advance(time.Minute) // nothing changed: no checkpoint
+	j.mu.Lock()
+	open, n2 := slices.Clone(j.open), j.checkpoints
+	j.mu.Unlock()
+	if got := j.got(); len(got) != 1 || got[0].ID != "gw-0.1-1" || len(got[0].Calls) != 18 || len(open) != 0 {
+		t.Errorf("after the gap: recorded %+v, open %+v; want gw-0.1-1 with 18 calls, none open", got, open)
+	}
+	if n2 != n+1 {
+		t.Errorf("%d checkpoints after the trace ended, want 1", n2-n)
+	}
+}

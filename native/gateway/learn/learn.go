@@ -8,6 +8,8 @@
 //	traces.jsonl           one trace a line, appended and fsynced (Record)
 //	traces.NNNNNN.jsonl    traces.jsonl as it was when it reached Options.RotateBytes, oldest
 //	                       first; read at Open before traces.jsonl, never written again
+//	traces.open.jsonl      the traces sessions had open at the gateway's last Checkpoint,
+//	                       recorded at the next Open when a kill kept them from ending
 //	graph.skg              the current graph
 //	graph.skg.state        its build state, from which an update reuses the build's work
 //	graph.skg.meta         which graph and catalog belong together (meta.go)
@@ -144,8 +146,9 @@ type Loop struct {
 
 	wmu     sync.Mutex // serializes appends to traces.jsonl
 	tf      *os.File
-	tsize   int64 // traces.jsonl's size after the last whole line
-	rotated int   // the highest traces.NNNNNN.jsonl; under wmu
+	tsize   int64      // traces.jsonl's size after the last whole line
+	rotated int        // the highest traces.NNNNNN.jsonl; under wmu
+	jmu     sync.Mutex // serializes checkpoints
 	catMu   sync.Mutex
 	ctx     context.Context // the builds'; canceled by Close
 	cancel  context.CancelFunc
@@ -222,6 +225,9 @@ func Open(dir string, opt Options) (*Loop, error) {
 		l.cancel()
 		unlockDir(lock)
 		return nil, err
+	}
+	if _, err := recoverOpen(dir, opt.Logf); err != nil {
+		return fail(err)
 	}
 	if err := l.openTraces(); err != nil {
 		return fail(err)

@@ -35,6 +35,12 @@ func Rollback(dir string) (int, error) {
 		return 0, rollbackError(err)
 	}
 	defer unlockDir(lock)
+	// The traces a killed gateway had open come after every graph's; recorded now, before the
+	// trace files change, a stale one (ended and learned since) is not taken for new once
+	// this rollback has set it aside.
+	if _, err := recoverOpen(dir, func(string, ...any) {}); err != nil {
+		return 0, rollbackError(err)
+	}
 	graph, prevPath := filepath.Join(dir, GraphFile), filepath.Join(dir, PrevFile)
 	prev, problems, err := readTrio(prevPath)
 	switch {
@@ -164,6 +170,9 @@ func Relearn(dir string) (int, error) {
 		return 0, relearnError(err)
 	}
 	defer unlockDir(lock)
+	if _, err := recoverOpen(dir, func(string, ...any) {}); err != nil {
+		return 0, relearnError(err)
+	}
 	undonePath, path := filepath.Join(dir, UndoneFile), filepath.Join(dir, TracesFile)
 	undone, err := os.ReadFile(undonePath)
 	if errors.Is(err, fs.ErrNotExist) {
