@@ -29,7 +29,7 @@ const gatewayShutdown = 30 * time.Second
 
 // runGateway serves one MCP endpoint in front of the servers of an mcpServers file: on stdio
 // (stdout carries the protocol, everything for people goes to stderr), or with --http on
-// streamable HTTP at /mcp with GET /v1/health beside it. SIGINT or SIGTERM stops it: the
+// streamable HTTP at /mcp with GET /v1/health and GET /metrics beside it. SIGINT or SIGTERM stops it: the
 // sessions' traces in flight are recorded, the learning loop closes without a half-written
 // graph, and the stdio servers are shut down.
 func runGateway(c *ctx, args []string) error {
@@ -44,7 +44,7 @@ func runGateway(c *ctx, args []string) error {
 	fl := flag.NewFlagSet("gateway", flag.ContinueOnError)
 	config := fl.String("config", "", "the mcpServers `file` (the JSON Claude Desktop, Claude Code and Cursor read)")
 	stateDir := fl.String("state-dir", "", "`folder` for the catalog, the graph, its build state and the traces (created if missing)")
-	httpAddr := fl.String("http", "", "serve streamable HTTP on `host:port` at /mcp, with GET /v1/health, instead of stdio")
+	httpAddr := fl.String("http", "", "serve streamable HTTP on `host:port` at /mcp, with GET /v1/health and GET /metrics (Prometheus), instead of stdio")
 	learnEvery := fl.Int("learn-every", 0, "new traces between incremental graph updates (0: the learning loop's default)")
 	learnIdle := fl.Duration("learn-idle", learn.DefaultLearnIdle, "learn traces fewer than --learn-every once this long passes without a new one (0: never)")
 	expose := fl.Int("expose", 0, "list the top `N` tools of a session's latest search as its own tools, callable by name")
@@ -226,7 +226,7 @@ func splitList(s string) []string {
 }
 
 func serveGatewayHTTP(ctx context.Context, c *ctx, g *gateway.Gateway, ln net.Listener, authed bool) error {
-	fmt.Fprintf(c.stderr, "caskg gateway: MCP at http://%s/mcp, health at http://%s/v1/health; Ctrl-C stops\n", ln.Addr(), ln.Addr())
+	fmt.Fprintf(c.stderr, "caskg gateway: MCP at http://%s/mcp, health at http://%s/v1/health, metrics at http://%s/metrics; Ctrl-C stops\n", ln.Addr(), ln.Addr(), ln.Addr())
 	if !mcpserver.IsLoopbackAddr(ln.Addr()) && authed {
 		fmt.Fprintf(c.stderr, "caskg gateway: %s is reachable beyond this machine: only clients with a token are served; put TLS in front of it (a token crosses the network as plain text over http://)\n", ln.Addr())
 	}

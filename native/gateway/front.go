@@ -641,7 +641,8 @@ func (g *Gateway) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSess
 	return ss, nil
 }
 
-// Handler serves the front over streamable HTTP at /mcp and GET /v1/health beside it, with
+// Handler serves the front over streamable HTTP at /mcp, GET /v1/health and GET /metrics
+// (metrics.go; behind the tokens like /mcp) beside it, with
 // mcpserver.HTTPHandler's protections: a request that reaches a loopback address must name a
 // local host (DNS rebinding), /mcp refuses cross-origin browser requests, and bodies are
 // bounded.
