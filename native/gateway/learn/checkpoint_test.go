@@ -111,3 +111,56 @@ func TestCheckpointRollback(t *testing.T) {
 		t.Fatalf("Relearn: %d, %v; want 1", n, err)
 	}
 }
+
+// FuzzRecoverOpen: whatever traces.jsonl and traces.open.jsonl hold, recovery does not panic,
+// removes the checkpoint, leaves traces.jsonl with no torn line, its whole traces as they were
+// followed by the checkpoint's traces it did not have, each ID once.
+func FuzzRecoverOpen(f *testing.F) {
+	for _, s := range traceSeeds {
+		f.Add([]byte(traceSeeds[0]+"\n"+s), []byte(s+"\n"+traceSeeds[2]+"\n"))
+		f.Add([]byte(s), []byte(traceSeeds[0]+"\n"))
+	}
+	f.Fuzz(func(t *testing.T, traces, open []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, TracesFile), traces, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, OpenTracesFile), open, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		before := recoverTraces(traces)
+		n, err := recoverOpen(dir, func(string, ...any) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, OpenTracesFile)); !os.IsNotExist(err) {
+			t.Fatalf("checkpoint left: %v", err)
+		}
+		after, err := os.ReadFile(filepath.Join(dir, TracesFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := recoverTraces(after)
+		if n > 0 && (r.torn != 0 || r.keep != int64(len(after))) {
+			t.Fatalf("traces.jsonl after recovery: torn line %d, keep %d of %d", r.torn, r.keep, len(after))
+		}
+		if len(r.traces) != len(before.traces)+n {
+			t.Fatalf("%d traces after, want %d + %d", len(r.traces), len(before.traces), n)
+		}
+		for i, tr := range before.traces {
+			if r.traces[i].Key() != tr.Key() {
+				t.Fatalf("trace %d changed", i)
+			}
+		}
+		seen := map[string]bool{}
+		for _, tr := range before.traces {
+			seen[tr.ID] = true
+		}
+		for _, tr := range r.traces[len(before.traces):] {
+			if seen[tr.ID] {
+				t.Fatalf("recovered %q twice", tr.ID)
+			}
+			seen[tr.ID] = true
+		}
+	})
+}
