@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +16,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/caskg/caskg/native/builder"
+	"github.com/caskg/caskg/native/gateway/learn"
 	"github.com/caskg/caskg/native/mcpserver"
 )
 
@@ -257,5 +261,61 @@ func TestKillLosesAtMostTheGap(t *testing.T) {
 	}
 	if n2 != n+1 {
 		t.Errorf("%d checkpoints after the trace ended, want 1", n2-n)
+	}
+}
+
+// TestCheckpointToDisk: with the learning loop as learner, a session's open trace reaches the
+// state folder's traces.open.jsonl within a gap, with its task and calls; once the trace has
+// ended, the next checkpoint removes the file.
+func TestCheckpointToDisk(t *testing.T) {
+	dir := t.TempDir()
+	loop, err := learn.Open(dir, learn.Options{LearnIdle: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { loop.Close(context.Background()) })
+	clock := &fakeClock{t: time.Unix(1000, 0)}
+	g := startGateway(t, alphaConfig(), Options{Learner: LoopLearner(loop), TraceGap: 30 * time.Second, now: clock.now,
+		afterFunc: clock.afterFunc, dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
+	fc := connect(t, g)
+	path := filepath.Join(dir, learn.OpenTracesFile)
+	fc.search(t, "read two files", 3)
+	fc.callTool(t, "alpha__read_file", map[string]any{"path": "a"})
+	clock.advance(5 * time.Second)
+	fc.callTool(t, "alpha__stat", nil)
+	clock.advance(25 * time.Second) // the first checkpoint, 30 s after the start
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := builder.ParseTrace(bytes.TrimSpace(data))
+	if err != nil || run.ID != "gw-0.1-1" || run.Task != "read two files" || !slices.Equal(run.Skills, []string{"alpha__read_file", "alpha__stat"}) {
+		t.Fatalf("%s: %s (%v), want gw-0.1-1 with its two calls", learn.OpenTracesFile, data, err)
+	}
+	clock.advance(10 * time.Second) // 30 s after the last call: the trace ends
+	if st := loop.Status(); st.TracesRecorded != 1 {
+		t.Fatalf("recorded %d traces, want 1", st.TracesRecorded)
+	}
+	clock.advance(30 * time.Second) // the next checkpoint: nothing open
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("%s with no trace open: %v", learn.OpenTracesFile, err)
+	}
+	// Close records the trace open at a checkpoint and removes the file.
+	fc.callTool(t, "alpha__stat", nil)
+	clock.advance(15 * time.Second)
+	fc.callTool(t, "alpha__stat", nil)
+	clock.advance(15 * time.Second) // a checkpoint, 30 s after the last; the gap has not passed
+	if n := loop.Status().TracesRecorded; n != 1 {
+		t.Fatalf("recorded %d traces, want the second still open", n)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("no checkpoint of the second trace: %v", err)
+	}
+	g.Close()
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("%s after Close: %v", learn.OpenTracesFile, err)
+	}
+	if st := loop.Status(); st.TracesRecorded != 2 {
+		t.Errorf("recorded %d traces after Close, want 2", st.TracesRecorded)
 	}
 }
