@@ -190,9 +190,10 @@ type Gateway struct {
 	traceRate rateLimiter
 	metrics   *metrics
 
-	cpMu    sync.Mutex // serializes checkpoints
-	cpTimer timer      // arms the next checkpoint; nil without a Checkpointer
-	cpLast  string     // what the last checkpoint held (IDs and call counts)
+	cpMu    sync.Mutex      // serializes checkpoints
+	cpTimer timer           // arms the next checkpoint; nil without a Checkpointer
+	cpLast  string          // what the last checkpoint held (IDs and call counts)
+	cpIDs   map[string]bool // the IDs of its traces
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -552,4 +553,22 @@ func (g *Gateway) checkpoint() {
 		return
 	}
 	g.cpLast = sig.String()
+	g.cpIDs = map[string]bool{}
+	for _, tr := range open {
+		g.cpIDs[tr.ID] = true
+	}
+}
+
+// dropped checkpoints at once when the last checkpoint holds the trace id, which the rate
+// limiter has just dropped; Close makes its own last checkpoint.
+func (g *Gateway) dropped(id string) {
+	g.mu.Lock()
+	closed := g.closed
+	g.mu.Unlock()
+	g.cpMu.Lock()
+	held := g.cpIDs[id]
+	g.cpMu.Unlock()
+	if held && !closed {
+		g.checkpoint()
+	}
 }

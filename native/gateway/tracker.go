@@ -154,12 +154,20 @@ func (t *tracker) finishLocked() {
 	t.n++
 	tr := t.traceLocked()
 	t.calls = nil
-	if l := t.s.g.opt.Learner; l != nil && t.s.g.mayRecord(t.s) {
+	l := t.s.g.opt.Learner
+	switch {
+	case l == nil:
+	case t.s.g.mayRecord(t.s):
 		// Recorded under the lock, so that a session's traces reach the file in order.
 		if err := l.Record(tr); err != nil {
 			t.s.g.logf("gateway: trace %s not recorded: %v", tr.ID, err)
 		} else {
 			t.s.g.metrics.recorded.Inc()
 		}
+	default:
+		// Dropped over the rate: a checkpoint that holds it must not outlive it, or a kill
+		// would have the next start record it after all. (Not under t.mu: a checkpoint takes
+		// the trackers' locks.)
+		go t.s.g.dropped(tr.ID)
 	}
 }

@@ -319,3 +319,35 @@ func TestCheckpointToDisk(t *testing.T) {
 		t.Errorf("recorded %d traces after Close, want 2", st.TracesRecorded)
 	}
 }
+
+// TestCheckpointForgetsDropped: a trace the rate limiter drops when it ends leaves the
+// checkpoint at once, so that a kill before the next one does not have it recorded after all.
+func TestCheckpointForgetsDropped(t *testing.T) {
+	clock := &fakeClock{t: time.Unix(1000, 0)}
+	j := &journal{}
+	g := startGateway(t, alphaConfig(), Options{Learner: j, TraceGap: 30 * time.Second, TraceRate: 1, now: clock.now,
+		afterFunc: clock.afterFunc, dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
+	fc := connect(t, g)
+	fc.search(t, "one", 3)
+	fc.callTool(t, "alpha__stat", nil)
+	fc.search(t, "two", 3) // trace one is recorded: the minute's budget is spent
+	fc.callTool(t, "alpha__stat", nil)
+	clock.advance(20 * time.Second)
+	fc.callTool(t, "alpha__stat", nil)
+	clock.advance(10 * time.Second) // the first checkpoint holds trace two
+	j.mu.Lock()
+	held := len(j.open) == 1 && j.open[0].Task == "two"
+	j.mu.Unlock()
+	if !held || len(j.got()) != 1 {
+		t.Fatalf("checkpoint %+v, recorded %d; want trace two open and one recorded", j.open, len(j.got()))
+	}
+	fc.search(t, "three", 3) // ends trace two, over the rate
+	waitFor(t, "the dropped trace out of the checkpoint", func() bool {
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		return len(j.open) == 0
+	})
+	if g.health().TracesDropped != 1 {
+		t.Errorf("dropped %d, want 1", g.health().TracesDropped)
+	}
+}
