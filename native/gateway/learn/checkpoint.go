@@ -1,7 +1,6 @@
 package learn
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -69,56 +68,11 @@ func recoverOpen(dir string, logf func(string, ...any)) (int, error) {
 	} else if err != nil {
 		return 0, fmt.Errorf("learn: %w", err)
 	}
-	paths, _, err := traceFiles(dir)
+	n, err := appendMissing(dir, journal, func(t builder.Trace) string { return t.ID }, logf)
 	if err != nil {
-		return 0, fmt.Errorf("learn: %w", err)
-	}
-	have := map[string]bool{}
-	var active []byte // traces.jsonl's, the last of paths
-	for _, p := range paths {
-		active, err = os.ReadFile(p)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return 0, fmt.Errorf("learn: %w", err)
-		}
-		lines, isTrace := traceLines(active)
-		for i, ln := range lines {
-			if isTrace[i] {
-				t, _ := builder.ParseTrace(bytes.TrimSpace(ln))
-				have[t.ID] = true
-			}
-		}
-	}
-	var add []byte
-	n := 0
-	lines, isTrace := traceLines(journal)
-	for i, ln := range lines {
-		if !isTrace[i] {
-			continue
-		}
-		t, _ := builder.ParseTrace(bytes.TrimSpace(ln))
-		if !have[t.ID] {
-			have[t.ID] = true
-			add = append(add, withNewline(ln)...)
-			n++
-		}
+		return 0, err
 	}
 	if n > 0 {
-		path := filepath.Join(dir, TracesFile)
-		r := recoverTraces(active)
-		if r.keep < int64(len(active)) {
-			if r.torn > 0 {
-				logf("learn: %s:%d: cut off a torn last line of %d bytes (the gateway was killed while writing it)", path, r.torn, int64(len(active))-r.keep)
-			}
-			if err := os.Truncate(path, r.keep); err != nil {
-				return 0, fmt.Errorf("learn: repairing %s: %w", path, err)
-			}
-		}
-		if r.newline {
-			add = append([]byte{'\n'}, add...)
-		}
-		if err := appendSynced(path, add); err != nil {
-			return 0, fmt.Errorf("learn: %w", err)
-		}
 		logf("learn: %s: recorded %d traces that were open when the gateway stopped without ending them", jpath, n)
 	}
 	if err := os.Remove(jpath); err != nil {

@@ -163,7 +163,8 @@ func undoTraces(dir string, from, to int) (int, error) {
 
 // Relearn moves the traces that rollbacks undid (traces.undone.jsonl) back to the end of
 // traces.jsonl, so that the next start learns them; a trace a trace file (rotated or not)
-// already has is left out. It refuses while a gateway has the directory open, and returns how many traces it moved.
+// already has is left out. It refuses while a gateway has the directory open, and returns how
+// many traces it moved.
 func Relearn(dir string) (int, error) {
 	lock, err := lockDir(dir)
 	if err != nil {
@@ -173,56 +174,79 @@ func Relearn(dir string) (int, error) {
 	if _, err := recoverOpen(dir, func(string, ...any) {}); err != nil {
 		return 0, relearnError(err)
 	}
-	undonePath, path := filepath.Join(dir, UndoneFile), filepath.Join(dir, TracesFile)
+	undonePath := filepath.Join(dir, UndoneFile)
 	undone, err := os.ReadFile(undonePath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	} else if err != nil {
 		return 0, relearnError(err)
 	}
-	paths, _, err := traceFiles(dir)
+	n, err := appendMissing(dir, undone, builder.Trace.Key, func(string, ...any) {})
 	if err != nil {
 		return 0, relearnError(err)
 	}
+	if err := os.Remove(undonePath); err != nil {
+		return n, relearnError(err)
+	}
+	return n, nil
+}
+
+// appendMissing appends to traces.jsonl the trace lines of extra whose key no trace file
+// (rotated or not) has, each key once, and returns how many. A torn last line of traces.jsonl
+// is cut off first, as Open would (reported through logf), so that an appended line does not
+// continue it; a whole last line without its newline gets one.
+func appendMissing(dir string, extra []byte, key func(builder.Trace) string, logf func(string, ...any)) (int, error) {
+	paths, _, err := traceFiles(dir)
+	if err != nil {
+		return 0, fmt.Errorf("learn: %w", err)
+	}
 	have := map[string]bool{}
-	var data []byte // traces.jsonl's, the last of paths
+	var active []byte // traces.jsonl's, the last of paths
 	for _, p := range paths {
-		data, err = os.ReadFile(p)
+		active, err = os.ReadFile(p)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return 0, relearnError(err)
+			return 0, fmt.Errorf("learn: %w", err)
 		}
-		lines, isTrace := traceLines(data)
+		lines, isTrace := traceLines(active)
 		for i, ln := range lines {
 			if isTrace[i] {
 				t, _ := builder.ParseTrace(bytes.TrimSpace(ln))
-				have[t.Key()] = true
+				have[key(t)] = true
 			}
 		}
 	}
-	var back []byte
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		back = append(back, '\n') // the last line must not run on into the first moved back
-	}
+	var add []byte
 	n := 0
-	lines, isTrace := traceLines(undone)
+	lines, isTrace := traceLines(extra)
 	for i, ln := range lines {
 		if !isTrace[i] {
 			continue
 		}
 		t, _ := builder.ParseTrace(bytes.TrimSpace(ln))
-		if !have[t.Key()] {
-			have[t.Key()] = true
-			back = append(back, withNewline(ln)...)
+		if !have[key(t)] {
+			have[key(t)] = true
+			add = append(add, withNewline(ln)...)
 			n++
 		}
 	}
-	if n > 0 {
-		if err := appendSynced(path, back); err != nil {
-			return 0, relearnError(err)
+	if n == 0 {
+		return 0, nil
+	}
+	path := filepath.Join(dir, TracesFile)
+	r := recoverTraces(active)
+	if r.keep < int64(len(active)) {
+		if r.torn > 0 {
+			logf("learn: %s:%d: cut off a torn last line of %d bytes (the gateway was killed while writing it)", path, r.torn, int64(len(active))-r.keep)
+		}
+		if err := os.Truncate(path, r.keep); err != nil {
+			return 0, fmt.Errorf("learn: repairing %s: %w", path, err)
 		}
 	}
-	if err := os.Remove(undonePath); err != nil {
-		return n, relearnError(err)
+	if r.newline {
+		add = append([]byte{'\n'}, add...)
+	}
+	if err := appendSynced(path, add); err != nil {
+		return 0, fmt.Errorf("learn: %w", err)
 	}
 	return n, nil
 }
