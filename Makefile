@@ -38,11 +38,17 @@ demo: build wasm ## build the sample graph, answer sample tasks, then serve the 
 	@echo
 	$(if $(filter 0,$(DEMO_SERVE)),@echo "playground: skipped (DEMO_SERVE=0); make serve starts it",$(MAKE) --no-print-directory serve-only)
 
-test: onnxruntime workerd chromium mcp-npm tsc ## run every check CI runs: vet, formatting, unit, end-to-end and short fuzz tests
+# make test runs go test -json through caskg-testsum (native/lab/cmd/caskg-testsum), which prints
+# what a plain go test prints and keeps the skipped tests with their reasons; the count of skips
+# and why comes last, after the fuzz runs. go test's own exit status decides.
+test: onnxruntime workerd chromium mcp-npm tsc ## run every check CI runs: vet, formatting, unit, end-to-end and short fuzz tests; end with the skipped tests and why
 	@test -z "$$(gofmt -l graphs native wasm playground)" || { echo "gofmt needed:"; gofmt -l graphs native wasm playground; exit 1; }
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./...
+	@mkdir -p $(BIN) && rm -f $(BIN)/test-skips.txt
+	{ $(GO) test -race -count=1 -json ./...; echo $$? > $(BIN)/go-test.status; } | $(GO) run ./native/lab/cmd/caskg-testsum -o $(BIN)/test-skips.txt
+	@exit $$(cat $(BIN)/go-test.status)
 	$(MAKE) --no-print-directory fuzz FUZZTIME=20000x FUZZTIME_WASM=1500x
+	@cat $(BIN)/test-skips.txt
 
 # make test fuzzes by execution count, not by time: Go 1.26's fuzz coordinator can fail a healthy
 # run with "context deadline exceeded" when a -fuzztime duration ends mid-execution (golang/go#75804,
@@ -297,8 +303,11 @@ eval: build ## build and score every dev set (no graph, default, + traces, publi
 # --- Browser playground and caskg serve ------------------------------------------------------
 # make serve (and the end of make demo) serves the playground, caskg.js and the module embedded in
 # bin/caskg (make build), the sample graph and its tasks on SERVE_ADDR until Ctrl-C; make demo
-# DEMO_SERVE=0 stops before serving. The end-to-end test (go test ./playground) drives the page in headless Chromium from
-# Debian's package, found through CASKG_CHROMIUM; make chromium installs it when it is missing.
+# DEMO_SERVE=0 stops before serving. The end-to-end test (go test ./playground) drives the page in headless Chromium,
+# found through CASKG_CHROMIUM. make chromium uses CHROMIUM when it exists; otherwise it installs
+# Debian's package, which needs root (npm has no browser of its own: its packages download one
+# from elsewhere at install time). It never upgrades an installed package: it simulates the
+# install first and stops, naming them, when any would be upgraded.
 SERVE_ADDR ?= 127.0.0.1:8080
 DEMO_SERVE ?= 1
 CHROMIUM   ?= /usr/bin/chromium
@@ -312,8 +321,19 @@ serve: build ## serve the playground and the /v1/retrieve API for bin/sample.skg
 serve-only:
 	$(CASKG) serve $(SAMPLE) --tasks graphs/sample-tasks.jsonl --addr $(SERVE_ADDR)
 
-chromium: ## install Chromium from Debian (apt-get, as root) when $(CHROMIUM) is missing
-	@test -x $(CHROMIUM) || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
+chromium: ## use CHROMIUM (default /usr/bin/chromium), or install Debian's chromium (apt-get, needs root; upgrades nothing installed)
+	@test -x $(CHROMIUM) && exit 0; \
+	if [ "$$(id -u)" != 0 ]; then \
+	  echo "chromium: $(CHROMIUM) is missing; installing Debian's chromium needs root (sudo make chromium), or give your own: make test CHROMIUM=/path/to/chromium"; exit 1; \
+	fi; \
+	apt-get update -qq || exit 1; \
+	plan=$$(apt-get install -s --no-upgrade chromium) || { printf '%s\n' "$$plan"; exit 1; }; \
+	up=$$(printf '%s\n' "$$plan" | awk '/^Inst [^ ]+ \[/ {print $$2}'); \
+	if [ -n "$$up" ]; then \
+	  echo "chromium: installing it would upgrade installed packages: $$(echo $$up)"; \
+	  echo "chromium: not done; install Chromium yourself, or: make test CHROMIUM=/path/to/chromium"; exit 1; \
+	fi; \
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-upgrade chromium
 	@test -x $(CHROMIUM) || { echo "chromium: $(CHROMIUM) is still missing; set CHROMIUM=/path/to/chromium"; exit 1; }
 
 # --- Benchmarks -------------------------------------------------------------------------------
