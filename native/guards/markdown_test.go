@@ -145,6 +145,32 @@ func TestSynopsisNamesEveryCommand(t *testing.T) {
 	}
 }
 
+// TestDocsTableOfContents holds each page of docs/ to a table of contents: a link to every
+// section (## heading) from the page itself.
+func TestDocsTableOfContents(t *testing.T) {
+	md := goldmark.New(goldmark.WithExtensions(extension.Table))
+	pages := 0
+	for _, rel := range fixture.MarkdownFiles(t, root) {
+		if !strings.HasPrefix(rel, "docs/") {
+			continue
+		}
+		pages++
+		src, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := &mdDoc{name: rel, src: src, root: md.Parser().Parse(text.NewReader(src)), lines: lineStarts(src)}
+		for _, h := range headingAnchors(d) {
+			if h.level == 2 && !bytes.Contains(src, []byte("](#"+h.anchor+")")) {
+				t.Errorf("%s: the table of contents has no link to #%s", rel, h.anchor)
+			}
+		}
+	}
+	if pages < 10 {
+		t.Errorf("%d pages in docs/, want one per surface", pages)
+	}
+}
+
 // checkMarkdown returns the problems of files (path relative to the repository → contents),
 // each "path:line: what". exists reports whether a path relative to the repository is there.
 func checkMarkdown(files map[string][]byte, exists func(string) bool, flags *caskgFlags) []string {
@@ -315,12 +341,31 @@ func checkLink(d *mdDoc, docs map[string]*mdDoc, dest string, pos int, exists fu
 	}
 }
 
-// anchors returns the anchors GitHub gives a page's headings: the heading's text in lower case,
-// with what is neither a letter, a digit, a mark, a space, '-' nor '_' dropped and each space a
-// '-'; a repeated anchor gets -1, -2, ... Explicit <a name> and id anchors count too.
+// anchors returns the anchors GitHub gives a page's headings (headingAnchors), and the explicit
+// <a name> and id anchors.
 func anchors(d *mdDoc) map[string]bool {
-	seen := map[string]int{}
 	out := map[string]bool{}
+	for _, h := range headingAnchors(d) {
+		out[h.anchor] = true
+	}
+	for _, m := range htmlAnchor.FindAllSubmatch(d.src, -1) {
+		out[string(m[1])] = true
+	}
+	return out
+}
+
+// A heading is one heading of a page: its level and the anchor GitHub gives it.
+type heading struct {
+	level  int
+	anchor string
+}
+
+// headingAnchors returns a page's headings with their anchors as GitHub makes them: the
+// heading's text in lower case, with what is neither a letter, a digit, a mark, a space, '-' nor
+// '_' dropped and each space a '-'; a repeated anchor gets -1, -2, ...
+func headingAnchors(d *mdDoc) []heading {
+	seen := map[string]int{}
+	var out []heading
 	ast.Walk(d.root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if h, ok := n.(*ast.Heading); ok && entering {
 			var b strings.Builder
@@ -339,13 +384,10 @@ func anchors(d *mdDoc) map[string]bool {
 			} else {
 				seen[a] = 1
 			}
-			out[a] = true
+			out = append(out, heading{h.Level, a})
 		}
 		return ast.WalkContinue, nil
 	})
-	for _, m := range htmlAnchor.FindAllSubmatch(d.src, -1) {
-		out[string(m[1])] = true
-	}
 	return out
 }
 
