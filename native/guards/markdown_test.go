@@ -145,6 +145,23 @@ func TestSynopsisNamesEveryCommand(t *testing.T) {
 	}
 }
 
+// TestReadmeIsAFrontDoor keeps README.md short enough to read at once: what caskg is, the two
+// commands, the quick starts, one results table and links; the rest belongs in docs/.
+func TestReadmeIsAFrontDoor(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(src, []byte("\n")); n > 200 {
+		t.Errorf("README.md has %d lines, want at most 200: move detail to a page of docs/", n)
+	}
+	for _, want := range []string{"make demo", "make test", "--render", "caskg serve", "caskg mcp", "caskg gateway", "<!-- eval:begin -->"} {
+		if !bytes.Contains(src, []byte(want)) && !bytes.Contains(src, []byte(strings.Replace(want, "caskg ", "bin/caskg ", 1))) {
+			t.Errorf("README.md does not show %q", want)
+		}
+	}
+}
+
 // TestDocsTableOfContents holds each page of docs/ to a table of contents: a link to every
 // section (## heading) from the page itself.
 func TestDocsTableOfContents(t *testing.T) {
