@@ -113,7 +113,7 @@ WASM := $(BIN)/caskg.wasm
 # The pages holding size figures (<!-- size:NAME -->): make wasm, make worker and make bench-worker
 # rewrite them from the build; caskg-sizes' TestDocFigures fails when a Markdown file holds a
 # figure and is not listed here, or when a figure disagrees with the build.
-SIZE_DOCS := docs/wasm-npm.md docs/worker.md docs/evaluation.md docs/development.md BENCHMARKS.md
+SIZE_DOCS := docs/wasm-npm.md docs/worker.md docs/playground.md docs/evaluation.md docs/development.md BENCHMARKS.md
 # The reactor runs on one thread: the classic garbage collector (GOEXPERIMENT=nogreenteagc) does as
 # well there as Go 1.26's Green Tea and keeps the module 14 KB (gzip) smaller. Toolchains without
 # the experiment build with their default. wasm/modbuild does the same for the tests.
