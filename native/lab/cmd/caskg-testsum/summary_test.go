@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"strings"
 	"testing"
 
@@ -13,8 +14,9 @@ func ev(action, pkg, test, output string) string {
 	return `{"Action":"` + action + `","Package":"` + pkg + `","Test":"` + test + `","Output":"` + q(output) + `"}` + "\n"
 }
 
+const p = "github.com/caskg/caskg/native/x"
+
 func TestSummarize(t *testing.T) {
-	const p = "github.com/caskg/caskg/native/x"
 	for _, tc := range []struct {
 		name    string
 		in      string
@@ -78,4 +80,24 @@ func TestSummarize(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzSummarize feeds any bytes as go test's output: no panic, and every skip it reports has a
+// reason.
+func FuzzSummarize(f *testing.F) {
+	f.Add(ev("output", p, "TestB", "    b_test.go:9: needs ../shared/data\n") + ev("skip", p, "TestB", "") + ev("pass", p, "", ""))
+	f.Add(ev("output", p, "TestA", "--- FAIL: TestA (0.00s)\n") + ev("fail", p, "TestA", "") + ev("fail", p, "", ""))
+	f.Add(`{"ImportPath":"x","Action":"build-fail"}` + "\n" + "not json\n{\"Action\":")
+	f.Fuzz(func(t *testing.T, in string) {
+		s, err := summarize(strings.NewReader(in), io.Discard)
+		if err != nil {
+			return
+		}
+		for _, k := range s.skips {
+			if k.reason == "" {
+				t.Errorf("skip %s %s without a reason", k.pkg, k.test)
+			}
+		}
+		_ = s.skipReport()
+	})
 }
