@@ -129,6 +129,9 @@ func skipReason(out []string) string {
 	return strings.Join(reason, " ")
 }
 
+// upDirs is a run of "../", as each package's tests reach ../shared from their own folder.
+var upDirs = regexp.MustCompile(`(\.\./)+`)
+
 // skipReport is the count of skips and, for each reason (most frequent first), how many tests
 // gave it and which.
 func (s *summary) skipReport() string {
@@ -138,7 +141,9 @@ func (s *summary) skipReport() string {
 	byReason := map[string][]string{}
 	for _, k := range s.skips {
 		name := strings.TrimPrefix(k.pkg, "github.com/caskg/caskg/") + " " + k.test
-		byReason[k.reason] = append(byReason[k.reason], name)
+		// Packages name ../shared from their own depth: one reason for all of them.
+		reason := upDirs.ReplaceAllString(k.reason, "../")
+		byReason[reason] = append(byReason[reason], name)
 	}
 	reasons := slices.Sorted(func(yield func(string) bool) {
 		for r := range byReason {

@@ -31,10 +31,10 @@ func TestSummarize(t *testing.T) {
 				ev("output", p, "TestA", "--- PASS: TestA (0.00s)\n") + ev("pass", p, "TestA", "") +
 				ev("output", p, "TestB", "=== RUN   TestB\n") + ev("output", p, "TestB", "    b_test.go:9: needs ../shared/data\n") +
 				ev("output", p, "TestB", "        (the 859 skills)\n") + ev("output", p, "TestB", "--- SKIP: TestB (0.00s)\n") + ev("skip", p, "TestB", "") +
-				ev("output", p, "TestC", "    c_test.go:1: needs ../shared/data (the 859 skills)\n") + ev("skip", p, "TestC", "") +
+				ev("output", p, "TestC", "    c_test.go:1: needs ../../shared/data (the 859 skills)\n") + ev("skip", p, "TestC", "") +
 				ev("output", p, "", "PASS\n") + ev("output", p, "", "ok  \t"+p+"\t0.1s\n") + ev("pass", p, "", ""),
 			printed: "ok  \t" + p + "\t0.1s\n",
-			skips:   []skip{{p, "TestB", "needs ../shared/data (the 859 skills)"}, {p, "TestC", "needs ../shared/data (the 859 skills)"}},
+			skips:   []skip{{p, "TestB", "needs ../shared/data (the 859 skills)"}, {p, "TestC", "needs ../../shared/data (the 859 skills)"}},
 			report:  "skipped: 2 tests, for 1 reason:\n  2 × needs ../shared/data (the 859 skills)\n      (native/x TestB, native/x TestC)\n",
 		},
 		{
