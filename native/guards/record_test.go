@@ -1,0 +1,137 @@
+package guards
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/caskg/caskg/native/internal/atomicfile"
+	"github.com/caskg/caskg/native/testlib/fixture"
+)
+
+var updateFigures = flag.Bool("update", false, "rewrite the documentation's eval- figures from the measured record")
+
+// A recordCell is where a figure of the documentation stands in the measured record: a cell of
+// the table in a generated span of a report, found by its column's header and the leading cells
+// of its row (the last such row when last is set, else the one).
+type recordCell struct {
+	file, span string
+	row        []string
+	last       bool
+	column     string
+}
+
+// recordFigures maps each eval- figure to its cell. make eval writes the record; the figure is
+// the record's, so this test fails when either changes without the other.
+var recordFigures = map[string]recordCell{
+	"eval-gateway-toollinkos-runs":     {"EVALUATION.md", "gateway-learning", []string{"ToolLinkOS", "scripted"}, true, "runs seen"},
+	"eval-gateway-toollinkos-before":   {"EVALUATION.md", "gateway-learning", []string{"ToolLinkOS", "scripted", "0"}, false, "COMP@10"},
+	"eval-gateway-toollinkos-after":    {"EVALUATION.md", "gateway-learning", []string{"ToolLinkOS", "scripted"}, true, "COMP@10"},
+	"eval-gateway-toollinkos-cautious": {"EVALUATION.md", "gateway-learning", []string{"ToolLinkOS", "cautious"}, true, "COMP@10"},
+	"eval-gateway-nestful-before":      {"EVALUATION.md", "gateway-learning", []string{"NESTFUL", "scripted", "0"}, false, "COMP@10"},
+	"eval-gateway-nestful-50":          {"EVALUATION.md", "gateway-learning", []string{"NESTFUL", "scripted", "50"}, false, "COMP@10"},
+	"eval-gateway-nestful-after":       {"EVALUATION.md", "gateway-learning", []string{"NESTFUL", "scripted"}, true, "COMP@10"},
+}
+
+// lookup returns the cell's text in doc.
+func (c recordCell) lookup(doc []byte) (string, error) {
+	begin, end := []byte("<!-- "+c.span+":begin -->"), []byte("<!-- "+c.span+":end -->")
+	b, e := bytes.Index(doc, begin), bytes.Index(doc, end)
+	if b < 0 || e < b {
+		return "", fmt.Errorf("%s has no span %s", c.file, c.span)
+	}
+	col := -1
+	var found []string
+	for _, line := range strings.Split(string(doc[b:e]), "\n") {
+		if !strings.HasPrefix(line, "|") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		if col < 0 {
+			if col = slices.Index(cells, c.column); col < 0 {
+				return "", fmt.Errorf("%s, span %s: the table has no column %q", c.file, c.span, c.column)
+			}
+			continue
+		}
+		if len(cells) > col && len(cells) >= len(c.row) && slices.Equal(cells[:len(c.row)], c.row) {
+			found = append(found, cells[col])
+		}
+	}
+	switch {
+	case len(found) == 0:
+		return "", fmt.Errorf("%s, span %s: no row %q", c.file, c.span, c.row)
+	case c.last:
+		return found[len(found)-1], nil
+	case len(found) > 1:
+		return "", fmt.Errorf("%s, span %s: %d rows %q, want one", c.file, c.span, len(found), c.row)
+	}
+	return found[0], nil
+}
+
+// TestRecordFigures holds every eval- figure of the documentation to its cell of the measured
+// record that make eval writes (EVALUATION.md), and every cell of recordFigures to a figure of the
+// documentation. -update rewrites the figures from the record.
+func TestRecordFigures(t *testing.T) {
+	seen := map[string]bool{}
+	fixes := map[string]map[string]string{} // file → figure → record value
+	for _, f := range fixture.DocFigures(t, root, "eval") {
+		seen[f.Name] = true
+		cell, ok := recordFigures[f.Name]
+		if !ok {
+			t.Errorf("%s: not in recordFigures: say where the record holds it", f)
+			continue
+		}
+		doc, err := os.ReadFile(filepath.Join(root, cell.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := cell.lookup(doc)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if f.Value != want {
+			if *updateFigures {
+				if fixes[f.File] == nil {
+					fixes[f.File] = map[string]string{}
+				}
+				fixes[f.File][f.Name] = want
+				continue
+			}
+			t.Errorf("%s is %s, but %s (%s) says %s (go test ./native/guards -run TestRecordFigures -update rewrites it)",
+				f, f.Value, cell.file, cell.span, want)
+		}
+	}
+	for name := range recordFigures {
+		if !seen[name] {
+			t.Errorf("recordFigures names %s, which no page holds", name)
+		}
+	}
+	for file, values := range fixes {
+		path := filepath.Join(root, file)
+		doc, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, v := range values {
+			doc = checkedFigure(name).ReplaceAll(doc, []byte("${1}"+v+"${2}"))
+		}
+		if err := atomicfile.Write(path, doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// checkedFigure matches the figure name with its markers as groups 1 and 2.
+func checkedFigure(name string) *regexp.Regexp {
+	return regexp.MustCompile(`(<!-- fig:` + regexp.QuoteMeta(name) + ` -->)[^<\n]*(<!-- /fig -->)`)
+}
