@@ -185,7 +185,7 @@ func uncheckedFigures(rel string, doc []byte) []string {
 	return problems
 }
 
-func sortedKeys(m map[string]string) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

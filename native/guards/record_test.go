@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/native/internal/atomicfile"
 	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
@@ -79,59 +77,20 @@ func (c recordCell) lookup(doc []byte) (string, error) {
 
 // TestRecordFigures holds every eval- figure of the documentation to its cell of the measured
 // record that make eval writes (EVALUATION.md), and every cell of recordFigures to a figure of the
-// documentation. -update rewrites the figures from the record.
+// documentation. -update rewrites the figures from the record (make eval does, last).
 func TestRecordFigures(t *testing.T) {
-	seen := map[string]bool{}
-	fixes := map[string]map[string]string{} // file → figure → record value
-	for _, f := range fixture.DocFigures(t, root, "eval") {
-		seen[f.Name] = true
-		cell, ok := recordFigures[f.Name]
-		if !ok {
-			t.Errorf("%s: not in recordFigures: say where the record holds it", f)
-			continue
-		}
+	want := map[string]string{}
+	for name, cell := range recordFigures {
 		doc, err := os.ReadFile(filepath.Join(root, cell.file))
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := cell.lookup(doc)
+		v, err := cell.lookup(doc)
 		if err != nil {
-			t.Errorf("%s: %v", f, err)
+			t.Errorf("figure %s: %v", name, err)
 			continue
 		}
-		if f.Value != want {
-			if *updateFigures {
-				if fixes[f.File] == nil {
-					fixes[f.File] = map[string]string{}
-				}
-				fixes[f.File][f.Name] = want
-				continue
-			}
-			t.Errorf("%s is %s, but %s (%s) says %s (go test ./native/guards -run TestRecordFigures -update rewrites it)",
-				f, f.Value, cell.file, cell.span, want)
-		}
+		want[name] = v
 	}
-	for name := range recordFigures {
-		if !seen[name] {
-			t.Errorf("recordFigures names %s, which no page holds", name)
-		}
-	}
-	for file, values := range fixes {
-		path := filepath.Join(root, file)
-		doc, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for name, v := range values {
-			doc = checkedFigure(name).ReplaceAll(doc, []byte("${1}"+v+"${2}"))
-		}
-		if err := atomicfile.Write(path, doc); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// checkedFigure matches the figure name with its markers as groups 1 and 2.
-func checkedFigure(name string) *regexp.Regexp {
-	return regexp.MustCompile(`(<!-- fig:` + regexp.QuoteMeta(name) + ` -->)[^<\n]*(<!-- /fig -->)`)
+	fixture.CheckFigures(t, root, fixture.DocFigures(t, root, "eval"), sortedKeys(recordFigures), want, *updateFigures, "./native/guards")
 }
