@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -32,17 +33,42 @@ var (
 		"fig":  "the test its name's prefix names (checkers)",
 	}
 	// checkers: the prefix of a fig: figure's name, and the test that holds it.
-	checkers = map[string]string{
-		"eval":     "TestRecordFigures in native/guards, against EVALUATION.md",
-		"alias":    "TestAliasRealLibrary in native/builder, on the 859 real skills",
-		"semantic": "TestSemanticBar in native/builder",
+	checkers = map[string]checker{
+		"eval":     {"native/guards", "TestRecordFigures"}, // against EVALUATION.md
+		"alias":    {"native/builder", "TestAliasRealLibrary"},
+		"semantic": {"native/builder", "TestSemanticBar"},
 	}
-	// outputMarkers tie the fenced block on the next line to a command a test runs.
-	outputMarkers = map[string]string{
-		"caskg-output":   "TestDocOutputs in native/cli",
-		"gateway-output": "TestDocSearchTools in native/gateway",
+	// outputMarkers tie the fenced block on the next line to what a test runs.
+	outputMarkers = map[string]checker{
+		"caskg-output":   {"native/cli", "TestDocOutputs"},
+		"gateway-output": {"native/gateway", "TestDocSearchTools"},
 	}
 )
+
+// A checker is the test that holds a kind of figure: its package's folder and its name.
+type checker struct{ dir, test string }
+
+// TestFigureCheckers fails when a test the figure check counts on is gone, which would leave
+// its figures checked by nothing.
+func TestFigureCheckers(t *testing.T) {
+	for _, c := range append(slices.Collect(maps.Values(checkers)), slices.Collect(maps.Values(outputMarkers))...) {
+		files, err := filepath.Glob(filepath.Join(root, c.dir, "*_test.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found = found || bytes.Contains(b, []byte("\nfunc "+c.test+"(t *testing.T) {"))
+		}
+		if !found {
+			t.Errorf("%s has no %s, which the figure check counts on", c.dir, c.test)
+		}
+	}
+}
 
 var (
 	spanMarker   = regexp.MustCompile(`^<!-- ([a-z0-9-]+):(begin|end) -->$`)
@@ -76,6 +102,21 @@ var (
 	rank       = regexp.MustCompile(`(?:^|[^\w&])(#\d+)\b`)
 	about      = regexp.MustCompile(`(?i)\b((?:about|around|roughly|nearly|approximately|~) ?(?:\d[\d.,]*|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|a (?:few|couple)|half)\b[^\s,;.)]*(?: ` + unit + `\b)?)`)
 )
+
+// anyDecimal is a decimal that is not part of a version or an address (1.24.1, 127.0.0.1).
+var anyDecimal = regexp.MustCompile(`(?:^|[^\w.])(\d*\.\d+)(?:$|[^\w.]|\.(?:\D|$))`)
+
+// measuredInOutput returns the measured-looking numbers of a line of a program's output, where
+// every decimal is one (a score, a weight, a time) besides what prose counts.
+func measuredInOutput(line string) []string {
+	found := measuredLooking(line)
+	for _, m := range anyDecimal.FindAllStringSubmatch(line, -1) {
+		if !slices.ContainsFunc(found, func(f string) bool { return strings.Contains(f, m[1]) }) {
+			found = append(found, m[1])
+		}
+	}
+	return found
+}
 
 // measuredLooking returns the measured-looking numbers of one line of prose, from which code
 // spans, comments and link targets are already gone.
@@ -123,7 +164,7 @@ func uncheckedFigures(rel string, doc []byte) []string {
 				continue
 			}
 			if readFence && !markedFence && span == "" {
-				for _, f := range measuredLooking(line) {
+				for _, f := range measuredInOutput(line) {
 					report(n, "%q in an output block that no test runs: put an output marker (%s) above the block, or leave the figure out", f, strings.Join(sortedKeys(outputMarkers), ", "))
 				}
 			}
@@ -273,6 +314,8 @@ func TestUncheckedFigures(t *testing.T) {
 		{"prose", "# x\n\nIt loads in 0.38 s.\n", []string{`p.md:3: "0.38 s" looks measured`}},
 		{"output block without a marker", "# x\n\n```\n1. shop__cancel_order (w=0.283)\n```\n",
 			[]string{`p.md:4: "0.283" in an output block that no test runs`}},
+		{"a weight in an output block", "# x\n\n```text\n- after shop__list_orders (uncertain workflow, w=0.28)\nserving on 127.0.0.1:8080, caskg 0.1.0\n```\n",
+			[]string{`p.md:4: "0.28" in an output block that no test runs`}},
 		{"a marker no test knows", "# x\n\n<!-- my-output: query x -->\n```\n0.283\n```\n",
 			[]string{`p.md:5: "0.283" in an output block`}},
 		{"a span no job writes", "# x\n\n<!-- mine:begin -->\n0.283\n<!-- mine:end -->\n",
