@@ -1,11 +1,8 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"flag"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,7 +11,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/caskg/caskg/native/internal/atomicfile"
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/caskg/caskg/wasm/engine"
@@ -68,46 +64,11 @@ func TestDocSearchTools(t *testing.T) {
 	rec.mu.Unlock()
 	fc := connect(t, g)
 
-	blocks := 0
-	for _, rel := range fixture.MarkdownFiles(t, root) {
-		path := filepath.Join(root, rel)
-		src, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out bytes.Buffer
-		last := 0
-		for _, m := range gatewayOutput.FindAllSubmatchIndex(src, -1) {
-			blocks++
-			line := bytes.Count(src[:m[0]], []byte("\n")) + 1
-			body := m[1]
-			end := bytes.Index(src[body:], []byte("\n```\n"))
-			if end < 0 {
-				t.Errorf("%s:%d: the block under the gateway-output comment is not closed", rel, line)
-				continue
-			}
-			end += body + 1
-			query := string(src[m[2]:m[3]])
-			k, _ := strconv.Atoi(string(src[m[4]:m[5]]))
-			res, _ := fc.search(t, query, k)
-			got := strings.TrimRight(testlib.ToolText(res), "\n") + "\n"
-			if want := string(src[body:end]); want != got && !*updateDocs {
-				t.Errorf("%s:%d: the block shows\n%s\nbut search_tools %q (k %d) answers\n%s\n(go test ./native/gateway -run TestDocSearchTools -update rewrites it)",
-					rel, line, want, query, k, got)
-			}
-			out.Write(src[last:body])
-			out.WriteString(got)
-			last = end
-		}
-		if *updateDocs && last > 0 {
-			out.Write(src[last:])
-			if !bytes.Equal(out.Bytes(), src) {
-				if err := atomicfile.Write(path, out.Bytes()); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-	}
+	blocks := fixture.OutputBlocks(t, "../..", gatewayOutput, func(args []string) (string, error) {
+		k, _ := strconv.Atoi(args[1])
+		res, _ := fc.search(t, args[0], k)
+		return strings.TrimRight(testlib.ToolText(res), "\n") + "\n", nil
+	}, *updateDocs, "./native/gateway -run TestDocSearchTools")
 	if blocks == 0 {
 		t.Error("no gateway-output block in the documentation: this test would hold nothing")
 	}
