@@ -1,7 +1,6 @@
 package guards
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"maps"
@@ -153,9 +152,8 @@ func uncheckedFigures(rel string, doc []byte) []string {
 		readFence, markedFence bool
 		marker                 string // the output marker of the line before
 	)
-	sc := bufio.NewScanner(bytes.NewReader(doc))
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
+	for i, line := range strings.Split(string(doc), "\n") {
+		n := i + 1
 		prevMarker := marker
 		marker = ""
 		if inFence {
@@ -338,4 +336,22 @@ func TestUncheckedFigures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzUncheckedFigures: any page, however broken, gives problems that name it, never a panic.
+func FuzzUncheckedFigures(f *testing.F) {
+	for _, s := range []string{
+		"# x\n\nIt loads in 0.38 s, <!-- fig:eval-a -->0.060<!-- /fig -->.\n",
+		"<!-- bench:begin -->\n| 0.12 ms |\n<!-- bench:end -->\n<!-- caskg-output: q -->\n```text\nw=0.28\n```\n",
+		"```\n#1 0.30\n", "<!-- eval:end -->\n<!-- x:begin -->", "<!-- fig:a --><!-- /size -->`0.1` about ~",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		for _, p := range uncheckedFigures("p.md", []byte(doc)) {
+			if !strings.HasPrefix(p, "p.md:") {
+				t.Fatalf("problem %q does not name the page", p)
+			}
+		}
+	})
 }

@@ -94,3 +94,31 @@ func TestRecordFigures(t *testing.T) {
 	}
 	fixture.CheckFigures(t, root, fixture.DocFigures(t, root, "eval"), sortedKeys(recordFigures), want, *updateFigures, "./native/guards")
 }
+
+func TestRecordLookup(t *testing.T) {
+	doc := []byte("# r\n\n| set | x |\n|---|---|\n| A | 9 |\n\n<!-- t:begin -->\ntext\n\n| set | agent | runs | COMP@10 |\n|---|---|---:|---:|\n" +
+		"| A | s | 0 | 0.060 |\n| A | s | 785 | 0.861 |\n| A | c | 0 | 0.060 |\n| B | s | 0 | 0.819 |\n<!-- t:end -->\n")
+	for _, tc := range []struct {
+		name string
+		cell recordCell
+		want string // or the error's start
+	}{
+		{"one row", recordCell{"R.md", "t", []string{"A", "s", "0"}, false, "COMP@10"}, "0.060"},
+		{"the last row", recordCell{"R.md", "t", []string{"A", "s"}, true, "COMP@10"}, "0.861"},
+		{"another column", recordCell{"R.md", "t", []string{"A", "s"}, true, "runs"}, "785"},
+		{"only inside the span", recordCell{"R.md", "t", []string{"A"}, true, "x"}, `R.md, span t: the table has no column "x"`},
+		{"two rows, want one", recordCell{"R.md", "t", []string{"A", "s"}, false, "COMP@10"}, "R.md, span t: 2 rows"},
+		{"no row", recordCell{"R.md", "t", []string{"C"}, false, "COMP@10"}, `R.md, span t: no row ["C"]`},
+		{"no span", recordCell{"R.md", "u", []string{"A"}, false, "COMP@10"}, "R.md has no span u"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.cell.lookup(doc)
+			if err != nil {
+				got = err.Error()
+			}
+			if !strings.HasPrefix(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
