@@ -99,6 +99,7 @@ var (
 	threePlace = regexp.MustCompile(`(?:^|[^\w.])(\d*\.\d{3,})(?:$|[^\w.]|\.(?:\D|$))`)
 	arrow      = regexp.MustCompile(`(\d*\.\d+ ?(?:→|->) ?\d*\.\d+)`)
 	rank       = regexp.MustCompile(`(?:^|[^\w&])(#\d+)\b`)
+	reference  = regexp.MustCompile(`(?i)\b(?:issue|issues|pr|pull request)s? #\d+`) // a number, not a rank
 	about      = regexp.MustCompile(`(?i)\b((?:about|around|roughly|nearly|approximately|~) ?(?:\d[\d.,]*|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|a (?:few|couple)|half)\b[^\s,;.)]*(?: ` + unit + `\b)?)`)
 )
 
@@ -121,6 +122,7 @@ func measuredInOutput(line string) []string {
 // spans, comments and link targets are already gone.
 func measuredLooking(prose string) []string {
 	var found []string
+	prose = reference.ReplaceAllString(prose, " ")
 	for _, re := range []*regexp.Regexp{decimalU, siSize, rangeU, threePlace, arrow, rank, about} {
 		for _, m := range re.FindAllStringSubmatch(prose, -1) {
 			if f := strings.TrimSpace(m[1]); !slices.Contains(found, f) {
@@ -291,6 +293,7 @@ func TestMeasuredLooking(t *testing.T) {
 		{"10% and 30% error; 1% more runs; 859 skills, 1,000 runs, 12,000 characters", nil},
 		{"workerd 1.20261117.1, server-filesystem 2026.8.31, v0.159.0", nil},
 		{"the 40 sample tasks; 1 to 128 characters", nil},
+		{"as issue #34 asked, and PR #12; &#8212;", nil},
 	} {
 		if got := measuredLooking(tc.in); !cmp.Equal(got, tc.want) {
 			t.Errorf("%q: %q, want %q", tc.in, got, tc.want)
