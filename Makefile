@@ -269,7 +269,9 @@ quality-api: ## score seeds against BM25 on the verbose-API dev catalogs made fr
 # rewrites the README between <!-- eval:begin --> and <!-- eval:end --> (caskg-lab report).
 # Last, bin/caskg-learn (native/lab/cmd/caskg-learn) replays the training runs of ToolLinkOS,
 # Seal-Tools and NESTFUL through POST /v1/feedback with caskg update after each batch, and writes
-# the learning curves into EVALUATION.md and the plot EVALUATION-learning.svg.
+# the learning curves into EVALUATION.md and the plot EVALUATION-learning.svg. Then the figures
+# of docs/ taken from it (<!-- fig:eval-NAME -->) are rewritten from the new record (native/guards
+# TestRecordFigures -update, which otherwise fails when they differ).
 # --role marks the sets the defaults were tuned on and the sets kept as checks. Deterministic
 # except the build times (kept in their own section); two to four minutes on two cores.
 EVAL_DIR    := $(BIN)/eval
@@ -299,6 +301,7 @@ eval: build ## build and score every dev set (no graph, default, + traces, publi
 	$(BIN)/caskg-lab report $(EVAL_SETS:%=$(EVAL_DIR)/%.json) -o EVALUATION.md --readme README.md
 	$(GO) build $(GOFLAGS_BUILD) -o $(BIN)/caskg-learn ./native/lab/cmd/caskg-learn
 	$(BIN)/caskg-learn -shared $(SHARED) -dir $(EVAL_DIR)/learn -results $(EVAL_DIR) -evaluation EVALUATION.md -svg EVALUATION-learning.svg
+	$(GO) test ./native/guards -run TestRecordFigures -count=1 -update
 
 # --- Browser playground and caskg serve ------------------------------------------------------
 # make serve (and the end of make demo) serves the playground, caskg.js and the module embedded in
