@@ -68,6 +68,8 @@ type frontSession struct {
 
 	trace tracker
 
+	logLevel mcp.LoggingLevel // what logging/setLevel asked for, "" before; under g.mu
+
 	exposeMu sync.Mutex
 	exposed  []string // SERVER__TOOL names registered as direct tools, best first
 }
@@ -83,7 +85,20 @@ func (g *Gateway) newFrontSession(client string) *frontSession {
 		&mcp.ServerOptions{
 			Instructions:              instructions,
 			SupportedProtocolVersions: frontVersions(),
-			Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true},
+				Logging:   &mcp.LoggingCapabilities{},
+				Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+				Prompts:   &mcp.PromptCapabilities{ListChanged: true},
+			},
+			InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
+				s.fetchRoots(ctx, req.Session)
+			},
+			RootsListChangedHandler: func(ctx context.Context, req *mcp.RootsListChangedRequest) {
+				s.fetchRoots(ctx, req.Session)
+			},
+			CompletionHandler:  s.complete,
+			SubscribeHandler:   s.subscribe,
+			UnsubscribeHandler: s.unsubscribe,
 		})
 	// Every request registers the session and marks it busy while it runs: a session counts
 	// against MaxSessions from its initialize, not from the notification after it, which a
@@ -96,7 +111,16 @@ func (g *Gateway) newFrontSession(client string) *frontSession {
 			}
 			s.begin()
 			defer s.done()
-			return next(ctx, method, req)
+			if h := s.aggregated(method); h != nil {
+				return h(ctx, req)
+			}
+			res, err := next(ctx, method, req)
+			if method == "logging/setLevel" && err == nil {
+				if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok {
+					s.setLogLevel(p.Level)
+				}
+			}
+			return res, err
 		}
 	})
 	c := g.cat.Load()
@@ -191,6 +215,8 @@ func (s *frontSession) end() {
 		return
 	}
 	s.trace.finish()
+	s.g.setRoots(s, nil, false)
+	s.g.subs.release(s)
 	s.g.mu.Lock()
 	delete(s.g.sessions, s)
 	if s.httpID != "" && s.g.byID[s.httpID] == s {
@@ -395,6 +421,7 @@ func (s *frontSession) call(ctx context.Context, req *mcp.CallToolRequest, name 
 		return s.g.unknownTool(c, name, s.keeps), nil
 	}
 	start := s.g.opt.now()
+	defer s.g.byServer[e.Server].track(s, req.Session, ctx)()
 	res, err := s.g.forward(ctx, req, e, args)
 	ok := err == nil && res != nil && !res.IsError
 	s.trace.called(name, ok, s.g.opt.now().Sub(start).Milliseconds())

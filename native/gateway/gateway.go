@@ -175,6 +175,9 @@ type Gateway struct {
 
 	traceRate rateLimiter
 
+	roots rootsState    // the roots front sessions gave, and those they share
+	subs  subscriptions // front sessions' resource subscriptions
+
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
