@@ -431,6 +431,70 @@ func TestGatewayTypeScriptClient(t *testing.T) {
 	})
 }
 
+// TestGatewayServerRequests drives sampling, elicitation and roots from server-everything and
+// server-filesystem through the gateway to the TypeScript SDK client and back, over HTTP and
+// stdio: the servers' tools that ask the client answer with what the client said, and
+// server-filesystem, started with no folder, serves the client's root.
+func TestGatewayServerRequests(t *testing.T) {
+	node := mcpnode.Find(t)
+	root := t.TempDir()
+	writeFile(t, root, "notes.txt", "rooted\n")
+	everything, fsys := node.Server("server-everything", "stdio"), node.Server("server-filesystem")
+	cfg := writeConfig(t, map[string]server{
+		"everything": {"command": everything[0], "args": everything[1:]},
+		"fs":         {"command": fsys[0], "args": fsys[1:]},
+	}, nil)
+	answers := &mcpnode.Answers{Sampling: "the client's model says hi", Model: "agent-model",
+		Elicit: map[string]any{"name": "Ada Lovelace"}, Roots: []string{"file://" + root}}
+
+	checks := func(t *testing.T, c *mcpnode.Client) {
+		tests := []struct {
+			name string
+			args map[string]any
+			want string
+		}{
+			{"everything__trigger-sampling-request", map[string]any{"prompt": "caskg"},
+				"the client's model says hi (Resource trigger-sampling-request context: caskg)"},
+			{"everything__trigger-elicitation-request", nil, "Ada Lovelace"},
+			{"everything__get-roots-list", nil, "file://" + root},
+			{"fs__read_text_file", map[string]any{"path": filepath.Join(root, "notes.txt")}, "rooted"},
+		}
+		for _, tt := range tests {
+			// server-everything lists the tools that ask after it has initialized, and
+			// server-filesystem takes its roots after the client's reach it: poll briefly.
+			deadline := time.Now().Add(20 * time.Second)
+			for {
+				res := callTool(t, c, tt.name, tt.args)
+				if !res.IsError && strings.Contains(text(res), tt.want) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Errorf("%s: %q (isError %v), want %q", tt.name, text(res), res.IsError, tt.want)
+					break
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+		}
+	}
+	t.Run("http", func(t *testing.T) {
+		g := startGatewayHTTP(t, cfg)
+		g.waitHealth(t, "ready servers", ready("everything", "fs"))
+		c := node.Start(t, mcpnode.Target{URL: g.url, Answers: answers}, 30*time.Second)
+		defer c.Close()
+		checks(t, c)
+	})
+	t.Run("stdio", func(t *testing.T) {
+		c := node.Start(t, mcpnode.Target{
+			Command: os.Args[0],
+			Args:    []string{"-test.run=^TestMCPHelperProcess$", "--", "gateway", "--config", cfg, "--state-dir", filepath.Join(t.TempDir(), "state")},
+			Env:     map[string]string{"CASKG_MCP_HELPER": "1"},
+			Answers: answers,
+		}, 30*time.Second)
+		defer c.Close()
+		checks(t, c)
+	})
+}
+
 // TestGatewayConformance runs the MCP conformance suite's generic server scenarios against
 // `caskg gateway --http`.
 func TestGatewayConformance(t *testing.T) {

@@ -172,8 +172,9 @@ func (d *downstream) clientOptions() *mcp.ClientOptions {
 }
 
 // rootsMiddleware answers a server's roots/list with the roots of the client whose request is
-// in flight, when there is one; otherwise the SDK answers with the client's roots, which
-// setRoots keeps at the roots every connected client shares (sharedRoots).
+// in flight, when there is one: those it gave (fetchRoots), or else asked of it now.
+// Otherwise the SDK answers with the client's roots, which setRoots keeps at the roots every
+// connected client shares (sharedRoots).
 func (d *downstream) rootsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method != "roots/list" {
@@ -188,6 +189,9 @@ func (d *downstream) rootsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			// clients'.
 			return &mcp.ListRootsResult{Roots: []*mcp.Root{}}, nil
 		}
+		if roots, ok := d.gw.rootsOf(p.s); ok {
+			return &mcp.ListRootsResult{Roots: roots}, nil
+		}
 		cctx, cancel := context.WithCancel(p.ctx)
 		defer cancel()
 		defer context.AfterFunc(ctx, cancel)()
@@ -197,6 +201,17 @@ func (d *downstream) rootsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return res, nil
 	}
+}
+
+// rootsOf are the roots session s gave, if it has.
+func (g *Gateway) rootsOf(s *frontSession) ([]*mcp.Root, bool) {
+	g.roots.mu.Lock()
+	defer g.roots.mu.Unlock()
+	r, ok := g.roots.bySess[s]
+	if r == nil {
+		r = []*mcp.Root{}
+	}
+	return r, ok
 }
 
 // relayLog passes a server's log message to the session whose request is in flight, or, with
@@ -354,12 +369,24 @@ func (s *frontSession) fetchRoots(ctx context.Context, ss *mcp.ServerSession) {
 	go func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rootsTimeout)
 		defer cancel()
-		res, err := ss.ListRoots(cctx, nil)
-		if err != nil {
-			s.g.logf("gateway: session %s: roots/list: %s", s.id, oneLine(err.Error()))
-			return
+		// Over HTTP the request goes on the client's GET stream, which a client opens after
+		// initialized (the TypeScript SDK's does): until it is there, the request is not
+		// delivered, and is tried again, a little later each time, within rootsTimeout.
+		wait := 20 * time.Millisecond
+		for {
+			res, err := ss.ListRoots(cctx, nil)
+			if err == nil {
+				s.g.setRoots(s, res.Roots, true)
+				return
+			}
+			select {
+			case <-cctx.Done():
+				s.g.logf("gateway: session %s: roots/list: %s", s.id, oneLine(err.Error()))
+				return
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, time.Second)
 		}
-		s.g.setRoots(s, res.Roots, true)
 	}()
 }
 

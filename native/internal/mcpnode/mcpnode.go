@@ -116,6 +116,20 @@ type Target struct {
 	Cwd     string            `json:"cwd,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// Answers, when set, make the client declare sampling, elicitation and roots and answer
+	// the server's requests for them with what it holds.
+	Answers *Answers `json:"answers,omitempty"`
+}
+
+// Answers are what the client answers a server's requests with: a sampling request with
+// Sampling followed by the request's first message text in parentheses, from the model
+// Model; an elicitation with the action "accept" and Elicit as its content; roots/list with
+// Roots (URIs).
+type Answers struct {
+	Sampling string         `json:"sampling"`
+	Model    string         `json:"model"`
+	Elicit   map[string]any `json:"elicit"`
+	Roots    []string       `json:"roots"`
 }
 
 // Step is one thing the client does: Op "listTools", "callTool" (Name, Arguments, and
