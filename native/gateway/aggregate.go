@@ -191,11 +191,32 @@ func resourceNotFound(uri string) error {
 	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: fmt.Sprintf("gateway: no resource %q", short(uri))}
 }
 
-// target is the server, own name and session a namespaced name of the session's goes to, or
+// resolve is the server and own name a name of the session's stands for: SERVER__NAME, or a
+// name without a configured server's prefix when exactly one ready server offers feature.
+// A tool's result names its server's resources by their own URIs (resource links, embedded
+// resources), and a client follows them as they are: with one server offering resources,
+// there is no doubt whose they are. With several, the name must say (SERVER__URI).
+func (s *frontSession) resolve(name string, feature func(*mcp.ServerCapabilities) bool) (*downstream, string, bool) {
+	if d, own, ok := s.g.split(name); ok {
+		return d, own, true
+	}
+	var sole *downstream
+	for _, d := range s.g.downs {
+		if d.has(feature) != nil {
+			if sole != nil {
+				return nil, "", false
+			}
+			sole = d
+		}
+	}
+	return sole, name, sole != nil
+}
+
+// target is the server, own name and session a name of the session's goes to (resolve), or
 // the error to answer: unknown (or hidden) as notFound says, or the server down.
 func (s *frontSession) target(name string, feature func(*mcp.ServerCapabilities) bool, notFound func(string) error) (*downstream, string, *mcp.ClientSession, error) {
-	d, own, ok := s.g.split(name)
-	if !ok || !s.keepsItem(d, own, name) {
+	d, own, ok := s.resolve(name, feature)
+	if !ok || !s.keepsItem(d, own, d.cfg.Name+sep+own) {
 		return nil, "", nil, notFound(name)
 	}
 	_, cs, _ := d.snapshot()
@@ -238,9 +259,12 @@ func (s *frontSession) readResource(ctx context.Context, req mcp.Request) (mcp.R
 	if err != nil {
 		return nil, passError(d, err)
 	}
-	for _, c := range res.Contents {
-		if c != nil && c.URI != "" {
-			c.URI = d.cfg.Name + sep + c.URI
+	// The contents are named as the client named the resource.
+	if p.URI != own {
+		for _, c := range res.Contents {
+			if c != nil && c.URI != "" {
+				c.URI = d.cfg.Name + sep + c.URI
+			}
 		}
 	}
 	return res, nil
@@ -392,7 +416,7 @@ type subKey struct{ server, uri string }
 
 type subscriptions struct {
 	mu sync.Mutex
-	m  map[subKey]map[*frontSession]bool
+	m  map[subKey]map[*frontSession]string // the URI as each session named it
 }
 
 func (s *frontSession) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
@@ -405,12 +429,12 @@ func (s *frontSession) subscribe(ctx context.Context, req *mcp.SubscribeRequest)
 	subs.mu.Lock()
 	first := len(subs.m[k]) == 0
 	if subs.m == nil {
-		subs.m = map[subKey]map[*frontSession]bool{}
+		subs.m = map[subKey]map[*frontSession]string{}
 	}
 	if subs.m[k] == nil {
-		subs.m[k] = map[*frontSession]bool{}
+		subs.m[k] = map[*frontSession]string{}
 	}
-	subs.m[k][s] = true
+	subs.m[k][s] = req.Params.URI
 	subs.mu.Unlock()
 	if !first {
 		return nil
@@ -430,7 +454,7 @@ func (s *frontSession) subscribe(ctx context.Context, req *mcp.SubscribeRequest)
 }
 
 func (s *frontSession) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
-	d, own, ok := s.g.split(req.Params.URI)
+	d, own, ok := s.resolve(req.Params.URI, hasResources)
 	if !ok {
 		return resourceNotFound(req.Params.URI)
 	}
@@ -442,7 +466,7 @@ func (s *frontSession) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequ
 func (subs *subscriptions) drop(ctx context.Context, d *downstream, uri string, s *frontSession) {
 	k := subKey{d.cfg.Name, uri}
 	subs.mu.Lock()
-	had := subs.m[k][s]
+	_, had := subs.m[k][s]
 	delete(subs.m[k], s)
 	last := had && len(subs.m[k]) == 0
 	if last {
@@ -466,7 +490,7 @@ func (subs *subscriptions) release(s *frontSession) {
 	subs.mu.Lock()
 	var keys []subKey
 	for k, set := range subs.m {
-		if set[s] {
+		if _, ok := set[s]; ok {
 			keys = append(keys, k)
 		}
 	}
@@ -500,12 +524,12 @@ func (subs *subscriptions) resubscribe(ctx context.Context, d *downstream, cs *m
 // updated passes a server's notifications/resources/updated to the sessions subscribed.
 func (subs *subscriptions) updated(ctx context.Context, server, uri string) {
 	subs.mu.Lock()
-	var to []*frontSession
-	for s := range subs.m[subKey{server, uri}] {
-		to = append(to, s)
+	to := map[*frontSession]string{}
+	for s, named := range subs.m[subKey{server, uri}] {
+		to[s] = named
 	}
 	subs.mu.Unlock()
-	for _, s := range to {
-		_ = s.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: server + sep + uri})
+	for s, named := range to {
+		_ = s.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: named})
 	}
 }

@@ -141,7 +141,7 @@ func TestResourcesAndPromptsAggregated(t *testing.T) {
 		{"denied by the server's deny", "docs__file:///etc/secret.txt", ""},
 		{"denied, other case", "docs__FILE:///ETC/SECRET.TXT", ""},
 		{"no such server", "nope__test://static/readme", ""},
-		{"not namespaced", "test://static/readme", ""},
+		{"not namespaced, one server has resources", "test://static/readme", "text of test://static/readme"},
 		{"a server without resources", "alpha__test://static/readme", ""},
 	}
 	for _, tt := range reads {
@@ -149,11 +149,12 @@ func TestResourcesAndPromptsAggregated(t *testing.T) {
 			res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: tt.uri})
 			if tt.want == "" {
 				var we *jsonrpc.Error
-				if err == nil || !errors.As(err, &we) || !strings.Contains(we.Message, "no resource") {
+				if err == nil || !errors.As(err, &we) || we.Code != mcp.CodeResourceNotFound && !strings.Contains(we.Message, "no resource") {
 					t.Errorf("read %s: %+v, %v; want no resource", tt.uri, res, err)
 				}
 				return
 			}
+			// The contents are named as the client named the resource.
 			if err != nil || len(res.Contents) != 1 || res.Contents[0].Text != tt.want || res.Contents[0].URI != tt.uri {
 				t.Errorf("read %s: %+v (%v)", tt.uri, res, err)
 			}
@@ -321,5 +322,36 @@ func TestClientFilterHidesResourcesAndPrompts(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestUnprefixedNamesNeedOneServer reads a resource by its server's own URI only while one
+// server offers resources: with two, the name must say whose.
+func TestUnprefixedNamesNeedOneServer(t *testing.T) {
+	var subs atomic.Int32
+	cfg := &Config{Servers: []ServerConfig{
+		{Name: "docs", Command: "unused", Timeout: 5 * time.Second},
+		{Name: "wiki", Command: "unused", Timeout: 5 * time.Second},
+	}}
+	g := startGateway(t, cfg, Options{dial: inMemory(t, map[string]func() *mcp.Server{"docs": docsServer(&subs), "wiki": docsServer(&subs)})})
+	cs, _ := connectListener(t, g)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	tests := []struct {
+		uri string
+		ok  bool
+	}{
+		{"test://static/readme", false},
+		{"docs__test://static/readme", true},
+		{"wiki__test://static/readme", true},
+	}
+	for _, tt := range tests {
+		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: tt.uri})
+		if (err == nil) != tt.ok {
+			t.Errorf("read %s: %+v, %v; want ok %v", tt.uri, res, err, tt.ok)
+		}
+	}
+	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "greet", Arguments: map[string]string{"name": "x"}}); err == nil {
+		t.Error("prompts/get greet with two servers offering prompts: no error")
 	}
 }
