@@ -495,21 +495,58 @@ func TestGatewayServerRequests(t *testing.T) {
 	})
 }
 
-// TestGatewayConformance runs the MCP conformance suite's generic server scenarios against
-// `caskg gateway --http`.
+// conformanceScenarios are the MCP conformance suite's server scenarios (@modelcontextprotocol/
+// conformance, pinned in the Makefile), run against `caskg gateway --http` in front of
+// conformanceFixture. gatewayCannotHonour are those the gateway cannot pass, with the reason
+// (docs/gateway.md lists them too).
+var conformanceScenarios = []string{
+	"server-initialize", "logging-set-level", "ping", "completion-complete", "tools-list",
+	"tools-call-simple-text", "tools-call-image", "tools-call-audio", "tools-call-embedded-resource",
+	"tools-call-mixed-content", "tools-call-with-logging", "tools-call-error", "tools-call-with-progress",
+	"tools-call-sampling", "tools-call-elicitation", "json-schema-2020-12", "elicitation-sep1034-defaults",
+	"server-sse-polling", "server-sse-multiple-streams", "elicitation-sep1330-enums", "resources-list",
+	"resources-read-text", "resources-read-binary", "resources-templates-read", "resources-subscribe",
+	"resources-unsubscribe", "prompts-list", "prompts-get-simple", "prompts-get-with-args",
+	"prompts-get-embedded-resource", "prompts-get-with-image", "dns-rebinding-protection",
+}
+
+var gatewayCannotHonour = map[string]string{
+	"tools-call-simple-text":       byName,
+	"tools-call-image":             byName,
+	"tools-call-audio":             byName,
+	"tools-call-embedded-resource": byName,
+	"tools-call-mixed-content":     byName,
+	"tools-call-with-logging":      byName,
+	"tools-call-error":             byName,
+	"tools-call-with-progress":     byName,
+	"tools-call-sampling":          byName,
+	"tools-call-elicitation":       byName,
+	"elicitation-sep1034-defaults": byName,
+	"elicitation-sep1330-enums":    byName,
+	"json-schema-2020-12":          "the scenario looks for its fixture tool in tools/list; the gateway lists search_tools and call_tool (search_tools gives a server's tool with its schema as the server gave it)",
+}
+
+// byName is why the gateway cannot honour the scenarios that call a fixture tool by name.
+const byName = "the scenario calls a fixture tool by its own name; the gateway lists search_tools and call_tool, and a server's tool is SERVER__TOOL, run through call_tool"
+
+// TestGatewayConformance runs the MCP conformance suite's server scenarios against
+// `caskg gateway --http` in front of a server with the suite's fixtures: each must pass but
+// those a gateway cannot honour, which are skipped naming the reason.
 func TestGatewayConformance(t *testing.T) {
 	node := mcpnode.Find(t)
-	tools := writeFile(t, t.TempDir(), "tools.json", smallCatalog)
-	cfg := writeConfig(t, map[string]server{"cat": catalogEntry(t, tools, filepath.Join(t.TempDir(), "cat.pid"))}, nil)
+	cfg := writeConfig(t, map[string]server{"conf": {"url": conformanceFixture(t) + "/"}}, nil)
 	g := startGatewayHTTP(t, cfg)
-	g.waitHealth(t, "ready server", ready("cat"))
-	for _, scenario := range []string{"server-initialize", "ping", "tools-list", "dns-rebinding-protection"} {
+	g.waitHealth(t, "ready server", ready("conf"))
+	for _, scenario := range conformanceScenarios {
 		t.Run(scenario, func(t *testing.T) {
+			if why, ok := gatewayCannotHonour[scenario]; ok {
+				t.Skip(why)
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			checks, output := node.Conformance(t, ctx, g.url, scenario)
 			for _, c := range checks {
-				if c.Status != "SUCCESS" {
+				if c.Status == "FAILURE" {
 					t.Errorf("%s: %s %s", c.ID, c.Status, c.ErrorMessage)
 				}
 			}
