@@ -44,6 +44,8 @@ func TestGatewayUsage(t *testing.T) {
 			"weak.txt:1: client alice: the token has 7 characters, want 32 to 4096"},
 		{"tokens on stdio", []string{"gateway", "--config", good, "--state-dir", dir, "--auth-tokens", weak}, 2,
 			"--auth-tokens and --allowed-hosts are for --http"},
+		{"trace rotate", []string{"gateway", "--config", good, "--state-dir", dir, "--trace-rotate-mb", "-1"}, 2, "--trace-rotate-mb -1: must be in [0, 1048576]"},
+		{"start wait", []string{"gateway", "--config", good, "--state-dir", dir, "--start-wait", "-1s"}, 2, "--start-wait -1s: must not be negative"},
 		{"max sessions", []string{"gateway", "--config", good, "--state-dir", dir, "--max-sessions", "0"}, 2, "--max-sessions 0: must be at least 1"},
 	}
 	for _, tt := range tests {

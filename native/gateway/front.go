@@ -420,10 +420,11 @@ func (s *frontSession) call(ctx context.Context, req *mcp.CallToolRequest, name 
 		}
 		return s.g.unknownTool(c, name, s.keeps), nil
 	}
-	start := s.g.opt.now()
+	start, t0 := s.g.opt.now(), time.Now()
 	defer s.g.byServer[e.Server].track(s, req.Session, ctx)()
 	res, err := s.g.forward(ctx, req, e, args)
 	ok := err == nil && res != nil && !res.IsError
+	s.g.metrics.called(e.Server, ok, time.Since(t0))
 	s.trace.called(name, ok, s.g.opt.now().Sub(start).Milliseconds())
 	return res, err
 }
@@ -667,7 +668,8 @@ func (g *Gateway) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSess
 	return ss, nil
 }
 
-// Handler serves the front over streamable HTTP at /mcp and GET /v1/health beside it, with
+// Handler serves the front over streamable HTTP at /mcp, GET /v1/health and GET /metrics
+// (metrics.go; behind the tokens like /mcp) beside it, with
 // mcpserver.HTTPHandler's protections: a request that reaches a loopback address must name a
 // local host (DNS rebinding), /mcp refuses cross-origin browser requests, and bodies are
 // bounded.
@@ -679,6 +681,7 @@ func (g *Gateway) Handler() http.Handler {
 	opt := mcpserver.HTTPOptions{
 		SessionTimeout: g.opt.SessionIdle,
 		Health:         func() any { return g.health() },
+		Metrics:        g.metrics.handler(),
 	}
 	if g.opt.Tokens != nil {
 		opt.Guard = g.requireToken

@@ -17,7 +17,7 @@ func document(r *bench.Report, c *config) string {
 	p("Written by `make bench` (`bin/caskg-bench`, [native/lab/cmd/caskg-bench](native/lab/cmd/caskg-bench/main.go)); every\n")
 	p("figure below comes from that run. Machine: %s; Node %s. Rerun a part with the command under its table.\n", r.Machine, r.Node)
 	p("The machine is shared with other work, so latencies move by a quarter or more from run to run;\n")
-	p("`bin/caskg-bench -render` rewrites this file and the README section from `%s/results.json`.\n\n", c.dir)
+	p("`bin/caskg-bench -render` rewrites this file and the summary in docs/evaluation.md from `%s/results.json`.\n\n", c.dir)
 
 	p("## Libraries\n\n")
 	p("`real` is the 859 real skills of `%s`. The `synth` libraries grow from them with\n", c.base)
