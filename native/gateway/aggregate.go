@@ -250,7 +250,8 @@ func (s *frontSession) readResource(ctx context.Context, req mcp.Request) (mcp.R
 	if err != nil {
 		return nil, err
 	}
-	defer d.track(s, req.GetSession().(*mcp.ServerSession), ctx)()
+	ss, _ := req.GetSession().(*mcp.ServerSession)
+	defer d.track(s, ss, ctx)()
 	cctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 	defer cancel()
 	q := *p
@@ -312,7 +313,8 @@ func (s *frontSession) getPrompt(ctx context.Context, req mcp.Request) (mcp.Resu
 	if err != nil {
 		return nil, err
 	}
-	defer d.track(s, req.GetSession().(*mcp.ServerSession), ctx)()
+	ss, _ := req.GetSession().(*mcp.ServerSession)
+	defer d.track(s, ss, ctx)()
 	cctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 	defer cancel()
 	q := *p
@@ -328,6 +330,9 @@ func (s *frontSession) getPrompt(ctx context.Context, req mcp.Request) (mcp.Resu
 // its server.
 func (s *frontSession) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	p := req.Params
+	if p == nil || p.Ref == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "gateway: completion/complete: missing ref"}
+	}
 	ref := *p.Ref
 	var name string
 	var notFound func(string) error
