@@ -490,7 +490,7 @@ func (g *Gateway) forward(ctx context.Context, req *mcp.CallToolRequest, e *entr
 		params.Arguments = args
 	}
 	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
-		dtok, done := g.progress.register(req.Session, tok)
+		dtok, done := g.progress.register(ctx, req.Session, tok)
 		defer done()
 		params.SetProgressToken(dtok)
 	}
@@ -594,6 +594,7 @@ type progressRelay struct {
 }
 
 type progressTarget struct {
+	ctx   context.Context // the front call's: over HTTP, progress goes on that call's stream
 	ss    *mcp.ServerSession
 	token any
 }
@@ -601,11 +602,11 @@ type progressTarget struct {
 func newProgressRelay() *progressRelay { return &progressRelay{m: map[string]progressTarget{}} }
 
 // register gives a downstream token for a front call's token; done forgets it.
-func (p *progressRelay) register(ss *mcp.ServerSession, token any) (string, func()) {
+func (p *progressRelay) register(ctx context.Context, ss *mcp.ServerSession, token any) (string, func()) {
 	p.mu.Lock()
 	p.next++
 	tok := "caskg-gw-" + strconv.Itoa(p.next)
-	p.m[tok] = progressTarget{ss, token}
+	p.m[tok] = progressTarget{ctx, ss, token}
 	p.mu.Unlock()
 	// The SDK may handle a notification the server sent before its result after the result:
 	// the token stays a while after the call, so that such progress still reaches the client.
@@ -636,7 +637,14 @@ func (p *progressRelay) relay(ctx context.Context, params *mcp.ProgressNotificat
 	if !ok {
 		return
 	}
-	_ = t.ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: t.token,
+	// While the call runs its progress goes on its own stream (HTTP): a client reads the
+	// call's stream and may not have opened a GET stream at all. After it, the stream is
+	// gone, and the session's own is the only way left.
+	nctx := t.ctx
+	if nctx == nil || nctx.Err() != nil {
+		nctx = ctx
+	}
+	_ = t.ss.NotifyProgress(nctx, &mcp.ProgressNotificationParams{ProgressToken: t.token,
 		Progress: params.Progress, Total: params.Total, Message: params.Message})
 }
 

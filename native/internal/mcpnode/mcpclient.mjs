@@ -19,8 +19,9 @@
 //
 // Steps: {"op": "listTools"} (every page); {"op": "callTool", "name", "arguments",
 // "timeoutMs", "abortAfterMs", "progress": true (the answer carries the progress
-// notifications in "progress")}; {"op": "ping"}; {"op": "notifications"} (those received since the last such
-// step, other than progress); {"op": "close"}.
+// notifications in "progress")}; {"op": "ping"}; {"op": "setLoggingLevel", "level"};
+// {"op": "notifications"} (those received since the last such step, other than progress);
+// {"op": "close"}.
 import { createRequire } from "node:module";
 import path from "node:path";
 import readline from "node:readline";
@@ -145,6 +146,8 @@ async function run(step) {
       }
       case "ping":
         return { op, ok: true, result: await client.ping() };
+      case "setLoggingLevel":
+        return { op, ok: true, result: await client.setLoggingLevel(step.level) };
       case "notifications":
         return { op, ok: true, result: notifications.splice(0) };
       case "close":

@@ -133,7 +133,8 @@ type Answers struct {
 }
 
 // Step is one thing the client does: Op "listTools", "callTool" (Name, Arguments, and
-// optionally TimeoutMs, AbortAfterMs, Progress), "ping", "notifications" or "close".
+// optionally TimeoutMs, AbortAfterMs, Progress), "ping", "setLoggingLevel" (Level),
+// "notifications" or "close".
 type Step struct {
 	Op           string `json:"op"`
 	Name         string `json:"name,omitempty"`
@@ -141,6 +142,7 @@ type Step struct {
 	TimeoutMs    int    `json:"timeoutMs,omitempty"`
 	AbortAfterMs int    `json:"abortAfterMs,omitempty"`
 	Progress     bool   `json:"progress,omitempty"`
+	Level        string `json:"level,omitempty"`
 }
 
 // Answer is the driver's answer to a step: the SDK's result as JSON, or its error.
