@@ -120,69 +120,76 @@ func gather[T any](ctx context.Context, g *Gateway, what string, feature func(*m
 }
 
 // noCursor refuses a cursor: the front answers each list in one page.
-func noCursor(cursor string) error {
+func noCursor(req mcp.Request) error {
+	cursor := ""
+	// Params may be a typed nil (a list request without params).
+	switch p := req.GetParams().(type) {
+	case *mcp.ListResourcesParams:
+		if p != nil {
+			cursor = p.Cursor
+		}
+	case *mcp.ListResourceTemplatesParams:
+		if p != nil {
+			cursor = p.Cursor
+		}
+	case *mcp.ListPromptsParams:
+		if p != nil {
+			cursor = p.Cursor
+		}
+	}
 	if cursor != "" {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "gateway: invalid cursor: the gateway lists everything in one page"}
 	}
 	return nil
 }
 
-func (s *frontSession) listResources(ctx context.Context, req mcp.Request) (mcp.Result, error) {
-	if p, ok := req.GetParams().(*mcp.ListResourcesParams); ok && p != nil {
-		if err := noCursor(p.Cursor); err != nil {
-			return nil, err
-		}
-	}
-	per := gather(ctx, s.g, "resources/list", hasResources, func(ctx context.Context, cs *mcp.ClientSession, cursor string) ([]*mcp.Resource, string, error) {
-		res, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
-		if err != nil {
-			return nil, "", err
-		}
-		return res.Resources, res.NextCursor, nil
-	})
-	out := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}
-	for i, items := range per {
+// aggregate lists one kind of item on every server that has feature (gather) and returns the
+// items the session may see, copied with their name (the field name points to) as SERVER__NAME,
+// sorted by it.
+func aggregate[T any](ctx context.Context, s *frontSession, what string, feature func(*mcp.ServerCapabilities) bool,
+	page func(context.Context, *mcp.ClientSession, string) ([]*T, string, error), name func(*T) *string) []*T {
+	out := []*T{}
+	for i, items := range gather(ctx, s.g, what, feature, page) {
 		d := s.g.downs[i]
-		for _, r := range items {
-			if r == nil || r.URI == "" || !s.keepsItem(d, r.URI, d.cfg.Name+sep+r.URI) {
+		for _, it := range items {
+			if it == nil || *name(it) == "" || !s.keepsItem(d, *name(it), d.cfg.Name+sep+*name(it)) {
 				continue
 			}
-			c := *r
-			c.URI = d.cfg.Name + sep + r.URI
-			out.Resources = append(out.Resources, &c)
+			c := *it
+			*name(&c) = d.cfg.Name + sep + *name(it)
+			out = append(out, &c)
 		}
 	}
-	slices.SortStableFunc(out.Resources, func(a, b *mcp.Resource) int { return cmp.Compare(a.URI, b.URI) })
-	return out, nil
+	slices.SortStableFunc(out, func(a, b *T) int { return cmp.Compare(*name(a), *name(b)) })
+	return out
+}
+
+func (s *frontSession) listResources(ctx context.Context, req mcp.Request) (mcp.Result, error) {
+	if err := noCursor(req); err != nil {
+		return nil, err
+	}
+	return &mcp.ListResourcesResult{Resources: aggregate(ctx, s, "resources/list", hasResources,
+		func(ctx context.Context, cs *mcp.ClientSession, cursor string) ([]*mcp.Resource, string, error) {
+			res, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+			if err != nil {
+				return nil, "", err
+			}
+			return res.Resources, res.NextCursor, nil
+		}, func(r *mcp.Resource) *string { return &r.URI })}, nil
 }
 
 func (s *frontSession) listTemplates(ctx context.Context, req mcp.Request) (mcp.Result, error) {
-	if p, ok := req.GetParams().(*mcp.ListResourceTemplatesParams); ok && p != nil {
-		if err := noCursor(p.Cursor); err != nil {
-			return nil, err
-		}
+	if err := noCursor(req); err != nil {
+		return nil, err
 	}
-	per := gather(ctx, s.g, "resources/templates/list", hasResources, func(ctx context.Context, cs *mcp.ClientSession, cursor string) ([]*mcp.ResourceTemplate, string, error) {
-		res, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
-		if err != nil {
-			return nil, "", err
-		}
-		return res.ResourceTemplates, res.NextCursor, nil
-	})
-	out := &mcp.ListResourceTemplatesResult{ResourceTemplates: []*mcp.ResourceTemplate{}}
-	for i, items := range per {
-		d := s.g.downs[i]
-		for _, t := range items {
-			if t == nil || t.URITemplate == "" || !s.keepsItem(d, t.URITemplate, d.cfg.Name+sep+t.URITemplate) {
-				continue
+	return &mcp.ListResourceTemplatesResult{ResourceTemplates: aggregate(ctx, s, "resources/templates/list", hasResources,
+		func(ctx context.Context, cs *mcp.ClientSession, cursor string) ([]*mcp.ResourceTemplate, string, error) {
+			res, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+			if err != nil {
+				return nil, "", err
 			}
-			c := *t
-			c.URITemplate = d.cfg.Name + sep + t.URITemplate
-			out.ResourceTemplates = append(out.ResourceTemplates, &c)
-		}
-	}
-	slices.SortStableFunc(out.ResourceTemplates, func(a, b *mcp.ResourceTemplate) int { return cmp.Compare(a.URITemplate, b.URITemplate) })
-	return out, nil
+			return res.ResourceTemplates, res.NextCursor, nil
+		}, func(t *mcp.ResourceTemplate) *string { return &t.URITemplate })}, nil
 }
 
 // resourceNotFound is MCP's error for a URI no server has, or the filters hide (the same
@@ -272,32 +279,17 @@ func (s *frontSession) readResource(ctx context.Context, req mcp.Request) (mcp.R
 }
 
 func (s *frontSession) listPrompts(ctx context.Context, req mcp.Request) (mcp.Result, error) {
-	if p, ok := req.GetParams().(*mcp.ListPromptsParams); ok && p != nil {
-		if err := noCursor(p.Cursor); err != nil {
-			return nil, err
-		}
+	if err := noCursor(req); err != nil {
+		return nil, err
 	}
-	per := gather(ctx, s.g, "prompts/list", hasPrompts, func(ctx context.Context, cs *mcp.ClientSession, cursor string) ([]*mcp.Prompt, string, error) {
-		res, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
-		if err != nil {
-			return nil, "", err
-		}
-		return res.Prompts, res.NextCursor, nil
-	})
-	out := &mcp.ListPromptsResult{Prompts: []*mcp.Prompt{}}
-	for i, items := range per {
-		d := s.g.downs[i]
-		for _, p := range items {
-			if p == nil || p.Name == "" || !s.keepsItem(d, p.Name, d.cfg.Name+sep+p.Name) {
-				continue
+	return &mcp.ListPromptsResult{Prompts: aggregate(ctx, s, "prompts/list", hasPrompts,
+		func(ctx context.Context, cs *mcp.ClientSession, cursor string) ([]*mcp.Prompt, string, error) {
+			res, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
+			if err != nil {
+				return nil, "", err
 			}
-			c := *p
-			c.Name = d.cfg.Name + sep + p.Name
-			out.Prompts = append(out.Prompts, &c)
-		}
-	}
-	slices.SortStableFunc(out.Prompts, func(a, b *mcp.Prompt) int { return cmp.Compare(a.Name, b.Name) })
-	return out, nil
+			return res.Prompts, res.NextCursor, nil
+		}, func(p *mcp.Prompt) *string { return &p.Name })}, nil
 }
 
 func promptNotFound(name string) error {

@@ -86,16 +86,7 @@ func connectListener(t *testing.T, g *Gateway) (*mcp.ClientSession, *listener) {
 			l.updated <- r.Params.URI
 		},
 	})
-	st, ct := mcp.NewInMemoryTransports()
-	if _, err := g.Connect(context.Background(), st); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := client.Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs, l
+	return connectClient(t, g, client), l
 }
 
 // TestResourcesAndPromptsAggregated lists, reads and completes the servers' resources,

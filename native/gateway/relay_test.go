@@ -131,6 +131,13 @@ func connectAsk(t *testing.T, g *Gateway, bare bool, roots ...string) *askClient
 	for _, r := range roots {
 		client.AddRoots(&mcp.Root{URI: r})
 	}
+	ac.cs = connectClient(t, g, client)
+	return ac
+}
+
+// connectClient connects client to a front session over in-memory transports.
+func connectClient(t *testing.T, g *Gateway, client *mcp.Client) *mcp.ClientSession {
+	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
 	if _, err := g.Connect(context.Background(), st); err != nil {
 		t.Fatal(err)
@@ -139,9 +146,8 @@ func connectAsk(t *testing.T, g *Gateway, bare bool, roots ...string) *askClient
 	if err != nil {
 		t.Fatal(err)
 	}
-	ac.cs = cs
 	t.Cleanup(func() { cs.Close() })
-	return ac
+	return cs
 }
 
 func (ac *askClient) call(t *testing.T, name string) *mcp.CallToolResult {
