@@ -116,7 +116,7 @@ func (g *Gateway) newFrontSession(client string) *frontSession {
 			}
 			res, err := next(ctx, method, req)
 			if method == "logging/setLevel" && err == nil {
-				if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok {
+				if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && p != nil {
 					s.setLogLevel(p.Level)
 				}
 			}
