@@ -68,6 +68,8 @@ type frontSession struct {
 
 	trace tracker
 
+	logLevel mcp.LoggingLevel // what logging/setLevel asked for, "" before; under g.mu
+
 	exposeMu sync.Mutex
 	exposed  []string // SERVER__TOOL names registered as direct tools, best first
 }
@@ -83,7 +85,20 @@ func (g *Gateway) newFrontSession(client string) *frontSession {
 		&mcp.ServerOptions{
 			Instructions:              instructions,
 			SupportedProtocolVersions: frontVersions(),
-			Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true},
+				Logging:   &mcp.LoggingCapabilities{},
+				Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+				Prompts:   &mcp.PromptCapabilities{ListChanged: true},
+			},
+			InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
+				s.fetchRoots(ctx, req.Session)
+			},
+			RootsListChangedHandler: func(ctx context.Context, req *mcp.RootsListChangedRequest) {
+				s.fetchRoots(ctx, req.Session)
+			},
+			CompletionHandler:  s.complete,
+			SubscribeHandler:   s.subscribe,
+			UnsubscribeHandler: s.unsubscribe,
 		})
 	// Every request registers the session and marks it busy while it runs: a session counts
 	// against MaxSessions from its initialize, not from the notification after it, which a
@@ -96,7 +111,16 @@ func (g *Gateway) newFrontSession(client string) *frontSession {
 			}
 			s.begin()
 			defer s.done()
-			return next(ctx, method, req)
+			if h := s.aggregated(method); h != nil {
+				return h(ctx, req)
+			}
+			res, err := next(ctx, method, req)
+			if method == "logging/setLevel" && err == nil {
+				if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && p != nil {
+					s.setLogLevel(p.Level)
+				}
+			}
+			return res, err
 		}
 	})
 	c := g.cat.Load()
@@ -191,6 +215,8 @@ func (s *frontSession) end() {
 		return
 	}
 	s.trace.finish()
+	s.g.setRoots(s, nil, false)
+	s.g.subs.release(s)
 	s.g.mu.Lock()
 	delete(s.g.sessions, s)
 	if s.httpID != "" && s.g.byID[s.httpID] == s {
@@ -395,6 +421,7 @@ func (s *frontSession) call(ctx context.Context, req *mcp.CallToolRequest, name 
 		return s.g.unknownTool(c, name, s.keeps), nil
 	}
 	start, t0 := s.g.opt.now(), time.Now()
+	defer s.g.byServer[e.Server].track(s, req.Session, ctx)()
 	res, err := s.g.forward(ctx, req, e, args)
 	ok := err == nil && res != nil && !res.IsError
 	s.g.metrics.called(e.Server, ok, time.Since(t0))
@@ -463,7 +490,7 @@ func (g *Gateway) forward(ctx context.Context, req *mcp.CallToolRequest, e *entr
 		params.Arguments = args
 	}
 	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
-		dtok, done := g.progress.register(req.Session, tok)
+		dtok, done := g.progress.register(ctx, req.Session, tok)
 		defer done()
 		params.SetProgressToken(dtok)
 	}
@@ -567,6 +594,7 @@ type progressRelay struct {
 }
 
 type progressTarget struct {
+	ctx   context.Context // the front call's: over HTTP, progress goes on that call's stream
 	ss    *mcp.ServerSession
 	token any
 }
@@ -574,11 +602,11 @@ type progressTarget struct {
 func newProgressRelay() *progressRelay { return &progressRelay{m: map[string]progressTarget{}} }
 
 // register gives a downstream token for a front call's token; done forgets it.
-func (p *progressRelay) register(ss *mcp.ServerSession, token any) (string, func()) {
+func (p *progressRelay) register(ctx context.Context, ss *mcp.ServerSession, token any) (string, func()) {
 	p.mu.Lock()
 	p.next++
 	tok := "caskg-gw-" + strconv.Itoa(p.next)
-	p.m[tok] = progressTarget{ss, token}
+	p.m[tok] = progressTarget{ctx, ss, token}
 	p.mu.Unlock()
 	// The SDK may handle a notification the server sent before its result after the result:
 	// the token stays a while after the call, so that such progress still reaches the client.
@@ -609,7 +637,14 @@ func (p *progressRelay) relay(ctx context.Context, params *mcp.ProgressNotificat
 	if !ok {
 		return
 	}
-	_ = t.ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: t.token,
+	// While the call runs its progress goes on its own stream (HTTP): a client reads the
+	// call's stream and may not have opened a GET stream at all. After it, the stream is
+	// gone, and the session's own is the only way left.
+	nctx := t.ctx
+	if nctx == nil || nctx.Err() != nil {
+		nctx = ctx
+	}
+	_ = t.ss.NotifyProgress(nctx, &mcp.ProgressNotificationParams{ProgressToken: t.token,
 		Progress: params.Progress, Total: params.Total, Message: params.Message})
 }
 

@@ -195,6 +195,9 @@ type Gateway struct {
 	cpLast  string          // what the last checkpoint held (IDs and call counts)
 	cpIDs   map[string]bool // the IDs of its traces
 
+	roots rootsState    // the roots front sessions gave, and those they share
+	subs  subscriptions // front sessions' resource subscriptions
+
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
