@@ -218,7 +218,7 @@ func TestQuery(t *testing.T) {
 
 	t.Run("text", func(t *testing.T) {
 		r := mustRun(t, "query", art, sampleQuery)
-		if !strings.HasPrefix(r.stdout, "8 skills for \""+sampleQuery+"\"\n") {
+		if !strings.HasPrefix(r.stdout, "8 skills for \""+sampleQuery+"\" (match 0.") {
 			t.Errorf("text output does not start with the count and the task:\n%s", r.stdout)
 		}
 		m := numbered.FindAllStringSubmatch(r.stdout, -1)
