@@ -8,6 +8,7 @@
 // # Routes
 //
 //	GET  /v1/retrieve?q=…&k=…[&no_graph=1][&render=1]   ranked skills for the task text q
+//	     [&min_score=…]                                  only results whose match is at least it (engine.Request.MinScore)
 //	     [&allow=…][&deny=…][&namespaces=…]              narrowed by a filter (engine.Filter): comma lists, or repeated
 //	POST /v1/retrieve                                    the same for engine.Request as JSON
 //	GET  /v1/skills/{name}                               one skill: description, source, body head, edges
@@ -293,7 +294,7 @@ func readBytes(r *Request, example string) ([]byte, error) {
 	return b, nil
 }
 
-// readQuery reads the parameters of a GET retrieve: q (required), k, no_graph, render and the
+// readQuery reads the parameters of a GET retrieve: q (required), k, no_graph, render, min_score and the
 // filter's allow, deny and namespaces, each a comma-separated list that may also be repeated
 // (allow=a*,b*&allow=c*). Any other parameter is an error, as an unknown field of the POST body
 // is.
@@ -347,6 +348,12 @@ func readQuery(raw string) (engine.Request, error) {
 				return req, fail(statusBadRequest, `parameter "k": `+err.(*FieldError).Problem)
 			}
 			req.K = k
+		case "min_score":
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(x >= 0 && x <= 1) {
+				return req, fail(statusBadRequest, `parameter "min_score": `+strconv.Quote(v)+" is not a number in [0, 1]")
+			}
+			req.MinScore = x
 		case "no_graph", "render":
 			b, err := strconv.ParseBool(v)
 			if err != nil {
@@ -358,7 +365,7 @@ func readQuery(raw string) (engine.Request, error) {
 				req.NoGraph = b
 			}
 		default:
-			return req, fail(statusBadRequest, "unknown parameter "+strconv.Quote(key)+"; the parameters are q, k, no_graph, render, allow, deny and namespaces")
+			return req, fail(statusBadRequest, "unknown parameter "+strconv.Quote(key)+"; the parameters are q, k, no_graph, render, min_score, allow, deny and namespaces")
 		}
 	}
 	if !seen {

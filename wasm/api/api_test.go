@@ -127,7 +127,10 @@ func TestReadQuery(t *testing.T) {
 		{name: "q over", in: "q=" + strings.Repeat("a", MaxQueryBytes+1), err: `api: parameter "q": 8193 bytes, at most 8192`},
 		{name: "twice", in: "q=a&q=b", err: `api: parameter "q" is given 2 times`},
 		{name: "bad bool", in: "q=a&no_graph=yes", err: `api: parameter "no_graph": "yes" is not 1, 0, true or false`},
-		{name: "unknown", in: "q=a&gamma=1", err: `api: unknown parameter "gamma"; the parameters are q, k, no_graph, render, allow, deny and namespaces`},
+		{name: "unknown", in: "q=a&gamma=1", err: `api: unknown parameter "gamma"; the parameters are q, k, no_graph, render, min_score, allow, deny and namespaces`},
+		{name: "min_score", in: "q=egg&min_score=0.4", want: engine.Request{Query: "egg", MinScore: 0.4}},
+		{name: "min_score over", in: "q=egg&min_score=1.5", err: `api: parameter "min_score": "1.5" is not a number in [0, 1]`},
+		{name: "min_score NaN", in: "q=egg&min_score=NaN", err: `api: parameter "min_score": "NaN" is not a number in [0, 1]`},
 		{name: "filter", in: "q=egg&allow=gh__*,jira__*&deny=*delete*&namespaces=gh", want: engine.Request{Query: "egg",
 			Filter: engine.Filter{Allow: []string{"gh__*", "jira__*"}, Deny: []string{"*delete*"}, Namespaces: []string{"gh"}}}},
 		{name: "filter repeated", in: "q=egg&deny=a*&deny=b*,c*", want: engine.Request{Query: "egg", Filter: engine.Filter{Deny: []string{"a*", "b*", "c*"}}}},
@@ -301,6 +304,7 @@ func TestRetrieveMatchesEngine(t *testing.T) {
 		{Query: "heat some egg", K: 4},
 		{Query: "heat some egg", NoGraph: true},
 		{Query: "put a cool tomato in the microwave", K: 10, Render: true},
+		{Query: "put a cool tomato in the microwave", MinScore: 0.5},
 	} {
 		resp, err := h.Engine().Query(req)
 		if err != nil {
@@ -312,7 +316,7 @@ func TestRetrieveMatchesEngine(t *testing.T) {
 		if k == 0 {
 			k = engine.DefaultK
 		}
-		get := fmt.Sprintf("/v1/retrieve?q=%s&k=%d&no_graph=%t&render=%t", strings.ReplaceAll(req.Query, " ", "+"), k, req.NoGraph, req.Render)
+		get := fmt.Sprintf("/v1/retrieve?q=%s&k=%d&no_graph=%t&render=%t&min_score=%v", strings.ReplaceAll(req.Query, " ", "+"), k, req.NoGraph, req.Render, req.MinScore)
 		for _, r := range []*http.Request{
 			httptest.NewRequest("POST", "/v1/retrieve", strings.NewReader(string(post))),
 			httptest.NewRequest("GET", get, nil),

@@ -365,6 +365,8 @@ func (h *Handler) retrieve(body []byte) (string, []byte, error) {
 			req.NoGraph, err = d.Bool()
 		case "no_memory":
 			req.NoMemory, err = d.Bool()
+		case "min_score":
+			req.MinScore, err = d.Float(64)
 		case "allow":
 			req.Filter.Allow, err = stringList(d)
 		case "deny":
@@ -401,6 +403,7 @@ func (h *Handler) retrieve(body []byte) (string, []byte, error) {
 		b = strconv.AppendInt(append(b, `{"rank":`...), int64(i+1), 10)
 		b = jsontext.AppendString(append(b, `,"name":`...), r.Name)
 		b, _ = jsontext.AppendFloat(append(b, `,"score":`...), r.Score, 64)
+		b, _ = jsontext.AppendFloat(append(b, `,"match":`...), r.Match, 64)
 		if r.SeedRank > 0 {
 			b = strconv.AppendInt(append(b, `,"seed_rank":`...), int64(r.SeedRank), 10)
 		}
@@ -440,6 +443,7 @@ func (h *Handler) retrieve(body []byte) (string, []byte, error) {
 		b = append(b, '}')
 	}
 	b = append(b, ']')
+	b, _ = jsontext.AppendFloat(append(b, `,"match":`...), resp.Match, 64)
 	if resp.Note != "" {
 		b = jsontext.AppendString(append(b, `,"note":`...), resp.Note)
 	}
