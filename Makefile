@@ -308,7 +308,7 @@ serve: build ## serve the playground and the /v1/retrieve API for bin/sample.skg
 serve-only:
 	$(CASKG) serve $(SAMPLE) --tasks graphs/sample-tasks.jsonl --addr $(SERVE_ADDR)
 
-chromium: ## install Chromium from Debian (apt-get, as root) when $(CHROMIUM) is missing
+chromium: ## install Chromium from Debian (apt-get, as root) when CHROMIUM (default /usr/bin/chromium) is missing
 	@test -x $(CHROMIUM) || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
 	@test -x $(CHROMIUM) || { echo "chromium: $(CHROMIUM) is still missing; set CHROMIUM=/path/to/chromium"; exit 1; }
 

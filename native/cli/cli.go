@@ -172,6 +172,9 @@ func parseArtifact(c *ctx, fs *flag.FlagSet, args []string, synopsis string) (st
 
 // loadArtifact reads and decodes an artifact file, naming the file in any error.
 func loadArtifact(path string) (*graphs.Graph, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("%s is a folder, not an artifact (.skg); build one from it first: caskg build %s -o library.skg", path, path)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err

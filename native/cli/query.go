@@ -139,8 +139,8 @@ func (r *renderFlags) apply(req engine.Request) engine.Request {
 type batchLine struct {
 	ID       json.RawMessage `json:"id"` // echoed as given: a number stays a number; null when unknown
 	Results  []engine.Result `json:"results"`
-	Match    float64         `json:"match"`          // engine.Response.Match
-	Note     string          `json:"note,omitempty"` // engine.Response.Note
+	Match    *float64        `json:"match,omitempty"` // engine.Response.Match; none on an error's line
+	Note     string          `json:"note,omitempty"`  // engine.Response.Note
 	Rendered string          `json:"rendered,omitempty"`
 	Line     int             `json:"line,omitempty"`
 	Error    string          `json:"error,omitempty"`
@@ -185,6 +185,9 @@ func runQuery(c *ctx, args []string) error {
 		return usagef("no task text given")
 	}
 	text := strings.Join(pos[1:], " ")
+	if strings.TrimSpace(text) == "" {
+		return usagef("the task text is empty")
+	}
 	var fe *api.FieldError
 	if errors.As(api.Service.Check(engine.Request{Query: text}), &fe) {
 		return fmt.Errorf("the task text is %s", fe.Problem)
@@ -358,9 +361,11 @@ func queryBatch(c *ctx, eng *engine.Engine, q *queryFlags, rf *renderFlags, path
 			failed++
 		}
 		if jsonOut {
-			line := batchLine{ID: t.RawID, Results: resp.Results, Match: resp.Match, Note: resp.Note, Rendered: resp.Rendered}
+			line := batchLine{ID: t.RawID, Results: resp.Results, Note: resp.Note, Rendered: resp.Rendered}
 			if err != nil {
 				line.Line, line.Error = bt.line, err.Error()
+			} else {
+				line.Match = &resp.Match
 			}
 			if line.Results == nil {
 				line.Results = []engine.Result{}
