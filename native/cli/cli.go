@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/internal/cmdline"
@@ -104,7 +105,13 @@ func (c *ctx) fail(cmd *command, err error) int {
 		prefix, synopsis = "caskg "+cmd.name, "caskg "+cmd.name+" "+cmd.args
 	}
 	usage := errors.Is(err, errUsage)
-	msg := prefix + ": " + cmdline.Message(err)
+	text := cmdline.Message(err)
+	if cmd != nil {
+		// The package behind a command may be its namesake (serve, gateway, eval): its own
+		// prefix would say the command's name twice.
+		text = strings.TrimPrefix(text, cmd.name+": ")
+	}
+	msg := prefix + ": " + text
 	if c.json {
 		rec := struct {
 			Error string `json:"error"`

@@ -264,6 +264,12 @@ func (s *Server) load() (*artifact, error) {
 	if s.opts.Tasks != "" {
 		tasks, err := eval.ReadTasks(s.opts.Tasks, false)
 		if err != nil {
+			// A file that cannot be opened is named by its own error; eval's prefix would
+			// stutter ("serve: tasks: eval: open …").
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe
+			}
 			return nil, fmt.Errorf("serve: tasks: %w", err)
 		}
 		if a.tasks, err = tasksJSON(tasks, a.api.Engine().Graph()); err != nil {
