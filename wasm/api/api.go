@@ -94,6 +94,10 @@ type Options struct {
 	// Source, when not nil, names in the health body the file the artifact was read from, for
 	// a host that may replace the artifact while it runs (caskg serve).
 	Source *Source
+	// Stale, when not nil, says why the host still serves this artifact though its file has
+	// changed (a reload refused a file that does not decode), or "" when it does not: the
+	// health route then answers "status":"stale" with the reason as "stale", not "ok".
+	Stale func() string
 
 	// Feedback keeps the reports POST /v1/feedback accepts; nil answers that route with 501.
 	Feedback FeedbackStore
@@ -121,6 +125,7 @@ type Handler struct {
 	eng       *engine.Engine
 	byName    map[string]int
 	health    []byte          // the health body, fixed for the artifact
+	stale     func() string   // Options.Stale
 	origins   map[string]bool // the origins allowed; nil: any, Access-Control-Allow-Origin: *
 	store     FeedbackStore   // nil: feedback is off
 	reporters FeedbackAuth
@@ -145,7 +150,7 @@ func New(data []byte, opt Options) (*Handler, error) {
 			h.origins[o] = true
 		}
 	}
-	h.health = healthJSON(g, data, opt.Version, opt.Source)
+	h.health, h.stale = healthJSON(g, data, opt.Version, opt.Source), opt.Stale
 	if opt.Closest != nil {
 		h.closest = opt.Closest(h.eng)
 	}
@@ -228,6 +233,12 @@ func (h *Handler) route(w *Response, r *Request) ([]byte, error) {
 	}
 	switch {
 	case path == routeHealth:
+		if h.stale != nil {
+			if why := h.stale(); why != "" {
+				b := jsontext.AppendString([]byte(`{"status":"stale","stale":`), why)
+				return append(b, h.health[len(`{"status":"ok"`):]...), nil
+			}
+		}
 		return h.health, nil
 	case path == routeFeedback:
 		return h.feedback(w, r)
