@@ -523,7 +523,7 @@ type neighbors struct {
 
 type edge struct {
 	Skill, State, Type, Evidence string
-	Weight, Assoc                float64
+	Weight, Assoc                float32
 }
 
 func TestSkillNeighbors(t *testing.T) {
@@ -531,7 +531,7 @@ func TestSkillNeighbors(t *testing.T) {
 	cs := connect(t, g, mcpserver.Options{})
 	// The edges straight from the graph, as "skill state type weight" per direction.
 	key := func(skill string, e int) string {
-		return skill + " " + g.State(e).String() + " " + g.Type(e).String() + " " + jsonFloat(float64(g.Weight(e)))
+		return skill + " " + g.State(e).String() + " " + g.Type(e).String() + " " + jsonFloat(g.Weight(e))
 	}
 	wantOut, wantIn := map[string][]string{}, map[string][]string{}
 	for u := range g.NumSkills() {
@@ -612,7 +612,7 @@ func TestSkillNeighbors(t *testing.T) {
 
 }
 
-func jsonFloat(f float64) string { b, _ := json.Marshal(f); return string(b) }
+func jsonFloat(f float32) string { b, _ := json.Marshal(f); return string(b) }
 
 func TestGraphInfo(t *testing.T) {
 	g := sample(t)

@@ -96,9 +96,11 @@ type Request struct {
 // relevance came from; Reverse means the published edge points from the result to From (the
 // result is a prerequisite of From) and was walked backwards.
 type Via struct {
-	From    string  `json:"from"`
-	State   string  `json:"state"`
-	Weight  float64 `json:"weight"`
+	From  string `json:"from"`
+	State string `json:"state"`
+	// Weight is the published weight as the artifact stores it: a float32, so that JSON
+	// writes its own digits (0.8), not those of its float64 expansion (0.800000011920929).
+	Weight  float32 `json:"weight"`
 	Type    string  `json:"type"`
 	Reverse bool    `json:"reverse,omitempty"`
 }
@@ -665,7 +667,7 @@ func (e *Engine) via(v int, ranked []candidate, place *slots, reached func(u int
 		v := Via{
 			From:    e.g.Name(e.source(int32(c.id))),
 			State:   e.g.State(k).String(),
-			Weight:  float64(e.g.Weight(k)),
+			Weight:  e.g.Weight(k),
 			Type:    e.g.Type(k).String(),
 			Reverse: e.rev[c.id],
 		}

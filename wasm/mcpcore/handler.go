@@ -420,7 +420,7 @@ func (h *Handler) retrieve(body []byte) (string, []byte, error) {
 				}
 				b = jsontext.AppendString(append(b, `{"from":`...), v.From)
 				b = jsontext.AppendString(append(b, `,"state":`...), v.State)
-				b, _ = jsontext.AppendFloat(append(b, `,"weight":`...), v.Weight, 64)
+				b, _ = jsontext.AppendFloat(append(b, `,"weight":`...), float64(v.Weight), 32)
 				b = jsontext.AppendString(append(b, `,"type":`...), v.Type)
 				if v.Reverse {
 					b = append(b, `,"reverse":true`...)
@@ -496,8 +496,8 @@ func (h *Handler) neighbors(name string, limit int) (string, []byte, error) {
 			b = jsontext.AppendString(append(b, `{"skill":`...), e.Skill)
 			b = jsontext.AppendString(append(b, `,"state":`...), e.State)
 			b = jsontext.AppendString(append(b, `,"type":`...), e.Type)
-			b, _ = jsontext.AppendFloat(append(b, `,"weight":`...), e.Weight, 64)
-			b, _ = jsontext.AppendFloat(append(b, `,"assoc":`...), e.Assoc, 64)
+			b, _ = jsontext.AppendFloat(append(b, `,"weight":`...), float64(e.Weight), 32)
+			b, _ = jsontext.AppendFloat(append(b, `,"assoc":`...), float64(e.Assoc), 32)
 			b = jsontext.AppendString(append(b, `,"evidence":`...), e.Evidence)
 			b = append(b, '}')
 		}
@@ -531,10 +531,10 @@ func EdgeCounts(g *graphs.Graph) (byState, byType map[string]int) {
 // walked in reverse (see engine.Via), from v's side forward.
 func EdgesOf(g *graphs.Graph, id int, ins []int) (out, in []Edge) {
 	edge := func(e, other int, reverse bool) Edge {
-		v := engine.Via{From: g.Name(other), State: g.State(e).String(), Weight: float64(g.Weight(e)),
+		v := engine.Via{From: g.Name(other), State: g.State(e).String(), Weight: g.Weight(e),
 			Type: g.Type(e).String(), Reverse: reverse}
 		return Edge{Skill: v.From, State: v.State, Type: v.Type, Weight: v.Weight,
-			Assoc: float64(g.Assoc(e)), Evidence: v.Evidence()}
+			Assoc: g.Assoc(e), Evidence: v.Evidence()}
 	}
 	out, in = []Edge{}, []Edge{}
 	lo, hi := g.Out(id)

@@ -2,6 +2,8 @@ package mcpcore
 
 import (
 	"encoding/json"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -169,6 +171,23 @@ func TestSchemas(t *testing.T) {
 	for i := 1; i < len(Tools); i++ {
 		if Tools[i-1].Name >= Tools[i].Name {
 			t.Errorf("Tools are not sorted by name: %s before %s", Tools[i-1].Name, Tools[i].Name)
+		}
+	}
+}
+
+// TestNeighborsDigits checks that skill_neighbors writes an edge's weight and association,
+// stored as float32, with their own digits (0.8), not the float64 expansion (0.800000011920929).
+func TestNeighborsDigits(t *testing.T) {
+	h := handler(t)
+	body := string(post(h, call(Neighbors, `{"name":"pick-up-object","limit":50}`)).Body)
+	nums := regexp.MustCompile(`"(?:weight|assoc)":([0-9.e-]+)`).FindAllStringSubmatch(body, -1)
+	if len(nums) < 4 {
+		t.Fatalf("%d weights in %s", len(nums), body)
+	}
+	for _, m := range nums {
+		f, _ := strconv.ParseFloat(m[1], 64)
+		if want := strconv.FormatFloat(f, 'g', -1, 32); m[1] != want {
+			t.Errorf("%s, want %s", m[0], want)
 		}
 	}
 }

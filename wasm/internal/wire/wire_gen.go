@@ -263,7 +263,7 @@ func appendEngineVia(b []byte, v *engine.Via) ([]byte, error) {
 	b = jsontext.AppendKey(b, "\"state\":")
 	b = jsontext.AppendString(b, v.State)
 	b = jsontext.AppendKey(b, "\"weight\":")
-	if b, err = jsontext.AppendFloat(b, float64(v.Weight), 64); err != nil {
+	if b, err = jsontext.AppendFloat(b, float64(v.Weight), 32); err != nil {
 		return b, err
 	}
 	b = jsontext.AppendKey(b, "\"type\":")
