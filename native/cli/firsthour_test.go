@@ -2,9 +2,12 @@ package cli
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 // TestQueryDoors checks what a newcomer gets at the query's doors: an empty task text is a
@@ -52,4 +55,12 @@ func TestMakeHelpText(t *testing.T) {
 	if n < 10 {
 		t.Fatalf("%d targets with a help text in the Makefile", n)
 	}
+}
+
+// TestBuildOneSkill checks that build counts one skill in the singular.
+func TestBuildOneSkill(t *testing.T) {
+	dir := t.TempDir()
+	lib := fixture.WriteFile(t, dir, "tools.json", `[{"name":"a","description":"Heat an egg in the microwave."}]`)
+	r := mustRun(t, "build", lib, "-o", filepath.Join(dir, "a.skg"))
+	fixture.Contains(t, "stdout", r.stdout, []string{"read      1 skill from "}, []string{"1 skills"})
 }

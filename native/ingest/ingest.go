@@ -491,7 +491,7 @@ func (l *loader) add(e entry) bool {
 			where += ":" + strconv.Itoa(first.Line)
 		}
 		l.lib.Problems = append(l.lib.Problems, Problem{
-			File: s.Path, Line: e.nameLine, Field: "name", Skill: s.Name,
+			File: s.Path, Line: e.nameLine, Field: fieldAt(e.at, "name"), Skill: s.Name,
 			Msg: fmt.Sprintf("duplicate name %q: already defined in %s; skipped", s.Name, where),
 		})
 		return false
@@ -505,6 +505,19 @@ func (l *loader) add(e entry) bool {
 type entry struct {
 	skill    Skill
 	nameLine int
+	at       string // the tool's place in its array where its line holds others (parseTool)
+}
+
+// fieldAt is field within at, the place of a tool in its array ("tools[3].name"), or field
+// alone when at is empty.
+func fieldAt(at, field string) string {
+	switch {
+	case at == "":
+		return field
+	case field == "":
+		return at
+	}
+	return at + "." + field
 }
 
 func skillsOf(entries []entry) []Skill {
