@@ -64,3 +64,16 @@ func TestBuildOneSkill(t *testing.T) {
 	r := mustRun(t, "build", lib, "-o", filepath.Join(dir, "a.skg"))
 	fixture.Contains(t, "stdout", r.stdout, []string{"read      1 skill from "}, []string{"1 skills"})
 }
+
+// TestBatchInvalidUTF8 checks that a --batch task with a byte that is not UTF-8 is refused,
+// naming its line, not answered with the byte dropped, and the other tasks are answered.
+func TestBatchInvalidUTF8(t *testing.T) {
+	art := buildSample(t)
+	batch := fixture.WriteFile(t, t.TempDir(), "tasks.jsonl", "{\"id\": 1, \"query\": \"heat an \xff egg\"}\n{\"id\": 2, \"query\": \"heat an egg\"}\n")
+	r := run(t, "query", art, "--batch", batch, "--json")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 1 || len(lines) != 2 || !strings.Contains(lines[0], `"error":"not valid UTF-8: byte 0xff at column 29"`) ||
+		!strings.Contains(lines[1], `"results":[{`) {
+		t.Errorf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

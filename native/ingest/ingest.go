@@ -15,6 +15,7 @@
 package ingest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxFileSize is the largest file Load reads; larger files are skipped with a Problem.
@@ -603,4 +605,20 @@ func pathErrText(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// utf8Problem is the problem of data, the bytes of file, when they are not valid UTF-8: the
+// line and column of the first byte that is not, which skips the file (or line). Decoders read
+// such a byte as U+FFFD, or fail with their own words; every input says it the same way.
+func utf8Problem(data []byte, file string) *Problem {
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			line := 1 + bytes.Count(data[:i], []byte("\n"))
+			col := i - bytes.LastIndexByte(data[:i], '\n')
+			return &Problem{File: file, Line: line, Msg: fmt.Sprintf("not valid UTF-8: byte 0x%02x at column %d", data[i], col)}
+		}
+		i += n
+	}
+	return nil
 }

@@ -217,6 +217,16 @@ var loadCases = []loadCase{
 			{"t.json", 1, "[3].name", `duplicate name "a": already defined in t.json:1`}},
 	},
 	{
+		// Invalid UTF-8 is named where it is, in every kind of input, never read as U+FFFD.
+		name: "invalid UTF-8",
+		in: files{"lib/a/SKILL.md": skillMD("", "name: a", "description: caf\xe9 au lait"), "lib/b/SKILL.md": skillMD("", "name: b", "description: B."),
+			"t.json": "[{\"name\":\"c\",\"description\":\"\xff\"}]", "t.jsonl": "{\"name\":\"d\",\"description\":\"D.\"}\n{\"name\":\"e\",\"description\":\"\xfe\"}\n"},
+		args: []string{"lib", "t.json", "t.jsonl"},
+		want: []string{"b", "d"},
+		probs: []wantProblem{{"lib/a/SKILL.md", 3, "", "not valid UTF-8: byte 0xe9 at column 17"}, {"t.json", 1, "", "not valid UTF-8: byte 0xff at column 29"},
+			{"t.jsonl", 2, "", "not valid UTF-8: byte 0xfe at column 28"}},
+	},
+	{
 		name:  "one-line tools/list result",
 		in:    files{"t.json": `{"tools":[{"name":"a","description":"A."},{"name":"b"}]}`},
 		args:  []string{"t.json"},

@@ -40,6 +40,9 @@ type rawValue struct {
 
 func parseTools(data []byte, file string) ([]entry, []Problem) {
 	data = bytes.TrimPrefix(data, bom)
+	if p := utf8Problem(data, file); p != nil {
+		return nil, []Problem{*p}
+	}
 	lines := newLineIndex(data)
 	var whole json.RawMessage
 	if err := json.Unmarshal(data, &whole); err != nil {
@@ -166,6 +169,11 @@ func parseToolsJSONL(data []byte, file string) ([]entry, []Problem) {
 		data = rest
 		line = bytes.TrimRight(line, "\r")
 		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if p := utf8Problem(line, file); p != nil {
+			p.Line = n
+			probs = append(probs, *p)
 			continue
 		}
 		var v json.RawMessage

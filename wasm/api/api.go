@@ -57,6 +57,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/graphs/errtext"
@@ -294,6 +295,10 @@ func readBytes(r *Request, example string) ([]byte, error) {
 	if len(b) > MaxBodyBytes {
 		return nil, fail(statusRequestEntityTooLarge, "body is larger than "+strconv.Itoa(MaxBodyBytes)+" bytes")
 	}
+	if i := InvalidUTF8(b); i >= 0 {
+		// JSON decoders read an invalid byte as U+FFFD, which a query then drops unseen.
+		return nil, fail(statusBadRequest, "body: not valid UTF-8 at byte "+strconv.Itoa(i))
+	}
 	switch string(bytes.TrimSpace(b)) {
 	case "":
 		return nil, fail(statusBadRequest, "body: want a JSON request such as "+example)
@@ -339,6 +344,11 @@ func readQuery(raw string) (engine.Request, error) {
 				return req, fail(statusBadRequest, "parameter "+strconv.Quote(key)+": "+strings.TrimPrefix(err.Error(), "api: "))
 			}
 			continue
+		}
+		for _, v := range vals[key] {
+			if InvalidUTF8([]byte(v)) >= 0 {
+				return req, fail(statusBadRequest, "parameter "+strconv.Quote(key)+": not valid UTF-8")
+			}
 		}
 		if n := len(vals[key]); n != 1 {
 			return req, fail(statusBadRequest, "parameter "+strconv.Quote(key)+" is given "+strconv.Itoa(n)+" times")
@@ -503,4 +513,17 @@ func healthJSON(g *graphs.Graph, data []byte, version string, src *Source) []byt
 // errorBody is the error envelope every answer other than 200 has, {"error": msg}.
 func errorBody(msg string) []byte {
 	return append(jsontext.AppendString([]byte(`{"error":`), msg), '}')
+}
+
+// InvalidUTF8 is the offset of the first byte of b that is not valid UTF-8, or -1. Every host
+// refuses such text the same way (a 400 naming the byte), rather than read it as U+FFFD.
+func InvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
 }

@@ -40,6 +40,7 @@ func TestServe(t *testing.T) {
 		{"GET has no stream", "GET", "", 405, []string{`"error":"mcp: GET /mcp: this server is stateless`}},
 		{"preflight", "OPTIONS", "", 204, nil},
 		{"not JSON", "POST", `{"jsonrpc":`, 400, []string{`"id":null`, `"code":-32700`}},
+		{"not UTF-8", "POST", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"\xff\"}}", 400, []string{`"id":null`, `"code":-32700`, `body not valid UTF-8 at byte 55`}},
 		{"a batch", "POST", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, 400, []string{`"code":-32600`, `batches are not taken`}},
 		{"no method", "POST", `{"jsonrpc":"2.0","id":1}`, 400, []string{`"id":1`, `"code":-32600`, `no \"method\"`}},
 		{"wrong jsonrpc", "POST", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, 400, []string{`"code":-32700`, `is not \"2.0\"`}},
