@@ -420,7 +420,7 @@ func (e *Engine) rank(req Request, scoresOnly bool) (Response, error) {
 			}
 			res = append(res, r)
 		}
-		return Response{Results: res, Note: note, Match: e.matchStrength(sc, fused)}, nil
+		return Response{Results: res, Note: note, Match: e.matchStrength(sc, toks, fused, 0)}, nil
 	}
 	// The memory's votes (memory.go); nil where it is silent. What was learned from use, the
 	// graph's edges and the memory's words, comes in together: no_graph is the seeds alone.
@@ -517,7 +517,8 @@ func (e *Engine) rank(req Request, scoresOnly bool) (Response, error) {
 	}
 
 	ranked := top.sorted()
-	strength := e.matchStrength(sc, ranked)
+	bundle := ranked[:min(matchBundle, len(ranked))]
+	strength := e.matchStrength(sc, toks, bundle, votes.recalledBy(sc, bundle))
 	ranked = ranked[:min(req.K, len(ranked))]
 	res := make([]Result, len(ranked))
 	scale := votes.scale(ranked)
@@ -728,15 +729,12 @@ func (e *Engine) seedRanking(sc *scratch, query string, toks []queryToken, qvec 
 	// The query's terms, one a token but for typo corrections, are found for the answer's match
 	// strength (matchStrength) even when BM25 does not rank.
 	terms := sc.terms[:0]
-	sc.unknown = 0
 	for i, tk := range toks {
 		if tk.vocab >= 0 && e.vocab.lex[tk.vocab] >= 0 {
 			terms = append(terms, queryTerm{int(e.vocab.lex[tk.vocab]), 1, i})
 			continue
 		}
-		typos := typoTerms(g, &e.terms, tk.text)
-		sc.unknown += b2i(typos == nil)
-		for _, idx := range typos {
+		for _, idx := range typoTerms(g, &e.terms, tk.text) {
 			terms = append(terms, queryTerm{idx, typoWeight, i})
 		}
 	}

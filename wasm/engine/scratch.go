@@ -34,9 +34,6 @@ type scratch struct {
 	hist   []int32      // semantic prefilter: skills per sketch score
 	tokens []queryToken // the query's distinct terms (analyze)
 	terms  []queryTerm  // their lexicon terms (seedRanking), which matchStrength reads
-	// unknown is how many of the query's distinct terms have no lexicon term, nor one within a
-	// typo (seedRanking).
-	unknown int
 
 	// Per-skill look-ups of one query without a map: listed (seedRanking's fused list, then the
 	// answer) and linked (name matches, then the seeds' neighbours).

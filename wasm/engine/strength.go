@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/caskg/caskg/graphs"
+
 // Match strength (matchStrength). The constants were chosen on the dev task sets and on 20
 // queries about what no library holds (RATIONALE.md, "Why is the match strength the bundle's
 // cover of the query?").
@@ -23,18 +25,19 @@ const (
 	WeakMatchNote = "no skill matches this task well (match below 0.4)"
 )
 
-// matchStrength is the answer's match strength (Response.Match) for the ranked answer, read
-// from the query's terms that seedRanking left in sc: each term's weight is its BM25 weight
-// (query weight times IDF) and each word the index lacks weighs as a term no skill has, up to
-// matchUnknown of them; the query's weight is their sum, capped at matchRare such terms. A term
-// is covered as well as the best of the first matchBundle results covers it: its frequency
-// factor over matchFull·(k1+1), at most 1; a misspelt word as well as the best of its
-// corrections. The strength is the covered weight over the query's weight, at most 1.
+// matchStrength is the answer's match strength (Response.Match) for the first matchBundle
+// results of ranked, read from the query's tokens toks and their terms, which seedRanking left
+// in sc: each token weighs its BM25 weight (query weight times IDF; a misspelt word its best
+// correction's), a word the index lacks that of a term no skill has, up to matchUnknown of
+// them; the query's weight is their sum, capped at matchRare such terms. A token is covered as
+// well as the best result covers one of its terms: its frequency factor over matchFull·(k1+1),
+// at most 1; and fully when the memory of past tasks raised a result by it (recalled, a mask
+// of token places). The strength is the covered weight over the query's weight, at most 1.
 //
 // A task with several needs is covered by several skills together, so it is strong where no
 // one skill is; a query about what the library lacks leaves its weight uncovered however its
 // relative scores fall.
-func (e *Engine) matchStrength(sc *scratch, ranked []candidate) float64 {
+func (e *Engine) matchStrength(sc *scratch, toks []queryToken, ranked []candidate, recalled uint64) float64 {
 	// Comparisons written out: the min and max builtins on floats carry NaN and signed-zero
 	// cases the WebAssembly module pays for at each use.
 	g := e.g
@@ -43,33 +46,51 @@ func (e *Engine) matchStrength(sc *scratch, ranked []candidate) float64 {
 	k1, _, _ := g.BM25()
 	full := matchFull * float64(k1+1)
 	rare := idf(n, 0)
-	doc := func(p int) int { d, _ := g.Posting(p); return d }
-	weight := float64(min(sc.unknown, matchUnknown)) * rare
-	var covered, tw, tc float64 // the current token's weight and covered weight
-	for i, qt := range sc.terms {
-		if i > 0 && qt.tok != sc.terms[i-1].tok {
-			weight, covered, tw, tc = weight+tw, covered+tc, 0, 0
-		}
-		first, last := g.Postings(qt.term)
-		w := qt.weight * idf(n, last-first)
-		if w > tw {
-			tw = w
-		}
-		for _, c := range bundle {
-			// Postings are in ascending document order.
-			p := first + search(last-first, func(j int) bool { return doc(first+j) >= c.id })
-			if p < last && doc(p) == c.id {
-				x := e.impacts[p] / full
-				if x > 1 {
-					x = 1
+	var weight, covered float64
+	terms, unknown := sc.terms, 0
+	for i := range toks {
+		var tw, tc float64 // the token's weight and covered weight
+		for ; len(terms) > 0 && terms[0].tok == i; terms = terms[1:] {
+			qt := terms[0]
+			first, last := g.Postings(qt.term)
+			w := qt.weight * idf(n, last-first)
+			if w > tw {
+				tw = w
+			}
+			for _, c := range bundle {
+				// Postings are in ascending document order.
+				p, hi := first, last
+				for p < hi {
+					if h := int(uint(p+hi) >> 1); docOf(g, h) < c.id {
+						p = h + 1
+					} else {
+						hi = h
+					}
 				}
-				if x *= w; x > tc {
-					tc = x
+				if p < last && docOf(g, p) == c.id {
+					x := e.impacts[p] / full
+					if x > 1 {
+						x = 1
+					}
+					if x *= w; x > tc {
+						tc = x
+					}
 				}
 			}
 		}
+		byMemory := i < 64 && recalled&(1<<i) != 0
+		if tw == 0 { // a word the index lacks
+			if !byMemory && unknown == matchUnknown {
+				continue
+			}
+			unknown += b2i(!byMemory)
+			tw = rare
+		}
+		if byMemory {
+			tc = tw
+		}
+		weight, covered = weight+tw, covered+tc
 	}
-	weight, covered = weight+tw, covered+tc
 	if cap := matchRare * rare; weight > cap {
 		weight = cap
 	}
@@ -94,4 +115,10 @@ func (r *Response) strength(minScore float64) {
 		}
 		r.Results[i].Match = m
 	}
+}
+
+// docOf is the document of posting p.
+func docOf(g *graphs.Graph, p int) int {
+	d, _ := g.Posting(p)
+	return d
 }

@@ -132,3 +132,22 @@ func TestSeedsHaveEvidence(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchStrengthMemory checks that words the memory of past tasks knows cover the query as
+// the skills' own words do: a task in words no skill says ("zorblax ritual") is strong where
+// past runs recalled its tools, and weak without the memory.
+func TestMatchStrengthMemory(t *testing.T) {
+	e := engineOf(t, testlib.SampleMemory(t))
+	for _, tt := range []struct {
+		noMemory bool
+		strong   bool
+	}{{false, true}, {true, false}} {
+		resp, err := e.Query(engine.Request{Query: testlib.MemoryQuery, NoMemory: tt.noMemory})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strong := resp.Match >= engine.WeakMatch; strong != tt.strong {
+			t.Errorf("no_memory %v: match %.3f, want strong %v", tt.noMemory, resp.Match, tt.strong)
+		}
+	}
+}
