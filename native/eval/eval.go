@@ -12,7 +12,8 @@ import (
 	"math"
 	"os"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/caskg/caskg/graphs/jsontext"
 )
 
 // Task is one line of a task file.
@@ -112,7 +113,7 @@ func ParseTasks(r io.Reader, path string, requireGold bool) ([]Task, error) {
 			Gold  []string        `json:"gold"`
 			Main  string          `json:"main"`
 		}
-		if i := invalidUTF8(data); i >= 0 {
+		if i := jsontext.InvalidUTF8(data); i >= 0 {
 			// encoding/json would read the byte as U+FFFD, and the query lose it unseen.
 			return fmt.Errorf("not valid UTF-8: byte 0x%02x at column %d", data[i], i+1)
 		}
@@ -318,16 +319,4 @@ func ScoreMain(ranked []string, gold []string, main string, k int) MainScores {
 		s.Coverage = float64(found) / float64(others)
 	}
 	return s
-}
-
-// invalidUTF8 is the offset of the first byte of b that is not valid UTF-8, or -1.
-func invalidUTF8(b []byte) int {
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 {
-			return i
-		}
-		i += n
-	}
-	return -1
 }

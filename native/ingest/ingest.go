@@ -24,7 +24,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/caskg/caskg/graphs/jsontext"
 )
 
 // MaxFileSize is the largest file Load reads; larger files are skipped with a Problem.
@@ -611,14 +612,11 @@ func pathErrText(err error) string {
 // line and column of the first byte that is not, which skips the file (or line). Decoders read
 // such a byte as U+FFFD, or fail with their own words; every input says it the same way.
 func utf8Problem(data []byte, file string) *Problem {
-	for i := 0; i < len(data); {
-		r, n := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && n == 1 {
-			line := 1 + bytes.Count(data[:i], []byte("\n"))
-			col := i - bytes.LastIndexByte(data[:i], '\n')
-			return &Problem{File: file, Line: line, Msg: fmt.Sprintf("not valid UTF-8: byte 0x%02x at column %d", data[i], col)}
-		}
-		i += n
+	i := jsontext.InvalidUTF8(data)
+	if i < 0 {
+		return nil
 	}
-	return nil
+	line := 1 + bytes.Count(data[:i], []byte("\n"))
+	col := i - bytes.LastIndexByte(data[:i], '\n')
+	return &Problem{File: file, Line: line, Msg: fmt.Sprintf("not valid UTF-8: byte 0x%02x at column %d", data[i], col)}
 }

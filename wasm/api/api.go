@@ -57,7 +57,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/graphs/errtext"
@@ -295,7 +294,7 @@ func readBytes(r *Request, example string) ([]byte, error) {
 	if len(b) > MaxBodyBytes {
 		return nil, fail(statusRequestEntityTooLarge, "body is larger than "+strconv.Itoa(MaxBodyBytes)+" bytes")
 	}
-	if i := InvalidUTF8(b); i >= 0 {
+	if i := jsontext.InvalidUTF8(b); i >= 0 {
 		// JSON decoders read an invalid byte as U+FFFD, which a query then drops unseen.
 		return nil, fail(statusBadRequest, "body: not valid UTF-8 at byte "+strconv.Itoa(i))
 	}
@@ -346,7 +345,7 @@ func readQuery(raw string) (engine.Request, error) {
 			continue
 		}
 		for _, v := range vals[key] {
-			if InvalidUTF8([]byte(v)) >= 0 {
+			if jsontext.InvalidUTF8([]byte(v)) >= 0 {
 				return req, fail(statusBadRequest, "parameter "+strconv.Quote(key)+": not valid UTF-8")
 			}
 		}
@@ -513,17 +512,4 @@ func healthJSON(g *graphs.Graph, data []byte, version string, src *Source) []byt
 // errorBody is the error envelope every answer other than 200 has, {"error": msg}.
 func errorBody(msg string) []byte {
 	return append(jsontext.AppendString([]byte(`{"error":`), msg), '}')
-}
-
-// InvalidUTF8 is the offset of the first byte of b that is not valid UTF-8, or -1. Every host
-// refuses such text the same way (a 400 naming the byte), rather than read it as U+FFFD.
-func InvalidUTF8(b []byte) int {
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 {
-			return i
-		}
-		i += n
-	}
-	return -1
 }

@@ -98,7 +98,7 @@ func (h *Handler) Serve(r *api.Request) (resp *api.Response) {
 	if len(body) > api.MaxBodyBytes {
 		return rpcAnswer(413, "null", nil, &rpcError{codeInvalidRequest, "mcp: body over " + strconv.Itoa(api.MaxBodyBytes) + " bytes"})
 	}
-	if i := api.InvalidUTF8(body); i >= 0 {
+	if i := jsontext.InvalidUTF8(body); i >= 0 {
 		return rpcAnswer(400, "null", nil, &rpcError{codeParse, "mcp: body not valid UTF-8 at byte " + strconv.Itoa(i)})
 	}
 	msg, err := parseMessage(body)
