@@ -34,7 +34,7 @@ func TestGatewayUsage(t *testing.T) {
 		{"expose range", []string{"gateway", "--config", bad, "--state-dir", dir, "--expose", "1000"}, 2, "--expose 1000: must be in [0, 100]"},
 		{"trace gap", []string{"gateway", "--config", bad, "--state-dir", dir, "--trace-gap", "0s"}, 2, "--trace-gap 0s: must be positive"},
 		{"stray argument", []string{"gateway", "rolback"}, 2, `unexpected argument "rolback"; did you mean rollback?`},
-		{"bad config", []string{"gateway", "--config", bad, "--state-dir", dir}, 1, "caskg gateway: gateway: servers.json:1:49: mcpServers.fs.args[0]: want a string, got a number"},
+		{"bad config", []string{"gateway", "--config", bad, "--state-dir", dir}, 1, "caskg gateway: servers.json:1:49: mcpServers.fs.args[0]: want a string, got a number"},
 		{"rollback without dir", []string{"gateway", "rollback"}, 2, "--state-dir DIR is required"},
 		// Bound beyond loopback without tokens: refused before any server starts (port 0, closed
 		// at once; nothing connects).

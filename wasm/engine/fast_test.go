@@ -94,11 +94,11 @@ func fullFusion(e *Engine, sc *scratch, query string, qvec []float32, semWeight 
 		}
 		seen[t] = true
 		if idx, ok := e.g.FindTerm(t); ok {
-			terms = append(terms, queryTerm{idx, 1})
+			terms = append(terms, queryTerm{idx, 1, 0})
 			continue
 		}
 		for _, idx := range typoTerms(e.g, &e.terms, t) {
-			terms = append(terms, queryTerm{idx, typoWeight})
+			terms = append(terms, queryTerm{idx, typoWeight, 0})
 		}
 	}
 	scores := make([]float64, e.g.NumSkills())

@@ -33,6 +33,7 @@ type scratch struct {
 	pool   []candidate  // semantic prefilter: the skills whose vectors are compared
 	hist   []int32      // semantic prefilter: skills per sketch score
 	tokens []queryToken // the query's distinct terms (analyze)
+	terms  []queryTerm  // their lexicon terms (seedRanking), which matchStrength reads
 
 	// Per-skill look-ups of one query without a map: listed (seedRanking's fused list, then the
 	// answer) and linked (name matches, then the seeds' neighbours).

@@ -137,21 +137,7 @@ func checkParity(t *testing.T, fx fixture, reqs []engine.Request) {
 	t.Run("node", func(t *testing.T) {
 		node := nodeOrSkip(t)
 		dir := t.TempDir()
-		art := filepath.Join(dir, "artifact.skg")
-		in := filepath.Join(dir, "requests.jsonl")
-		if err := os.WriteFile(art, fx.artifact, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(in, append(bytes.Join(lines, []byte("\n")), '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		var stderr bytes.Buffer
-		cmd := exec.Command(node, "../js/run.mjs", wasmPath, art, in)
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("node run.mjs: %v\n%s", err, stderr.Bytes())
-		}
+		out := runMJS(t, node, dir, fx.artifact, append(bytes.Join(lines, []byte("\n")), '\n'))
 		got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 		if len(got) != len(reqs) {
 			t.Fatalf("node answered %d requests of %d", len(got), len(reqs))
@@ -211,4 +197,47 @@ func TestJSModule(t *testing.T) {
 	if err != nil || strings.TrimSpace(string(out)) != "ok" {
 		t.Fatalf("node test.mjs: %v\n%s", err, out)
 	}
+}
+
+// TestRunMJSBadLines checks that wasm/js/run.mjs answers every line it is given: a line that
+// is not JSON, not an object, or a request with k 0 gets its own error and the lines around it
+// their answers.
+func TestRunMJSBadLines(t *testing.T) {
+	node := nodeOrSkip(t)
+	fx := need(t, sampleFixture, "")
+	lines := []string{`{"query":"heat some egg","k":2}`, `{"query": "egg"`, `[1]`, `{"query":"heat some egg","k":0}`, `{"query":"put a cool tomato in the microwave","k":1}`}
+	out := runMJS(t, node, t.TempDir(), fx.artifact, []byte(strings.Join(lines, "\n")+"\n"))
+	got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	want := []string{`{"results":[{"name":"heat-object-in-microwave"`, `{"error":"line 2: not JSON: `, `{"error":"line 3: not a request object"}`,
+		`{"error":"engine: field \"k\": 0 is outside [1, 1000]"}`, `{"results":[{"name":"cool-object-in-fridge"`}
+	if len(got) != len(want) {
+		t.Fatalf("%d answers to %d lines:\n%s", len(got), len(want), out)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(got[i], w) {
+			t.Errorf("line %d: answer %s, want it to start %s", i+1, got[i], w)
+		}
+	}
+}
+
+// runMJS runs wasm/js/run.mjs on the module, the artifact and the request lines, written into
+// dir, and returns its output.
+func runMJS(t *testing.T, node, dir string, artifact, requests []byte) []byte {
+	t.Helper()
+	art := filepath.Join(dir, "artifact.skg")
+	in := filepath.Join(dir, "requests.jsonl")
+	if err := os.WriteFile(art, artifact, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(in, requests, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(node, "../js/run.mjs", wasmPath, art, in)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node run.mjs: %v\n%s", err, stderr.Bytes())
+	}
+	return out
 }
