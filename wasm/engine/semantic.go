@@ -119,14 +119,22 @@ func (e *Engine) checkVector(v []float32) ([]float32, error) {
 
 // semanticRanking returns the semanticDepth skills with the highest cosine to the unit query
 // vector q, best first, leaving out skills at cosine ≤ 0. Below LargeLibrary skills the list is
-// exact (nearest16 where simdDots is set, else nearest); from LargeLibrary on, only the
-// SemanticPool skills a one-bit sketch ranks highest (see signSketch) are compared with q, which
-// costs a sixth as much at 100,000 skills and keeps about 98% of the exact top 50 (BENCHMARKS.md,
-// "semantic prefilter").
+// exact (nearest16 where simdDots is set, else nearest); from LargeLibrary on, only a pool of
+// candidates is compared with q: the members of the artifact's vector clusters nearest q
+// (clusterLists.probe), at least ClusterPool of them, or without clusters the SemanticPool skills
+// a one-bit sketch of every skill ranks highest (see signSketch). At 100,000 skills the clusters
+// keep 99.3% of the exact top 50 and the sketch 99%, the sketch at five times the cost
+// (BENCHMARKS.md, "semantic prefilter").
 func (e *Engine) semanticRanking(sc *scratch, q []float32) []candidate {
 	out := make([]candidate, 0, min(e.g.NumSkills(), semanticDepth+1))
 	if runtime.GOARCH == "amd64" && scans16(e.g.NumSkills(), len(q)) {
 		return nearest16(e, sc, out, q, semanticDepth)
+	}
+	if e.lists != nil {
+		for _, i := range e.lists.probe(sc, q, ClusterPool) {
+			out = e.offerCosine(out, q, int(i), semanticDepth)
+		}
+		return out
 	}
 	if e.signs == nil {
 		return e.nearest(sc, out, q, semanticDepth)
@@ -259,8 +267,26 @@ func (e *Engine) offerCosine(out []candidate, q []float32, i, k int) []candidate
 		return out
 	}
 	dim := e.g.VectorDim()
-	row := e.vecs[i*dim : (i+1)*dim : (i+1)*dim]
-	q = q[:dim]
+	s := float64(dotRow(q, e.vecs[i*dim:(i+1)*dim:(i+1)*dim]) * e.invNorm[i])
+	if s <= 0 {
+		return out
+	}
+	c := candidate{i, s}
+	if len(out) == k && !better(c, out[len(out)-1]) {
+		return out
+	}
+	at := search(len(out), func(j int) bool { return better(c, out[j]) })
+	if len(out) < k {
+		out = append(out, candidate{})
+	}
+	copy(out[at+1:], out[at:len(out)-1])
+	out[at] = c
+	return out
+}
+
+// dotRow is q·row, for len(q) ≥ len(row), in float32 sums of a fixed order.
+func dotRow(q []float32, row []int8) float32 {
+	q = q[:len(row)]
 	var d0, d1, d2, d3 float32
 	j := 0
 	for ; j+16 <= len(row); j += 16 {
@@ -294,29 +320,96 @@ func (e *Engine) offerCosine(out []candidate, q []float32, i, k int) []candidate
 	for ; j < len(row); j++ {
 		d0 += q[j] * float32(row[j])
 	}
-	s := float64(((d0 + d1) + (d2 + d3)) * e.invNorm[i])
-	if s <= 0 {
-		return out
+	return (d0 + d1) + (d2 + d3)
+}
+
+// ClusterPool is how many skills, at least, the vector clusters pass on to the exact cosine: the
+// members of the clusters whose centroids are nearest the query, nearest first, until there are
+// that many (BENCHMARKS.md, "semantic prefilter").
+const ClusterPool = 2000
+
+// clusterLists are the artifact's vector clusters (graphs.Clusters) as member lists.
+type clusterLists struct {
+	cent    []int8
+	inv     []float32 // 1/‖centroid‖, 0 for a zero centroid
+	off     []int32   // cluster c's members are members[off[c]:off[c+1]], ascending
+	members []int32
+}
+
+// newClusterLists returns g's clusters as lists, nil when it has none.
+func newClusterLists(g *graphs.Graph) *clusterLists {
+	k, dim := g.NumClusters(), g.VectorDim()
+	if k == 0 {
+		return nil
 	}
-	c := candidate{i, s}
-	if len(out) == k && !better(c, out[len(out)-1]) {
-		return out
+	l := &clusterLists{cent: g.Centroids(), inv: make([]float32, k), off: make([]int32, k+2)}
+	for c := range k {
+		var ss float64
+		for _, x := range l.cent[c*dim : (c+1)*dim] {
+			ss += float64(int(x) * int(x))
+		}
+		if ss > 0 {
+			l.inv[c] = float32(1 / math.Sqrt(ss))
+		}
 	}
-	at := search(len(out), func(j int) bool { return better(c, out[j]) })
-	if len(out) < k {
-		out = append(out, candidate{})
+	// Counted one slot on, summed, then filled in skill order advancing each start.
+	n := g.NumSkills()
+	for i := range n {
+		if c := g.ClusterOf(i); c != graphs.NoCluster {
+			l.off[c+2]++
+		}
 	}
-	copy(out[at+1:], out[at:len(out)-1])
-	out[at] = c
+	for c := 2; c < len(l.off); c++ {
+		l.off[c] += l.off[c-1]
+	}
+	l.members = make([]int32, l.off[k+1])
+	for i := range n {
+		if c := g.ClusterOf(i); c != graphs.NoCluster {
+			l.members[l.off[c+1]] = int32(i)
+			l.off[c+1]++
+		}
+	}
+	l.off = l.off[:k+1]
+	return l
+}
+
+// probe returns the members of the clusters nearest the unit query vector q, nearest centroid
+// first (ties to the lower cluster), until there are at least pool of them or none is left. The
+// slice is sc's buffer: valid until the next call with sc.
+func (l *clusterLists) probe(sc *scratch, q []float32, pool int) []int32 {
+	k, dim := len(l.inv), len(q)
+	if cap(sc.cscore) < k {
+		sc.cscore = make([]float32, k)
+	}
+	score := sc.cscore[:k]
+	for c := range k {
+		score[c] = dotRow(q, l.cent[c*dim:(c+1)*dim:(c+1)*dim]) * l.inv[c]
+	}
+	out := sc.probed[:0]
+	for len(out) < pool {
+		best := -1
+		for c, s := range score {
+			if s > float32(math.Inf(-1)) && (best < 0 || s > score[best]) {
+				best = c
+			}
+		}
+		if best < 0 {
+			break
+		}
+		score[best] = float32(math.Inf(-1))
+		out = append(out, l.members[l.off[best]:l.off[best+1]]...)
+	}
+	sc.probed = out
 	return out
 }
 
 // SemanticNeighbors returns the ids of the skills semantic seeding ranks for the unit query
-// vector q, best first: through the sign-sketch prefilter in a large library, or with exact set,
-// by comparing q with every vector. It is for benchmarks of the prefilter's recall.
+// vector q, best first: through the vector clusters or the sign-sketch prefilter in a large
+// library, or with exact set, by comparing q with every vector. It is for benchmarks of their
+// recall.
 func (e *Engine) SemanticNeighbors(q []float32, exact bool) []int {
 	var cs []candidate
-	if exact && e.signs != nil {
+	if exact && e.g.NumSkills() >= LargeLibrary {
 		cs = e.nearest(nil, nil, q, semanticDepth) // no packed vectors: every cosine
 	} else {
 		sc := e.getScratch()
@@ -330,8 +423,9 @@ func (e *Engine) SemanticNeighbors(q []float32, exact bool) []int {
 	return ids
 }
 
-// LargeLibrary is the library size from which a query takes the large-library path: the
-// sign-sketch prefilter for semantic seeds.
+// LargeLibrary is the library size from which a query takes the large-library path: a pool of
+// semantic candidates (the vector clusters, or the sign-sketch prefilter), and the size from
+// which the builder makes the clusters.
 const LargeLibrary = 20000
 
 // SemanticPool is how many skills the sign sketch passes on to the exact cosine in a large
