@@ -32,7 +32,8 @@ type scratch struct {
 	needs  []int        // name matching: the bigrams a name of each length must share
 	pool   []candidate  // semantic prefilter: the skills whose vectors are compared
 	hist   []int32      // semantic prefilter: skills per sketch score
-	cscore []float32    // vector clusters: each centroid's cosine to the query, then -Inf once probed
+	cscore []float32    // vector clusters: each centroid's cosine to the query (up to scale), then -Inf once probed
+	cdots  []int32      // vector clusters: each centroid's integer dot product with the rounded query
 	probed []int32      // vector clusters: the members of the clusters probed
 	tokens []queryToken // the query's distinct terms (analyze)
 

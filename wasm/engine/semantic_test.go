@@ -269,7 +269,24 @@ func TestSemanticFloor(t *testing.T) {
 // the exact list of the whole library); and the same library without clusters keeps the
 // sign-sketch prefilter.
 func TestClusterProbe(t *testing.T) {
-	const dim, k = 8, 16
+	// The pool's exact cosines come from nearestAmong where simdDots is set, else from
+	// offerCosine on each skill: the lists must be the same.
+	kernel := simdDots
+	defer func() { simdDots = kernel }()
+	for _, dots := range []struct {
+		name string
+		f    func(rows []int8, dim int, q []int16, out []int32)
+	}{{"offerCosine", nil}, {"dotsGo", dotsGo}, {"kernel", kernel}} {
+		if dots.f == nil && dots.name == "kernel" {
+			continue
+		}
+		simdDots = dots.f
+		t.Run(dots.name, testClusterProbe)
+	}
+}
+
+func testClusterProbe(t *testing.T) {
+	const dim, k = 16, 16
 	rng := rand.New(rand.NewPCG(36, 1))
 	// k centroids, each skill a small perturbation of the centroid of its id mod k.
 	cent := make([][]float32, k)
@@ -327,5 +344,54 @@ func TestClusterProbe(t *testing.T) {
 		if diff := cmp.Diff(e.SemanticNeighbors(q, true), e.SemanticNeighbors(q, false)); diff != "" {
 			t.Errorf("centroid %d: list through the clusters differs from the exact one (-exact +clusters):\n%s", c, diff)
 		}
+	}
+}
+
+// TestNearestAmong holds nearestAmong to offerCosine on each of the same skills, cosines and
+// all, for random vectors, pools and queries, with the kernel and with dotsGo.
+func TestNearestAmong(t *testing.T) {
+	kernel := simdDots
+	defer func() { simdDots = kernel }()
+	rng := rand.New(rand.NewPCG(36, 3))
+	const n, dim = 3000, 32
+	vecs := make([][]float32, n)
+	for i := range vecs {
+		vecs[i] = make([]float32, dim)
+		if i%97 == 0 {
+			continue // zero vectors are skipped
+		}
+		for j := range vecs[i] {
+			vecs[i][j] = float32(rng.NormFloat64())
+		}
+	}
+	for _, dots := range []func(rows []int8, dim int, q []int16, out []int32){dotsGo, kernel} {
+		if dots == nil {
+			continue
+		}
+		simdDots = dots
+		e := vectorEngine(t, vecs)
+		sc := e.getScratch()
+		for trial := range 40 {
+			q := make([]float64, dim)
+			for j := range q {
+				q[j] = rng.NormFloat64()
+			}
+			qv := unit32(q)
+			var ids []int32
+			for i := range n {
+				if rng.IntN(4) == 0 {
+					ids = append(ids, int32(i))
+				}
+			}
+			var want []candidate
+			for _, i := range ids {
+				want = e.offerCosine(want, qv, int(i), semanticDepth)
+			}
+			got := nearestAmong(e, sc, nil, qv, ids, semanticDepth)
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(candidate{})); diff != "" {
+				t.Fatalf("trial %d: nearestAmong differs from offerCosine (-want +got):\n%s", trial, diff)
+			}
+		}
+		e.putScratch(sc)
 	}
 }
