@@ -708,22 +708,27 @@ func nearest16(e *Engine, sc *scratch, out []candidate, q []float32, k int) []ca
 	} else {
 		approxGo(dots, e.invNorm[:n], scale, approx, hist)
 	}
-	// nearest's band, over simdBuckets: written out in both, as a shared function cost the
-	// WebAssembly scan 8% in Node (RATIONALE).
-	slack := dev + 1e-4
-	cut := -slack
-	for b, above := simdBuckets, 0; b > 0; b-- {
-		if above += int(hist[b]); above >= k {
-			cut = float64(b)/simdBuckets - 2*slack
-			break
-		}
-	}
+	cut := cut16(hist, dev, k)
 	for i, a := range approx {
 		if a >= cut {
 			out = e.offerCosine(out, q, i, k)
 		}
 	}
 	return out
+}
+
+// cut16 is nearest's band over simdBuckets, for nearest16 and nearestAmong: the least
+// approximation that can still be among the k best, given the approximations' histogram and
+// the rounding error dev. nearest writes it out, as a shared function cost the WebAssembly scan
+// 8% in Node (RATIONALE); these two run natively only.
+func cut16(hist []int32, dev float64, k int) float64 {
+	slack := dev + 1e-4
+	for b, above := simdBuckets, 0; b > 0; b-- {
+		if above += int(hist[b]); above >= k {
+			return float64(b)/simdBuckets - 2*slack
+		}
+	}
+	return -slack
 }
 
 // nearestAmong is nearest16 over the skills ids only: the list offerCosine makes on each of them,
@@ -750,14 +755,7 @@ func nearestAmong(e *Engine, sc *scratch, out []candidate, q []float32, ids []in
 		approx[j] = a
 		hist[min(max(int(a*simdBuckets), 0), simdBuckets)]++
 	}
-	slack := dev + 1e-4
-	cut := -slack
-	for b, above := simdBuckets, 0; b > 0; b-- {
-		if above += int(hist[b]); above >= k {
-			cut = float64(b)/simdBuckets - 2*slack
-			break
-		}
-	}
+	cut := cut16(hist, dev, k)
 	for j, a := range approx {
 		if a >= cut {
 			out = e.offerCosine(out, q, int(ids[j]), k)
