@@ -19,8 +19,11 @@ const (
 	maxIdentifiers = 32   // identifiers of one query compared with the skill names
 	maxGramName    = 255  // longer names and identifiers are compared without the bigram index
 	// prefixExtra is how many bigram lists beyond the prefix filter's minimum are scanned: each
-	// costs its postings, and saves binary searches for the names that share only one or two
-	// rare bigrams with the identifier. 2 was fastest at 100,000 skills (1 and 3 within 10%).
+	// costs its postings, and saves looking up the names that share only one or two rare
+	// bigrams with the identifier. In the module, which looks names up one at a time (shares),
+	// 2 was fastest at 100,000 skills (1 and 3 within 10%); natively, with verify, 3 is (name
+	// matching at 100,000 skills 239–288 µs with 2, 217–225 with 3, 232–267 with 4; at 10,000
+	// 44 against 40 µs), and it is prefixExtra+1 there.
 	prefixExtra = 2
 )
 
@@ -597,7 +600,7 @@ func (ix *nameIndex) planScan(sc *scratch, grams []uint32, idLen, lo, width int)
 	}
 	maxScan := 0
 	for col := range width {
-		scan := max(0, min(len(lists), len(lists)-needs[col]+1+prefixExtra))
+		scan := max(0, min(len(lists), len(lists)-needs[col]+1+prefixExtra+b2i(runtime.GOARCH != "wasm")))
 		needs = append(needs, scan)
 		maxScan = max(maxScan, scan)
 	}
