@@ -170,14 +170,15 @@ type Engine struct {
 	// whose output many skills can take says little about which one comes next (rank).
 	fanOut []float32
 
-	invNorm []float32    // 1/‖quantized vector‖ per skill; nil without vectors
-	signs   []uint64     // sign bits of every skill vector, for the large-library prefilter (semantic.go)
-	zeroVec []int32      // the skills whose vector is zero (invNorm 0), for the prefilter
-	impacts []float64    // BM25 term-frequency factor per posting (bm25Impacts)
-	terms   termIndex    // lexicon terms' lengths and character masks, for typo correction
-	vecs    []int8       // every skill's quantized vector (graphs.Graph.Vectors)
-	packed  []int64      // the vectors three skills to a word below LargeLibrary skills (packVectors), else nil
-	mem     *recallIndex // the memory of past tasks; nil without one
+	invNorm []float32     // 1/‖quantized vector‖ per skill; nil without vectors
+	signs   []uint64      // sign bits of every skill vector, for the large-library prefilter (semantic.go)
+	lists   *clusterLists // the artifact's vector clusters from LargeLibrary skills on (semantic.go); nil: none
+	zeroVec []int32       // the skills whose vector is zero (invNorm 0), for the prefilter
+	impacts []float64     // BM25 term-frequency factor per posting (bm25Impacts)
+	terms   termIndex     // lexicon terms' lengths and character masks, for typo correction
+	vecs    []int8        // every skill's quantized vector (graphs.Graph.Vectors)
+	packed  []int64       // the vectors three skills to a word below LargeLibrary skills (packVectors), else nil
+	mem     *recallIndex  // the memory of past tasks; nil without one
 
 	pool [scratchSlots]atomic.Pointer[scratch] // scratches for reuse (scratch.go)
 
@@ -195,7 +196,9 @@ func New(g *graphs.Graph) *Engine {
 	n := g.NumSkills()
 	e := &Engine{g: g, names: newNameIndex(g), invNorm: vectorNorms(g), impacts: bm25Impacts(g), terms: newTermIndex(g), vecs: g.Vectors(), packed: packVectors(g), vocab: newVocabulary(g), mem: memoryOf(g)}
 	if n >= LargeLibrary {
-		e.signs = vectorSigns(g)
+		if e.lists = newClusterLists(g); e.lists == nil {
+			e.signs = vectorSigns(g)
+		}
 	}
 	for i, x := range e.invNorm {
 		if x == 0 {

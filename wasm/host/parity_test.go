@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -240,4 +241,60 @@ func runMJS(t *testing.T, node, dir string, artifact, requests []byte) []byte {
 		t.Fatalf("node run.mjs: %v\n%s", err, stderr.Bytes())
 	}
 	return out
+}
+
+// TestParityClusters: a large library's semantic seeds through the artifact's vector clusters
+// (format 2.2) rank alike natively, where the pool goes through the integer kernel
+// (nearestAmong), and in the module, where every pool skill gets its exact cosine.
+func TestParityClusters(t *testing.T) {
+	const dim, k = 16, 40
+	n := engine.LargeLibrary
+	rng := rand.New(rand.NewPCG(36, 4))
+	cent := make([][]float32, k)
+	for c := range cent {
+		cent[c] = make([]float32, dim)
+		for j := range cent[c] {
+			cent[c][j] = float32(rng.NormFloat64())
+		}
+	}
+	words := []string{"parse", "render", "fetch", "index", "merge", "split", "plot", "score"}
+	art := &graphs.Artifact{Clusters: &graphs.Clusters{Centroids: make([]int8, k*dim), Assign: make([]uint16, n)}}
+	vecs := make([][]float32, n)
+	docs := make([]engine.Doc, n)
+	for i := range n {
+		s := graphs.Skill{Name: "skill-" + strconv.Itoa(i), Description: words[i%8] + " " + words[(i/8)%8] + " data"}
+		art.Skills = append(art.Skills, s)
+		docs[i] = engine.Doc{Name: s.Name, Description: s.Description}
+		vecs[i] = make([]float32, dim)
+		for j := range vecs[i] {
+			vecs[i][j] = cent[i%k][j] + 0.4*float32(rng.NormFloat64())
+		}
+		art.Clusters.Assign[i] = uint16(i % k)
+	}
+	for c := range k {
+		graphs.Quantize(cent[c], art.Clusters.Centroids[c*dim:(c+1)*dim])
+	}
+	art.Lexicon = engine.BuildLexicon(docs)
+	var err error
+	if art.Vectors, err = graphs.NewVectors("test", vecs); err != nil {
+		t.Fatal(err)
+	}
+	data, err := graphs.Encode(art)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := graphs.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reqs []engine.Request
+	for i := range 12 {
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = cent[i%k][j] + float32(rng.NormFloat64())
+		}
+		reqs = append(reqs, engine.Request{Query: words[i%8] + " data", Vector: v, K: 10},
+			engine.Request{Query: words[i%8] + " data", Vector: v, K: 10, NoGraph: true})
+	}
+	checkParity(t, fixture{artifact: data, graph: g}, reqs)
 }

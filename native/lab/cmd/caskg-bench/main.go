@@ -324,11 +324,11 @@ func run(c *config) error {
 			if r.Push, err = pushAccuracy(eng, pq, c.pushEps); err != nil {
 				return err
 			}
-			s, err := semanticRecall(eng, pq)
+			sem, err := semanticIndexes(eng, pq)
 			if err != nil {
 				return err
 			}
-			r.Semantic = append(r.Semantic, s)
+			r.Semantic = append(r.Semantic, sem...)
 		}
 	}
 
@@ -805,9 +805,40 @@ func top10(p []float64) []int {
 	return ids[:min(10, len(ids))]
 }
 
-// semanticRecall is the share of the exact scan's top 50 (and top 5) that the prefilter keeps.
-func semanticRecall(eng *engine.Engine, queries []string) (bench.Semantic, error) {
-	s := bench.Semantic{Skills: eng.Graph().NumSkills(), Pool: engine.SemanticPool}
+// semanticIndexes measures the semantic candidate indexes of a large library against the exact
+// scan: the artifact's vector clusters, when it has them, and the sign-sketch prefilter the
+// engine takes without them (over the same artifact less its clusters).
+func semanticIndexes(eng *engine.Engine, queries []string) ([]bench.Semantic, error) {
+	var out []bench.Semantic
+	g := eng.Graph()
+	if g.NumClusters() > 0 {
+		s, err := semanticRecall(eng, queries, "clusters", engine.ClusterPool)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+		a, err := g.Artifact()
+		if err != nil {
+			return nil, err
+		}
+		a.Clusters = nil
+		b, err := graphs.Encode(a)
+		if err != nil {
+			return nil, err
+		}
+		if g, err = graphs.Decode(b); err != nil {
+			return nil, err
+		}
+		eng = engine.New(g)
+	}
+	s, err := semanticRecall(eng, queries, "sign sketch", engine.SemanticPool)
+	return append(out, s), err
+}
+
+// semanticRecall is the share of the exact scan's top 50 (and top 5) that eng's semantic
+// candidates (index, passing pool skills to the exact cosine) keep.
+func semanticRecall(eng *engine.Engine, queries []string, index string, pool int) (bench.Semantic, error) {
+	s := bench.Semantic{Index: index, Skills: eng.Graph().NumSkills(), Pool: pool}
 	n := 0
 	for _, q := range queries {
 		v := eng.Embed(q)

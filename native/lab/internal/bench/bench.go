@@ -107,8 +107,10 @@ type Push struct {
 	Top10     float64 `json:"top10"`      // mean overlap of the top 10 sets
 }
 
-// Semantic is the sign-sketch prefilter against the exact vector scan.
+// Semantic is one candidate index of the semantic seeds (the vector clusters or the sign-sketch
+// prefilter) against the exact vector scan.
 type Semantic struct {
+	Index    string  `json:"index"` // "clusters" or "sign sketch" ("" in results before the clusters: the sketch)
 	Skills   int     `json:"skills"`
 	Pool     int     `json:"pool"`
 	Recall50 float64 `json:"recall50"` // share of the exact top 50 the prefilter keeps
@@ -423,13 +425,17 @@ func (p Push) cells() string {
 
 // SemanticTable is the prefilter's recall and cost.
 func (r *Report) SemanticTable() string {
-	return table(r.Semantic, Semantic.cells, "skills", "pool", "recall of the exact top 50", "of the top 5",
-		"exact scan ms", "prefilter ms")
+	return table(r.Semantic, Semantic.cells, "index", "skills", "pool", "recall of the exact top 50", "of the top 5",
+		"exact scan ms", "index ms")
 }
 
-// cells is the size's row of SemanticTable.
+// cells is the index's row of SemanticTable.
 func (s Semantic) cells() string {
-	return fmt.Sprintf("%s | %s | %.1f%% | %.1f%% | %.2f | %.2f", mdspan.Count(s.Skills), mdspan.Count(s.Pool),
+	index := s.Index
+	if index == "" {
+		index = "sign sketch"
+	}
+	return fmt.Sprintf("%s | %s | %s | %.1f%% | %.1f%% | %.2f | %.2f", index, mdspan.Count(s.Skills), mdspan.Count(s.Pool),
 		100*s.Recall50, 100*s.Recall5, s.ExactMs, s.SketchMs)
 }
 
