@@ -123,10 +123,29 @@ func (g *Gateway) newFrontSession(client string) *frontSession {
 			return res, err
 		}
 	})
+	s.srv.AddReceivingMiddleware(recovering(g.logf))
 	c := g.cat.Load()
 	s.srv.AddTool(searchToolDef(c, s.keeps), s.searchHandler)
 	s.srv.AddTool(callToolDef(), s.callHandler)
 	return s
+}
+
+// recovering is the front's outermost middleware: a panic in any handler of a request or
+// notification (a bug in caskg, or a downstream answer no test foresaw) becomes an error for
+// that request and a log line, and the gateway and its other sessions go on. The SDK itself
+// does not recover, so without it one panic ends every session.
+func recovering(logf func(string, ...any)) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					logf("gateway: %s panicked (a bug in caskg; the gateway goes on): %v", method, r)
+					res, err = nil, fmt.Errorf("gateway: internal error in %s (a bug in caskg); the gateway goes on", method)
+				}
+			}()
+			return next(ctx, method, req)
+		}
+	}
 }
 
 // keeps reports whether the session's client may see and call a catalog tool.
