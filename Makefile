@@ -232,7 +232,7 @@ $(TSC_STAMP):
 	npm install --prefix $(TSC_DIR) --ignore-scripts --save-exact --no-audit --no-fund --no-package-lock --loglevel=error typescript@$(TSC_VERSION) @types/node@$(TYPES_NODE_VERSION)
 	@touch $@
 
-# --- Verbose-API dev catalog (issue 26, item 8) ------------------------------------------------
+# --- Verbose-API dev catalog -------------------------------------------------------------------
 # make quality-api writes catalogs in the shape of a verbose REST-API collection (endpoint-style
 # names, titles, result samples, multi-need queries) from Seal-Tools (its two halves by API, and
 # 2,100 tools) and ToolLinkOS into bin/verboseapi (third-party text: never in the repository), and
@@ -372,7 +372,7 @@ $(PEERS_STAMP):
 	cd $(PEERS_DIR) && npm install --ignore-scripts --save-exact --no-audit --no-fund --no-package-lock $(PEERS)
 	@touch $@
 
-# make bench-gateway runs the gateway's Go benchmarks (issue 24's targets): a call_tool through
+# make bench-gateway runs the gateway's Go benchmarks, each against a target: a call_tool through
 # the gateway against the same call straight to catalog-server over stdio and HTTP (p50/p99 and
 # what the gateway adds), search_tools on the 4,076 Seal-Tools tools in process over the first
 # graph and lexically, and the learning loop's update-and-swap on ToolLinkOS as traces
