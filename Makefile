@@ -182,23 +182,17 @@ worker-dev: workerd ## serve the edge worker with workerd on WORKER_ADDR (127.0.
 	@echo "serving bin/worker with the artifact $$(cat $(WORKER_DIR)/artifact.src 2>/dev/null)"
 	cd $(WORKER_DIR) && $(CURDIR)/$(WORKERD) serve workerd.capnp $(WORKER_MODE) --socket-addr http=$(WORKER_ADDR)
 
-# bench-worker measures the worker under workerd beside caskg serve and caskg mcp --http, and
-# beside the worker as it was at OLD_WORKER_REF (git archive into bin/old-worker-src), on the
-# 859-skill artifact: bundle sizes, cold start, p50/p99 of /v1/retrieve and MCP tools/call.
-# It first builds the bundle with the artifact embedded, for docs/worker.md's library-* size figures.
-OLD_WORKER_REF ?= d97dd1b
-bench-worker: workerd build ## the worker under workerd: bundle size, cold start, p50/p99 of /v1/retrieve and MCP tools/call, beside caskg serve, caskg mcp --http and the old worker
+# bench-worker measures the worker under workerd beside caskg serve and caskg mcp --http, all
+# of this checkout, on the 859-skill artifact: bundle sizes, cold start, p50/p99 of /v1/retrieve
+# and MCP tools/call. It first builds the bundle with the artifact embedded, for docs/worker.md's
+# library-* size figures.
+bench-worker: workerd build ## the worker under workerd: bundle size, cold start, p50/p99 of /v1/retrieve and MCP tools/call, beside caskg serve and caskg mcp --http
 	$(CASKG) build $(SHARED)/skills -o $(BIN)/skills.skg
 	$(MAKE) --no-print-directory worker WORKER_ARTIFACT=$(BIN)/skills.skg WORKER_EMBED=1
 	cp $(BIN)/worker-sizes.json $(BIN)/worker-sizes-embed.json
 	$(GO) run ./native/lab/cmd/caskg-sizes library $(BIN)/skills.skg $(BIN)/worker-sizes-embed.json $(SIZE_DOCS)
 	$(MAKE) --no-print-directory worker WORKER_ARTIFACT=$(BIN)/skills.skg
-	@rm -rf $(BIN)/old-worker && mkdir -p $(BIN)/old-worker
-	@test -d $(BIN)/old-worker-src || { mkdir -p $(BIN)/old-worker-src && git archive $(OLD_WORKER_REF) | tar -x -C $(BIN)/old-worker-src; }
-	cd $(BIN)/old-worker-src && GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o $(CURDIR)/$(BIN)/old-worker/app.wasm ./wasm/worker
-	cp $(WORKER_DIR)/wasm_exec.js $(BIN)/old-worker-src/wasm/worker/entry.mjs $(BIN)/old-worker-src/wasm/worker/workerd.capnp $(BIN)/old-worker/
-	cp $(BIN)/skills.skg $(BIN)/old-worker/caskg.skg
-	CASKG_BENCH_ARTIFACT=$(CURDIR)/$(BIN)/skills.skg CASKG_BENCH_WORKER=$(CURDIR)/$(WORKER_DIR) CASKG_BENCH_OLD_WORKER=$(CURDIR)/$(BIN)/old-worker \
+	CASKG_BENCH_ARTIFACT=$(CURDIR)/$(BIN)/skills.skg CASKG_BENCH_WORKER=$(CURDIR)/$(WORKER_DIR) \
 	  $(GO) test -run '^$$' -bench 'Worker' -benchtime 1000x -count 1 ./wasm/worker
 
 # --- npm package (wasm/js) --------------------------------------------------------------------
