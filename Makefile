@@ -182,23 +182,17 @@ worker-dev: workerd ## serve the edge worker with workerd on WORKER_ADDR (127.0.
 	@echo "serving bin/worker with the artifact $$(cat $(WORKER_DIR)/artifact.src 2>/dev/null)"
 	cd $(WORKER_DIR) && $(CURDIR)/$(WORKERD) serve workerd.capnp $(WORKER_MODE) --socket-addr http=$(WORKER_ADDR)
 
-# bench-worker measures the worker under workerd beside caskg serve and caskg mcp --http, and
-# beside the worker as it was at OLD_WORKER_REF (git archive into bin/old-worker-src), on the
-# 859-skill artifact: bundle sizes, cold start, p50/p99 of /v1/retrieve and MCP tools/call.
-# It first builds the bundle with the artifact embedded, for docs/worker.md's library-* size figures.
-OLD_WORKER_REF ?= d97dd1b
-bench-worker: workerd build ## the worker under workerd: bundle size, cold start, p50/p99 of /v1/retrieve and MCP tools/call, beside caskg serve, caskg mcp --http and the old worker
+# bench-worker measures the worker under workerd beside caskg serve and caskg mcp --http, all
+# of this checkout, on the 859-skill artifact: bundle sizes, cold start, p50/p99 of /v1/retrieve
+# and MCP tools/call. It first builds the bundle with the artifact embedded, for docs/worker.md's
+# library-* size figures.
+bench-worker: workerd build ## the worker under workerd: bundle size, cold start, p50/p99 of /v1/retrieve and MCP tools/call, beside caskg serve and caskg mcp --http
 	$(CASKG) build $(SHARED)/skills -o $(BIN)/skills.skg
 	$(MAKE) --no-print-directory worker WORKER_ARTIFACT=$(BIN)/skills.skg WORKER_EMBED=1
 	cp $(BIN)/worker-sizes.json $(BIN)/worker-sizes-embed.json
 	$(GO) run ./native/lab/cmd/caskg-sizes library $(BIN)/skills.skg $(BIN)/worker-sizes-embed.json $(SIZE_DOCS)
 	$(MAKE) --no-print-directory worker WORKER_ARTIFACT=$(BIN)/skills.skg
-	@rm -rf $(BIN)/old-worker && mkdir -p $(BIN)/old-worker
-	@test -d $(BIN)/old-worker-src || { mkdir -p $(BIN)/old-worker-src && git archive $(OLD_WORKER_REF) | tar -x -C $(BIN)/old-worker-src; }
-	cd $(BIN)/old-worker-src && GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o $(CURDIR)/$(BIN)/old-worker/app.wasm ./wasm/worker
-	cp $(WORKER_DIR)/wasm_exec.js $(BIN)/old-worker-src/wasm/worker/entry.mjs $(BIN)/old-worker-src/wasm/worker/workerd.capnp $(BIN)/old-worker/
-	cp $(BIN)/skills.skg $(BIN)/old-worker/caskg.skg
-	CASKG_BENCH_ARTIFACT=$(CURDIR)/$(BIN)/skills.skg CASKG_BENCH_WORKER=$(CURDIR)/$(WORKER_DIR) CASKG_BENCH_OLD_WORKER=$(CURDIR)/$(BIN)/old-worker \
+	CASKG_BENCH_ARTIFACT=$(CURDIR)/$(BIN)/skills.skg CASKG_BENCH_WORKER=$(CURDIR)/$(WORKER_DIR) \
 	  $(GO) test -run '^$$' -bench 'Worker' -benchtime 1000x -count 1 ./wasm/worker
 
 # --- npm package (wasm/js) --------------------------------------------------------------------
@@ -232,7 +226,7 @@ $(TSC_STAMP):
 	npm install --prefix $(TSC_DIR) --ignore-scripts --save-exact --no-audit --no-fund --no-package-lock --loglevel=error typescript@$(TSC_VERSION) @types/node@$(TYPES_NODE_VERSION)
 	@touch $@
 
-# --- Verbose-API dev catalog (issue 26, item 8) ------------------------------------------------
+# --- Verbose-API dev catalog -------------------------------------------------------------------
 # make quality-api writes catalogs in the shape of a verbose REST-API collection (endpoint-style
 # names, titles, result samples, multi-need queries) from Seal-Tools (its two halves by API, and
 # 2,100 tools) and ToolLinkOS into bin/verboseapi (third-party text: never in the repository), and
@@ -372,7 +366,7 @@ $(PEERS_STAMP):
 	cd $(PEERS_DIR) && npm install --ignore-scripts --save-exact --no-audit --no-fund --no-package-lock $(PEERS)
 	@touch $@
 
-# make bench-gateway runs the gateway's Go benchmarks (issue 24's targets): a call_tool through
+# make bench-gateway runs the gateway's Go benchmarks, each against a target: a call_tool through
 # the gateway against the same call straight to catalog-server over stdio and HTTP (p50/p99 and
 # what the gateway adds), search_tools on the 4,076 Seal-Tools tools in process over the first
 # graph and lexically, and the learning loop's update-and-swap on ToolLinkOS as traces

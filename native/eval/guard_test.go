@@ -15,7 +15,7 @@ import (
 const sharedData = "../../../shared/data"
 
 // graphTolerance is how far the graph may fall below the seeds alone before the rule breaks:
-// the acceptance bar (default COMP@10 ≥ --no-graph − 0.005).
+// half a point of COMP@10 (default COMP@10 ≥ --no-graph − 0.005).
 const graphTolerance = 0.005
 
 // TestGraphNotBelowSeeds guards the rule "graph ≥ seeds alone" on dev sets (a graph that makes answers worse is worse than none): the

@@ -15,6 +15,7 @@ import (
 
 	"github.com/caskg/caskg/native/gateway/learn"
 	"github.com/caskg/caskg/native/mcpserver"
+	"github.com/caskg/caskg/wasm/engine"
 )
 
 // Tokens of the tests: 32 characters and more, as ParseTokens wants.
@@ -439,7 +440,7 @@ func TestForgedSessionsCannotSteer(t *testing.T) {
 		if st.TracesLearned != 40 {
 			t.Fatalf("learned %d traces, want 40: %+v", st.TracesLearned, st)
 		}
-		out := g.search(query, k)
+		out := g.search(query, k, engine.Filter{}, nil)
 		if out.Ranking != "graph" {
 			t.Fatalf("ranking %q", out.Ranking)
 		}

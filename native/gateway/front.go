@@ -382,7 +382,7 @@ func (s *frontSession) searchHandler(ctx context.Context, req *mcp.CallToolReque
 		return toolError("search_tools: %v", err), nil
 	}
 	s.g.waitStarting(ctx)
-	res := s.g.searchFiltered(sr.Query, sr.K, sr.Filter, s.keeps)
+	res := s.g.search(sr.Query, sr.K, sr.Filter, s.keeps)
 	s.trace.search(in.Query)
 	names := make([]string, len(res.Tools))
 	for i, t := range res.Tools {

@@ -41,18 +41,12 @@ type foundTool struct {
 	ServerState string         `json:"server_state"`
 }
 
-// search ranks the catalog for a query: over the learner's graph when there is one, lexically
-// otherwise and whenever retrieval fails or finds nothing live. Tools of the graph the catalog
-// no longer has (server gone, tool denied) never appear. With a non-empty catalog the result
-// is never empty.
-func (g *Gateway) search(query string, k int) *searchResult {
-	return g.searchFiltered(query, k, engine.Filter{}, nil)
-}
-
-// searchFiltered is search narrowed by f (checked) and keep (a client's filter; nil keeps
-// all), in the graph's ranking and in the lexical one alike. The result is empty only when
-// they leave out every live tool.
-func (g *Gateway) searchFiltered(query string, k int, f engine.Filter, keep func(string) bool) *searchResult {
+// search ranks the catalog for a query, narrowed by f (checked) and keep (a client's filter;
+// nil keeps all): over the learner's graph when there is one, lexically otherwise and whenever
+// retrieval fails or finds nothing live, narrowed alike in both. Tools of the graph the catalog
+// no longer has (server gone, tool denied) never appear. The result is empty only when the
+// catalog is, or when f and keep leave out every live tool.
+func (g *Gateway) search(query string, k int, f engine.Filter, keep func(string) bool) *searchResult {
 	c := g.cat.Load()
 	res := &searchResult{Query: query, Tools: []foundTool{}}
 	if len(c.entries) == 0 {

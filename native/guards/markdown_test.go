@@ -60,8 +60,8 @@ func TestMarkdown(t *testing.T) {
 	}
 }
 
-// TestMarkdownChecks shows that each check fails on its kind of mistake, the breakages the README
-// once had among them, and that clean text passes.
+// TestMarkdownChecks shows that each check fails on its kind of mistake and that clean text
+// passes.
 func TestMarkdownChecks(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -127,7 +127,7 @@ func TestMarkdownChecks(t *testing.T) {
 }
 
 // TestSynopsisNamesEveryCommand holds docs/cli.md's synopsis to the CLI: every command that
-// `caskg help` lists has a line in it (gateway was once missing).
+// `caskg help` lists has a line in it.
 func TestSynopsisNamesEveryCommand(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join(root, "docs", "cli.md"))
 	if err != nil {

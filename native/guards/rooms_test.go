@@ -1,7 +1,6 @@
 package guards
 
 import (
-	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -35,12 +34,6 @@ var rooms = []wall{
 	{name: "the test kit in tests only", from: "", except: "native/testlib", to: "native/testlib",
 		reason: "a package (not a _test.go file) imports the test kit"},
 }
-
-// pending are the crossings of rooms[0] that are known and still to be moved, each with what
-// has to move. TestRooms fails on any other crossing, and on an entry here that no longer
-// crosses, so the list can only shrink. It is empty: the lab's commands (caskg-lab compare,
-// report, build --prober oracle) left the CLI, and eval's scorer lives in native/eval.
-var pending = map[string]string{}
 
 // crossings lists the imports in deps that w forbids, "from → to: reason", sorted.
 func (w wall) crossings(deps []pkg) []string {
@@ -87,22 +80,10 @@ func TestRooms(t *testing.T) {
 					}
 				}
 			}
-			left := maps.Clone(pending)
 			for _, w := range rooms {
-				var got []string
-				for _, c := range w.crossings(deps) {
-					if key, _, _ := strings.Cut(c, ": "); pending[key] != "" {
-						delete(left, key)
-						continue
-					}
-					got = append(got, c)
-				}
-				if len(got) > 0 {
+				if got := w.crossings(deps); len(got) > 0 {
 					t.Errorf("%s:\n%s", w.name, strings.Join(got, "\n"))
 				}
-			}
-			for key := range left {
-				t.Errorf("%s no longer crosses: remove it from pending", key)
 			}
 		})
 	}

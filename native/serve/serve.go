@@ -389,16 +389,9 @@ func tasksJSON(tasks []eval.Task, g *graphs.Graph) ([]byte, error) {
 	return json.Marshal(out)
 }
 
-// httpError is an answer other than 200 with the message of its {"error"} body.
-type httpError struct {
-	status int
-	msg    string
-}
-
-func (e *httpError) Error() string { return e.msg }
-
-func fail(status int, format string, a ...any) *httpError {
-	return &httpError{status, "serve: " + fmt.Sprintf(format, a...)}
+// fail answers with status and the API's {"error": "serve: …"} body.
+func fail(w http.ResponseWriter, status int, format string, a ...any) {
+	api.WriteError(w, status, "serve: "+fmt.Sprintf(format, a...))
 }
 
 // ServeHTTP answers one request.
@@ -408,7 +401,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if p == http.ErrAbortHandler {
 				panic(p)
 			}
-			writeError(w, &httpError{http.StatusInternalServerError, fmt.Sprintf("serve: internal error: %v", p)})
+			fail(w, http.StatusInternalServerError, "internal error: %v", p)
 		}
 	}()
 	s.poll()
@@ -420,7 +413,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		writeError(w, fail(http.StatusMethodNotAllowed, "%s %s: allowed are GET and HEAD", r.Method, p))
+		fail(w, http.StatusMethodNotAllowed, "%s %s: allowed are GET and HEAD", r.Method, p)
 		return
 	}
 	switch p {
@@ -452,7 +445,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Only the page's own files: no folders, no hidden files, no way out of the folder
 		// (os.Root refuses .. and symlinks that leave it).
 		if strings.Contains(name, "/") || strings.HasPrefix(name, ".") || !staticType(name) {
-			writeError(w, fail(http.StatusNotFound, "no file %q", p))
+			fail(w, http.StatusNotFound, "no file %q", p)
 			return
 		}
 		s.serveFile(w, r, s.play, name)
@@ -515,10 +508,10 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, src source, n
 	e, err := s.cached(src, name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			writeError(w, fail(http.StatusNotFound, "no file %q", r.URL.Path))
+			fail(w, http.StatusNotFound, "no file %q", r.URL.Path)
 			return
 		}
-		writeError(w, fail(http.StatusInternalServerError, "%v", err))
+		fail(w, http.StatusInternalServerError, "%v", err)
 		return
 	}
 	body, enc := e.raw, ""
@@ -612,5 +605,3 @@ func etag(body []byte, encoding string) string {
 	}
 	return t + `"`
 }
-
-func writeError(w http.ResponseWriter, he *httpError) { api.WriteError(w, he.status, he.msg) }

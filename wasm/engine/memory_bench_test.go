@@ -28,7 +28,7 @@ type refSet struct {
 	last      int
 }
 
-// buildMemoryReference is BuildMemory as commit 5bc5f44 wrote it, one map entry per task text
+// buildMemoryReference is BuildMemory written the plain way, one map entry per task text
 // and term: the memory BuildMemory must make, byte for byte.
 func buildMemoryReference(runs []PastRun, opt MemoryOptions) (*graphs.Memory, MemoryStats) {
 	opt = opt.orDefaults()

@@ -62,9 +62,9 @@ func BenchmarkQuery(b *testing.B) {
 		})
 	})
 	b.Run("wazero", func(b *testing.B) {
-		e := load(b, host.Options{Instances: 1}, fx.artifact)
+		p := load(b, host.Options{Instances: 1}, fx.artifact)
 		timeQueries(b, len(reqs), func(i int) error {
-			_, err := e.QueryJSON(ctx, lines[i])
+			_, err := p.QueryJSON(ctx, lines[i])
 			return err
 		})
 	})
@@ -112,12 +112,12 @@ func BenchmarkLoad(b *testing.B) {
 	b.Run("wazero", func(b *testing.B) {
 		m := compile(b, host.Options{Instances: 1})
 		for b.Loop() {
-			e, err := m.Load(ctx, fx.artifact)
+			p, err := m.Load(ctx, fx.artifact)
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.StopTimer()
-			e.Close(ctx)
+			p.Close(ctx)
 			b.StartTimer()
 		}
 	})
@@ -139,7 +139,7 @@ func BenchmarkCompile(b *testing.B) {
 	}
 }
 
-// BenchmarkStart is what a process pays from module and artifact bytes to an engine ready to
+// BenchmarkStart is what a process pays from module and artifact bytes to a Pool ready to
 // answer (host.Load): cold, compiling the module into an empty cache directory; warm, finding
 // the machine code a previous process left in the directory (Options.CacheDir, by default under
 // the user's cache directory).
@@ -148,12 +148,12 @@ func BenchmarkStart(b *testing.B) {
 	wasm := wasmBytes(b)
 	ctx := context.Background()
 	start := func(b *testing.B, dir string) {
-		e, err := host.Load(ctx, wasm, fx.artifact, &host.Options{Instances: 1, CacheDir: dir})
+		p, err := host.Load(ctx, wasm, fx.artifact, &host.Options{Instances: 1, CacheDir: dir})
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
-		e.Close(ctx)
+		p.Close(ctx)
 		b.StartTimer()
 	}
 	b.Run("cold", func(b *testing.B) {

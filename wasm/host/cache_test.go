@@ -42,12 +42,12 @@ func TestCompilationCacheDir(t *testing.T) {
 				return
 			}
 			// A second Module from the same directory loads and answers.
-			e, err := host.Load(ctx, wasm, need(t, sampleFixture, "").artifact, &host.Options{CacheDir: dir})
+			p, err := host.Load(ctx, wasm, need(t, sampleFixture, "").artifact, &host.Options{CacheDir: dir})
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer e.Close(ctx)
-			if _, err := e.QueryJSON(ctx, []byte(`{"query":"boil water"}`)); err != nil {
+			defer p.Close(ctx)
+			if _, err := p.QueryJSON(ctx, []byte(`{"query":"boil water"}`)); err != nil {
 				t.Fatal(err)
 			}
 		})

@@ -20,15 +20,15 @@ func ExampleLoad() {
 
 	// Compiled code is kept under the user's cache directory by default (Options.CacheDir,
 	// NoCache); Cache shares one cache between the modules of a process.
-	e, err := host.Load(ctx, wasm, artifact, &host.Options{Instances: 2, Cache: sharedCache()})
+	p, err := host.Load(ctx, wasm, artifact, &host.Options{Instances: 2, Cache: sharedCache()})
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer e.Close(ctx)
-	resp, err := e.Query(ctx, engine.Request{Query: "heat some egg and put it in the garbage can", K: 3})
+	defer p.Close(ctx)
+	resp, err := p.Query(ctx, engine.Request{Query: "heat some egg and put it in the garbage can", K: 3})
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(e.Info().Skills, "skills;", len(resp.Results), "results, best first")
+	fmt.Println(p.Info().Skills, "skills;", len(resp.Results), "results, best first")
 	// Output: 96 skills; 3 results, best first
 }

@@ -81,14 +81,14 @@ func FuzzWASM(f *testing.F) {
 		if resealed {
 			artifact = reseal(artifact)
 		}
-		engines := []*host.Engine{good}
-		e, err := m.Load(ctx, artifact)
+		pools := []*host.Pool{good}
+		p, err := m.Load(ctx, artifact)
 		if ok(t, "loading the artifact", err) {
-			defer e.Close(ctx)
-			engines = append(engines, e)
+			defer p.Close(ctx)
+			pools = append(pools, p)
 		}
-		for _, eng := range engines {
-			out, err := eng.QueryJSON(ctx, req)
+		for _, pool := range pools {
+			out, err := pool.QueryJSON(ctx, req)
 			if ok(t, "query "+string(req), err) && !json.Valid(out) {
 				t.Fatalf("query %s: the module answered invalid JSON %q", req, out)
 			}

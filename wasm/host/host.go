@@ -3,9 +3,9 @@
 // program the answers of every other host — browser, worker, Node — from the same module bytes,
 // with the guest's memory and time bounded by the host.
 //
-// A module instance is single-threaded, so an Engine keeps a pool of instances, each with its
-// own copy of the artifact, and hands one to each concurrent caller; instances are created on
-// demand up to Options.Instances. A call does not start once its context has ended and, with
+// A module instance is single-threaded, so a Pool, the artifact loaded into a set of instances,
+// hands each concurrent caller an instance of its own, each holding its own copy of the
+// artifact; instances are created on demand up to Options.Instances. A call does not start once its context has ended and, with
 // Options.Interruptible, stops when it ends; an instance stopped that way, or one that traps or
 // exits (for example on reaching the memory limit), is discarded and the next caller gets a
 // fresh one.
@@ -38,7 +38,7 @@ const DefaultMemoryLimitPages = 16384
 
 // Options configure a Module. The zero value is ready to use.
 type Options struct {
-	// Instances bounds the instances serving one Engine at a time, and so its concurrency;
+	// Instances bounds the instances serving one Pool at a time, and so its concurrency;
 	// 0 means runtime.GOMAXPROCS(0).
 	Instances int
 	// MemoryLimitPages caps each instance's linear memory in 64 KiB pages; 0 means
@@ -144,7 +144,7 @@ func Compile(ctx context.Context, wasm []byte, opts *Options) (*Module, error) {
 	return &Module{rt: rt, compiled: compiled, opts: o, cache: owned}, nil
 }
 
-// Close releases the module, every Engine loaded from it and the compilation cache it made.
+// Close releases the module, every Pool loaded from it and the compilation cache it made.
 func (m *Module) Close(ctx context.Context) error {
 	err := m.rt.Close(ctx)
 	if m.cache != nil {
@@ -154,19 +154,19 @@ func (m *Module) Close(ctx context.Context) error {
 }
 
 // Load compiles the module and loads an artifact into it: Compile followed by Module.Load, with
-// the Engine owning the Module (Engine.Close closes both).
-func Load(ctx context.Context, wasm, artifact []byte, opts *Options) (*Engine, error) {
+// the Pool owning the Module (Pool.Close closes both).
+func Load(ctx context.Context, wasm, artifact []byte, opts *Options) (*Pool, error) {
 	m, err := Compile(ctx, wasm, opts)
 	if err != nil {
 		return nil, err
 	}
-	e, err := m.Load(ctx, artifact)
+	p, err := m.Load(ctx, artifact)
 	if err != nil {
 		m.Close(ctx)
 		return nil, err
 	}
-	e.owned = m
-	return e, nil
+	p.owned = m
+	return p, nil
 }
 
 // Error is a failure the module reported as {"error": "..."}: an artifact it cannot decode or a
@@ -195,11 +195,11 @@ type Version struct {
 	Go      string `json:"go"`      // the Go release it was built with
 }
 
-// Engine answers queries over one artifact with a pool of module instances. It is safe for
-// concurrent use.
-type Engine struct {
+// Pool answers queries over one artifact with a pool of module instances, each holding the
+// artifact. It is safe for concurrent use.
+type Pool struct {
 	mod      *Module
-	owned    *Module // closed with the engine when Load made it
+	owned    *Module // closed with the pool when Load made it
 	artifact []byte
 	info     Info
 
@@ -212,50 +212,50 @@ type Engine struct {
 
 // Load loads an artifact: it instantiates the module once and decodes the artifact in it, so a
 // bad artifact fails here. Further instances load the same bytes when concurrent callers need
-// them; the caller must not modify artifact while the Engine is in use.
-func (m *Module) Load(ctx context.Context, artifact []byte) (*Engine, error) {
+// them; the caller must not modify artifact while the Pool is in use.
+func (m *Module) Load(ctx context.Context, artifact []byte) (*Pool, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	e := &Engine{
+	p := &Pool{
 		mod:      m,
 		artifact: artifact,
 		slots:    make(chan struct{}, m.opts.Instances),
 		idle:     make(chan *instance, m.opts.Instances),
 	}
-	in, err := e.newInstance(ctx)
+	in, err := p.newInstance(ctx)
 	if err != nil {
 		return nil, err
 	}
 	info, err := in.call(ctx, "info", in.handle)
 	if err == nil {
-		err = in.result(ctx, info, &e.info)
+		err = in.result(ctx, info, &p.info)
 	}
 	var version uint64
 	if err == nil {
 		version, err = in.call(ctx, "version")
 	}
 	if err == nil {
-		err = in.result(ctx, version, &e.info.Module)
+		err = in.result(ctx, version, &p.info.Module)
 	}
 	if err != nil {
 		in.close(ctx)
 		return nil, err
 	}
-	e.idle <- in
-	return e, nil
+	p.idle <- in
+	return p, nil
 }
 
 // Info describes the artifact and the module.
-func (e *Engine) Info() Info { return e.info }
+func (p *Pool) Info() Info { return p.info }
 
 // Query ranks the artifact's skills for req, as engine.Engine.Query does natively.
-func (e *Engine) Query(ctx context.Context, req engine.Request) (engine.Response, error) {
+func (p *Pool) Query(ctx context.Context, req engine.Request) (engine.Response, error) {
 	b, err := json.Marshal(req)
 	if err != nil {
 		return engine.Response{}, fmt.Errorf("host: request: %w", err)
 	}
-	out, err := e.QueryJSON(ctx, b)
+	out, err := p.QueryJSON(ctx, b)
 	if err != nil {
 		return engine.Response{}, err
 	}
@@ -268,33 +268,33 @@ func (e *Engine) Query(ctx context.Context, req engine.Request) (engine.Response
 
 // QueryJSON answers a request given as JSON (engine.Request's fields) with the module's response
 // JSON, the bytes `caskg query --json` prints. A request the module refuses is an *Error.
-func (e *Engine) QueryJSON(ctx context.Context, req []byte) ([]byte, error) {
-	in, err := e.acquire(ctx)
+func (p *Pool) QueryJSON(ctx context.Context, req []byte) ([]byte, error) {
+	in, err := p.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out, err := in.query(ctx, req)
 	var modErr *Error
-	e.release(ctx, in, err == nil || errors.As(err, &modErr))
+	p.release(ctx, in, err == nil || errors.As(err, &modErr))
 	return out, err
 }
 
 // Close releases the instances once the calls in progress have finished (or ctx ends). If Load
 // made the Module, Close closes it too.
-func (e *Engine) Close(ctx context.Context) error {
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
+func (p *Pool) Close(ctx context.Context) error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
 		return nil
 	}
-	e.closed = true
-	e.mu.Unlock()
+	p.closed = true
+	p.mu.Unlock()
 	var errs []error
 	// Holding every slot means no call is in progress.
 	held := 0
-	for held < cap(e.slots) && len(errs) == 0 {
+	for held < cap(p.slots) && len(errs) == 0 {
 		select {
-		case e.slots <- struct{}{}:
+		case p.slots <- struct{}{}:
 			held++
 		case <-ctx.Done():
 			errs = append(errs, ctx.Err())
@@ -302,67 +302,67 @@ func (e *Engine) Close(ctx context.Context) error {
 	}
 	for {
 		select {
-		case in := <-e.idle:
+		case in := <-p.idle:
 			errs = append(errs, in.close(ctx))
 			continue
 		default:
 		}
 		break
 	}
-	if e.owned != nil {
-		errs = append(errs, e.owned.Close(ctx))
+	if p.owned != nil {
+		errs = append(errs, p.owned.Close(ctx))
 	}
 	for range held {
-		<-e.slots // later calls find a slot, then the engine closed
+		<-p.slots // later calls find a slot, then the pool closed
 	}
 	return errors.Join(errs...)
 }
 
-var errClosed = errors.New("host: engine is closed")
+var errClosed = errors.New("host: pool is closed")
 
 // acquire returns an instance for one call: an idle one, or a new one while fewer than
 // Options.Instances are in use.
-func (e *Engine) acquire(ctx context.Context) (*instance, error) {
+func (p *Pool) acquire(ctx context.Context) (*instance, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	select {
-	case e.slots <- struct{}{}:
+	case p.slots <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	e.mu.Lock()
-	closed := e.closed
-	e.mu.Unlock()
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
 	if closed {
-		<-e.slots
+		<-p.slots
 		return nil, errClosed
 	}
 	select {
-	case in := <-e.idle:
+	case in := <-p.idle:
 		return in, nil
 	default:
 	}
-	in, err := e.newInstance(ctx)
+	in, err := p.newInstance(ctx)
 	if err != nil {
-		<-e.slots
+		<-p.slots
 		return nil, err
 	}
 	return in, nil
 }
 
-// release returns an instance to the pool, or discards it if it failed or the engine closed.
-func (e *Engine) release(ctx context.Context, in *instance, healthy bool) {
-	e.mu.Lock()
-	if healthy && !e.closed {
-		e.idle <- in // never blocks: at most cap(slots) instances exist
+// release returns an instance to the pool, or discards it if it failed or the pool closed.
+func (p *Pool) release(ctx context.Context, in *instance, healthy bool) {
+	p.mu.Lock()
+	if healthy && !p.closed {
+		p.idle <- in // never blocks: at most cap(slots) instances exist
 		in = nil
 	}
-	e.mu.Unlock()
+	p.mu.Unlock()
 	if in != nil {
 		in.close(context.WithoutCancel(ctx))
 	}
-	<-e.slots
+	<-p.slots
 }
 
 // instance is one module instance with the artifact loaded.
@@ -377,8 +377,8 @@ type instance struct {
 	reqCap uint32
 }
 
-func (e *Engine) newInstance(ctx context.Context) (*instance, error) {
-	m := e.mod
+func (p *Pool) newInstance(ctx context.Context) (*instance, error) {
+	m := p.mod
 	in := &instance{stderr: &head{w: m.opts.Stderr}, fns: map[string]api.Function{}}
 	cfg := wazero.NewModuleConfig().
 		WithName(""). // anonymous: any number of instances
@@ -395,11 +395,11 @@ func (e *Engine) newInstance(ctx context.Context) (*instance, error) {
 	for name := range m.compiled.ExportedFunctions() {
 		in.fns[name] = mod.ExportedFunction(name)
 	}
-	ptr, err := in.put(ctx, e.artifact)
+	ptr, err := in.put(ctx, p.artifact)
 	if err == nil {
 		// load keeps the buffer: it holds the artifact the graph reads in place.
 		var res uint64
-		if res, err = in.call(ctx, "load", uint64(ptr), uint64(len(e.artifact))); err == nil {
+		if res, err = in.call(ctx, "load", uint64(ptr), uint64(len(p.artifact))); err == nil {
 			if res>>32 != 0 { // a packed error, not a handle
 				err = in.result(ctx, res, nil)
 			}

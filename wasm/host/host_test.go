@@ -20,13 +20,13 @@ import (
 func TestInfo(t *testing.T) {
 	fx := need(t, sampleFixture, "")
 	ctx := context.Background()
-	e, err := host.Load(ctx, wasmBytes(t), fx.artifact, &host.Options{Cache: sharedCache()})
+	p, err := host.Load(ctx, wasmBytes(t), fx.artifact, &host.Options{Cache: sharedCache()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close(ctx)
+	defer p.Close(ctx)
 	maj, mnr := fx.graph.Version()
-	got := e.Info()
+	got := p.Info()
 	want := host.Info{
 		Skills: fx.graph.NumSkills(), Edges: fx.graph.NumEdges(), Terms: fx.graph.NumTerms(),
 		Bytes: len(fx.artifact), Format: formatOf(maj, mnr), Params: fx.graph.Params(),
@@ -60,11 +60,11 @@ func TestErrors(t *testing.T) {
 		}
 	})
 
-	e, err := m.Load(ctx, fx.artifact)
+	p, err := m.Load(ctx, fx.artifact)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close(ctx)
+	defer p.Close(ctx)
 	for _, tt := range []struct {
 		name, req, want string
 	}{
@@ -75,14 +75,14 @@ func TestErrors(t *testing.T) {
 		{"not JSON", `query=egg`, `reactor: request: json at offset 0: want an object, got 'q'`},
 		{"trailing data", `{"query":"egg"} {}`, `reactor: request: json at offset 16: data after the JSON value`},
 	} {
-		_, err := e.QueryJSON(ctx, []byte(tt.req))
+		_, err := p.QueryJSON(ctx, []byte(tt.req))
 		var me *host.Error
 		if !errors.As(err, &me) || me.Msg != tt.want {
 			t.Errorf("%s: QueryJSON(%s) error = %v, want %q", tt.name, tt.req, err, tt.want)
 		}
 	}
 	// The instance that refused the requests still answers.
-	if _, err := e.Query(ctx, engine.Request{Query: "heat some egg"}); err != nil {
+	if _, err := p.Query(ctx, engine.Request{Query: "heat some egg"}); err != nil {
 		t.Errorf("after refusals: %v", err)
 	}
 }
@@ -100,7 +100,7 @@ func TestNotAReactor(t *testing.T) {
 func TestConcurrentQueries(t *testing.T) {
 	fx := need(t, sampleFixture, "")
 	ctx := context.Background()
-	e := load(t, host.Options{Instances: 3}, fx.artifact)
+	p := load(t, host.Options{Instances: 3}, fx.artifact)
 	native := engine.New(fx.graph)
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
@@ -109,7 +109,7 @@ func TestConcurrentQueries(t *testing.T) {
 			for i := w; i < len(fx.tasks); i += 8 {
 				req := engine.Request{Query: fx.tasks[i].Query, K: 5}
 				want, _ := native.Query(req)
-				got, err := e.Query(ctx, req)
+				got, err := p.Query(ctx, req)
 				if err != nil {
 					errs <- err
 					return
@@ -146,10 +146,10 @@ func longQuery() engine.Request {
 func TestContextCancellation(t *testing.T) {
 	fx := need(t, sampleFixture, "")
 	ctx := context.Background()
-	e := load(t, host.Options{Instances: 1, Interruptible: true}, fx.artifact)
+	p := load(t, host.Options{Instances: 1, Interruptible: true}, fx.artifact)
 	long := longQuery()
 	start := time.Now()
-	if _, err := e.Query(ctx, long); err != nil {
+	if _, err := p.Query(ctx, long); err != nil {
 		t.Fatal(err)
 	}
 	full := time.Since(start)
@@ -160,13 +160,13 @@ func TestContextCancellation(t *testing.T) {
 	cctx, cancel := context.WithTimeout(ctx, full/10)
 	defer cancel()
 	start = time.Now()
-	if _, err := e.Query(cctx, long); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := p.Query(cctx, long); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("query past its deadline: error = %v, want context.DeadlineExceeded", err)
 	}
 	if took := time.Since(start); took > full/2+10*time.Millisecond {
 		t.Errorf("the cancelled query took %v of the full %v: not cut short", took, full)
 	}
-	if _, err := e.Query(ctx, engine.Request{Query: "heat some egg"}); err != nil {
+	if _, err := p.Query(ctx, engine.Request{Query: "heat some egg"}); err != nil {
 		t.Errorf("after a cancelled call: %v", err)
 	}
 }
@@ -176,29 +176,29 @@ func TestContextCancellation(t *testing.T) {
 func TestContextNotInterruptible(t *testing.T) {
 	fx := need(t, sampleFixture, "")
 	ctx := context.Background()
-	e := load(t, host.Options{Instances: 1}, fx.artifact)
+	p := load(t, host.Options{Instances: 1}, fx.artifact)
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := e.Query(cctx, engine.Request{Query: "egg"}); !errors.Is(err, context.Canceled) {
+	if _, err := p.Query(cctx, engine.Request{Query: "egg"}); !errors.Is(err, context.Canceled) {
 		t.Errorf("query with a cancelled context: error = %v, want context.Canceled", err)
 	}
 	if _, err := compile(t, host.Options{}).Load(cctx, fx.artifact); !errors.Is(err, context.Canceled) {
 		t.Errorf("load with a cancelled context: error = %v, want context.Canceled", err)
 	}
-	want, err := e.Query(ctx, longQuery())
+	want, err := p.Query(ctx, longQuery())
 	if err != nil {
 		t.Fatal(err)
 	}
 	cctx, cancel = context.WithTimeout(ctx, time.Millisecond)
 	defer cancel()
-	resp, err := e.Query(cctx, longQuery())
+	resp, err := p.Query(cctx, longQuery())
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("long query with a short deadline: %v", err)
 	}
 	if diff := cmp.Diff(want, resp); err == nil && diff != "" {
 		t.Errorf("long query with a short deadline answered differently (-want +got):\n%s", diff)
 	}
-	if _, err := e.Query(ctx, engine.Request{Query: "heat some egg"}); err != nil {
+	if _, err := p.Query(ctx, engine.Request{Query: "heat some egg"}); err != nil {
 		t.Errorf("afterwards: %v", err)
 	}
 }
@@ -220,24 +220,24 @@ func TestMemoryLimit(t *testing.T) {
 		t.Errorf("error %q does not say memory ran out", err)
 	}
 	// The same module still loads what fits.
-	e, err := m.Load(ctx, fx.artifact)
+	p, err := m.Load(ctx, fx.artifact)
 	if err != nil {
 		t.Fatalf("after running out of memory: %v", err)
 	}
-	e.Close(ctx)
+	p.Close(ctx)
 }
 
 func TestClose(t *testing.T) {
 	fx := need(t, sampleFixture, "")
 	ctx := context.Background()
-	e := load(t, host.Options{}, fx.artifact)
-	if err := e.Close(ctx); err != nil {
+	p := load(t, host.Options{}, fx.artifact)
+	if err := p.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Query(ctx, engine.Request{Query: "egg"}); err == nil || !strings.Contains(err.Error(), "closed") {
-		t.Errorf("query after Close: error = %v, want engine closed", err)
+	if _, err := p.Query(ctx, engine.Request{Query: "egg"}); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("query after Close: error = %v, want pool closed", err)
 	}
-	if err := e.Close(ctx); err != nil {
+	if err := p.Close(ctx); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
 }

@@ -81,14 +81,14 @@ func compile(tb testing.TB, opts host.Options) *host.Module {
 	return m
 }
 
-// load loads artifact into the test module compiled with opts (see compile); the engine is
+// load loads artifact into the test module compiled with opts (see compile); the pool is
 // closed when the test ends.
-func load(tb testing.TB, opts host.Options, artifact []byte) *host.Engine {
+func load(tb testing.TB, opts host.Options, artifact []byte) *host.Pool {
 	tb.Helper()
-	e, err := compile(tb, opts).Load(context.Background(), artifact)
+	p, err := compile(tb, opts).Load(context.Background(), artifact)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { e.Close(context.Background()) })
-	return e
+	tb.Cleanup(func() { p.Close(context.Background()) })
+	return p
 }

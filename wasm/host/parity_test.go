@@ -112,10 +112,10 @@ func checkParity(t *testing.T, fx fixture, reqs []engine.Request) {
 	}
 
 	t.Run("wazero", func(t *testing.T) {
-		e := load(t, host.Options{}, fx.artifact)
+		p := load(t, host.Options{}, fx.artifact)
 		bad := 0
 		for i := range reqs {
-			got, err := e.QueryJSON(ctx, lines[i])
+			got, err := p.QueryJSON(ctx, lines[i])
 			var me *host.Error
 			switch {
 			case errors.As(err, &me):

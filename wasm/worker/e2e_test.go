@@ -227,29 +227,25 @@ func TestWorkerdBadArtifact(t *testing.T) {
 }
 
 // BenchmarkWorker measures the worker under workerd beside caskg serve (native/serve, Go's
-// net/http), caskg mcp --http (native/mcpserver, the Go SDK) and, when CASKG_BENCH_OLD_WORKER
-// names its bundle, the worker as it was (make bench-worker builds it from OLD_WORKER_REF):
-// for each, the cold start (the host's start to its first answer; for the worker the isolate's
-// Go start and artifact read included) and the p50 and p99 latency of b.N sequential loopback
-// requests, GET /v1/retrieve (the sample tasks in turn, k = 10) where the host has the API, and
-// MCP tools/call retrieve_skills (render false) where it has /mcp. CASKG_BENCH_WORKER and
+// net/http) and caskg mcp --http (native/mcpserver, the Go SDK): for each, the cold start (the
+// host's start to its first answer; for the worker the isolate's Go start and artifact read
+// included) and the p50 and p99 latency of b.N sequential loopback requests, GET /v1/retrieve
+// (the sample tasks in turn, k = 10) where the host has the API, and MCP tools/call
+// retrieve_skills (render false) where it has /mcp. CASKG_BENCH_WORKER and
 // CASKG_BENCH_ARTIFACT name the bundle and artifact make bench-worker built (the 859 skills);
 // without them the test's bundle of the sample. Run with -benchtime 1000x.
 func BenchmarkWorker(b *testing.B) {
 	tasks := sampleTasks(b)
-	newDir, artifact := os.Getenv("CASKG_BENCH_WORKER"), os.Getenv("CASKG_BENCH_ARTIFACT")
-	if newDir == "" {
-		newDir = bundleDir(b)
+	bundle, artifact := os.Getenv("CASKG_BENCH_WORKER"), os.Getenv("CASKG_BENCH_ARTIFACT")
+	if bundle == "" {
+		bundle = bundleDir(b)
 	}
 	type host struct {
 		name, dir string
 		api, mcp  bool
 	}
 	// serve and mcp are caskg serve and caskg mcp --http, in this process.
-	hosts := []host{{"worker", newDir, true, true}, {"serve", "", true, false}, {"mcp", "", false, true}}
-	if old := os.Getenv("CASKG_BENCH_OLD_WORKER"); old != "" {
-		hosts = append(hosts, host{"old-worker", old, true, false})
-	}
+	hosts := []host{{"worker", bundle, true, true}, {"serve", "", true, false}, {"mcp", "", false, true}}
 	for _, h := range hosts {
 		b.Run(h.name, func(b *testing.B) {
 			t0 := time.Now()

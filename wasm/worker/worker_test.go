@@ -117,8 +117,8 @@ func apiCases() []apiCase {
 		{name: "retrieve PUT", method: "PUT", target: "/v1/retrieve", body: `{}`, status: 405,
 			want: `{"error":"api: PUT /v1/retrieve: allowed are GET, POST, OPTIONS"}`, wantHeader: [2]string{"Allow", "GET, POST, OPTIONS"}},
 		{name: "health POST", method: "POST", target: "/v1/health", body: `{}`, status: 405, want: `allowed are GET, OPTIONS`},
-		// HEAD is not an API method (serve used to take it): the answer's body is dropped on the
-		// way, its status and Allow remain.
+		// HEAD is not an API method: the answer's body is dropped on the way, its status and
+		// Allow remain.
 		{name: "health HEAD", method: "HEAD", target: "/v1/health", status: 405, wantHeader: [2]string{"Allow", "GET, OPTIONS"}},
 		{name: "preflight", method: "OPTIONS", target: "/v1/retrieve",
 			header: map[string]string{"Origin": "https://agent.example", "Access-Control-Request-Method": "POST",

@@ -17,9 +17,10 @@ const UndoneFile = "traces.undone.jsonl"
 
 // Rollback puts the previous graph (graph.prev.skg and its sidecars) back in place of the
 // current one and undoes what the current one learned: the traces it learned beyond the
-// previous graph's move from the trace files (rotated or not) to traces.undone.jsonl, so that the next start does
-// not learn them again (Relearn takes them back). The undone graph is deleted, not kept as the
-// previous one: a second Rollback finds no previous graph, where it used to swap the two back.
+// previous graph's move from the trace files (rotated or not) to traces.undone.jsonl, so that
+// the next start does not learn them again (Relearn takes them back). The undone graph is
+// deleted, not kept as the previous one: a second Rollback finds no previous graph rather than
+// swapping the two back.
 // Traces recorded after the current graph was built stay in traces.jsonl and are learned at the
 // next start. It refuses while a gateway has the directory open (stop the gateway first), and
 // when there is no previous graph or it does not decode. It returns how many traces it undid.

@@ -219,9 +219,9 @@ func WithMemorySection(doc, section string) string {
 	return strings.TrimRight(doc, "\n") + "\n\n" + body + "\n"
 }
 
-// Memory-stage targets (issue 32): query p50 with the memory at most 1.5 times without it (the
-// same runs without task text), the artifact at most 8 MB larger than without runs, the update
-// by 1% new runs at most 0.2 of a full build.
+// Memory-stage targets, so that remembering past tasks stays cheap: query p50 with the memory
+// at most 1.5 times without it (the same runs without task text), the artifact at most 8 MB
+// larger than without runs, the update by 1% new runs at most 0.2 of a full build.
 const (
 	MemoryLatencyTarget = 1.5
 	MemoryGrowthTarget  = 8e6

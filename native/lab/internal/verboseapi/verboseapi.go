@@ -2,11 +2,11 @@
 // verbose REST-API collection, for measuring retrieval on that shape without the held-out
 // catalogs themselves.
 //
-// The shape (issue 26, item 8): a few hundred tools whose names join an API name and an endpoint
-// in snake_case ("forensic_engineering_api_analyze_evidence"), so the API's words repeat in every
-// one of its endpoints; a title; a one-line description; parameters with descriptions; and a
-// JSON sample of the result. The queries name two or three needs in one long sentence full of
-// entities; their gold is the union of the needs' gold tools.
+// The shape, that of the held-out REST-API catalogs: a few hundred tools whose names join an API
+// name and an endpoint in snake_case ("forensic_engineering_api_analyze_evidence"), so the API's
+// words repeat in every one of its endpoints; a title; a one-line description; parameters with
+// descriptions; and a JSON sample of the result. The queries name two or three needs in one long
+// sentence full of entities; their gold is the union of the needs' gold tools.
 //
 // The procedure, deterministic for a seed: an API is a tool's _meta.field ("Area/API", its last
 // part), or for a catalog without fields the first word of its name that is not a verb shared
