@@ -61,7 +61,7 @@ type Options struct {
 	NoTaskText  bool
 
 	DryRun   bool           // stop after the frontier and count the model calls a build would make
-	traces   []Trace        // Input.Runs (with Previous, after the previous build's)
+	traces   []Trace        // Input.Runs (with Previous and its state reused: the new ones alone)
 	Embedder embed.Embedder // the semantic channel's model; nil disables the channel and the artifact's vectors
 	Prober   Prober         // answers probes; nil means the offline contract prober
 	Judge    judger         // scores candidate edges for the judge channel; nil disables the channel
@@ -173,6 +173,9 @@ type builder struct {
 	rep       *Report
 	rec       *recorder // what a later Update reuses; nil when not recording
 	prev      *reuse    // what an Update takes over from the earlier build; nil in a full build
+	// base is the number of the earlier build's runs in an update (0 in a full build): the
+	// runs are numbered from 0, the earlier build's first, and opt.traces are the new ones.
+	base int
 	// quarterCache holds each source's least similar quarter, for substitutes (b.quarters).
 	quarterCache map[int][]int
 	texts        *textTable // the text vectors, flat (textTable)
@@ -311,8 +314,24 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	for _, w := range b.idf {
 		b.maxIDF = max(b.maxIDF, w)
 	}
+	var tl *runTally
+	if prev != nil {
+		b.base = prev.log.len()
+		var err error
+		if tl, err = decodeTally(prev.tally, len(skills), b.base); err != nil {
+			return nil, nil, nil, fmt.Errorf("builder: update: build state's runs: %w", err)
+		}
+	} else {
+		tl = newRunTally()
+	}
+	for k := range opt.traces {
+		tl.add(&opt.traces[k], b.base+k, index)
+	}
+	if b.rec != nil {
+		b.rec.tally = encodeTally(tl, len(skills)) // before stats takes over its maps
+	}
 	var read traceRead
-	b.traces, read = newTraceStats(opt.traces, index)
+	b.traces, read = tl.stats(index, b.run)
 	rep.TraceSkipped, rep.Reported = read.unknown, read.reported
 	if b.traces != nil {
 		rep.TracePrior = []float64{b.traces.priorA, b.traces.priorB}
@@ -423,10 +442,17 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		return nil, nil, nil, fmt.Errorf("builder: %w", err)
 	}
 	stage("encode", t)
-	if past := b.pastRuns(); len(past) > 0 {
-		t = time.Now()
-		if data, err = b.addMemory(art, data, past); err != nil {
+	t = time.Now()
+	corpus, err := b.corpus()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if corpus != nil {
+		if data, err = b.addMemory(art, data, corpus); err != nil {
 			return nil, nil, nil, err
+		}
+		if b.rec != nil {
+			b.rec.corpus = corpus.AppendBinary(nil)
 		}
 		stage("memory", t)
 	}
@@ -440,7 +466,9 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	rep.Bytes = len(data)
 	var st *State
 	if b.rec != nil {
-		st = b.state(data, cands)
+		if st, err = b.state(data, cands); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	rep.TotalSeconds = time.Since(start).Seconds()
 	return data, st, rep, nil
@@ -547,7 +575,7 @@ func (b *builder) params() map[string]any {
 	p := map[string]any{
 		"variant": o.Variant, "lambda": lam, "tau_str": o.TauStr, "eta_str": o.EtaStr,
 		"cap": o.Cap, "per_channel": o.PerChannel, "eps_weight": o.EpsWeight, "body_head": o.BodyHead,
-		"traces": len(o.traces),
+		"traces": b.base + len(o.traces),
 	}
 	if o.TaskMinRuns != engine.DefaultTaskMinRuns {
 		p["task_min_runs"] = o.TaskMinRuns

@@ -254,7 +254,11 @@ func TestMemoryUpdateMatchesBuild(t *testing.T) {
 			if st, err = DecodeState(enc); err != nil {
 				t.Fatal(err)
 			}
-			for i, tr := range st.Traces {
+			runs, err := st.Runs()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, tr := range runs {
 				if tr.Task != tc.old[i].Task {
 					t.Fatalf("run %d's task %q after the state file, want %q", i, tr.Task, tc.old[i].Task)
 				}
@@ -290,7 +294,11 @@ func TestMemoryUpdateMatchesBuild(t *testing.T) {
 			if d := stateDiff(gotState, res.State); d != "" {
 				t.Errorf("the update's build state differs from the full build's: %s", d)
 			}
-			for _, tr := range gotState.Traces {
+			learned, err := gotState.Runs()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tr := range learned {
 				if full.NoTaskText && tr.Task != "" {
 					t.Fatalf("NoTaskText: the build state keeps task %q", tr.Task)
 				}

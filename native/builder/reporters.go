@@ -250,12 +250,16 @@ type useEvidence struct {
 // (source → target, by index in the state's skills, which are the artifact's) that want
 // selects, for the pairs some run used together. It is what the build read: the same
 // skills, runs and rules.
-func LearnedFrom(st *State, want func(source, target int) bool) []useEvidence {
+func LearnedFrom(st *State, want func(source, target int) bool) ([]useEvidence, error) {
 	index := make(map[string]int, len(st.Skills))
 	for i, s := range st.Skills {
 		index[s.Name] = i
 	}
-	t, _ := newTraceStats(st.Traces, index)
+	runs, err := st.Runs()
+	if err != nil {
+		return nil, err
+	}
+	t, _ := newTraceStats(runs, index)
 	type tally struct {
 		runs, failed, trusted int
 		reporters             map[string]bool
@@ -270,7 +274,7 @@ func LearnedFrom(st *State, want func(source, target int) bool) []useEvidence {
 		return tl
 	}
 	var failedRuns [][]int
-	for _, tr := range st.Traces {
+	for _, tr := range runs {
 		var ids []int
 		seen := map[int]bool{}
 		for _, name := range tr.Skills {
@@ -321,5 +325,5 @@ func LearnedFrom(st *State, want func(source, target int) bool) []useEvidence {
 		slices.Sort(ev.Reporters)
 		out = append(out, ev)
 	}
-	return out
+	return out, nil
 }

@@ -137,8 +137,8 @@ func TestReportedStats(t *testing.T) {
 					}
 				}
 				ref, _ := newTraceStats(trusted, index)
-				if len(ref.runs) != len(ts.runs) {
-					t.Errorf("reported runs among the prior's runs: %d runs, want %d", len(ts.runs), len(ref.runs))
+				if ref.traces != ts.traces {
+					t.Errorf("reported runs among the trusted runs: %d runs, want %d", ts.traces, ref.traces)
 				}
 			}
 		})
@@ -148,17 +148,23 @@ func TestReportedStats(t *testing.T) {
 // TestLearnedFrom checks the evidence caskg inspect --learned shows: runs, failed runs,
 // trusted runs and reporters per pair, and whether the build counted them.
 func TestLearnedFrom(t *testing.T) {
-	st := &State{Traces: []Trace{
+	st := &State{}
+	if err := st.log.append([]Trace{
 		{ID: "1", Skills: []string{"a", "b"}},
 		{ID: "2", Skills: []string{"a", "b"}, Source: "token:x"},
 		{ID: "3", Skills: []string{"b", "c"}, Source: "token:x"},
 		{ID: "4", Skills: []string{"b"}, Source: "token:y", Failed: true},
 		{ID: "5", Skills: []string{"a", "c", "zz"}, Source: "token:y"},
-	}}
+	}); err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range []string{"a", "b", "c"} {
 		st.Skills = append(st.Skills, ingest.Skill{Name: name})
 	}
-	got := LearnedFrom(st, func(s, d int) bool { return s < d })
+	got, err := LearnedFrom(st, func(s, d int) bool { return s < d })
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []string{
 		"a→b runs 2 failed 1 trusted 1 reporters [token:x] counted true",
 		"a→c runs 1 failed 0 trusted 0 reporters [token:y] counted false",

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"sort"
 
 	"github.com/caskg/caskg/native/eval"
@@ -98,7 +100,10 @@ type traceStats struct {
 	neighbors map[int][]int
 	traces    int
 	ordered   bool // whether the runs' order carries information (see newTraceStats)
-	runs      [][]int
+	// trustedCount and trustedCo are count and co of the trusted runs alone, while the prior
+	// is fitted (the same maps when no reporter added to them).
+	trustedCount map[int]int
+	trustedCo    map[pair]int
 	// The Beta prior of P(s_i used | s_j used), fitted to the runs themselves (fitPrior).
 	priorA, priorB float64
 	// failed[{i, j}] is the weight of the failed runs that used s_j without s_i, a companion of
@@ -122,36 +127,102 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, traceRead
 	if len(traces) == 0 {
 		return nil, traceRead{}
 	}
-	t := &traceStats{count: map[int]int{}, co: map[pair]int{}, before: map[pair]int{}, neighbors: map[int][]int{},
-		failed: map[pair]float64{}}
+	tl := newRunTally()
+	for i := range traces {
+		tl.add(&traces[i], i, index)
+	}
+	return tl.stats(index, func(i int) (Trace, error) { return traces[i], nil })
+}
+
+// runTally is what the trusted successful runs add up to, in the order they came, and which
+// other runs (failed or reported) there are: what a build state keeps of its runs for the
+// statistics (encodeTally), so that an update adds its new runs to it rather than reading
+// every run again. The other runs are read again by every build: what they count depends on
+// every successful run (addFailure) or on the other reporters (admit).
+type runTally struct {
+	traces    int
+	sorted    bool // every trusted successful run lists its skills in name order
+	unknown   int  // names not in the library, of the trusted successful runs
+	count     map[int]int
+	co        map[pair]int // unordered: stored both ways
+	before    map[pair]int
+	neighbors map[int][]int
+	others    []int32 // the failed and reported runs, by index
+}
+
+func newRunTally() *runTally {
+	return &runTally{sorted: true, count: map[int]int{}, co: map[pair]int{}, before: map[pair]int{}, neighbors: map[int][]int{}}
+}
+
+// add counts run tr, the run numbered at.
+func (tl *runTally) add(tr *Trace, at int, index map[string]int) {
+	if tr.Source != "" || tr.Failed {
+		tl.others = append(tl.others, int32(at))
+		return
+	}
+	for k := 1; k < len(tr.Skills); k++ {
+		tl.sorted = tl.sorted && tr.Skills[k-1] <= tr.Skills[k]
+	}
+	ids, unknown := runIDs(tr, index)
+	tl.unknown += unknown
+	if len(ids) == 0 {
+		return
+	}
+	tl.traces++
+	for p, a := range ids {
+		tl.count[a]++
+		for _, b := range ids[p+1:] {
+			if tl.co[pair{a, b}] == 0 {
+				tl.neighbors[a] = append(tl.neighbors[a], b)
+				tl.neighbors[b] = append(tl.neighbors[b], a)
+			}
+			tl.co[pair{a, b}]++
+			tl.co[pair{b, a}]++
+			tl.before[pair{a, b}]++
+		}
+	}
+}
+
+// runIDs are the known skills of a run, in its order, each once, and how many names it gave
+// that are not in the library.
+func runIDs(tr *Trace, index map[string]int) ([]int, int) {
+	var ids []int
 	unknown := 0
-	sorted := true
+	for _, name := range tr.Skills {
+		id, ok := index[name]
+		if !ok {
+			unknown++
+			continue
+		}
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids, unknown
+}
+
+// stats makes the statistics of the tallied runs, reading the others with run; it takes over
+// the tally's maps.
+func (tl *runTally) stats(index map[string]int, run func(i int) (Trace, error)) (*traceStats, traceRead) {
+	t := &traceStats{count: tl.count, co: tl.co, before: tl.before, neighbors: tl.neighbors,
+		failed: map[pair]float64{}, traces: tl.traces}
+	unknown := tl.unknown
 	var failedRuns [][]int
 	var reported *reports
 	reportedSorted := true
-	for _, tr := range traces {
+	for _, i := range tl.others {
+		tr, err := run(int(i))
+		if err != nil {
+			continue // the state's checksum makes it unlikely; stateRuns checked every record
+		}
 		if tr.Source != "" {
 			// Reported runs never decide whether the trusted runs' order means anything.
 			for k := 1; k < len(tr.Skills) && !tr.Failed; k++ {
 				reportedSorted = reportedSorted && tr.Skills[k-1] <= tr.Skills[k]
 			}
 		}
-		for k := 1; k < len(tr.Skills) && !tr.Failed && tr.Source == ""; k++ {
-			sorted = sorted && tr.Skills[k-1] <= tr.Skills[k]
-		}
-		var ids []int
-		seen := map[int]bool{}
-		for _, name := range tr.Skills {
-			id, ok := index[name]
-			if !ok {
-				unknown++
-				continue
-			}
-			if !seen[id] {
-				seen[id] = true
-				ids = append(ids, id)
-			}
-		}
+		ids, unk := runIDs(&tr, index)
+		unknown += unk
 		if len(ids) == 0 {
 			continue
 		}
@@ -162,27 +233,14 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, traceRead
 			reported.add(tr.Source, ids, tr.Failed)
 			continue
 		}
-		if tr.Failed {
-			failedRuns = append(failedRuns, ids)
-			continue
-		}
-		t.traces++
-		t.runs = append(t.runs, ids)
-		for p, a := range ids {
-			t.count[a]++
-			for _, b := range ids[p+1:] {
-				if t.co[pair{a, b}] == 0 {
-					t.neighbors[a] = append(t.neighbors[a], b)
-					t.neighbors[b] = append(t.neighbors[b], a)
-				}
-				t.co[pair{a, b}]++
-				t.co[pair{b, a}]++
-				t.before[pair{a, b}]++
-			}
-		}
+		failedRuns = append(failedRuns, ids)
 	}
 	trusted := t.traces > 0
+	// The prior is fitted to the trusted runs as they are (trustedCount, trustedCo) and to the
+	// reporters that admit adds to count and co.
+	t.trustedCount, t.trustedCo = t.count, t.co
 	if reported != nil {
+		t.trustedCount, t.trustedCo = maps.Clone(t.count), maps.Clone(t.co)
 		reported.admit(t)
 	}
 	read := traceRead{unknown: unknown}
@@ -198,13 +256,14 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, traceRead
 	// a gateway whose every run happens to sort by name loses the direction until one does not
 	// (RATIONALE.md). Reported runs say so only when no trusted run does.
 	if trusted {
-		t.ordered = !sorted
+		t.ordered = !tl.sorted
 	} else {
 		t.ordered = !reportedSorted
 	}
 	// The prior is fitted to the trusted runs and to each reporter as one run of what counts
 	// of it: one reporter weighs on how far a co-use is trusted as one run does.
 	t.priorA, t.priorB = t.fitPrior()
+	t.trustedCount, t.trustedCo = nil, nil
 	for _, ids := range failedRuns {
 		t.addFailure(ids)
 	}
@@ -288,23 +347,13 @@ func (t *traceStats) fitPrior() (a, b float64) {
 	// hold v in h(u, v) of them (hits) and lack it in the rest, so the tallies are counted per
 	// pair, not per run, member and companion: the same sums, in a small part of the time at
 	// 100,000 runs (whole numbers in float64 add up exactly in any order).
-	tc := map[int]int{}
-	h := map[pair]int{}
-	for _, r := range t.runs {
-		for p, u := range r {
-			tc[u]++
-			for _, v := range r[p+1:] {
-				h[pair{min(u, v), max(u, v)}]++
-			}
-		}
-	}
-	for u, runs := range tc {
+	for u, runs := range t.trustedCount {
 		n := t.count[u] - 1
 		if n < 1 {
 			continue
 		}
 		for _, v := range t.neighbors[u] {
-			co, hits := t.co[pair{u, v}], h[pair{min(u, v), max(u, v)}]
+			co, hits := t.co[pair{u, v}], t.trustedCo[pair{u, v}]
 			if co-1 >= 1 && hits > 0 {
 				tallyOf(cell{co - 1, n}).hit += float64(hits)
 				tallyOf(cell{co - 1, n}).all += float64(hits)

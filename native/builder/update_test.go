@@ -5,8 +5,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"debug/elf"
+	"encoding/binary"
 	"encoding/gob"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -215,6 +217,14 @@ func TestUpdateMatchesBuild(t *testing.T) {
 
 // stateDiff names the first field in which two states differ, "" when none does.
 func stateDiff(a, b *State) string {
+	switch {
+	case !bytes.Equal(a.log.records, b.log.records) || !bytes.Equal(a.log.index, b.log.index):
+		return "runs"
+	case !bytes.Equal(a.tally, b.tally):
+		return "the runs' tally"
+	case !bytes.Equal(a.corpus, b.corpus):
+		return "the memory corpus"
+	}
 	vx, vy := reflect.ValueOf(*a), reflect.ValueOf(*b)
 	for i := range vx.NumField() {
 		if !vx.Type().Field(i).IsExported() {
@@ -276,8 +286,26 @@ func TestUpdateRefuses(t *testing.T) {
 	v2.Version = 2
 	if enc, err := EncodeState(&v2); err != nil {
 		t.Fatal(err)
-	} else if _, err := DecodeState(enc); err == nil || !strings.Contains(err.Error(), "build state version 2, this caskg reads 3") {
+	} else if _, err := DecodeState(enc); err == nil || !strings.Contains(err.Error(), "build state version 2, this caskg reads 4") {
 		t.Errorf("state of version 2: err %v", err)
+	}
+	// A state of version 3, four parts with the runs in gob: refused by its version, with what
+	// to do.
+	var head bytes.Buffer
+	if err := gob.NewEncoder(&head).Encode(struct {
+		Version int
+		Traces  []Trace
+	}{3, runs[:5]}); err != nil {
+		t.Fatal(err)
+	}
+	v3 := []byte(stateMagic)
+	for _, part := range [][]byte{head.Bytes(), nil, nil, nil} {
+		v3 = binary.LittleEndian.AppendUint32(v3, uint32(len(part)))
+		v3 = append(v3, part...)
+	}
+	v3 = binary.LittleEndian.AppendUint32(v3, crc32.Checksum(v3, castagnoli))
+	if _, err := DecodeState(v3); err == nil || !strings.Contains(err.Error(), "build state version 3, this caskg reads 4: rebuild with caskg build --state") {
+		t.Errorf("state of version 3: err %v", err)
 	}
 	// Other options: a full build, said why.
 	opt := st.Options()

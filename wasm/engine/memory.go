@@ -96,13 +96,26 @@ func BuildMemory(runs []PastRun, opt MemoryOptions) (*graphs.Memory, MemoryStats
 
 // memCorpus is runs read once for any number of memories of them: each distinct task text
 // tokenized once into term ids, each run's tool set identified once. FitMemory builds six
-// memories of the same runs (all of them, then each fold's rest) from one corpus.
+// memories of the same runs (all of them, then each fold's rest) from one corpus, and a build
+// state keeps it (MemoryCorpus), so that an update reads only its new runs.
 type memCorpus struct {
 	noTask int
 	vocab  []string  // term id → term, in the order first seen
 	texts  [][]int32 // text id → its term ids in order, repeats kept
 	uniq   [][]int32 // text id → its distinct term ids
 	sets   []corpusSet
+	next   int // the index of the next run: runs are numbered in the order they came
+
+	// What Add needs to place a new run, made on its first call (index).
+	hashes   []uint64 // text id → textHash of the text
+	firstRun []int32  // text id → the first run that asked it
+	strs     []string // text id → the text, when the corpus was read from runs (nil when decoded)
+	reporter []string // reporter id → its name
+	byHash   map[uint64][]int32
+	termID   map[string]int32
+	repID    map[string]int32
+	setID    map[string]int32 // setKey → index in sets
+	unsorted bool             // sets were added since they were last in setKey order
 }
 
 // corpusSet is one tool set (failed runs apart) of a corpus; sets are in setKey order, the
@@ -124,90 +137,155 @@ type corpusTask struct {
 
 func newMemCorpus(runs []PastRun) *memCorpus {
 	c := &memCorpus{}
-	textID := map[string]int32{}
-	termID := map[string]int32{}
-	repID := map[string]int32{}
-	text := func(task string) int32 {
-		id, ok := textID[task]
-		if !ok {
-			id = int32(len(c.texts))
-			textID[task] = id
-			var terms, uniq []int32
-			seen := map[int32]bool{}
-			eachTerm(task, func(t string) {
-				tid, ok := termID[t]
-				if !ok {
-					tid = int32(len(c.vocab))
-					termID[t] = tid
-					c.vocab = append(c.vocab, t)
-				}
-				terms = append(terms, tid)
-				if !seen[tid] {
-					seen[tid] = true
-					uniq = append(uniq, tid)
-				}
-			})
-			c.texts, c.uniq = append(c.texts, terms), append(c.uniq, uniq)
-		}
-		return id
-	}
-	type building struct {
-		set   corpusSet
-		task  map[int32]int  // text id → index in set.tasks
-		rep   map[string]int // reporter → index in set.rep
-		order int
-	}
-	sets := map[string]*building{}
-	var ids []int
 	for i, r := range runs {
-		task := strings.TrimSpace(r.Task)
-		if task == "" || len(r.Skills) == 0 {
-			c.noTask++
-			continue
-		}
-		ids = append(ids[:0], r.Skills...)
-		slices.Sort(ids)
-		ids = slices.Compact(ids)
-		key := setKey(ids, r.Failed)
-		s := sets[key]
-		if s == nil {
-			s = &building{set: corpusSet{skills: slices.Clone(ids), failed: r.Failed}, task: map[int32]int{}, rep: map[string]int{}}
-			sets[key] = s
-		}
-		t := text(task)
-		if r.Reporter != "" {
-			k, ok := s.rep[r.Reporter]
-			if !ok {
-				k = len(s.set.rep)
-				s.rep[r.Reporter] = k
-				who, ok := repID[r.Reporter]
-				if !ok {
-					who = int32(len(repID))
-					repID[r.Reporter] = who
-				}
-				s.set.rep, s.set.repBy = append(s.set.rep, 0), append(s.set.repBy, who)
-			}
-			s.set.rep[k] = t
-			continue
-		}
-		k, ok := s.task[t]
-		if !ok {
-			k = len(s.set.tasks)
-			s.task[t] = k
-			s.set.tasks = append(s.set.tasks, corpusTask{text: t})
-		}
-		s.set.tasks[k].runs = append(s.set.tasks[k].runs, int32(i))
+		c.add(r, i, nil) // texts are compared as strings: no run is read back
 	}
-	keys := make([]string, 0, len(sets))
-	for k := range sets {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	c.sets = make([]corpusSet, len(keys))
-	for i, k := range keys {
-		c.sets[i] = sets[k].set
-	}
+	c.sort()
 	return c
+}
+
+// textHash is FNV-1a of a (trimmed) task text: a text's key in the corpus, checked against the
+// text itself before two runs are taken to share it.
+func textHash(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// index makes the maps add places runs with.
+func (c *memCorpus) index() {
+	if c.termID != nil {
+		return
+	}
+	c.termID = make(map[string]int32, len(c.vocab))
+	for i, t := range c.vocab {
+		c.termID[t] = int32(i)
+	}
+	c.byHash = make(map[uint64][]int32, len(c.hashes))
+	for i, h := range c.hashes {
+		c.byHash[h] = append(c.byHash[h], int32(i))
+	}
+	c.repID = make(map[string]int32, len(c.reporter))
+	for i, r := range c.reporter {
+		c.repID[r] = int32(i)
+	}
+	c.setID = make(map[string]int32, len(c.sets))
+	for i := range c.sets {
+		c.setID[setKey(c.sets[i].skills, c.sets[i].failed)] = int32(i)
+	}
+}
+
+// add reads run r, the run numbered at (at least every earlier run's number). taskOf returns
+// the task text of an earlier run, to tell two texts of one hash apart when the corpus holds no
+// texts (it was decoded); with the texts at hand it is not called.
+func (c *memCorpus) add(r PastRun, at int, taskOf func(run int) (string, error)) error {
+	c.index()
+	c.next = max(c.next, at+1)
+	task := strings.TrimSpace(r.Task)
+	if task == "" || len(r.Skills) == 0 {
+		c.noTask++
+		return nil
+	}
+	h := textHash(task)
+	t := int32(-1)
+	for _, id := range c.byHash[h] {
+		var same bool
+		if c.strs != nil {
+			same = c.strs[id] == task
+		} else if taskOf != nil {
+			old, err := taskOf(int(c.firstRun[id]))
+			if err != nil {
+				return err
+			}
+			same = strings.TrimSpace(old) == task
+		}
+		if same {
+			t = id
+			break
+		}
+	}
+	if t < 0 {
+		t = int32(len(c.texts))
+		c.byHash[h] = append(c.byHash[h], t)
+		c.hashes, c.firstRun = append(c.hashes, h), append(c.firstRun, int32(at))
+		if c.strs != nil || len(c.texts) == 0 {
+			c.strs = append(c.strs, task)
+		}
+		var terms, uniq []int32
+		seen := map[int32]bool{}
+		eachTerm(task, func(w string) {
+			tid, ok := c.termID[w]
+			if !ok {
+				tid = int32(len(c.vocab))
+				c.termID[w] = tid
+				c.vocab = append(c.vocab, w)
+			}
+			terms = append(terms, tid)
+			if !seen[tid] {
+				seen[tid] = true
+				uniq = append(uniq, tid)
+			}
+		})
+		c.texts, c.uniq = append(c.texts, terms), append(c.uniq, uniq)
+	}
+	ids := slices.Clone(r.Skills)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	key := setKey(ids, r.Failed)
+	k, ok := c.setID[key]
+	if !ok {
+		k = int32(len(c.sets))
+		c.setID[key] = k
+		c.sets = append(c.sets, corpusSet{skills: ids, failed: r.Failed})
+		c.unsorted = true
+	}
+	s := &c.sets[k]
+	if r.Reporter != "" {
+		who, ok := c.repID[r.Reporter]
+		if !ok {
+			who = int32(len(c.reporter))
+			c.repID[r.Reporter] = who
+			c.reporter = append(c.reporter, r.Reporter)
+		}
+		if x := slices.Index(s.repBy, who); x >= 0 {
+			s.rep[x] = t
+		} else {
+			s.rep, s.repBy = append(s.rep, t), append(s.repBy, who)
+		}
+		return nil
+	}
+	for x := range s.tasks {
+		if s.tasks[x].text == t {
+			s.tasks[x].runs = append(s.tasks[x].runs, int32(at))
+			return nil
+		}
+	}
+	s.tasks = append(s.tasks, corpusTask{text: t, runs: []int32{int32(at)}})
+	return nil
+}
+
+// sort puts the sets in setKey order, the order of the memory's documents.
+func (c *memCorpus) sort() {
+	if !c.unsorted {
+		return
+	}
+	keys := make([]string, len(c.sets))
+	order := make([]int, len(c.sets))
+	for i := range c.sets {
+		keys[i], order[i] = setKey(c.sets[i].skills, c.sets[i].failed), i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
+	sets := make([]corpusSet, len(c.sets))
+	for i, k := range order {
+		sets[i] = c.sets[k]
+		if c.setID != nil {
+			c.setID[keys[k]] = int32(i)
+		}
+	}
+	c.sets, c.unsorted = sets, false
 }
 
 // build makes the memory of the corpus's runs but those out marks (trusted runs only; nil: none
@@ -645,69 +723,100 @@ func (m *memVotes) voters() []vote {
 	return m.list
 }
 
-// FitMemory makes the memory of past tasks of runs (BuildMemory) for g, an artifact without
-// one, and calibrates its fusion weight on held-out runs, as the edges are calibrated on probes:
-// at most memHeldOut trusted successful runs with a task, in memFolds folds, are each asked of
-// g's engine and of a memory of the runs outside their fold, and the weight of memWeights under
-// which the most of them find their whole tool set in the first 10 wins (the smallest on a tie,
-// so memory speaks only where it helps). Where past tasks recur in other words that is a high
-// weight; where they do not, 0: the memory is kept, and silent. Reported runs are never held out,
-// so a reporter cannot steer the weight.
+// FitMemory makes the memory of past tasks of the corpus's runs (BuildMemory) for g, an artifact
+// without one, and calibrates its fusion weight on held-out runs, as the edges are calibrated on
+// probes: at most memHeldOut trusted successful runs with a task, in memFolds folds, are each
+// asked of g's engine and of a memory of the runs outside their fold, and the weight of
+// memWeights under which the most of them find their whole tool set in the first 10 wins (the
+// smallest on a tie, so memory speaks only where it helps). Where past tasks recur in other words
+// that is a high weight; where they do not, 0: the memory is kept, and silent. Reported runs are
+// never held out, so a reporter cannot steer the weight. taskOf returns the task text of run i
+// (as MemoryCorpus.Add numbered it), which a held-out run is asked with.
 //
 // g is art without a memory, decoded: the graph whose answers the memory's votes are added to.
-func FitMemory(art *graphs.Artifact, g *graphs.Graph, runs []PastRun, opt MemoryOptions) (*graphs.Memory, MemoryStats, error) {
+func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, taskOf func(run int) (string, error), opt MemoryOptions) (*graphs.Memory, MemoryStats, error) {
 	opt = opt.orDefaults()
-	corpus := newMemCorpus(runs)
-	m, st := corpus.build(opt, nil)
+	c := &corpus.c
+	c.sort()
+	m, st := c.build(opt, nil)
 	if m == nil {
 		return nil, st, nil
 	}
-	// Each fold's memory is read from an artifact of the library alone, as a host reads one.
-	bare := graphs.Artifact{Skills: art.Skills, Lexicon: art.Lexicon}
-	var cand []int
-	for i, r := range runs {
-		if r.Reporter == "" && !r.Failed && len(r.Skills) > 0 && strings.TrimSpace(r.Task) != "" {
-			cand = append(cand, i)
+	// The candidates to hold out, in the order of the runs: the trusted runs of successful sets.
+	var cand []int32
+	setOf := map[int32]int{} // held-out run → its set
+	for i := range c.sets {
+		if c.sets[i].failed {
+			continue
+		}
+		for _, t := range c.sets[i].tasks {
+			cand = append(cand, t.runs...)
 		}
 	}
+	slices.Sort(cand)
 	step := max(1, (len(cand)+memHeldOut-1)/memHeldOut)
-	var held []int
+	var held []int32
 	for k := 0; k < len(cand); k += step {
 		held = append(held, cand[k])
+		setOf[cand[k]] = -1
 	}
-	e := New(g)
+	for i := range c.sets {
+		if c.sets[i].failed {
+			continue
+		}
+		for _, t := range c.sets[i].tasks {
+			for _, r := range t.runs {
+				if _, ok := setOf[r]; ok {
+					setOf[r] = i
+				}
+			}
+		}
+	}
+	runs := make([]PastRun, len(held))
+	for k, r := range held {
+		task, err := taskOf(int(r))
+		if err != nil {
+			return nil, st, err
+		}
+		runs[k] = PastRun{Task: task, Skills: c.sets[setOf[r]].skills}
+	}
+	// The folds' memories, two at a time: each is as large as the memory of every run.
+	idx := make([]*recallIndex, memFolds)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, min(runtime.GOMAXPROCS(0), memFolds)))
+	for f := range memFolds {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out := make([]bool, c.next)
+			for k := f; k < len(held); k += memFolds {
+				out[held[k]] = true
+			}
+			if fm, _ := c.build(opt, out); fm != nil {
+				idx[f] = recallIndexOf(fm)
+			}
+		}()
+	}
+	wg.Wait()
 	type ask struct {
 		idx *recallIndex
 		run int
 	}
 	var asks []ask
-	out := make([]bool, len(runs))
 	for f := range memFolds {
-		clear(out)
-		var fold []int
-		for k := f; k < len(held); k += memFolds {
-			fold = append(fold, held[k])
-			out[held[k]] = true
-		}
-		fm, _ := corpus.build(opt, out)
-		if fm == nil {
+		if idx[f] == nil {
 			continue
 		}
-		bare.Memory = fm
-		fg, err := decoded(&bare)
-		if err != nil {
-			return nil, st, err
-		}
-		idx := memoryOf(fg)
-		for _, i := range fold {
-			asks = append(asks, ask{idx, i})
+		for k := f; k < len(held); k += memFolds {
+			asks = append(asks, ask{idx[f], k})
 		}
 	}
+	e := New(g)
 	// The held-out runs are asked on every core: each worker adds up hits of its own, and the
 	// sums do not depend on which worker asked what.
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(asks)/32))
 	tallies := make([][]int, workers)
-	var wg sync.WaitGroup
 	for w := range workers {
 		tallies[w] = make([]int, len(memWeights))
 		wg.Add(1)
@@ -736,13 +845,46 @@ func FitMemory(art *graphs.Artifact, g *graphs.Graph, runs []PastRun, opt Memory
 	return m, st, nil
 }
 
-// decoded is a encoded and decoded again.
-func decoded(a *graphs.Artifact) (*graphs.Graph, error) {
-	data, err := graphs.Encode(a)
-	if err != nil {
-		return nil, err
+// recallIndexOf is memoryOf of an artifact whose memory is m, without encoding one: the same
+// values, from the same float32 fields the artifact would hold.
+func recallIndexOf(m *graphs.Memory) *recallIndex {
+	nd, nt := len(m.Docs), len(m.Terms)
+	if nd == 0 {
+		return nil
 	}
-	return graphs.Decode(data)
+	r := &recallIndex{weight: float64(m.Weight), depth: m.Depth, terms: m.Terms,
+		off: make([]int32, nt+1), runs: make([]int32, nd), failed: make([]bool, nd), soff: make([]int32, nd+1)}
+	norm := make([]float64, nd)
+	k1, b, avg := float64(m.K1), float64(m.B), max(float64(m.AvgDL), 1e-9)
+	total := 0
+	for d := range m.Docs {
+		total += len(m.Docs[d].Skills)
+	}
+	r.skills = make([]int32, 0, total)
+	for d, doc := range m.Docs {
+		norm[d] = k1 * (1 - b + b*float64(doc.Len)/avg)
+		r.runs[d], r.failed[d] = int32(doc.Runs), doc.Failed
+		for _, id := range doc.Skills {
+			r.skills = append(r.skills, int32(id))
+		}
+		r.soff[d+1] = int32(len(r.skills))
+	}
+	np := 0
+	for _, ps := range m.Postings {
+		np += len(ps)
+	}
+	r.doc, r.imp = make([]int32, 0, np), make([]float64, 0, np)
+	for t, ps := range m.Postings {
+		r.off[t+1] = r.off[t] + int32(len(ps))
+		df := float64(len(ps))
+		idf := math.Log(1 + (float64(nd)-df+0.5)/(df+0.5))
+		for _, p := range ps {
+			tf := float64(p.TF)
+			r.doc = append(r.doc, int32(p.Doc))
+			r.imp = append(r.imp, idf*tf*(k1+1)/(tf+norm[p.Doc]))
+		}
+	}
+	return r
 }
 
 // calibrate adds to hits[w], for each weight w of memWeights, whether run r's whole tool set is
