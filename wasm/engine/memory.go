@@ -291,159 +291,245 @@ func (c *memCorpus) sort() {
 // build makes the memory of the corpus's runs but those out marks (trusted runs only; nil: none
 // left out), as BuildMemory says.
 func (c *memCorpus) build(opt MemoryOptions, out []bool) (*graphs.Memory, MemoryStats) {
-	st := MemoryStats{NoTask: c.noTask}
-	type keptTask struct {
-		text int32
-		runs int
-		last int32
+	m, st, _ := c.buildAll(opt, out, false)
+	return m, st
+}
+
+// keptTask is a task text a document keeps: the text, its runs and the newest of them.
+type keptTask struct {
+	text int32
+	runs int
+	last int32
+}
+
+// memDocBuild is a tool set's document as build chose it: the tasks it keeps (newest first),
+// whether its reporters are admitted, and its runs.
+type memDocBuild struct {
+	set   int32
+	tasks []keptTask
+	rep   bool
+	runs  int
+}
+
+// memBuild is what a build of every run decided, which a fold's memory (fold) starts from: the
+// documents, how many of them keep each text, the privacy rule's tallies, and each document's
+// term frequencies (tfOff[d]..tfOff[d+1] in tfTerm and tfVal; an empty span for a document left
+// out of the memory).
+type memBuild struct {
+	docs     []memDocBuild
+	docOf    []int32 // per set, its document, -1 for none
+	refs     []int32 // per text, the documents that keep it
+	texts    []int32 // per term, the kept texts that hold it
+	reps     []int32 // per term, the admitted reporters that used it
+	keep     []bool
+	tfOff    []int32
+	tfTerm   []int32
+	tfVal    []float32
+	memDocOf []int32 // per document, its index in the memory, -1 when left out
+}
+
+// choose is set s's document without the runs out marks: its kept tasks, whether its
+// reporters are admitted, its runs and the runs the cap left out; ok false when no run of the
+// set is left. cand is scratch space.
+func (c *memCorpus) choose(opt MemoryOptions, i int, out []bool, cand []keptTask) (d memDocBuild, capped, unagreed int, ok bool, _ []keptTask) {
+	s := &c.sets[i]
+	cand = cand[:0]
+	for _, t := range s.tasks {
+		n, last := len(t.runs), int32(-1)
+		for k := len(t.runs) - 1; k >= 0; k-- {
+			if out != nil && out[t.runs[k]] {
+				n--
+			} else if last < 0 {
+				last = t.runs[k]
+			}
+		}
+		if n > 0 {
+			cand = append(cand, keptTask{t.text, n, last})
+		}
 	}
-	type doc struct {
-		set   *corpusSet
-		tasks []keptTask // newest first
-		rep   bool       // its reporters are admitted
-		runs  int
+	if len(cand) == 0 && len(s.rep) == 0 {
+		return d, 0, 0, false, cand // no run of the set is in this memory
 	}
-	var docs []doc
-	textKept := make([]bool, len(c.texts))
-	var cand []keptTask
-	for i := range c.sets {
-		s := &c.sets[i]
-		cand = cand[:0]
-		for _, t := range s.tasks {
-			n, last := len(t.runs), int32(-1)
-			for k := len(t.runs) - 1; k >= 0; k-- {
-				if out != nil && out[t.runs[k]] {
-					n--
-				} else if last < 0 {
-					last = t.runs[k]
+	slices.SortFunc(cand, func(a, b keptTask) int { return int(b.last - a.last) })
+	d.set = int32(i)
+	for j, t := range cand {
+		if j >= opt.PerSet {
+			capped += t.runs
+			continue
+		}
+		d.tasks = append(d.tasks, t)
+		d.runs += t.runs
+	}
+	if len(s.rep) >= opt.MinReporters {
+		d.rep = true
+		d.runs += len(s.rep)
+	} else {
+		unagreed += len(s.rep)
+	}
+	return d, capped, unagreed, true, cand
+}
+
+// docTF appends the term frequencies of document d under keep to terms and vals (tf is
+// scratch space, zero on return).
+func (c *memCorpus) docTF(d *memDocBuild, keep []bool, tf []float32, terms []int32, vals []float32) ([]int32, []float32) {
+	from := len(terms)
+	add := func(term int32) {
+		if tf[term] == 0 {
+			terms = append(terms, term)
+		}
+		tf[term]++
+	}
+	for _, t := range d.tasks {
+		for _, term := range c.texts[t.text] {
+			if keep[term] {
+				add(term)
+			}
+		}
+	}
+	if d.rep {
+		for _, t := range c.sets[d.set].rep {
+			for _, term := range c.uniq[t] {
+				if keep[term] {
+					add(term) // a reporter's task counts a term once
 				}
 			}
-			if n > 0 {
-				cand = append(cand, keptTask{t.text, n, last})
-			}
 		}
-		if len(cand) == 0 && len(s.rep) == 0 {
-			continue // no run of the set is in this memory
+	}
+	for _, term := range terms[from:] {
+		vals = append(vals, tf[term])
+		tf[term] = 0
+	}
+	return terms, vals
+}
+
+// buildAll is build, and with record what fold starts from.
+func (c *memCorpus) buildAll(opt MemoryOptions, out []bool, record bool) (*graphs.Memory, MemoryStats, *memBuild) {
+	st := MemoryStats{NoTask: c.noTask}
+	mb := &memBuild{docOf: make([]int32, len(c.sets)), refs: make([]int32, len(c.texts))}
+	var cand []keptTask
+	for i := range c.sets {
+		mb.docOf[i] = -1
+		d, capped, unagreed, ok, scratch := c.choose(opt, i, out, cand)
+		cand = scratch
+		st.Capped += capped
+		st.Unagreed += unagreed
+		if !ok {
+			continue
 		}
-		slices.SortFunc(cand, func(a, b keptTask) int { return int(b.last - a.last) })
-		d := doc{set: s}
-		for j, t := range cand {
-			if j >= opt.PerSet {
-				st.Capped += t.runs
-				continue
-			}
-			d.tasks = append(d.tasks, t)
-			d.runs += t.runs
-			textKept[t.text] = true
+		for _, t := range d.tasks {
+			mb.refs[t.text]++
 		}
-		if len(s.rep) >= opt.MinReporters {
-			d.rep = true
-			d.runs += len(s.rep)
-		} else {
-			st.Unagreed += len(s.rep)
-		}
-		docs = append(docs, d)
+		mb.docOf[i] = int32(len(mb.docs))
+		mb.docs = append(mb.docs, d)
 	}
 
 	// The privacy rule's tally: distinct trusted texts and distinct reporters per term.
 	nt := len(c.vocab)
-	texts := make([]int32, nt)
+	mb.texts = make([]int32, nt)
 	seen := make([]bool, nt) // the term is in a kept text or an admitted reporter's task
-	for t, kept := range textKept {
-		if kept {
+	for t, refs := range mb.refs {
+		if refs > 0 {
 			for _, term := range c.uniq[t] {
-				texts[term]++
+				mb.texts[term]++
 				seen[term] = true
 			}
 		}
 	}
-	reps := make([]int32, nt)
+	mb.reps = make([]int32, nt)
 	type termRep struct{ term, rep int32 }
 	var repSeen map[termRep]bool
-	for _, d := range docs {
+	for _, d := range mb.docs {
 		if !d.rep {
 			continue
 		}
 		if repSeen == nil {
 			repSeen = map[termRep]bool{}
 		}
-		for k, t := range d.set.rep {
+		s := &c.sets[d.set]
+		for k, t := range s.rep {
 			for _, term := range c.uniq[t] {
 				seen[term] = true
-				if key := (termRep{term, d.set.repBy[k]}); !repSeen[key] {
+				if key := (termRep{term, s.repBy[k]}); !repSeen[key] {
 					repSeen[key] = true
-					reps[term]++
+					mb.reps[term]++
 				}
 			}
 		}
 	}
-	keep := make([]bool, nt)
+	mb.keep = make([]bool, nt)
 	all := 0
 	for term := range nt {
 		if !seen[term] {
 			continue
 		}
 		all++
-		n := int(texts[term])
-		if r := int(reps[term]); r >= opt.MinReporters {
-			n += r
-		}
-		if n >= opt.MinRuns {
-			keep[term] = true
+		if mb.kept(opt, term) {
+			mb.keep[term] = true
 			st.TermsKept++
 		}
 	}
 	st.TermsDropped = all - st.TermsKept
 
+	tf := make([]float32, nt)
+	mb.tfOff = make([]int32, 1, len(mb.docs)+1)
+	for k := range mb.docs {
+		mb.tfTerm, mb.tfVal = c.docTF(&mb.docs[k], mb.keep, tf, mb.tfTerm, mb.tfVal)
+		mb.tfOff = append(mb.tfOff, int32(len(mb.tfTerm)))
+	}
+	m := mb.assemble(c, nt, func(k int) ([]int32, []float32) {
+		return mb.tfTerm[mb.tfOff[k]:mb.tfOff[k+1]], mb.tfVal[mb.tfOff[k]:mb.tfOff[k+1]]
+	})
+	if m == nil {
+		return nil, st, nil
+	}
+	st.Runs, st.Sets = m.Runs, len(m.Docs)
+	if !record {
+		mb = nil
+	}
+	return m, st, mb
+}
+
+// kept reports whether term passes the privacy rule under the tallies of mb.
+func (mb *memBuild) kept(opt MemoryOptions, term int) bool {
+	n := int(mb.texts[term])
+	if r := int(mb.reps[term]); r >= opt.MinReporters {
+		n += r
+	}
+	return n >= opt.MinRuns
+}
+
+// assemble makes the memory of mb's documents, document k with the term frequencies tfOf(k)
+// (none: left out), and records which document became which; nil without any.
+func (mb *memBuild) assemble(c *memCorpus, nt int, tfOf func(k int) ([]int32, []float32)) *graphs.Memory {
 	m := &graphs.Memory{K1: 1.2, B: 0.75, Depth: memDepth}
 	post := make([][]graphs.Posting, nt)
-	tf := make([]float32, nt)
-	var touched []int32
 	var total float64
-	for _, d := range docs {
-		touched = touched[:0]
-		add := func(term int32) {
-			if tf[term] == 0 {
-				touched = append(touched, term)
-			}
-			tf[term]++
-		}
-		for _, t := range d.tasks {
-			for _, term := range c.texts[t.text] {
-				if keep[term] {
-					add(term)
-				}
-			}
-		}
-		if d.rep {
-			for _, t := range d.set.rep {
-				for _, term := range c.uniq[t] {
-					if keep[term] {
-						add(term) // a reporter's task counts a term once
-					}
-				}
-			}
-		}
-		if len(touched) == 0 || d.runs == 0 {
+	mb.memDocOf = make([]int32, len(mb.docs))
+	for k := range mb.docs {
+		mb.memDocOf[k] = -1
+		d := &mb.docs[k]
+		terms, vals := tfOf(k)
+		if len(terms) == 0 || d.runs == 0 {
 			continue
 		}
 		doc := uint32(len(m.Docs))
+		mb.memDocOf[k] = int32(doc)
 		var length float32 // a sum of whole numbers: exact, in any order
-		for _, term := range touched {
-			post[term] = append(post[term], graphs.Posting{Doc: doc, TF: tf[term]})
-			length += tf[term]
-			tf[term] = 0
+		for x, term := range terms {
+			post[term] = append(post[term], graphs.Posting{Doc: doc, TF: vals[x]})
+			length += vals[x]
 		}
-		ids := make([]uint32, len(d.set.skills))
-		for i, id := range d.set.skills {
+		set := &c.sets[d.set]
+		ids := make([]uint32, len(set.skills))
+		for i, id := range set.skills {
 			ids[i] = uint32(id)
 		}
-		m.Docs = append(m.Docs, graphs.MemoryDoc{Len: length, Runs: d.runs, Failed: d.set.failed, Skills: ids})
+		m.Docs = append(m.Docs, graphs.MemoryDoc{Len: length, Runs: d.runs, Failed: set.failed, Skills: ids})
 		m.Runs += d.runs
 		total += float64(length)
 	}
 	if len(m.Docs) == 0 {
-		return nil, st
+		return nil
 	}
 	m.AvgDL = float32(total / float64(len(m.Docs)))
 	var terms []int32
@@ -458,8 +544,121 @@ func (c *memCorpus) build(opt MemoryOptions, out []bool) (*graphs.Memory, Memory
 	for i, term := range terms {
 		m.Terms[i], m.Postings[i] = c.vocab[term], post[term] // documents were added in ascending order
 	}
-	st.Runs, st.Sets = m.Runs, len(m.Docs)
-	return m, st
+	return m
+}
+
+// fold makes the memory build(opt, out) makes, from main, the record of the build of every
+// run, when out marks only trusted runs of the sets affected: only their documents, and those
+// holding a term whose privacy rule the left-out runs change, are made again. A term that the
+// rule would admit only without the left-out runs (the cap letting an older task in) sends it
+// back to build.
+func (c *memCorpus) fold(opt MemoryOptions, main *memBuild, out []bool, affected []int32) (*graphs.Memory, bool) {
+	nt := len(c.vocab)
+	docs := slices.Clone(main.docs)
+	docOf := main.docOf
+	changed := map[int32]bool{}
+	refs := map[int32]int32{} // texts whose count of keeping documents changed: the count now
+	ref := func(t int32) int32 {
+		if r, ok := refs[t]; ok {
+			return r
+		}
+		return main.refs[t]
+	}
+	var cand []keptTask
+	for _, i := range affected {
+		k := docOf[i]
+		if k < 0 {
+			return nil, false // not a set with a left-out run: it had a document
+		}
+		for _, t := range main.docs[k].tasks {
+			refs[t.text] = ref(t.text) - 1
+		}
+		d, _, _, ok, scratch := c.choose(opt, int(i), out, cand)
+		cand = scratch
+		if !ok {
+			d = memDocBuild{set: i}
+		}
+		for _, t := range d.tasks {
+			refs[t.text] = ref(t.text) + 1
+		}
+		docs[k] = d
+		changed[k] = true
+	}
+	// The tallies of the terms of texts kept or dropped anew.
+	texts := map[int32]int32{}
+	for t, r := range refs {
+		was, now := main.refs[t] > 0, r > 0
+		if was == now {
+			continue
+		}
+		for _, term := range c.uniq[t] {
+			n, ok := texts[term]
+			if !ok {
+				n = main.texts[term]
+			}
+			if now {
+				n++
+			} else {
+				n--
+			}
+			texts[term] = n
+		}
+	}
+	keep := main.keep
+	var flipped []int32
+	for term, n := range texts {
+		m := int(n)
+		if r := int(main.reps[term]); r >= opt.MinReporters {
+			m += r
+		}
+		if now := m >= opt.MinRuns; now != main.keep[term] {
+			if now {
+				return nil, false // a term kept only without the left-out runs: build it whole
+			}
+			flipped = append(flipped, term)
+		}
+	}
+	if len(flipped) > 0 {
+		keep = slices.Clone(main.keep)
+		for _, term := range flipped {
+			keep[term] = false
+		}
+	}
+	// The documents that hold a term no longer kept: every document of its postings.
+	if len(flipped) > 0 {
+		drop := make([]bool, nt)
+		for _, term := range flipped {
+			drop[term] = true
+		}
+		for k := range main.docs {
+			if changed[int32(k)] {
+				continue
+			}
+			for _, term := range main.tfTerm[main.tfOff[k]:main.tfOff[k+1]] {
+				if drop[term] {
+					changed[int32(k)] = true
+					break
+				}
+			}
+		}
+	}
+	tf := make([]float32, nt)
+	type span struct {
+		terms []int32
+		vals  []float32
+	}
+	again := make(map[int32]span, len(changed))
+	for k := range changed {
+		terms, vals := c.docTF(&docs[k], keep, tf, nil, nil)
+		again[k] = span{terms, vals}
+	}
+	mb := &memBuild{docs: docs}
+	return mb.assemble(c, nt, func(k int) ([]int32, []float32) {
+		if s, ok := again[int32(k)]; ok {
+			return s.terms, s.vals
+		}
+		return main.tfTerm[main.tfOff[k]:main.tfOff[k+1]], main.tfVal[main.tfOff[k]:main.tfOff[k+1]]
+	}), true
 }
 
 // setKey identifies a tool set (ascending ids) and whether its runs failed.
@@ -738,7 +937,7 @@ func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, task
 	opt = opt.orDefaults()
 	c := &corpus.c
 	c.sort()
-	m, st := c.build(opt, nil)
+	m, st, main := c.buildAll(opt, nil, true)
 	if m == nil {
 		return nil, st, nil
 	}
@@ -790,10 +989,17 @@ func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, task
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			out := make([]bool, c.next)
+			var affected []int32
 			for k := f; k < len(held); k += memFolds {
 				out[held[k]] = true
+				affected = append(affected, int32(setOf[held[k]]))
 			}
-			if fm, _ := c.build(opt, out); fm != nil {
+			slices.Sort(affected)
+			fm, ok := c.fold(opt, main, out, slices.Compact(affected))
+			if !ok {
+				fm, _ = c.build(opt, out)
+			}
+			if fm != nil {
 				idx[f] = recallIndexOf(fm)
 			}
 		}()

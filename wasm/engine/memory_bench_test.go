@@ -314,6 +314,63 @@ func TestMemoryFolds(t *testing.T) {
 	}
 }
 
+// TestMemoryFoldPatch: a fold's memory made from the build of every run (memCorpus.fold) is the
+// memory build makes without the fold's runs, with caps, reporters and thresholds; and the patch
+// does not give up on every fold.
+func TestMemoryFoldPatch(t *testing.T) {
+	patched := 0
+	for _, tc := range []struct {
+		name string
+		seed uint64
+		opt  MemoryOptions
+	}{
+		{"defaults", 1, MemoryOptions{}},
+		{"small cap", 2, MemoryOptions{PerSet: 2}},
+		{"cap 1, min runs 2", 3, MemoryOptions{PerSet: 1, MinRuns: 2}},
+		{"min runs 6", 4, MemoryOptions{MinRuns: 6}},
+		{"one reporter agrees", 5, MemoryOptions{MinReporters: 1, PerSet: 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := tc.opt.orDefaults()
+			runs := memoryRuns(1200, 50, 30, tc.seed)
+			c := newMemCorpus(runs)
+			_, _, main := c.buildAll(opt, nil, true)
+			setOf := map[int]int{}
+			for i := range c.sets {
+				for _, task := range c.sets[i].tasks {
+					for _, r := range task.runs {
+						setOf[int(r)] = i
+					}
+				}
+			}
+			for f, every := range []int{3, 7, 11, 29, 97, 300} {
+				out := make([]bool, len(runs))
+				var affected []int32
+				for r := f; r < len(runs); r += every {
+					if i, ok := setOf[r]; ok {
+						out[r] = true
+						affected = append(affected, int32(i))
+					}
+				}
+				slices.Sort(affected)
+				got, ok := c.fold(opt, main, out, slices.Compact(affected))
+				if !ok {
+					continue
+				}
+				patched++
+				want, _ := c.build(opt, out)
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("every %d: the patched fold differs from its build (-build +patched):\n%s", every, diff)
+				}
+			}
+		})
+	}
+	t.Logf("%d of 30 folds patched", patched)
+	if patched < 10 {
+		t.Errorf("%d of 30 folds patched, want most", patched)
+	}
+}
+
 // memoryEngine is an engine over skills skills whose memory holds n runs of memoryRuns over
 // flows workflows, with the fusion weight 1, and the task texts of other runs of the same
 // workflows to query it with.
