@@ -424,16 +424,18 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 
 	t = time.Now()
 	art := &graphs.Artifact{Params: b.params()}
-	docs := make([]engine.Doc, len(skills))
-	for i, s := range skills {
+	for _, s := range skills {
 		art.Skills = append(art.Skills, graphs.Skill{Name: s.Name, Description: s.Description,
 			Source: s.Source, Body: engine.HeadRunes(s.Body, opt.BodyHead)})
-		docs[i] = aliasDoc(defaultAliases, engine.Doc{Name: s.Name, Description: s.Description, Tags: s.Tags, Schema: s.SchemaText, Body: s.Body})
 	}
 	art.Edges = edges
 	if prev != nil && prev.lexicon != nil {
 		art.Lexicon = *prev.lexicon // a function of the library alone, which is the earlier build's
 	} else {
+		docs := make([]engine.Doc, len(skills))
+		for i, s := range skills {
+			docs[i] = aliasDoc(defaultAliases, engine.Doc{Name: s.Name, Description: s.Description, Tags: s.Tags, Schema: s.SchemaText, Body: s.Body})
+		}
 		art.Lexicon = engine.BuildLexicon(docs)
 	}
 	art.Vectors, art.Encoder = b.vectors, b.encoder

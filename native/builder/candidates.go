@@ -357,12 +357,12 @@ func (b *builder) completeCandidates(out []edgeCandidate) []edgeCandidate {
 	}
 	have := make(map[pair]bool, len(out))
 	for _, c := range out {
-		have[pair{c.Source, c.Target}] = true
+		have[pk(c.Source, c.Target)] = true
 	}
 	for i := range b.skills {
 		for _, j := range b.traces.neighbors[i] {
-			if !have[pair{i, j}] {
-				have[pair{i, j}] = true
+			if !have[pk(i, j)] {
+				have[pk(i, j)] = true
 				out = append(out, b.candidate(i, j, b.score(i, j)))
 			}
 		}

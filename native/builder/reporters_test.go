@@ -117,16 +117,16 @@ func TestReportedStats(t *testing.T) {
 			if tt.nilStats {
 				t.Fatalf("statistics from one reporter: co %v, count %v", ts.co, ts.count)
 			}
-			if got := ts.co[pair{0, 1}]; got != tt.coAB || ts.co[pair{1, 0}] != got {
-				t.Errorf("co(a, b) = %d / %d, want %d", got, ts.co[pair{1, 0}], tt.coAB)
+			if got := ts.co[pk(0, 1)]; got != tt.coAB || ts.co[pk(1, 0)] != got {
+				t.Errorf("co(a, b) = %d / %d, want %d", got, ts.co[pk(1, 0)], tt.coAB)
 			}
 			if got := ts.count[1]; got != tt.countB {
 				t.Errorf("count(b) = %d, want %d", got, tt.countB)
 			}
-			if got := ts.before[pair{0, 1}]; got != tt.beforeAB {
+			if got := ts.before[pk(0, 1)]; got != tt.beforeAB {
 				t.Errorf("before(a, b) = %d, want %d", got, tt.beforeAB)
 			}
-			if got := ts.failed[pair{0, 1}]; got != tt.failedAB {
+			if got := ts.failed[pk(0, 1)]; got != tt.failedAB {
 				t.Errorf("failure weight on a → b = %v, want %v", got, tt.failedAB)
 			}
 			if tt.priorFixed {
@@ -205,8 +205,8 @@ func TestReportedPrior(t *testing.T) {
 		forged = append(forged, Trace{ID: fmt.Sprint("f", k), Skills: []string{"a", "d"}, Source: "token:mallory"})
 	}
 	ft, _ := newTraceStats(append(slices.Clone(trusted), forged...), index)
-	if ft.priorA != tt.priorA || ft.priorB != tt.priorB || ft.co[pair{0, 3}] != 0 {
-		t.Errorf("one reporter moved the prior to Beta(%g, %g) from Beta(%g, %g), co(a, d) %d", ft.priorA, ft.priorB, tt.priorA, tt.priorB, ft.co[pair{0, 3}])
+	if ft.priorA != tt.priorA || ft.priorB != tt.priorB || ft.co[pk(0, 3)] != 0 {
+		t.Errorf("one reporter moved the prior to Beta(%g, %g) from Beta(%g, %g), co(a, d) %d", ft.priorA, ft.priorB, tt.priorA, tt.priorB, ft.co[pk(0, 3)])
 	}
 }
 

@@ -88,7 +88,7 @@ func ParseTrace(data []byte) (Trace, error) {
 	return Trace{ID: string(bytes.Trim(raw.ID, `"`)), Skills: raw.Skills, Failed: failed, Source: raw.Source, Task: raw.Task}, nil
 }
 
-type pair struct{ i, j int }
+type pair struct{ i, j int32 }
 
 // traceStats counts, over the successful runs, how often each skill ran, how often two ran
 // together and how often one ran before the other; and, over the failed runs, the companions a
@@ -172,13 +172,13 @@ func (tl *runTally) add(tr *Trace, at int, index map[string]int) {
 	for p, a := range ids {
 		tl.count[a]++
 		for _, b := range ids[p+1:] {
-			if tl.co[pair{a, b}] == 0 {
+			if tl.co[pk(a, b)] == 0 {
 				tl.neighbors[a] = append(tl.neighbors[a], b)
 				tl.neighbors[b] = append(tl.neighbors[b], a)
 			}
-			tl.co[pair{a, b}]++
-			tl.co[pair{b, a}]++
-			tl.before[pair{a, b}]++
+			tl.co[pk(a, b)]++
+			tl.co[pk(b, a)]++
+			tl.before[pk(a, b)]++
 		}
 	}
 }
@@ -300,7 +300,7 @@ func (t *traceStats) shareFailure(ids []int, into map[pair]float64) {
 			}
 		}
 		for _, i := range missing {
-			into[pair{i, j}] += 1 / float64(len(missing))
+			into[pk(i, j)] += 1 / float64(len(missing))
 		}
 	}
 }
@@ -353,7 +353,7 @@ func (t *traceStats) fitPrior() (a, b float64) {
 			continue
 		}
 		for _, v := range t.neighbors[u] {
-			co, hits := t.co[pair{u, v}], t.trustedCo[pair{u, v}]
+			co, hits := t.co[pk(u, v)], t.trustedCo[pk(u, v)]
 			if co-1 >= 1 && hits > 0 {
 				tallyOf(cell{co - 1, n}).hit += float64(hits)
 				tallyOf(cell{co - 1, n}).all += float64(hits)
@@ -371,11 +371,11 @@ func (t *traceStats) fitPrior() (a, b float64) {
 				continue
 			}
 			for _, v := range t.neighbors[u] {
-				counted, used := r.pairs[pair{min(u, v), max(u, v)}]
+				counted, used := r.pairs[pk(min(u, v), max(u, v))]
 				if used && !counted {
 					continue // its co-use of the two is not evidence: neither a hit nor a miss
 				}
-				count(t.co[pair{u, v}], n, used)
+				count(t.co[pk(u, v)], n, used)
 			}
 		}
 	}
@@ -496,8 +496,8 @@ func gridPrior(entries []priorEntry) (a, b float64) {
 // direction (twoWay), and every co-use counts for both edges, as it does for runs whose order
 // means nothing.
 func (t *traceStats) ahead(i, j int) int {
-	co := t.co[pair{i, j}]
-	if co == 0 || !t.ordered || t.before[pair{i, j}] > 0 {
+	co := t.co[pk(i, j)]
+	if co == 0 || !t.ordered || t.before[pk(i, j)] > 0 {
 		return co
 	}
 	return 0
@@ -506,7 +506,7 @@ func (t *traceStats) ahead(i, j int) int {
 // twoWay reports whether runs that record their order used s_i and s_j in both orders: the two
 // belong together, but neither comes first (relation makes their edges workflows).
 func (t *traceStats) twoWay(i, j int) bool {
-	return t != nil && t.ordered && t.before[pair{i, j}] > 0 && t.before[pair{j, i}] > 0
+	return t != nil && t.ordered && t.before[pk(i, j)] > 0 && t.before[pk(j, i)] > 0
 }
 
 // given is P(i ran before j | j ran), smoothed as ahead(i, j)/(n_j + 1) so that a single run is
@@ -544,6 +544,10 @@ func (t *traceStats) posterior(i, j int) float64 {
 	if co == 0 {
 		return 0
 	}
-	f := t.failed[pair{i, j}]
+	f := t.failed[pk(i, j)]
 	return (float64(co) + f + t.priorA) / (float64(t.count[j]) + f + t.priorA + t.priorB)
 }
+
+// pk is the pair (i, j). A pair is two int32s, 8 bytes, so that the maps keyed by pairs take
+// the runtime's fast path for 8-byte keys: their look-ups were a sixth of an update.
+func pk(i, j int) pair { return pair{int32(i), int32(j)} }

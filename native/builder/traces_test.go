@@ -195,7 +195,7 @@ func TestFailedRuns(t *testing.T) {
 				i    int
 				want float64
 			}{{0, tt.ab}, {2, tt.cb}, {3, tt.db}} {
-				if got := ts.failed[pair{w.i, 1}]; math.Abs(got-w.want) > 1e-12 {
+				if got := ts.failed[pk(w.i, 1)]; math.Abs(got-w.want) > 1e-12 {
 					t.Errorf("failure weight on %d → b: %v, want %v", w.i, got, w.want)
 				}
 				base, got := ref.posterior(w.i, 1), ts.posterior(w.i, 1)

@@ -548,9 +548,9 @@ func encodeTally(tl *runTally, n int) []byte {
 		for _, j := range js {
 			w.n(j)
 			if i < j {
-				w.n(tl.co[pair{i, j}])
-				w.n(tl.before[pair{i, j}])
-				w.n(tl.before[pair{j, i}])
+				w.n(tl.co[pk(i, j)])
+				w.n(tl.before[pk(i, j)])
+				w.n(tl.before[pk(j, i)])
 			}
 		}
 	}
@@ -586,14 +586,14 @@ func decodeTally(data []byte, n, runs int) (*runTally, error) {
 				if co == 0 {
 					r.err = errCache
 				}
-				tl.co[pair{i, j}], tl.co[pair{j, i}] = co, co
+				tl.co[pk(i, j)], tl.co[pk(j, i)] = co, co
 				if ij > 0 {
-					tl.before[pair{i, j}] = ij
+					tl.before[pk(i, j)] = ij
 				}
 				if ji > 0 {
-					tl.before[pair{j, i}] = ji
+					tl.before[pk(j, i)] = ji
 				}
-			} else if i == j || tl.co[pair{j, i}] == 0 {
+			} else if i == j || tl.co[pk(j, i)] == 0 {
 				r.err = errCache // a pair is listed by its lower skill first
 			}
 		}

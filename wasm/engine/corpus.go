@@ -125,6 +125,9 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 	if r.err == nil {
 		seen = make([]int32, len(c.vocab))
 	}
+	// Every text's terms, and then its distinct ones, in two arrays that the texts slice: one
+	// allocation each rather than two a text.
+	all, uniq := make([]int32, 0, len(r.b)/2), make([]int32, 0, len(r.b)/2)
 	for i := range nt {
 		if r.err != nil || len(r.b) < 8 {
 			r.err = errCorpus
@@ -134,20 +137,19 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 		r.b = r.b[8:]
 		c.firstRun = append(c.firstRun, int32(r.n(c.next-1)))
 		k := r.count(1)
-		terms := make([]int32, 0, k)
-		var uniq []int32
+		from, ufrom := len(all), len(uniq)
 		for range k {
 			t := int32(r.n(len(c.vocab) - 1))
 			if r.err != nil {
 				break
 			}
-			terms = append(terms, t)
+			all = append(all, t)
 			if seen[t] != int32(i)+1 {
 				seen[t] = int32(i) + 1
 				uniq = append(uniq, t)
 			}
 		}
-		c.texts, c.uniq = append(c.texts, terms), append(c.uniq, uniq)
+		c.texts, c.uniq = append(c.texts, all[from:len(all):len(all)]), append(c.uniq, uniq[ufrom:len(uniq):len(uniq)])
 	}
 	ns := r.count(4)
 	c.sets = make([]corpusSet, 0, ns)
@@ -192,6 +194,7 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	c.held = len(c.texts)
 	for i := 1; i < len(c.sets); i++ {
 		if strings.Compare(setKey(c.sets[i-1].skills, c.sets[i-1].failed), setKey(c.sets[i].skills, c.sets[i].failed)) >= 0 {
 			return nil, errCorpus // out of order, or a set twice
@@ -231,7 +234,10 @@ func (r *corpusReader) strs() []string {
 	k := r.count(1)
 	out := make([]string, 0, k)
 	for range k {
-		l := r.n(len(r.b))
+		l := r.n(math.MaxInt32)
+		if r.err == nil && l > len(r.b) {
+			r.err = errCorpus
+		}
 		if r.err != nil {
 			return nil
 		}

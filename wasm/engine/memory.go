@@ -109,7 +109,8 @@ type memCorpus struct {
 	// What Add needs to place a new run, made on its first call (index).
 	hashes   []uint64 // text id → textHash of the text
 	firstRun []int32  // text id → the first run that asked it
-	strs     []string // text id → the text, when the corpus was read from runs (nil when decoded)
+	strs     []string // text id − held → the text: the texts added since the corpus was decoded
+	held     int      // the texts read back (DecodeMemoryCorpus), whose strings it does not hold
 	reporter []string // reporter id → its name
 	byHash   map[uint64][]int32
 	termID   map[string]int32
@@ -193,8 +194,8 @@ func (c *memCorpus) add(r PastRun, at int, taskOf func(run int) (string, error))
 	t := int32(-1)
 	for _, id := range c.byHash[h] {
 		var same bool
-		if c.strs != nil {
-			same = c.strs[id] == task
+		if int(id) >= c.held {
+			same = c.strs[int(id)-c.held] == task
 		} else if taskOf != nil {
 			old, err := taskOf(int(c.firstRun[id]))
 			if err != nil {
@@ -211,9 +212,7 @@ func (c *memCorpus) add(r PastRun, at int, taskOf func(run int) (string, error))
 		t = int32(len(c.texts))
 		c.byHash[h] = append(c.byHash[h], t)
 		c.hashes, c.firstRun = append(c.hashes, h), append(c.firstRun, int32(at))
-		if c.strs != nil || len(c.texts) == 0 {
-			c.strs = append(c.strs, task)
-		}
+		c.strs = append(c.strs, task)
 		var terms, uniq []int32
 		seen := map[int32]bool{}
 		eachTerm(task, func(w string) {
@@ -404,6 +403,7 @@ func (c *memCorpus) docTF(d *memDocBuild, keep []bool, tf []float32, terms []int
 
 // buildAll is build, and with record what fold starts from.
 func (c *memCorpus) buildAll(opt MemoryOptions, out []bool, record bool) (*graphs.Memory, MemoryStats, *memBuild) {
+	c.sort() // documents in setKey order
 	st := MemoryStats{NoTask: c.noTask}
 	mb := &memBuild{docOf: make([]int32, len(c.sets)), refs: make([]int32, len(c.texts))}
 	var cand []keptTask
@@ -502,7 +502,24 @@ func (mb *memBuild) kept(opt MemoryOptions, term int) bool {
 // (none: left out), and records which document became which; nil without any.
 func (mb *memBuild) assemble(c *memCorpus, nt int, tfOf func(k int) ([]int32, []float32)) *graphs.Memory {
 	m := &graphs.Memory{K1: 1.2, B: 0.75, Depth: memDepth}
+	// Each term's postings in one block of one array, counted first: appending to a slice per
+	// term was most of the cost of a fold's memory.
+	df := make([]int32, nt+1)
+	for k := range mb.docs {
+		if terms, _ := tfOf(k); len(terms) > 0 && mb.docs[k].runs > 0 {
+			for _, term := range terms {
+				df[term+1]++
+			}
+		}
+	}
+	for term := range nt {
+		df[term+1] += df[term]
+	}
+	all := make([]graphs.Posting, df[nt])
 	post := make([][]graphs.Posting, nt)
+	for term := range nt {
+		post[term] = all[df[term]:df[term]:df[term+1]]
+	}
 	var total float64
 	mb.memDocOf = make([]int32, len(mb.docs))
 	for k := range mb.docs {
@@ -1129,14 +1146,16 @@ func (e *Engine) calibrate(idx *recallIndex, r PastRun, hits []int) {
 	for _, v := range votes {
 		vote[v.id] = v.score / norm
 	}
-	cs := make([]candidate, len(ids))
+	// The first 10 under each weight: better is a total order, so the 10 a bounded heap keeps
+	// are the first 10 of the sorted list, whatever order they come in.
+	top := topCandidates{k: 10, h: make([]candidate, 0, 10)}
 	for w, beta := range memWeights {
-		for k, id := range ids {
-			cs[k] = candidate{id, score[id] + beta*vote[id]}
+		top.h = top.h[:0]
+		for _, id := range ids {
+			top.offer(candidate{id, score[id] + beta*vote[id]})
 		}
-		sortCandidates(cs)
 		found := 0
-		for _, c := range cs[:min(10, len(cs))] {
+		for _, c := range top.h {
 			found += b2i(gold[c.id])
 		}
 		hits[w] += b2i(found == len(gold))
