@@ -102,8 +102,13 @@ func (mc *MemoryCorpus) AppendBinary(b []byte) []byte {
 	return b
 }
 
-// errCorpus is the error of corpus bytes that do not decode.
-var errCorpus = errors.New("engine: memory corpus: corrupt")
+// errCorpus is the error of corpus bytes that do not decode: a constant, so that the WebAssembly
+// module, which never decodes a corpus, carries no variable initialised for it.
+const errCorpus = corpusError("engine: memory corpus: corrupt")
+
+type corpusError string
+
+func (e corpusError) Error() string { return string(e) }
 
 // DecodeMemoryCorpus reads what AppendBinary wrote for a library of skills skills, checking
 // every length and id.
