@@ -412,7 +412,28 @@ func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, task
 		}
 		runs[k] = PastRun{Task: task, Skills: c.sets[setOf[r]].skills}
 	}
-	// The folds' memories, two at a time: each is as large as the memory of every run.
+	// The terms each fold's held-out runs look up, as a query analyzes them: a fold's index
+	// holds those alone (memCorpus.foldIndex).
+	e := New(g)
+	need := make([][]int32, memFolds)
+	{
+		want := map[string][]int{}
+		sc := e.getScratch()
+		for k := range held {
+			for _, tk := range e.analyze(sc, runs[k].Task) {
+				if f := k % memFolds; !slices.Contains(want[tk.text], f) {
+					want[tk.text] = append(want[tk.text], f)
+				}
+			}
+		}
+		e.putScratch(sc)
+		for id, w := range c.vocab {
+			for _, f := range want[w] {
+				need[f] = append(need[f], int32(id))
+			}
+		}
+	}
+	// The folds' indexes, two at a time.
 	idx := make([]*recallIndex, memFolds)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(1, min(runtime.GOMAXPROCS(0), memFolds)))
@@ -428,13 +449,13 @@ func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, task
 				affected = append(affected, int32(setOf[held[k]]))
 			}
 			slices.Sort(affected)
-			fm, ok := c.fold(opt, main, out, slices.Compact(affected))
+			fi, ok := c.foldIndex(opt, main, m, out, slices.Compact(affected), need[f])
 			if !ok {
-				fm, _ = c.build(opt, out)
+				if fm, _ := c.build(opt, out); fm != nil {
+					fi = recallIndexOf(fm)
+				}
 			}
-			if fm != nil {
-				idx[f] = recallIndexOf(fm)
-			}
+			idx[f] = fi
 		}()
 	}
 	wg.Wait()
@@ -451,7 +472,6 @@ func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, task
 			asks = append(asks, ask{idx[f], k})
 		}
 	}
-	e := New(g)
 	// The held-out runs are asked on every core: each worker adds up hits of its own, and the
 	// sums do not depend on which worker asked what.
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(asks)/32))

@@ -362,6 +362,41 @@ func TestMemoryFoldPatch(t *testing.T) {
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Fatalf("every %d: the patched fold differs from its build (-build +patched):\n%s", every, diff)
 				}
+				// The fold's index for some terms holds what the whole fold's index holds for them.
+				var need []int32
+				for term := range c.vocab {
+					if term%3 != every%3 {
+						need = append(need, int32(term))
+					}
+				}
+				mainMem, _ := c.build(opt, nil)
+				fi, ok := c.foldIndex(opt, main, mainMem, out, slices.Compact(affected), need)
+				if !ok {
+					t.Fatalf("every %d: the fold patched, its index not", every)
+				}
+				wi := recallIndexOf(want)
+				if !slices.Equal(fi.runs, wi.runs) || !slices.Equal(fi.failed, wi.failed) || !slices.Equal(fi.soff, wi.soff) || !slices.Equal(fi.skills, wi.skills) {
+					t.Fatalf("every %d: the fold's index has other documents than its memory", every)
+				}
+				inIndex := 0
+				for _, term := range need {
+					w := wi.find(c.vocab[term])
+					f := fi.find(c.vocab[term])
+					if (w < 0) != (f < 0) {
+						t.Fatalf("every %d: term %q in the memory's index %v, in the fold's %v", every, c.vocab[term], w >= 0, f >= 0)
+					}
+					if w < 0 {
+						continue
+					}
+					inIndex++
+					if !slices.Equal(wi.doc[wi.off[w]:wi.off[w+1]], fi.doc[fi.off[f]:fi.off[f+1]]) ||
+						!slices.Equal(wi.imp[wi.off[w]:wi.off[w+1]], fi.imp[fi.off[f]:fi.off[f+1]]) {
+						t.Fatalf("every %d: term %q: postings differ", every, c.vocab[term])
+					}
+				}
+				if inIndex == 0 || len(fi.terms) != inIndex {
+					t.Fatalf("every %d: %d of the terms asked in the index, the fold's index holds %d", every, inIndex, len(fi.terms))
+				}
 			}
 		})
 	}

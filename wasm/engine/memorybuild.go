@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"slices"
 	"strings"
 
@@ -241,7 +242,8 @@ type memBuild struct {
 	tfOff    []int32
 	tfTerm   []int32
 	tfVal    []float32
-	memDocOf []int32 // per document, its index in the memory, -1 when left out
+	memDocOf []int32   // per document, its index in the memory, -1 when left out
+	lens     []float32 // per document, its length (when in the memory)
 }
 
 // choose is set s's document without the runs out marks: its kept tasks, whether its
@@ -438,7 +440,7 @@ func (mb *memBuild) assemble(c *memCorpus, nt int, tfOf func(k int) ([]int32, []
 		post[term] = all[df[term]:df[term]:df[term+1]]
 	}
 	var total float64
-	mb.memDocOf = make([]int32, len(mb.docs))
+	mb.memDocOf, mb.lens = make([]int32, len(mb.docs)), make([]float32, len(mb.docs))
 	for k := range mb.docs {
 		mb.memDocOf[k] = -1
 		d := &mb.docs[k]
@@ -453,6 +455,7 @@ func (mb *memBuild) assemble(c *memCorpus, nt int, tfOf func(k int) ([]int32, []
 			post[term] = append(post[term], graphs.Posting{Doc: doc, TF: vals[x]})
 			length += vals[x]
 		}
+		mb.lens[k] = length
 		set := &c.sets[d.set]
 		ids := make([]uint32, len(set.skills))
 		for i, id := range set.skills {
@@ -487,6 +490,28 @@ func (mb *memBuild) assemble(c *memCorpus, nt int, tfOf func(k int) ([]int32, []
 // rule would admit only without the left-out runs (the cap letting an older task in) sends it
 // back to build.
 func (c *memCorpus) fold(opt MemoryOptions, main *memBuild, out []bool, affected []int32) (*graphs.Memory, bool) {
+	docs, again, ok := c.foldDocs(opt, main, out, affected)
+	if !ok {
+		return nil, false
+	}
+	mb := &memBuild{docs: docs}
+	return mb.assemble(c, len(c.vocab), func(k int) ([]int32, []float32) {
+		if s, ok := again[int32(k)]; ok {
+			return s.terms, s.vals
+		}
+		return main.tfTerm[main.tfOff[k]:main.tfOff[k+1]], main.tfVal[main.tfOff[k]:main.tfOff[k+1]]
+	}), true
+}
+
+// tfSpan is a document's term frequencies: its kept terms and how often each occurs.
+type tfSpan struct {
+	terms []int32
+	vals  []float32
+}
+
+// foldDocs is the documents of a fold's memory (fold) and the term frequencies of those made
+// again; ok false when the fold must be built whole.
+func (c *memCorpus) foldDocs(opt MemoryOptions, main *memBuild, out []bool, affected []int32) ([]memDocBuild, map[int32]tfSpan, bool) {
 	nt := len(c.vocab)
 	docs := slices.Clone(main.docs)
 	docOf := main.docOf
@@ -502,7 +527,7 @@ func (c *memCorpus) fold(opt MemoryOptions, main *memBuild, out []bool, affected
 	for _, i := range affected {
 		k := docOf[i]
 		if k < 0 {
-			return nil, false // not a set with a left-out run: it had a document
+			return nil, nil, false // not a set with a left-out run: it had a document
 		}
 		for _, t := range main.docs[k].tasks {
 			refs[t.text] = ref(t.text) - 1
@@ -547,7 +572,7 @@ func (c *memCorpus) fold(opt MemoryOptions, main *memBuild, out []bool, affected
 		}
 		if now := m >= opt.MinRuns; now != main.keep[term] {
 			if now {
-				return nil, false // a term kept only without the left-out runs: build it whole
+				return nil, nil, false // a term kept only without the left-out runs: build it whole
 			}
 			flipped = append(flipped, term)
 		}
@@ -577,20 +602,149 @@ func (c *memCorpus) fold(opt MemoryOptions, main *memBuild, out []bool, affected
 		}
 	}
 	tf := make([]float32, nt)
-	type span struct {
-		terms []int32
-		vals  []float32
-	}
-	again := make(map[int32]span, len(changed))
+	again := make(map[int32]tfSpan, len(changed))
 	for k := range changed {
 		terms, vals := c.docTF(&docs[k], keep, tf, nil, nil)
-		again[k] = span{terms, vals}
+		again[k] = tfSpan{terms, vals}
 	}
-	mb := &memBuild{docs: docs}
-	return mb.assemble(c, nt, func(k int) ([]int32, []float32) {
+	return docs, again, true
+}
+
+// foldIndex is recallIndexOf(fold(…)) for the query terms need (by term id) alone: the same
+// documents, lengths and idf, and the postings of those terms, which are all a fold's held-out
+// runs look up. Most of a memory's postings belong to terms none of them asks, and a fold
+// lays them out no more. ok false when the fold must be built whole.
+func (c *memCorpus) foldIndex(opt MemoryOptions, main *memBuild, mainMem *graphs.Memory, out []bool, affected []int32, need []int32) (*recallIndex, bool) {
+	docs, again, ok := c.foldDocs(opt, main, out, affected)
+	if !ok {
+		return nil, false
+	}
+	// The fold's documents, in order: main's where not made again.
+	foldOf := make([]int32, len(docs)) // document k → its id in the fold, -1 when left out
+	var lens []float32
+	var runs []int32
+	var failed []bool
+	soff := []int32{0}
+	var skills []int32
+	var total float64
+	for k := range docs {
+		foldOf[k] = -1
+		d := &docs[k]
+		var length float32
 		if s, ok := again[int32(k)]; ok {
-			return s.terms, s.vals
+			if len(s.terms) == 0 || d.runs == 0 {
+				continue
+			}
+			for _, v := range s.vals {
+				length += v
+			}
+		} else {
+			if main.memDocOf[k] < 0 {
+				continue
+			}
+			length = main.lens[k]
 		}
-		return main.tfTerm[main.tfOff[k]:main.tfOff[k+1]], main.tfVal[main.tfOff[k]:main.tfOff[k+1]]
-	}), true
+		foldOf[k] = int32(len(lens))
+		lens = append(lens, length)
+		runs = append(runs, int32(d.runs))
+		set := &c.sets[d.set]
+		failed = append(failed, set.failed)
+		for _, id := range set.skills {
+			skills = append(skills, int32(id))
+		}
+		soff = append(soff, int32(len(skills)))
+		total += float64(length)
+	}
+	nd := len(lens)
+	if nd == 0 {
+		return nil, true
+	}
+	avgdl := float32(total / float64(nd))
+	r := &recallIndex{depth: memDepth, runs: runs, failed: failed, soff: soff, skills: skills, off: []int32{0}}
+	k1, b, avg := float64(float32(1.2)), float64(float32(0.75)), max(float64(avgdl), 1e-9)
+	// main's documents by their id in main's memory
+	kOf := make([]int32, len(mainMem.Docs))
+	for k, d := range main.memDocOf {
+		if d >= 0 {
+			kOf[d] = int32(k)
+		}
+	}
+	terms := slices.Clone(need)
+	slices.Sort(terms)
+	terms = slices.Compact(terms)
+	slices.SortFunc(terms, func(a, b int32) int { return strings.Compare(c.vocab[a], c.vocab[b]) })
+	type posting struct {
+		doc int32
+		tf  float32
+	}
+	// The postings of the asked terms in the documents made again.
+	asked := make([]bool, len(c.vocab))
+	for _, term := range terms {
+		asked[term] = true
+	}
+	extraOf := map[int32][]posting{}
+	for k, s := range again {
+		if foldOf[k] < 0 {
+			continue
+		}
+		for x, t := range s.terms {
+			if asked[t] {
+				extraOf[t] = append(extraOf[t], posting{foldOf[k], s.vals[x]})
+			}
+		}
+	}
+	isAgain := make([]bool, len(docs))
+	for k := range again {
+		isAgain[k] = true
+	}
+	mainOf := make([]int, len(terms)) // each asked term's postings in main's memory, -1 for none
+	size := 0
+	for i, term := range terms {
+		t, found := slices.BinarySearch(mainMem.Terms, c.vocab[term])
+		mainOf[i] = -1
+		if found {
+			mainOf[i] = t
+			size += len(mainMem.Postings[t])
+		}
+		size += len(extraOf[term])
+	}
+	r.doc, r.imp = make([]int32, 0, size), make([]float64, 0, size)
+	var ps []posting
+	for i, term := range terms {
+		ps = ps[:0]
+		// main's postings of the term where main's document stays, merged with those of the
+		// documents made again (both in document order: ids map to the fold's in order)
+		extra := extraOf[term]
+		slices.SortFunc(extra, func(a, b posting) int { return int(a.doc - b.doc) })
+		x := 0
+		if t := mainOf[i]; t >= 0 {
+			for _, p := range mainMem.Postings[t] {
+				k := kOf[p.Doc]
+				if isAgain[k] {
+					continue
+				}
+				d := foldOf[k]
+				for x < len(extra) && extra[x].doc < d {
+					ps = append(ps, extra[x])
+					x++
+				}
+				ps = append(ps, posting{d, p.TF})
+			}
+		}
+		ps = append(ps, extra[x:]...)
+		if len(ps) == 0 {
+			continue
+		}
+		r.terms = append(r.terms, c.vocab[term])
+		df := float64(len(ps))
+		idf := math.Log(1 + (float64(nd)-df+0.5)/(df+0.5))
+		for _, p := range ps {
+			tf := float64(p.tf)
+			norm := k1 * (1 - b + b*float64(lens[p.doc])/avg)
+			r.doc = append(r.doc, p.doc)
+			r.imp = append(r.imp, idf*tf*(k1+1)/(tf+norm))
+		}
+		r.off = append(r.off, int32(len(r.doc)))
+	}
+	return r, true
 }
