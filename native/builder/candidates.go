@@ -359,6 +359,15 @@ func (b *builder) completeCandidates(out []edgeCandidate) []edgeCandidate {
 	for _, c := range out {
 		have[pk(c.Source, c.Target)] = true
 	}
+	more := 0 // at most this many run pairs are added: grow once, not by doubling
+	for i := range b.skills {
+		for _, j := range b.traces.neighbors[i] {
+			if !have[pk(i, j)] {
+				more++
+			}
+		}
+	}
+	out = slices.Grow(out, more)
 	for i := range b.skills {
 		for _, j := range b.traces.neighbors[i] {
 			if !have[pk(i, j)] {
