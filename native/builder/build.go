@@ -331,7 +331,10 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		b.rec.tally = encodeTally(tl, len(skills)) // before stats takes over its maps
 	}
 	var read traceRead
-	b.traces, read = tl.stats(index, b.run)
+	var err error
+	if b.traces, read, err = tl.stats(index, b.run); err != nil {
+		return nil, nil, nil, err
+	}
 	rep.TraceSkipped, rep.Reported = read.unknown, read.reported
 	if b.traces != nil {
 		rep.TracePrior = []float64{b.traces.priorA, b.traces.priorB}

@@ -131,7 +131,8 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, traceRead
 	for i := range traces {
 		tl.add(&traces[i], i, index)
 	}
-	return tl.stats(index, func(i int) (Trace, error) { return traces[i], nil })
+	t, read, _ := tl.stats(index, func(i int) (Trace, error) { return traces[i], nil }) // no error: the runs are at hand
+	return t, read
 }
 
 // runTally is what the trusted successful runs add up to, in the order they came, and which
@@ -203,7 +204,7 @@ func runIDs(tr *Trace, index map[string]int) ([]int, int) {
 
 // stats makes the statistics of the tallied runs, reading the others with run; it takes over
 // the tally's maps.
-func (tl *runTally) stats(index map[string]int, run func(i int) (Trace, error)) (*traceStats, traceRead) {
+func (tl *runTally) stats(index map[string]int, run func(i int) (Trace, error)) (*traceStats, traceRead, error) {
 	t := &traceStats{count: tl.count, co: tl.co, before: tl.before, neighbors: tl.neighbors,
 		failed: map[pair]float64{}, traces: tl.traces}
 	unknown := tl.unknown
@@ -213,7 +214,7 @@ func (tl *runTally) stats(index map[string]int, run func(i int) (Trace, error)) 
 	for _, i := range tl.others {
 		tr, err := run(int(i))
 		if err != nil {
-			continue // the state's checksum makes it unlikely; stateRuns checked every record
+			return nil, traceRead{}, err
 		}
 		if tr.Source != "" {
 			// Reported runs never decide whether the trusted runs' order means anything.
@@ -248,7 +249,7 @@ func (tl *runTally) stats(index map[string]int, run func(i int) (Trace, error)) 
 		if reported != nil {
 			read.reported = reported.summary()
 		}
-		return nil, read
+		return nil, read, nil
 	}
 	// Runs that all list their skills in sorted order were sorted by whoever wrote them, not
 	// executed that way: their order is no evidence of which skill comes first. A gateway's runs
@@ -271,7 +272,7 @@ func (tl *runTally) stats(index map[string]int, run func(i int) (Trace, error)) 
 		reported.admitFailures(t)
 		read.reported = reported.summary()
 	}
-	return t, read
+	return t, read, nil
 }
 
 // addFailure records a failed run that used the skills ids. A run that used s_j without s_i,

@@ -424,3 +424,27 @@ func TestCodeIDIsBuildID(t *testing.T) {
 		t.Errorf("codeID() = %q, want %q", got, want)
 	}
 }
+
+// TestUpdateDamagedRun checks that a run of the state that does not decode fails the update,
+// naming the state, rather than being left out of the statistics.
+func TestUpdateDamagedRun(t *testing.T) {
+	sample := loadLib(t, sampleLib)
+	runs := tasksAsTraces(t, sampleTasks)[:6]
+	runs[2].Failed = true // a failed run: every update reads it again
+	old, st := fullBuild(t, sample, runs)
+	enc, err := EncodeState(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err = DecodeState(enc); err != nil {
+		t.Fatal(err)
+	}
+	rec := slices.Clone(st.log.records)
+	off := binary.LittleEndian.Uint32(st.log.index[2*runIndexEntry:])
+	rec[off] = 0xff // the id's length, now a varint that runs on
+	st.log.records = rec
+	_, _, _, err = updateOf(context.Background(), Input{Old: old, Previous: st, Runs: tasksAsTraces(t, sampleTasks)[6:9]}, st.Options())
+	if err == nil || !strings.Contains(err.Error(), "build state: run 2") {
+		t.Errorf("update with a damaged run: err %v", err)
+	}
+}
