@@ -359,6 +359,19 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	} else if opt.Variant == variantSemanticOnly {
 		return nil, nil, nil, fmt.Errorf("builder: variant %s needs an embedder", variantSemanticOnly)
 	}
+	// The memory corpus is read (an update: the state's, with the new runs added) beside the
+	// candidates and probes: it needs only the runs and the library's names.
+	type corpusResult struct {
+		c   *engine.MemoryCorpus
+		err error
+	}
+	corpusDone := make(chan corpusResult, 1)
+	if !opt.DryRun {
+		go func() {
+			c, err := b.corpus()
+			corpusDone <- corpusResult{c, err}
+		}()
+	}
 	b.vnorms = b.vectorNorms()
 	t = time.Now()
 	b.signals = b.activeSignals()
@@ -448,9 +461,10 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	}
 	stage("encode", t)
 	t = time.Now()
-	corpus, err := b.corpus()
-	if err != nil {
-		return nil, nil, nil, err
+	cr := <-corpusDone
+	corpus := cr.c
+	if cr.err != nil {
+		return nil, nil, nil, cr.err
 	}
 	if corpus != nil {
 		if data, err = b.addMemory(art, data, corpus); err != nil {
