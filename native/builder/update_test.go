@@ -17,6 +17,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/native/lab/synth"
@@ -447,4 +450,66 @@ func TestUpdateDamagedRun(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "build state: run 2") {
 		t.Errorf("update with a damaged run: err %v", err)
 	}
+}
+
+// FuzzDecodeTally: the runs' tally of a state never panics on corrupt bytes, and what decodes
+// encodes again to the same bytes.
+func FuzzDecodeTally(f *testing.F) {
+	tl := newRunTally()
+	index := map[string]int{"a": 0, "b": 1, "c": 2, "d": 3}
+	for i, tr := range []Trace{{Skills: []string{"a", "b", "c"}}, {Skills: []string{"c", "a"}}, {Skills: []string{"d"}, Failed: true},
+		{Skills: []string{"b", "d"}, Source: "token:x"}, {Skills: []string{"zz", "d", "a"}}} {
+		tl.add(&tr, i, index)
+	}
+	good := encodeTally(tl, 4)
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tl, err := decodeTally(data, 4, 5)
+		if err != nil {
+			return
+		}
+		once := encodeTally(tl, 4)
+		tl2, err := decodeTally(once, 4, 5)
+		if err != nil {
+			t.Fatalf("tally %x encodes as %x, which does not decode: %v", data, once, err)
+		}
+		if twice := encodeTally(tl2, 4); !bytes.Equal(once, twice) {
+			t.Errorf("tally %x encodes as %x, then as %x", data, once, twice)
+		}
+	})
+}
+
+// FuzzRunLog: a state's runs never panic on corrupt records or index, and what decodes is
+// written again as it was.
+func FuzzRunLog(f *testing.F) {
+	var l runLog
+	if err := l.append([]Trace{{ID: "1", Skills: []string{"a", "b"}, Task: "parse the log"}, {ID: "2", Failed: true, Source: "token:x"}}); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(l.records, l.index)
+	f.Add(l.records[:5], l.index)
+	f.Add([]byte{}, l.index[:runIndexEntry])
+	f.Fuzz(func(t *testing.T, records, index []byte) {
+		l := runLog{records: records, index: index}
+		if l.check() != nil {
+			return
+		}
+		runs, err := l.runs()
+		if err != nil {
+			return
+		}
+		var again runLog
+		if err := again.append(runs); err != nil {
+			t.Fatal(err)
+		}
+		back, err := again.runs()
+		if err != nil {
+			t.Fatalf("runs written again do not decode: %v", err)
+		}
+		if !cmp.Equal(back, runs, cmpopts.EquateEmpty()) {
+			t.Errorf("runs %+v written and read again as %+v", runs, back)
+		}
+	})
 }
