@@ -8,6 +8,7 @@ package builder
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"math"
@@ -362,14 +363,19 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	// The memory corpus is read (an update: the state's, with the new runs added) beside the
 	// candidates and probes: it needs only the runs and the library's names.
 	type corpusResult struct {
-		c   *engine.MemoryCorpus
-		err error
+		c       *engine.MemoryCorpus
+		encoded []byte // State.corpus, when recording
+		err     error
 	}
 	corpusDone := make(chan corpusResult, 1)
 	if !opt.DryRun {
 		go func() {
 			c, err := b.corpus()
-			corpusDone <- corpusResult{c, err}
+			var enc []byte
+			if c != nil && b.rec != nil {
+				enc = c.AppendBinary(nil) // sorts the corpus's sets: before FitMemory reads it
+			}
+			corpusDone <- corpusResult{c, enc, err}
 		}()
 	}
 	b.vnorms = b.vectorNorms()
@@ -438,6 +444,19 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		stage("publish", t)
 	}
 
+	// The build state, but for the artifact's hash and the memory corpus, is made beside the
+	// artifact and the memory: the candidates are final.
+	type stateResult struct {
+		st  *State
+		err error
+	}
+	stateDone := make(chan stateResult, 1)
+	if b.rec != nil {
+		go func() {
+			st, err := b.state(cands)
+			stateDone <- stateResult{st, err}
+		}()
+	}
 	t = time.Now()
 	art := &graphs.Artifact{Params: b.params()}
 	for _, s := range skills {
@@ -466,12 +485,12 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	if cr.err != nil {
 		return nil, nil, nil, cr.err
 	}
+	if b.rec != nil {
+		b.rec.corpus = cr.encoded
+	}
 	if corpus != nil {
 		if data, err = b.addMemory(art, data, corpus); err != nil {
 			return nil, nil, nil, err
-		}
-		if b.rec != nil {
-			b.rec.corpus = corpus.AppendBinary(nil)
 		}
 		stage("memory", t)
 	}
@@ -485,9 +504,12 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	rep.Bytes = len(data)
 	var st *State
 	if b.rec != nil {
-		if st, err = b.state(data, cands); err != nil {
-			return nil, nil, nil, err
+		sr := <-stateDone
+		if sr.err != nil {
+			return nil, nil, nil, sr.err
 		}
+		st = sr.st
+		st.Artifact, st.corpus = sha256.Sum256(data), b.rec.corpus
 	}
 	rep.TotalSeconds = time.Since(start).Seconds()
 	return data, st, rep, nil

@@ -239,10 +239,11 @@ func (b *builder) recordAnswers(chunk []int, probes []Probe, res []ProbeResult) 
 	}
 }
 
-// state assembles the State of the build that made data from the candidates cands.
-func (b *builder) state(data []byte, cands []edgeCandidate) (*State, error) {
-	st := &State{Version: stateVersion, Code: codeID(), Artifact: sha256.Sum256(data), Saved: b.rec.opt,
-		Prober: b.rec.prober, Judge: b.rec.judge, Skills: b.skills, tally: b.rec.tally, corpus: b.rec.corpus}
+// state assembles the State of the build from the candidates cands, but for the artifact's
+// hash (Artifact) and the memory corpus, which the build sets when it has them.
+func (b *builder) state(cands []edgeCandidate) (*State, error) {
+	st := &State{Version: stateVersion, Code: codeID(), Saved: b.rec.opt,
+		Prober: b.rec.prober, Judge: b.rec.judge, Skills: b.skills, tally: b.rec.tally}
 	runs := b.opt.traces
 	if b.prev != nil {
 		old := b.prev.log
