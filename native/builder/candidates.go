@@ -359,23 +359,24 @@ func (b *builder) completeCandidates(out []edgeCandidate) []edgeCandidate {
 	for _, c := range out {
 		have[pk(c.Source, c.Target)] = true
 	}
-	more := 0 // at most this many run pairs are added: grow once, not by doubling
+	// The runs' pairs not yet among them, in order, then scored in parallel as the reverses are.
+	var runPairs []pair
 	for i := range b.skills {
 		for _, j := range b.traces.neighbors[i] {
-			if !have[pk(i, j)] {
-				more++
+			if p := pk(i, j); !have[p] {
+				have[p] = true
+				runPairs = append(runPairs, p)
 			}
 		}
 	}
-	out = slices.Grow(out, more)
-	for i := range b.skills {
-		for _, j := range b.traces.neighbors[i] {
-			if !have[pk(i, j)] {
-				have[pk(i, j)] = true
-				out = append(out, b.candidate(i, j, b.score(i, j)))
-			}
+	m = len(out)
+	out = slices.Grow(out, len(runPairs))[:m+len(runPairs)]
+	parallel(len(runPairs), func() func(x int) {
+		return func(x int) {
+			i, j := int(runPairs[x].i), int(runPairs[x].j)
+			out[m+x] = b.candidate(i, j, b.score(i, j))
 		}
-	}
+	}, nil)
 	return out
 }
 
