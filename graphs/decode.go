@@ -42,6 +42,8 @@ type Graph struct {
 	v          int    // encoder terms
 
 	mem memory // format 2.1 (optional): the memory of past tasks
+
+	vcen, vasg []byte // format 2.2 (optional): the vector clusters (vectors.go)
 }
 
 // Decode validates b as an artifact and returns a Graph over it. It checks every offset,
@@ -101,6 +103,9 @@ func Decode(b []byte) (*Graph, error) {
 		return nil, err
 	}
 	if err := g.bindMemory(); err != nil {
+		return nil, err
+	}
+	if err := g.bindClusters(); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -658,6 +663,6 @@ func (g *Graph) Artifact() (*Artifact, error) {
 		}
 		a.Encoder = q
 	}
-	a.Memory = g.memoryArtifact()
+	a.Memory, a.Clusters = g.memoryArtifact(), g.clustersArtifact()
 	return a, nil
 }

@@ -45,17 +45,19 @@ type Lexicon struct {
 
 // Artifact is everything a .skg file holds, in memory. Encode turns it into bytes.
 type Artifact struct {
-	Skills  []Skill
-	Edges   []Edge // any order; Encode sorts by (Source, Target)
-	Lexicon Lexicon
-	Params  map[string]any // build parameters; encoded as JSON with sorted keys
-	Vectors *Vectors       // skill embeddings (format 1.1); nil: none
-	Encoder *QueryEncoder  // query encoder (format 1.1); nil: none. Needs Vectors.
-	Memory  *Memory        // memory of past tasks (format 2.1); nil: none
+	Skills   []Skill
+	Edges    []Edge // any order; Encode sorts by (Source, Target)
+	Lexicon  Lexicon
+	Params   map[string]any // build parameters; encoded as JSON with sorted keys
+	Vectors  *Vectors       // skill embeddings (format 1.1); nil: none
+	Encoder  *QueryEncoder  // query encoder (format 1.1); nil: none. Needs Vectors.
+	Memory   *Memory        // memory of past tasks (format 2.1); nil: none
+	Clusters *Clusters      // vector clusters (format 2.2); nil: none. Needs Vectors.
 }
 
-// Encode returns the artifact's bytes: format 2.1 with a memory of past tasks, else 2.0 (which
-// is 2.1 without the memory sections). The same Artifact always gives the same bytes.
+// Encode returns the artifact's bytes: format 2.2 with vector clusters, else 2.1 with a memory
+// of past tasks, else 2.0 (which is 2.1 without the memory sections). The same Artifact always
+// gives the same bytes.
 func Encode(a *Artifact) ([]byte, error) { return encodeAs(a, false) }
 
 // encodeAs is Encode; with legacy set it writes the artifact as a 1.x encoder did (1.0 without
@@ -174,6 +176,9 @@ func encodeAs(a *Artifact, legacy bool) ([]byte, error) {
 		if extra := a.memoryBodies(&heap, bodies); len(extra) > 0 {
 			tags, minor = append(tags, extra...), MemoryMinor
 		}
+		if extra := a.clusterBodies(bodies); len(extra) > 0 {
+			tags, minor = append(tags, extra...), ClusterMinor
+		}
 	}
 	bodies[tagStrings] = heap.buf.Bytes()
 	return assemble(tags, bodies, major, minor)
@@ -261,6 +266,9 @@ func (a *Artifact) check() error {
 		}
 	}
 	if err := a.checkVectors(); err != nil {
+		return err
+	}
+	if err := a.checkClusters(); err != nil {
 		return err
 	}
 	return a.checkMemory()

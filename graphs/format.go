@@ -65,7 +65,8 @@
 //	QVEC  R × D × i8       the distinct quantized term vectors (R ≤ V), in order of first use
 //
 // Format 2.1 adds the optional memory of past tasks (memory.go: MHDR, MTRM, MPOF, MPST, MDOC,
-// MSOF, MSKL); a 2.0 reader skips its sections.
+// MSOF, MSKL); a 2.0 reader skips its sections. Format 2.2 adds the optional vector clusters
+// (vectors.go: VCEN, VASG), with or without a memory; a 2.0 or 2.1 reader skips them.
 //
 // Readers of 1.x refuse 2.0 as a version they do not know. This package writes 2.0 and reads
 // 1.0, 1.1 and 2.0. Decode reads every section in place except 2.0's postings, which it expands
@@ -89,11 +90,13 @@ import (
 )
 
 // Version of the format this package writes: 2.0, or 2.1 (MemoryMinor) when the artifact holds
-// a memory of past tasks (memory.go), so that an artifact without one keeps its 2.0 bytes.
+// a memory of past tasks (memory.go), or 2.2 (ClusterMinor) when it holds vector clusters
+// (vectors.go), so that an artifact without either keeps its 2.0 bytes.
 const (
-	Major       = 2
-	Minor       = 0
-	MemoryMinor = 1
+	Major        = 2
+	Minor        = 0
+	MemoryMinor  = 1
+	ClusterMinor = 2
 )
 
 // The older version this package reads: 1.0 and 1.1 (the vector and encoder sections).

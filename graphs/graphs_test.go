@@ -60,6 +60,14 @@ func testVectorsOnly() *Artifact {
 	return a
 }
 
+// testClusterArtifact is testVectorArtifact with two vector clusters, the third skill (a zero
+// vector) in none (format 2.2).
+func testClusterArtifact() *Artifact {
+	a := testVectorArtifact()
+	a.Clusters = &Clusters{Centroids: []int8{127, 0, -127, 3, 1, 2, 3, 4}, Assign: []uint16{0, 1, NoCluster}}
+	return a
+}
+
 // testOwnTerms is testVectorArtifact with an encoder vocabulary of its own (format 2.0 with
 // QTRM), all rows distinct.
 func testOwnTerms() *Artifact {
@@ -109,6 +117,12 @@ func view(g *Graph) *Artifact {
 			a.Encoder.Data = append(a.Encoder.Data, row...)
 		}
 	}
+	if nc := g.NumClusters(); nc > 0 {
+		a.Clusters = &Clusters{Centroids: slices.Clone(g.Centroids())}
+		for i := 0; i < g.NumSkills(); i++ {
+			a.Clusters.Assign = append(a.Clusters.Assign, uint16(g.ClusterOf(i)))
+		}
+	}
 	return a
 }
 
@@ -146,6 +160,7 @@ func TestRoundTrip(t *testing.T) {
 		{"2.0 with vectors only", testVectorsOnly, false, 2, 0},
 		{"2.0 encoder sharing the lexicon's terms", testVectorArtifact, false, 2, 0},
 		{"2.0 encoder with its own terms", testOwnTerms, false, 2, 0},
+		{"2.2 with vector clusters", testClusterArtifact, false, 2, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) { testRoundTrip(t, tc.make, tc.legacy, tc.major, tc.minor) })
 	}
@@ -566,7 +581,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add(encode(f, testVectorArtifact()))
 	f.Add(encode(f, testOwnTerms()))
 	f.Add(encode(f, testVectorsOnly()))
-	f.Add(encode(f, testMemoryArtifact())) // format 2.1: the memory of past tasks
+	f.Add(encode(f, testMemoryArtifact()))  // format 2.1: the memory of past tasks
+	f.Add(encode(f, testClusterArtifact())) // format 2.2: vector clusters
 	if legacy, err := encodeAs(testVectorArtifact(), true); err == nil {
 		f.Add(legacy)
 	}

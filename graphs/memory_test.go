@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -203,5 +204,81 @@ func TestMemoryDecodeErrors(t *testing.T) {
 				t.Fatalf("Decode = %v, %v; want %v", g, err, ErrCorrupt)
 			}
 		})
+	}
+}
+
+// TestClusterDecodeErrors corrupts the cluster sections of format 2.2 in turn: Decode must
+// refuse the artifact with an error naming the section, and Encode an artifact that would.
+func TestClusterDecodeErrors(t *testing.T) {
+	good := encode(t, testClusterArtifact())
+	if g := decode(t, good); g.NumClusters() != 2 || g.ClusterOf(2) != NoCluster {
+		t.Fatalf("%d clusters, skill 2 in %d", g.NumClusters(), g.ClusterOf(2))
+	}
+	// edit returns good with the section table record of tag passed to f, and the body of the
+	// section tagged tag (after f) passed to body, resealed.
+	edit := func(tag string, rec func([]byte), body func([]byte)) []byte {
+		b := bytes.Clone(good)
+		for i := range int(binary.LittleEndian.Uint32(b[8:])) {
+			r := b[headerSize+sectionSize*i:]
+			if string(r[:4]) == tag {
+				if rec != nil {
+					rec(r)
+				}
+				off := binary.LittleEndian.Uint32(r[4:])
+				if body != nil {
+					body(b[off : off+binary.LittleEndian.Uint32(r[8:])])
+				}
+			}
+		}
+		return reseal(b)
+	}
+	rename := func(to string) func([]byte) { return func(r []byte) { copy(r, to) } }
+	shorten := func(n uint32) func([]byte) {
+		return func(r []byte) { binary.LittleEndian.PutUint32(r[8:], binary.LittleEndian.Uint32(r[8:])-n) }
+	}
+	tests := []struct {
+		name, tag string
+		in        []byte
+	}{
+		{"centroids missing", tagCentroids, edit(tagCentroids, rename("XXXX"), nil)},
+		{"assignments missing", tagAssign, edit(tagAssign, rename("XXXX"), nil)},
+		{"centroids not whole rows", tagCentroids, edit(tagCentroids, shorten(1), nil)},
+		{"centroids empty", tagCentroids, edit(tagCentroids, shorten(8), nil)},
+		{"centroid value -128", tagCentroids, edit(tagCentroids, nil, func(b []byte) { b[5] = 0x80 })},
+		{"assignments short", tagAssign, edit(tagAssign, shorten(2), nil)},
+		{"cluster out of range", tagAssign, edit(tagAssign, nil, func(b []byte) { b[2] = 2 })},
+		{"cluster just below NoCluster", tagAssign, edit(tagAssign, nil, func(b []byte) { b[0], b[1] = 0xfe, 0xff })},
+		{"clusters without vectors", tagCentroids, func() []byte {
+			a := testClusterArtifact()
+			a.Vectors, a.Encoder = nil, nil
+			bodies := map[string][]byte{}
+			b, err := Encode(a)
+			if err == nil {
+				t.Fatal("Encode took clusters without vectors")
+			}
+			tags := a.clusterBodies(bodies)
+			g := decode(t, encode(t, testArtifact()))
+			for _, s := range g.sections {
+				tags = append(tags, s.Tag)
+				bodies[s.Tag] = g.data[s.Offset : s.Offset+s.Length]
+			}
+			if b, err = assemble(tags, bodies, Major, ClusterMinor); err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}()},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := Decode(tc.in)
+			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.tag) {
+				t.Fatalf("Decode = %v, %v; want %v naming %s", g, err, ErrCorrupt, tc.tag)
+			}
+		})
+	}
+	bad := testClusterArtifact()
+	bad.Clusters.Assign[0] = 2
+	if _, err := Encode(bad); err == nil || !strings.Contains(err.Error(), "cluster") {
+		t.Errorf("Encode of a skill in cluster 2 of 2: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package graphs
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -243,4 +244,116 @@ func i8Bytes(xs []int8) []byte {
 		out[i] = byte(x)
 	}
 	return out
+}
+
+// Clusters partition the skill vectors for the semantic seeds of a large library (format 2.2,
+// optional): the engine compares a query with the centroids and computes exact cosines only for
+// the members of the nearest clusters, instead of for every skill. The sections come together,
+// and only beside the vectors (C clusters, N skills, D the vectors' dimension):
+//
+//	VCEN  C × D × i8       centroids, values in [-127, 127] (their length does not matter),
+//	                       1 ≤ C < NoCluster
+//	VASG  N × u16          each skill's cluster, below C, or NoCluster: in none (a zero vector)
+type Clusters struct {
+	Centroids []int8
+	Assign    []uint16
+}
+
+// NoCluster is the cluster of a skill that belongs to none.
+const NoCluster = 0xFFFF
+
+var clusterSections = []string{tagCentroids, tagAssign}
+
+const (
+	tagCentroids = "VCEN"
+	tagAssign    = "VASG"
+)
+
+// checkClusters rejects clusters that would decode as corrupt.
+func (a *Artifact) checkClusters() error {
+	c := a.Clusters
+	if c == nil {
+		return nil
+	}
+	if a.Vectors == nil {
+		return errors.New("graphs: clusters need skill vectors")
+	}
+	nc := len(c.Centroids) / a.Vectors.Dim
+	if nc < 1 || nc >= NoCluster || len(c.Centroids)%a.Vectors.Dim != 0 || len(c.Assign) != len(a.Skills) {
+		return errors.New("graphs: clusters: " + errtext.Itoa(len(c.Centroids)) + " centroid values and " + errtext.Itoa(len(c.Assign)) + " assignments for " + errtext.Itoa(len(a.Skills)) + " skills")
+	}
+	for i, k := range c.Assign {
+		if int(k) >= nc && k != NoCluster {
+			return errors.New("graphs: clusters: skill " + errtext.Itoa(i) + " in cluster " + errtext.Itoa(k) + " of " + errtext.Itoa(nc))
+		}
+	}
+	return checkRows(nil, nil, c.Centroids)
+}
+
+// bindClusters locates and validates the optional cluster sections of format 2.2.
+func (g *Graph) bindClusters() error {
+	cen, hasC := g.lookup(tagCentroids)
+	asg, hasA := g.lookup(tagAssign)
+	if !hasC && !hasA {
+		return nil
+	}
+	bad := tagCentroids
+	if hasC && g.dim > 0 && len(cen)%g.dim == 0 && len(cen) > 0 && len(cen)/g.dim < NoCluster &&
+		bytes.IndexByte(cen, 0x80) < 0 {
+		bad = tagAssign
+		if nc := len(cen) / g.dim; len(asg) == 2*g.n {
+			bad = ""
+			for i := range g.n {
+				if k := int(binary.LittleEndian.Uint16(asg[2*i:])); k >= nc && k != NoCluster {
+					bad = tagAssign
+				}
+			}
+		}
+	}
+	if bad != "" {
+		return errtext.Wrap(ErrCorrupt, ": cluster section "+errtext.Quote(bad)+" invalid")
+	}
+	g.vcen, g.vasg = cen, asg
+	return nil
+}
+
+// NumClusters is the number of vector clusters; 0 without them.
+func (g *Graph) NumClusters() int {
+	if g.vcen == nil {
+		return 0
+	}
+	return len(g.vcen) / g.dim
+}
+
+// Centroids returns the clusters' centroids, NumClusters rows of VectorDim values, in place.
+func (g *Graph) Centroids() []int8 { return i8s(g.vcen) }
+
+// ClusterOf is skill i's cluster, or NoCluster.
+func (g *Graph) ClusterOf(i int) int { return int(binary.LittleEndian.Uint16(g.vasg[2*i:])) }
+
+// clusterBodies puts the cluster sections' bodies in bodies and returns their tags, none
+// without clusters.
+func (a *Artifact) clusterBodies(bodies map[string][]byte) []string {
+	c := a.Clusters
+	if c == nil {
+		return nil
+	}
+	asg := make([]byte, 0, 2*len(c.Assign))
+	for _, k := range c.Assign {
+		asg = binary.LittleEndian.AppendUint16(asg, k)
+	}
+	bodies[tagCentroids], bodies[tagAssign] = i8Bytes(c.Centroids), asg
+	return clusterSections
+}
+
+// clustersArtifact copies the decoded clusters back; nil without them.
+func (g *Graph) clustersArtifact() *Clusters {
+	if g.vcen == nil {
+		return nil
+	}
+	c := &Clusters{Centroids: slices.Clone(g.Centroids()), Assign: make([]uint16, g.n)}
+	for i := range c.Assign {
+		c.Assign[i] = uint16(g.ClusterOf(i))
+	}
+	return c
 }

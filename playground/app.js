@@ -97,6 +97,8 @@ async function loadArtifact(source, label, served) {
   } catch (err) {
     showError(`Could not load ${label}: ${err.message}`);
     setStatus("");
+    // The line above the loaders must not keep promising an engine that will not come.
+    if (!state.engine) $("stats").textContent = "No skill graph loaded: open a .skg file or load one from a URL.";
     markAnswer("", "error");
     return false;
   }
@@ -147,7 +149,20 @@ function showStats(info) {
   const learning = $("learning");
   const l = info.learning;
   learning.hidden = !l;
-  learning.textContent = l?.note ?? "";
+  learning.replaceChildren();
+  // The engine's note is written for every surface, with commands in backticks: here they are
+  // code, and a cold graph's how-to folds under its first sentence so a phone keeps its screen.
+  const note = l?.note ?? "";
+  const cut = note.indexOf(": ");
+  if (l?.cold && cut > 0) {
+    withCode(learning, note.slice(0, cut) + ".");
+    const more = el("details", "how");
+    more.append(el("summary", "", "Why, and how it learns"), " ");
+    withCode(more, note[cut + 2].toUpperCase() + note.slice(cut + 3));
+    learning.append(" ", more);
+  } else {
+    withCode(learning, note);
+  }
   learning.classList.toggle("cold", Boolean(l?.cold));
   learning.dataset.cold = l?.cold ? "true" : "false";
   learning.dataset.runs = String(l?.runs ?? 0);
@@ -194,7 +209,7 @@ function wireControls() {
     $("q").value = $("tasks").value;
     run();
   });
-  for (const id of ["k", "seeds", "gamma", "use-graph"]) $(id).addEventListener("input", run);
+  for (const id of ["k", "seeds", "gamma", "use-graph", "min-score"]) $(id).addEventListener("input", run);
   $("gamma").addEventListener("input", () => ($("gamma-out").textContent = Number($("gamma").value).toFixed(2)));
   $("file").addEventListener("change", () => loadFile($("file").files[0]));
   $("url-form").addEventListener("submit", (ev) => {
@@ -239,7 +254,13 @@ function knobs() {
     return v;
   };
   const gamma = Number($("gamma").value);
+  const min = $("min-score");
+  const minScore = Number(min.value);
+  const minOK = min.value.trim() !== "" && minScore >= 0 && minScore <= 1;
+  min.setAttribute("aria-invalid", minOK ? "false" : "true");
+  if (!minOK) problems.push(`Min match must be a number from 0 to 1; it is ${min.value.trim() === "" ? "empty" : `“${min.value}”`}.`);
   return {
+    minScore,
     k: whole("k", "Skills k"),
     seeds: whole("seeds", "Seeds"),
     gamma: Number.isFinite(gamma) ? Math.min(0.95, Math.max(0.05, gamma)) : 0.2, // a slider cannot leave its range
@@ -254,7 +275,7 @@ function run() {
   const engine = state.engine;
   if (!engine) return;
   const text = $("q").value.trim();
-  const { k, seeds, gamma, graph, problems } = knobs();
+  const { k, seeds, gamma, graph, minScore, problems } = knobs();
   document.body.classList.toggle("no-graph", !graph);
   document.body.classList.remove("pending");
   // Nothing of the last answer stays while this one runs or if it fails; the skill being read
@@ -273,7 +294,7 @@ function run() {
     setStatus("Type a task to see its skills.");
     return;
   }
-  const base = { k, seeds, gamma, no_graph: !graph };
+  const base = { k, seeds, gamma, no_graph: !graph, min_score: minScore };
   let main, plain, wide;
   const t0 = performance.now();
   try {
@@ -311,8 +332,9 @@ function run() {
   const results = $("results");
   results.dataset.k = k;
   results.dataset.graph = graph ? "on" : "off";
+  results.dataset.match = String(main.match);
   markAnswer(text, "ok");
-  setStatus(`${plural(main.results.length, "skill")} in ${ms.toFixed(1)} ms (3 queries, WebAssembly in this tab)`);
+  setStatus(`${plural(main.results.length, "skill")}, match ${main.match.toFixed(2)}, in ${ms.toFixed(1)} ms (3 queries, WebAssembly in this tab)`);
   if (!state.firstResult && main.results.length > 0) {
     // Navigation start to the first ranked bundle on screen: the number the README reports.
     state.firstResult = true;
@@ -448,7 +470,8 @@ function showList(list, results, { other, otherTag, gold }) {
     if (!other.has(r.name)) head.append(el("span", `tag ${otherTag.startsWith("added") ? "added" : "dropped"}`, otherTag));
     if (gold?.has(r.name)) head.append(el("span", "tag gold", "✓ needed"));
     const score = el("span", "score", r.score.toFixed(4));
-    score.title = `score ${r.score}`;
+    score.title = `score ${r.score} (relative to the best); match ${r.match} (score × the answer's match strength, comparable across tasks)`;
+    li.dataset.match = String(r.match);
     const bar = el("span", "bar");
     const fill = el("i");
     fill.style.width = `${Math.max(2, Math.round((100 * r.score) / top))}%`;
@@ -595,6 +618,13 @@ function showError(text) {
 
 function hideError() {
   $("error").hidden = true;
+}
+
+/** Appends text to parent, its `backticked` spans as code elements (never as HTML). */
+function withCode(parent, text) {
+  text.split("`").forEach((part, i) => {
+    if (part) parent.append(i % 2 ? el("code", "", part) : part);
+  });
 }
 
 /** Shows the engine's note on an answer (no term of the query is known, say), or hides it. */

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -158,7 +159,7 @@ func sameResults(shown []shownResult, want []engine.Result) string {
 		}
 		for j, v := range w.Via {
 			sv := s.Via[j]
-			if sv.From != v.From || sv.State != v.State || num(sv.Weight) != v.Weight || sv.Type != v.Type || sv.Reverse != strconv.FormatBool(v.Reverse) {
+			if sv.From != v.From || sv.State != v.State || float32(num(sv.Weight)) != v.Weight || sv.Type != v.Type || sv.Reverse != strconv.FormatBool(v.Reverse) {
 				return fmt.Sprintf("result %d (%s), edge %d: page %+v, native %+v", i+1, w.Name, j+1, sv, v)
 			}
 		}
@@ -720,8 +721,8 @@ func TestPlaygroundRealLibrary(t *testing.T) {
 	if len(main) != 1 {
 		t.Errorf("k = 1 shows %d results", len(main))
 	}
-	if status := evalJS[string](p, "reading the status", `document.getElementById("status").textContent`); !strings.HasPrefix(status, "1 skill in ") {
-		t.Errorf("k = 1: status %q, want \"1 skill in …\"", status)
+	if status := evalJS[string](p, "reading the status", `document.getElementById("status").textContent`); !strings.HasPrefix(status, "1 skill, match ") {
+		t.Errorf("k = 1: status %q, want \"1 skill, match …\"", status)
 	}
 	if msg := evalJS[string](p, "reading the error", `document.getElementById("error").hidden ? "" : document.getElementById("error").textContent`); msg != "" {
 		t.Errorf("the error stays after k is fixed: %q", msg)
@@ -787,5 +788,85 @@ func checkGraphWidth(p *pageT, where string, narrow bool) {
 	}
 	if narrow && !g.Scrolls {
 		p.t.Errorf("%s: the drawing (%d px) fits a %d px box: the test expects a phone too narrow for it", where, g.Drawing, g.Box)
+	}
+}
+
+// TestPlaygroundFirstHour drives what a newcomer meets at the page's edges: an ?artifact= that
+// is missing or corrupt says so instead of "Loading the engine…"; the cold graph's note shows
+// its commands as code, not Markdown backticks, and keeps to a few lines on a phone; and the
+// min match knob hides a weak answer's skills, the status saying the answer's match.
+func TestPlaygroundFirstHour(t *testing.T) {
+	browser := chromiumPath(t)
+	dir := t.TempDir()
+	wasm := buildModule(t, dir)
+	sampleSkg := filepath.Join(dir, "sample.skg")
+	buildArtifact(t, "../graphs/sample", sampleSkg)
+	srv, err := serve.New(serve.Options{Artifact: sampleSkg, Playground: ".", JS: "../wasm/js", WASM: wasm, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	mux := http.NewServeMux()
+	mux.Handle("/", srv)
+	mux.HandleFunc("/corrupt.skg", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("\x00CSKG this is not a graph")) })
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+
+	ctx := openBrowser(t, browser, dir, 3*time.Minute)
+	p := &pageT{t: t, ctx: ctx}
+	for _, bad := range []string{"missing.skg", "corrupt.skg"} {
+		p.do("opening the page with "+bad, chromedp.Navigate(ts.URL+"/?artifact="+bad))
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!document.getElementById("error").hidden`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+			t.Fatalf("%s: no error shown: %v", bad, err)
+		}
+		stats := evalJS[string](p, "reading the stats", `document.getElementById("stats").textContent`)
+		if strings.Contains(stats, "Loading") || !strings.Contains(stats, "No skill graph loaded") {
+			t.Errorf("%s: the stats line says %q after the load failed", bad, stats)
+		}
+	}
+
+	p.do("emulating a phone", chromedp.EmulateViewport(375, 812))
+	p.do("opening the page", chromedp.Navigate(ts.URL+"/"))
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("learning").dataset.cold === "true"`, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		t.Fatalf("the cold note did not show: %v", err)
+	}
+	type banner struct {
+		Visible string
+		Codes   int
+		Height  float64
+		Line    float64
+	}
+	b := evalJS[banner](p, "reading the cold note", `(() => {
+		const l = document.getElementById("learning");
+		const how = l.querySelector("details");
+		const visible = [...l.childNodes].filter((n) => n !== how).map((n) => n.textContent).join("") + (how ? how.querySelector("summary").textContent : "");
+		return { Visible: visible, Codes: l.querySelectorAll("code").length, Height: l.getBoundingClientRect().height,
+			Line: parseFloat(getComputedStyle(l).lineHeight) || 1.2 * parseFloat(getComputedStyle(l).fontSize) };
+	})()`)
+	if strings.Contains(b.Visible, "`") || b.Codes == 0 {
+		t.Errorf("the cold note shows backticks or no code: %q, %d code elements", b.Visible, b.Codes)
+	}
+	if lines := b.Height / b.Line; lines > 3.5 {
+		t.Errorf("the cold note fills %.1f lines at 375 px: %q", lines, b.Visible)
+	}
+	p.do("emulating a desktop", chromedp.EmulateViewport(1400, 900))
+
+	const weak = "purple elephant bicycle sandwich"
+	q, _ := json.Marshal(weak)
+	evalJS[bool](p, "asking", `(() => { const q = document.getElementById("q"); q.value = `+string(q)+`; q.dispatchEvent(new Event("input")); return true; })()`)
+	p.waitAnswer(weak, true)
+	if n := evalJS[int](p, "counting results", `document.querySelectorAll("#results li").length`); n == 0 {
+		t.Fatal("a weak answer at min match 0 lists no skill")
+	}
+	if s := evalJS[string](p, "reading the status", `document.getElementById("status").textContent`); !strings.Contains(s, ", match 0.") {
+		t.Errorf("status %q lacks the answer's match", s)
+	}
+	evalJS[bool](p, "setting min match", `(() => { const m = document.getElementById("min-score"); m.value = "0.4"; m.dispatchEvent(new Event("input")); return true; })()`)
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelectorAll("#results li").length === 0 && document.getElementById("results").dataset.outcome === "ok"`,
+		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Errorf("min match 0.4 left a weak answer's skills listed: %v", err)
+	}
+	if note := evalJS[string](p, "reading the note", `document.getElementById("query-note").textContent`); !strings.Contains(note, "no skill matches this task well") {
+		t.Errorf("note %q, want the weak-match note", note)
 	}
 }

@@ -605,3 +605,17 @@ func (d *Decoder) Skip() error {
 		return err
 	}
 }
+
+// InvalidUTF8 is the offset of the first byte of b that is not valid UTF-8, or -1. The decoder
+// reads such a byte as U+FFFD, as encoding/json does; a reader that must refuse it instead (a
+// request, a catalog, a task file) asks here first.
+func InvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}

@@ -474,6 +474,7 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		art.Lexicon = engine.BuildLexicon(docs)
 	}
 	art.Vectors, art.Encoder = b.vectors, b.encoder
+	art.Clusters = clusterVectors(art.Vectors)
 	data, err := graphs.Encode(art)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("builder: %w", err)

@@ -18,7 +18,7 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
+var update = flag.Bool("update", false, "rewrite golden files and the documentation's figures this package measures")
 
 const (
 	sampleLib   = "../../graphs/sample"

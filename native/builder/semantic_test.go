@@ -14,6 +14,7 @@ import (
 	"github.com/caskg/caskg/native/embed"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -90,8 +91,14 @@ func (set taskSet) load(t testing.TB) ([]ingest.Skill, []eval.Task) {
 }
 
 // TestSemanticBar holds the builtin model to the bar: semantic + lexical seeds beat
-// lexical seeds alone on R@10 (no-graph mode) for the sample tasks and for SkillsBench.
+// lexical seeds alone on R@10 (no-graph mode) for the sample tasks and for SkillsBench. It also
+// holds docs/calibration.md's table of them (the semantic- figures); -update rewrites it.
 func TestSemanticBar(t *testing.T) {
+	var names []string
+	measured := map[string]string{}
+	for _, set := range semanticSets {
+		names = append(names, "semantic-"+set.name+"-lexical", "semantic-"+set.name+"-fused")
+	}
 	for _, set := range semanticSets {
 		t.Run(set.name, func(t *testing.T) {
 			skills, tasks := set.load(t)
@@ -102,6 +109,8 @@ func TestSemanticBar(t *testing.T) {
 			semG := recall(t, g, tasks, func(r *engine.Request) {})
 			t.Logf("%s (%d skills, dim %d): no-graph R@10 lexical %.3f, semantic+lexical %.3f; graph R@10 lexical %.3f, semantic+lexical %.3f",
 				set.name, g.NumSkills(), g.VectorDim(), lex.Recall[10], sem.Recall[10], lexG.Recall[10], semG.Recall[10])
+			measured["semantic-"+set.name+"-lexical"] = fmt.Sprintf("%.3f", lex.Recall[10])
+			measured["semantic-"+set.name+"-fused"] = fmt.Sprintf("%.3f", sem.Recall[10])
 			// The semantic list's weight follows its agreement with the lexical one, so on a
 			// small library it may add nothing; it must never take recall away.
 			if sem.Recall[10] < lex.Recall[10] {
@@ -109,6 +118,7 @@ func TestSemanticBar(t *testing.T) {
 			}
 		})
 	}
+	fixture.CheckFigures(t, "../..", fixture.DocFigures(t, "../..", "semantic"), names, measured, *update, "./native/builder")
 }
 
 // TestSemanticSweep prints R@10 over fusion weights and model sizes (go test -run Sweep -v).

@@ -438,14 +438,14 @@ func TestBadInput(t *testing.T) {
 		{
 			name: "empty query",
 			args: func(e *env) []string { return []string{"query", art, ""} },
-			code: 1,
-			want: func(e *env) []string { return []string{"caskg query: ", "empty query"} },
+			code: 2,
+			want: func(e *env) []string { return []string{"caskg query: ", "the task text is empty"} },
 		},
 		{
 			name: "blank query",
 			args: func(e *env) []string { return []string{"query", art, "   "} },
-			code: 1,
-			want: func(e *env) []string { return []string{"caskg query: ", "empty query"} },
+			code: 2,
+			want: func(e *env) []string { return []string{"caskg query: ", "the task text is empty"} },
 		},
 		{
 			name: "query without task",

@@ -256,7 +256,7 @@ const maxWarnings = 5
 // printSummary prints what a build read, skipped, probed and published, and where it wrote it:
 // every skipped entry, and the first shown warnings.
 func printSummary(w io.Writer, rep *builder.Report, libs, skipped, warnings []string, shown int, out string) {
-	fmt.Fprintf(w, "read      %d skills from %s\n", rep.Skills, strings.Join(libs, ", "))
+	fmt.Fprintf(w, "read      %s from %s\n", countOf(rep.Skills, "skill"), strings.Join(libs, ", "))
 	if len(skipped) > 0 {
 		fmt.Fprintf(w, "skipped   %d:\n", len(skipped))
 		for _, s := range skipped {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/internal/cmdline"
@@ -104,7 +105,13 @@ func (c *ctx) fail(cmd *command, err error) int {
 		prefix, synopsis = "caskg "+cmd.name, "caskg "+cmd.name+" "+cmd.args
 	}
 	usage := errors.Is(err, errUsage)
-	msg := prefix + ": " + cmdline.Message(err)
+	text := cmdline.Message(err)
+	if cmd != nil {
+		// The package behind a command may be its namesake (serve, gateway, eval): its own
+		// prefix would say the command's name twice.
+		text = strings.TrimPrefix(text, cmd.name+": ")
+	}
+	msg := prefix + ": " + text
 	if c.json {
 		rec := struct {
 			Error string `json:"error"`
@@ -172,6 +179,9 @@ func parseArtifact(c *ctx, fs *flag.FlagSet, args []string, synopsis string) (st
 
 // loadArtifact reads and decodes an artifact file, naming the file in any error.
 func loadArtifact(path string) (*graphs.Graph, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("%s is a folder, not an artifact (.skg); build one from it first: caskg build %s -o library.skg", path, path)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err

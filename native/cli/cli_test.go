@@ -218,7 +218,7 @@ func TestQuery(t *testing.T) {
 
 	t.Run("text", func(t *testing.T) {
 		r := mustRun(t, "query", art, sampleQuery)
-		if !strings.HasPrefix(r.stdout, "8 skills for \""+sampleQuery+"\"\n") {
+		if !strings.HasPrefix(r.stdout, "8 skills for \""+sampleQuery+"\" (match 0.") {
 			t.Errorf("text output does not start with the count and the task:\n%s", r.stdout)
 		}
 		m := numbered.FindAllStringSubmatch(r.stdout, -1)
@@ -679,6 +679,21 @@ func TestExport(t *testing.T) {
 		}
 		if n := strings.Count(out, " -> "); n != in.Edges {
 			t.Errorf("dot has %d edges, inspect says %d", n, in.Edges)
+		}
+		// The drawing holds the skills with an edge; a comment counts those left out.
+		ends := map[string]bool{}
+		for _, m := range regexp.MustCompile(`(?m)^  (n\d+) -> (n\d+) `).FindAllStringSubmatch(out, -1) {
+			ends[m[1]], ends[m[2]] = true, true
+		}
+		declared := regexp.MustCompile(`(?m)^  (n\d+) \[label=`).FindAllStringSubmatch(out, -1)
+		for _, m := range declared {
+			if !ends[m[1]] {
+				t.Errorf("dot draws %s, which has no edge", m[1])
+			}
+		}
+		if left := in.Skills - len(ends); left == 0 || len(declared) != len(ends) ||
+			!strings.Contains(out, fmt.Sprintf("  // %d of %d skills have no published edge and are left out;", left, in.Skills)) {
+			t.Errorf("dot declares %d nodes for %d skills with edges of %d, or lacks the count of those left out:\n%.300s", len(declared), len(ends), in.Skills, out)
 		}
 	})
 

@@ -22,14 +22,14 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR [--auth-tokens FILE] [--allowed-hosts H,...]] [--max-sessions N] [--session-idle 10m] [--trace-rate N] [--learn-every N] [--learn-idle 2m] [--expose N] [--trace-gap 30s] [--lenient] [--task-min-runs N] [--no-task-text] | rollback --state-dir DIR [--relearn]"
+const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR [--auth-tokens FILE] [--allowed-hosts H,...]] [--max-sessions N] [--session-idle 10m] [--trace-rate N] [--learn-every N] [--learn-idle 2m] [--expose N] [--trace-gap 30s] [--trace-rotate-mb 64] [--start-wait 3s] [--lenient] [--task-min-runs N] [--no-task-text] | rollback --state-dir DIR [--relearn]"
 
 // gatewayShutdown bounds how long SIGTERM waits for a running graph build before cancelling it.
 const gatewayShutdown = 30 * time.Second
 
 // runGateway serves one MCP endpoint in front of the servers of an mcpServers file: on stdio
 // (stdout carries the protocol, everything for people goes to stderr), or with --http on
-// streamable HTTP at /mcp with GET /v1/health beside it. SIGINT or SIGTERM stops it: the
+// streamable HTTP at /mcp with GET /v1/health and GET /metrics beside it. SIGINT or SIGTERM stops it: the
 // sessions' traces in flight are recorded, the learning loop closes without a half-written
 // graph, and the stdio servers are shut down.
 func runGateway(c *ctx, args []string) error {
@@ -44,11 +44,11 @@ func runGateway(c *ctx, args []string) error {
 	fl := flag.NewFlagSet("gateway", flag.ContinueOnError)
 	config := fl.String("config", "", "the mcpServers `file` (the JSON Claude Desktop, Claude Code and Cursor read)")
 	stateDir := fl.String("state-dir", "", "`folder` for the catalog, the graph, its build state and the traces (created if missing)")
-	httpAddr := fl.String("http", "", "serve streamable HTTP on `host:port` at /mcp, with GET /v1/health, instead of stdio")
+	httpAddr := fl.String("http", "", "serve streamable HTTP on `host:port` at /mcp, with GET /v1/health and GET /metrics (Prometheus), instead of stdio")
 	learnEvery := fl.Int("learn-every", 0, "new traces between incremental graph updates (0: the learning loop's default)")
 	learnIdle := fl.Duration("learn-idle", learn.DefaultLearnIdle, "learn traces fewer than --learn-every once this long passes without a new one (0: never)")
 	expose := fl.Int("expose", 0, "list the top `N` tools of a session's latest search as its own tools, callable by name")
-	traceGap := fl.Duration("trace-gap", gateway.DefaultTraceGap, "a session's trace is written after this long without a call (what a kill -9 can lose)")
+	traceGap := fl.Duration("trace-gap", gateway.DefaultTraceGap, "a session's trace is written after this long without a call, and open traces are checkpointed this often: a kill -9 loses at most this long of calls")
 	idle := fl.Duration("idle", 0, "the old name of --trace-gap")
 	lenient := fl.Bool("lenient", false, "warn about an unknown field in --config instead of refusing it")
 	authTokens := fl.String("auth-tokens", "", "with --http: every request needs Authorization: Bearer TOKEN of this `file`'s lines NAME TOKEN (default $"+tokensEnv+"); needed beyond loopback")
@@ -56,6 +56,8 @@ func runGateway(c *ctx, args []string) error {
 	maxSessions := fl.Int("max-sessions", gateway.DefaultMaxSessions, "sessions open at once; a new one beyond ends the session idle longest")
 	sessionIdle := fl.Duration("session-idle", gateway.DefaultSessionIdle, "close an HTTP session without a request for this long")
 	traceRate := fl.Int("trace-rate", gateway.DefaultTraceRate, "traces each client may record a minute; more are dropped (negative: no limit)")
+	rotateMB := fl.Int("trace-rotate-mb", learn.DefaultRotateBytes>>20, "rotate traces.jsonl to traces.NNNNNN.jsonl at this many MiB; every rotated file is kept and learned (0: never rotate)")
+	startWait := fl.Duration("start-wait", gateway.DefaultStartWait, "the first search waits up to this long for servers still starting (0: no wait)")
 	taskMinRuns, noTaskText := engine.DefaultTaskMinRuns, false
 	registerTaskFlags(fl, &taskMinRuns, &noTaskText)
 	pos, err := parse(c, fl, args, gatewayArgs)
@@ -85,6 +87,10 @@ func runGateway(c *ctx, args []string) error {
 		return usagef("--max-sessions %d: must be at least 1", *maxSessions)
 	case *sessionIdle <= 0:
 		return usagef("--session-idle %v: must be positive", *sessionIdle)
+	case *rotateMB < 0 || *rotateMB > 1<<20:
+		return usagef("--trace-rotate-mb %d: must be in [0, %d] (0: never rotate)", *rotateMB, 1<<20)
+	case *startWait < 0:
+		return usagef("--start-wait %v: must not be negative (0: the first search does not wait)", *startWait)
 	case *traceRate == 0:
 		return usagef("--trace-rate 0: would record nothing; give a positive rate, or a negative one for no limit")
 	case *httpAddr == "" && (*authTokens != "" || *allowedHosts != ""):
@@ -141,14 +147,22 @@ func runGateway(c *ctx, args []string) error {
 	if quiet == 0 {
 		quiet = -1 // learn.Options: 0 is the default, negative never
 	}
+	rotate := int64(*rotateMB) << 20
+	if rotate == 0 {
+		rotate = -1 // learn.Options: 0 is the default, negative never
+	}
 	learner, closeLearner, err := openLearner(*stateDir, learn.Options{LearnEvery: *learnEvery, LearnIdle: quiet, Logf: logf,
-		TaskMinRuns: taskMinRuns, NoTaskText: noTaskText})
+		TaskMinRuns: taskMinRuns, NoTaskText: noTaskText, RotateBytes: rotate})
 	if err != nil {
 		return err
 	}
+	wait := *startWait
+	if wait == 0 {
+		wait = -1 // gateway.Options: 0 is the default, negative no wait
+	}
 	g, err := gateway.New(cfg, gateway.Options{Learner: learner, PreviousCatalog: prev, Expose: *expose, TraceGap: *traceGap,
 		Version: engine.Version, Logf: logf, Tokens: tokens, AllowedHosts: splitList(*allowedHosts),
-		MaxSessions: *maxSessions, SessionIdle: *sessionIdle, TraceRate: *traceRate})
+		MaxSessions: *maxSessions, SessionIdle: *sessionIdle, TraceRate: *traceRate, StartWait: wait})
 	if err != nil {
 		closeLearner(context.Background())
 		return err
@@ -212,7 +226,7 @@ func splitList(s string) []string {
 }
 
 func serveGatewayHTTP(ctx context.Context, c *ctx, g *gateway.Gateway, ln net.Listener, authed bool) error {
-	fmt.Fprintf(c.stderr, "caskg gateway: MCP at http://%s/mcp, health at http://%s/v1/health; Ctrl-C stops\n", ln.Addr(), ln.Addr())
+	fmt.Fprintf(c.stderr, "caskg gateway: MCP at http://%s/mcp, health at http://%s/v1/health, metrics at http://%s/metrics; Ctrl-C stops\n", ln.Addr(), ln.Addr(), ln.Addr())
 	if !mcpserver.IsLoopbackAddr(ln.Addr()) && authed {
 		fmt.Fprintf(c.stderr, "caskg gateway: %s is reachable beyond this machine: only clients with a token are served; put TLS in front of it (a token crosses the network as plain text over http://)\n", ln.Addr())
 	}

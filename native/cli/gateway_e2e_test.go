@@ -431,21 +431,122 @@ func TestGatewayTypeScriptClient(t *testing.T) {
 	})
 }
 
-// TestGatewayConformance runs the MCP conformance suite's generic server scenarios against
-// `caskg gateway --http`.
+// TestGatewayServerRequests drives sampling, elicitation and roots from server-everything and
+// server-filesystem through the gateway to the TypeScript SDK client and back, over HTTP and
+// stdio: the servers' tools that ask the client answer with what the client said, and
+// server-filesystem, started with no folder, serves the client's root.
+func TestGatewayServerRequests(t *testing.T) {
+	node := mcpnode.Find(t)
+	root := t.TempDir()
+	writeFile(t, root, "notes.txt", "rooted\n")
+	everything, fsys := node.Server("server-everything", "stdio"), node.Server("server-filesystem")
+	cfg := writeConfig(t, map[string]server{
+		"everything": {"command": everything[0], "args": everything[1:]},
+		"fs":         {"command": fsys[0], "args": fsys[1:]},
+	}, nil)
+	answers := &mcpnode.Answers{Sampling: "the client's model says hi", Model: "agent-model",
+		Elicit: map[string]any{"name": "Ada Lovelace"}, Roots: []string{"file://" + root}}
+
+	checks := func(t *testing.T, c *mcpnode.Client) {
+		tests := []struct {
+			name string
+			args map[string]any
+			want string
+		}{
+			{"everything__trigger-sampling-request", map[string]any{"prompt": "caskg"},
+				"the client's model says hi (Resource trigger-sampling-request context: caskg)"},
+			{"everything__trigger-elicitation-request", nil, "Ada Lovelace"},
+			{"everything__get-roots-list", nil, "file://" + root},
+			{"fs__read_text_file", map[string]any{"path": filepath.Join(root, "notes.txt")}, "rooted"},
+		}
+		for _, tt := range tests {
+			// server-everything lists the tools that ask after it has initialized, and
+			// server-filesystem takes its roots after the client's reach it: poll briefly.
+			deadline := time.Now().Add(20 * time.Second)
+			for {
+				res := callTool(t, c, tt.name, tt.args)
+				if !res.IsError && strings.Contains(text(res), tt.want) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Errorf("%s: %q (isError %v), want %q", tt.name, text(res), res.IsError, tt.want)
+					break
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+		}
+	}
+	t.Run("http", func(t *testing.T) {
+		g := startGatewayHTTP(t, cfg)
+		g.waitHealth(t, "ready servers", ready("everything", "fs"))
+		c := node.Start(t, mcpnode.Target{URL: g.url, Answers: answers}, 30*time.Second)
+		defer c.Close()
+		checks(t, c)
+	})
+	t.Run("stdio", func(t *testing.T) {
+		c := node.Start(t, mcpnode.Target{
+			Command: os.Args[0],
+			Args:    []string{"-test.run=^TestMCPHelperProcess$", "--", "gateway", "--config", cfg, "--state-dir", filepath.Join(t.TempDir(), "state")},
+			Env:     map[string]string{"CASKG_MCP_HELPER": "1"},
+			Answers: answers,
+		}, 30*time.Second)
+		defer c.Close()
+		checks(t, c)
+	})
+}
+
+// conformanceScenarios are the MCP conformance suite's server scenarios (@modelcontextprotocol/
+// conformance, pinned in the Makefile), run against `caskg gateway --http` in front of
+// conformanceFixture. gatewayCannotHonour are those the gateway cannot pass, with the reason
+// (docs/gateway.md lists them too).
+var conformanceScenarios = []string{
+	"server-initialize", "logging-set-level", "ping", "completion-complete", "tools-list",
+	"tools-call-simple-text", "tools-call-image", "tools-call-audio", "tools-call-embedded-resource",
+	"tools-call-mixed-content", "tools-call-with-logging", "tools-call-error", "tools-call-with-progress",
+	"tools-call-sampling", "tools-call-elicitation", "json-schema-2020-12", "elicitation-sep1034-defaults",
+	"server-sse-polling", "server-sse-multiple-streams", "elicitation-sep1330-enums", "resources-list",
+	"resources-read-text", "resources-read-binary", "resources-templates-read", "resources-subscribe",
+	"resources-unsubscribe", "prompts-list", "prompts-get-simple", "prompts-get-with-args",
+	"prompts-get-embedded-resource", "prompts-get-with-image", "dns-rebinding-protection",
+}
+
+var gatewayCannotHonour = map[string]string{
+	"tools-call-simple-text":       byName,
+	"tools-call-image":             byName,
+	"tools-call-audio":             byName,
+	"tools-call-embedded-resource": byName,
+	"tools-call-mixed-content":     byName,
+	"tools-call-with-logging":      byName,
+	"tools-call-error":             byName,
+	"tools-call-with-progress":     byName,
+	"tools-call-sampling":          byName,
+	"tools-call-elicitation":       byName,
+	"elicitation-sep1034-defaults": byName,
+	"elicitation-sep1330-enums":    byName,
+	"json-schema-2020-12":          "the scenario looks for its fixture tool in tools/list; the gateway lists search_tools and call_tool (search_tools gives a server's tool with its schema as the server gave it)",
+}
+
+// byName is why the gateway cannot honour the scenarios that call a fixture tool by name.
+const byName = "the scenario calls a fixture tool by its own name; the gateway lists search_tools and call_tool, and a server's tool is SERVER__TOOL, run through call_tool"
+
+// TestGatewayConformance runs the MCP conformance suite's server scenarios against
+// `caskg gateway --http` in front of a server with the suite's fixtures: each must pass but
+// those a gateway cannot honour, which are skipped naming the reason.
 func TestGatewayConformance(t *testing.T) {
 	node := mcpnode.Find(t)
-	tools := writeFile(t, t.TempDir(), "tools.json", smallCatalog)
-	cfg := writeConfig(t, map[string]server{"cat": catalogEntry(t, tools, filepath.Join(t.TempDir(), "cat.pid"))}, nil)
+	cfg := writeConfig(t, map[string]server{"conf": {"url": conformanceFixture(t) + "/"}}, nil)
 	g := startGatewayHTTP(t, cfg)
-	g.waitHealth(t, "ready server", ready("cat"))
-	for _, scenario := range []string{"server-initialize", "ping", "tools-list", "dns-rebinding-protection"} {
+	g.waitHealth(t, "ready server", ready("conf"))
+	for _, scenario := range conformanceScenarios {
 		t.Run(scenario, func(t *testing.T) {
+			if why, ok := gatewayCannotHonour[scenario]; ok {
+				t.Skip(why)
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			checks, output := node.Conformance(t, ctx, g.url, scenario)
 			for _, c := range checks {
-				if c.Status != "SUCCESS" {
+				if c.Status == "FAILURE" {
 					t.Errorf("%s: %s %s", c.ID, c.Status, c.ErrorMessage)
 				}
 			}
@@ -454,6 +555,72 @@ func TestGatewayConformance(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGatewayFixtureToolsThroughCallTool runs the conformance fixture's tools the suite calls by
+// name (the scenarios a gateway cannot honour) the way an agent reaches them through the
+// gateway, call_tool with SERVER__TOOL, from the TypeScript SDK client over HTTP: their content,
+// errors, log messages, sampling and elicitation come back as the server gave them.
+func TestGatewayFixtureToolsThroughCallTool(t *testing.T) {
+	node := mcpnode.Find(t)
+	cfg := writeConfig(t, map[string]server{"conf": {"url": conformanceFixture(t) + "/"}}, nil)
+	g := startGatewayHTTP(t, cfg)
+	g.waitHealth(t, "ready server", ready("conf"))
+	c := node.Start(t, mcpnode.Target{URL: g.url, Answers: &mcpnode.Answers{Sampling: "sampled", Elicit: map[string]any{"username": "ada"}}}, 30*time.Second)
+	defer c.Close()
+	if a := c.Do(mcpnode.Step{Op: "setLoggingLevel", Level: "info"}); !a.OK {
+		t.Fatalf("setLoggingLevel: %+v", a)
+	}
+	tests := []struct {
+		tool    string
+		want    string // in the result's text, or the image's type
+		isError bool
+	}{
+		{"conf__test_simple_text", "This is a simple text response for testing.", false},
+		{"conf__test_image_content", "image", false},
+		{"conf__test_error_handling", "intentionally returns an error", true},
+		{"conf__test_sampling", "sampled (Test prompt for sampling)", false},
+		{"conf__test_elicitation", "accept map[username:ada]", false},
+		{"conf__test_tool_with_logging", "Tool with logging executed successfully", false},
+	}
+	for _, tt := range tests {
+		res := callTool(t, c, tt.tool, nil)
+		got := text(res)
+		if len(res.Content) > 0 && res.Content[0].Type == "image" {
+			got = "image"
+		}
+		if !strings.Contains(got, tt.want) || res.IsError != tt.isError {
+			t.Errorf("%s: %q (isError %v), want %q (isError %v)", tt.tool, got, res.IsError, tt.want, tt.isError)
+		}
+	}
+	// The log messages of the logging tool's call, at the level asked, named by their server.
+	var logged []string
+	deadline := time.Now().Add(10 * time.Second)
+	for len(logged) < 3 && time.Now().Before(deadline) {
+		var notes []struct {
+			Method string
+			Params struct {
+				Level, Logger string
+				Data          any
+			}
+		}
+		if err := json.Unmarshal(c.Do(mcpnode.Step{Op: "notifications"}).Result, &notes); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range notes {
+			if n.Method == "notifications/message" && n.Params.Logger == "conf" {
+				logged = append(logged, fmt.Sprint(n.Params.Data))
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if want := []string{"Tool execution started", "Tool processing data", "Tool execution completed"}; !slices.Equal(logged, want) {
+		t.Errorf("log messages: %q, want %q", logged, want)
+	}
+	// Progress is not checked here: the SDK's client hands a server's notifications to a
+	// queue and its responses straight to the caller, so progress sent just before a result
+	// may reach the gateway after it, and the TypeScript client drops progress of a call it
+	// has the result of. TestCallPassthrough checks the relay, waiting past the result.
 }
 
 // TestGatewayDownstreamFailures kills the catalog server mid-session and runs a server that

@@ -34,7 +34,7 @@ func TestGatewayUsage(t *testing.T) {
 		{"expose range", []string{"gateway", "--config", bad, "--state-dir", dir, "--expose", "1000"}, 2, "--expose 1000: must be in [0, 100]"},
 		{"trace gap", []string{"gateway", "--config", bad, "--state-dir", dir, "--trace-gap", "0s"}, 2, "--trace-gap 0s: must be positive"},
 		{"stray argument", []string{"gateway", "rolback"}, 2, `unexpected argument "rolback"; did you mean rollback?`},
-		{"bad config", []string{"gateway", "--config", bad, "--state-dir", dir}, 1, "caskg gateway: gateway: servers.json:1:49: mcpServers.fs.args[0]: want a string, got a number"},
+		{"bad config", []string{"gateway", "--config", bad, "--state-dir", dir}, 1, "caskg gateway: servers.json:1:49: mcpServers.fs.args[0]: want a string, got a number"},
 		{"rollback without dir", []string{"gateway", "rollback"}, 2, "--state-dir DIR is required"},
 		// Bound beyond loopback without tokens: refused before any server starts (port 0, closed
 		// at once; nothing connects).
@@ -44,6 +44,8 @@ func TestGatewayUsage(t *testing.T) {
 			"weak.txt:1: client alice: the token has 7 characters, want 32 to 4096"},
 		{"tokens on stdio", []string{"gateway", "--config", good, "--state-dir", dir, "--auth-tokens", weak}, 2,
 			"--auth-tokens and --allowed-hosts are for --http"},
+		{"trace rotate", []string{"gateway", "--config", good, "--state-dir", dir, "--trace-rotate-mb", "-1"}, 2, "--trace-rotate-mb -1: must be in [0, 1048576]"},
+		{"start wait", []string{"gateway", "--config", good, "--state-dir", dir, "--start-wait", "-1s"}, 2, "--start-wait -1s: must not be negative"},
 		{"max sessions", []string{"gateway", "--config", good, "--state-dir", dir, "--max-sessions", "0"}, 2, "--max-sessions 0: must be at least 1"},
 	}
 	for _, tt := range tests {

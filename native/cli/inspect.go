@@ -353,8 +353,12 @@ func runLearned(c *ctx, path, statePath string, g *graphs.Graph, jsonOut bool) e
 		}
 	}
 	if rep.Uncounted > 0 {
-		fmt.Fprintf(c.stdout, "\n%d pairs used together only in runs of fewer than %d reporters count for nothing until another reporter agrees\n",
-			rep.Uncounted, builder.MinReporters)
+		verb := "count"
+		if rep.Uncounted == 1 {
+			verb = "counts"
+		}
+		fmt.Fprintf(c.stdout, "\n%s used together only in runs of fewer than %d reporters %s for nothing until another reporter agrees\n",
+			countOf(rep.Uncounted, "pair"), builder.MinReporters, verb)
 	}
 	return nil
 }

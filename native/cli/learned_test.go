@@ -60,7 +60,7 @@ func TestInspectLearned(t *testing.T) {
 
 	r = mustRun(t, "inspect", art, "--learned")
 	for _, want := range []string{"edges learned from use (evidence from the build state " + art + ".state; the artifact keeps none)",
-		src + " → " + dst, "2: token:alice, token:bob", "1 pairs used together only in runs of fewer than 2 reporters"} {
+		src + " → " + dst, "2: token:alice, token:bob", "\n1 pair used together only in runs of fewer than 2 reporters counts for nothing"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("inspect --learned lacks %q:\n%s", want, r.stdout)
 		}

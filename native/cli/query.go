@@ -12,12 +12,14 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
+	"golang.org/x/text/width"
 )
 
 // queryFlags are the retrieval options shared by query and eval (eval has no filter).
@@ -26,6 +28,7 @@ type queryFlags struct {
 	gamma    float64
 	noGraph  bool
 	noMemory bool
+	minScore float64
 	filter   engine.Filter
 }
 
@@ -35,6 +38,7 @@ func (q *queryFlags) registerFilter(fs *flag.FlagSet) {
 	fs.Var((*listFlag)(&q.filter.Allow), "allow", "return only skills whose name matches a `glob` ('*' any run, '?' one character; repeat or comma-separate)")
 	fs.Var((*listFlag)(&q.filter.Deny), "deny", "never return skills whose name matches a `glob` (wins over --allow)")
 	fs.Var((*listFlag)(&q.filter.Namespaces), "namespace", "return only skills of a `namespace`, the part of a name before its first \"__\" (SERVER__TOOL)")
+	fs.Float64Var(&q.minScore, "min-score", 0, "return only skills whose match (score × the answer's match strength) is at least this, in [0, 1]; 0.4 drops every weak answer")
 }
 
 // checkFilter holds a filter, from the flags or a --batch line, to the limits and the globs'
@@ -80,6 +84,9 @@ func (q *queryFlags) check(fs *flag.FlagSet, lim api.Limits) error {
 	if gamma && !(q.gamma > 0 && q.gamma <= 1) {
 		return usagef("flag -gamma: %v is outside (0, 1]", q.gamma)
 	}
+	if !(q.minScore >= 0 && q.minScore <= 1) {
+		return usagef("flag -min-score: %v is outside [0, 1]", q.minScore)
+	}
 	var fe *api.FieldError
 	if errors.As(lim.Check(engine.Request{K: q.k, Seeds: q.seeds}, given...), &fe) {
 		return usagef("flag -%s: %s", fe.Field, fe.Problem)
@@ -88,7 +95,7 @@ func (q *queryFlags) check(fs *flag.FlagSet, lim api.Limits) error {
 }
 
 func (q *queryFlags) request(text string) engine.Request {
-	return engine.Request{Query: text, K: q.k, Seeds: q.seeds, Gamma: q.gamma, NoGraph: q.noGraph, NoMemory: q.noMemory, Filter: q.filter}
+	return engine.Request{Query: text, K: q.k, Seeds: q.seeds, Gamma: q.gamma, NoGraph: q.noGraph, NoMemory: q.noMemory, MinScore: q.minScore, Filter: q.filter}
 }
 
 // renderFlags ask query for the rendered bundle (engine Request.Render) instead of the list.
@@ -132,7 +139,8 @@ func (r *renderFlags) apply(req engine.Request) engine.Request {
 type batchLine struct {
 	ID       json.RawMessage `json:"id"` // echoed as given: a number stays a number; null when unknown
 	Results  []engine.Result `json:"results"`
-	Note     string          `json:"note,omitempty"` // engine.Response.Note
+	Match    *float64        `json:"match,omitempty"` // engine.Response.Match; none on an error's line
+	Note     string          `json:"note,omitempty"`  // engine.Response.Note
 	Rendered string          `json:"rendered,omitempty"`
 	Line     int             `json:"line,omitempty"`
 	Error    string          `json:"error,omitempty"`
@@ -177,6 +185,9 @@ func runQuery(c *ctx, args []string) error {
 		return usagef("no task text given")
 	}
 	text := strings.Join(pos[1:], " ")
+	if strings.TrimSpace(text) == "" {
+		return usagef("the task text is empty")
+	}
 	var fe *api.FieldError
 	if errors.As(api.Service.Check(engine.Request{Query: text}), &fe) {
 		return fmt.Errorf("the task text is %s", fe.Problem)
@@ -218,8 +229,8 @@ var lineOptions = []string{"k", "filter"}
 // set them for the whole run. A line that has one is refused, so that a caller who sends what
 // POST /v1/retrieve takes learns that it was not applied. Other fields are ignored, so that an
 // eval task file with its own metadata ("gold", "split") can be answered as it is.
-// The first seven have flags.
-var requestOnly = []string{"seeds", "gamma", "no_graph", "render", "skill_budget", "total_budget", "no_memory",
+// The first eight have flags.
+var requestOnly = []string{"seeds", "gamma", "no_graph", "render", "skill_budget", "total_budget", "no_memory", "min_score",
 	"vector", "semantic_weight", "no_semantic", "no_lexical"}
 
 // lineRequest reads a --batch line's own "k" and "filter", if it has them, within the limits.
@@ -232,7 +243,7 @@ func lineRequest(data []byte) (k int, f *engine.Filter, err error) {
 	}
 	for _, key := range slices.Sorted(maps.Keys(raw)) {
 		switch {
-		case slices.Contains(requestOnly[:7], key):
+		case slices.Contains(requestOnly[:8], key):
 			return 0, nil, fmt.Errorf("field %q: not taken per line; give it to the whole run as a flag (--%s)",
 				key, strings.ReplaceAll(key, "_", "-"))
 		case slices.Contains(requestOnly, key):
@@ -353,6 +364,8 @@ func queryBatch(c *ctx, eng *engine.Engine, q *queryFlags, rf *renderFlags, path
 			line := batchLine{ID: t.RawID, Results: resp.Results, Note: resp.Note, Rendered: resp.Rendered}
 			if err != nil {
 				line.Line, line.Error = bt.line, err.Error()
+			} else {
+				line.Match = &resp.Match
 			}
 			if line.Results == nil {
 				line.Results = []engine.Result{}
@@ -391,13 +404,13 @@ var stdin io.Reader = os.Stdin
 func printResults(w io.Writer, eng *engine.Engine, query string, resp engine.Response, noGraph bool) {
 	g := eng.Graph()
 	res := resp.Results
-	fmt.Fprintf(w, "%d skills for %q\n", len(res), clipText(query, 80))
+	fmt.Fprintf(w, "%s for %q (match %.2f)\n", countOf(len(res), "skill"), clipText(query, 80), resp.Match)
 	if resp.Note != "" {
 		fmt.Fprintf(w, "Note: %s.\n", resp.Note)
 	}
 	for i, r := range res {
 		tag := engine.Why(r)
-		fmt.Fprintf(w, "%2d. %-40s %.4f  %s\n", i+1, r.Name, r.Score, tag)
+		fmt.Fprintf(w, "%2d. %s %.4f  %s\n", i+1, padWidth(r.Name, 40), r.Score, tag)
 		fmt.Fprintf(w, "    %s\n", clipText(g.Description(r.ID), 110))
 		for _, v := range r.Via {
 			fmt.Fprintf(w, "    ↳ %s %s (%s %s edge, w=%.2f)\n", relationWords(v.Type, v.Reverse), v.From, v.State, v.Type, v.Weight)
@@ -435,4 +448,30 @@ func clipText(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// countOf is n and the noun, plural but for 1: "1 skill", "8 skills".
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// padWidth pads s with spaces to n columns of a terminal: a wide character (CJK, full-width
+// forms) takes two, so that the columns after a name in Chinese, Japanese or Korean line up.
+func padWidth(s string, n int) string {
+	w := 0
+	for _, r := range s {
+		switch width.LookupRune(r).Kind() {
+		case width.EastAsianWide, width.EastAsianFullwidth:
+			w += 2
+		default:
+			w++
+		}
+	}
+	if w >= n {
+		return s
+	}
+	return s + strings.Repeat(" ", n-w)
 }

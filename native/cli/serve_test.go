@@ -30,11 +30,14 @@ func TestServeBadInput(t *testing.T) {
 		want string
 	}{
 		{"two artifacts", []string{"serve", art, art}, 2, "want at most one ARTIFACT, got 2"},
-		{"missing artifact", []string{"serve", "--root", root, filepath.Join(t.TempDir(), "none.skg")}, 1, "serve: artifact: open"},
+		{"missing artifact", []string{"serve", "--root", root, filepath.Join(t.TempDir(), "none.skg")}, 1, "caskg serve: artifact: open"},
 		{"not an artifact", []string{"serve", "--root", root, sampleTasks}, 1, "not a caskg artifact"},
 		{"no module", []string{"serve", "--root", root, "--wasm", filepath.Join(t.TempDir(), "caskg.wasm"), art}, 1, "run 'make wasm'"},
 		{"bad tasks", []string{"serve", "--root", root, "--tasks", art, "--wasm", art, art}, 1, "serve: tasks:"},
 		{"bad address", []string{"serve", "--root", root, "--wasm", art, "--addr", "127.0.0.1:-1", art}, 1, "127.0.0.1:-1"},
+		// Each package's prefix once: not "caskg serve: serve: tasks: eval: open …".
+		{"missing tasks", []string{"serve", "--root", root, "--tasks", filepath.Join(root, "none.jsonl"), art}, 1,
+			"caskg serve: tasks: open " + filepath.Join(root, "none.jsonl") + ": no such file or directory\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,6 +12,8 @@ import (
 	"math"
 	"os"
 	"strings"
+
+	"github.com/caskg/caskg/graphs/jsontext"
 )
 
 // Task is one line of a task file.
@@ -110,6 +112,10 @@ func ParseTasks(r io.Reader, path string, requireGold bool) ([]Task, error) {
 			Query *string         `json:"query"`
 			Gold  []string        `json:"gold"`
 			Main  string          `json:"main"`
+		}
+		if i := jsontext.InvalidUTF8(data); i >= 0 {
+			// encoding/json would read the byte as U+FFFD, and the query lose it unseen.
+			return fmt.Errorf("not valid UTF-8: byte 0x%02x at column %d", data[i], i+1)
 		}
 		if err := json.Unmarshal(data, &raw); err != nil {
 			return fmt.Errorf("not a JSON task: %w", err)

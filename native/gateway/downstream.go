@@ -59,7 +59,12 @@ type downstream struct {
 	kick      chan struct{}      // closed to end the current session (degraded); nil when closed
 	restarts  int                // sessions that ended and were started again
 	lastEnd   string             // why the last of them ended
+	client    *mcp.Client        // of the latest connection, for its roots (setRoots)
+	logLevel  mcp.LoggingLevel   // the logging level the current session was given
 	firstOnce sync.Once
+
+	pendMu sync.Mutex
+	pend   map[*pending]bool // the front requests in flight on this server (track)
 }
 
 func newDownstream(gw *Gateway, cfg ServerConfig, seed []*mcp.Tool) *downstream {
@@ -163,10 +168,17 @@ func (d *downstream) attempt(ctx context.Context) (ready bool, _ error) {
 	kick := make(chan struct{})
 	d.mu.Lock()
 	d.session, d.tools, d.listed, d.state, d.lastErr = cs, tools, true, stateReady, ""
-	d.timeouts, d.kick = 0, kick
+	d.timeouts, d.kick, d.logLevel = 0, kick, ""
 	d.mu.Unlock()
 	d.firstDone()
 	d.gw.catalogChanged()
+	// A new session has none of the old one's state: the logging level the clients asked
+	// for and their subscriptions are given again.
+	if level := d.gw.logLevel(); level != "" {
+		d.sendLogLevel(ctx, level)
+	}
+	d.gw.subs.resubscribe(ctx, d, cs)
+	d.gw.serverListChanged(cs)
 	defer func() {
 		d.mu.Lock()
 		d.session, d.kick, d.timeouts = nil, nil, 0
@@ -244,17 +256,14 @@ func (d *downstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 		}
 		t = watchedTransport{&commandTransport{cmd: cmd, terminate: 2 * time.Second, maxLine: maxMessageBytes, logf: logf}, &d.badOutput}
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "caskg-gateway", Version: d.gw.opt.Version}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			select {
-			case d.relist <- struct{}{}:
-			default:
-			}
-		},
-		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
-			d.gw.progress.relay(ctx, req.Params)
-		},
-	})
+	client := mcp.NewClient(&mcp.Implementation{Name: "caskg-gateway", Version: d.gw.opt.Version}, d.clientOptions())
+	client.AddReceivingMiddleware(d.rootsMiddleware)
+	d.mu.Lock()
+	d.client = client
+	d.mu.Unlock()
+	// Roots set after this are the roots setRoots gives every server's client; this is the
+	// state it started from (racing a change at worst repeats it).
+	applyRoots(client, nil, d.gw.currentRoots())
 	cctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 	defer cancel()
 	d.badOutput.Store(nil)

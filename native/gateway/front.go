@@ -68,6 +68,8 @@ type frontSession struct {
 
 	trace tracker
 
+	logLevel mcp.LoggingLevel // what logging/setLevel asked for, "" before; under g.mu
+
 	exposeMu sync.Mutex
 	exposed  []string // SERVER__TOOL names registered as direct tools, best first
 }
@@ -83,7 +85,20 @@ func (g *Gateway) newFrontSession(client string) *frontSession {
 		&mcp.ServerOptions{
 			Instructions:              instructions,
 			SupportedProtocolVersions: frontVersions(),
-			Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true},
+				Logging:   &mcp.LoggingCapabilities{},
+				Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+				Prompts:   &mcp.PromptCapabilities{ListChanged: true},
+			},
+			InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
+				s.fetchRoots(ctx, req.Session)
+			},
+			RootsListChangedHandler: func(ctx context.Context, req *mcp.RootsListChangedRequest) {
+				s.fetchRoots(ctx, req.Session)
+			},
+			CompletionHandler:  s.complete,
+			SubscribeHandler:   s.subscribe,
+			UnsubscribeHandler: s.unsubscribe,
 		})
 	// Every request registers the session and marks it busy while it runs: a session counts
 	// against MaxSessions from its initialize, not from the notification after it, which a
@@ -96,13 +111,41 @@ func (g *Gateway) newFrontSession(client string) *frontSession {
 			}
 			s.begin()
 			defer s.done()
-			return next(ctx, method, req)
+			if h := s.aggregated(method); h != nil {
+				return h(ctx, req)
+			}
+			res, err := next(ctx, method, req)
+			if method == "logging/setLevel" && err == nil {
+				if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && p != nil {
+					s.setLogLevel(p.Level)
+				}
+			}
+			return res, err
 		}
 	})
+	s.srv.AddReceivingMiddleware(recovering(g.logf))
 	c := g.cat.Load()
 	s.srv.AddTool(searchToolDef(c, s.keeps), s.searchHandler)
 	s.srv.AddTool(callToolDef(), s.callHandler)
 	return s
+}
+
+// recovering is the front's outermost middleware: a panic in any handler of a request or
+// notification (a bug in caskg, or a downstream answer no test foresaw) becomes an error for
+// that request and a log line, and the gateway and its other sessions go on. The SDK itself
+// does not recover, so without it one panic ends every session.
+func recovering(logf func(string, ...any)) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					logf("gateway: %s panicked (a bug in caskg; the gateway goes on): %v", method, r)
+					res, err = nil, fmt.Errorf("gateway: internal error in %s (a bug in caskg); the gateway goes on", method)
+				}
+			}()
+			return next(ctx, method, req)
+		}
+	}
 }
 
 // keeps reports whether the session's client may see and call a catalog tool.
@@ -191,6 +234,8 @@ func (s *frontSession) end() {
 		return
 	}
 	s.trace.finish()
+	s.g.setRoots(s, nil, false)
+	s.g.subs.release(s)
 	s.g.mu.Lock()
 	delete(s.g.sessions, s)
 	if s.httpID != "" && s.g.byID[s.httpID] == s {
@@ -394,9 +439,11 @@ func (s *frontSession) call(ctx context.Context, req *mcp.CallToolRequest, name 
 		}
 		return s.g.unknownTool(c, name, s.keeps), nil
 	}
-	start := s.g.opt.now()
+	start, t0 := s.g.opt.now(), time.Now()
+	defer s.g.byServer[e.Server].track(s, req.Session, ctx)()
 	res, err := s.g.forward(ctx, req, e, args)
 	ok := err == nil && res != nil && !res.IsError
+	s.g.metrics.called(e.Server, ok, time.Since(t0))
 	s.trace.called(name, ok, s.g.opt.now().Sub(start).Milliseconds())
 	return res, err
 }
@@ -462,7 +509,7 @@ func (g *Gateway) forward(ctx context.Context, req *mcp.CallToolRequest, e *entr
 		params.Arguments = args
 	}
 	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
-		dtok, done := g.progress.register(req.Session, tok)
+		dtok, done := g.progress.register(ctx, req.Session, tok)
 		defer done()
 		params.SetProgressToken(dtok)
 	}
@@ -566,6 +613,7 @@ type progressRelay struct {
 }
 
 type progressTarget struct {
+	ctx   context.Context // the front call's: over HTTP, progress goes on that call's stream
 	ss    *mcp.ServerSession
 	token any
 }
@@ -573,11 +621,11 @@ type progressTarget struct {
 func newProgressRelay() *progressRelay { return &progressRelay{m: map[string]progressTarget{}} }
 
 // register gives a downstream token for a front call's token; done forgets it.
-func (p *progressRelay) register(ss *mcp.ServerSession, token any) (string, func()) {
+func (p *progressRelay) register(ctx context.Context, ss *mcp.ServerSession, token any) (string, func()) {
 	p.mu.Lock()
 	p.next++
 	tok := "caskg-gw-" + strconv.Itoa(p.next)
-	p.m[tok] = progressTarget{ss, token}
+	p.m[tok] = progressTarget{ctx, ss, token}
 	p.mu.Unlock()
 	// The SDK may handle a notification the server sent before its result after the result:
 	// the token stays a while after the call, so that such progress still reaches the client.
@@ -608,7 +656,14 @@ func (p *progressRelay) relay(ctx context.Context, params *mcp.ProgressNotificat
 	if !ok {
 		return
 	}
-	_ = t.ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: t.token,
+	// While the call runs its progress goes on its own stream (HTTP): a client reads the
+	// call's stream and may not have opened a GET stream at all. After it, the stream is
+	// gone, and the session's own is the only way left.
+	nctx := t.ctx
+	if nctx == nil || nctx.Err() != nil {
+		nctx = ctx
+	}
+	_ = t.ss.NotifyProgress(nctx, &mcp.ProgressNotificationParams{ProgressToken: t.token,
 		Progress: params.Progress, Total: params.Total, Message: params.Message})
 }
 
@@ -640,7 +695,8 @@ func (g *Gateway) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSess
 	return ss, nil
 }
 
-// Handler serves the front over streamable HTTP at /mcp and GET /v1/health beside it, with
+// Handler serves the front over streamable HTTP at /mcp, GET /v1/health and GET /metrics
+// (metrics.go; behind the tokens like /mcp) beside it, with
 // mcpserver.HTTPHandler's protections: a request that reaches a loopback address must name a
 // local host (DNS rebinding), /mcp refuses cross-origin browser requests, and bodies are
 // bounded.
@@ -652,6 +708,7 @@ func (g *Gateway) Handler() http.Handler {
 	opt := mcpserver.HTTPOptions{
 		SessionTimeout: g.opt.SessionIdle,
 		Health:         func() any { return g.health() },
+		Metrics:        g.metrics.handler(),
 	}
 	if g.opt.Tokens != nil {
 		opt.Guard = g.requireToken

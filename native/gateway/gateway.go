@@ -25,6 +25,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,9 +39,10 @@ import (
 
 // Defaults of Options.
 const (
-	// DefaultTraceGap ends a session's trace after this long without a call. It is what a kill
-	// -9 can lose: a trace is written when it ends, and an agent between two steps of one task
-	// rarely waits this long, while one that has gone quiet has its calls on disk soon.
+	// DefaultTraceGap ends a session's trace after this long without a call, and is how often
+	// the open traces are checkpointed (Checkpointer). It is what a kill -9 can lose: an agent
+	// between two steps of one task rarely waits this long, one that has gone quiet has its
+	// calls on disk soon, and one that never pauses has them checkpointed.
 	DefaultTraceGap = 30 * time.Second
 	// DefaultMaxSessions bounds the front sessions open at once. A session costs tens of
 	// kilobytes (its MCP server, its trace); 5,000 initializes once took the gateway from 19 to
@@ -69,6 +72,17 @@ type Learner interface {
 	SetCatalog(catalog []byte) error
 	Record(t Trace) error
 	Status() Status
+}
+
+// Checkpointer is a Learner that also keeps the traces still open, so that a kill -9 loses
+// at most the calls of the last TraceGap: a trace is recorded when it ends, and a session that
+// never pauses would otherwise keep its calls in memory only. Every TraceGap in which a trace
+// changed, the gateway hands it every open trace with its calls so far, under the ID it will
+// have when it ends; after a kill the learner records those it never got whole (package
+// learn: traces.open.jsonl). At Close, after the sessions' traces are recorded, it hands it
+// none.
+type Checkpointer interface {
+	Checkpoint(open []Trace) error
 }
 
 // Trace is one task's calls as the gateway saw them.
@@ -174,6 +188,15 @@ type Gateway struct {
 	closed   bool
 
 	traceRate rateLimiter
+	metrics   *metrics
+
+	cpMu    sync.Mutex      // serializes checkpoints
+	cpTimer timer           // arms the next checkpoint; nil without a Checkpointer
+	cpLast  string          // what the last checkpoint held (IDs and call counts)
+	cpIDs   map[string]bool // the IDs of its traces
+
+	roots rootsState    // the roots front sessions gave, and those they share
+	subs  subscriptions // front sessions' resource subscriptions
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -244,12 +267,16 @@ func New(cfg *Config, opt Options) (*Gateway, error) {
 		g.downs = append(g.downs, d)
 		g.byServer[s.Name] = d
 	}
+	g.metrics = newMetrics(g)
 	empty, err := buildCatalog(cfg, seed)
 	if err != nil {
 		return nil, err
 	}
 	g.cat.Store(empty)
 	g.ctx, g.cancel = context.WithCancel(context.Background())
+	if _, ok := opt.Learner.(Checkpointer); ok {
+		g.cpTimer = opt.afterFunc(opt.TraceGap, g.checkpointTick)
+	}
 	for _, d := range g.downs {
 		g.wg.Add(1)
 		go func() {
@@ -474,7 +501,77 @@ func (g *Gateway) Close() error {
 	for _, s := range sessions {
 		s.end()
 	}
+	if g.cpTimer != nil {
+		g.cpTimer.Stop()
+		g.checkpoint() // every trace is recorded now: none is open
+	}
 	g.cancel()
 	g.wg.Wait()
 	return nil
+}
+
+// checkpointTick checkpoints and arms the next one, until Close.
+func (g *Gateway) checkpointTick() {
+	g.mu.Lock()
+	closed := g.closed
+	g.mu.Unlock()
+	if closed {
+		return
+	}
+	g.checkpoint()
+	g.cpTimer.Reset(g.opt.TraceGap)
+}
+
+// checkpoint hands the Checkpointer every open trace, when they differ from the last
+// checkpoint's (a call made, a trace begun or ended); a quiet gateway writes nothing.
+func (g *Gateway) checkpoint() {
+	cp, ok := g.opt.Learner.(Checkpointer)
+	if !ok {
+		return
+	}
+	g.cpMu.Lock()
+	defer g.cpMu.Unlock()
+	g.mu.Lock()
+	sessions := make([]*frontSession, 0, len(g.sessions))
+	for s := range g.sessions {
+		sessions = append(sessions, s)
+	}
+	g.mu.Unlock()
+	var open []Trace
+	for _, s := range sessions {
+		if tr, ok := s.trace.snapshot(); ok {
+			open = append(open, tr)
+		}
+	}
+	slices.SortFunc(open, func(a, b Trace) int { return strings.Compare(a.ID, b.ID) })
+	var sig strings.Builder
+	for _, tr := range open {
+		fmt.Fprintf(&sig, "%s:%d\n", tr.ID, len(tr.Calls))
+	}
+	if sig.String() == g.cpLast {
+		return
+	}
+	if err := cp.Checkpoint(open); err != nil {
+		g.logf("gateway: checkpoint of %s: %v", plural(len(open), "open trace"), err)
+		return
+	}
+	g.cpLast = sig.String()
+	g.cpIDs = map[string]bool{}
+	for _, tr := range open {
+		g.cpIDs[tr.ID] = true
+	}
+}
+
+// dropped checkpoints at once when the last checkpoint holds the trace id, which the rate
+// limiter has just dropped; Close makes its own last checkpoint.
+func (g *Gateway) dropped(id string) {
+	g.mu.Lock()
+	closed := g.closed
+	g.mu.Unlock()
+	g.cpMu.Lock()
+	held := g.cpIDs[id]
+	g.cpMu.Unlock()
+	if held && !closed {
+		g.checkpoint()
+	}
 }

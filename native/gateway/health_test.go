@@ -173,7 +173,7 @@ func TestTimeoutsRestartServer(t *testing.T) {
 	var mu sync.Mutex
 	dials := 0
 	var logs []string
-	cfg := &Config{Servers: []ServerConfig{{Name: "alpha", Command: "unused", Timeout: 100 * time.Millisecond}}}
+	cfg := &Config{Servers: []ServerConfig{{Name: "alpha", Command: "unused", Timeout: 500 * time.Millisecond}}}
 	inner := inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})
 	g := startGateway(t, cfg, Options{
 		dial: func(s ServerConfig) mcp.Transport {
@@ -209,7 +209,7 @@ func TestTimeoutsRestartServer(t *testing.T) {
 		st = g.health().Servers[0]
 		return st.Restarts == 1 && st.State == stateReady
 	})
-	want := "degraded: 3 calls in a row had no result within 100ms"
+	want := "degraded: 3 calls in a row had no result within 500ms"
 	if st.LastRestart != want || st.Timeouts != 0 {
 		t.Errorf("health after the restart: %+v, want last_restart %q", st, want)
 	}

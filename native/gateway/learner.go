@@ -8,12 +8,22 @@ func LoopLearner(l *learn.Loop) Learner { return loopLearner{l} }
 
 type loopLearner struct{ *learn.Loop }
 
-func (l loopLearner) Record(t Trace) error {
+func (l loopLearner) Record(t Trace) error { return l.Loop.Record(learnTrace(t)) }
+
+func (l loopLearner) Checkpoint(open []Trace) error {
+	ts := make([]learn.Trace, len(open))
+	for i, t := range open {
+		ts[i] = learnTrace(t)
+	}
+	return l.Loop.Checkpoint(ts)
+}
+
+func learnTrace(t Trace) learn.Trace {
 	calls := make([]learn.Call, len(t.Calls))
 	for i, c := range t.Calls {
 		calls[i] = learn.Call{Tool: c.Tool, OK: c.OK, Millis: c.Millis}
 	}
-	return l.Loop.Record(learn.Trace{ID: t.ID, Task: t.Task, Tools: t.Tools, Failed: t.Failed, Calls: calls, Source: t.Source})
+	return learn.Trace{ID: t.ID, Task: t.Task, Tools: t.Tools, Failed: t.Failed, Calls: calls, Source: t.Source}
 }
 
 func (l loopLearner) Status() Status {

@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"context"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -134,5 +136,54 @@ func TestMaxSessions(t *testing.T) {
 	<-done
 	if h := g.health(); h.Sessions != 2 {
 		t.Errorf("sessions %d, want 2", h.Sessions)
+	}
+}
+
+// TestTraceRatePerClient: --trace-rate is a budget per client: a client over its rate has its
+// traces dropped while another client's, and the trusted sessions', are still recorded.
+func TestTraceRatePerClient(t *testing.T) {
+	clock := &fakeClock{t: time.Unix(1000, 0)}
+	rec := &recorder{}
+	g := startGateway(t, alphaConfig(), Options{Learner: rec, TraceRate: 1, Tokens: testTokens(t), now: clock.now,
+		afterFunc: clock.afterFunc, dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
+	front := httptest.NewServer(g.Handler())
+	t.Cleanup(front.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	task := func(cs *mcp.ClientSession, query string) {
+		t.Helper()
+		for _, p := range []*mcp.CallToolParams{
+			{Name: searchTool, Arguments: map[string]any{"query": query}},
+			{Name: callTool, Arguments: map[string]any{"name": "alpha__read_file", "arguments": map[string]any{"path": "a"}}},
+			{Name: searchTool, Arguments: map[string]any{"query": "next"}}, // ends the trace
+		} {
+			if _, err := cs.CallTool(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	sessions := map[string]*mcp.ClientSession{}
+	for name, tok := range map[string]string{"alice": aliceToken, "bob": bobToken} {
+		cs, err := httpSession(ctx, front.URL, tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		sessions[name] = cs
+	}
+	trusted := connect(t, g)
+	task(sessions["alice"], "alice one")
+	task(sessions["alice"], "alice two") // over alice's rate of 1 a minute
+	task(sessions["bob"], "bob one")
+	trusted.search(t, "trusted one", 3)
+	trusted.callTool(t, "alpha__read_file", map[string]any{"path": "a"})
+	trusted.search(t, "next", 3)
+	var got []string
+	for _, tr := range rec.got() {
+		got = append(got, tr.Source+" "+tr.Task)
+	}
+	want := []string{"client:alice alice one", "client:bob bob one", " trusted one"}
+	if !slices.Equal(got, want) || g.health().TracesDropped != 1 {
+		t.Errorf("recorded %q, dropped %d; want %q and 1", got, g.health().TracesDropped, want)
 	}
 }

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -11,9 +12,10 @@ import (
 // session's end (DELETE, the transport closing, the gateway stopping), the close of the
 // session's HTTP GET stream (a client that closes without DELETE, as the TypeScript SDK's
 // close() does), or when Options.TraceGap passes without a call, whichever comes first. A
-// trace is written only when it ends, so the gap bounds what a kill -9 loses: the traces with
-// a call in the last TraceGap. A trace without calls is not recorded: it teaches nothing. IDs
-// are gw-RUN.SESSION-N, N counting the session's recorded traces from 1.
+// trace is recorded when it ends; until then the gateway's checkpoint (snapshot) hands it,
+// calls so far, to a Checkpointer every TraceGap, so a kill -9 loses at most the calls of the
+// last TraceGap, however long the trace. A trace without calls is not recorded: it teaches
+// nothing. IDs are gw-RUN.SESSION-N, N counting the session's ended traces from 1.
 type tracker struct {
 	s *frontSession
 
@@ -110,6 +112,36 @@ func (t *tracker) finish() {
 	}
 }
 
+// traceLocked is the trace in flight as it is now, with the ID it gets when it ends (numbered
+// t.n+1 before finishLocked counts it, t.n after); it has calls.
+func (t *tracker) traceLocked() Trace {
+	n := t.n
+	if t.open {
+		n++
+	}
+	tr := Trace{ID: fmt.Sprintf("gw-%s-%d", t.s.id, n), Task: t.task, Calls: t.calls,
+		Failed: !t.calls[len(t.calls)-1].OK, Source: t.s.source()}
+	for _, c := range t.calls {
+		if len(tr.Tools) == 0 || tr.Tools[len(tr.Tools)-1] != c.Tool {
+			tr.Tools = append(tr.Tools, c.Tool)
+		}
+	}
+	return tr
+}
+
+// snapshot is the trace in flight, with a copy of its calls so far; ok is false when there is
+// none with calls.
+func (t *tracker) snapshot() (tr Trace, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.s == nil || t.closed || !t.open || len(t.calls) == 0 {
+		return Trace{}, false
+	}
+	tr = t.traceLocked()
+	tr.Calls = slices.Clone(tr.Calls)
+	return tr, true
+}
+
 // finishLocked records the trace in flight, if it has calls.
 func (t *tracker) finishLocked() {
 	if !t.open {
@@ -120,18 +152,22 @@ func (t *tracker) finishLocked() {
 		return
 	}
 	t.n++
-	tr := Trace{ID: fmt.Sprintf("gw-%s-%d", t.s.id, t.n), Task: t.task, Calls: t.calls,
-		Failed: !t.calls[len(t.calls)-1].OK, Source: t.s.source()}
-	for _, c := range t.calls {
-		if len(tr.Tools) == 0 || tr.Tools[len(tr.Tools)-1] != c.Tool {
-			tr.Tools = append(tr.Tools, c.Tool)
-		}
-	}
+	tr := t.traceLocked()
 	t.calls = nil
-	if l := t.s.g.opt.Learner; l != nil && t.s.g.mayRecord(t.s) {
+	l := t.s.g.opt.Learner
+	switch {
+	case l == nil:
+	case t.s.g.mayRecord(t.s):
 		// Recorded under the lock, so that a session's traces reach the file in order.
 		if err := l.Record(tr); err != nil {
 			t.s.g.logf("gateway: trace %s not recorded: %v", tr.ID, err)
+		} else {
+			t.s.g.metrics.recorded.Inc()
 		}
+	default:
+		// Dropped over the rate: a checkpoint that holds it must not outlive it, or a kill
+		// would have the next start record it after all. (Not under t.mu: a checkpoint takes
+		// the trackers' locks.)
+		go t.s.g.dropped(tr.ID)
 	}
 }

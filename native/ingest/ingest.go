@@ -15,6 +15,7 @@
 package ingest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/caskg/caskg/graphs/jsontext"
 )
 
 // MaxFileSize is the largest file Load reads; larger files are skipped with a Problem.
@@ -491,7 +494,7 @@ func (l *loader) add(e entry) bool {
 			where += ":" + strconv.Itoa(first.Line)
 		}
 		l.lib.Problems = append(l.lib.Problems, Problem{
-			File: s.Path, Line: e.nameLine, Field: "name", Skill: s.Name,
+			File: s.Path, Line: e.nameLine, Field: fieldAt(e.at, "name"), Skill: s.Name,
 			Msg: fmt.Sprintf("duplicate name %q: already defined in %s; skipped", s.Name, where),
 		})
 		return false
@@ -505,6 +508,19 @@ func (l *loader) add(e entry) bool {
 type entry struct {
 	skill    Skill
 	nameLine int
+	at       string // the tool's place in its array where its line holds others (parseTool)
+}
+
+// fieldAt is field within at, the place of a tool in its array ("tools[3].name"), or field
+// alone when at is empty.
+func fieldAt(at, field string) string {
+	switch {
+	case at == "":
+		return field
+	case field == "":
+		return at
+	}
+	return at + "." + field
 }
 
 func skillsOf(entries []entry) []Skill {
@@ -590,4 +606,17 @@ func pathErrText(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// utf8Problem is the problem of data, the bytes of file, when they are not valid UTF-8: the
+// line and column of the first byte that is not, which skips the file (or line). Decoders read
+// such a byte as U+FFFD, or fail with their own words; every input says it the same way.
+func utf8Problem(data []byte, file string) *Problem {
+	i := jsontext.InvalidUTF8(data)
+	if i < 0 {
+		return nil
+	}
+	line := 1 + bytes.Count(data[:i], []byte("\n"))
+	col := i - bytes.LastIndexByte(data[:i], '\n')
+	return &Problem{File: file, Line: line, Msg: fmt.Sprintf("not valid UTF-8: byte 0x%02x at column %d", data[i], col)}
 }

@@ -208,6 +208,39 @@ var loadCases = []loadCase{
 		probs: []wantProblem{{"t.jsonl", 2, "name", "already defined in lib/a/SKILL.md;"}, {"t.jsonl", 3, "name", "already defined in t.jsonl:1;"}},
 	},
 	{
+		// A catalog on one line: the line says nothing, so each problem names the tool's place.
+		name: "one-line catalog",
+		in:   files{"t.json": `[{"name":"a","description":"A."},{"name":"b"},{"name":"","description":"C."},{"name":"a","description":"A again."}]`},
+		args: []string{"t.json"},
+		want: []string{"a"},
+		probs: []wantProblem{{"t.json", 1, "[1].description", "missing description"}, {"t.json", 1, "[2].name", "empty name"},
+			{"t.json", 1, "[3].name", `duplicate name "a": already defined in t.json:1`}},
+	},
+	{
+		// Invalid UTF-8 is named where it is, in every kind of input, never read as U+FFFD.
+		name: "invalid UTF-8",
+		in: files{"lib/a/SKILL.md": skillMD("", "name: a", "description: caf\xe9 au lait"), "lib/b/SKILL.md": skillMD("", "name: b", "description: B."),
+			"t.json": "[{\"name\":\"c\",\"description\":\"\xff\"}]", "t.jsonl": "{\"name\":\"d\",\"description\":\"D.\"}\n{\"name\":\"e\",\"description\":\"\xfe\"}\n"},
+		args: []string{"lib", "t.json", "t.jsonl"},
+		want: []string{"b", "d"},
+		probs: []wantProblem{{"lib/a/SKILL.md", 3, "", "not valid UTF-8: byte 0xe9 at column 17"}, {"t.json", 1, "", "not valid UTF-8: byte 0xff at column 29"},
+			{"t.jsonl", 2, "", "not valid UTF-8: byte 0xfe at column 28"}},
+	},
+	{
+		name:  "one-line tools/list result",
+		in:    files{"t.json": `{"tools":[{"name":"a","description":"A."},{"name":"b"}]}`},
+		args:  []string{"t.json"},
+		want:  []string{"a"},
+		probs: []wantProblem{{"t.json", 1, "tools[1].description", "missing description"}},
+	},
+	{
+		name:  "a tool a line keeps the line alone",
+		in:    files{"t.json": "{\"result\": {\"tools\": [\n{\"name\":\"a\",\"description\":\"A.\"},\n{\"name\":\"b\"}\n]}}\n"},
+		args:  []string{"t.json"},
+		want:  []string{"a"},
+		probs: []wantProblem{{"t.json", 3, "description", "missing description"}},
+	},
+	{
 		name:  "duplicate key in front matter",
 		in:    files{"lib/a/SKILL.md": skillMD("", "name: a", "description: A.", "name: b"), "lib/b/SKILL.md": skillMD("", "name: b", "description: B.")},
 		want:  []string{"b"},

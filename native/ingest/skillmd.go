@@ -129,6 +129,9 @@ func (p *fmParser) warn(n *yaml.Node, field, msg string) {
 }
 
 func parseSkillMD(data []byte, file string) ([]entry, []Problem) {
+	if p := utf8Problem(data, file); p != nil {
+		return nil, []Problem{*p}
+	}
 	yml, body, yamlLine, msg := frontMatter(data)
 	if msg != "" {
 		return nil, []Problem{{File: file, Line: 1, Field: "front matter", Msg: msg}}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/caskg/caskg/graphs/jsontext"
@@ -39,20 +40,33 @@ type rawValue struct {
 
 func parseTools(data []byte, file string) ([]entry, []Problem) {
 	data = bytes.TrimPrefix(data, bom)
+	if p := utf8Problem(data, file); p != nil {
+		return nil, []Problem{*p}
+	}
 	lines := newLineIndex(data)
 	var whole json.RawMessage
 	if err := json.Unmarshal(data, &whole); err != nil {
 		return nil, []Problem{jsonProblem(err, file, lines)}
 	}
 	start := int64(len(data) - len(bytes.TrimLeft(data, " \t\r\n")))
-	tools, msg := findTools(rawValue{data[start:], start})
+	tools, path, msg := findTools(rawValue{data[start:], start})
 	if msg != "" {
 		return nil, []Problem{{File: file, Line: lines.line(start), Msg: msg}}
 	}
+	// Where a line holds more than one tool (a catalog written on one line), a line number
+	// does not tell them apart: their problems name the tool's place in the array too.
+	perLine := map[int]int{}
+	for _, t := range tools {
+		perLine[lines.line(t.off)]++
+	}
 	var entries []entry
 	var probs []Problem
-	for _, t := range tools {
-		e, ps := parseTool(t.data, file, lines.line(t.off))
+	for i, t := range tools {
+		line, at := lines.line(t.off), ""
+		if perLine[line] > 1 {
+			at = path + "[" + strconv.Itoa(i) + "]"
+		}
+		e, ps := parseTool(t.data, file, line, at)
 		probs = append(probs, ps...)
 		if e != nil {
 			entries = append(entries, *e)
@@ -63,31 +77,35 @@ func parseTools(data []byte, file string) ([]entry, []Problem) {
 
 const toolsShape = `want {"tools":[...]}, {"result":{"tools":[...]}} or an array of tools`
 
-// findTools finds the tool array in a valid JSON document.
-func findTools(doc rawValue) ([]rawValue, string) {
+// findTools finds the tool array in a valid JSON document, and its path in the document ("" for
+// a bare array).
+func findTools(doc rawValue) (tools []rawValue, path, msg string) {
 	switch jsontext.Kind(doc.data) {
 	case "an array":
-		return elements(doc)
+		tools, msg = elements(doc)
+		return tools, "", msg
 	case "an object":
 		m, err := members(doc)
 		if err != nil {
-			return nil, err.Error()
+			return nil, "", err.Error()
 		}
 		if t, ok := m["tools"]; ok {
-			return toolArray(t, "tools")
+			tools, msg = toolArray(t, "tools")
+			return tools, "tools", msg
 		}
 		if r, ok := m["result"]; ok && jsontext.Kind(r.data) == "an object" {
 			rm, err := members(r)
 			if err != nil {
-				return nil, err.Error()
+				return nil, "", err.Error()
 			}
 			if t, ok := rm["tools"]; ok {
-				return toolArray(t, "result.tools")
+				tools, msg = toolArray(t, "result.tools")
+				return tools, "result.tools", msg
 			}
 		}
-		return nil, `no "tools" array: ` + toolsShape
+		return nil, "", `no "tools" array: ` + toolsShape
 	}
-	return nil, fmt.Sprintf("not a tool catalog (got %s): %s", jsontext.Kind(doc.data), toolsShape)
+	return nil, "", fmt.Sprintf("not a tool catalog (got %s): %s", jsontext.Kind(doc.data), toolsShape)
 }
 
 // toolArray is the elements of t, the member at path of the document, which must be an array.
@@ -153,6 +171,11 @@ func parseToolsJSONL(data []byte, file string) ([]entry, []Problem) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
+		if p := utf8Problem(line, file); p != nil {
+			p.Line = n
+			probs = append(probs, *p)
+			continue
+		}
 		var v json.RawMessage
 		if err := json.Unmarshal(line, &v); err != nil {
 			p := jsonProblem(err, file, newLineIndex(line))
@@ -160,7 +183,7 @@ func parseToolsJSONL(data []byte, file string) ([]entry, []Problem) {
 			probs = append(probs, p)
 			continue
 		}
-		e, ps := parseTool(v, file, n)
+		e, ps := parseTool(v, file, n, "")
 		probs = append(probs, ps...)
 		if e != nil {
 			entries = append(entries, *e)
@@ -219,9 +242,11 @@ func (x lineIndex) position(off int64) (line, col int) {
 }
 
 // parseTool turns one MCP tool object into an entry; it returns nil when the tool is skipped.
-func parseTool(raw json.RawMessage, file string, line int) (*entry, []Problem) {
+// at, when not empty, is the tool's place in its array ("tools[3]"), which its problems' fields
+// start with.
+func parseTool(raw json.RawMessage, file string, line int, at string) (*entry, []Problem) {
 	prob := func(field, name, msg string) Problem {
-		return Problem{File: file, Line: line, Field: field, Skill: name, Msg: msg}
+		return Problem{File: file, Line: line, Field: fieldAt(at, field), Skill: name, Msg: msg}
 	}
 	warn := func(field, name, msg string) Problem {
 		p := prob(field, name, msg)
@@ -285,7 +310,7 @@ func parseTool(raw json.RawMessage, file string, line int) (*entry, []Problem) {
 		schemaText(schema, 0, true, &text)
 	}
 	s.SchemaText = strings.Join(text, "\n")
-	return &entry{skill: s, nameLine: line}, probs
+	return &entry{skill: s, nameLine: line, at: at}, probs
 }
 
 // jsonString reads a required, non-empty string member; msg says what is wrong with it.

@@ -19,8 +19,9 @@ import (
 
 // Defaults and limits of the HTTP front.
 const (
-	MCPPath    = "/mcp"                // where HTTPHandler serves streamable HTTP
-	HealthPath = api.Prefix + "health" // where it answers GET with the health JSON, as the /v1 API does
+	MCPPath     = "/mcp"                // where HTTPHandler serves streamable HTTP
+	HealthPath  = api.Prefix + "health" // where it answers GET with the health JSON, as the /v1 API does
+	MetricsPath = "/metrics"            // where it answers GET with HTTPOptions.Metrics, as Prometheus scrapes by default
 
 	defaultMaxBodyBytes   = 4 << 20          // of one POST to /mcp, as the SDK's default
 	defaultSessionTimeout = 30 * time.Minute // a session idle this long is closed
@@ -43,6 +44,9 @@ type HTTPOptions struct {
 	// Health is marshalled as the body of GET /v1/health, once per request; nil gives
 	// {"status": "ok"}.
 	Health func() any
+	// Metrics, when set, answers GET /metrics (Prometheus text), behind Guard like /mcp:
+	// server names and call counts are not for anyone who can reach the port.
+	Metrics http.Handler
 }
 
 // HTTPHandler serves MCP over streamable HTTP at /mcp and a health document at GET
@@ -72,6 +76,13 @@ func HTTPHandler(getServer func(*http.Request) *mcp.Server, opt HTTPOptions) htt
 
 	mux := http.NewServeMux()
 	mux.Handle(MCPPath, h)
+	if opt.Metrics != nil {
+		m := opt.Metrics
+		if opt.Guard != nil {
+			m = opt.Guard(m)
+		}
+		mux.Handle("GET "+MetricsPath, m)
+	}
 	mux.HandleFunc("GET "+HealthPath, func(w http.ResponseWriter, r *http.Request) {
 		var v any = map[string]string{"status": "ok"}
 		if opt.Health != nil {

@@ -262,13 +262,14 @@ func (s *Server) reportUse(ctx context.Context, req *mcp.CallToolRequest, in fee
 
 // retrieveInput are retrieve_skills' arguments.
 type retrieveInput struct {
-	Query       string `json:"query"`
-	K           int    `json:"k,omitempty"`
-	Render      *bool  `json:"render,omitempty"`
-	SkillBudget int    `json:"skill_budget,omitempty"`
-	TotalBudget int    `json:"total_budget,omitempty"`
-	NoGraph     bool   `json:"no_graph,omitempty"`
-	NoMemory    bool   `json:"no_memory,omitempty"`
+	Query       string  `json:"query"`
+	K           int     `json:"k,omitempty"`
+	Render      *bool   `json:"render,omitempty"`
+	SkillBudget int     `json:"skill_budget,omitempty"`
+	TotalBudget int     `json:"total_budget,omitempty"`
+	NoGraph     bool    `json:"no_graph,omitempty"`
+	NoMemory    bool    `json:"no_memory,omitempty"`
+	MinScore    float64 `json:"min_score,omitempty"`
 	// The filter (engine.Filter), flat: an agent passes lists, not an object.
 	Allow      []string `json:"allow,omitempty"`
 	Deny       []string `json:"deny,omitempty"`
@@ -279,6 +280,7 @@ type retrieveInput struct {
 type RetrieveOutput struct {
 	Query   string  `json:"query"`
 	Results []Skill `json:"results"`
+	Match   float64 `json:"match"`          // engine.Response.Match
 	Note    string  `json:"note,omitempty"` // engine.Response.Note
 }
 
@@ -287,6 +289,7 @@ type Skill struct {
 	Rank        int          `json:"rank"`
 	Name        string       `json:"name"`
 	Score       float64      `json:"score"`
+	Match       float64      `json:"match"` // engine.Result.Match
 	SeedRank    int          `json:"seed_rank,omitempty"`
 	Graph       bool         `json:"graph,omitempty"`
 	Description string       `json:"description"`
@@ -299,7 +302,7 @@ type Skill struct {
 func (s *Server) retrieve(_ context.Context, _ *mcp.CallToolRequest, in retrieveInput) (*mcp.CallToolResult, *RetrieveOutput, error) {
 	render := in.Render == nil || *in.Render
 	// Zero values mean the defaults to the engine; an explicit 0 is out of range here.
-	req := engine.Request{Query: in.Query, K: in.K, NoGraph: in.NoGraph, NoMemory: in.NoMemory, Render: render,
+	req := engine.Request{Query: in.Query, K: in.K, NoGraph: in.NoGraph, NoMemory: in.NoMemory, MinScore: in.MinScore, Render: render,
 		SkillBudget: in.SkillBudget, TotalBudget: in.TotalBudget,
 		Filter: engine.Filter{Allow: in.Allow, Deny: in.Deny, Namespaces: in.Namespaces}}
 	if err := api.Service.Check(req); err != nil {
@@ -309,9 +312,9 @@ func (s *Server) retrieve(_ context.Context, _ *mcp.CallToolRequest, in retrieve
 	if err != nil {
 		return nil, nil, mcpcore.ArgError(err)
 	}
-	out := &RetrieveOutput{Query: in.Query, Results: make([]Skill, len(resp.Results)), Note: resp.Note}
+	out := &RetrieveOutput{Query: in.Query, Results: make([]Skill, len(resp.Results)), Match: resp.Match, Note: resp.Note}
 	for i, r := range resp.Results {
-		out.Results[i] = Skill{Rank: i + 1, Name: r.Name, Score: r.Score, SeedRank: r.SeedRank, Graph: r.Graph,
+		out.Results[i] = Skill{Rank: i + 1, Name: r.Name, Score: r.Score, Match: r.Match, SeedRank: r.SeedRank, Graph: r.Graph,
 			Description: s.g.Description(r.ID), Source: s.g.Source(r.ID), Via: r.Via, Recalled: r.Recalled}
 	}
 	text := resp.Rendered

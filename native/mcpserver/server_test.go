@@ -204,6 +204,7 @@ func TestRetrieveSkills(t *testing.T) {
 			engine.Request{K: 5, Render: true, Filter: engine.Filter{Allow: []string{"*-object*", "find-*"}, Deny: []string{"heat-*"}}}},
 		{map[string]any{"deny": []string{"*microwave*"}, "render": false}, engine.Request{Filter: engine.Filter{Deny: []string{"*microwave*"}}}},
 		{map[string]any{"namespaces": []string{"kitchen"}}, engine.Request{Render: true, Filter: engine.Filter{Namespaces: []string{"kitchen"}}}},
+		{map[string]any{"min_score": 0.5, "render": false}, engine.Request{MinScore: 0.5}},
 	}
 	queries := sampleQueries(t)
 	if len(queries) < 10 {
@@ -276,11 +277,13 @@ func TestBadArguments(t *testing.T) {
 		{"retrieve_skills", "query over the byte limit", map[string]any{"query": strings.Repeat("é", 4097)}, []string{`field "query": 8194 bytes, at most 8192`}},
 		{"retrieve_skills", "k fractional", map[string]any{"query": "egg", "k": 2.5}, []string{`field "k": must be an integer, not 2.5`}},
 		{"retrieve_skills", "k a string", map[string]any{"query": "egg", "k": "five"}, []string{`field "k": must be an integer, not a string`}},
+		{"retrieve_skills", "min_score over", map[string]any{"query": "egg", "min_score": 1.5}, []string{`field "min_score": 1.5 is outside [0, 1]`}},
+		{"retrieve_skills", "min_score a string", map[string]any{"query": "egg", "min_score": "high"}, []string{`field "min_score": must be a number, not a string`}},
 		{"retrieve_skills", "render not a bool", map[string]any{"query": "egg", "render": "yes"}, []string{`field "render": must be true or false, not a string`}},
 		{"retrieve_skills", "skill budget zero", map[string]any{"query": "egg", "skill_budget": 0}, []string{"skill_budget"}},
 		{"retrieve_skills", "total budget negative", map[string]any{"query": "egg", "total_budget": -1}, []string{"total_budget"}},
 		{"retrieve_skills", "total budget too large", map[string]any{"query": "egg", "total_budget": 1 << 30}, []string{"total_budget"}},
-		{"retrieve_skills", "unknown argument", map[string]any{"query": "egg", "top_k": 3}, []string{`unknown argument "top_k"; the arguments are allow, deny, k, namespaces, no_graph, no_memory, query, render, skill_budget, total_budget`}},
+		{"retrieve_skills", "unknown argument", map[string]any{"query": "egg", "top_k": 3}, []string{`unknown argument "top_k"; the arguments are allow, deny, k, min_score, namespaces, no_graph, no_memory, query, render, skill_budget, total_budget`}},
 		{"retrieve_skills", "allow not a list", map[string]any{"query": "egg", "allow": "heat-*"}, []string{`field "allow": must be an array of strings, not a string`}},
 		{"retrieve_skills", "deny element not a string", map[string]any{"query": "egg", "deny": []any{"a*", 3}}, []string{`field "deny": element 1: must be a string, not a number`}},
 		{"retrieve_skills", "allow element empty", map[string]any{"query": "egg", "allow": []string{""}}, []string{`field "allow": element 0: 0 characters, at least 1`}},
@@ -520,7 +523,7 @@ type neighbors struct {
 
 type edge struct {
 	Skill, State, Type, Evidence string
-	Weight, Assoc                float64
+	Weight, Assoc                float32
 }
 
 func TestSkillNeighbors(t *testing.T) {
@@ -528,7 +531,7 @@ func TestSkillNeighbors(t *testing.T) {
 	cs := connect(t, g, mcpserver.Options{})
 	// The edges straight from the graph, as "skill state type weight" per direction.
 	key := func(skill string, e int) string {
-		return skill + " " + g.State(e).String() + " " + g.Type(e).String() + " " + jsonFloat(float64(g.Weight(e)))
+		return skill + " " + g.State(e).String() + " " + g.Type(e).String() + " " + jsonFloat(g.Weight(e))
 	}
 	wantOut, wantIn := map[string][]string{}, map[string][]string{}
 	for u := range g.NumSkills() {
@@ -609,7 +612,7 @@ func TestSkillNeighbors(t *testing.T) {
 
 }
 
-func jsonFloat(f float64) string { b, _ := json.Marshal(f); return string(b) }
+func jsonFloat(f float32) string { b, _ := json.Marshal(f); return string(b) }
 
 func TestGraphInfo(t *testing.T) {
 	g := sample(t)

@@ -132,6 +132,9 @@ type Server struct {
 	wg        sync.WaitGroup
 	refused   fileStamp // the last file version that failed, so it is not decoded again
 	lastErr   string    // the last reload error logged
+	// stale is why the live artifact is not the file's (a refused reload), for /v1/health;
+	// nil when it is.
+	stale atomic.Pointer[string]
 
 	mu  sync.Mutex
 	gzs map[string]*gzEntry // compressed static files by source and path
@@ -249,6 +252,12 @@ func (s *Server) load() (*artifact, error) {
 	ao := api.Options{Version: s.opts.Version, Origins: s.opts.Origins, Feedback: s.opts.Feedback, Reporters: s.opts.Reporters,
 		Closest: func(eng *engine.Engine) func(string) []string { return mcpcore.NewNames(eng).Closest }}
 	if s.opts.Reload {
+		ao.Stale = func() string {
+			if p := s.stale.Load(); p != nil {
+				return *p
+			}
+			return ""
+		}
 		abs, err := filepath.Abs(path)
 		if err != nil {
 			abs = path
@@ -264,6 +273,12 @@ func (s *Server) load() (*artifact, error) {
 	if s.opts.Tasks != "" {
 		tasks, err := eval.ReadTasks(s.opts.Tasks, false)
 		if err != nil {
+			// A file that cannot be opened is named by its own error; eval's prefix would
+			// stutter ("serve: tasks: eval: open …").
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe
+			}
 			return nil, fmt.Errorf("serve: tasks: %w", err)
 		}
 		if a.tasks, err = tasksJSON(tasks, a.api.Engine().Graph()); err != nil {
@@ -303,22 +318,30 @@ func (s *Server) reload() {
 	if err != nil {
 		if msg := err.Error(); msg != s.lastErr {
 			s.lastErr = msg
+			s.stale.Store(&msg)
 			logf("%s: keeping the live artifact: %v", s.opts.Artifact, err)
 		}
 		return
 	}
 	st := stampOf(fi)
-	if st.same(s.live.Load().stamp) || st.same(s.refused) {
+	if st.same(s.live.Load().stamp) {
+		s.stale.Store(nil) // the file is the live one again
+		return
+	}
+	if st.same(s.refused) {
 		return
 	}
 	a, err := s.load()
 	if err != nil {
 		s.refused = st
 		s.lastErr = err.Error()
+		msg := "the file changed and does not load; serving the artifact before it: " + s.lastErr
+		s.stale.Store(&msg)
 		logf("%s changed; keeping the live artifact: %v", s.opts.Artifact, err)
 		return
 	}
 	s.live.Store(a)
+	s.stale.Store(nil)
 	s.lastErr = ""
 	g := a.api.Engine().Graph()
 	logf("reloaded %s (%d skills, %d edges, %d bytes)", s.opts.Artifact, g.NumSkills(), g.NumEdges(), len(a.data))

@@ -478,19 +478,23 @@ func TestReloadBad(t *testing.T) {
 	}
 	base := time.Now().Add(-time.Hour).Truncate(time.Second)
 	for i, bad := range []struct {
-		name string
-		data []byte
-		want string
+		name         string
+		data         []byte
+		want, health string
 	}{
-		{"text", []byte("not an artifact"), "not a caskg artifact"},
-		{"cut", testlib.Sample(t)[:1000], "keeping the live artifact"},
-		{"tasks' gold missing", smallLibrary(t, 10), "is not in the artifact"},
+		{"text", []byte("not an artifact"), "not a caskg artifact", "not a caskg artifact"},
+		{"cut", testlib.Sample(t)[:1000], "keeping the live artifact", "artifact truncated"},
+		{"tasks' gold missing", smallLibrary(t, 10), "is not in the artifact", "is not in the artifact"},
 	} {
 		replace(t, opts.Artifact, bad.data, base.Add(time.Duration(i)*time.Second))
 		settle()
 		settle() // the same file again: refused without another decode or log line
-		if got := do(s, "GET", "/v1/health", "").Body.String(); got != before {
-			t.Errorf("%s: health changed to %s", bad.name, got)
+		// Health says the live artifact is not the file's, and why, and is otherwise the same.
+		got := do(s, "GET", "/v1/health", "").Body.String()
+		head, rest, _ := strings.Cut(got, `","version":`)
+		if !strings.HasPrefix(head, `{"status":"stale","stale":"the file changed and does not load; serving the artifact before it: `) ||
+			!strings.Contains(head, bad.health) || `{"status":"ok","version":`+rest != before {
+			t.Errorf("%s: health %s, want it stale with %q and otherwise %s", bad.name, got, bad.health, before)
 		}
 		if n := strings.Count(log.String(), "keeping the live artifact"); n != i+1 || !strings.Contains(log.String(), bad.want) {
 			t.Errorf("%s: log has %d refusals, want %d, and %q:\n%s", bad.name, n, i+1, bad.want, log)
@@ -502,9 +506,12 @@ func TestReloadBad(t *testing.T) {
 	if n := strings.Count(log.String(), "no such file"); n != 1 {
 		t.Errorf("a missing file is logged %d times, want once:\n%s", n, log)
 	}
+	if got := do(s, "GET", "/v1/health", "").Body.String(); !strings.HasPrefix(got, `{"status":"stale","stale":"stat `) || !strings.Contains(got, "no such file") {
+		t.Errorf("health with the file gone: %s", got)
+	}
 	replace(t, opts.Artifact, testlib.Sample(t), base.Add(time.Minute))
 	settle()
-	if got := do(s, "GET", "/v1/health", "").Body.String(); got == before || !strings.Contains(got, `"skills":96`) {
+	if got := do(s, "GET", "/v1/health", "").Body.String(); got == before || !strings.Contains(got, `"skills":96`) || !strings.HasPrefix(got, `{"status":"ok",`) {
 		t.Errorf("health after a good file: %s", got)
 	}
 }

@@ -8,6 +8,7 @@
 // # Routes
 //
 //	GET  /v1/retrieve?q=…&k=…[&no_graph=1][&render=1]   ranked skills for the task text q
+//	     [&min_score=…]                                  only results whose match is at least it (engine.Request.MinScore)
 //	     [&allow=…][&deny=…][&namespaces=…]              narrowed by a filter (engine.Filter): comma lists, or repeated
 //	POST /v1/retrieve                                    the same for engine.Request as JSON
 //	GET  /v1/skills/{name}                               one skill: description, source, body head, edges
@@ -93,6 +94,10 @@ type Options struct {
 	// Source, when not nil, names in the health body the file the artifact was read from, for
 	// a host that may replace the artifact while it runs (caskg serve).
 	Source *Source
+	// Stale, when not nil, says why the host still serves this artifact though its file has
+	// changed (a reload refused a file that does not decode), or "" when it does not: the
+	// health route then answers "status":"stale" with the reason as "stale", not "ok".
+	Stale func() string
 
 	// Feedback keeps the reports POST /v1/feedback accepts; nil answers that route with 501.
 	Feedback FeedbackStore
@@ -120,6 +125,7 @@ type Handler struct {
 	eng       *engine.Engine
 	byName    map[string]int
 	health    []byte          // the health body, fixed for the artifact
+	stale     func() string   // Options.Stale
 	origins   map[string]bool // the origins allowed; nil: any, Access-Control-Allow-Origin: *
 	store     FeedbackStore   // nil: feedback is off
 	reporters FeedbackAuth
@@ -144,7 +150,7 @@ func New(data []byte, opt Options) (*Handler, error) {
 			h.origins[o] = true
 		}
 	}
-	h.health = healthJSON(g, data, opt.Version, opt.Source)
+	h.health, h.stale = healthJSON(g, data, opt.Version, opt.Source), opt.Stale
 	if opt.Closest != nil {
 		h.closest = opt.Closest(h.eng)
 	}
@@ -227,6 +233,12 @@ func (h *Handler) route(w *Response, r *Request) ([]byte, error) {
 	}
 	switch {
 	case path == routeHealth:
+		if h.stale != nil {
+			if why := h.stale(); why != "" {
+				b := jsontext.AppendString([]byte(`{"status":"stale","stale":`), why)
+				return append(b, h.health[len(`{"status":"ok"`):]...), nil
+			}
+		}
 		return h.health, nil
 	case path == routeFeedback:
 		return h.feedback(w, r)
@@ -282,6 +294,10 @@ func readBytes(r *Request, example string) ([]byte, error) {
 	if len(b) > MaxBodyBytes {
 		return nil, fail(statusRequestEntityTooLarge, "body is larger than "+strconv.Itoa(MaxBodyBytes)+" bytes")
 	}
+	if i := jsontext.InvalidUTF8(b); i >= 0 {
+		// JSON decoders read an invalid byte as U+FFFD, which a query then drops unseen.
+		return nil, fail(statusBadRequest, "body: not valid UTF-8 at byte "+strconv.Itoa(i))
+	}
 	switch string(bytes.TrimSpace(b)) {
 	case "":
 		return nil, fail(statusBadRequest, "body: want a JSON request such as "+example)
@@ -293,7 +309,7 @@ func readBytes(r *Request, example string) ([]byte, error) {
 	return b, nil
 }
 
-// readQuery reads the parameters of a GET retrieve: q (required), k, no_graph, render and the
+// readQuery reads the parameters of a GET retrieve: q (required), k, no_graph, render, min_score and the
 // filter's allow, deny and namespaces, each a comma-separated list that may also be repeated
 // (allow=a*,b*&allow=c*). Any other parameter is an error, as an unknown field of the POST body
 // is.
@@ -328,6 +344,11 @@ func readQuery(raw string) (engine.Request, error) {
 			}
 			continue
 		}
+		for _, v := range vals[key] {
+			if jsontext.InvalidUTF8([]byte(v)) >= 0 {
+				return req, fail(statusBadRequest, "parameter "+strconv.Quote(key)+": not valid UTF-8")
+			}
+		}
 		if n := len(vals[key]); n != 1 {
 			return req, fail(statusBadRequest, "parameter "+strconv.Quote(key)+" is given "+strconv.Itoa(n)+" times")
 		}
@@ -347,6 +368,12 @@ func readQuery(raw string) (engine.Request, error) {
 				return req, fail(statusBadRequest, `parameter "k": `+err.(*FieldError).Problem)
 			}
 			req.K = k
+		case "min_score":
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(x >= 0 && x <= 1) {
+				return req, fail(statusBadRequest, `parameter "min_score": `+strconv.Quote(v)+" is not a number in [0, 1]")
+			}
+			req.MinScore = x
 		case "no_graph", "render":
 			b, err := strconv.ParseBool(v)
 			if err != nil {
@@ -358,7 +385,7 @@ func readQuery(raw string) (engine.Request, error) {
 				req.NoGraph = b
 			}
 		default:
-			return req, fail(statusBadRequest, "unknown parameter "+strconv.Quote(key)+"; the parameters are q, k, no_graph, render, allow, deny and namespaces")
+			return req, fail(statusBadRequest, "unknown parameter "+strconv.Quote(key)+"; the parameters are q, k, no_graph, render, min_score, allow, deny and namespaces")
 		}
 	}
 	if !seen {

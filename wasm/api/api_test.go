@@ -127,7 +127,11 @@ func TestReadQuery(t *testing.T) {
 		{name: "q over", in: "q=" + strings.Repeat("a", MaxQueryBytes+1), err: `api: parameter "q": 8193 bytes, at most 8192`},
 		{name: "twice", in: "q=a&q=b", err: `api: parameter "q" is given 2 times`},
 		{name: "bad bool", in: "q=a&no_graph=yes", err: `api: parameter "no_graph": "yes" is not 1, 0, true or false`},
-		{name: "unknown", in: "q=a&gamma=1", err: `api: unknown parameter "gamma"; the parameters are q, k, no_graph, render, allow, deny and namespaces`},
+		{name: "unknown", in: "q=a&gamma=1", err: `api: unknown parameter "gamma"; the parameters are q, k, no_graph, render, min_score, allow, deny and namespaces`},
+		{name: "q not UTF-8", in: "q=%ff%fe", err: `api: parameter "q": not valid UTF-8`},
+		{name: "min_score", in: "q=egg&min_score=0.4", want: engine.Request{Query: "egg", MinScore: 0.4}},
+		{name: "min_score over", in: "q=egg&min_score=1.5", err: `api: parameter "min_score": "1.5" is not a number in [0, 1]`},
+		{name: "min_score NaN", in: "q=egg&min_score=NaN", err: `api: parameter "min_score": "NaN" is not a number in [0, 1]`},
 		{name: "filter", in: "q=egg&allow=gh__*,jira__*&deny=*delete*&namespaces=gh", want: engine.Request{Query: "egg",
 			Filter: engine.Filter{Allow: []string{"gh__*", "jira__*"}, Deny: []string{"*delete*"}, Namespaces: []string{"gh"}}}},
 		{name: "filter repeated", in: "q=egg&deny=a*&deny=b*,c*", want: engine.Request{Query: "egg", Filter: engine.Filter{Deny: []string{"a*", "b*", "c*"}}}},
@@ -187,6 +191,7 @@ func TestReadBody(t *testing.T) {
 		{name: "declared too long", body: strings.NewReader("{}"), length: MaxBodyBytes + 1, status: 413, err: `api: body is 65537 bytes, at most 65536`},
 		{name: "too long", body: strings.NewReader(big), length: -1, status: 413, err: `api: body is larger than 65536 bytes`},
 		{name: "read error", body: errReader{strings.NewReader(`{"query"`)}, length: -1, status: 400, err: `api: reading the body: connection reset`},
+		{name: "not UTF-8", body: strings.NewReader("{\"query\": \"heat \xff egg\"}"), length: -1, status: 400, err: `api: body: not valid UTF-8 at byte 16`},
 		{name: "bad JSON", body: strings.NewReader(`{"query": `), length: -1, status: 400, err: `api: body: json at offset 10: field "query": want a string, got the end of the input`},
 		{name: "field type", body: strings.NewReader(`{"query": 5}`), length: -1, status: 400, err: `api: body: json at offset 10: field "query": want a string, got a number`},
 		{name: "unknown field", body: strings.NewReader(`{"query": "x", "kk": 1}`), length: -1, status: 400, err: `field "kk": unknown field`},
@@ -301,6 +306,7 @@ func TestRetrieveMatchesEngine(t *testing.T) {
 		{Query: "heat some egg", K: 4},
 		{Query: "heat some egg", NoGraph: true},
 		{Query: "put a cool tomato in the microwave", K: 10, Render: true},
+		{Query: "put a cool tomato in the microwave", MinScore: 0.5},
 	} {
 		resp, err := h.Engine().Query(req)
 		if err != nil {
@@ -312,7 +318,7 @@ func TestRetrieveMatchesEngine(t *testing.T) {
 		if k == 0 {
 			k = engine.DefaultK
 		}
-		get := fmt.Sprintf("/v1/retrieve?q=%s&k=%d&no_graph=%t&render=%t", strings.ReplaceAll(req.Query, " ", "+"), k, req.NoGraph, req.Render)
+		get := fmt.Sprintf("/v1/retrieve?q=%s&k=%d&no_graph=%t&render=%t&min_score=%v", strings.ReplaceAll(req.Query, " ", "+"), k, req.NoGraph, req.Render, req.MinScore)
 		for _, r := range []*http.Request{
 			httptest.NewRequest("POST", "/v1/retrieve", strings.NewReader(string(post))),
 			httptest.NewRequest("GET", get, nil),

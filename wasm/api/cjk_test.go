@@ -27,7 +27,7 @@ func TestRetrieveCJK(t *testing.T) {
 		want, not []string
 	}{
 		{"Chinese finds Chinese", multi, "帮我查询北京的天气", []string{`{"results":[{"name":"weather-forecast-zh"`}, []string{`"note"`}},
-		{"Korean on English", english, "서울 날씨 알려줘", []string{`{"results":[],` + note}, nil},
+		{"Korean on English", english, "서울 날씨 알려줘", []string{`{"results":[],"match":0,` + note}, nil},
 		{"Korean on English, rendered", english, "서울 날씨 알려줘&render=true", []string{note, `\nNote: no term of the query`}, nil},
 	}
 	for _, tt := range tests {

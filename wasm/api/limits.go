@@ -24,7 +24,7 @@ import (
 //	MaxFilterPatterns 100    entries in each list of a filter: "filter" {"allow", "deny", "namespaces"}, allow=, --allow
 //	MaxPatternBytes   256    bytes of one filter entry (a glob or a namespace)
 //
-// The README's "Edge worker" section shows the same table.
+// docs/http-api.md's "Limits" shows the same table.
 const (
 	MaxK          = 100
 	MaxSeeds      = engine.MaxSeeds

@@ -87,15 +87,20 @@ type Request struct {
 	Filter Filter `json:"filter,omitzero"`
 	// NoMemory leaves the memory of past tasks out of the ranking (memory.go).
 	NoMemory bool `json:"no_memory,omitempty"`
+	// MinScore, in [0, 1], drops the results whose Match is below it: at WeakMatch, a weak
+	// answer is empty.
+	MinScore float64 `json:"min_score,omitempty"`
 }
 
 // Via is a published edge that carried relevance to a result. From is the neighbour the
 // relevance came from; Reverse means the published edge points from the result to From (the
 // result is a prerequisite of From) and was walked backwards.
 type Via struct {
-	From    string  `json:"from"`
-	State   string  `json:"state"`
-	Weight  float64 `json:"weight"`
+	From  string `json:"from"`
+	State string `json:"state"`
+	// Weight is the published weight as the artifact stores it: a float32, so that JSON
+	// writes its own digits (0.8), not those of its float64 expansion (0.800000011920929).
+	Weight  float32 `json:"weight"`
 	Type    string  `json:"type"`
 	Reverse bool    `json:"reverse,omitempty"`
 }
@@ -106,9 +111,12 @@ type Via struct {
 // with nothing from the graph). Via lists the edges that link it to the other results, which a
 // skill can have without the graph having raised it.
 type Result struct {
-	ID       int     `json:"-"`
-	Name     string  `json:"name"`
-	Score    float64 `json:"score"`
+	ID    int     `json:"-"`
+	Name  string  `json:"name"`
+	Score float64 `json:"score"` // relative to the best result, which has 1
+	// Match is Score times the answer's match strength (Response.Match): comparable across the
+	// queries of one artifact, as Score is not.
+	Match    float64 `json:"match"`
 	SeedRank int     `json:"seed_rank,omitempty"` // 1-based rank among the seeds; 0 when not a seed
 	Graph    bool    `json:"graph,omitempty"`     // the graph raised the score above the skill's own match
 	Via      []Via   `json:"via,omitempty"`
@@ -120,9 +128,14 @@ type Result struct {
 // Response is the answer to a Request.
 type Response struct {
 	Results []Result `json:"results"`
+	// Match is the answer's match strength in [0, 1], comparable across the queries of one
+	// artifact: the share of the query's weight that the words of its first matchBundle
+	// results cover together (matchStrength). Below WeakMatch no skill matches the task well.
+	Match float64 `json:"match"`
 	// Note says, for people, why the answer may be empty or weak: set when no term of the query
 	// is in the library's index (NoTermNote), so that a query in another language than the
-	// library's does not get an empty list without a word.
+	// library's does not get an empty list without a word, and else when Match is below
+	// WeakMatch (WeakMatchNote).
 	Note       string  `json:"note,omitempty"`
 	Iterations int     `json:"iterations,omitempty"` // PPR power iterations run (0: the engine pushes)
 	Pushes     int     `json:"pushes,omitempty"`     // PPR forward pushes run
@@ -157,14 +170,15 @@ type Engine struct {
 	// whose output many skills can take says little about which one comes next (rank).
 	fanOut []float32
 
-	invNorm []float32    // 1/‖quantized vector‖ per skill; nil without vectors
-	signs   []uint64     // sign bits of every skill vector, for the large-library prefilter (semantic.go)
-	zeroVec []int32      // the skills whose vector is zero (invNorm 0), for the prefilter
-	impacts []float64    // BM25 term-frequency factor per posting (bm25Impacts)
-	terms   termIndex    // lexicon terms' lengths and character masks, for typo correction
-	vecs    []int8       // every skill's quantized vector (graphs.Graph.Vectors)
-	packed  []int64      // the vectors three skills to a word below LargeLibrary skills (packVectors), else nil
-	mem     *recallIndex // the memory of past tasks; nil without one
+	invNorm []float32     // 1/‖quantized vector‖ per skill; nil without vectors
+	signs   []uint64      // sign bits of every skill vector, for the large-library prefilter (semantic.go)
+	lists   *clusterLists // the artifact's vector clusters from LargeLibrary skills on (semantic.go); nil: none
+	zeroVec []int32       // the skills whose vector is zero (invNorm 0), for the prefilter
+	impacts []float64     // BM25 term-frequency factor per posting (bm25Impacts)
+	terms   termIndex     // lexicon terms' lengths and character masks, for typo correction
+	vecs    []int8        // every skill's quantized vector (graphs.Graph.Vectors)
+	packed  []int64       // the vectors three skills to a word below LargeLibrary skills (packVectors), else nil
+	mem     *recallIndex  // the memory of past tasks; nil without one
 
 	pool [scratchSlots]atomic.Pointer[scratch] // scratches for reuse (scratch.go)
 
@@ -182,7 +196,9 @@ func New(g *graphs.Graph) *Engine {
 	n := g.NumSkills()
 	e := &Engine{g: g, names: newNameIndex(g), invNorm: vectorNorms(g), impacts: bm25Impacts(g), terms: newTermIndex(g), vecs: g.Vectors(), packed: packVectors(g), vocab: newVocabulary(g), mem: memoryOf(g)}
 	if n >= LargeLibrary {
-		e.signs = vectorSigns(g)
+		if e.lists = newClusterLists(g); e.lists == nil {
+			e.signs = vectorSigns(g)
+		}
 	}
 	for i, x := range e.invNorm {
 		if x == 0 {
@@ -292,6 +308,8 @@ func (r *Request) normalize() error {
 		return errtext.New("engine: field \"gamma\": " + errtext.Ftoa(r.Gamma) + " is outside (0, 1]")
 	case !(r.SemanticWeight > 0 && r.SemanticWeight <= MaxSemanticWeight):
 		return errtext.New("engine: field \"semantic_weight\": " + errtext.Ftoa(r.SemanticWeight) + " is outside (0, " + errtext.Itoa(MaxSemanticWeight) + "]")
+	case !(r.MinScore >= 0 && r.MinScore <= 1):
+		return errtext.New("engine: field \"min_score\": " + errtext.Ftoa(r.MinScore) + " is outside [0, 1]")
 	}
 	if err := inRange("skill_budget", r.SkillBudget, MaxBudget); err != nil {
 		return err
@@ -328,7 +346,11 @@ func (e *Engine) Query(req Request) (Response, error) {
 		return Response{}, err
 	}
 	resp, err := e.rank(req, false)
-	if err == nil && req.Render {
+	if err != nil {
+		return resp, err
+	}
+	resp.strength(req.MinScore)
+	if req.Render {
 		resp.Rendered = e.render(&req, resp.Results, resp.Note)
 	}
 	return resp, err
@@ -391,22 +413,22 @@ func (e *Engine) rank(req Request, scoresOnly bool) (Response, error) {
 	if len(fused) > 0 && fused[0].score > 0 {
 		fmax = fused[0].score
 	}
+	seeds := fused[:seedCount(fused, req.Seeds)]
 	if req.NoGraph {
 		res := make([]Result, 0, min(req.K, len(fused)))
 		for i, c := range fused[:min(req.K, len(fused))] {
 			r := Result{ID: c.id, Name: e.g.Name(c.id), Score: c.score / fmax}
-			if i < req.Seeds {
+			if i < len(seeds) {
 				r.SeedRank = i + 1
 			}
 			res = append(res, r)
 		}
-		return Response{Results: res, Note: note}, nil
+		return Response{Results: res, Note: note, Match: e.matchStrength(sc, toks, fused, 0)}, nil
 	}
 	// The memory's votes (memory.go); nil where it is silent. What was learned from use, the
 	// graph's edges and the memory's words, comes in together: no_graph is the seeds alone.
 	votes := e.memoryVotes(sc, &req, toks, allow)
 
-	seeds := fused[:min(req.Seeds, len(fused))]
 	pi := sc.pi
 	restart(pi, seeds)
 	// The seeds in ascending order (insertion sort: a few dozen at most), as push starts from.
@@ -478,7 +500,9 @@ func (e *Engine) rank(req Request, scoresOnly bool) (Response, error) {
 	// The answer is drawn from the listed skills and the seeds' neighbours with graph evidence:
 	// any other skill has none and scores below each of the BM25 top K (seedRanking), so neither
 	// the propagation nor its error bound can change the ranking.
-	top := topCandidates{k: req.K, h: make([]candidate, 0, min(req.K, len(fused)+len(linkIDs)))}
+	// The answer's first matchBundle results decide its match strength whatever k asks for.
+	kk := max(req.K, matchBundle)
+	top := topCandidates{k: kk, h: make([]candidate, 0, min(kk, len(fused)+len(linkIDs)))}
 	for _, c := range fused {
 		top.offer(candidate{c.id, final(c.id)})
 	}
@@ -496,6 +520,9 @@ func (e *Engine) rank(req Request, scoresOnly bool) (Response, error) {
 	}
 
 	ranked := top.sorted()
+	bundle := ranked[:min(matchBundle, len(ranked))]
+	strength := e.matchStrength(sc, toks, bundle, votes.recalledBy(sc, bundle))
+	ranked = ranked[:min(req.K, len(ranked))]
 	res := make([]Result, len(ranked))
 	scale := votes.scale(ranked)
 	for i, c := range ranked {
@@ -523,8 +550,24 @@ func (e *Engine) rank(req Request, scoresOnly bool) (Response, error) {
 			sc.p[v], sc.q[v] = 0, 0
 		}
 	}
-	resp.Results = res
+	resp.Results, resp.Match = res, strength
 	return resp, nil
+}
+
+// minSeedShare is the least share of the best seed's evidence a seed has: a skill listed with
+// next to none (a name at the threshold, the floor of a semantic list, a word of another
+// language) is no seed, and would start next to no relevance. On the dev task sets 2 of 2,622
+// answers had such a seed; their rankings are unchanged without it.
+const minSeedShare = 0.01
+
+// seedCount is how many of fused's first entries are seeds: at most seeds, each with at least
+// minSeedShare of the first one's score, which is positive.
+func seedCount(fused []candidate, seeds int) int {
+	n := min(seeds, len(fused))
+	for n > 0 && !(fused[n-1].score > 0 && fused[n-1].score >= minSeedShare*fused[0].score) {
+		n--
+	}
+	return n
 }
 
 // entryEvidence is how much entry i of row u says that its target belongs with u: a reverse
@@ -628,7 +671,7 @@ func (e *Engine) via(v int, ranked []candidate, place *slots, reached func(u int
 		v := Via{
 			From:    e.g.Name(e.source(int32(c.id))),
 			State:   e.g.State(k).String(),
-			Weight:  float64(e.g.Weight(k)),
+			Weight:  e.g.Weight(k),
 			Type:    e.g.Type(k).String(),
 			Reverse: e.rev[c.id],
 		}
@@ -686,15 +729,21 @@ func (e *Engine) seedRanking(sc *scratch, query string, toks []queryToken, qvec 
 	if noLexical {
 		toks = nil
 	}
-	terms := make([]queryTerm, 0, len(toks)) // one a token, but for typo corrections
-	for _, tk := range toks {
+	// The query's terms, one a token but for typo corrections, are found for the answer's match
+	// strength (matchStrength) even when BM25 does not rank.
+	terms := sc.terms[:0]
+	for i, tk := range toks {
 		if tk.vocab >= 0 && e.vocab.lex[tk.vocab] >= 0 {
-			terms = append(terms, queryTerm{int(e.vocab.lex[tk.vocab]), 1})
+			terms = append(terms, queryTerm{int(e.vocab.lex[tk.vocab]), 1, i})
 			continue
 		}
 		for _, idx := range typoTerms(g, &e.terms, tk.text) {
-			terms = append(terms, queryTerm{idx, typoWeight})
+			terms = append(terms, queryTerm{idx, typoWeight, i})
 		}
+	}
+	sc.terms = terms
+	if noLexical {
+		terms = nil
 	}
 	scores := sc.bm25
 	bm25(g, e.impacts, terms, scores)

@@ -489,10 +489,10 @@ func TestQueryPrerequisite(t *testing.T) {
 		t.Errorf("boil-water SeedRank %d, want 1", r.SeedRank)
 	}
 	wantVia := map[string][]Via{
-		"fill-kettle": {{From: "boil-water", State: "confirmed", Weight: float64(float32(0.9)), Type: "dependency", Reverse: true}},
-		"brew-tea":    {{From: "boil-water", State: "uncertain", Weight: float64(float32(0.6)), Type: "workflow"}},
+		"fill-kettle": {{From: "boil-water", State: "confirmed", Weight: float32(0.9), Type: "dependency", Reverse: true}},
+		"brew-tea":    {{From: "boil-water", State: "uncertain", Weight: float32(0.6), Type: "workflow"}},
 		"heat-object-in-microwave": {{
-			From: "boil-water", State: "unvalidated", Weight: float64(float32(0.2)), Type: "alternative", Reverse: true}},
+			From: "boil-water", State: "unvalidated", Weight: float32(0.2), Type: "alternative", Reverse: true}},
 	}
 	for name, want := range wantVia {
 		r := byName[name]

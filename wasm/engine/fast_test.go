@@ -94,11 +94,11 @@ func fullFusion(e *Engine, sc *scratch, query string, qvec []float32, semWeight 
 		}
 		seen[t] = true
 		if idx, ok := e.g.FindTerm(t); ok {
-			terms = append(terms, queryTerm{idx, 1})
+			terms = append(terms, queryTerm{idx, 1, 0})
 			continue
 		}
 		for _, idx := range typoTerms(e.g, &e.terms, t) {
-			terms = append(terms, queryTerm{idx, typoWeight})
+			terms = append(terms, queryTerm{idx, typoWeight, 0})
 		}
 	}
 	scores := make([]float64, e.g.NumSkills())
@@ -419,4 +419,60 @@ func query2(t *testing.T, e *Engine, r Request) Response {
 		t.Fatal(err)
 	}
 	return resp
+}
+
+// TestVerifyMatchesShares holds verify, which natively reads each list not scanned once for all
+// the undecided names (marking it when that is cheaper), to shares, which the module asks name
+// by name: the same names for every identifier. The second library has thousands of names one
+// or two edits apart, so that many names stay undecided and lists get marked.
+func TestVerifyMatchesShares(t *testing.T) {
+	near := &graphs.Artifact{}
+	for i := range 4000 {
+		name := fmt.Sprintf("report-table-export-%d", i%97)
+		if i >= 97 {
+			name += fmt.Sprintf("-%c%d", 'a'+i%26, i)
+		}
+		near.Skills = append(near.Skills, graphs.Skill{Name: name, Description: "a skill"})
+	}
+	near.Lexicon = lexicon(near.Skills)
+	queries := append(fastQueries, "use report-tabel-export-12 then report_table_exprt-3-b105",
+		"reprt-table-export-45-q1000 and report-table-export", "pdf-extract-1 csv_parse-17 imageResize x.y a-b")
+	checked, kept := 0, 0
+	for _, e := range []*Engine{randomLibrary(t, 3000, 0), artifactEngine(t, near)} {
+		n := e.g.NumSkills()
+		for _, q := range queries {
+			for _, id := range identifiers(q) {
+				least, lo, hi := similarLengths(len(id))
+				if least <= 0 || len(id) > maxGramName {
+					continue
+				}
+				sc := e.getScratch()
+				if len(sc.hit) <= n {
+					sc.hit = make([]int32, n+1)
+				}
+				stamp := sc.nextNameStamp()
+				sc.grams = bigrams(id, sc.grams[:0])
+				p := e.names.planScan(sc, sc.grams, len(id), lo, min(hi, 255)-lo+1)
+				hits := slices.Clone(sc.hit[:p.count(sc.count, sc.hit, stamp)])
+				var want []int32
+				for _, v := range hits {
+					if col := int(e.names.lens[v]) - lo; p.shares(v, col, int(sc.count[v]&0xff), p.scans[col]) {
+						want = append(want, v)
+					}
+				}
+				got := slices.Clone(p.verify(sc, hits, e.names.lens))
+				slices.Sort(got)
+				slices.Sort(want)
+				if !slices.Equal(got, want) {
+					t.Errorf("%q: verify keeps %v, shares %v", id, got, want)
+				}
+				checked += len(hits)
+				kept += len(want)
+				e.putScratch(sc)
+			}
+		}
+	}
+	if checked < 1000 || kept < 100 {
+		t.Errorf("%d names checked, %d kept: the libraries do not exercise verify", checked, kept)
+	}
 }

@@ -95,5 +95,33 @@ func FuzzQuery(f *testing.F) {
 		if len(res) > 0 && res[0].Score > 1+1e-9 {
 			t.Fatalf("top score %v > 1 (seed and graph evidence are in [0, 1])", res[0].Score)
 		}
+		// The match strength is absolute, in [0, 1]; each result's is its score times it; and
+		// min_score keeps exactly the results whose match reaches it, in their order.
+		if !(resp.Match >= 0 && resp.Match <= 1) || resp.Match < WeakMatch && resp.Note == "" || resp.Match >= WeakMatch && resp.Note == WeakMatchNote {
+			t.Fatalf("match %v, note %q", resp.Match, resp.Note)
+		}
+		for _, r := range res {
+			if r.Match != r.Score*resp.Match {
+				t.Fatalf("result %s: match %v, score %v times %v", r.Name, r.Match, r.Score, resp.Match)
+			}
+		}
+		if len(res) > 1 {
+			req.MinScore = res[len(res)/2].Match
+			cut, err := e.Query(req)
+			if err != nil {
+				t.Fatalf("min_score %v: %v", req.MinScore, err)
+			}
+			if cut.Match != resp.Match || len(cut.Results) <= len(res)/2 || len(cut.Results) > len(res) {
+				t.Fatalf("min_score %v: %d of %d results, match %v (was %v)", req.MinScore, len(cut.Results), len(res), cut.Match, resp.Match)
+			}
+			for i, r := range cut.Results {
+				if r.Name != res[i].Name || r.Match < req.MinScore {
+					t.Fatalf("min_score %v: result %d %s (match %v), was %s", req.MinScore, i+1, r.Name, r.Match, res[i].Name)
+				}
+			}
+			if len(cut.Results) < len(res) && res[len(cut.Results)].Match >= req.MinScore {
+				t.Fatalf("min_score %v dropped %s at match %v", req.MinScore, res[len(cut.Results)].Name, res[len(cut.Results)].Match)
+			}
+		}
 	})
 }

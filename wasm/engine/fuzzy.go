@@ -19,8 +19,11 @@ const (
 	maxIdentifiers = 32   // identifiers of one query compared with the skill names
 	maxGramName    = 255  // longer names and identifiers are compared without the bigram index
 	// prefixExtra is how many bigram lists beyond the prefix filter's minimum are scanned: each
-	// costs its postings, and saves binary searches for the names that share only one or two
-	// rare bigrams with the identifier. 2 was fastest at 100,000 skills (1 and 3 within 10%).
+	// costs its postings, and saves looking up the names that share only one or two rare
+	// bigrams with the identifier. In the module, which looks names up one at a time (shares),
+	// 2 was fastest at 100,000 skills (1 and 3 within 10%); natively, with verify, 3 is (name
+	// matching at 100,000 skills 239–288 µs with 2, 217–225 with 3, 232–267 with 4; at 10,000
+	// 44 against 40 µs), and it is prefixExtra+1 there.
 	prefixExtra = 2
 )
 
@@ -524,8 +527,17 @@ func (ix *nameIndex) prefixFilter(sc *scratch, id string, lo, hi int, stamp uint
 	check func(id string, v int32)) {
 	sc.grams = bigrams(id, sc.grams[:0])
 	p := ix.planScan(sc, sc.grams, len(id), lo, min(hi, 255)-lo+1)
-	for _, v := range sc.hit[:p.count(sc.count, sc.hit, stamp)] {
-		if p.shares(v, int(ix.lens[v])-lo, int(sc.count[v]&0xff)) {
+	hits := sc.hit[:p.count(sc.count, sc.hit, stamp)]
+	if runtime.GOARCH != "wasm" {
+		// verify's code would cost the module 2.7 KB gzip (RATIONALE); there, each name is
+		// looked up on its own, which gives the same names.
+		for _, v := range p.verify(sc, hits, ix.lens) {
+			check(id, v)
+		}
+		return
+	}
+	for _, v := range hits {
+		if col := int(ix.lens[v]) - lo; p.shares(v, col, int(sc.count[v]&0xff), p.scans[col]) {
 			check(id, v)
 		}
 	}
@@ -588,7 +600,7 @@ func (ix *nameIndex) planScan(sc *scratch, grams []uint32, idLen, lo, width int)
 	}
 	maxScan := 0
 	for col := range width {
-		scan := max(0, min(len(lists), len(lists)-needs[col]+1+prefixExtra))
+		scan := max(0, min(len(lists), len(lists)-needs[col]+1+prefixExtra+b2i(runtime.GOARCH != "wasm")))
 		needs = append(needs, scan)
 		maxScan = max(maxScan, scan)
 	}
@@ -617,11 +629,19 @@ func (p *gramScan) count(counts []uint32, hit []int32, stamp uint32) int {
 	return nh
 }
 
-// shares reports whether name v of column col, found in c of the scanned lists, shares the
-// bigrams it needs with the identifier: the lists not scanned are looked up until it has them
-// or can no longer reach them.
-func (p *gramScan) shares(v int32, col, c int) bool {
-	need, rest := p.needs[col], p.lists[p.scans[col]:]
+// verify returns the names of hits (found in enough of the scanned lists to still reach their
+// bound; sc.count holds how many) that share the bigrams they need with the identifier, in hits'
+// buffer. The lists not scanned are read rarest first, each for the names still undecided: a
+// name that has its bigrams is kept, one that can no longer reach them is dropped. A list's
+// postings of one name length are looked up name by name (hasPosting) while few names of that
+// length are undecided, and marked in sc.mark when that costs less: at 100,000 skills the binary
+// searches over the common bigrams' long lists were a fifth of a query.
+// shares reports whether name v of column col, found in c of the lists before from, shares the
+// bigrams it needs with the identifier: the lists from from on are looked up until it has them
+// or can no longer reach them. verify's answer for one name: in the module, and natively for the
+// last few undecided names.
+func (p *gramScan) shares(v int32, col, c, from int) bool {
+	need, rest := p.needs[col], p.lists[from:]
 	for k, l := range rest {
 		if c >= need || c+len(rest)-k < need {
 			break
@@ -631,4 +651,89 @@ func (p *gramScan) shares(v int32, col, c int) bool {
 		}
 	}
 	return c >= need
+}
+
+// markMin is the fewest undecided names for which verify reads a list for all of them: below it,
+// counting them per name length costs more than looking each up in the lists left (shares).
+const markMin = 16
+
+func (p *gramScan) verify(sc *scratch, hits []int32, lens []uint8) []int32 {
+	counts, lists, np := sc.count, p.lists, 0
+	live, first := sc.live[:0], len(lists)
+	if len(hits) < markMin {
+		for _, v := range hits {
+			if col := int(lens[v]) - p.lo; p.shares(v, col, int(counts[v]&0xff), p.scans[col]) {
+				hits[np] = v
+				np++
+			}
+		}
+		return hits[:np]
+	}
+	for _, v := range hits {
+		col := int(lens[v]) - p.lo
+		switch c := int(counts[v] & 0xff); {
+		case c >= p.needs[col]:
+			hits[np] = v
+			np++
+		case c+len(lists)-p.scans[col] >= p.needs[col]:
+			live = append(live, v)
+			first = min(first, p.scans[col])
+		}
+	}
+	cols := append(sc.cols[:0], make([]int32, p.width)...)
+	for k := first; k < len(lists) && len(live) > 0; k++ {
+		if len(live) < markMin {
+			for _, v := range live {
+				if col := int(lens[v]) - p.lo; p.shares(v, col, int(counts[v]&0xff), max(k, p.scans[col])) {
+					hits[np] = v
+					np++
+				}
+			}
+			live = live[:0]
+			break
+		}
+		row := p.spans[lists[k].gram*p.width : (lists[k].gram+1)*p.width]
+		clear(cols)
+		for _, v := range live {
+			cols[int(lens[v])-p.lo]++
+		}
+		stamp := uint32(0)
+		for col, m := range cols {
+			if s := row[col]; m > 0 && k >= p.scans[col] && int(m)*2*bits.Len32(uint32(s.hi-s.lo)) > int(s.hi-s.lo) {
+				if stamp == 0 {
+					stamp = sc.nextStamp()
+				}
+				for _, u := range p.post[s.lo:s.hi] {
+					sc.mark[u] = stamp
+				}
+				cols[col] = -1
+			}
+		}
+		next := live[:0]
+		for _, v := range live {
+			col := int(lens[v]) - p.lo
+			if k < p.scans[col] {
+				next = append(next, v)
+				continue
+			}
+			var in bool
+			if s := row[col]; stamp != 0 && cols[col] < 0 {
+				in = sc.mark[v] == stamp
+			} else {
+				in = hasPosting(p.post[s.lo:s.hi], v)
+			}
+			c := int(counts[v]&0xff) + b2i(in)
+			counts[v] = counts[v]&^0xff | uint32(c)
+			switch {
+			case c >= p.needs[col]:
+				hits[np] = v
+				np++
+			case c+len(lists)-k-1 >= p.needs[col]:
+				next = append(next, v)
+			}
+		}
+		live = next
+	}
+	sc.live, sc.cols = live[:0], cols[:0]
+	return hits[:np]
 }

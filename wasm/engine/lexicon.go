@@ -126,6 +126,7 @@ func HeadRunes(s string, n int) string {
 type queryTerm struct {
 	term   int
 	weight float64
+	tok    int // the query token it stands for: a misspelt word stands for several terms
 }
 
 // bm25Impacts returns, for every posting of the lexicon in storage order, its term-frequency
@@ -166,9 +167,7 @@ func bm25(g *graphs.Graph, impacts []float64, terms []queryTerm, scores []float6
 	for _, qt := range terms {
 		lo, hi := g.Postings(qt.term)
 		ps := g.PostingBytes(qt.term)
-		df := float64(hi - lo)
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		w := qt.weight * idf
+		w := qt.weight * idf(n, hi-lo)
 		imp := impacts[lo:hi]
 		ps = ps[:8*len(imp)] // one length for both: no bounds check below
 		i := 0
@@ -183,4 +182,9 @@ func bm25(g *graphs.Graph, impacts []float64, terms []queryTerm, scores []float6
 			scores[binary.LittleEndian.Uint32(ps[8*i:])] += w * imp[i]
 		}
 	}
+}
+
+// idf is BM25's inverse document frequency of a term in df of n skills.
+func idf(n float64, df int) float64 {
+	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
 }

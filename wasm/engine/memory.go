@@ -338,6 +338,20 @@ func (m *memVotes) evidence(sc *scratch, v int, toks []queryToken) *Recall {
 	return recallOf(m.list[k], toks)
 }
 
+// recalledBy is the mask of the query's tokens (their places, the first 64) by which the
+// memory raised any of cs's skills; 0 for nil.
+func (m *memVotes) recalledBy(sc *scratch, cs []candidate) (mask uint64) {
+	if m == nil {
+		return 0
+	}
+	for _, c := range cs {
+		if k, ok := sc.voted.get(c.id); ok && m.list[k].score > 0 && m.list[k].runs > 0 {
+			mask |= m.list[k].terms
+		}
+	}
+	return mask
+}
+
 // scale is the factor that reports the answer ranked (best first) relative to its best, as
 // scores are without the memory: its additions can take the best above 1.
 func (m *memVotes) scale(ranked []candidate) float64 {

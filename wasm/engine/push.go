@@ -135,8 +135,8 @@ func (e *Engine) push(sc *scratch, seeds []int32, gamma, eps float64) (p []float
 	return p, residual, pushes
 }
 
-// Personalization returns the PPR restart vector π of req: the first req.Seeds fused seeds with
-// mass ∝ their fused scores, as Query uses it. It is for benchmarks and tests that compare the
+// Personalization returns the PPR restart vector π of req: its seeds (seedCount) with mass ∝
+// their fused scores, as Query uses it. It is for benchmarks and tests that compare the
 // propagation methods on real queries.
 func (e *Engine) Personalization(req Request) ([]float64, error) {
 	if err := req.normalize(); err != nil {
@@ -152,7 +152,7 @@ func (e *Engine) Personalization(req Request) ([]float64, error) {
 	fused, _ := e.seedRanking(sc, req.Query, toks, qvec, req.SemanticWeight, req.NoLexical, req.Seeds, e.compile(&req.Filter))
 	clear(sc.bm25)
 	pi := make([]float64, e.g.NumSkills())
-	restart(pi, fused[:min(req.Seeds, len(fused))])
+	restart(pi, fused[:seedCount(fused, req.Seeds)])
 	return pi, nil
 }
 

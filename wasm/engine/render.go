@@ -54,7 +54,7 @@ const cutMark = "[… cut]"
 // Evidence describes a published edge from the result's side in a few words, e.g.
 // "needed by heat-object-in-microwave (confirmed dependency, w=0.73)".
 func (v Via) Evidence() string {
-	return v.relation() + " " + v.From + " (" + v.State + " " + v.Type + ", w=" + strconv.FormatFloat(v.Weight, 'f', 2, 64) + ")"
+	return v.relation() + " " + v.From + " (" + v.State + " " + v.Type + ", w=" + strconv.FormatFloat(float64(v.Weight), 'f', 2, 32) + ")"
 }
 
 // relation says how the result stands to v.From. A published edge u→v means u comes first: for

@@ -357,7 +357,7 @@ func TestViaEvidence(t *testing.T) {
 		v    Via
 		want string
 	}{
-		{Via{From: "x", State: "confirmed", Weight: 0.725, Type: "dependency"}, "needs x (confirmed dependency, w=0.72)"},
+		{Via{From: "x", State: "confirmed", Weight: 0.725, Type: "dependency"}, "needs x (confirmed dependency, w=0.73)"}, // the float32 0.725 is 0.72500002,
 		{Via{From: "x", State: "confirmed", Weight: 0.73, Type: "dependency", Reverse: true}, "needed by x (confirmed dependency, w=0.73)"},
 		{Via{From: "x", State: "uncertain", Weight: 0.5, Type: "workflow"}, "after x (uncertain workflow, w=0.50)"},
 		{Via{From: "x", State: "uncertain", Weight: 0.5, Type: "workflow", Reverse: true}, "before x (uncertain workflow, w=0.50)"},

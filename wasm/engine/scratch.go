@@ -30,9 +30,15 @@ type scratch struct {
 	lists  []gramList   // name matching: the identifier's bigrams by postings length
 	spans  []postSpan   // name matching: per bigram, where its postings for each name length are
 	needs  []int        // name matching: the bigrams a name of each length must share
+	live   []int32      // name matching: found names not yet known to share enough bigrams, or not to
+	cols   []int32      // name matching: per name length, the live names, or -1 when the list is marked
 	pool   []candidate  // semantic prefilter: the skills whose vectors are compared
 	hist   []int32      // semantic prefilter: skills per sketch score
+	cscore []float32    // vector clusters: each centroid's cosine to the query (up to scale), then -Inf once probed
+	cdots  []int32      // vector clusters: each centroid's integer dot product with the rounded query
+	probed []int32      // vector clusters: the members of the clusters probed
 	tokens []queryToken // the query's distinct terms (analyze)
+	terms  []queryTerm  // their lexicon terms (seedRanking), which matchStrength reads
 
 	// Per-skill look-ups of one query without a map: listed (seedRanking's fused list, then the
 	// answer) and linked (name matches, then the seeds' neighbours).

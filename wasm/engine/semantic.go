@@ -119,14 +119,26 @@ func (e *Engine) checkVector(v []float32) ([]float32, error) {
 
 // semanticRanking returns the semanticDepth skills with the highest cosine to the unit query
 // vector q, best first, leaving out skills at cosine ≤ 0. Below LargeLibrary skills the list is
-// exact (nearest16 where simdDots is set, else nearest); from LargeLibrary on, only the
-// SemanticPool skills a one-bit sketch ranks highest (see signSketch) are compared with q, which
-// costs a sixth as much at 100,000 skills and keeps about 98% of the exact top 50 (BENCHMARKS.md,
-// "semantic prefilter").
+// exact (nearest16 where simdDots is set, else nearest); from LargeLibrary on, only a pool of
+// candidates is compared with q: the members of the artifact's vector clusters nearest q
+// (clusterLists.probe), at least ClusterPool of them, or without clusters the SemanticPool skills
+// a one-bit sketch of every skill ranks highest (see signSketch). At 100,000 skills the clusters
+// keep 99.3% of the exact top 50 and the sketch 99%, the sketch at five times the cost
+// (BENCHMARKS.md, "semantic prefilter").
 func (e *Engine) semanticRanking(sc *scratch, q []float32) []candidate {
 	out := make([]candidate, 0, min(e.g.NumSkills(), semanticDepth+1))
 	if runtime.GOARCH == "amd64" && scans16(e.g.NumSkills(), len(q)) {
 		return nearest16(e, sc, out, q, semanticDepth)
+	}
+	if e.lists != nil {
+		ids := e.lists.probe(sc, q, ClusterPool)
+		if runtime.GOARCH == "amd64" && simdDots != nil && len(q) >= simdMinDim && len(q) < simdSumMax/2 {
+			return nearestAmong(e, sc, out, q, ids, semanticDepth)
+		}
+		for _, i := range ids {
+			out = e.offerCosine(out, q, int(i), semanticDepth)
+		}
+		return out
 	}
 	if e.signs == nil {
 		return e.nearest(sc, out, q, semanticDepth)
@@ -311,12 +323,102 @@ func (e *Engine) offerCosine(out []candidate, q []float32, i, k int) []candidate
 	return out
 }
 
+// ClusterPool is how many skills, at least, the vector clusters pass on to the exact cosine: the
+// members of the clusters whose centroids are nearest the query, nearest first, until there are
+// that many (BENCHMARKS.md, "semantic prefilter").
+const ClusterPool = 2000
+
+// clusterLists are the artifact's vector clusters (graphs.Clusters) as member lists.
+type clusterLists struct {
+	cent    []int8
+	inv     []float32 // 1/‖centroid‖, 0 for a zero centroid
+	off     []int32   // cluster c's members are members[off[c]:off[c+1]], ascending
+	members []int32
+}
+
+// newClusterLists returns g's clusters as lists, nil when it has none.
+func newClusterLists(g *graphs.Graph) *clusterLists {
+	k, dim := g.NumClusters(), g.VectorDim()
+	if k == 0 {
+		return nil
+	}
+	l := &clusterLists{cent: g.Centroids(), inv: make([]float32, k), off: make([]int32, k+2)}
+	for c := range k {
+		var ss float64
+		for _, x := range l.cent[c*dim : (c+1)*dim] {
+			ss += float64(int(x) * int(x))
+		}
+		if ss > 0 {
+			l.inv[c] = float32(1 / math.Sqrt(ss))
+		}
+	}
+	// Counted one slot on, summed, then filled in skill order advancing each start.
+	n := g.NumSkills()
+	for i := range n {
+		if c := g.ClusterOf(i); c != graphs.NoCluster {
+			l.off[c+2]++
+		}
+	}
+	for c := 2; c < len(l.off); c++ {
+		l.off[c] += l.off[c-1]
+	}
+	l.members = make([]int32, l.off[k+1])
+	for i := range n {
+		if c := g.ClusterOf(i); c != graphs.NoCluster {
+			l.members[l.off[c+1]] = int32(i)
+			l.off[c+1]++
+		}
+	}
+	l.off = l.off[:k+1]
+	return l
+}
+
+// probe returns the members of the clusters nearest the unit query vector q, nearest centroid
+// first (ties to the lower cluster), until there are at least pool of them or none is left. The
+// slice is sc's buffer: valid until the next call with sc.
+func (l *clusterLists) probe(sc *scratch, q []float32, pool int) []int32 {
+	k, dim := len(l.inv), len(q)
+	if cap(sc.cscore) < k {
+		sc.cscore, sc.cdots = make([]float32, k), make([]int32, k)
+	}
+	// The centroids compared in integers, with q rounded to 16-bit lanes (roundQuery16, whose
+	// bound keeps every sum within int32): the same order on every host, with the kernel where
+	// there is one (a fifth of the float products' time at 100,000 skills) and dotsGo elsewhere.
+	score, dots := sc.cscore[:k], sc.cdots[:k]
+	qi, _, _ := roundQuery16(q)
+	if runtime.GOARCH == "amd64" && simdDots != nil && dim >= simdMinDim {
+		simdDots(l.cent, dim, qi, dots)
+	} else {
+		dotsGo(l.cent, dim, qi, dots)
+	}
+	for c, d := range dots {
+		score[c] = float32(d) * l.inv[c]
+	}
+	out := sc.probed[:0]
+	for len(out) < pool {
+		best := -1
+		for c, s := range score {
+			if s > float32(math.Inf(-1)) && (best < 0 || s > score[best]) {
+				best = c
+			}
+		}
+		if best < 0 {
+			break
+		}
+		score[best] = float32(math.Inf(-1))
+		out = append(out, l.members[l.off[best]:l.off[best+1]]...)
+	}
+	sc.probed = out
+	return out
+}
+
 // SemanticNeighbors returns the ids of the skills semantic seeding ranks for the unit query
-// vector q, best first: through the sign-sketch prefilter in a large library, or with exact set,
-// by comparing q with every vector. It is for benchmarks of the prefilter's recall.
+// vector q, best first: through the vector clusters or the sign-sketch prefilter in a large
+// library, or with exact set, by comparing q with every vector. It is for benchmarks of their
+// recall.
 func (e *Engine) SemanticNeighbors(q []float32, exact bool) []int {
 	var cs []candidate
-	if exact && e.signs != nil {
+	if exact && e.g.NumSkills() >= LargeLibrary {
 		cs = e.nearest(nil, nil, q, semanticDepth) // no packed vectors: every cosine
 	} else {
 		sc := e.getScratch()
@@ -330,8 +432,9 @@ func (e *Engine) SemanticNeighbors(q []float32, exact bool) []int {
 	return ids
 }
 
-// LargeLibrary is the library size from which a query takes the large-library path: the
-// sign-sketch prefilter for semantic seeds.
+// LargeLibrary is the library size from which a query takes the large-library path: a pool of
+// semantic candidates (the vector clusters, or the sign-sketch prefilter), and the size from
+// which the builder makes the clusters.
 const LargeLibrary = 20000
 
 // SemanticPool is how many skills the sign sketch passes on to the exact cosine in a large
@@ -605,19 +708,57 @@ func nearest16(e *Engine, sc *scratch, out []candidate, q []float32, k int) []ca
 	} else {
 		approxGo(dots, e.invNorm[:n], scale, approx, hist)
 	}
-	// nearest's band, over simdBuckets: written out in both, as a shared function cost the
-	// WebAssembly scan 8% in Node (RATIONALE).
-	slack := dev + 1e-4
-	cut := -slack
-	for b, above := simdBuckets, 0; b > 0; b-- {
-		if above += int(hist[b]); above >= k {
-			cut = float64(b)/simdBuckets - 2*slack
-			break
-		}
-	}
+	cut := cut16(hist, dev, k)
 	for i, a := range approx {
 		if a >= cut {
 			out = e.offerCosine(out, q, i, k)
+		}
+	}
+	return out
+}
+
+// cut16 is nearest's band over simdBuckets, for nearest16 and nearestAmong: the least
+// approximation that can still be among the k best, given the approximations' histogram and
+// the rounding error dev. nearest writes it out, as a shared function cost the WebAssembly scan
+// 8% in Node (RATIONALE); these two run natively only.
+func cut16(hist []int32, dev float64, k int) float64 {
+	slack := dev + 1e-4
+	for b, above := simdBuckets, 0; b > 0; b-- {
+		if above += int(hist[b]); above >= k {
+			return float64(b)/simdBuckets - 2*slack
+		}
+	}
+	return -slack
+}
+
+// nearestAmong is nearest16 over the skills ids only: the list offerCosine makes on each of them,
+// with the exact cosine only for those whose approximation (simdDots, a call a skill: the ids
+// are scattered) is within twice the slack of the k-th best. For the vector clusters' pool,
+// whose exact cosines were most of the semantic seeds' time.
+func nearestAmong(e *Engine, sc *scratch, out []candidate, q []float32, ids []int32, k int) []candidate {
+	dim := len(q)
+	qi, scale, dev := roundQuery16(q)
+	if len(sc.sketch) < len(ids) {
+		sc.sketch = make([]int32, len(ids))
+	}
+	if len(sc.cos) < len(ids) {
+		sc.cos = make([]float64, len(ids))
+	}
+	if cap(sc.hist) < simdBuckets+1 {
+		sc.hist = make([]int32, simdBuckets+1)
+	}
+	dots, approx, hist := sc.sketch[:len(ids)], sc.cos[:len(ids)], sc.hist[:simdBuckets+1]
+	clear(hist)
+	for j, i := range ids {
+		simdDots(e.vecs[int(i)*dim:(int(i)+1)*dim], dim, qi, dots[j:j+1])
+		a := scale * float64(dots[j]) * float64(e.invNorm[i])
+		approx[j] = a
+		hist[min(max(int(a*simdBuckets), 0), simdBuckets)]++
+	}
+	cut := cut16(hist, dev, k)
+	for j, a := range approx {
+		if a >= cut {
+			out = e.offerCosine(out, q, int(ids[j]), k)
 		}
 	}
 	return out

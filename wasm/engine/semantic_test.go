@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/google/go-cmp/cmp"
 )
 
 // semanticEngine is the kitchen library with 3-dimensional skill vectors on three axes —
@@ -258,5 +260,138 @@ func TestSemanticFloor(t *testing.T) {
 				t.Errorf("%s %.6f, %s %.6f; want equal %v", tc.a, a, tc.b, b, tc.wantEqual)
 			}
 		})
+	}
+}
+
+// TestClusterProbe holds the large-library path over an artifact's vector clusters to what it
+// promises: probe passes on whole clusters, nearest centroid first, until it has the pool; the
+// semantic list is the exact one over the skills probed (here every skill near the query, so
+// the exact list of the whole library); and the same library without clusters keeps the
+// sign-sketch prefilter.
+func TestClusterProbe(t *testing.T) {
+	// The pool's exact cosines come from nearestAmong where simdDots is set, else from
+	// offerCosine on each skill: the lists must be the same.
+	kernel := simdDots
+	defer func() { simdDots = kernel }()
+	for _, dots := range []struct {
+		name string
+		f    func(rows []int8, dim int, q []int16, out []int32)
+	}{{"offerCosine", nil}, {"dotsGo", dotsGo}, {"kernel", kernel}} {
+		if dots.f == nil && dots.name == "kernel" {
+			continue
+		}
+		simdDots = dots.f
+		t.Run(dots.name, testClusterProbe)
+	}
+}
+
+func testClusterProbe(t *testing.T) {
+	const dim, k = 16, 16
+	rng := rand.New(rand.NewPCG(36, 1))
+	// k centroids, each skill a small perturbation of the centroid of its id mod k.
+	cent := make([][]float32, k)
+	for c := range cent {
+		cent[c] = make([]float32, dim)
+		for j := range cent[c] {
+			cent[c][j] = float32(rng.NormFloat64())
+		}
+	}
+	n := LargeLibrary
+	vecs := make([][]float32, n)
+	for i := range vecs {
+		vecs[i] = make([]float32, dim)
+		for j := range vecs[i] {
+			vecs[i][j] = cent[i%k][j] + 0.05*float32(rng.NormFloat64())
+		}
+	}
+	art := &graphs.Artifact{}
+	for i := range n {
+		art.Skills = append(art.Skills, graphs.Skill{Name: fmt.Sprintf("s%d", i), Description: "a skill"})
+	}
+	art.Lexicon = lexicon(art.Skills)
+	var err error
+	if art.Vectors, err = graphs.NewVectors("test", vecs); err != nil {
+		t.Fatal(err)
+	}
+	plain := artifactEngine(t, art)
+	if plain.lists != nil || plain.signs == nil {
+		t.Fatal("an artifact without clusters does not take the sign sketch")
+	}
+	art.Clusters = &graphs.Clusters{Centroids: make([]int8, k*dim), Assign: make([]uint16, n)}
+	for c := range k {
+		graphs.Quantize(cent[c], art.Clusters.Centroids[c*dim:(c+1)*dim])
+	}
+	for i := range n {
+		art.Clusters.Assign[i] = uint16(i % k)
+	}
+	e := artifactEngine(t, art)
+	if e.lists == nil || e.signs != nil {
+		t.Fatal("an artifact with clusters does not take them")
+	}
+	sc := e.getScratch()
+	defer e.putScratch(sc)
+	for c := range k {
+		q := unit32(f64s(cent[c]))
+		// One cluster holds n/k skills: a pool of one takes it alone, a pool one more than it
+		// takes the next nearest too.
+		got := slices.Clone(e.lists.probe(sc, q, 1))
+		if len(got) != n/k || got[0] != int32(c) || got[1] != int32(c+k) {
+			t.Fatalf("centroid %d: probed %d skills from %v, want cluster %d's %d", c, len(got), got[:2], c, n/k)
+		}
+		if two := e.lists.probe(sc, q, n/k+1); len(two) != 2*n/k {
+			t.Fatalf("centroid %d: a pool past one cluster probed %d skills, want %d", c, len(two), 2*n/k)
+		}
+		if diff := cmp.Diff(e.SemanticNeighbors(q, true), e.SemanticNeighbors(q, false)); diff != "" {
+			t.Errorf("centroid %d: list through the clusters differs from the exact one (-exact +clusters):\n%s", c, diff)
+		}
+	}
+}
+
+// TestNearestAmong holds nearestAmong to offerCosine on each of the same skills, cosines and
+// all, for random vectors, pools and queries, with the kernel and with dotsGo.
+func TestNearestAmong(t *testing.T) {
+	kernel := simdDots
+	defer func() { simdDots = kernel }()
+	rng := rand.New(rand.NewPCG(36, 3))
+	const n, dim = 3000, 32
+	vecs := make([][]float32, n)
+	for i := range vecs {
+		vecs[i] = make([]float32, dim)
+		if i%97 == 0 {
+			continue // zero vectors are skipped
+		}
+		for j := range vecs[i] {
+			vecs[i][j] = float32(rng.NormFloat64())
+		}
+	}
+	for _, dots := range []func(rows []int8, dim int, q []int16, out []int32){dotsGo, kernel} {
+		if dots == nil {
+			continue
+		}
+		simdDots = dots
+		e := vectorEngine(t, vecs)
+		sc := e.getScratch()
+		for trial := range 40 {
+			q := make([]float64, dim)
+			for j := range q {
+				q[j] = rng.NormFloat64()
+			}
+			qv := unit32(q)
+			var ids []int32
+			for i := range n {
+				if rng.IntN(4) == 0 {
+					ids = append(ids, int32(i))
+				}
+			}
+			var want []candidate
+			for _, i := range ids {
+				want = e.offerCosine(want, qv, int(i), semanticDepth)
+			}
+			got := nearestAmong(e, sc, nil, qv, ids, semanticDepth)
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(candidate{})); diff != "" {
+				t.Fatalf("trial %d: nearestAmong differs from offerCosine (-want +got):\n%s", trial, diff)
+			}
+		}
+		e.putScratch(sc)
 	}
 }

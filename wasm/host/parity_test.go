@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -137,21 +138,7 @@ func checkParity(t *testing.T, fx fixture, reqs []engine.Request) {
 	t.Run("node", func(t *testing.T) {
 		node := nodeOrSkip(t)
 		dir := t.TempDir()
-		art := filepath.Join(dir, "artifact.skg")
-		in := filepath.Join(dir, "requests.jsonl")
-		if err := os.WriteFile(art, fx.artifact, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(in, append(bytes.Join(lines, []byte("\n")), '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		var stderr bytes.Buffer
-		cmd := exec.Command(node, "../js/run.mjs", wasmPath, art, in)
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("node run.mjs: %v\n%s", err, stderr.Bytes())
-		}
+		out := runMJS(t, node, dir, fx.artifact, append(bytes.Join(lines, []byte("\n")), '\n'))
 		got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 		if len(got) != len(reqs) {
 			t.Fatalf("node answered %d requests of %d", len(got), len(reqs))
@@ -211,4 +198,103 @@ func TestJSModule(t *testing.T) {
 	if err != nil || strings.TrimSpace(string(out)) != "ok" {
 		t.Fatalf("node test.mjs: %v\n%s", err, out)
 	}
+}
+
+// TestRunMJSBadLines checks that wasm/js/run.mjs answers every line it is given: a line that
+// is not JSON, not an object, or a request with k 0 gets its own error and the lines around it
+// their answers.
+func TestRunMJSBadLines(t *testing.T) {
+	node := nodeOrSkip(t)
+	fx := need(t, sampleFixture, "")
+	lines := []string{`{"query":"heat some egg","k":2}`, `{"query": "egg"`, `[1]`, `{"query":"heat some egg","k":0}`, `{"query":"put a cool tomato in the microwave","k":1}`}
+	out := runMJS(t, node, t.TempDir(), fx.artifact, []byte(strings.Join(lines, "\n")+"\n"))
+	got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	want := []string{`{"results":[{"name":"heat-object-in-microwave"`, `{"error":"line 2: not JSON: `, `{"error":"line 3: not a request object"}`,
+		`{"error":"engine: field \"k\": 0 is outside [1, 1000]"}`, `{"results":[{"name":"cool-object-in-fridge"`}
+	if len(got) != len(want) {
+		t.Fatalf("%d answers to %d lines:\n%s", len(got), len(want), out)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(got[i], w) {
+			t.Errorf("line %d: answer %s, want it to start %s", i+1, got[i], w)
+		}
+	}
+}
+
+// runMJS runs wasm/js/run.mjs on the module, the artifact and the request lines, written into
+// dir, and returns its output.
+func runMJS(t *testing.T, node, dir string, artifact, requests []byte) []byte {
+	t.Helper()
+	art := filepath.Join(dir, "artifact.skg")
+	in := filepath.Join(dir, "requests.jsonl")
+	if err := os.WriteFile(art, artifact, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(in, requests, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(node, "../js/run.mjs", wasmPath, art, in)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node run.mjs: %v\n%s", err, stderr.Bytes())
+	}
+	return out
+}
+
+// TestParityClusters: a large library's semantic seeds through the artifact's vector clusters
+// (format 2.2) rank alike natively, where the pool goes through the integer kernel
+// (nearestAmong), and in the module, where every pool skill gets its exact cosine.
+func TestParityClusters(t *testing.T) {
+	const dim, k = 16, 40
+	n := engine.LargeLibrary
+	rng := rand.New(rand.NewPCG(36, 4))
+	cent := make([][]float32, k)
+	for c := range cent {
+		cent[c] = make([]float32, dim)
+		for j := range cent[c] {
+			cent[c][j] = float32(rng.NormFloat64())
+		}
+	}
+	words := []string{"parse", "render", "fetch", "index", "merge", "split", "plot", "score"}
+	art := &graphs.Artifact{Clusters: &graphs.Clusters{Centroids: make([]int8, k*dim), Assign: make([]uint16, n)}}
+	vecs := make([][]float32, n)
+	docs := make([]engine.Doc, n)
+	for i := range n {
+		s := graphs.Skill{Name: "skill-" + strconv.Itoa(i), Description: words[i%8] + " " + words[(i/8)%8] + " data"}
+		art.Skills = append(art.Skills, s)
+		docs[i] = engine.Doc{Name: s.Name, Description: s.Description}
+		vecs[i] = make([]float32, dim)
+		for j := range vecs[i] {
+			vecs[i][j] = cent[i%k][j] + 0.4*float32(rng.NormFloat64())
+		}
+		art.Clusters.Assign[i] = uint16(i % k)
+	}
+	for c := range k {
+		graphs.Quantize(cent[c], art.Clusters.Centroids[c*dim:(c+1)*dim])
+	}
+	art.Lexicon = engine.BuildLexicon(docs)
+	var err error
+	if art.Vectors, err = graphs.NewVectors("test", vecs); err != nil {
+		t.Fatal(err)
+	}
+	data, err := graphs.Encode(art)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := graphs.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reqs []engine.Request
+	for i := range 12 {
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = cent[i%k][j] + float32(rng.NormFloat64())
+		}
+		reqs = append(reqs, engine.Request{Query: words[i%8] + " data", Vector: v, K: 10},
+			engine.Request{Query: words[i%8] + " data", Vector: v, K: 10, NoGraph: true})
+	}
+	checkParity(t, fixture{artifact: data, graph: g}, reqs)
 }

@@ -49,7 +49,11 @@ export interface QueryOptions {
   filter?: Filter;
   /** leave the memory of past tasks (the words past runs were asked) out of the ranking */
   no_memory?: boolean;
-  [option: string]: unknown;
+  /**
+   * return only the results whose `match` is at least this, in [0, 1] (default 0); 0.4 drops
+   * every weak answer
+   */
+  min_score?: number;
 }
 
 /**
@@ -92,7 +96,10 @@ export interface Recall {
 /** One ranked skill. */
 export interface Result {
   name: string;
+  /** relative to the best result of the answer, which has 1 */
   score: number;
+  /** score times the answer's `match`: comparable across queries of one artifact */
+  match: number;
   /** 1-based rank among the seeds; absent for other skills */
   seed_rank?: number;
   /**
@@ -109,7 +116,16 @@ export interface Result {
 /** The response JSON of `caskg query --json` (the engine's Response). */
 export interface QueryResponse {
   results: Result[];
-  /** for people: set when no term of the query is in the library's index (a query in another language) */
+  /**
+   * the answer's match strength in [0, 1], comparable across queries of one artifact: the share
+   * of the query's weight the words of its first 8 results cover together; below 0.4 no skill
+   * matches the query well
+   */
+  match: number;
+  /**
+   * for people: set when no term of the query is in the library's index (a query in another
+   * language), or else when `match` is below 0.4 ("no skill matches this task well")
+   */
   note?: string;
   /** PPR power iterations run */
   iterations?: number;

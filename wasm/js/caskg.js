@@ -342,6 +342,11 @@ export class Caskg {
    * unchanged; a Float32Array vector is sent as an array.
    */
   query(text, options = {}) {
+    // The module reads a k or seeds of 0 as the default, as a field left out: given here, it is
+    // the caller's mistake, refused as every other surface refuses it (engine.Limits.Check).
+    for (const [field, max] of [["k", 1000], ["seeds", 100]]) {
+      if (options[field] === 0) throw new CaskgError(`engine: field "${field}": 0 is outside [1, ${max}]`);
+    }
     const req = { ...options, query: text };
     if (ArrayBuffer.isView(req.vector)) req.vector = Array.from(req.vector);
     return answer(this.queryJSON(JSON.stringify(req)));

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // run.mjs — answers caskg requests in Node through caskg.js: one request JSON a line in
 // ({"query", "k", "seeds", "gamma", "no_graph", …}), one response JSON a line out, or
-// {"error": "..."} for a request the engine refuses. The Go parity tests drive it.
+// {"error": "..."} for a line that is not a request object or a request the engine refuses,
+// each written as it is answered: one bad line costs its own answer only. The Go parity tests
+// drive it.
 //
 //   node wasm/js/run.mjs bin/caskg.wasm bin/sample.skg [REQUESTS.jsonl]   (stdin without a file)
 import { readFile } from "node:fs/promises";
@@ -21,16 +23,26 @@ async function readInput(path) {
 }
 
 const engine = await Caskg.load(readFile(wasm), readFile(artifact));
-const out = [];
-for (const line of (await readInput(requests)).split("\n")) {
+const lines = (await readInput(requests)).split("\n");
+for (const [i, line] of lines.entries()) {
   if (line.trim() === "") continue;
-  const { query, ...options } = JSON.parse(line);
+  let answer;
   try {
-    out.push(JSON.stringify(engine.query(query, options)));
+    let req;
+    try {
+      req = JSON.parse(line);
+    } catch (err) {
+      throw new CaskgError(`line ${i + 1}: not JSON: ${err.message}`);
+    }
+    if (req === null || typeof req !== "object" || Array.isArray(req)) {
+      throw new CaskgError(`line ${i + 1}: not a request object`);
+    }
+    const { query, ...options } = req;
+    answer = engine.query(query, options);
   } catch (err) {
     if (!(err instanceof CaskgError)) throw err;
-    out.push(JSON.stringify({ error: err.message }));
+    answer = { error: err.message };
   }
+  process.stdout.write(JSON.stringify(answer) + "\n");
 }
 engine.close();
-process.stdout.write(out.join("\n") + (out.length ? "\n" : ""));

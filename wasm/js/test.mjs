@@ -50,6 +50,15 @@ assert.equal(typeof info.params, "object");
 const res = engine.query("heat some egg and put it in the garbage can", { k: 4 });
 assert.equal(res.results.length, 4);
 assert.ok(res.results[0].score >= res.results[3].score);
+// A k or seeds of 0 is refused, not read as the default.
+throws(() => engine.query("heat some egg", { k: 0 }), 'engine: field "k": 0 is outside [1, 1000]');
+throws(() => engine.query("heat some egg", { seeds: 0 }), 'engine: field "seeds": 0 is outside [1, 100]');
+// The match strength: the answer's, each result's score times it, and min_score.
+assert.ok(res.match > 0.4 && res.match <= 1);
+assert.equal(res.results[0].match, res.results[0].score * res.match);
+const weak = engine.query("purple elephant bicycle sandwich", { min_score: 0.4 });
+assert.equal(weak.results.length, 0);
+assert.match(weak.note, /no skill matches this task well/);
 const lexical = engine.query("heat some egg", { k: 3, no_graph: true });
 assert.equal(lexical.results.length, 3);
 assert.equal(lexical.results[0].seed_rank, 1);

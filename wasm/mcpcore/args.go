@@ -243,9 +243,13 @@ func (p *prop) check(d *jsontext.Decoder) (string, error) {
 			return msg, nil
 		}
 		return first, nil
-	case "integer":
+	case "integer", "number":
+		what := "an integer"
+		if p.typ == "number" {
+			what = "a number"
+		}
 		if c != '-' && (c < '0' || c > '9') {
-			return "must be an integer, not " + kindOf(c), d.Skip()
+			return "must be " + what + ", not " + kindOf(c), d.Skip()
 		}
 		tok, err := d.Number()
 		if err != nil {
@@ -254,8 +258,8 @@ func (p *prop) check(d *jsontext.Decoder) (string, error) {
 		f, perr := strconv.ParseFloat(tok, 64)
 		switch {
 		case perr != nil && !math.IsInf(f, 0):
-			return "must be an integer", nil
-		case f != math.Trunc(f):
+			return "must be " + what, nil
+		case p.typ == "integer" && f != math.Trunc(f):
 			return "must be an integer, not " + Short(tok), nil
 		case p.minimum != nil && f < *p.minimum || p.maximum != nil && f > *p.maximum:
 			return Short(tok) + " is outside [" + bound(p.minimum) + ", " + bound(p.maximum) + "]", nil

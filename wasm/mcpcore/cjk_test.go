@@ -29,9 +29,9 @@ func TestRetrieveCJK(t *testing.T) {
 		{"Chinese finds Chinese", multi, `{"query":"帮我查询北京的天气","render":false}`,
 			[]string{`"results":[{"rank":1,"name":"weather-forecast-zh"`, `1. weather-forecast-zh (seed #1)`}, []string{`"note"`, "Note:"}},
 		{"Korean on English, listed", english, `{"query":"서울 날씨 알려줘","render":false}`,
-			[]string{`"results":[],"note":"` + note + `"`, `No skills found for this task.\nNote: ` + note + `.\n`}, nil},
+			[]string{`"results":[],"match":0,"note":"` + note + `"`, `No skills found for this task.\nNote: ` + note + `.\n`}, nil},
 		{"Korean on English, rendered", english, `{"query":"서울 날씨 알려줘"}`,
-			[]string{`"results":[],"note":"` + note + `"`, `\nNote: ` + note + `.\n`}, nil},
+			[]string{`"results":[],"match":0,"note":"` + note + `"`, `\nNote: ` + note + `.\n`}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -98,6 +98,9 @@ func (h *Handler) Serve(r *api.Request) (resp *api.Response) {
 	if len(body) > api.MaxBodyBytes {
 		return rpcAnswer(413, "null", nil, &rpcError{codeInvalidRequest, "mcp: body over " + strconv.Itoa(api.MaxBodyBytes) + " bytes"})
 	}
+	if i := jsontext.InvalidUTF8(body); i >= 0 {
+		return rpcAnswer(400, "null", nil, &rpcError{codeParse, "mcp: body not valid UTF-8 at byte " + strconv.Itoa(i)})
+	}
 	msg, err := parseMessage(body)
 	if err != nil {
 		return rpcAnswer(400, msg.id, nil, err)
@@ -365,6 +368,8 @@ func (h *Handler) retrieve(body []byte) (string, []byte, error) {
 			req.NoGraph, err = d.Bool()
 		case "no_memory":
 			req.NoMemory, err = d.Bool()
+		case "min_score":
+			req.MinScore, err = d.Float(64)
 		case "allow":
 			req.Filter.Allow, err = stringList(d)
 		case "deny":
@@ -401,6 +406,7 @@ func (h *Handler) retrieve(body []byte) (string, []byte, error) {
 		b = strconv.AppendInt(append(b, `{"rank":`...), int64(i+1), 10)
 		b = jsontext.AppendString(append(b, `,"name":`...), r.Name)
 		b, _ = jsontext.AppendFloat(append(b, `,"score":`...), r.Score, 64)
+		b, _ = jsontext.AppendFloat(append(b, `,"match":`...), r.Match, 64)
 		if r.SeedRank > 0 {
 			b = strconv.AppendInt(append(b, `,"seed_rank":`...), int64(r.SeedRank), 10)
 		}
@@ -417,7 +423,7 @@ func (h *Handler) retrieve(body []byte) (string, []byte, error) {
 				}
 				b = jsontext.AppendString(append(b, `{"from":`...), v.From)
 				b = jsontext.AppendString(append(b, `,"state":`...), v.State)
-				b, _ = jsontext.AppendFloat(append(b, `,"weight":`...), v.Weight, 64)
+				b, _ = jsontext.AppendFloat(append(b, `,"weight":`...), float64(v.Weight), 32)
 				b = jsontext.AppendString(append(b, `,"type":`...), v.Type)
 				if v.Reverse {
 					b = append(b, `,"reverse":true`...)
@@ -440,6 +446,7 @@ func (h *Handler) retrieve(body []byte) (string, []byte, error) {
 		b = append(b, '}')
 	}
 	b = append(b, ']')
+	b, _ = jsontext.AppendFloat(append(b, `,"match":`...), resp.Match, 64)
 	if resp.Note != "" {
 		b = jsontext.AppendString(append(b, `,"note":`...), resp.Note)
 	}
@@ -492,8 +499,8 @@ func (h *Handler) neighbors(name string, limit int) (string, []byte, error) {
 			b = jsontext.AppendString(append(b, `{"skill":`...), e.Skill)
 			b = jsontext.AppendString(append(b, `,"state":`...), e.State)
 			b = jsontext.AppendString(append(b, `,"type":`...), e.Type)
-			b, _ = jsontext.AppendFloat(append(b, `,"weight":`...), e.Weight, 64)
-			b, _ = jsontext.AppendFloat(append(b, `,"assoc":`...), e.Assoc, 64)
+			b, _ = jsontext.AppendFloat(append(b, `,"weight":`...), float64(e.Weight), 32)
+			b, _ = jsontext.AppendFloat(append(b, `,"assoc":`...), float64(e.Assoc), 32)
 			b = jsontext.AppendString(append(b, `,"evidence":`...), e.Evidence)
 			b = append(b, '}')
 		}
@@ -527,10 +534,10 @@ func EdgeCounts(g *graphs.Graph) (byState, byType map[string]int) {
 // walked in reverse (see engine.Via), from v's side forward.
 func EdgesOf(g *graphs.Graph, id int, ins []int) (out, in []Edge) {
 	edge := func(e, other int, reverse bool) Edge {
-		v := engine.Via{From: g.Name(other), State: g.State(e).String(), Weight: float64(g.Weight(e)),
+		v := engine.Via{From: g.Name(other), State: g.State(e).String(), Weight: g.Weight(e),
 			Type: g.Type(e).String(), Reverse: reverse}
 		return Edge{Skill: v.From, State: v.State, Type: v.Type, Weight: v.Weight,
-			Assoc: float64(g.Assoc(e)), Evidence: v.Evidence()}
+			Assoc: g.Assoc(e), Evidence: v.Evidence()}
 	}
 	out, in = []Edge{}, []Edge{}
 	lo, hi := g.Out(id)

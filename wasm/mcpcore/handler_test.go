@@ -2,6 +2,8 @@ package mcpcore
 
 import (
 	"encoding/json"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -38,6 +40,7 @@ func TestServe(t *testing.T) {
 		{"GET has no stream", "GET", "", 405, []string{`"error":"mcp: GET /mcp: this server is stateless`}},
 		{"preflight", "OPTIONS", "", 204, nil},
 		{"not JSON", "POST", `{"jsonrpc":`, 400, []string{`"id":null`, `"code":-32700`}},
+		{"not UTF-8", "POST", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"\xff\"}}", 400, []string{`"id":null`, `"code":-32700`, `body not valid UTF-8 at byte 55`}},
 		{"a batch", "POST", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, 400, []string{`"code":-32600`, `batches are not taken`}},
 		{"no method", "POST", `{"jsonrpc":"2.0","id":1}`, 400, []string{`"id":1`, `"code":-32600`, `no \"method\"`}},
 		{"wrong jsonrpc", "POST", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, 400, []string{`"code":-32700`, `is not \"2.0\"`}},
@@ -55,11 +58,14 @@ func TestServe(t *testing.T) {
 		{"retrieve", "POST", call(Retrieve, `{"query":"heat some egg","k":3}`), 200,
 			[]string{`"text":"3 skills for this task`, `"structuredContent":{"query":"heat some egg","results":[{"rank":1,`}},
 		{"retrieve, a short list", "POST", call(Retrieve, `{"query":"heat some egg","k":2,"render":false}`), 200, []string{`"text":"1. `, `(seed #1)`}},
+		{"retrieve, min_score", "POST", call(Retrieve, `{"query":"purple elephant bicycle sandwich","min_score":0.4,"render":false}`), 200,
+			[]string{`"results":[],"match":0.1`, `"note":"no skill matches this task well`}},
+		{"retrieve, min_score over", "POST", call(Retrieve, `{"query":"egg","min_score":2}`), 200, []string{`field \"min_score\": 2 is outside [0, 1]`, `"isError":true`}},
 		{"retrieve, k 0", "POST", call(Retrieve, `{"query":"egg","k":0}`), 200, []string{`field \"k\": 0 is outside [1, 100]`, `"isError":true`}},
 		{"retrieve, no query", "POST", call(Retrieve, `{}`), 200, []string{`field \"query\": required`, `"isError":true`}},
 		{"retrieve, no arguments", "POST", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"retrieve_skills"}}`, 200, []string{`field \"query\": required`}},
 		{"retrieve, an unknown argument", "POST", call(Retrieve, `{"query":"egg","top_k":3}`), 200,
-			[]string{`unknown argument \"top_k\"; the arguments are allow, deny, k, namespaces, no_graph, no_memory, query, render, skill_budget, total_budget`}},
+			[]string{`unknown argument \"top_k\"; the arguments are allow, deny, k, min_score, namespaces, no_graph, no_memory, query, render, skill_budget, total_budget`}},
 		{"arguments not an object", "POST", call(GetSkill, `"x"`), 200, []string{`arguments: must be an object, not a string`}},
 		{"get_skill by a loose name", "POST", call(GetSkill, `{"name":"Heat_Object_In_Microwave"}`), 200, []string{`"text":"# heat-object-in-microwave`, `"complete":false`}},
 		{"get_skill, a swap of two letters", "POST", call(GetSkill, `{"name":"haet-object-in-microwave"}`), 200, []string{`the closest names are: heat-object-in-microwave`}},
@@ -166,6 +172,23 @@ func TestSchemas(t *testing.T) {
 	for i := 1; i < len(Tools); i++ {
 		if Tools[i-1].Name >= Tools[i].Name {
 			t.Errorf("Tools are not sorted by name: %s before %s", Tools[i-1].Name, Tools[i].Name)
+		}
+	}
+}
+
+// TestNeighborsDigits checks that skill_neighbors writes an edge's weight and association,
+// stored as float32, with their own digits (0.8), not the float64 expansion (0.800000011920929).
+func TestNeighborsDigits(t *testing.T) {
+	h := handler(t)
+	body := string(post(h, call(Neighbors, `{"name":"pick-up-object","limit":50}`)).Body)
+	nums := regexp.MustCompile(`"(?:weight|assoc)":([0-9.e-]+)`).FindAllStringSubmatch(body, -1)
+	if len(nums) < 4 {
+		t.Fatalf("%d weights in %s", len(nums), body)
+	}
+	for _, m := range nums {
+		f, _ := strconv.ParseFloat(m[1], 64)
+		if want := strconv.FormatFloat(f, 'g', -1, 32); m[1] != want {
+			t.Errorf("%s, want %s", m[0], want)
 		}
 	}
 }

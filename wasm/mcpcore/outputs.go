@@ -226,8 +226,12 @@ const (
 	retrieveOutput = `{
   "additionalProperties": false,
   "properties": {
+    "match": {
+      "description": "the answer's match strength in [0, 1], comparable across tasks: the share of the task's weight the first 8 results' words cover together; below 0.4 no skill matches the task well",
+      "type": "number"
+    },
     "note": {
-      "description": "why the answer may be empty or weak: no term of the query is in the library's index",
+      "description": "why the answer may be empty or weak: no term of the query is in the library's index, or no skill matches the task well",
       "type": "string"
     },
     "query": {
@@ -245,6 +249,10 @@ const (
           "graph": {
             "description": "true when a published edge from a seed raised the skill's score above its own match; a skill with neither seed_rank nor graph is a match beyond the seeds",
             "type": "boolean"
+          },
+          "match": {
+            "description": "score times the answer's match strength: comparable across tasks, as score is not",
+            "type": "number"
           },
           "name": {
             "type": "string"
@@ -280,7 +288,7 @@ const (
             ]
           },
           "score": {
-            "description": "personalized PageRank score (fused seed score without the graph)",
+            "description": "relative to the best result, which has 1 (fused seed evidence, raised by the graph)",
             "type": "number"
           },
           "seed_rank": {
@@ -330,6 +338,7 @@ const (
           "rank",
           "name",
           "score",
+          "match",
           "description",
           "source"
         ],
@@ -343,7 +352,8 @@ const (
   },
   "required": [
     "query",
-    "results"
+    "results",
+    "match"
   ],
   "type": "object"
 }`

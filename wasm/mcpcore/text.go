@@ -71,8 +71,8 @@ type Edge struct {
 	Skill    string  `json:"skill"`
 	State    string  `json:"state"`
 	Type     string  `json:"type"`
-	Weight   float64 `json:"weight"`
-	Assoc    float64 `json:"assoc"`
+	Weight   float32 `json:"weight"` // float32 as stored: JSON writes 0.8, not 0.800000011920929
+	Assoc    float32 `json:"assoc"`
 	Evidence string  `json:"evidence"`
 }
 

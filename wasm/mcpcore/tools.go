@@ -90,6 +90,7 @@ var retrieveSchema = `{
     "total_budget": {"type": "integer", "minimum": 1, "maximum": 1048576, "description": "characters of text in all (default 12000)"},
     "no_graph": {"type": "boolean", "description": "rank by the task's words alone, without the graph"},
     "no_memory": {"type": "boolean", "description": "leave the memory of past tasks out of the ranking"},
+    "min_score": {"type": "number", "minimum": 0, "maximum": 1, "description": "return only skills whose match (score times the answer's match strength) is at least this; 0.4 drops every weak answer"},
     ` + api.Property("allow", "return only skills whose name matches one of these globs ('*' any run of characters, '?' one character)") + `,
     ` + api.Property("deny", "never return skills whose name matches one of these globs (wins over allow)") + `,
     ` + api.Property("namespaces", `return only skills of these namespaces: the part of a name before its first "__" (SERVER__TOOL)`) + `

@@ -10,14 +10,14 @@ import (
 	"os/exec"
 )
 
-// MaxGzip is the bar of the module's size: 725 KB gzipped at the highest level (RATIONALE.md
-// says why it moved from 700 KB). TestModuleSize holds the module to it and the README states
-// it (make wasm writes the figure).
-const MaxGzip = 725_000
+// MaxGzip is the bar of the module's size: 731 KB gzipped at the highest level (RATIONALE.md
+// says why it moved from 700 KB). TestModuleSize holds the module to it and docs/wasm-npm.md
+// states it (make wasm writes the figure).
+const MaxGzip = 731_000
 
-// Gzip is the module's gzipped size as the budget and the README count it: Go's compress/gzip
+// Gzip is the module's gzipped size as the budget and the docs count it: Go's compress/gzip
 // at level 9, about 1.4% more bytes than the gzip command's -9 and deterministic for one Go
-// release, so that a test can compare the README's figure with the build.
+// release, so that a test can compare the docs' figures with the build.
 func Gzip(module []byte) int {
 	var z bytes.Buffer
 	w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)

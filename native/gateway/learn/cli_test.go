@@ -19,7 +19,8 @@ import (
 )
 
 // caskgBuild runs `caskg build DIR/catalog.json [--traces DIR/traces.jsonl] -o OUT --quiet`, the
-// invocation the loop's graph equals, and returns the artifact. The test binary is the
+// invocation the loop's graph equals, and returns the artifact. With rotated trace files, the
+// traces are those of `cat DIR/traces.[0-9]*.jsonl DIR/traces.jsonl`. The test binary is the
 // executable for both, so the build state's code id (which a real gateway and a caskg of
 // another build would not share) plays no part.
 func caskgBuild(t testing.TB, dir string, traces bool) []byte {
@@ -27,7 +28,22 @@ func caskgBuild(t testing.TB, dir string, traces bool) []byte {
 	out := filepath.Join(t.TempDir(), "cli.skg")
 	args := []string{"build", filepath.Join(dir, learn.CatalogFile), "-o", out, "--quiet", "--json"}
 	if traces {
-		args = append(args, "--traces", filepath.Join(dir, learn.TracesFile))
+		path := filepath.Join(dir, learn.TracesFile)
+		if rotated, _ := filepath.Glob(filepath.Join(dir, "traces.[0-9]*.jsonl")); len(rotated) > 0 {
+			var all []byte
+			for _, p := range append(rotated, path) {
+				data, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				all = append(all, data...)
+			}
+			path = filepath.Join(t.TempDir(), "all.jsonl")
+			if err := os.WriteFile(path, all, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		args = append(args, "--traces", path)
 	}
 	var stdout, stderr bytes.Buffer
 	if code := cli.Run(args, &stdout, &stderr); code != 0 {
@@ -149,10 +165,12 @@ func TestMatchesCaskgBuild(t *testing.T) {
 	tests := []struct {
 		name       string
 		learnEvery int
+		rotate     int64 // learn.Options.RotateBytes
 		batches    func(t *testing.T) []batch
 	}{
-		{"synthetic", 8, func(*testing.T) []batch { return synthetic() }},
-		{"toollinkos", 100, func(t *testing.T) []batch {
+		{"synthetic", 8, 0, func(*testing.T) []batch { return synthetic() }},
+		{"synthetic, rotated every 1 KB", 8, 1000, func(*testing.T) []batch { return synthetic() }},
+		{"toollinkos", 100, 0, func(t *testing.T) []batch {
 			if testing.Short() {
 				t.Skip("a few seconds of builds")
 			}
@@ -169,7 +187,7 @@ func TestMatchesCaskgBuild(t *testing.T) {
 			batches := tc.batches(t)
 			dir := filepath.Join(t.TempDir(), "state")
 			lg := &fixture.Logs{}
-			l, err := learn.Open(dir, learn.Options{LearnEvery: tc.learnEvery, Logf: lg.Logf})
+			l, err := learn.Open(dir, learn.Options{LearnEvery: tc.learnEvery, RotateBytes: tc.rotate, Logf: lg.Logf})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,6 +221,9 @@ func TestMatchesCaskgBuild(t *testing.T) {
 				if want := caskgBuild(t, dir, recorded > 0); !bytes.Equal(got, want) {
 					t.Fatalf("%s: graph.skg (%d bytes) differs from caskg build's (%d bytes)", b.name, len(got), len(want))
 				}
+			}
+			if rotated, _ := filepath.Glob(filepath.Join(dir, "traces.[0-9]*.jsonl")); tc.rotate > 0 && len(rotated) < 2 {
+				t.Errorf("%d rotated trace files, want several", len(rotated))
 			}
 		})
 	}

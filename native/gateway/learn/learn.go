@@ -6,6 +6,10 @@
 //
 //	catalog.json           the tool catalog, an MCP tools/list result (SetCatalog)
 //	traces.jsonl           one trace a line, appended and fsynced (Record)
+//	traces.NNNNNN.jsonl    traces.jsonl as it was when it reached Options.RotateBytes, oldest
+//	                       first; read at Open before traces.jsonl, never written again
+//	traces.open.jsonl      the traces sessions had open at the gateway's last Checkpoint,
+//	                       recorded at the next Open when a kill kept them from ending
 //	graph.skg              the current graph
 //	graph.skg.state        its build state, from which an update reuses the build's work
 //	graph.skg.meta         which graph and catalog belong together (meta.go)
@@ -13,9 +17,11 @@
 //	gateway.lock           held while a Loop is open, so two never share a directory
 //
 // Every file but traces.jsonl is written whole and renamed into place (atomicfile), so a kill
-// leaves the old file or the new, never half of one. The graph is the one
+// leaves the old file or the new, never half of one. "The traces" below are those of the
+// rotated files and traces.jsonl, in that order. The graph is the one
 //
-//	caskg build DIR/catalog.json --traces DIR/traces.jsonl -o OUT.skg
+//	cat DIR/traces.[0-9]*.jsonl DIR/traces.jsonl > ALL.jsonl
+//	caskg build DIR/catalog.json --traces ALL.jsonl -o OUT.skg
 //
 // makes, byte for byte, with DIR spelled as it was given to Open (the catalog's path is stored
 // in the graph): an incremental update (builder.Update) makes what a
@@ -93,6 +99,10 @@ type Options struct {
 	// engine.DefaultTaskMinRuns. With NoTaskText the traces are recorded without their task.
 	TaskMinRuns int
 	NoTaskText  bool
+	// RotateBytes is the size at which traces.jsonl is renamed to the next traces.NNNNNN.jsonl
+	// and a new one started; 0 means DefaultRotateBytes, negative never. Rotated files are kept,
+	// all of them: each holds traces a full build learns again (see rotate.go).
+	RotateBytes int64
 }
 
 // Call is one proxied call of a trace.
@@ -134,12 +144,14 @@ type Loop struct {
 
 	cur atomic.Pointer[current] // what queries read; swapped whole
 
-	wmu    sync.Mutex // serializes appends to traces.jsonl
-	tf     *os.File
-	tsize  int64 // traces.jsonl's size after the last whole line
-	catMu  sync.Mutex
-	ctx    context.Context // the builds'; canceled by Close
-	cancel context.CancelFunc
+	wmu     sync.Mutex // serializes appends to traces.jsonl
+	tf      *os.File
+	tsize   int64      // traces.jsonl's size after the last whole line
+	rotated int        // the highest traces.NNNNNN.jsonl; under wmu
+	jmu     sync.Mutex // serializes checkpoints
+	catMu   sync.Mutex
+	ctx     context.Context // the builds'; canceled by Close
+	cancel  context.CancelFunc
 
 	mu        sync.Mutex // guards the fields below
 	traces    []builder.Trace
@@ -183,6 +195,9 @@ func Open(dir string, opt Options) (*Loop, error) {
 	if opt.LearnEvery == 0 {
 		opt.LearnEvery = defaultLearnEvery
 	}
+	if opt.RotateBytes == 0 {
+		opt.RotateBytes = DefaultRotateBytes
+	}
 	if opt.TaskMinRuns < 0 {
 		return nil, fmt.Errorf("learn: task min runs %d: must not be negative", opt.TaskMinRuns)
 	}
@@ -210,6 +225,9 @@ func Open(dir string, opt Options) (*Loop, error) {
 		l.cancel()
 		unlockDir(lock)
 		return nil, err
+	}
+	if _, err := recoverOpen(dir, opt.Logf); err != nil {
+		return fail(err)
 	}
 	if err := l.openTraces(); err != nil {
 		return fail(err)

@@ -15,7 +15,7 @@ import (
 type meta struct {
 	Graph   string    // hex SHA-256 of graph.skg
 	Catalog string    // hex SHA-256 of the catalog it was built from
-	Traces  int       // the first Traces traces of traces.jsonl
+	Traces  int       // the first Traces traces (of the rotated files, then traces.jsonl)
 	Built   time.Time // when it was built, UTC, whole seconds
 }
 

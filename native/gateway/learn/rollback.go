@@ -17,7 +17,7 @@ const UndoneFile = "traces.undone.jsonl"
 
 // Rollback puts the previous graph (graph.prev.skg and its sidecars) back in place of the
 // current one and undoes what the current one learned: the traces it learned beyond the
-// previous graph's move from traces.jsonl to traces.undone.jsonl, so that the next start does
+// previous graph's move from the trace files (rotated or not) to traces.undone.jsonl, so that the next start does
 // not learn them again (Relearn takes them back). The undone graph is deleted, not kept as the
 // previous one: a second Rollback finds no previous graph, where it used to swap the two back.
 // Traces recorded after the current graph was built stay in traces.jsonl and are learned at the
@@ -35,6 +35,12 @@ func Rollback(dir string) (int, error) {
 		return 0, rollbackError(err)
 	}
 	defer unlockDir(lock)
+	// The traces a killed gateway had open come after every graph's; recorded now, before the
+	// trace files change, a stale one (ended and learned since) is not taken for new once
+	// this rollback has set it aside.
+	if _, err := recoverOpen(dir, func(string, ...any) {}); err != nil {
+		return 0, rollbackError(err)
+	}
 	graph, prevPath := filepath.Join(dir, GraphFile), filepath.Join(dir, PrevFile)
 	prev, problems, err := readTrio(prevPath)
 	switch {
@@ -93,29 +99,47 @@ func traceLines(data []byte) (lines [][]byte, isTrace []bool) {
 	return lines, isTrace
 }
 
-// undoTraces moves the traces from..to-1 (counting traces, not lines) of traces.jsonl to the end
-// of traces.undone.jsonl, and returns how many it moved.
+// undoTraces moves the traces from..to-1 (counting traces, not lines, across the rotated trace
+// files and traces.jsonl in order) to the end of traces.undone.jsonl, and returns how many it
+// moved. Each trace file it takes lines from is rewritten whole, in order; a rotated file left
+// without a line is removed.
 func undoTraces(dir string, from, to int) (int, error) {
-	path := filepath.Join(dir, TracesFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	} else if err != nil {
+	paths, _, err := traceFiles(dir)
+	if err != nil {
 		return 0, err
 	}
-	lines, isTrace := traceLines(data)
-	var keep, undone []byte
+	type rewrite struct {
+		path string
+		keep []byte
+	}
+	var rewrites []rewrite
+	var undone []byte
 	k, moved := 0, 0
-	for i, ln := range lines {
-		if isTrace[i] {
-			k++
-			if k > from && k <= to {
-				undone = append(undone, withNewline(ln)...)
-				moved++
-				continue
-			}
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return 0, err
 		}
-		keep = append(keep, ln...)
+		lines, isTrace := traceLines(data)
+		var keep []byte
+		took := false
+		for i, ln := range lines {
+			if isTrace[i] {
+				k++
+				if k > from && k <= to {
+					undone = append(undone, withNewline(ln)...)
+					moved++
+					took = true
+					continue
+				}
+			}
+			keep = append(keep, ln...)
+		}
+		if took {
+			rewrites = append(rewrites, rewrite{path, keep})
+		}
 	}
 	if len(undone) == 0 {
 		return 0, nil
@@ -123,64 +147,106 @@ func undoTraces(dir string, from, to int) (int, error) {
 	if err := appendSynced(filepath.Join(dir, UndoneFile), undone); err != nil {
 		return 0, err
 	}
-	if err := atomicWrite(path, keep); err != nil {
-		return 0, err
+	for _, r := range rewrites {
+		if len(r.keep) == 0 && filepath.Base(r.path) != TracesFile {
+			if err := os.Remove(r.path); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		if err := atomicWrite(r.path, r.keep); err != nil {
+			return 0, err
+		}
 	}
 	return moved, nil
 }
 
 // Relearn moves the traces that rollbacks undid (traces.undone.jsonl) back to the end of
-// traces.jsonl, so that the next start learns them; a trace traces.jsonl already has is left
-// out. It refuses while a gateway has the directory open, and returns how many traces it moved.
+// traces.jsonl, so that the next start learns them; a trace a trace file (rotated or not)
+// already has is left out. It refuses while a gateway has the directory open, and returns how
+// many traces it moved.
 func Relearn(dir string) (int, error) {
 	lock, err := lockDir(dir)
 	if err != nil {
 		return 0, relearnError(err)
 	}
 	defer unlockDir(lock)
-	undonePath, path := filepath.Join(dir, UndoneFile), filepath.Join(dir, TracesFile)
+	if _, err := recoverOpen(dir, func(string, ...any) {}); err != nil {
+		return 0, relearnError(err)
+	}
+	undonePath := filepath.Join(dir, UndoneFile)
 	undone, err := os.ReadFile(undonePath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	} else if err != nil {
 		return 0, relearnError(err)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	n, err := appendMissing(dir, undone, builder.Trace.Key, func(string, ...any) {})
+	if err != nil {
 		return 0, relearnError(err)
 	}
+	if err := os.Remove(undonePath); err != nil {
+		return n, relearnError(err)
+	}
+	return n, nil
+}
+
+// appendMissing appends to traces.jsonl the trace lines of extra whose key no trace file
+// (rotated or not) has, each key once, and returns how many. A torn last line of traces.jsonl
+// is cut off first, as Open would (reported through logf), so that an appended line does not
+// continue it; a whole last line without its newline gets one.
+func appendMissing(dir string, extra []byte, key func(builder.Trace) string, logf func(string, ...any)) (int, error) {
+	paths, _, err := traceFiles(dir)
+	if err != nil {
+		return 0, fmt.Errorf("learn: %w", err)
+	}
 	have := map[string]bool{}
-	lines, isTrace := traceLines(data)
-	for i, ln := range lines {
-		if isTrace[i] {
-			t, _ := builder.ParseTrace(bytes.TrimSpace(ln))
-			have[t.Key()] = true
+	var active []byte // traces.jsonl's, the last of paths
+	for _, p := range paths {
+		active, err = os.ReadFile(p)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return 0, fmt.Errorf("learn: %w", err)
+		}
+		lines, isTrace := traceLines(active)
+		for i, ln := range lines {
+			if isTrace[i] {
+				t, _ := builder.ParseTrace(bytes.TrimSpace(ln))
+				have[key(t)] = true
+			}
 		}
 	}
-	var back []byte
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		back = append(back, '\n') // the last line must not run on into the first moved back
-	}
+	var add []byte
 	n := 0
-	lines, isTrace = traceLines(undone)
+	lines, isTrace := traceLines(extra)
 	for i, ln := range lines {
 		if !isTrace[i] {
 			continue
 		}
 		t, _ := builder.ParseTrace(bytes.TrimSpace(ln))
-		if !have[t.Key()] {
-			have[t.Key()] = true
-			back = append(back, withNewline(ln)...)
+		if !have[key(t)] {
+			have[key(t)] = true
+			add = append(add, withNewline(ln)...)
 			n++
 		}
 	}
-	if n > 0 {
-		if err := appendSynced(path, back); err != nil {
-			return 0, relearnError(err)
+	if n == 0 {
+		return 0, nil
+	}
+	path := filepath.Join(dir, TracesFile)
+	r := recoverTraces(active)
+	if r.keep < int64(len(active)) {
+		if r.torn > 0 {
+			logf("learn: %s:%d: cut off a torn last line of %d bytes (the gateway was killed while writing it)", path, r.torn, int64(len(active))-r.keep)
+		}
+		if err := os.Truncate(path, r.keep); err != nil {
+			return 0, fmt.Errorf("learn: repairing %s: %w", path, err)
 		}
 	}
-	if err := os.Remove(undonePath); err != nil {
-		return n, relearnError(err)
+	if r.newline {
+		add = append([]byte{'\n'}, add...)
+	}
+	if err := appendSynced(path, add); err != nil {
+		return 0, fmt.Errorf("learn: %w", err)
 	}
 	return n, nil
 }

@@ -127,9 +127,13 @@ func recoverTraces(data []byte) recovered {
 	return r
 }
 
-// openTraces opens traces.jsonl for appending, creating it when missing, and reads what it
-// holds (recoverTraces), repairing its end.
+// openTraces reads the rotated trace files (readRotated), then opens traces.jsonl for
+// appending, creating it when missing, and reads what it holds (recoverTraces), repairing its
+// end.
 func (l *Loop) openTraces() error {
+	if err := l.readRotated(); err != nil {
+		return err
+	}
 	path := filepath.Join(l.dir, TracesFile)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
@@ -211,6 +215,11 @@ func (l *Loop) Record(t Trace) error {
 		return fmt.Errorf("learn: recording trace %s: %w", t.ID, err)
 	}
 	l.tsize += int64(len(line))
+	if l.opt.RotateBytes > 0 && l.tsize >= l.opt.RotateBytes {
+		if err := l.rotateLocked(); err != nil {
+			l.opt.Logf("%v; appending to it until a rotation works", err)
+		}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.addTrace(bt)

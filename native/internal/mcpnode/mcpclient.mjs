@@ -12,10 +12,16 @@
 // "code"}. The first line answers the connection itself (op "connect": server info,
 // capabilities, instructions, session id).
 //
+// With "answers" ({"sampling", "model", "elicit", "roots"}) in TARGET the client declares
+// sampling, elicitation and roots and answers the server's requests for them: sampling with
+// the text "SAMPLING (first message's text)" from MODEL, elicitation by accepting ELICIT as
+// the content, roots/list with the URIs of ROOTS.
+//
 // Steps: {"op": "listTools"} (every page); {"op": "callTool", "name", "arguments",
 // "timeoutMs", "abortAfterMs", "progress": true (the answer carries the progress
-// notifications in "progress")}; {"op": "ping"}; {"op": "notifications"} (those received since the last such
-// step, other than progress); {"op": "close"}.
+// notifications in "progress")}; {"op": "ping"}; {"op": "setLoggingLevel", "level"};
+// {"op": "notifications"} (those received since the last such step, other than progress);
+// {"op": "close"}.
 import { createRequire } from "node:module";
 import path from "node:path";
 import readline from "node:readline";
@@ -29,6 +35,7 @@ const require = createRequire(path.join(path.resolve(npm), "package.json"));
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
 const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
+const { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } = require("@modelcontextprotocol/sdk/types.js");
 
 function out(obj) {
   process.stdout.write(JSON.stringify(obj) + "\n");
@@ -64,7 +71,25 @@ if (target.url) {
   process.exit(2);
 }
 
-const client = new Client({ name: "caskg-mcpclient", version: "1.0.0" }, { capabilities: {} });
+const answers = target.answers;
+const client = new Client(
+  { name: "caskg-mcpclient", version: "1.0.0" },
+  { capabilities: answers ? { sampling: {}, elicitation: { form: {} }, roots: { listChanged: true } } : {} },
+);
+if (answers) {
+  client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+    const first = req.params.messages?.[0]?.content;
+    return {
+      role: "assistant",
+      model: answers.model ?? "caskg-test-model",
+      content: { type: "text", text: `${answers.sampling ?? ""} (${first?.text ?? ""})` },
+    };
+  });
+  client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: answers.elicit ?? {} }));
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({
+    roots: (answers.roots ?? []).map((uri) => ({ uri, name: uri.split("/").pop() })),
+  }));
+}
 const notifications = [];
 client.fallbackNotificationHandler = async (n) => {
   notifications.push(n);
@@ -121,6 +146,8 @@ async function run(step) {
       }
       case "ping":
         return { op, ok: true, result: await client.ping() };
+      case "setLoggingLevel":
+        return { op, ok: true, result: await client.setLoggingLevel(step.level) };
       case "notifications":
         return { op, ok: true, result: notifications.splice(0) };
       case "close":

@@ -116,10 +116,25 @@ type Target struct {
 	Cwd     string            `json:"cwd,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// Answers, when set, make the client declare sampling, elicitation and roots and answer
+	// the server's requests for them with what it holds.
+	Answers *Answers `json:"answers,omitempty"`
+}
+
+// Answers are what the client answers a server's requests with: a sampling request with
+// Sampling followed by the request's first message text in parentheses, from the model
+// Model; an elicitation with the action "accept" and Elicit as its content; roots/list with
+// Roots (URIs).
+type Answers struct {
+	Sampling string         `json:"sampling"`
+	Model    string         `json:"model"`
+	Elicit   map[string]any `json:"elicit"`
+	Roots    []string       `json:"roots"`
 }
 
 // Step is one thing the client does: Op "listTools", "callTool" (Name, Arguments, and
-// optionally TimeoutMs, AbortAfterMs, Progress), "ping", "notifications" or "close".
+// optionally TimeoutMs, AbortAfterMs, Progress), "ping", "setLoggingLevel" (Level),
+// "notifications" or "close".
 type Step struct {
 	Op           string `json:"op"`
 	Name         string `json:"name,omitempty"`
@@ -127,6 +142,7 @@ type Step struct {
 	TimeoutMs    int    `json:"timeoutMs,omitempty"`
 	AbortAfterMs int    `json:"abortAfterMs,omitempty"`
 	Progress     bool   `json:"progress,omitempty"`
+	Level        string `json:"level,omitempty"`
 }
 
 // Answer is the driver's answer to a step: the SDK's result as JSON, or its error.

@@ -120,6 +120,13 @@ func decodeEngineRequest(d *jsontext.Decoder, v *engine.Request) error {
 					v.NoMemory = x0
 				}
 			}
+		case "min_score":
+			if !d.Null() {
+				var x0 float64
+				if x0, err = d.Float(64); err == nil {
+					v.MinScore = float64(x0)
+				}
+			}
 		default:
 			err = d.UnknownField()
 		}
@@ -164,6 +171,10 @@ func appendEngineResponse(b []byte, v *engine.Response) ([]byte, error) {
 		}
 		b = append(b, ']')
 	}
+	b = jsontext.AppendKey(b, "\"match\":")
+	if b, err = jsontext.AppendFloat(b, float64(v.Match), 64); err != nil {
+		return b, err
+	}
 	if len(v.Note) != 0 {
 		b = jsontext.AppendKey(b, "\"note\":")
 		b = jsontext.AppendString(b, v.Note)
@@ -198,6 +209,10 @@ func appendEngineResult(b []byte, v *engine.Result) ([]byte, error) {
 	b = jsontext.AppendString(b, v.Name)
 	b = jsontext.AppendKey(b, "\"score\":")
 	if b, err = jsontext.AppendFloat(b, float64(v.Score), 64); err != nil {
+		return b, err
+	}
+	b = jsontext.AppendKey(b, "\"match\":")
+	if b, err = jsontext.AppendFloat(b, float64(v.Match), 64); err != nil {
 		return b, err
 	}
 	if v.SeedRank != 0 {
@@ -248,7 +263,7 @@ func appendEngineVia(b []byte, v *engine.Via) ([]byte, error) {
 	b = jsontext.AppendKey(b, "\"state\":")
 	b = jsontext.AppendString(b, v.State)
 	b = jsontext.AppendKey(b, "\"weight\":")
-	if b, err = jsontext.AppendFloat(b, float64(v.Weight), 64); err != nil {
+	if b, err = jsontext.AppendFloat(b, float64(v.Weight), 32); err != nil {
 		return b, err
 	}
 	b = jsontext.AppendKey(b, "\"type\":")

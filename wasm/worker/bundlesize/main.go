@@ -6,7 +6,7 @@
 // It prints each module's size and the bundle's gzip size, warns above the Workers Free plan's
 // limit and fails (exit status 1) above the Paid plan's, and in both cases says which flags of
 // caskg build make the artifact, the part of the bundle a user controls, smaller. -json also
-// writes the sizes as JSON, from which caskg-sizes (native/lab) writes the README's figures.
+// writes the sizes as JSON, from which caskg-sizes (native/lab) writes the figures of the docs pages.
 package main
 
 import (

@@ -98,11 +98,34 @@ var dotStyle = map[string]string{
 	"confirmed": "solid", "uncertain": "dashed", "scaffold": "dotted", "unvalidated": "solid", "rejected": "invis",
 }
 
+// writeDOT writes the graph for drawing: the skills with a published edge and the edges. A
+// skill with none is left out (a comment counts them): on a library of text alone most skills
+// are, and a drawing of hundreds of unlinked boxes hides the graph. JSON and GraphML list every
+// skill.
 func writeDOT(w io.Writer, g *graphs.Graph) error {
+	linked := make([]bool, g.NumSkills())
+	for u := range g.NumSkills() {
+		lo, hi := g.Out(u)
+		for e := lo; e < hi; e++ {
+			linked[u], linked[g.Target(e)] = true, true
+		}
+	}
+	n := 0
+	for _, l := range linked {
+		if !l {
+			n++
+		}
+	}
 	var b strings.Builder
-	b.WriteString("digraph caskg {\n  rankdir=LR;\n  node [shape=box, fontsize=10];\n")
+	b.WriteString("digraph caskg {\n")
+	if n > 0 {
+		fmt.Fprintf(&b, "  // %d of %d skills have no published edge and are left out; the JSON and GraphML exports list every skill.\n", n, len(linked))
+	}
+	b.WriteString("  rankdir=LR;\n  node [shape=box, fontsize=10];\n")
 	for i := range g.NumSkills() {
-		fmt.Fprintf(&b, "  n%d [label=%s, tooltip=%s];\n", i, dotQuote(g.Name(i)), dotQuote(g.Description(i)))
+		if linked[i] {
+			fmt.Fprintf(&b, "  n%d [label=%s, tooltip=%s];\n", i, dotQuote(g.Name(i)), dotQuote(g.Description(i)))
+		}
 	}
 	for u := range g.NumSkills() {
 		lo, hi := g.Out(u)

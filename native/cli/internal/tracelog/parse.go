@@ -96,7 +96,11 @@ func parseFile(name string, data []byte) (*parsedFile, error) {
 		return nil, fmt.Errorf("tracelog: %s: no known log format (Claude Code, Codex CLI, OpenAI Chat Completions or Responses, MCP JSON-RPC, caskg traces)", name)
 	}
 	if len(recs) == 0 && len(bad) > 0 {
-		return nil, fmt.Errorf("tracelog: %s: no JSON record (%d bad lines; the first: %d: %v)", name, len(bad), bad[0].line, bad[0].err)
+		lines := "lines"
+		if len(bad) == 1 {
+			lines = "line"
+		}
+		return nil, fmt.Errorf("tracelog: %s: no JSON record (%d bad %s; the first: %d: %v)", name, len(bad), lines, bad[0].line, bad[0].err)
 	}
 	out.Logs, out.Skipped = p.logs, p.skipped
 	return out, nil

@@ -217,6 +217,7 @@ func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"unknown format", `{"hello":"world"}`, "tracelog: f.log: no known log format"},
 		{"nothing readable", "oops\n\x00\x01\n", "tracelog: f.log: no JSON record (2 bad lines; the first: 1: not JSON"},
+		{"one line, not JSON", "oops\n", "tracelog: f.log: no JSON record (1 bad line; the first: 1: not JSON"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseFile("f.log", []byte(tc.in))

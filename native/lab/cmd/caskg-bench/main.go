@@ -5,12 +5,12 @@
 // beside the JavaScript search libraries in Node (wasm/js/bench-peers.mjs, the peers installed by
 // make peers), times caskg update against a full build on a 10,000-skill library with 1% new
 // runs (the update stage, update.go), measures the memory of past tasks on 1,000 skills and
-// 100,000 runs with task text (the memory stage, memory.go), prints the tables and writes BENCHMARKS.md and the README
-// section between its markers. Every query latency is measured on two kinds of query: the full
+// 100,000 runs with task text (the memory stage, memory.go), prints the tables and writes BENCHMARKS.md and the summary
+// section of docs/evaluation.md between its markers. Every query latency is measured on two kinds of query: the full
 // task texts, and the same texts cut to their first 12 words, as agents' short queries.
 //
 //	caskg-bench [-sizes 1000,10000,100000] [-curve 2000,5000,20000,50000] [-dir bin/bench]
-//	            [-wasm bin/caskg.wasm] [-o BENCHMARKS.md] [-readme README.md] [-reuse]
+//	            [-wasm bin/caskg.wasm] [-o BENCHMARKS.md] [-summary docs/evaluation.md] [-reuse]
 //	            [-peers .cache/peers] [-peer-sizes real,10000,100000] [-peer-budget 90]
 //	            [-update=false | -update-only] [-update-skills 10000] [-update-runs 2000] [-update-new 20]
 //	            [-update-rounds 3] [-memory=false | -memory-only] [-memory-skills 1000]
@@ -60,7 +60,7 @@ type config struct {
 	sizes, curve  []int
 	base, tasks   string
 	dir, wasm     string
-	out, readme   string
+	out, summary  string
 	reuse, noWasm bool
 	rounds        int
 	minTime       time.Duration // the least time of timed passes per host or peer, library and query kind
@@ -114,10 +114,10 @@ func main() {
 	flag.StringVar(&c.dir, "dir", "bin/bench", "where the artifacts and results.json go")
 	flag.StringVar(&c.wasm, "wasm", "bin/caskg.wasm", "the module for the wazero and Node rows (make wasm)")
 	flag.StringVar(&c.out, "o", "BENCHMARKS.md", "the report to write")
-	flag.StringVar(&c.readme, "readme", "README.md", "the README whose bench section to rewrite (\"\" for none)")
+	flag.StringVar(&c.summary, "summary", "docs/evaluation.md", "the page whose bench section to rewrite (\"\" for none)")
 	flag.BoolVar(&c.reuse, "reuse", false, "reuse artifacts and build rows of an earlier run in -dir")
 	flag.BoolVar(&c.noWasm, "no-wasm", false, "native rows only")
-	render := flag.Bool("render", false, "measure nothing: write the report and README section from -dir's results.json")
+	render := flag.Bool("render", false, "measure nothing: write the report and the summary section from -dir's results.json")
 	flag.IntVar(&c.rounds, "rounds", 3, "passes over the tasks per host and library")
 	flag.DurationVar(&c.minTime, "min-time", 2*time.Second, "every host and peer: timed passes continue past -rounds until this long (within -peer-budget)")
 	flag.IntVar(&c.pushQueries, "push-queries", 87, "tasks for the push and prefilter accuracy")
@@ -324,11 +324,11 @@ func run(c *config) error {
 			if r.Push, err = pushAccuracy(eng, pq, c.pushEps); err != nil {
 				return err
 			}
-			s, err := semanticRecall(eng, pq)
+			sem, err := semanticIndexes(eng, pq)
 			if err != nil {
 				return err
 			}
-			r.Semantic = append(r.Semantic, s)
+			r.Semantic = append(r.Semantic, sem...)
 		}
 	}
 
@@ -439,7 +439,7 @@ func renderSaved(c *config) error {
 	return write(r, c)
 }
 
-// write prints the tables and writes the report and the README section.
+// write prints the tables and writes the report and the summary section.
 func write(r *bench.Report, c *config) error {
 	fmt.Print(r.Terminal())
 	doc := document(r, c)
@@ -449,8 +449,12 @@ func write(r *bench.Report, c *config) error {
 	if err := atomicfile.Write(c.out, []byte(doc)); err != nil {
 		return err
 	}
-	if c.readme != "" {
-		return mdspan.UpdateFile(c.readme, bench.BeginMarker, bench.EndMarker, []byte(r.README()))
+	if c.summary != "" {
+		link, err := filepath.Rel(filepath.Dir(c.summary), c.out)
+		if err != nil {
+			return fmt.Errorf("caskg-bench: -summary %s: %w", c.summary, err)
+		}
+		return mdspan.UpdateFile(c.summary, bench.BeginMarker, bench.EndMarker, []byte(r.Summary(filepath.ToSlash(link))))
 	}
 	return nil
 }
@@ -801,9 +805,40 @@ func top10(p []float64) []int {
 	return ids[:min(10, len(ids))]
 }
 
-// semanticRecall is the share of the exact scan's top 50 (and top 5) that the prefilter keeps.
-func semanticRecall(eng *engine.Engine, queries []string) (bench.Semantic, error) {
-	s := bench.Semantic{Skills: eng.Graph().NumSkills(), Pool: engine.SemanticPool}
+// semanticIndexes measures the semantic candidate indexes of a large library against the exact
+// scan: the artifact's vector clusters, when it has them, and the sign-sketch prefilter the
+// engine takes without them (over the same artifact less its clusters).
+func semanticIndexes(eng *engine.Engine, queries []string) ([]bench.Semantic, error) {
+	var out []bench.Semantic
+	g := eng.Graph()
+	if g.NumClusters() > 0 {
+		s, err := semanticRecall(eng, queries, "clusters", engine.ClusterPool)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+		a, err := g.Artifact()
+		if err != nil {
+			return nil, err
+		}
+		a.Clusters = nil
+		b, err := graphs.Encode(a)
+		if err != nil {
+			return nil, err
+		}
+		if g, err = graphs.Decode(b); err != nil {
+			return nil, err
+		}
+		eng = engine.New(g)
+	}
+	s, err := semanticRecall(eng, queries, "sign sketch", engine.SemanticPool)
+	return append(out, s), err
+}
+
+// semanticRecall is the share of the exact scan's top 50 (and top 5) that eng's semantic
+// candidates (index, passing pool skills to the exact cosine) keep.
+func semanticRecall(eng *engine.Engine, queries []string, index string, pool int) (bench.Semantic, error) {
+	s := bench.Semantic{Index: index, Skills: eng.Graph().NumSkills(), Pool: pool}
 	n := 0
 	for _, q := range queries {
 		v := eng.Embed(q)

@@ -1,8 +1,9 @@
 // Package mdspan rewrites the generated span of a Markdown file: what lies between a begin and
 // an end marker (HTML comments such as <!-- eval:begin --> and <!-- eval:end -->). make eval
-// and make bench keep their README sections this way; the text outside the markers is the
-// authors' and is never touched. Figures are the same idea inside a sentence: a number between
-// <!-- size:NAME --> and <!-- /size --> that make wasm and make worker write from the build.
+// and make bench keep their generated sections (the README's results, docs/evaluation.md's
+// benchmarks) this way; the text outside the markers is the authors' and is never touched.
+// Figures are the same idea inside a sentence: a number between <!-- size:NAME --> and
+// <!-- /size --> that make wasm and make worker write from the build.
 package mdspan
 
 import (
