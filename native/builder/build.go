@@ -8,6 +8,7 @@ package builder
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"math"
@@ -61,7 +62,7 @@ type Options struct {
 	NoTaskText  bool
 
 	DryRun   bool           // stop after the frontier and count the model calls a build would make
-	traces   []Trace        // Input.Runs (with Previous, after the previous build's)
+	traces   []Trace        // Input.Runs (with Previous and its state reused: the new ones alone)
 	Embedder embed.Embedder // the semantic channel's model; nil disables the channel and the artifact's vectors
 	Prober   Prober         // answers probes; nil means the offline contract prober
 	Judge    judger         // scores candidate edges for the judge channel; nil disables the channel
@@ -173,6 +174,9 @@ type builder struct {
 	rep       *Report
 	rec       *recorder // what a later Update reuses; nil when not recording
 	prev      *reuse    // what an Update takes over from the earlier build; nil in a full build
+	// base is the number of the earlier build's runs in an update (0 in a full build): the
+	// runs are numbered from 0, the earlier build's first, and opt.traces are the new ones.
+	base int
 	// quarterCache holds each source's least similar quarter, for substitutes (b.quarters).
 	quarterCache map[int][]int
 	texts        *textTable // the text vectors, flat (textTable)
@@ -311,8 +315,27 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	for _, w := range b.idf {
 		b.maxIDF = max(b.maxIDF, w)
 	}
+	var tl *runTally
+	if prev != nil {
+		b.base = prev.log.len()
+		var err error
+		if tl, err = decodeTally(prev.tally, len(skills), b.base); err != nil {
+			return nil, nil, nil, fmt.Errorf("builder: update: build state's runs: %w", err)
+		}
+	} else {
+		tl = newRunTally()
+	}
+	for k := range opt.traces {
+		tl.add(&opt.traces[k], b.base+k, index)
+	}
+	if b.rec != nil {
+		b.rec.tally = encodeTally(tl, len(skills)) // before stats takes over its maps
+	}
 	var read traceRead
-	b.traces, read = newTraceStats(opt.traces, index)
+	var err error
+	if b.traces, read, err = tl.stats(index, b.run); err != nil {
+		return nil, nil, nil, err
+	}
 	rep.TraceSkipped, rep.Reported = read.unknown, read.reported
 	if b.traces != nil {
 		rep.TracePrior = []float64{b.traces.priorA, b.traces.priorB}
@@ -336,6 +359,24 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		stage("embed", t)
 	} else if opt.Variant == variantSemanticOnly {
 		return nil, nil, nil, fmt.Errorf("builder: variant %s needs an embedder", variantSemanticOnly)
+	}
+	// The memory corpus is read (an update: the state's, with the new runs added) beside the
+	// candidates and probes: it needs only the runs and the library's names.
+	type corpusResult struct {
+		c       *engine.MemoryCorpus
+		encoded []byte // State.corpus, when recording
+		err     error
+	}
+	corpusDone := make(chan corpusResult, 1)
+	if !opt.DryRun {
+		go func() {
+			c, err := b.corpus()
+			var enc []byte
+			if c != nil && b.rec != nil {
+				enc = c.AppendBinary(nil) // sorts the corpus's sets: before FitMemory reads it
+			}
+			corpusDone <- corpusResult{c, enc, err}
+		}()
 	}
 	b.vnorms = b.vectorNorms()
 	t = time.Now()
@@ -403,18 +444,33 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		stage("publish", t)
 	}
 
+	// The build state, but for the artifact's hash and the memory corpus, is made beside the
+	// artifact and the memory: the candidates are final.
+	type stateResult struct {
+		st  *State
+		err error
+	}
+	stateDone := make(chan stateResult, 1)
+	if b.rec != nil {
+		go func() {
+			st, err := b.state(cands)
+			stateDone <- stateResult{st, err}
+		}()
+	}
 	t = time.Now()
 	art := &graphs.Artifact{Params: b.params()}
-	docs := make([]engine.Doc, len(skills))
-	for i, s := range skills {
+	for _, s := range skills {
 		art.Skills = append(art.Skills, graphs.Skill{Name: s.Name, Description: s.Description,
 			Source: s.Source, Body: engine.HeadRunes(s.Body, opt.BodyHead)})
-		docs[i] = aliasDoc(defaultAliases, engine.Doc{Name: s.Name, Description: s.Description, Tags: s.Tags, Schema: s.SchemaText, Body: s.Body})
 	}
 	art.Edges = edges
 	if prev != nil && prev.lexicon != nil {
 		art.Lexicon = *prev.lexicon // a function of the library alone, which is the earlier build's
 	} else {
+		docs := make([]engine.Doc, len(skills))
+		for i, s := range skills {
+			docs[i] = aliasDoc(defaultAliases, engine.Doc{Name: s.Name, Description: s.Description, Tags: s.Tags, Schema: s.SchemaText, Body: s.Body})
+		}
 		art.Lexicon = engine.BuildLexicon(docs)
 	}
 	art.Vectors, art.Encoder = b.vectors, b.encoder
@@ -424,9 +480,17 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		return nil, nil, nil, fmt.Errorf("builder: %w", err)
 	}
 	stage("encode", t)
-	if past := b.pastRuns(); len(past) > 0 {
-		t = time.Now()
-		if data, err = b.addMemory(art, data, past); err != nil {
+	t = time.Now()
+	cr := <-corpusDone
+	corpus := cr.c
+	if cr.err != nil {
+		return nil, nil, nil, cr.err
+	}
+	if b.rec != nil {
+		b.rec.corpus = cr.encoded
+	}
+	if corpus != nil {
+		if data, err = b.addMemory(art, data, corpus); err != nil {
 			return nil, nil, nil, err
 		}
 		stage("memory", t)
@@ -441,7 +505,12 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	rep.Bytes = len(data)
 	var st *State
 	if b.rec != nil {
-		st = b.state(data, cands)
+		sr := <-stateDone
+		if sr.err != nil {
+			return nil, nil, nil, sr.err
+		}
+		st = sr.st
+		st.Artifact, st.corpus = sha256.Sum256(data), b.rec.corpus
 	}
 	rep.TotalSeconds = time.Since(start).Seconds()
 	return data, st, rep, nil
@@ -548,7 +617,7 @@ func (b *builder) params() map[string]any {
 	p := map[string]any{
 		"variant": o.Variant, "lambda": lam, "tau_str": o.TauStr, "eta_str": o.EtaStr,
 		"cap": o.Cap, "per_channel": o.PerChannel, "eps_weight": o.EpsWeight, "body_head": o.BodyHead,
-		"traces": len(o.traces),
+		"traces": b.base + len(o.traces),
 	}
 	if o.TaskMinRuns != engine.DefaultTaskMinRuns {
 		p["task_min_runs"] = o.TaskMinRuns

@@ -357,16 +357,26 @@ func (b *builder) completeCandidates(out []edgeCandidate) []edgeCandidate {
 	}
 	have := make(map[pair]bool, len(out))
 	for _, c := range out {
-		have[pair{c.Source, c.Target}] = true
+		have[pk(c.Source, c.Target)] = true
 	}
+	// The runs' pairs not yet among them, in order, then scored in parallel as the reverses are.
+	var runPairs []pair
 	for i := range b.skills {
 		for _, j := range b.traces.neighbors[i] {
-			if !have[pair{i, j}] {
-				have[pair{i, j}] = true
-				out = append(out, b.candidate(i, j, b.score(i, j)))
+			if p := pk(i, j); !have[p] {
+				have[p] = true
+				runPairs = append(runPairs, p)
 			}
 		}
 	}
+	m = len(out)
+	out = slices.Grow(out, len(runPairs))[:m+len(runPairs)]
+	parallel(len(runPairs), func() func(x int) {
+		return func(x int) {
+			i, j := int(runPairs[x].i), int(runPairs[x].j)
+			out[m+x] = b.candidate(i, j, b.score(i, j))
+		}
+	}, nil)
 	return out
 }
 

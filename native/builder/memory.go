@@ -7,14 +7,23 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-// pastRuns are the runs that carry a task text, as the memory of past tasks takes them: their
-// known skills by id, failed or not, and the reporter of a reported run. None with NoTaskText.
-func (b *builder) pastRuns() []engine.PastRun {
+// corpus is the memory corpus of the build's runs that carry a task text (their known skills by
+// id, failed or not, and the reporter of a reported run), numbered as the build's runs are: the
+// earlier build's corpus with the new runs added in an update, every run's in a full build. Nil
+// with NoTaskText, and when no run carries a task text.
+func (b *builder) corpus() (*engine.MemoryCorpus, error) {
 	if b.opt.NoTaskText {
-		return nil
+		return nil, nil
 	}
-	var out []engine.PastRun
-	for _, tr := range b.opt.traces {
+	c := engine.NewMemoryCorpus()
+	if b.prev != nil && b.prev.corpus != nil {
+		var err error
+		if c, err = engine.DecodeMemoryCorpus(b.prev.corpus, len(b.skills)); err != nil {
+			return nil, fmt.Errorf("builder: update: build state's memory corpus: %w", err)
+		}
+	}
+	for k := range b.opt.traces {
+		tr := &b.opt.traces[k]
 		if tr.Task == "" {
 			continue
 		}
@@ -24,23 +33,44 @@ func (b *builder) pastRuns() []engine.PastRun {
 				ids = append(ids, id)
 			}
 		}
-		if len(ids) > 0 {
-			out = append(out, engine.PastRun{Task: tr.Task, Skills: ids, Failed: tr.Failed, Reporter: tr.Source})
+		if len(ids) == 0 {
+			continue
+		}
+		r := engine.PastRun{Task: tr.Task, Skills: ids, Failed: tr.Failed, Reporter: tr.Source}
+		if err := c.Add(r, b.base+k, b.taskOf); err != nil {
+			return nil, fmt.Errorf("builder: memory: %w", err)
 		}
 	}
-	return out
+	if c.Runs() == 0 {
+		return nil, nil
+	}
+	return c, nil
 }
 
-// addMemory returns the artifact data (art encoded) with the memory of past tasks of runs,
-// calibrated on the graph the data holds (engine.FitMemory); data itself when no word of their
-// tasks is shared by enough runs or calibration silenced the memory (weight 0), which then
-// costs the artifact nothing. Either way the build parameters say what the memory kept.
-func (b *builder) addMemory(art *graphs.Artifact, data []byte, runs []engine.PastRun) ([]byte, error) {
+// run is the build's run i: an earlier build's (the state's log) in an update, else its own.
+func (b *builder) run(i int) (Trace, error) {
+	if i < b.base {
+		return b.prev.log.run(i)
+	}
+	return b.opt.traces[i-b.base], nil
+}
+
+// taskOf is the task text of run i.
+func (b *builder) taskOf(i int) (string, error) {
+	t, err := b.run(i)
+	return t.Task, err
+}
+
+// addMemory returns the artifact data (art encoded) with the memory of past tasks of the runs
+// of corpus, calibrated on the graph the data holds (engine.FitMemory); data itself when no word
+// of their tasks is shared by enough runs or calibration silenced the memory (weight 0), which
+// then costs the artifact nothing. Either way the build parameters say what the memory kept.
+func (b *builder) addMemory(art *graphs.Artifact, data []byte, corpus *engine.MemoryCorpus) ([]byte, error) {
 	g, err := graphs.Decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("builder: memory: %w", err)
 	}
-	m, st, err := engine.FitMemory(art, g, runs, engine.MemoryOptions{MinRuns: b.opt.TaskMinRuns, MinReporters: MinReporters})
+	m, st, err := engine.FitMemory(art, g, corpus, b.taskOf, engine.MemoryOptions{MinRuns: b.opt.TaskMinRuns, MinReporters: MinReporters})
 	if err != nil {
 		return nil, fmt.Errorf("builder: memory: %w", err)
 	}

@@ -254,7 +254,11 @@ func TestMemoryUpdateMatchesBuild(t *testing.T) {
 			if st, err = DecodeState(enc); err != nil {
 				t.Fatal(err)
 			}
-			for i, tr := range st.Traces {
+			runs, err := st.Runs()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, tr := range runs {
 				if tr.Task != tc.old[i].Task {
 					t.Fatalf("run %d's task %q after the state file, want %q", i, tr.Task, tc.old[i].Task)
 				}
@@ -290,7 +294,11 @@ func TestMemoryUpdateMatchesBuild(t *testing.T) {
 			if d := stateDiff(gotState, res.State); d != "" {
 				t.Errorf("the update's build state differs from the full build's: %s", d)
 			}
-			for _, tr := range gotState.Traces {
+			learned, err := gotState.Runs()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tr := range learned {
 				if full.NoTaskText && tr.Task != "" {
 					t.Fatalf("NoTaskText: the build state keeps task %q", tr.Task)
 				}
@@ -344,4 +352,104 @@ func TestTracesWithoutTask(t *testing.T) {
 	if m := res.Report.Memory; m == nil || m.Runs != len(runs) {
 		t.Errorf("memory %+v, want the %d runs with a task", m, len(runs))
 	}
+}
+
+// TestUpdatesInARow checks that update after update, each through the state file, gives the
+// bytes and the state of a full build on every run so far: with failed runs, reported runs of
+// two reporters, names not in the library, a run repeated (left out by the update, so not given
+// to the full build either) and tasks of spaces; with and without --no-task-text.
+func TestUpdatesInARow(t *testing.T) {
+	skills := loadLib(t, sampleLib)
+	base := memoryRuns(t)
+	batch := func(round int) []Trace {
+		var out []Trace
+		for k, r := range base {
+			if k%4 != round%4 {
+				continue
+			}
+			r.ID = fmt.Sprintf("%s-r%d", r.ID, round)
+			switch k % 7 {
+			case 1:
+				r.Failed = true
+			case 2, 3:
+				r.Source = fmt.Sprintf("token:agent-%d", k%2)
+			case 4:
+				r.Skills = append(slices.Clone(r.Skills), "no-such-skill")
+			case 5:
+				r.Task = "   "
+			}
+			out = append(out, r)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		mod  func(*Options)
+	}{
+		{"task text", nil},
+		{"no task text", func(o *Options) { o.NoTaskText = true }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := DefaultOptions()
+			if tc.mod != nil {
+				tc.mod(&opt)
+			}
+			all := batch(0)
+			res, err := Build(context.Background(), Input{Skills: skills, Options: &opt, Runs: all, Embedder: BuiltinEmbedder, State: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			art, st := res.Artifact, res.State
+			for round := 1; round <= 5; round++ {
+				enc, err := EncodeState(st)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if st, err = DecodeState(enc); err != nil {
+					t.Fatal(err)
+				}
+				fresh := batch(round)
+				if round == 3 {
+					fresh = append(fresh, all[0]) // a repeat of a learned run: the update leaves it out
+				}
+				uopt := st.Options()
+				got, gotState, rep, err := updateOf(context.Background(), Input{Old: art, Previous: st, Runs: fresh}, uopt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rep.Update.Mode != "incremental" || rep.Update.Duplicates != b2i(round == 3) {
+					t.Fatalf("round %d: update %+v, want incremental with %d repeats", round, rep.Update, b2i(round == 3))
+				}
+				if round == 3 {
+					fresh = fresh[:len(fresh)-1]
+				}
+				all = append(all, fresh...)
+				full, err := Build(context.Background(), Input{Skills: skills, Options: &opt, Runs: all, Embedder: BuiltinEmbedder, State: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, full.Artifact) {
+					t.Fatalf("round %d: update gave %x, the full build on %d runs %x", round, sha256.Sum256(got), len(all), sha256.Sum256(full.Artifact))
+				}
+				if d := stateDiff(gotState, full.State); d != "" {
+					t.Fatalf("round %d: the update's build state differs from the full build's: %s", round, d)
+				}
+				if full.Report.Reported == nil || (full.Report.Memory == nil) != opt.NoTaskText || full.Report.TraceFailures == 0 {
+					t.Fatalf("round %d: the runs did not reach the build: reported %v, memory %v, failures %d",
+						round, full.Report.Reported, full.Report.Memory, full.Report.TraceFailures)
+				}
+				art, st = got, gotState
+			}
+			if n := st.NumRuns(); n != len(all) {
+				t.Errorf("the state learned %d runs, want %d", n, len(all))
+			}
+		})
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

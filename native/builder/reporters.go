@@ -53,7 +53,7 @@ func (r *reports) add(source string, ids []int, failed bool) {
 	for p, a := range ids {
 		rp.skills[a] = true
 		for _, b := range ids[p+1:] {
-			key := pair{min(a, b), max(a, b)}
+			key := pk(min(a, b), max(a, b))
 			if _, seen := rp.pairs[key]; !seen {
 				rp.pairs[key] = a < b
 			}
@@ -113,18 +113,18 @@ func (r *reports) admit(t *traceStats) {
 	}
 	sortPairs(keys)
 	for _, p := range keys {
-		n, a, b := pairs[p], p.i, p.j
-		if t.co[pair{a, b}] == 0 {
+		n, a, b := pairs[p], int(p.i), int(p.j)
+		if t.co[pk(a, b)] == 0 {
 			t.neighbors[a] = append(t.neighbors[a], b)
 			t.neighbors[b] = append(t.neighbors[b], a)
 		}
-		t.co[pair{a, b}] += n
-		t.co[pair{b, a}] += n
+		t.co[pk(a, b)] += n
+		t.co[pk(b, a)] += n
 		if f := forward[p]; f > 0 {
-			t.before[pair{a, b}] += f
+			t.before[pk(a, b)] += f
 		}
 		if f := n - forward[p]; f > 0 {
-			t.before[pair{b, a}] += f
+			t.before[pk(b, a)] += f
 		}
 	}
 }
@@ -250,12 +250,16 @@ type useEvidence struct {
 // (source → target, by index in the state's skills, which are the artifact's) that want
 // selects, for the pairs some run used together. It is what the build read: the same
 // skills, runs and rules.
-func LearnedFrom(st *State, want func(source, target int) bool) []useEvidence {
+func LearnedFrom(st *State, want func(source, target int) bool) ([]useEvidence, error) {
 	index := make(map[string]int, len(st.Skills))
 	for i, s := range st.Skills {
 		index[s.Name] = i
 	}
-	t, _ := newTraceStats(st.Traces, index)
+	runs, err := st.Runs()
+	if err != nil {
+		return nil, err
+	}
+	t, _ := newTraceStats(runs, index)
 	type tally struct {
 		runs, failed, trusted int
 		reporters             map[string]bool
@@ -270,7 +274,7 @@ func LearnedFrom(st *State, want func(source, target int) bool) []useEvidence {
 		return tl
 	}
 	var failedRuns [][]int
-	for _, tr := range st.Traces {
+	for _, tr := range runs {
 		var ids []int
 		seen := map[int]bool{}
 		for _, name := range tr.Skills {
@@ -288,7 +292,7 @@ func LearnedFrom(st *State, want func(source, target int) bool) []useEvidence {
 				if a == b || !want(a, b) {
 					continue
 				}
-				tl := get(pair{a, b})
+				tl := get(pk(a, b))
 				tl.runs++
 				if tr.Source == "" {
 					tl.trusted++
@@ -300,7 +304,7 @@ func LearnedFrom(st *State, want func(source, target int) bool) []useEvidence {
 	}
 	for p, tl := range tallies {
 		for _, ids := range failedRuns {
-			if slices.Contains(ids, p.j) && !slices.Contains(ids, p.i) {
+			if slices.Contains(ids, int(p.j)) && !slices.Contains(ids, int(p.i)) {
 				tl.failed++
 			}
 		}
@@ -321,5 +325,5 @@ func LearnedFrom(st *State, want func(source, target int) bool) []useEvidence {
 		slices.Sort(ev.Reporters)
 		out = append(out, ev)
 	}
-	return out
+	return out, nil
 }

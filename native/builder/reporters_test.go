@@ -117,16 +117,16 @@ func TestReportedStats(t *testing.T) {
 			if tt.nilStats {
 				t.Fatalf("statistics from one reporter: co %v, count %v", ts.co, ts.count)
 			}
-			if got := ts.co[pair{0, 1}]; got != tt.coAB || ts.co[pair{1, 0}] != got {
-				t.Errorf("co(a, b) = %d / %d, want %d", got, ts.co[pair{1, 0}], tt.coAB)
+			if got := ts.co[pk(0, 1)]; got != tt.coAB || ts.co[pk(1, 0)] != got {
+				t.Errorf("co(a, b) = %d / %d, want %d", got, ts.co[pk(1, 0)], tt.coAB)
 			}
 			if got := ts.count[1]; got != tt.countB {
 				t.Errorf("count(b) = %d, want %d", got, tt.countB)
 			}
-			if got := ts.before[pair{0, 1}]; got != tt.beforeAB {
+			if got := ts.before[pk(0, 1)]; got != tt.beforeAB {
 				t.Errorf("before(a, b) = %d, want %d", got, tt.beforeAB)
 			}
-			if got := ts.failed[pair{0, 1}]; got != tt.failedAB {
+			if got := ts.failed[pk(0, 1)]; got != tt.failedAB {
 				t.Errorf("failure weight on a → b = %v, want %v", got, tt.failedAB)
 			}
 			if tt.priorFixed {
@@ -137,8 +137,8 @@ func TestReportedStats(t *testing.T) {
 					}
 				}
 				ref, _ := newTraceStats(trusted, index)
-				if len(ref.runs) != len(ts.runs) {
-					t.Errorf("reported runs among the prior's runs: %d runs, want %d", len(ts.runs), len(ref.runs))
+				if ref.traces != ts.traces {
+					t.Errorf("reported runs among the trusted runs: %d runs, want %d", ts.traces, ref.traces)
 				}
 			}
 		})
@@ -148,17 +148,23 @@ func TestReportedStats(t *testing.T) {
 // TestLearnedFrom checks the evidence caskg inspect --learned shows: runs, failed runs,
 // trusted runs and reporters per pair, and whether the build counted them.
 func TestLearnedFrom(t *testing.T) {
-	st := &State{Traces: []Trace{
+	st := &State{}
+	if err := st.log.append([]Trace{
 		{ID: "1", Skills: []string{"a", "b"}},
 		{ID: "2", Skills: []string{"a", "b"}, Source: "token:x"},
 		{ID: "3", Skills: []string{"b", "c"}, Source: "token:x"},
 		{ID: "4", Skills: []string{"b"}, Source: "token:y", Failed: true},
 		{ID: "5", Skills: []string{"a", "c", "zz"}, Source: "token:y"},
-	}}
+	}); err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range []string{"a", "b", "c"} {
 		st.Skills = append(st.Skills, ingest.Skill{Name: name})
 	}
-	got := LearnedFrom(st, func(s, d int) bool { return s < d })
+	got, err := LearnedFrom(st, func(s, d int) bool { return s < d })
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []string{
 		"a→b runs 2 failed 1 trusted 1 reporters [token:x] counted true",
 		"a→c runs 1 failed 0 trusted 0 reporters [token:y] counted false",
@@ -199,8 +205,8 @@ func TestReportedPrior(t *testing.T) {
 		forged = append(forged, Trace{ID: fmt.Sprint("f", k), Skills: []string{"a", "d"}, Source: "token:mallory"})
 	}
 	ft, _ := newTraceStats(append(slices.Clone(trusted), forged...), index)
-	if ft.priorA != tt.priorA || ft.priorB != tt.priorB || ft.co[pair{0, 3}] != 0 {
-		t.Errorf("one reporter moved the prior to Beta(%g, %g) from Beta(%g, %g), co(a, d) %d", ft.priorA, ft.priorB, tt.priorA, tt.priorB, ft.co[pair{0, 3}])
+	if ft.priorA != tt.priorA || ft.priorB != tt.priorB || ft.co[pk(0, 3)] != 0 {
+		t.Errorf("one reporter moved the prior to Beta(%g, %g) from Beta(%g, %g), co(a, d) %d", ft.priorA, ft.priorB, tt.priorA, tt.priorB, ft.co[pk(0, 3)])
 	}
 }
 

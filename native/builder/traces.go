@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"sort"
 
 	"github.com/caskg/caskg/native/eval"
@@ -86,7 +88,7 @@ func ParseTrace(data []byte) (Trace, error) {
 	return Trace{ID: string(bytes.Trim(raw.ID, `"`)), Skills: raw.Skills, Failed: failed, Source: raw.Source, Task: raw.Task}, nil
 }
 
-type pair struct{ i, j int }
+type pair struct{ i, j int32 }
 
 // traceStats counts, over the successful runs, how often each skill ran, how often two ran
 // together and how often one ran before the other; and, over the failed runs, the companions a
@@ -98,7 +100,10 @@ type traceStats struct {
 	neighbors map[int][]int
 	traces    int
 	ordered   bool // whether the runs' order carries information (see newTraceStats)
-	runs      [][]int
+	// trustedCount and trustedCo are count and co of the trusted runs alone, while the prior
+	// is fitted (the same maps when no reporter added to them).
+	trustedCount map[int]int
+	trustedCo    map[pair]int
 	// The Beta prior of P(s_i used | s_j used), fitted to the runs themselves (fitPrior).
 	priorA, priorB float64
 	// failed[{i, j}] is the weight of the failed runs that used s_j without s_i, a companion of
@@ -122,36 +127,103 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, traceRead
 	if len(traces) == 0 {
 		return nil, traceRead{}
 	}
-	t := &traceStats{count: map[int]int{}, co: map[pair]int{}, before: map[pair]int{}, neighbors: map[int][]int{},
-		failed: map[pair]float64{}}
+	tl := newRunTally()
+	for i := range traces {
+		tl.add(&traces[i], i, index)
+	}
+	t, read, _ := tl.stats(index, func(i int) (Trace, error) { return traces[i], nil }) // no error: the runs are at hand
+	return t, read
+}
+
+// runTally is what the trusted successful runs add up to, in the order they came, and which
+// other runs (failed or reported) there are: what a build state keeps of its runs for the
+// statistics (encodeTally), so that an update adds its new runs to it rather than reading
+// every run again. The other runs are read again by every build: what they count depends on
+// every successful run (addFailure) or on the other reporters (admit).
+type runTally struct {
+	traces    int
+	sorted    bool // every trusted successful run lists its skills in name order
+	unknown   int  // names not in the library, of the trusted successful runs
+	count     map[int]int
+	co        map[pair]int // unordered: stored both ways
+	before    map[pair]int
+	neighbors map[int][]int
+	others    []int32 // the failed and reported runs, by index
+}
+
+func newRunTally() *runTally {
+	return &runTally{sorted: true, count: map[int]int{}, co: map[pair]int{}, before: map[pair]int{}, neighbors: map[int][]int{}}
+}
+
+// add counts run tr, the run numbered at.
+func (tl *runTally) add(tr *Trace, at int, index map[string]int) {
+	if tr.Source != "" || tr.Failed {
+		tl.others = append(tl.others, int32(at))
+		return
+	}
+	for k := 1; k < len(tr.Skills); k++ {
+		tl.sorted = tl.sorted && tr.Skills[k-1] <= tr.Skills[k]
+	}
+	ids, unknown := runIDs(tr, index)
+	tl.unknown += unknown
+	if len(ids) == 0 {
+		return
+	}
+	tl.traces++
+	for p, a := range ids {
+		tl.count[a]++
+		for _, b := range ids[p+1:] {
+			if tl.co[pk(a, b)] == 0 {
+				tl.neighbors[a] = append(tl.neighbors[a], b)
+				tl.neighbors[b] = append(tl.neighbors[b], a)
+			}
+			tl.co[pk(a, b)]++
+			tl.co[pk(b, a)]++
+			tl.before[pk(a, b)]++
+		}
+	}
+}
+
+// runIDs are the known skills of a run, in its order, each once, and how many names it gave
+// that are not in the library.
+func runIDs(tr *Trace, index map[string]int) ([]int, int) {
+	var ids []int
 	unknown := 0
-	sorted := true
+	for _, name := range tr.Skills {
+		id, ok := index[name]
+		if !ok {
+			unknown++
+			continue
+		}
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids, unknown
+}
+
+// stats makes the statistics of the tallied runs, reading the others with run; it takes over
+// the tally's maps.
+func (tl *runTally) stats(index map[string]int, run func(i int) (Trace, error)) (*traceStats, traceRead, error) {
+	t := &traceStats{count: tl.count, co: tl.co, before: tl.before, neighbors: tl.neighbors,
+		failed: map[pair]float64{}, traces: tl.traces}
+	unknown := tl.unknown
 	var failedRuns [][]int
 	var reported *reports
 	reportedSorted := true
-	for _, tr := range traces {
+	for _, i := range tl.others {
+		tr, err := run(int(i))
+		if err != nil {
+			return nil, traceRead{}, err
+		}
 		if tr.Source != "" {
 			// Reported runs never decide whether the trusted runs' order means anything.
 			for k := 1; k < len(tr.Skills) && !tr.Failed; k++ {
 				reportedSorted = reportedSorted && tr.Skills[k-1] <= tr.Skills[k]
 			}
 		}
-		for k := 1; k < len(tr.Skills) && !tr.Failed && tr.Source == ""; k++ {
-			sorted = sorted && tr.Skills[k-1] <= tr.Skills[k]
-		}
-		var ids []int
-		seen := map[int]bool{}
-		for _, name := range tr.Skills {
-			id, ok := index[name]
-			if !ok {
-				unknown++
-				continue
-			}
-			if !seen[id] {
-				seen[id] = true
-				ids = append(ids, id)
-			}
-		}
+		ids, unk := runIDs(&tr, index)
+		unknown += unk
 		if len(ids) == 0 {
 			continue
 		}
@@ -162,27 +234,14 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, traceRead
 			reported.add(tr.Source, ids, tr.Failed)
 			continue
 		}
-		if tr.Failed {
-			failedRuns = append(failedRuns, ids)
-			continue
-		}
-		t.traces++
-		t.runs = append(t.runs, ids)
-		for p, a := range ids {
-			t.count[a]++
-			for _, b := range ids[p+1:] {
-				if t.co[pair{a, b}] == 0 {
-					t.neighbors[a] = append(t.neighbors[a], b)
-					t.neighbors[b] = append(t.neighbors[b], a)
-				}
-				t.co[pair{a, b}]++
-				t.co[pair{b, a}]++
-				t.before[pair{a, b}]++
-			}
-		}
+		failedRuns = append(failedRuns, ids)
 	}
 	trusted := t.traces > 0
+	// The prior is fitted to the trusted runs as they are (trustedCount, trustedCo) and to the
+	// reporters that admit adds to count and co.
+	t.trustedCount, t.trustedCo = t.count, t.co
 	if reported != nil {
+		t.trustedCount, t.trustedCo = maps.Clone(t.count), maps.Clone(t.co)
 		reported.admit(t)
 	}
 	read := traceRead{unknown: unknown}
@@ -190,7 +249,7 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, traceRead
 		if reported != nil {
 			read.reported = reported.summary()
 		}
-		return nil, read
+		return nil, read, nil
 	}
 	// Runs that all list their skills in sorted order were sorted by whoever wrote them, not
 	// executed that way: their order is no evidence of which skill comes first. A gateway's runs
@@ -198,13 +257,14 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, traceRead
 	// a gateway whose every run happens to sort by name loses the direction until one does not
 	// (RATIONALE.md). Reported runs say so only when no trusted run does.
 	if trusted {
-		t.ordered = !sorted
+		t.ordered = !tl.sorted
 	} else {
 		t.ordered = !reportedSorted
 	}
 	// The prior is fitted to the trusted runs and to each reporter as one run of what counts
 	// of it: one reporter weighs on how far a co-use is trusted as one run does.
 	t.priorA, t.priorB = t.fitPrior()
+	t.trustedCount, t.trustedCo = nil, nil
 	for _, ids := range failedRuns {
 		t.addFailure(ids)
 	}
@@ -212,7 +272,7 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, traceRead
 		reported.admitFailures(t)
 		read.reported = reported.summary()
 	}
-	return t, read
+	return t, read, nil
 }
 
 // addFailure records a failed run that used the skills ids. A run that used s_j without s_i,
@@ -241,7 +301,7 @@ func (t *traceStats) shareFailure(ids []int, into map[pair]float64) {
 			}
 		}
 		for _, i := range missing {
-			into[pair{i, j}] += 1 / float64(len(missing))
+			into[pk(i, j)] += 1 / float64(len(missing))
 		}
 	}
 }
@@ -288,23 +348,13 @@ func (t *traceStats) fitPrior() (a, b float64) {
 	// hold v in h(u, v) of them (hits) and lack it in the rest, so the tallies are counted per
 	// pair, not per run, member and companion: the same sums, in a small part of the time at
 	// 100,000 runs (whole numbers in float64 add up exactly in any order).
-	tc := map[int]int{}
-	h := map[pair]int{}
-	for _, r := range t.runs {
-		for p, u := range r {
-			tc[u]++
-			for _, v := range r[p+1:] {
-				h[pair{min(u, v), max(u, v)}]++
-			}
-		}
-	}
-	for u, runs := range tc {
+	for u, runs := range t.trustedCount {
 		n := t.count[u] - 1
 		if n < 1 {
 			continue
 		}
 		for _, v := range t.neighbors[u] {
-			co, hits := t.co[pair{u, v}], h[pair{min(u, v), max(u, v)}]
+			co, hits := t.co[pk(u, v)], t.trustedCo[pk(u, v)]
 			if co-1 >= 1 && hits > 0 {
 				tallyOf(cell{co - 1, n}).hit += float64(hits)
 				tallyOf(cell{co - 1, n}).all += float64(hits)
@@ -322,11 +372,11 @@ func (t *traceStats) fitPrior() (a, b float64) {
 				continue
 			}
 			for _, v := range t.neighbors[u] {
-				counted, used := r.pairs[pair{min(u, v), max(u, v)}]
+				counted, used := r.pairs[pk(min(u, v), max(u, v))]
 				if used && !counted {
 					continue // its co-use of the two is not evidence: neither a hit nor a miss
 				}
-				count(t.co[pair{u, v}], n, used)
+				count(t.co[pk(u, v)], n, used)
 			}
 		}
 	}
@@ -345,27 +395,94 @@ func (t *traceStats) fitPrior() (a, b float64) {
 	})
 	// The grid reads the cells in key order from a slice: a map look-up per cell and grid point
 	// was most of the fit at 100,000 runs.
-	type entry struct {
-		co, n, hit, miss float64
-	}
-	entries := make([]entry, len(keys))
+	entries := make([]priorEntry, len(keys))
 	for i, k := range keys {
 		c := cells[k]
-		entries[i] = entry{float64(k.co), float64(k.n), c.hit, c.all - c.hit}
+		entries[i] = priorEntry{float64(k.co), float64(k.n), c.hit, c.all - c.hit}
+	}
+	return gridPrior(entries)
+}
+
+// priorEntry is one cell of fitPrior's tally: co-uses co of a pair among n other runs of a
+// skill, with the predictions it got right (hit) and wrong (miss).
+type priorEntry struct {
+	co, n, hit, miss float64
+}
+
+// gridPrior returns the (a, b) of the Beta prior on fitPrior's grid (a 0.01 … 10, b 0.01 … 100,
+// ten steps a decade) under which the cells are likeliest, the first on a tie.
+//
+// Each cell adds hit·log p + miss·log(1−p), p = (co+a)/(n+a+b). With 1 ≤ co ≤ n, p stays inside
+// the clip [1e-9, 1−1e-9] and the sum splits into Σ H(co)·log(co+a) + Σ M(n−co)·log(n−co+b) −
+// Σ T(n)·log(n+a+b), whose tallies H, M, T gather the cells by co, n−co and n: the first two
+// depend on one grid axis each, and n takes at most one value per skill. At 100,000 runs that is
+// 19,000 cells against a few hundred values of each, so the fit costs a small part of what
+// two logarithms per cell and grid point did (RATIONALE.md, "What does an update keep").
+func gridPrior(entries []priorEntry) (a, b float64) {
+	as, bs := make([]float64, 31), make([]float64, 41)
+	for i := range as {
+		as[i] = math.Pow(10, -2+float64(i)/10) // 0.01 … 10
+	}
+	for i := range bs {
+		bs[i] = math.Pow(10, -2+float64(i)/10) // 0.01 … 100
+	}
+	split := true
+	for _, c := range entries {
+		split = split && c.co >= 1 && c.co <= c.n && c.n <= 1e6 && c.hit >= 0 && c.miss >= 0
 	}
 	best := math.Inf(-1)
 	a, b = 1, 1
-	for ia := range 31 {
-		ca := math.Pow(10, -2+float64(ia)/10) // 0.01 … 10
-		for ib := range 41 {
-			cb := math.Pow(10, -2+float64(ib)/10) // 0.01 … 100
-			var ll float64
-			for _, c := range entries {
-				p := (c.co + ca) / (c.n + ca + cb)
-				p = min(max(p, 1e-9), 1-1e-9)
-				ll += c.hit*math.Log(p) + c.miss*math.Log(1-p)
+	if !split {
+		for _, ca := range as {
+			for _, cb := range bs {
+				var ll float64
+				for _, c := range entries {
+					p := (c.co + ca) / (c.n + ca + cb)
+					p = min(max(p, 1e-9), 1-1e-9)
+					ll += c.hit*math.Log(p) + c.miss*math.Log(1-p)
+				}
+				if ll > best {
+					best, a, b = ll, ca, cb
+				}
 			}
-			if ll > best {
+		}
+		return a, b
+	}
+	// The tallies in increasing order of their key, so that the sums do not depend on a map's.
+	tally := func(key func(priorEntry) float64, val func(priorEntry) float64) (keys, vals []float64) {
+		m := map[float64]float64{}
+		for _, c := range entries {
+			if v := val(c); v != 0 {
+				m[key(c)] += v
+			}
+		}
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Float64s(keys)
+		for _, k := range keys {
+			vals = append(vals, m[k])
+		}
+		return keys, vals
+	}
+	hk, hv := tally(func(c priorEntry) float64 { return c.co }, func(c priorEntry) float64 { return c.hit })
+	mk, mv := tally(func(c priorEntry) float64 { return c.n - c.co }, func(c priorEntry) float64 { return c.miss })
+	tk, tv := tally(func(c priorEntry) float64 { return c.n }, func(c priorEntry) float64 { return c.hit + c.miss })
+	sum := func(keys, vals []float64, add float64) float64 {
+		var s float64
+		for i, k := range keys {
+			s += vals[i] * math.Log(k+add)
+		}
+		return s
+	}
+	byB := make([]float64, len(bs))
+	for i, cb := range bs {
+		byB[i] = sum(mk, mv, cb)
+	}
+	for _, ca := range as {
+		byA := sum(hk, hv, ca)
+		for i, cb := range bs {
+			if ll := byA + byB[i] - sum(tk, tv, ca+cb); ll > best {
 				best, a, b = ll, ca, cb
 			}
 		}
@@ -380,8 +497,8 @@ func (t *traceStats) fitPrior() (a, b float64) {
 // direction (twoWay), and every co-use counts for both edges, as it does for runs whose order
 // means nothing.
 func (t *traceStats) ahead(i, j int) int {
-	co := t.co[pair{i, j}]
-	if co == 0 || !t.ordered || t.before[pair{i, j}] > 0 {
+	co := t.co[pk(i, j)]
+	if co == 0 || !t.ordered || t.before[pk(i, j)] > 0 {
 		return co
 	}
 	return 0
@@ -390,7 +507,7 @@ func (t *traceStats) ahead(i, j int) int {
 // twoWay reports whether runs that record their order used s_i and s_j in both orders: the two
 // belong together, but neither comes first (relation makes their edges workflows).
 func (t *traceStats) twoWay(i, j int) bool {
-	return t != nil && t.ordered && t.before[pair{i, j}] > 0 && t.before[pair{j, i}] > 0
+	return t != nil && t.ordered && t.before[pk(i, j)] > 0 && t.before[pk(j, i)] > 0
 }
 
 // given is P(i ran before j | j ran), smoothed as ahead(i, j)/(n_j + 1) so that a single run is
@@ -428,6 +545,10 @@ func (t *traceStats) posterior(i, j int) float64 {
 	if co == 0 {
 		return 0
 	}
-	f := t.failed[pair{i, j}]
+	f := t.failed[pk(i, j)]
 	return (float64(co) + f + t.priorA) / (float64(t.count[j]) + f + t.priorA + t.priorB)
 }
+
+// pk is the pair (i, j). A pair is two int32s, 8 bytes, so that the maps keyed by pairs take
+// the runtime's fast path for 8-byte keys: their look-ups were a sixth of an update.
+func pk(i, j int) pair { return pair{int32(i), int32(j)} }

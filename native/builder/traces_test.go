@@ -3,6 +3,7 @@ package builder
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -194,7 +195,7 @@ func TestFailedRuns(t *testing.T) {
 				i    int
 				want float64
 			}{{0, tt.ab}, {2, tt.cb}, {3, tt.db}} {
-				if got := ts.failed[pair{w.i, 1}]; math.Abs(got-w.want) > 1e-12 {
+				if got := ts.failed[pk(w.i, 1)]; math.Abs(got-w.want) > 1e-12 {
 					t.Errorf("failure weight on %d → b: %v, want %v", w.i, got, w.want)
 				}
 				base, got := ref.posterior(w.i, 1), ts.posterior(w.i, 1)
@@ -259,4 +260,43 @@ func TestFailedRunsInBuild(t *testing.T) {
 		t.Errorf("%s → %s: %s at %.3f without failed runs, %s at %.3f with them; want confirmed and heavier", src, dst, s0, w0, s1, w1)
 	}
 	t.Logf("%s → %s: %s at %.3f without failed runs, %s at %.3f with 10", src, dst, s0, w0, s1, w1)
+}
+
+// TestGridPriorSplit holds the split sums of gridPrior to the cell-by-cell likelihood they
+// replace: the same prior on tallies like those of many runs.
+func TestGridPriorSplit(t *testing.T) {
+	cellByCell := func(entries []priorEntry) (a, b float64) {
+		best := math.Inf(-1)
+		for ia := range 31 {
+			ca := math.Pow(10, -2+float64(ia)/10)
+			for ib := range 41 {
+				cb := math.Pow(10, -2+float64(ib)/10)
+				var ll float64
+				for _, c := range entries {
+					p := min(max((c.co+ca)/(c.n+ca+cb), 1e-9), 1-1e-9)
+					ll += c.hit*math.Log(p) + c.miss*math.Log(1-p)
+				}
+				if ll > best {
+					best, a, b = ll, ca, cb
+				}
+			}
+		}
+		return a, b
+	}
+	rng := rand.New(rand.NewPCG(7, 32))
+	for trial := range 40 {
+		var entries []priorEntry
+		trust := rng.Float64() // how often a co-use repeats
+		for range 1 + rng.IntN(300) {
+			n := 1 + rng.IntN(2000)
+			co := 1 + rng.IntN(n)
+			all := float64(1 + rng.IntN(50))
+			hit := math.Round(all * min(1, float64(co)/float64(n)+trust*rng.Float64()))
+			entries = append(entries, priorEntry{float64(co), float64(n), hit, all - hit})
+		}
+		wa, wb := cellByCell(entries)
+		if a, b := gridPrior(entries); a != wa || b != wb {
+			t.Errorf("trial %d: split sums fit Beta(%g, %g), cell by cell Beta(%g, %g)", trial, a, b, wa, wb)
+		}
+	}
 }

@@ -53,9 +53,10 @@ import (
 // disk still spare the model calls).
 
 // stateVersion is the version of the build-state format; a state of another version is not read.
-// Version 3 keeps each run's reporter (Trace.Source): a caskg that reads version 2 would drop it
-// and take reported runs as trusted ones.
-const stateVersion = 3
+// Version 3 kept each run's reporter (Trace.Source): a caskg that reads version 2 would drop it
+// and take reported runs as trusted ones. Version 4 keeps the runs as records an update need not
+// decode, what their statistics add up to and the memory's corpus (runlog.go).
+const stateVersion = 4
 
 // StateSuffix is appended to an artifact's path to name its build state.
 const StateSuffix = ".state"
@@ -73,7 +74,6 @@ type State struct {
 	Judge    string
 	Embedder string // the vectors' model id, "" without vectors
 	Skills   []ingest.Skill
-	Traces   []Trace
 	// Features are every skill's features and the library's IDF (encodeFeatures).
 	Features []byte
 	// Pairs are, per source (skills sorted by name), the pairs the build scored with their
@@ -86,7 +86,20 @@ type State struct {
 	// skills are Skills as the file holds them, when the State was read from one: an update of
 	// an unchanged library writes them again as they are.
 	skills []byte
+	// log is the runs, earlier builds' first (Runs); tally what the trusted successful ones add
+	// up to (encodeTally); corpus the memory corpus of those with a task text
+	// (engine.MemoryCorpus), nil without any or with NoTaskText.
+	log    runLog
+	tally  []byte
+	corpus []byte
 }
+
+// NumRuns is the number of runs the build learned from.
+func (s *State) NumRuns() int { return s.log.len() }
+
+// Runs returns the runs the build learned from, in the order it read them; the runs of a build
+// with NoTaskText have no task text. They are decoded on the first call.
+func (s *State) Runs() ([]Trace, error) { return s.log.runs() }
 
 // savedQuarter is the least similar quarter of a source (substitutes.leastSimilarQuarter).
 type savedQuarter struct {
@@ -165,6 +178,7 @@ type recorder struct {
 	chosen        [][]int32
 	chosenVals    [][]float64       // per chosen target, its values on scoredChannels
 	answers       []recordedAnswers // a frontier candidate at most once
+	tally, corpus []byte            // State.tally and State.corpus
 }
 
 func newRecorder(opt Options, n int) *recorder {
@@ -225,18 +239,44 @@ func (b *builder) recordAnswers(chunk []int, probes []Probe, res []ProbeResult) 
 	}
 }
 
-// state assembles the State of the build that made data from the candidates cands.
-func (b *builder) state(data []byte, cands []edgeCandidate) *State {
-	st := &State{Version: stateVersion, Code: codeID(), Artifact: sha256.Sum256(data), Saved: b.rec.opt,
-		Prober: b.rec.prober, Judge: b.rec.judge, Skills: b.skills, Traces: b.opt.traces}
+// state assembles the State of the build from the candidates cands, but for the artifact's
+// hash (Artifact) and the memory corpus, which the build sets when it has them.
+func (b *builder) state(cands []edgeCandidate) (*State, error) {
+	st := &State{Version: stateVersion, Code: codeID(), Saved: b.rec.opt,
+		Prober: b.rec.prober, Judge: b.rec.judge, Skills: b.skills, tally: b.rec.tally}
+	runs := b.opt.traces
+	if b.prev != nil {
+		old := b.prev.log
+		if b.opt.NoTaskText && !b.prev.noTaskText && old.len() > 0 {
+			// The old runs have their task texts: they are written again without.
+			all, err := old.runs()
+			if err != nil {
+				return nil, err
+			}
+			runs = append(slices.Clip(all), runs...)
+			old = &runLog{}
+		} else {
+			st.log = runLog{records: slices.Clip(old.records), index: slices.Clip(old.index)}
+			if old.decoded != nil {
+				st.log.decoded = slices.Clip(old.decoded)
+			}
+		}
+	}
 	if b.opt.NoTaskText {
 		// The state is kept beside the artifact, often longer: a build told to leave the task
 		// texts out does not write them there either (a later update cannot bring them back).
-		st.Traces = make([]Trace, len(b.opt.traces))
-		for i, t := range b.opt.traces {
+		stripped := make([]Trace, len(runs))
+		for i, t := range runs {
 			t.Task = ""
-			st.Traces[i] = t
+			stripped[i] = t
 		}
+		runs = stripped
+	}
+	if err := st.log.append(runs); err != nil {
+		return nil, err
+	}
+	if st.log.decoded != nil || b.prev == nil || b.prev.log.len() == 0 {
+		st.log.decoded = append(st.log.decoded, runs...)
 	}
 	if b.vectors != nil {
 		st.Embedder = b.vectors.Model
@@ -262,7 +302,7 @@ func (b *builder) state(data []byte, cands []edgeCandidate) *State {
 		st.Quarters = append(st.Quarters, sq)
 	}
 	slices.SortFunc(st.Quarters, func(x, y savedQuarter) int { return int(x.Source - y.Source) })
-	return st
+	return st, nil
 }
 
 // reuse is what an update takes over from the earlier build.
@@ -276,6 +316,12 @@ type reuse struct {
 	cols     []int // per signal of the build, its column in pairs.vals; -1 for the runs' and the judge
 	quarters map[int][]int
 	lexicon  *graphs.Lexicon // the old artifact's
+	// The earlier build's runs (the state's log), the tally of the trusted successful ones and
+	// the memory corpus; noTaskText is whether that build left task texts out.
+	log        *runLog
+	tally      []byte
+	corpus     []byte
+	noTaskText bool
 }
 
 // quarters is the cache of substitutes' least similar quarters, shared by every substitutes of
@@ -405,7 +451,7 @@ func (b *builder) probeUpdate(ctx context.Context, cands []edgeCandidate, fronti
 		}
 		answer[k] = 0
 		c := &cands[k]
-		if b.traces != nil && b.traces.co[pair{c.Source, c.Target}] > 0 {
+		if b.traces != nil && b.traces.co[pk(c.Source, c.Target)] > 0 {
 			continue
 		}
 		if e := pc.find(c.Source, c.Target); e >= 0 && pc.answer[e] >= 0 && pc.answers[pc.answer[e]].usable == 7 {
@@ -460,18 +506,34 @@ func updateFrom(ctx context.Context, in Input, opt Options, embedder func(*Optio
 	if skills == nil {
 		skills = st.Skills
 	}
-	seen := map[string]bool{}
-	for _, t := range st.Traces {
-		seen[t.Key()] = true
+	old := &st.log
+	up := &updateReport{Mode: "incremental", OldTraces: old.len()}
+	// A new run with the Key of an old one is left out: the old runs by keyHash, each hash's
+	// runs compared whole.
+	byHash := make(map[uint64][]int32, old.len())
+	for i := range old.len() {
+		h := old.hash(i)
+		byHash[h] = append(byHash[h], int32(i))
 	}
-	opt.traces = slices.Clone(st.Traces)
-	up := &updateReport{Mode: "incremental", OldTraces: len(st.Traces)}
-	for _, t := range in.Runs {
-		if seen[t.Key()] {
+	var fresh []Trace
+	for k := range in.Runs {
+		t := &in.Runs[k]
+		dup := false
+		for _, i := range byHash[keyHash(t)] {
+			o, err := old.run(int(i))
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			if sameKey(&o, t) {
+				dup = true
+				break
+			}
+		}
+		if dup {
 			up.Duplicates++
 			continue
 		}
-		opt.traces = append(opt.traces, t)
+		fresh = append(fresh, *t)
 		up.NewTraces++
 	}
 	var data []byte
@@ -488,12 +550,18 @@ func updateFrom(ctx context.Context, in Input, opt Options, embedder func(*Optio
 				return nil, nil, nil, fmt.Errorf("builder: update: a full build is needed (%s) and no embedder was given", up.Reason)
 			}
 		}
+		all, rerr := old.runs()
+		if rerr != nil {
+			return nil, nil, nil, rerr
+		}
+		opt.traces = append(slices.Clip(all), fresh...)
 		data, nst, rep, err = build(ctx, skills, opt, nil, in.State)
 	} else {
 		prev, perr := st.reuse(in.Old)
 		if perr != nil {
 			return nil, nil, nil, perr
 		}
+		opt.traces = fresh
 		data, nst, rep, err = build(ctx, skills, opt, prev, in.State)
 		if err == nil && nst != nil && in.Skills == nil {
 			nst.skills = st.skills // the same library, so the same bytes
@@ -630,7 +698,7 @@ func skillHash(s ingest.Skill) [32]byte {
 // quarters.
 func (s *State) reuse(old []byte) (*reuse, error) {
 	n := len(s.Skills)
-	r := &reuse{features: s.Features}
+	r := &reuse{features: s.Features, log: &s.log, tally: s.tally, corpus: s.corpus, noTaskText: s.Saved.NoTaskText}
 	var err error
 	if r.feat, r.idf, err = decodeFeatures(s.Features, n); err != nil {
 		return nil, fmt.Errorf("builder: update: build state's features: %w", err)
@@ -677,6 +745,9 @@ func (s *State) reuse(old []byte) (*reuse, error) {
 //	u32 length, Skills in gob
 //	u32 length, Features
 //	u32 length, Pairs
+//	u32 length, the runs' records; u32 length, their index (runlog.go)
+//	u32 length, the runs' tally (encodeTally)
+//	u32 length, the memory corpus (engine.MemoryCorpus.AppendBinary); 0 without one
 //	u32 CRC-32C of everything before it
 //
 // The tables stay out of gob, which would copy them twice each way, and the library has a gob
@@ -707,9 +778,10 @@ func EncodeState(s *State) ([]byte, error) {
 		}
 		skills = k.Bytes()
 	}
-	out := make([]byte, 0, len(stateMagic)+g.Len()+len(skills)+len(s.Features)+len(s.Pairs)+20)
+	out := make([]byte, 0, len(stateMagic)+g.Len()+len(skills)+len(s.Features)+len(s.Pairs)+
+		len(s.log.records)+len(s.log.index)+len(s.tally)+len(s.corpus)+40)
 	out = append(out, stateMagic...)
-	for _, part := range [][]byte{g.Bytes(), skills, s.Features, s.Pairs} {
+	for _, part := range [][]byte{g.Bytes(), skills, s.Features, s.Pairs, s.log.records, s.log.index, s.tally, s.corpus} {
 		if int64(len(part)) > math.MaxUint32 {
 			return nil, errors.New("builder: build state: a part is over 4 GB")
 		}
@@ -736,12 +808,20 @@ func DecodeState(data []byte) (s *State, err error) {
 		// A state of version 1 was the magic and the State in gob, nothing else.
 		var v struct{ Version int }
 		if gob.NewDecoder(bytes.NewReader(rest)).Decode(&v) == nil && v.Version != 0 && v.Version != stateVersion {
-			return nil, fmt.Errorf("builder: build state version %d, this caskg reads %d", v.Version, stateVersion)
+			return nil, errVersion(v.Version)
 		}
-		return nil, errors.New("builder: build state: corrupt (checksum mismatch)")
+		return nil, errors.New("builder: build state: corrupt (checksum mismatch); rebuild with caskg build --state")
 	}
 	rest = rest[:len(rest)-4]
-	var parts [4][]byte
+	// The version in the gob comes first: a state of another version has other parts.
+	if len(rest) >= 4 && int64(binary.LittleEndian.Uint32(rest)) <= int64(len(rest)-4) {
+		var v struct{ Version int }
+		l := binary.LittleEndian.Uint32(rest)
+		if gob.NewDecoder(bytes.NewReader(rest[4:4+l])).Decode(&v) == nil && v.Version != stateVersion {
+			return nil, errVersion(v.Version)
+		}
+	}
+	var parts [8][]byte
 	for k := range parts {
 		if len(rest) < 4 || int64(binary.LittleEndian.Uint32(rest)) > int64(len(rest)-4) {
 			return nil, errors.New("builder: build state: corrupt (a part runs past the end)")
@@ -757,13 +837,26 @@ func DecodeState(data []byte) (s *State, err error) {
 		return nil, fmt.Errorf("builder: build state: %w", err)
 	}
 	if s.Version != stateVersion {
-		return nil, fmt.Errorf("builder: build state version %d, this caskg reads %d", s.Version, stateVersion)
+		return nil, errVersion(s.Version)
 	}
 	if err := gob.NewDecoder(bytes.NewReader(parts[1])).Decode(&s.Skills); err != nil {
 		return nil, fmt.Errorf("builder: build state: skills: %w", err)
 	}
 	s.skills, s.Features, s.Pairs = parts[1], parts[2], parts[3]
+	s.log = runLog{records: parts[4], index: parts[5]}
+	s.tally, s.corpus = parts[6], parts[7]
+	if len(s.corpus) == 0 {
+		s.corpus = nil
+	}
+	if err := s.log.check(); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// errVersion is the error of a state of another version.
+func errVersion(v int) error {
+	return fmt.Errorf("builder: build state version %d, this caskg reads %d: rebuild with caskg build --state", v, stateVersion)
 }
 
 // codeID identifies the code that builds, so that a state written by another caskg (whose

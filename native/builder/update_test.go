@@ -5,8 +5,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"debug/elf"
+	"encoding/binary"
 	"encoding/gob"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
@@ -215,6 +220,14 @@ func TestUpdateMatchesBuild(t *testing.T) {
 
 // stateDiff names the first field in which two states differ, "" when none does.
 func stateDiff(a, b *State) string {
+	switch {
+	case !bytes.Equal(a.log.records, b.log.records) || !bytes.Equal(a.log.index, b.log.index):
+		return "runs"
+	case !bytes.Equal(a.tally, b.tally):
+		return "the runs' tally"
+	case !bytes.Equal(a.corpus, b.corpus):
+		return "the memory corpus"
+	}
 	vx, vy := reflect.ValueOf(*a), reflect.ValueOf(*b)
 	for i := range vx.NumField() {
 		if !vx.Type().Field(i).IsExported() {
@@ -276,8 +289,26 @@ func TestUpdateRefuses(t *testing.T) {
 	v2.Version = 2
 	if enc, err := EncodeState(&v2); err != nil {
 		t.Fatal(err)
-	} else if _, err := DecodeState(enc); err == nil || !strings.Contains(err.Error(), "build state version 2, this caskg reads 3") {
+	} else if _, err := DecodeState(enc); err == nil || !strings.Contains(err.Error(), "build state version 2, this caskg reads 4") {
 		t.Errorf("state of version 2: err %v", err)
+	}
+	// A state of version 3, four parts with the runs in gob: refused by its version, with what
+	// to do.
+	var head bytes.Buffer
+	if err := gob.NewEncoder(&head).Encode(struct {
+		Version int
+		Traces  []Trace
+	}{3, runs[:5]}); err != nil {
+		t.Fatal(err)
+	}
+	v3 := []byte(stateMagic)
+	for _, part := range [][]byte{head.Bytes(), nil, nil, nil} {
+		v3 = binary.LittleEndian.AppendUint32(v3, uint32(len(part)))
+		v3 = append(v3, part...)
+	}
+	v3 = binary.LittleEndian.AppendUint32(v3, crc32.Checksum(v3, castagnoli))
+	if _, err := DecodeState(v3); err == nil || !strings.Contains(err.Error(), "build state version 3, this caskg reads 4: rebuild with caskg build --state") {
+		t.Errorf("state of version 3: err %v", err)
 	}
 	// Other options: a full build, said why.
 	opt := st.Options()
@@ -395,4 +426,90 @@ func TestCodeIDIsBuildID(t *testing.T) {
 	if got := codeID(); got != want {
 		t.Errorf("codeID() = %q, want %q", got, want)
 	}
+}
+
+// TestUpdateDamagedRun checks that a run of the state that does not decode fails the update,
+// naming the state, rather than being left out of the statistics.
+func TestUpdateDamagedRun(t *testing.T) {
+	sample := loadLib(t, sampleLib)
+	runs := tasksAsTraces(t, sampleTasks)[:6]
+	runs[2].Failed = true // a failed run: every update reads it again
+	old, st := fullBuild(t, sample, runs)
+	enc, err := EncodeState(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err = DecodeState(enc); err != nil {
+		t.Fatal(err)
+	}
+	rec := slices.Clone(st.log.records)
+	off := binary.LittleEndian.Uint32(st.log.index[2*runIndexEntry:])
+	rec[off] = 0xff // the id's length, now a varint that runs on
+	st.log.records = rec
+	_, _, _, err = updateOf(context.Background(), Input{Old: old, Previous: st, Runs: tasksAsTraces(t, sampleTasks)[6:9]}, st.Options())
+	if err == nil || !strings.Contains(err.Error(), "build state: run 2") {
+		t.Errorf("update with a damaged run: err %v", err)
+	}
+}
+
+// FuzzDecodeTally: the runs' tally of a state never panics on corrupt bytes, and what decodes
+// encodes again to the same bytes.
+func FuzzDecodeTally(f *testing.F) {
+	tl := newRunTally()
+	index := map[string]int{"a": 0, "b": 1, "c": 2, "d": 3}
+	for i, tr := range []Trace{{Skills: []string{"a", "b", "c"}}, {Skills: []string{"c", "a"}}, {Skills: []string{"d"}, Failed: true},
+		{Skills: []string{"b", "d"}, Source: "token:x"}, {Skills: []string{"zz", "d", "a"}}} {
+		tl.add(&tr, i, index)
+	}
+	good := encodeTally(tl, 4)
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tl, err := decodeTally(data, 4, 5)
+		if err != nil {
+			return
+		}
+		once := encodeTally(tl, 4)
+		tl2, err := decodeTally(once, 4, 5)
+		if err != nil {
+			t.Fatalf("tally %x encodes as %x, which does not decode: %v", data, once, err)
+		}
+		if twice := encodeTally(tl2, 4); !bytes.Equal(once, twice) {
+			t.Errorf("tally %x encodes as %x, then as %x", data, once, twice)
+		}
+	})
+}
+
+// FuzzRunLog: a state's runs never panic on corrupt records or index, and what decodes is
+// written again as it was.
+func FuzzRunLog(f *testing.F) {
+	var l runLog
+	if err := l.append([]Trace{{ID: "1", Skills: []string{"a", "b"}, Task: "parse the log"}, {ID: "2", Failed: true, Source: "token:x"}}); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(l.records, l.index)
+	f.Add(l.records[:5], l.index)
+	f.Add([]byte{}, l.index[:runIndexEntry])
+	f.Fuzz(func(t *testing.T, records, index []byte) {
+		l := runLog{records: records, index: index}
+		if l.check() != nil {
+			return
+		}
+		runs, err := l.runs()
+		if err != nil {
+			return
+		}
+		var again runLog
+		if err := again.append(runs); err != nil {
+			t.Fatal(err)
+		}
+		back, err := again.runs()
+		if err != nil {
+			t.Fatalf("runs written again do not decode: %v", err)
+		}
+		if !cmp.Equal(back, runs, cmpopts.EquateEmpty()) {
+			t.Errorf("runs %+v written and read again as %+v", runs, back)
+		}
+	})
 }

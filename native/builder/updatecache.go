@@ -526,3 +526,94 @@ type recordedAnswers struct {
 	cand int32
 	pairAnswers
 }
+
+// encodeTally writes a runTally of a library of n skills:
+//
+//	traces n, sorted n (0 or 1), unknown n, per skill: count n, neighbours n, per neighbour
+//	j in the order first seen: j n, and when the skill is below j: co n, before n (the skill
+//	first), before n (j first); others: list of run − previous run n
+func encodeTally(tl *runTally, n int) []byte {
+	var w writer
+	w.n(tl.traces)
+	sorted := 0
+	if tl.sorted {
+		sorted = 1
+	}
+	w.n(sorted)
+	w.n(tl.unknown)
+	for i := range n {
+		w.n(tl.count[i])
+		js := tl.neighbors[i]
+		w.n(len(js))
+		for _, j := range js {
+			w.n(j)
+			if i < j {
+				w.n(tl.co[pk(i, j)])
+				w.n(tl.before[pk(i, j)])
+				w.n(tl.before[pk(j, i)])
+			}
+		}
+	}
+	w.n(len(tl.others))
+	prev := int32(-1)
+	for _, r := range tl.others {
+		w.n(int(r - prev))
+		prev = r
+	}
+	return w.b
+}
+
+// decodeTally reads what encodeTally wrote for a library of n skills whose runs number runs.
+func decodeTally(data []byte, n, runs int) (*runTally, error) {
+	r := &reader{b: data}
+	tl := &runTally{traces: r.n(), sorted: r.below(2) == 1, unknown: r.n()}
+	tl.count, tl.neighbors = make(map[int]int, n), map[int][]int{}
+	tl.co, tl.before = make(map[pair]int, len(data)/4), map[pair]int{} // a pair takes 5 bytes or more, both ways in co
+	for i := range n {
+		if c := r.n(); c > 0 {
+			tl.count[i] = c
+		}
+		k := r.count(1)
+		if k == 0 || r.err != nil {
+			continue
+		}
+		js := make([]int, k)
+		for x := range js {
+			j := r.below(n)
+			js[x] = j
+			if i < j {
+				co, ij, ji := r.n(), r.n(), r.n()
+				if co == 0 {
+					r.err = errCache
+				}
+				tl.co[pk(i, j)], tl.co[pk(j, i)] = co, co
+				if ij > 0 {
+					tl.before[pk(i, j)] = ij
+				}
+				if ji > 0 {
+					tl.before[pk(j, i)] = ji
+				}
+			} else if i == j || tl.co[pk(j, i)] == 0 {
+				r.err = errCache // a pair is listed by its lower skill first
+			}
+		}
+		tl.neighbors[i] = js
+	}
+	prev := -1
+	tl.others = make([]int32, r.count(1))
+	for x := range tl.others {
+		d := r.n()
+		prev += d
+		if d == 0 || prev >= runs {
+			r.err = errCache
+		}
+		tl.others[x] = int32(prev)
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.err = errCache
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return tl, nil
+}

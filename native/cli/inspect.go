@@ -311,7 +311,11 @@ func runLearned(c *ctx, path, statePath string, g *graphs.Graph, jsonOut bool) e
 		index[s.Name] = i
 	}
 	rep := learnedReport{Artifact: path, State: statePath, Edges: g.NumEdges(), Learned: []learnedEdge{}, MinReporters: builder.MinReporters}
-	for _, ev := range builder.LearnedFrom(st, func(int, int) bool { return true }) {
+	learned, err := builder.LearnedFrom(st, func(int, int) bool { return true })
+	if err != nil {
+		return fmt.Errorf("inspect --learned: %s: %w", statePath, err)
+	}
+	for _, ev := range learned {
 		if !ev.Counted {
 			if ev.Source < ev.Target { // a pair, not each of its directions
 				rep.Uncounted++

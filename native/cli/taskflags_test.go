@@ -88,8 +88,12 @@ func TestNoTaskText(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if kept := st.Traces[0].Task != ""; kept != tc.want {
-				t.Errorf("the build state keeps task %q", st.Traces[0].Task)
+			learned, err := st.Runs()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if kept := learned[0].Task != ""; kept != tc.want {
+				t.Errorf("the build state keeps task %q", learned[0].Task)
 			}
 			// A change of the memory's options alone keeps the update incremental.
 			r = mustRun(t, "update", out, "--traces", runs, "-o", filepath.Join(dir, tc.name+"-2.skg"), "--task-min-runs", "4", "--quiet")

@@ -94,296 +94,6 @@ func BuildMemory(runs []PastRun, opt MemoryOptions) (*graphs.Memory, MemoryStats
 	return newMemCorpus(runs).build(opt.orDefaults(), nil)
 }
 
-// memCorpus is runs read once for any number of memories of them: each distinct task text
-// tokenized once into term ids, each run's tool set identified once. FitMemory builds six
-// memories of the same runs (all of them, then each fold's rest) from one corpus.
-type memCorpus struct {
-	noTask int
-	vocab  []string  // term id → term, in the order first seen
-	texts  [][]int32 // text id → its term ids in order, repeats kept
-	uniq   [][]int32 // text id → its distinct term ids
-	sets   []corpusSet
-}
-
-// corpusSet is one tool set (failed runs apart) of a corpus; sets are in setKey order, the
-// order of their documents.
-type corpusSet struct {
-	skills []int
-	failed bool
-	tasks  []corpusTask // its distinct trusted task texts, in the order first seen
-	rep    []int32      // per reporter, in the order first seen: the text id of its newest task
-	repBy  []int32      // per reporter, its id in the corpus
-}
-
-// corpusTask is one distinct task text of a set and the (ascending) indices of the runs that
-// asked it.
-type corpusTask struct {
-	text int32
-	runs []int32
-}
-
-func newMemCorpus(runs []PastRun) *memCorpus {
-	c := &memCorpus{}
-	textID := map[string]int32{}
-	termID := map[string]int32{}
-	repID := map[string]int32{}
-	text := func(task string) int32 {
-		id, ok := textID[task]
-		if !ok {
-			id = int32(len(c.texts))
-			textID[task] = id
-			var terms, uniq []int32
-			seen := map[int32]bool{}
-			eachTerm(task, func(t string) {
-				tid, ok := termID[t]
-				if !ok {
-					tid = int32(len(c.vocab))
-					termID[t] = tid
-					c.vocab = append(c.vocab, t)
-				}
-				terms = append(terms, tid)
-				if !seen[tid] {
-					seen[tid] = true
-					uniq = append(uniq, tid)
-				}
-			})
-			c.texts, c.uniq = append(c.texts, terms), append(c.uniq, uniq)
-		}
-		return id
-	}
-	type building struct {
-		set   corpusSet
-		task  map[int32]int  // text id → index in set.tasks
-		rep   map[string]int // reporter → index in set.rep
-		order int
-	}
-	sets := map[string]*building{}
-	var ids []int
-	for i, r := range runs {
-		task := strings.TrimSpace(r.Task)
-		if task == "" || len(r.Skills) == 0 {
-			c.noTask++
-			continue
-		}
-		ids = append(ids[:0], r.Skills...)
-		slices.Sort(ids)
-		ids = slices.Compact(ids)
-		key := setKey(ids, r.Failed)
-		s := sets[key]
-		if s == nil {
-			s = &building{set: corpusSet{skills: slices.Clone(ids), failed: r.Failed}, task: map[int32]int{}, rep: map[string]int{}}
-			sets[key] = s
-		}
-		t := text(task)
-		if r.Reporter != "" {
-			k, ok := s.rep[r.Reporter]
-			if !ok {
-				k = len(s.set.rep)
-				s.rep[r.Reporter] = k
-				who, ok := repID[r.Reporter]
-				if !ok {
-					who = int32(len(repID))
-					repID[r.Reporter] = who
-				}
-				s.set.rep, s.set.repBy = append(s.set.rep, 0), append(s.set.repBy, who)
-			}
-			s.set.rep[k] = t
-			continue
-		}
-		k, ok := s.task[t]
-		if !ok {
-			k = len(s.set.tasks)
-			s.task[t] = k
-			s.set.tasks = append(s.set.tasks, corpusTask{text: t})
-		}
-		s.set.tasks[k].runs = append(s.set.tasks[k].runs, int32(i))
-	}
-	keys := make([]string, 0, len(sets))
-	for k := range sets {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	c.sets = make([]corpusSet, len(keys))
-	for i, k := range keys {
-		c.sets[i] = sets[k].set
-	}
-	return c
-}
-
-// build makes the memory of the corpus's runs but those out marks (trusted runs only; nil: none
-// left out), as BuildMemory says.
-func (c *memCorpus) build(opt MemoryOptions, out []bool) (*graphs.Memory, MemoryStats) {
-	st := MemoryStats{NoTask: c.noTask}
-	type keptTask struct {
-		text int32
-		runs int
-		last int32
-	}
-	type doc struct {
-		set   *corpusSet
-		tasks []keptTask // newest first
-		rep   bool       // its reporters are admitted
-		runs  int
-	}
-	var docs []doc
-	textKept := make([]bool, len(c.texts))
-	var cand []keptTask
-	for i := range c.sets {
-		s := &c.sets[i]
-		cand = cand[:0]
-		for _, t := range s.tasks {
-			n, last := len(t.runs), int32(-1)
-			for k := len(t.runs) - 1; k >= 0; k-- {
-				if out != nil && out[t.runs[k]] {
-					n--
-				} else if last < 0 {
-					last = t.runs[k]
-				}
-			}
-			if n > 0 {
-				cand = append(cand, keptTask{t.text, n, last})
-			}
-		}
-		if len(cand) == 0 && len(s.rep) == 0 {
-			continue // no run of the set is in this memory
-		}
-		slices.SortFunc(cand, func(a, b keptTask) int { return int(b.last - a.last) })
-		d := doc{set: s}
-		for j, t := range cand {
-			if j >= opt.PerSet {
-				st.Capped += t.runs
-				continue
-			}
-			d.tasks = append(d.tasks, t)
-			d.runs += t.runs
-			textKept[t.text] = true
-		}
-		if len(s.rep) >= opt.MinReporters {
-			d.rep = true
-			d.runs += len(s.rep)
-		} else {
-			st.Unagreed += len(s.rep)
-		}
-		docs = append(docs, d)
-	}
-
-	// The privacy rule's tally: distinct trusted texts and distinct reporters per term.
-	nt := len(c.vocab)
-	texts := make([]int32, nt)
-	seen := make([]bool, nt) // the term is in a kept text or an admitted reporter's task
-	for t, kept := range textKept {
-		if kept {
-			for _, term := range c.uniq[t] {
-				texts[term]++
-				seen[term] = true
-			}
-		}
-	}
-	reps := make([]int32, nt)
-	type termRep struct{ term, rep int32 }
-	var repSeen map[termRep]bool
-	for _, d := range docs {
-		if !d.rep {
-			continue
-		}
-		if repSeen == nil {
-			repSeen = map[termRep]bool{}
-		}
-		for k, t := range d.set.rep {
-			for _, term := range c.uniq[t] {
-				seen[term] = true
-				if key := (termRep{term, d.set.repBy[k]}); !repSeen[key] {
-					repSeen[key] = true
-					reps[term]++
-				}
-			}
-		}
-	}
-	keep := make([]bool, nt)
-	all := 0
-	for term := range nt {
-		if !seen[term] {
-			continue
-		}
-		all++
-		n := int(texts[term])
-		if r := int(reps[term]); r >= opt.MinReporters {
-			n += r
-		}
-		if n >= opt.MinRuns {
-			keep[term] = true
-			st.TermsKept++
-		}
-	}
-	st.TermsDropped = all - st.TermsKept
-
-	m := &graphs.Memory{K1: 1.2, B: 0.75, Depth: memDepth}
-	post := make([][]graphs.Posting, nt)
-	tf := make([]float32, nt)
-	var touched []int32
-	var total float64
-	for _, d := range docs {
-		touched = touched[:0]
-		add := func(term int32) {
-			if tf[term] == 0 {
-				touched = append(touched, term)
-			}
-			tf[term]++
-		}
-		for _, t := range d.tasks {
-			for _, term := range c.texts[t.text] {
-				if keep[term] {
-					add(term)
-				}
-			}
-		}
-		if d.rep {
-			for _, t := range d.set.rep {
-				for _, term := range c.uniq[t] {
-					if keep[term] {
-						add(term) // a reporter's task counts a term once
-					}
-				}
-			}
-		}
-		if len(touched) == 0 || d.runs == 0 {
-			continue
-		}
-		doc := uint32(len(m.Docs))
-		var length float32 // a sum of whole numbers: exact, in any order
-		for _, term := range touched {
-			post[term] = append(post[term], graphs.Posting{Doc: doc, TF: tf[term]})
-			length += tf[term]
-			tf[term] = 0
-		}
-		ids := make([]uint32, len(d.set.skills))
-		for i, id := range d.set.skills {
-			ids[i] = uint32(id)
-		}
-		m.Docs = append(m.Docs, graphs.MemoryDoc{Len: length, Runs: d.runs, Failed: d.set.failed, Skills: ids})
-		m.Runs += d.runs
-		total += float64(length)
-	}
-	if len(m.Docs) == 0 {
-		return nil, st
-	}
-	m.AvgDL = float32(total / float64(len(m.Docs)))
-	var terms []int32
-	for term := range nt {
-		if len(post[term]) > 0 {
-			terms = append(terms, int32(term))
-		}
-	}
-	slices.SortFunc(terms, func(a, b int32) int { return strings.Compare(c.vocab[a], c.vocab[b]) })
-	m.Terms = make([]string, len(terms))
-	m.Postings = make([][]graphs.Posting, len(terms))
-	for i, term := range terms {
-		m.Terms[i], m.Postings[i] = c.vocab[term], post[term] // documents were added in ascending order
-	}
-	st.Runs, st.Sets = m.Runs, len(m.Docs)
-	return m, st
-}
-
 // setKey identifies a tool set (ascending ids) and whether its runs failed.
 func setKey(ids []int, failed bool) string {
 	var b strings.Builder
@@ -659,69 +369,127 @@ func (m *memVotes) voters() []vote {
 	return m.list
 }
 
-// FitMemory makes the memory of past tasks of runs (BuildMemory) for g, an artifact without
-// one, and calibrates its fusion weight on held-out runs, as the edges are calibrated on probes:
-// at most memHeldOut trusted successful runs with a task, in memFolds folds, are each asked of
-// g's engine and of a memory of the runs outside their fold, and the weight of memWeights under
-// which the most of them find their whole tool set in the first 10 wins (the smallest on a tie,
-// so memory speaks only where it helps). Where past tasks recur in other words that is a high
-// weight; where they do not, 0: the memory is kept, and silent. Reported runs are never held out,
-// so a reporter cannot steer the weight.
+// FitMemory makes the memory of past tasks of the corpus's runs (BuildMemory) for g, an artifact
+// without one, and calibrates its fusion weight on held-out runs, as the edges are calibrated on
+// probes: at most memHeldOut trusted successful runs with a task, in memFolds folds, are each
+// asked of g's engine and of a memory of the runs outside their fold, and the weight of
+// memWeights under which the most of them find their whole tool set in the first 10 wins (the
+// smallest on a tie, so memory speaks only where it helps). Where past tasks recur in other words
+// that is a high weight; where they do not, 0: the memory is kept, and silent. Reported runs are
+// never held out, so a reporter cannot steer the weight. taskOf returns the task text of run i
+// (as MemoryCorpus.Add numbered it), which a held-out run is asked with.
 //
 // g is art without a memory, decoded: the graph whose answers the memory's votes are added to.
-func FitMemory(art *graphs.Artifact, g *graphs.Graph, runs []PastRun, opt MemoryOptions) (*graphs.Memory, MemoryStats, error) {
+func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, taskOf func(run int) (string, error), opt MemoryOptions) (*graphs.Memory, MemoryStats, error) {
 	opt = opt.orDefaults()
-	corpus := newMemCorpus(runs)
-	m, st := corpus.build(opt, nil)
+	c := &corpus.c
+	c.sort()
+	m, st, main := c.buildAll(opt, nil, true)
 	if m == nil {
 		return nil, st, nil
 	}
-	// Each fold's memory is read from an artifact of the library alone, as a host reads one.
-	bare := graphs.Artifact{Skills: art.Skills, Lexicon: art.Lexicon}
-	var cand []int
-	for i, r := range runs {
-		if r.Reporter == "" && !r.Failed && len(r.Skills) > 0 && strings.TrimSpace(r.Task) != "" {
-			cand = append(cand, i)
+	// The candidates to hold out, in the order of the runs: the trusted runs of successful sets.
+	var cand []int32
+	setOf := map[int32]int{} // held-out run → its set
+	for i := range c.sets {
+		if c.sets[i].failed {
+			continue
+		}
+		for _, t := range c.sets[i].tasks {
+			cand = append(cand, t.runs...)
 		}
 	}
+	slices.Sort(cand)
 	step := max(1, (len(cand)+memHeldOut-1)/memHeldOut)
-	var held []int
+	var held []int32
 	for k := 0; k < len(cand); k += step {
 		held = append(held, cand[k])
+		setOf[cand[k]] = -1
 	}
+	for i := range c.sets {
+		if c.sets[i].failed {
+			continue
+		}
+		for _, t := range c.sets[i].tasks {
+			for _, r := range t.runs {
+				if _, ok := setOf[r]; ok {
+					setOf[r] = i
+				}
+			}
+		}
+	}
+	runs := make([]PastRun, len(held))
+	for k, r := range held {
+		task, err := taskOf(int(r))
+		if err != nil {
+			return nil, st, err
+		}
+		runs[k] = PastRun{Task: task, Skills: c.sets[setOf[r]].skills}
+	}
+	// The terms each fold's held-out runs look up, as a query analyzes them: a fold's index
+	// holds those alone (memCorpus.foldIndex).
 	e := New(g)
+	need := make([][]int32, memFolds)
+	{
+		want := map[string][]int{}
+		sc := e.getScratch()
+		for k := range held {
+			for _, tk := range e.analyze(sc, runs[k].Task) {
+				if f := k % memFolds; !slices.Contains(want[tk.text], f) {
+					want[tk.text] = append(want[tk.text], f)
+				}
+			}
+		}
+		e.putScratch(sc)
+		for id, w := range c.vocab {
+			for _, f := range want[w] {
+				need[f] = append(need[f], int32(id))
+			}
+		}
+	}
+	// The folds' indexes, two at a time.
+	idx := make([]*recallIndex, memFolds)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, min(runtime.GOMAXPROCS(0), memFolds)))
+	for f := range memFolds {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out := make([]bool, c.next)
+			var affected []int32
+			for k := f; k < len(held); k += memFolds {
+				out[held[k]] = true
+				affected = append(affected, int32(setOf[held[k]]))
+			}
+			slices.Sort(affected)
+			fi, ok := c.foldIndex(opt, main, m, out, slices.Compact(affected), need[f])
+			if !ok {
+				if fm, _ := c.build(opt, out); fm != nil {
+					fi = recallIndexOf(fm)
+				}
+			}
+			idx[f] = fi
+		}()
+	}
+	wg.Wait()
 	type ask struct {
 		idx *recallIndex
 		run int
 	}
 	var asks []ask
-	out := make([]bool, len(runs))
 	for f := range memFolds {
-		clear(out)
-		var fold []int
-		for k := f; k < len(held); k += memFolds {
-			fold = append(fold, held[k])
-			out[held[k]] = true
-		}
-		fm, _ := corpus.build(opt, out)
-		if fm == nil {
+		if idx[f] == nil {
 			continue
 		}
-		bare.Memory = fm
-		fg, err := decoded(&bare)
-		if err != nil {
-			return nil, st, err
-		}
-		idx := memoryOf(fg)
-		for _, i := range fold {
-			asks = append(asks, ask{idx, i})
+		for k := f; k < len(held); k += memFolds {
+			asks = append(asks, ask{idx[f], k})
 		}
 	}
 	// The held-out runs are asked on every core: each worker adds up hits of its own, and the
 	// sums do not depend on which worker asked what.
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(asks)/32))
 	tallies := make([][]int, workers)
-	var wg sync.WaitGroup
 	for w := range workers {
 		tallies[w] = make([]int, len(memWeights))
 		wg.Add(1)
@@ -750,13 +518,46 @@ func FitMemory(art *graphs.Artifact, g *graphs.Graph, runs []PastRun, opt Memory
 	return m, st, nil
 }
 
-// decoded is a encoded and decoded again.
-func decoded(a *graphs.Artifact) (*graphs.Graph, error) {
-	data, err := graphs.Encode(a)
-	if err != nil {
-		return nil, err
+// recallIndexOf is memoryOf of an artifact whose memory is m, without encoding one: the same
+// values, from the same float32 fields the artifact would hold.
+func recallIndexOf(m *graphs.Memory) *recallIndex {
+	nd, nt := len(m.Docs), len(m.Terms)
+	if nd == 0 {
+		return nil
 	}
-	return graphs.Decode(data)
+	r := &recallIndex{weight: float64(m.Weight), depth: m.Depth, terms: m.Terms,
+		off: make([]int32, nt+1), runs: make([]int32, nd), failed: make([]bool, nd), soff: make([]int32, nd+1)}
+	norm := make([]float64, nd)
+	k1, b, avg := float64(m.K1), float64(m.B), max(float64(m.AvgDL), 1e-9)
+	total := 0
+	for d := range m.Docs {
+		total += len(m.Docs[d].Skills)
+	}
+	r.skills = make([]int32, 0, total)
+	for d, doc := range m.Docs {
+		norm[d] = k1 * (1 - b + b*float64(doc.Len)/avg)
+		r.runs[d], r.failed[d] = int32(doc.Runs), doc.Failed
+		for _, id := range doc.Skills {
+			r.skills = append(r.skills, int32(id))
+		}
+		r.soff[d+1] = int32(len(r.skills))
+	}
+	np := 0
+	for _, ps := range m.Postings {
+		np += len(ps)
+	}
+	r.doc, r.imp = make([]int32, 0, np), make([]float64, 0, np)
+	for t, ps := range m.Postings {
+		r.off[t+1] = r.off[t] + int32(len(ps))
+		df := float64(len(ps))
+		idf := math.Log(1 + (float64(nd)-df+0.5)/(df+0.5))
+		for _, p := range ps {
+			tf := float64(p.TF)
+			r.doc = append(r.doc, int32(p.Doc))
+			r.imp = append(r.imp, idf*tf*(k1+1)/(tf+norm[p.Doc]))
+		}
+	}
+	return r
 }
 
 // calibrate adds to hits[w], for each weight w of memWeights, whether run r's whole tool set is
@@ -795,14 +596,16 @@ func (e *Engine) calibrate(idx *recallIndex, r PastRun, hits []int) {
 	for _, v := range votes {
 		vote[v.id] = v.score / norm
 	}
-	cs := make([]candidate, len(ids))
+	// The first 10 under each weight: better is a total order, so the 10 a bounded heap keeps
+	// are the first 10 of the sorted list, whatever order they come in.
+	top := topCandidates{k: 10, h: make([]candidate, 0, 10)}
 	for w, beta := range memWeights {
-		for k, id := range ids {
-			cs[k] = candidate{id, score[id] + beta*vote[id]}
+		top.h = top.h[:0]
+		for _, id := range ids {
+			top.offer(candidate{id, score[id] + beta*vote[id]})
 		}
-		sortCandidates(cs)
 		found := 0
-		for _, c := range cs[:min(10, len(cs))] {
+		for _, c := range top.h {
 			found += b2i(gold[c.id])
 		}
 		hits[w] += b2i(found == len(gold))

@@ -314,6 +314,98 @@ func TestMemoryFolds(t *testing.T) {
 	}
 }
 
+// TestMemoryFoldPatch: a fold's memory made from the build of every run (memCorpus.fold) is the
+// memory build makes without the fold's runs, with caps, reporters and thresholds; and the patch
+// does not give up on every fold.
+func TestMemoryFoldPatch(t *testing.T) {
+	patched := 0
+	for _, tc := range []struct {
+		name string
+		seed uint64
+		opt  MemoryOptions
+	}{
+		{"defaults", 1, MemoryOptions{}},
+		{"small cap", 2, MemoryOptions{PerSet: 2}},
+		{"cap 1, min runs 2", 3, MemoryOptions{PerSet: 1, MinRuns: 2}},
+		{"min runs 6", 4, MemoryOptions{MinRuns: 6}},
+		{"one reporter agrees", 5, MemoryOptions{MinReporters: 1, PerSet: 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := tc.opt.orDefaults()
+			runs := memoryRuns(1200, 50, 30, tc.seed)
+			c := newMemCorpus(runs)
+			_, _, main := c.buildAll(opt, nil, true)
+			setOf := map[int]int{}
+			for i := range c.sets {
+				for _, task := range c.sets[i].tasks {
+					for _, r := range task.runs {
+						setOf[int(r)] = i
+					}
+				}
+			}
+			for f, every := range []int{3, 7, 11, 29, 97, 300} {
+				out := make([]bool, len(runs))
+				var affected []int32
+				for r := f; r < len(runs); r += every {
+					if i, ok := setOf[r]; ok {
+						out[r] = true
+						affected = append(affected, int32(i))
+					}
+				}
+				slices.Sort(affected)
+				got, ok := c.fold(opt, main, out, slices.Compact(affected))
+				if !ok {
+					continue
+				}
+				patched++
+				want, _ := c.build(opt, out)
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("every %d: the patched fold differs from its build (-build +patched):\n%s", every, diff)
+				}
+				// The fold's index for some terms holds what the whole fold's index holds for them.
+				var need []int32
+				for term := range c.vocab {
+					if term%3 != every%3 {
+						need = append(need, int32(term))
+					}
+				}
+				mainMem, _ := c.build(opt, nil)
+				fi, ok := c.foldIndex(opt, main, mainMem, out, slices.Compact(affected), need)
+				if !ok {
+					t.Fatalf("every %d: the fold patched, its index not", every)
+				}
+				wi := recallIndexOf(want)
+				if !slices.Equal(fi.runs, wi.runs) || !slices.Equal(fi.failed, wi.failed) || !slices.Equal(fi.soff, wi.soff) || !slices.Equal(fi.skills, wi.skills) {
+					t.Fatalf("every %d: the fold's index has other documents than its memory", every)
+				}
+				inIndex := 0
+				for _, term := range need {
+					w := wi.find(c.vocab[term])
+					f := fi.find(c.vocab[term])
+					if (w < 0) != (f < 0) {
+						t.Fatalf("every %d: term %q in the memory's index %v, in the fold's %v", every, c.vocab[term], w >= 0, f >= 0)
+					}
+					if w < 0 {
+						continue
+					}
+					inIndex++
+					if !slices.Equal(wi.doc[wi.off[w]:wi.off[w+1]], fi.doc[fi.off[f]:fi.off[f+1]]) ||
+						!slices.Equal(wi.imp[wi.off[w]:wi.off[w+1]], fi.imp[fi.off[f]:fi.off[f+1]]) {
+						t.Fatalf("every %d: term %q: postings differ", every, c.vocab[term])
+					}
+				}
+				if inIndex == 0 || len(fi.terms) != inIndex {
+					t.Fatalf("every %d: %d of the terms asked in the index, the fold's index holds %d", every, inIndex, len(fi.terms))
+				}
+			}
+		})
+	}
+	t.Logf("%d of 30 folds patched", patched)
+	if patched < 10 {
+		t.Errorf("%d of 30 folds patched, want most", patched)
+	}
+}
+
 // memoryEngine is an engine over skills skills whose memory holds n runs of memoryRuns over
 // flows workflows, with the fusion weight 1, and the task texts of other runs of the same
 // workflows to query it with.

@@ -114,7 +114,7 @@ func (l *Loop) run(j *job) error {
 		opt := j.cur.state.Options()
 		l.taskOptions(&opt)
 		if reason := j.cur.state.Reusable(j.cur.state.Skills, opt); reason != "" {
-			j.full, j.reason, j.traces = true, reason, append(slices.Clip(j.cur.state.Traces), j.traces...)
+			j.full, j.reason, j.traces = true, reason, append(slices.Clip(runsOf(j.cur.state)), j.traces...)
 		} else {
 			res, err := builder.Build(l.ctx, builder.Input{Runs: j.traces, Previous: j.cur.state, Old: j.cur.data, State: true,
 				Options: &opt, Embedder: builder.BuiltinEmbedder})
@@ -209,7 +209,7 @@ func (l *Loop) install(data []byte, st *builder.State, catHash string, n int) (*
 	m := meta{Graph: fmt.Sprintf("%x", sha256.Sum256(data)), Catalog: catHash, Traces: n, Built: time.Now().UTC().Truncate(time.Second)}
 	c := &current{graph: g, engine: engine.New(g), data: data, stateRaw: stateRaw, state: st, meta: m,
 		metaRaw: encodeMeta(m), learned: n, prefix: true}
-	c.fromUse = countFromUse(g, st.Traces)
+	c.fromUse = countFromUse(g, runsOf(st))
 	if old := l.cur.Load(); old != nil {
 		if err := writeTrio(filepath.Join(l.dir, PrevFile), old.data, old.stateRaw, old.metaRaw); err != nil {
 			return nil, err
@@ -265,12 +265,13 @@ func (l *Loop) loadGraph() (*current, error) {
 		return nil, err
 	}
 	if c.state != nil {
-		c.learned = len(c.state.Traces)
-		c.prefix = len(c.state.Traces) <= len(l.traces)
-		for i := 0; c.prefix && i < len(c.state.Traces); i++ {
-			c.prefix = c.state.Traces[i].Key() == l.traces[i].Key()
+		runs := runsOf(c.state)
+		c.learned = len(runs)
+		c.prefix = len(runs) <= len(l.traces)
+		for i := 0; c.prefix && i < len(runs); i++ {
+			c.prefix = runs[i].Key() == l.traces[i].Key()
 		}
-		c.fromUse = countFromUse(c.graph, c.state.Traces)
+		c.fromUse = countFromUse(c.graph, runs)
 	} else if c.meta.Graph != "" {
 		c.learned = min(c.meta.Traces, len(l.traces))
 	}
@@ -299,7 +300,11 @@ func readTrio(path string) (*current, []string, error) {
 	c := &current{graph: g, engine: engine.New(g), data: data}
 	var problems []string
 	if raw, err := os.ReadFile(path + builder.StateSuffix); err == nil {
-		switch st, err := builder.DecodeState(raw); {
+		st, err := builder.DecodeState(raw)
+		if err == nil {
+			_, err = st.Runs() // decoded once here: the loop reads them on every build
+		}
+		switch {
 		case err != nil:
 			problems = append(problems, fmt.Sprintf("%s: %v; the next update is a full build", path+builder.StateSuffix, err))
 		case st.Artifact != sum:
@@ -319,4 +324,11 @@ func readTrio(path string) (*current, []string, error) {
 		}
 	}
 	return c, problems, nil
+}
+
+// runsOf is the runs a build state learned from. A state the loop holds had them decoded when
+// it was read (readTrio) or made by a build that had them, so they are at hand.
+func runsOf(st *builder.State) []builder.Trace {
+	runs, _ := st.Runs()
+	return runs
 }

@@ -434,8 +434,12 @@ func TestRecordNoTaskText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(st.Traces) != 3 || st.Traces[0].Task != "" {
-		t.Errorf("build state traces %+v", st.Traces)
+	runs, err := st.Runs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 3 || runs[0].Task != "" {
+		t.Errorf("build state traces %+v", runs)
 	}
 	if o := st.Options(); !o.NoTaskText {
 		t.Error("the graph was built with task text")

@@ -84,7 +84,7 @@ func (l *Loop) learned() []learnedEdge {
 	}
 	var out []learnedEdge
 	g := c.graph
-	learnedEdges(g, c.state.Traces, func(i, e, runs int) {
+	learnedEdges(g, runsOf(c.state), func(i, e, runs int) {
 		out = append(out, learnedEdge{From: g.Name(i), To: g.Name(g.Target(e)), Weight: g.Weight(e),
 			State: g.State(e).String(), Type: g.Type(e).String(), Runs: runs})
 	})

@@ -79,7 +79,7 @@ func learnedBy(c *current) int {
 	case c == nil:
 		return 0
 	case c.state != nil:
-		return len(c.state.Traces)
+		return c.state.NumRuns()
 	}
 	return c.meta.Traces
 }

@@ -186,8 +186,9 @@ func memorySection(b *strings.Builder, r *bench.Report, c *config) {
 	p("them (the last column). Then artifact bytes, and, as in the incremental-update section, `caskg update` of the\n")
 	p("build with %s runs by the %s new ones against a full build (%s, median; the artifacts byte-identical).\n",
 		mdspan.Count(u.OldRuns), mdspan.Count(u.NewRuns), rounds(len(u.Full.Rounds)))
-	p("The update recomputes the runs' statistics over every run (the `features` stage, as large as in the full\n")
-	p("build) and the memory, whose calibration depends on all runs: those two bound it from below.\n\n")
+	p("The build state keeps what the runs add up to and the memory's corpus, so the update reads only the new runs;\n")
+	p("what it redoes over all of them is what every new run moves: the runs' prior and channel, the memory and its\n")
+	p("calibration (1,000 held-out runs asked of the new graph; each fold's memory patched from the whole one).\n\n")
 	b.WriteString(r.MemoryTable())
 	b.WriteString("\n")
 	b.WriteString(r.MemorySizeTable())

@@ -1,0 +1,253 @@
+package engine
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"strings"
+
+	"github.com/caskg/caskg/graphs/errtext"
+)
+
+// MemoryCorpus is the runs a memory of past tasks is made from, read once: each distinct task
+// text as term ids, each run's tool set. A build keeps it in its state (AppendBinary), so that
+// an update adds its new runs (Add) rather than reading every run's text again; FitMemory makes
+// the memory from it. A corpus read back holds no task text, only its terms and a hash of it.
+type MemoryCorpus struct{ c memCorpus }
+
+// NewMemoryCorpus returns an empty corpus.
+func NewMemoryCorpus() *MemoryCorpus {
+	return &MemoryCorpus{}
+}
+
+// Add reads run r, numbered run (the numbers increase with every call: the order of the runs,
+// which decides the newest of a tool set's tasks). taskOf returns the task text of an earlier
+// run: a corpus read back (DecodeMemoryCorpus) asks it for the text of a run whose task has the
+// hash of r's, so that two texts are one only when they are equal.
+func (mc *MemoryCorpus) Add(r PastRun, run int, taskOf func(run int) (string, error)) error {
+	if run < mc.c.next {
+		return errors.New("engine: memory corpus: runs out of order")
+	}
+	return mc.c.add(r, run, taskOf)
+}
+
+// Runs is the number after the last run added: a run added next is numbered at least that.
+func (mc *MemoryCorpus) Runs() int { return mc.c.next }
+
+// corpusVersion starts a corpus's bytes: a corpus of another layout is not read.
+const corpusVersion = 1
+
+// AppendBinary appends the corpus's bytes to b. The layout, in uvarints (u) and little-endian
+// 64-bit hashes (h); a list is its length followed by its items:
+//
+//	u version, u next run, u runs without a task
+//	vocab: list of (u length, bytes)
+//	reporters: list of (u length, bytes)
+//	texts: list of (h hash, u first run, list of u term)
+//	sets: list of (list of u skill, u failed, tasks: list of (u text, list of u run − previous
+//	      run), reporters: list of (u text, u reporter))
+func (mc *MemoryCorpus) AppendBinary(b []byte) []byte {
+	c := &mc.c
+	c.sort()
+	u := func(x int) { b = binary.AppendUvarint(b, uint64(x)) }
+	strs := func(xs []string) {
+		u(len(xs))
+		for _, s := range xs {
+			u(len(s))
+			b = append(b, s...)
+		}
+	}
+	u(corpusVersion)
+	u(c.next)
+	u(c.noTask)
+	strs(c.vocab)
+	strs(c.reporter)
+	u(len(c.texts))
+	for i, terms := range c.texts {
+		b = binary.LittleEndian.AppendUint64(b, c.hashes[i])
+		u(int(c.firstRun[i]))
+		u(len(terms))
+		for _, t := range terms {
+			u(int(t))
+		}
+	}
+	u(len(c.sets))
+	for i := range c.sets {
+		s := &c.sets[i]
+		u(len(s.skills))
+		for _, id := range s.skills {
+			u(id)
+		}
+		failed := 0
+		if s.failed {
+			failed = 1
+		}
+		u(failed)
+		u(len(s.tasks))
+		for _, t := range s.tasks {
+			u(int(t.text))
+			u(len(t.runs))
+			prev := int32(-1)
+			for _, r := range t.runs {
+				u(int(r - prev))
+				prev = r
+			}
+		}
+		u(len(s.rep))
+		for k := range s.rep {
+			u(int(s.rep[k]))
+			u(int(s.repBy[k]))
+		}
+	}
+	return b
+}
+
+// errCorpus is the error of corpus bytes that do not decode: a constant, so that the WebAssembly
+// module, which never decodes a corpus, carries no variable initialised for it.
+const errCorpus = corpusError("engine: memory corpus: corrupt")
+
+type corpusError string
+
+func (e corpusError) Error() string { return string(e) }
+
+// DecodeMemoryCorpus reads what AppendBinary wrote for a library of skills skills, checking
+// every length and id.
+func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
+	r := corpusReader{b: data}
+	if v := r.n(math.MaxInt32); r.err == nil && v != corpusVersion {
+		return nil, errors.New("engine: memory corpus: another layout (version " + errtext.Itoa(v) + ")")
+	}
+	mc := &MemoryCorpus{}
+	c := &mc.c
+	c.next = r.n(math.MaxInt32)
+	c.noTask = r.n(math.MaxInt32)
+	c.vocab = r.strs()
+	c.reporter = r.strs()
+	nt := r.count(10)
+	c.texts, c.uniq = make([][]int32, 0, nt), make([][]int32, 0, nt)
+	c.hashes, c.firstRun = make([]uint64, 0, nt), make([]int32, 0, nt)
+	var seen []int32 // per term: the last text that held it, + 1
+	if r.err == nil {
+		seen = make([]int32, len(c.vocab))
+	}
+	// Every text's terms, and then its distinct ones, in two arrays that the texts slice: one
+	// allocation each rather than two a text.
+	all, uniq := make([]int32, 0, len(r.b)/2), make([]int32, 0, len(r.b)/2)
+	for i := range nt {
+		if r.err != nil || len(r.b) < 8 {
+			r.err = errCorpus
+			break
+		}
+		c.hashes = append(c.hashes, binary.LittleEndian.Uint64(r.b))
+		r.b = r.b[8:]
+		c.firstRun = append(c.firstRun, int32(r.n(c.next-1)))
+		k := r.count(1)
+		from, ufrom := len(all), len(uniq)
+		for range k {
+			t := int32(r.n(len(c.vocab) - 1))
+			if r.err != nil {
+				break
+			}
+			all = append(all, t)
+			if seen[t] != int32(i)+1 {
+				seen[t] = int32(i) + 1
+				uniq = append(uniq, t)
+			}
+		}
+		c.texts, c.uniq = append(c.texts, all[from:len(all):len(all)]), append(c.uniq, uniq[ufrom:len(uniq):len(uniq)])
+	}
+	ns := r.count(4)
+	c.sets = make([]corpusSet, 0, ns)
+	for range ns {
+		if r.err != nil {
+			break
+		}
+		var s corpusSet
+		s.skills = make([]int, r.count(1))
+		for k := range s.skills {
+			s.skills[k] = r.n(skills - 1)
+			if k > 0 && s.skills[k] <= s.skills[k-1] && r.err == nil {
+				r.err = errCorpus
+			}
+		}
+		s.failed = r.n(1) == 1
+		s.tasks = make([]corpusTask, r.count(2))
+		for k := range s.tasks {
+			t := &s.tasks[k]
+			t.text = int32(r.n(len(c.texts) - 1))
+			t.runs = make([]int32, r.count(1))
+			prev := -1
+			for x := range t.runs {
+				prev += r.n(c.next)
+				if prev >= c.next && r.err == nil {
+					r.err = errCorpus
+				}
+				t.runs[x] = int32(prev)
+			}
+		}
+		nr := r.count(2)
+		s.rep, s.repBy = make([]int32, nr), make([]int32, nr)
+		for k := range nr {
+			s.rep[k] = int32(r.n(len(c.texts) - 1))
+			s.repBy[k] = int32(r.n(len(c.reporter) - 1))
+		}
+		c.sets = append(c.sets, s)
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.err = errCorpus
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	c.held = len(c.texts)
+	for i := 1; i < len(c.sets); i++ {
+		if strings.Compare(setKey(c.sets[i-1].skills, c.sets[i-1].failed), setKey(c.sets[i].skills, c.sets[i].failed)) >= 0 {
+			return nil, errCorpus // out of order, or a set twice
+		}
+	}
+	return mc, nil
+}
+
+// corpusReader reads a corpus's bytes; after the first error every read returns 0 and err
+// stays.
+type corpusReader struct {
+	b   []byte
+	err error
+}
+
+// n reads a uvarint of at most limit.
+func (r *corpusReader) n(limit int) int {
+	if r.err != nil {
+		return 0
+	}
+	x, k := binary.Uvarint(r.b)
+	if k <= 0 || limit < 0 || x > uint64(limit) {
+		r.err = errCorpus
+		return 0
+	}
+	r.b = r.b[k:]
+	return int(x)
+}
+
+// count reads the length of a list whose items take at least size bytes each, so that a corrupt
+// length cannot make a large allocation.
+func (r *corpusReader) count(size int) int {
+	return r.n(len(r.b) / size)
+}
+
+func (r *corpusReader) strs() []string {
+	k := r.count(1)
+	out := make([]string, 0, k)
+	for range k {
+		l := r.n(math.MaxInt32)
+		if r.err == nil && l > len(r.b) {
+			r.err = errCorpus
+		}
+		if r.err != nil {
+			return nil
+		}
+		out = append(out, string(r.b[:l]))
+		r.b = r.b[l:]
+	}
+	return out
+}

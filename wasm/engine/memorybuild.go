@@ -1,0 +1,750 @@
+package engine
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/caskg/caskg/graphs"
+)
+
+// Building the memory of past tasks from runs (BuildMemory, FitMemory): the code the builder
+// runs, apart from what a query reads (memory.go), so that changing it leaves the WebAssembly
+// module's code where it was.
+
+// memCorpus is runs read once for any number of memories of them: each distinct task text
+// tokenized once into term ids, each run's tool set identified once. FitMemory builds six
+// memories of the same runs (all of them, then each fold's rest) from one corpus, and a build
+// state keeps it (MemoryCorpus), so that an update reads only its new runs.
+type memCorpus struct {
+	noTask int
+	vocab  []string  // term id → term, in the order first seen
+	texts  [][]int32 // text id → its term ids in order, repeats kept
+	uniq   [][]int32 // text id → its distinct term ids
+	sets   []corpusSet
+	next   int // the index of the next run: runs are numbered in the order they came
+
+	// What Add needs to place a new run, made on its first call (index).
+	hashes   []uint64 // text id → textHash of the text
+	firstRun []int32  // text id → the first run that asked it
+	strs     []string // text id − held → the text: the texts added since the corpus was decoded
+	held     int      // the texts read back (DecodeMemoryCorpus), whose strings it does not hold
+	reporter []string // reporter id → its name
+	byHash   map[uint64][]int32
+	termID   map[string]int32
+	repID    map[string]int32
+	setID    map[string]int32 // setKey → index in sets
+	unsorted bool             // sets were added since they were last in setKey order
+}
+
+// corpusSet is one tool set (failed runs apart) of a corpus; sets are in setKey order, the
+// order of their documents.
+type corpusSet struct {
+	skills []int
+	failed bool
+	tasks  []corpusTask // its distinct trusted task texts, in the order first seen
+	rep    []int32      // per reporter, in the order first seen: the text id of its newest task
+	repBy  []int32      // per reporter, its id in the corpus
+}
+
+// corpusTask is one distinct task text of a set and the (ascending) indices of the runs that
+// asked it.
+type corpusTask struct {
+	text int32
+	runs []int32
+}
+
+func newMemCorpus(runs []PastRun) *memCorpus {
+	c := &memCorpus{}
+	for i, r := range runs {
+		c.add(r, i, nil) // texts are compared as strings: no run is read back
+	}
+	c.sort()
+	return c
+}
+
+// textHash is FNV-1a of a (trimmed) task text: a text's key in the corpus, checked against the
+// text itself before two runs are taken to share it.
+func textHash(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// index makes the maps add places runs with.
+func (c *memCorpus) index() {
+	if c.termID != nil {
+		return
+	}
+	c.termID = make(map[string]int32, len(c.vocab))
+	for i, t := range c.vocab {
+		c.termID[t] = int32(i)
+	}
+	c.byHash = make(map[uint64][]int32, len(c.hashes))
+	for i, h := range c.hashes {
+		c.byHash[h] = append(c.byHash[h], int32(i))
+	}
+	c.repID = make(map[string]int32, len(c.reporter))
+	for i, r := range c.reporter {
+		c.repID[r] = int32(i)
+	}
+	c.setID = make(map[string]int32, len(c.sets))
+	for i := range c.sets {
+		c.setID[setKey(c.sets[i].skills, c.sets[i].failed)] = int32(i)
+	}
+}
+
+// add reads run r, the run numbered at (at least every earlier run's number). taskOf returns
+// the task text of an earlier run, to tell two texts of one hash apart when the corpus holds no
+// texts (it was decoded); with the texts at hand it is not called.
+func (c *memCorpus) add(r PastRun, at int, taskOf func(run int) (string, error)) error {
+	c.index()
+	c.next = max(c.next, at+1)
+	task := strings.TrimSpace(r.Task)
+	if task == "" || len(r.Skills) == 0 {
+		c.noTask++
+		return nil
+	}
+	h := textHash(task)
+	t := int32(-1)
+	for _, id := range c.byHash[h] {
+		var same bool
+		if int(id) >= c.held {
+			same = c.strs[int(id)-c.held] == task
+		} else if taskOf != nil {
+			old, err := taskOf(int(c.firstRun[id]))
+			if err != nil {
+				return err
+			}
+			same = strings.TrimSpace(old) == task
+		}
+		if same {
+			t = id
+			break
+		}
+	}
+	if t < 0 {
+		t = int32(len(c.texts))
+		c.byHash[h] = append(c.byHash[h], t)
+		c.hashes, c.firstRun = append(c.hashes, h), append(c.firstRun, int32(at))
+		c.strs = append(c.strs, task)
+		var terms, uniq []int32
+		seen := map[int32]bool{}
+		eachTerm(task, func(w string) {
+			tid, ok := c.termID[w]
+			if !ok {
+				tid = int32(len(c.vocab))
+				c.termID[w] = tid
+				c.vocab = append(c.vocab, w)
+			}
+			terms = append(terms, tid)
+			if !seen[tid] {
+				seen[tid] = true
+				uniq = append(uniq, tid)
+			}
+		})
+		c.texts, c.uniq = append(c.texts, terms), append(c.uniq, uniq)
+	}
+	ids := slices.Clone(r.Skills)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	key := setKey(ids, r.Failed)
+	k, ok := c.setID[key]
+	if !ok {
+		k = int32(len(c.sets))
+		c.setID[key] = k
+		c.sets = append(c.sets, corpusSet{skills: ids, failed: r.Failed})
+		c.unsorted = true
+	}
+	s := &c.sets[k]
+	if r.Reporter != "" {
+		who, ok := c.repID[r.Reporter]
+		if !ok {
+			who = int32(len(c.reporter))
+			c.repID[r.Reporter] = who
+			c.reporter = append(c.reporter, r.Reporter)
+		}
+		if x := slices.Index(s.repBy, who); x >= 0 {
+			s.rep[x] = t
+		} else {
+			s.rep, s.repBy = append(s.rep, t), append(s.repBy, who)
+		}
+		return nil
+	}
+	for x := range s.tasks {
+		if s.tasks[x].text == t {
+			s.tasks[x].runs = append(s.tasks[x].runs, int32(at))
+			return nil
+		}
+	}
+	s.tasks = append(s.tasks, corpusTask{text: t, runs: []int32{int32(at)}})
+	return nil
+}
+
+// sort puts the sets in setKey order, the order of the memory's documents.
+func (c *memCorpus) sort() {
+	if !c.unsorted {
+		return
+	}
+	keys := make([]string, len(c.sets))
+	order := make([]int, len(c.sets))
+	for i := range c.sets {
+		keys[i], order[i] = setKey(c.sets[i].skills, c.sets[i].failed), i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
+	sets := make([]corpusSet, len(c.sets))
+	for i, k := range order {
+		sets[i] = c.sets[k]
+		if c.setID != nil {
+			c.setID[keys[k]] = int32(i)
+		}
+	}
+	c.sets, c.unsorted = sets, false
+}
+
+// build makes the memory of the corpus's runs but those out marks (trusted runs only; nil: none
+// left out), as BuildMemory says.
+func (c *memCorpus) build(opt MemoryOptions, out []bool) (*graphs.Memory, MemoryStats) {
+	m, st, _ := c.buildAll(opt, out, false)
+	return m, st
+}
+
+// keptTask is a task text a document keeps: the text, its runs and the newest of them.
+type keptTask struct {
+	text int32
+	runs int
+	last int32
+}
+
+// memDocBuild is a tool set's document as build chose it: the tasks it keeps (newest first),
+// whether its reporters are admitted, and its runs.
+type memDocBuild struct {
+	set   int32
+	tasks []keptTask
+	rep   bool
+	runs  int
+}
+
+// memBuild is what a build of every run decided, which a fold's memory (fold) starts from: the
+// documents, how many of them keep each text, the privacy rule's tallies, and each document's
+// term frequencies (tfOff[d]..tfOff[d+1] in tfTerm and tfVal; an empty span for a document left
+// out of the memory).
+type memBuild struct {
+	docs     []memDocBuild
+	docOf    []int32 // per set, its document, -1 for none
+	refs     []int32 // per text, the documents that keep it
+	texts    []int32 // per term, the kept texts that hold it
+	reps     []int32 // per term, the admitted reporters that used it
+	keep     []bool
+	tfOff    []int32
+	tfTerm   []int32
+	tfVal    []float32
+	memDocOf []int32   // per document, its index in the memory, -1 when left out
+	lens     []float32 // per document, its length (when in the memory)
+}
+
+// choose is set s's document without the runs out marks: its kept tasks, whether its
+// reporters are admitted, its runs and the runs the cap left out; ok false when no run of the
+// set is left. cand is scratch space.
+func (c *memCorpus) choose(opt MemoryOptions, i int, out []bool, cand []keptTask) (d memDocBuild, capped, unagreed int, ok bool, _ []keptTask) {
+	s := &c.sets[i]
+	cand = cand[:0]
+	for _, t := range s.tasks {
+		n, last := len(t.runs), int32(-1)
+		for k := len(t.runs) - 1; k >= 0; k-- {
+			if out != nil && out[t.runs[k]] {
+				n--
+			} else if last < 0 {
+				last = t.runs[k]
+			}
+		}
+		if n > 0 {
+			cand = append(cand, keptTask{t.text, n, last})
+		}
+	}
+	if len(cand) == 0 && len(s.rep) == 0 {
+		return d, 0, 0, false, cand // no run of the set is in this memory
+	}
+	slices.SortFunc(cand, func(a, b keptTask) int { return int(b.last - a.last) })
+	d.set = int32(i)
+	for j, t := range cand {
+		if j >= opt.PerSet {
+			capped += t.runs
+			continue
+		}
+		d.tasks = append(d.tasks, t)
+		d.runs += t.runs
+	}
+	if len(s.rep) >= opt.MinReporters {
+		d.rep = true
+		d.runs += len(s.rep)
+	} else {
+		unagreed += len(s.rep)
+	}
+	return d, capped, unagreed, true, cand
+}
+
+// docTF appends the term frequencies of document d under keep to terms and vals (tf is
+// scratch space, zero on return).
+func (c *memCorpus) docTF(d *memDocBuild, keep []bool, tf []float32, terms []int32, vals []float32) ([]int32, []float32) {
+	from := len(terms)
+	add := func(term int32) {
+		if tf[term] == 0 {
+			terms = append(terms, term)
+		}
+		tf[term]++
+	}
+	for _, t := range d.tasks {
+		for _, term := range c.texts[t.text] {
+			if keep[term] {
+				add(term)
+			}
+		}
+	}
+	if d.rep {
+		for _, t := range c.sets[d.set].rep {
+			for _, term := range c.uniq[t] {
+				if keep[term] {
+					add(term) // a reporter's task counts a term once
+				}
+			}
+		}
+	}
+	for _, term := range terms[from:] {
+		vals = append(vals, tf[term])
+		tf[term] = 0
+	}
+	return terms, vals
+}
+
+// buildAll is build, and with record what fold starts from.
+func (c *memCorpus) buildAll(opt MemoryOptions, out []bool, record bool) (*graphs.Memory, MemoryStats, *memBuild) {
+	c.sort() // documents in setKey order
+	st := MemoryStats{NoTask: c.noTask}
+	mb := &memBuild{docOf: make([]int32, len(c.sets)), refs: make([]int32, len(c.texts))}
+	var cand []keptTask
+	for i := range c.sets {
+		mb.docOf[i] = -1
+		d, capped, unagreed, ok, scratch := c.choose(opt, i, out, cand)
+		cand = scratch
+		st.Capped += capped
+		st.Unagreed += unagreed
+		if !ok {
+			continue
+		}
+		for _, t := range d.tasks {
+			mb.refs[t.text]++
+		}
+		mb.docOf[i] = int32(len(mb.docs))
+		mb.docs = append(mb.docs, d)
+	}
+
+	// The privacy rule's tally: distinct trusted texts and distinct reporters per term.
+	nt := len(c.vocab)
+	mb.texts = make([]int32, nt)
+	seen := make([]bool, nt) // the term is in a kept text or an admitted reporter's task
+	for t, refs := range mb.refs {
+		if refs > 0 {
+			for _, term := range c.uniq[t] {
+				mb.texts[term]++
+				seen[term] = true
+			}
+		}
+	}
+	mb.reps = make([]int32, nt)
+	type termRep struct{ term, rep int32 }
+	var repSeen map[termRep]bool
+	for _, d := range mb.docs {
+		if !d.rep {
+			continue
+		}
+		if repSeen == nil {
+			repSeen = map[termRep]bool{}
+		}
+		s := &c.sets[d.set]
+		for k, t := range s.rep {
+			for _, term := range c.uniq[t] {
+				seen[term] = true
+				if key := (termRep{term, s.repBy[k]}); !repSeen[key] {
+					repSeen[key] = true
+					mb.reps[term]++
+				}
+			}
+		}
+	}
+	mb.keep = make([]bool, nt)
+	all := 0
+	for term := range nt {
+		if !seen[term] {
+			continue
+		}
+		all++
+		if mb.kept(opt, term) {
+			mb.keep[term] = true
+			st.TermsKept++
+		}
+	}
+	st.TermsDropped = all - st.TermsKept
+
+	tf := make([]float32, nt)
+	mb.tfOff = make([]int32, 1, len(mb.docs)+1)
+	for k := range mb.docs {
+		mb.tfTerm, mb.tfVal = c.docTF(&mb.docs[k], mb.keep, tf, mb.tfTerm, mb.tfVal)
+		mb.tfOff = append(mb.tfOff, int32(len(mb.tfTerm)))
+	}
+	m := mb.assemble(c, nt, func(k int) ([]int32, []float32) {
+		return mb.tfTerm[mb.tfOff[k]:mb.tfOff[k+1]], mb.tfVal[mb.tfOff[k]:mb.tfOff[k+1]]
+	})
+	if m == nil {
+		return nil, st, nil
+	}
+	st.Runs, st.Sets = m.Runs, len(m.Docs)
+	if !record {
+		mb = nil
+	}
+	return m, st, mb
+}
+
+// kept reports whether term passes the privacy rule under the tallies of mb.
+func (mb *memBuild) kept(opt MemoryOptions, term int) bool {
+	n := int(mb.texts[term])
+	if r := int(mb.reps[term]); r >= opt.MinReporters {
+		n += r
+	}
+	return n >= opt.MinRuns
+}
+
+// assemble makes the memory of mb's documents, document k with the term frequencies tfOf(k)
+// (none: left out), and records which document became which; nil without any.
+func (mb *memBuild) assemble(c *memCorpus, nt int, tfOf func(k int) ([]int32, []float32)) *graphs.Memory {
+	m := &graphs.Memory{K1: 1.2, B: 0.75, Depth: memDepth}
+	// Each term's postings in one block of one array, counted first: appending to a slice per
+	// term was most of the cost of a fold's memory.
+	df := make([]int32, nt+1)
+	for k := range mb.docs {
+		if terms, _ := tfOf(k); len(terms) > 0 && mb.docs[k].runs > 0 {
+			for _, term := range terms {
+				df[term+1]++
+			}
+		}
+	}
+	for term := range nt {
+		df[term+1] += df[term]
+	}
+	all := make([]graphs.Posting, df[nt])
+	post := make([][]graphs.Posting, nt)
+	for term := range nt {
+		post[term] = all[df[term]:df[term]:df[term+1]]
+	}
+	var total float64
+	mb.memDocOf, mb.lens = make([]int32, len(mb.docs)), make([]float32, len(mb.docs))
+	for k := range mb.docs {
+		mb.memDocOf[k] = -1
+		d := &mb.docs[k]
+		terms, vals := tfOf(k)
+		if len(terms) == 0 || d.runs == 0 {
+			continue
+		}
+		doc := uint32(len(m.Docs))
+		mb.memDocOf[k] = int32(doc)
+		var length float32 // a sum of whole numbers: exact, in any order
+		for x, term := range terms {
+			post[term] = append(post[term], graphs.Posting{Doc: doc, TF: vals[x]})
+			length += vals[x]
+		}
+		mb.lens[k] = length
+		set := &c.sets[d.set]
+		ids := make([]uint32, len(set.skills))
+		for i, id := range set.skills {
+			ids[i] = uint32(id)
+		}
+		m.Docs = append(m.Docs, graphs.MemoryDoc{Len: length, Runs: d.runs, Failed: set.failed, Skills: ids})
+		m.Runs += d.runs
+		total += float64(length)
+	}
+	if len(m.Docs) == 0 {
+		return nil
+	}
+	m.AvgDL = float32(total / float64(len(m.Docs)))
+	var terms []int32
+	for term := range nt {
+		if len(post[term]) > 0 {
+			terms = append(terms, int32(term))
+		}
+	}
+	slices.SortFunc(terms, func(a, b int32) int { return strings.Compare(c.vocab[a], c.vocab[b]) })
+	m.Terms = make([]string, len(terms))
+	m.Postings = make([][]graphs.Posting, len(terms))
+	for i, term := range terms {
+		m.Terms[i], m.Postings[i] = c.vocab[term], post[term] // documents were added in ascending order
+	}
+	return m
+}
+
+// fold makes the memory build(opt, out) makes, from main, the record of the build of every
+// run, when out marks only trusted runs of the sets affected: only their documents, and those
+// holding a term whose privacy rule the left-out runs change, are made again. A term that the
+// rule would admit only without the left-out runs (the cap letting an older task in) sends it
+// back to build.
+func (c *memCorpus) fold(opt MemoryOptions, main *memBuild, out []bool, affected []int32) (*graphs.Memory, bool) {
+	docs, again, ok := c.foldDocs(opt, main, out, affected)
+	if !ok {
+		return nil, false
+	}
+	mb := &memBuild{docs: docs}
+	return mb.assemble(c, len(c.vocab), func(k int) ([]int32, []float32) {
+		if s, ok := again[int32(k)]; ok {
+			return s.terms, s.vals
+		}
+		return main.tfTerm[main.tfOff[k]:main.tfOff[k+1]], main.tfVal[main.tfOff[k]:main.tfOff[k+1]]
+	}), true
+}
+
+// tfSpan is a document's term frequencies: its kept terms and how often each occurs.
+type tfSpan struct {
+	terms []int32
+	vals  []float32
+}
+
+// foldDocs is the documents of a fold's memory (fold) and the term frequencies of those made
+// again; ok false when the fold must be built whole.
+func (c *memCorpus) foldDocs(opt MemoryOptions, main *memBuild, out []bool, affected []int32) ([]memDocBuild, map[int32]tfSpan, bool) {
+	nt := len(c.vocab)
+	docs := slices.Clone(main.docs)
+	docOf := main.docOf
+	changed := map[int32]bool{}
+	refs := map[int32]int32{} // texts whose count of keeping documents changed: the count now
+	ref := func(t int32) int32 {
+		if r, ok := refs[t]; ok {
+			return r
+		}
+		return main.refs[t]
+	}
+	var cand []keptTask
+	for _, i := range affected {
+		k := docOf[i]
+		if k < 0 {
+			return nil, nil, false // not a set with a left-out run: it had a document
+		}
+		for _, t := range main.docs[k].tasks {
+			refs[t.text] = ref(t.text) - 1
+		}
+		d, _, _, ok, scratch := c.choose(opt, int(i), out, cand)
+		cand = scratch
+		if !ok {
+			d = memDocBuild{set: i}
+		}
+		for _, t := range d.tasks {
+			refs[t.text] = ref(t.text) + 1
+		}
+		docs[k] = d
+		changed[k] = true
+	}
+	// The tallies of the terms of texts kept or dropped anew.
+	texts := map[int32]int32{}
+	for t, r := range refs {
+		was, now := main.refs[t] > 0, r > 0
+		if was == now {
+			continue
+		}
+		for _, term := range c.uniq[t] {
+			n, ok := texts[term]
+			if !ok {
+				n = main.texts[term]
+			}
+			if now {
+				n++
+			} else {
+				n--
+			}
+			texts[term] = n
+		}
+	}
+	keep := main.keep
+	var flipped []int32
+	for term, n := range texts {
+		m := int(n)
+		if r := int(main.reps[term]); r >= opt.MinReporters {
+			m += r
+		}
+		if now := m >= opt.MinRuns; now != main.keep[term] {
+			if now {
+				return nil, nil, false // a term kept only without the left-out runs: build it whole
+			}
+			flipped = append(flipped, term)
+		}
+	}
+	if len(flipped) > 0 {
+		keep = slices.Clone(main.keep)
+		for _, term := range flipped {
+			keep[term] = false
+		}
+	}
+	// The documents that hold a term no longer kept: every document of its postings.
+	if len(flipped) > 0 {
+		drop := make([]bool, nt)
+		for _, term := range flipped {
+			drop[term] = true
+		}
+		for k := range main.docs {
+			if changed[int32(k)] {
+				continue
+			}
+			for _, term := range main.tfTerm[main.tfOff[k]:main.tfOff[k+1]] {
+				if drop[term] {
+					changed[int32(k)] = true
+					break
+				}
+			}
+		}
+	}
+	tf := make([]float32, nt)
+	again := make(map[int32]tfSpan, len(changed))
+	for k := range changed {
+		terms, vals := c.docTF(&docs[k], keep, tf, nil, nil)
+		again[k] = tfSpan{terms, vals}
+	}
+	return docs, again, true
+}
+
+// foldIndex is recallIndexOf(fold(…)) for the query terms need (by term id) alone: the same
+// documents, lengths and idf, and the postings of those terms, which are all a fold's held-out
+// runs look up. Most of a memory's postings belong to terms none of them asks, and a fold
+// lays them out no more. ok false when the fold must be built whole.
+func (c *memCorpus) foldIndex(opt MemoryOptions, main *memBuild, mainMem *graphs.Memory, out []bool, affected []int32, need []int32) (*recallIndex, bool) {
+	docs, again, ok := c.foldDocs(opt, main, out, affected)
+	if !ok {
+		return nil, false
+	}
+	// The fold's documents, in order: main's where not made again.
+	foldOf := make([]int32, len(docs)) // document k → its id in the fold, -1 when left out
+	var lens []float32
+	var runs []int32
+	var failed []bool
+	soff := []int32{0}
+	var skills []int32
+	var total float64
+	for k := range docs {
+		foldOf[k] = -1
+		d := &docs[k]
+		var length float32
+		if s, ok := again[int32(k)]; ok {
+			if len(s.terms) == 0 || d.runs == 0 {
+				continue
+			}
+			for _, v := range s.vals {
+				length += v
+			}
+		} else {
+			if main.memDocOf[k] < 0 {
+				continue
+			}
+			length = main.lens[k]
+		}
+		foldOf[k] = int32(len(lens))
+		lens = append(lens, length)
+		runs = append(runs, int32(d.runs))
+		set := &c.sets[d.set]
+		failed = append(failed, set.failed)
+		for _, id := range set.skills {
+			skills = append(skills, int32(id))
+		}
+		soff = append(soff, int32(len(skills)))
+		total += float64(length)
+	}
+	nd := len(lens)
+	if nd == 0 {
+		return nil, true
+	}
+	avgdl := float32(total / float64(nd))
+	r := &recallIndex{depth: memDepth, runs: runs, failed: failed, soff: soff, skills: skills, off: []int32{0}}
+	k1, b, avg := float64(float32(1.2)), float64(float32(0.75)), max(float64(avgdl), 1e-9)
+	// main's documents by their id in main's memory
+	kOf := make([]int32, len(mainMem.Docs))
+	for k, d := range main.memDocOf {
+		if d >= 0 {
+			kOf[d] = int32(k)
+		}
+	}
+	terms := slices.Clone(need)
+	slices.Sort(terms)
+	terms = slices.Compact(terms)
+	slices.SortFunc(terms, func(a, b int32) int { return strings.Compare(c.vocab[a], c.vocab[b]) })
+	type posting struct {
+		doc int32
+		tf  float32
+	}
+	// The postings of the asked terms in the documents made again.
+	asked := make([]bool, len(c.vocab))
+	for _, term := range terms {
+		asked[term] = true
+	}
+	extraOf := map[int32][]posting{}
+	for k, s := range again {
+		if foldOf[k] < 0 {
+			continue
+		}
+		for x, t := range s.terms {
+			if asked[t] {
+				extraOf[t] = append(extraOf[t], posting{foldOf[k], s.vals[x]})
+			}
+		}
+	}
+	isAgain := make([]bool, len(docs))
+	for k := range again {
+		isAgain[k] = true
+	}
+	mainOf := make([]int, len(terms)) // each asked term's postings in main's memory, -1 for none
+	size := 0
+	for i, term := range terms {
+		t, found := slices.BinarySearch(mainMem.Terms, c.vocab[term])
+		mainOf[i] = -1
+		if found {
+			mainOf[i] = t
+			size += len(mainMem.Postings[t])
+		}
+		size += len(extraOf[term])
+	}
+	r.doc, r.imp = make([]int32, 0, size), make([]float64, 0, size)
+	var ps []posting
+	for i, term := range terms {
+		ps = ps[:0]
+		// main's postings of the term where main's document stays, merged with those of the
+		// documents made again (both in document order: ids map to the fold's in order)
+		extra := extraOf[term]
+		slices.SortFunc(extra, func(a, b posting) int { return int(a.doc - b.doc) })
+		x := 0
+		if t := mainOf[i]; t >= 0 {
+			for _, p := range mainMem.Postings[t] {
+				k := kOf[p.Doc]
+				if isAgain[k] {
+					continue
+				}
+				d := foldOf[k]
+				for x < len(extra) && extra[x].doc < d {
+					ps = append(ps, extra[x])
+					x++
+				}
+				ps = append(ps, posting{d, p.TF})
+			}
+		}
+		ps = append(ps, extra[x:]...)
+		if len(ps) == 0 {
+			continue
+		}
+		r.terms = append(r.terms, c.vocab[term])
+		df := float64(len(ps))
+		idf := math.Log(1 + (float64(nd)-df+0.5)/(df+0.5))
+		for _, p := range ps {
+			tf := float64(p.tf)
+			norm := k1 * (1 - b + b*float64(lens[p.doc])/avg)
+			r.doc = append(r.doc, p.doc)
+			r.imp = append(r.imp, idf*tf*(k1+1)/(tf+norm))
+		}
+		r.off = append(r.off, int32(len(r.doc)))
+	}
+	return r, true
+}
