@@ -90,7 +90,7 @@ func (set taskSet) load(t testing.TB) ([]ingest.Skill, []eval.Task) {
 	return loadLib(t, set.lib), tasks
 }
 
-// TestSemanticBar holds the builtin model to the bar: semantic + lexical seeds beat
+// TestSemanticBar holds the builtin model to its bar: semantic + lexical seeds beat
 // lexical seeds alone on R@10 (no-graph mode) for the sample tasks and for SkillsBench. It also
 // holds docs/calibration.md's table of them (the semantic- figures); -update rewrites it.
 func TestSemanticBar(t *testing.T) {

@@ -34,15 +34,6 @@ func buildOf(ctx context.Context, skills []ingest.Skill, opt Options) ([]byte, *
 	return r.Artifact, r.Report, nil
 }
 
-// buildStateOf is buildOf that also returns the build state.
-func buildStateOf(ctx context.Context, skills []ingest.Skill, opt Options) ([]byte, *State, *Report, error) {
-	r, err := Build(ctx, Input{Skills: skills, Options: &opt, Runs: opt.traces, State: true})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return r.Artifact, r.State, r.Report, nil
-}
-
 // updateOf is Build of in (with Previous) and opt, making the build state.
 func updateOf(ctx context.Context, in Input, opt Options) ([]byte, *State, *Report, error) {
 	in.Options, in.State = &opt, true
