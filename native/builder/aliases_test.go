@@ -73,7 +73,8 @@ func TestAliasQueries(t *testing.T) {
 }
 
 // TestAliasRealLibrary holds two queries in the words users say (excel for xlsx, powerpoint and
-// word for pptx and docx) on the 859 real skills to the ranks docs/cli.md gives them (the alias- figures; -update rewrites them).
+// word for pptx and docx) on the 859 real skills to the ranks docs/cli.md gives them (the
+// alias- figures; -update rewrites them).
 func TestAliasRealLibrary(t *testing.T) {
 	dir := filepath.Join(sharedData, "skills")
 	if _, err := os.Stat(dir); err != nil {
