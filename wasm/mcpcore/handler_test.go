@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/testlib"
@@ -110,7 +111,8 @@ func FuzzServe(f *testing.F) {
 	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","method":"x"}`, `[]`, `{`, `"x"`,
 		`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"retrieve_skills","arguments":{"query":"egg","k":2}}}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"arguments":{"name":"x"},"name":"get_skill"}}`,
-		`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":3}}`, `{"id":1e400,"method":"ping"}`} {
+		`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":3}}`, `{"id":1e400,"method":"ping"}`,
+		"{\"id\":0,\"method\":\"0\",\"\":{\"\x92\":\"\"}}"} {
 		f.Add(s)
 	}
 	h := handler(f)
@@ -130,6 +132,12 @@ func FuzzServe(f *testing.F) {
 		}
 		if err := json.Unmarshal(resp.Body, &msg); err != nil || msg.JSONRPC != "2.0" || (msg.Result == nil) == (msg.Error == nil) {
 			t.Fatalf("%q: answer %d %s", body, resp.Status, resp.Body)
+		}
+		if !utf8.ValidString(body) { // a parse error, whose id is null
+			if msg.Error == nil || msg.Error.Code != -32700 || string(msg.ID) != "null" {
+				t.Fatalf("%q (not UTF-8): answer %d %s, want a parse error", body, resp.Status, resp.Body)
+			}
+			return
 		}
 		m, err := parseMessage([]byte(body))
 		if err == nil && m.id != "" && string(msg.ID) != m.id {
