@@ -3,6 +3,9 @@ package mcpcore
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/caskg/caskg/wasm/engine"
@@ -78,6 +81,54 @@ func TestEncodeIsEncodingJSON(t *testing.T) {
 		}
 		if got := o.got.([]byte); !bytes.Equal(got, want) {
 			t.Errorf("%s:\nwritten     %s\nencoding/json %s", o.name, got, want)
+		}
+	}
+}
+
+// The argument types are the tools' input schemas: each type's JSON members are the schema's
+// properties, and the worker's decoders read a call's arguments into the value encoding/json
+// (and so the Go SDK) reads from them.
+func TestDecodeIsEncodingJSON(t *testing.T) {
+	types := map[string]reflect.Type{
+		Retrieve:  reflect.TypeFor[RetrieveArgs](),
+		GetSkill:  reflect.TypeFor[NameArgs](),
+		Neighbors: reflect.TypeFor[NeighborsArgs](),
+		Report:    reflect.TypeFor[ReportArgs](),
+		GraphInfo: reflect.TypeFor[struct{}](),
+	}
+	for _, tool := range Tools {
+		var members []string
+		for f := range types[tool.Name].Fields() {
+			members = append(members, strings.Split(f.Tag.Get("json"), ",")[0])
+		}
+		slices.Sort(members)
+		if !slices.Equal(members, specs[tool.Name].names) {
+			t.Errorf("%s: the argument type has %q, the input schema %q", tool.Name, members, specs[tool.Name].names)
+		}
+	}
+	tests := []struct {
+		tool, args string
+		decode     func([]byte) (any, error)
+		into       any
+	}{
+		{Retrieve, `{"query":"egg","k":3,"render":false,"skill_budget":10,"total_budget":20,"no_graph":true,"no_memory":true,` +
+			`"min_score":0.5,"allow":["a*"],"deny":["b"],"namespaces":["c"]}`,
+			func(b []byte) (any, error) { a, _, err := decodeRetrieve(b); return a, err }, &RetrieveArgs{}},
+		{Retrieve, `{"query":"egg"}`, func(b []byte) (any, error) { a, _, err := decodeRetrieve(b); return a, err }, &RetrieveArgs{}},
+		{Neighbors, `{"name":"x","limit":2}`, func(b []byte) (any, error) { return decodeName(b, Neighbors) }, &NeighborsArgs{}},
+		{GetSkill, `{"name":"x"}`, func(b []byte) (any, error) { a, err := decodeName(b, GetSkill); return NameArgs{a.Name}, err }, &NameArgs{}},
+		{Report, `{"query":"q","used":["a","b"],"outcome":"success"}`, func(b []byte) (any, error) { return decodeReport(b) }, &ReportArgs{}},
+	}
+	for _, tt := range tests {
+		got, err := tt.decode([]byte(call(tt.tool, tt.args)))
+		if err != nil {
+			t.Fatalf("%s %s: %v", tt.tool, tt.args, err)
+		}
+		if err := json.Unmarshal([]byte(tt.args), tt.into); err != nil {
+			t.Fatal(err)
+		}
+		if want := reflect.ValueOf(tt.into).Elem().Interface(); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s %s:\ndecoded       %+v\nencoding/json %+v", tt.tool, tt.args, got, want)
 		}
 	}
 }

@@ -290,34 +290,24 @@ func stringList(d *jsontext.Decoder) ([]string, error) {
 func (h *Handler) tool(r *api.Request, name string, body []byte) (string, []byte, error) {
 	switch name {
 	case Retrieve:
-		return h.retrieve(body)
-	case GetSkill, Neighbors:
-		var skill string
-		limit := 0
-		seen := false
-		err := arguments(body, func(d *jsontext.Decoder, k string) error {
-			var err error
-			switch {
-			case k == "name":
-				skill, err = d.String()
-				seen = true
-			case k == "limit" && name == Neighbors:
-				limit, err = intArg(d, "limit")
-			default:
-				return errors.New(`field "` + Short(k) + `": unknown; the arguments are in the tool's input schema`)
-			}
-			return err
-		})
+		a, given, err := decodeRetrieve(body)
 		if err != nil {
 			return "", nil, err
 		}
-		if !seen {
-			return "", nil, errors.New(`field "name": missing`)
+		text, out, err := h.core.Retrieve(a, given...)
+		if err != nil {
+			return "", nil, err
+		}
+		return text, appendRetrieve(nil, out), nil
+	case GetSkill, Neighbors:
+		a, err := decodeName(body, name)
+		if err != nil {
+			return "", nil, err
 		}
 		if name == GetSkill {
-			return h.getSkill(skill)
+			return h.getSkill(a.Name)
 		}
-		text, out, err := h.core.Neighbors(NeighborsArgs{Name: skill, Limit: limit})
+		text, out, err := h.core.Neighbors(a)
 		if err != nil {
 			return "", nil, err
 		}
@@ -335,10 +325,12 @@ func (h *Handler) tool(r *api.Request, name string, body []byte) (string, []byte
 	}
 }
 
-func (h *Handler) retrieve(body []byte) (string, []byte, error) {
+// decodeRetrieve reads retrieve_skills' arguments from the tools/call in body, and which of
+// them were given where 0 is out of range rather than the default (k).
+func decodeRetrieve(body []byte) (RetrieveArgs, []string, error) {
 	var a RetrieveArgs
 	seen := false
-	var given []string // an argument k of 0 is out of range, not the default
+	var given []string
 	err := arguments(body, func(d *jsontext.Decoder, k string) error {
 		var err error
 		switch k {
@@ -375,27 +367,38 @@ func (h *Handler) retrieve(body []byte) (string, []byte, error) {
 	})
 	switch {
 	case err != nil:
-		return "", nil, err
+		return a, nil, err
 	case !seen:
-		return "", nil, errors.New(`field "query": missing`)
+		return a, nil, errors.New(`field "query": missing`)
 	}
-	text, out, err := h.core.Retrieve(a, given...)
-	if err != nil {
-		return "", nil, err
-	}
-	return text, appendRetrieve(nil, out), nil
+	return a, given, nil
 }
 
-func (h *Handler) getSkill(name string) (string, []byte, error) {
-	id, err := h.core.names.Lookup(name)
-	if err != nil {
-		return "", nil, err
+// decodeName reads the arguments of get_skill or skill_neighbors (tool), which takes a limit too.
+func decodeName(body []byte, tool string) (NeighborsArgs, error) {
+	var a NeighborsArgs
+	seen := false
+	err := arguments(body, func(d *jsontext.Decoder, k string) error {
+		var err error
+		switch {
+		case k == "name":
+			a.Name, err = d.String()
+			seen = true
+		case k == "limit" && tool == Neighbors:
+			a.Limit, err = intArg(d, "limit")
+		default:
+			return errors.New(`field "` + Short(k) + `": unknown; the arguments are in the tool's input schema`)
+		}
+		return err
+	})
+	if err == nil && !seen {
+		err = errors.New(`field "name": missing`)
 	}
-	full, out := h.core.Head(id, NoLibrary)
-	return full, appendSkillText(nil, out), nil
+	return a, err
 }
 
-func (h *Handler) report(r *api.Request, body []byte) (string, []byte, error) {
+// decodeReport reads report_skill_use's arguments.
+func decodeReport(body []byte) (ReportArgs, error) {
 	var a ReportArgs
 	err := arguments(body, func(d *jsontext.Decoder, k string) error {
 		var err error
@@ -411,6 +414,20 @@ func (h *Handler) report(r *api.Request, body []byte) (string, []byte, error) {
 		}
 		return err
 	})
+	return a, err
+}
+
+func (h *Handler) getSkill(name string) (string, []byte, error) {
+	id, err := h.core.names.Lookup(name)
+	if err != nil {
+		return "", nil, err
+	}
+	full, out := h.core.Head(id, NoLibrary)
+	return full, appendSkillText(nil, out), nil
+}
+
+func (h *Handler) report(r *api.Request, body []byte) (string, []byte, error) {
+	a, err := decodeReport(body)
 	if err != nil {
 		return "", nil, err
 	}
