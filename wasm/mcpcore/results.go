@@ -175,11 +175,11 @@ func (c *Core) Retrieve(a RetrieveArgs, given ...string) (string, *RetrieveOutpu
 		SkillBudget: a.SkillBudget, TotalBudget: a.TotalBudget,
 		Filter: engine.Filter{Allow: a.Allow, Deny: a.Deny, Namespaces: a.Namespaces}}
 	if err := api.Service.Check(req, given...); err != nil {
-		return "", nil, argError(err)
+		return "", nil, ArgError(err)
 	}
 	resp, err := c.eng.Query(req)
 	if err != nil {
-		return "", nil, argError(err)
+		return "", nil, ArgError(err)
 	}
 	out := &RetrieveOutput{Query: a.Query, Results: make([]Skill, len(resp.Results)), Match: resp.Match, Note: resp.Note}
 	for i, r := range resp.Results {
@@ -322,8 +322,10 @@ func sortedNames[T interface{ String() string }](xs []T) []string {
 	return out
 }
 
-// argError rewords an engine or limit (wasm/api) error for a tool caller.
-func argError(err error) error {
+// ArgError rewords an engine or limit (wasm/api) error for a tool's caller: without the
+// package prefix, naming the filter's lists as the arguments they are ("allow[2]"). The
+// gateway's search_tools words its errors with it too.
+func ArgError(err error) error {
 	if errors.Is(err, engine.ErrEmptyQuery) {
 		return errors.New(`field "query": empty`)
 	}
