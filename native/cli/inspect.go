@@ -52,21 +52,15 @@ func stats(deg []int) degreeStats {
 
 // inspection is what inspect reports.
 type inspection struct {
-	File      string               `json:"file"`
-	Version   string               `json:"version"`
-	Bytes     int                  `json:"bytes"`
-	Skills    int                  `json:"skills"`
-	Edges     int                  `json:"edges"`
-	Terms     int                  `json:"terms"`
-	ByState   map[string]int       `json:"by_state"`
-	ByType    map[string]int       `json:"by_type"`
-	OutDegree degreeStats          `json:"out_degree"`
-	InDegree  degreeStats          `json:"in_degree"`
-	Isolated  int                  `json:"isolated"`
-	Sections  []graphs.SectionInfo `json:"sections"`
-	Params    json.RawMessage      `json:"params"`
-	Learning  engine.Learning      `json:"learning"`
-	Memory    *memoryInfo          `json:"memory,omitempty"` // when the build had runs with task text
+	File           string               `json:"file"`
+	mcpcore.Counts                      // graph_info's counts, the same fields in the same order
+	OutDegree      degreeStats          `json:"out_degree"`
+	InDegree       degreeStats          `json:"in_degree"`
+	Isolated       int                  `json:"isolated"`
+	Sections       []graphs.SectionInfo `json:"sections"`
+	Params         json.RawMessage      `json:"params"`
+	Learning       engine.Learning      `json:"learning"`
+	Memory         *memoryInfo          `json:"memory,omitempty"` // when the build had runs with task text
 }
 
 // memoryParams are what the build parameters record of the memory of past tasks (builder,
@@ -114,12 +108,8 @@ func memoryOf(g *graphs.Graph, terms bool) *memoryInfo {
 }
 
 func inspect(path string, g *graphs.Graph) inspection {
-	maj, min := g.Version()
-	in := inspection{File: path, Version: fmt.Sprintf("%d.%d", maj, min), Bytes: g.Size(),
-		Skills: g.NumSkills(), Edges: g.NumEdges(), Terms: g.NumTerms(),
-		Sections: g.Sections(), Params: g.Params(),
+	in := inspection{File: path, Counts: mcpcore.CountsOf(g), Sections: g.Sections(), Params: g.Params(),
 		Learning: engine.LearningOf(g)}
-	in.ByState, in.ByType = mcpcore.EdgeCounts(g)
 	out, inn := make([]int, g.NumSkills()), make([]int, g.NumSkills())
 	for u := range g.NumSkills() {
 		lo, hi := g.Out(u)

@@ -19,6 +19,7 @@ import (
 	"github.com/caskg/caskg/native/mcpserver"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/mcpcore"
 )
 
 // Front tool names.
@@ -394,8 +395,8 @@ func (s *frontSession) searchHandler(ctx context.Context, req *mcp.CallToolReque
 }
 
 // checkRequest holds a search to the service limits (api.Service.Check) and its filter to the
-// engine's rules (engine.Filter.Check), naming the argument as search_tools takes it
-// ("allow[2]").
+// engine's rules (engine.Filter.Check), worded as the MCP tool layer words argument errors
+// (mcpcore.ArgError: "allow[2]", no package prefix).
 func checkRequest(req engine.Request, given ...string) error {
 	err := api.Service.Check(req, given...)
 	if err == nil {
@@ -404,8 +405,7 @@ func checkRequest(req engine.Request, given ...string) error {
 	if err == nil {
 		return nil
 	}
-	msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "api: "), "engine: ")
-	return errors.New(strings.Replace(msg, `field "filter.`, `field "`, 1))
+	return mcpcore.ArgError(err)
 }
 
 // callInput are call_tool's arguments.

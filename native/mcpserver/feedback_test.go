@@ -14,6 +14,7 @@ import (
 
 	"github.com/caskg/caskg/native/mcpserver"
 	"github.com/caskg/caskg/wasm/api"
+	"github.com/caskg/caskg/wasm/mcpcore"
 )
 
 func TestReportSkillUse(t *testing.T) {
@@ -22,9 +23,9 @@ func TestReportSkillUse(t *testing.T) {
 	cs := connect(t, g, mcpserver.Options{Feedback: store})
 	res := call(t, cs, "report_skill_use", map[string]any{"query": "heat some egg",
 		"used": []string{"pick-up-object", "heat-object-in-microwave"}, "outcome": "success"})
-	var out mcpserver.FeedbackOutput
+	var out mcpcore.FeedbackOutput
 	structured(t, res, &out)
-	if out != (mcpserver.FeedbackOutput{Recorded: 2, Outcome: "success"}) {
+	if out != (mcpcore.FeedbackOutput{Recorded: 2, Outcome: "success"}) {
 		t.Errorf("result %+v, want 2 recorded, success", out)
 	}
 	if got := text(t, res); got != "Recorded: 2 skills used, success.\n" {

@@ -60,7 +60,7 @@ func TestMemoryParity(t *testing.T) {
 	}
 	for _, tt := range tests {
 		res := call(t, cs, mcpcore.Retrieve, tt.args)
-		var out mcpserver.RetrieveOutput
+		var out mcpcore.RetrieveOutput
 		structured(t, res, &out)
 		native, _ := json.Marshal(res.StructuredContent)
 		wText, wJSON := workerCall(t, h, mcpcore.Retrieve, tt.args)
@@ -89,7 +89,7 @@ func TestMemoryParity(t *testing.T) {
 	}
 
 	res := call(t, cs, mcpcore.GraphInfo, map[string]any{})
-	var info mcpserver.Info
+	var info mcpcore.Info
 	structured(t, res, &info)
 	native, _ := json.Marshal(res.StructuredContent)
 	_, wJSON := workerCall(t, h, mcpcore.GraphInfo, map[string]any{})

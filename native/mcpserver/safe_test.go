@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/caskg/caskg/wasm/mcpcore"
 )
 
 func TestSafeRecoversPanics(t *testing.T) {
-	h := safe(func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, *Info, error) {
+	h := safe(func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, *mcpcore.Info, error) {
 		var m map[string]int
 		m["boom"]++ // panics: assignment to a nil map
 		return nil, nil, nil

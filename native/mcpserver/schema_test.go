@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/caskg/caskg/native/mcpserver"
 	"github.com/caskg/caskg/wasm/mcpcore"
 )
 
@@ -15,11 +14,11 @@ import (
 // caskg mcp's tools return, but for the words: the SDK checks every result against them.
 func TestOutputSchemas(t *testing.T) {
 	types := map[string]reflect.Type{
-		mcpcore.GetSkill:  reflect.TypeFor[mcpserver.SkillText](),
-		mcpcore.GraphInfo: reflect.TypeFor[mcpserver.Info](),
-		mcpcore.Report:    reflect.TypeFor[mcpserver.FeedbackOutput](),
-		mcpcore.Retrieve:  reflect.TypeFor[mcpserver.RetrieveOutput](),
-		mcpcore.Neighbors: reflect.TypeFor[mcpserver.Neighbors](),
+		mcpcore.GetSkill:  reflect.TypeFor[mcpcore.SkillText](),
+		mcpcore.GraphInfo: reflect.TypeFor[mcpcore.Info](),
+		mcpcore.Report:    reflect.TypeFor[mcpcore.FeedbackOutput](),
+		mcpcore.Retrieve:  reflect.TypeFor[mcpcore.RetrieveOutput](),
+		mcpcore.Neighbors: reflect.TypeFor[mcpcore.NeighborsOutput](),
 	}
 	for _, tool := range mcpcore.Tools {
 		typ := types[tool.Name]

@@ -1,5 +1,8 @@
 // Package mcpserver serves a caskg skill graph to agents over the Model Context Protocol, with
-// the official Go SDK. It is transport-agnostic: `caskg mcp` runs it over stdio (Transport) or
+// the official Go SDK. The tools are wasm/mcpcore's, the layer the edge worker serves too: their
+// definitions, argument and result types, and mcpcore.Core, which runs them; this package adds
+// the SDK transport and what only a native server has, the library folder get_skill reads whole
+// files from and the reporter of a call. `caskg mcp` runs it over stdio (Transport) or
 // streamable HTTP (HTTPHandler, ServeHTTP, which the gateway shares), tests over an in-memory
 // pipe.
 //
@@ -70,40 +73,21 @@ const StdioSource = "mcp:stdio"
 
 // Server answers the tools over one graph. It is safe for concurrent use.
 type Server struct {
-	g     *graphs.Graph
-	eng   *engine.Engine
-	opt   Options
-	names *mcpcore.Names
-	in    [][]int // published edges into each skill
+	g    *graphs.Graph
+	core *mcpcore.Core
+	opt  Options
 
 	root     *os.Root          // the library folder; nil without one
 	files    map[string]string // skill name → its SKILL.md relative to root
-	libInfo  *LibraryInfo
+	libInfo  *mcpcore.LibraryInfo
 	problems []ingest.Problem
-}
-
-// LibraryInfo describes the library folder of a Server.
-type LibraryInfo struct {
-	Dir      string `json:"dir"`
-	Skills   int    `json:"skills"`
-	Served   int    `json:"served"`
-	Problems int    `json:"problems"`
 }
 
 // New prepares a server over g. With opt.Library it loads the library to learn which SKILL.md
 // file belongs to which skill; bad entries in it are skipped (Problems lists them), but a
 // folder that cannot be read or holds no skill is an error.
 func New(g *graphs.Graph, opt Options) (*Server, error) {
-	s := &Server{g: g, eng: engine.New(g), opt: opt}
-	s.names = mcpcore.NewNames(s.eng)
-	n := g.NumSkills()
-	s.in = make([][]int, n)
-	for u := range n {
-		lo, hi := g.Out(u)
-		for e := lo; e < hi; e++ {
-			s.in[g.Target(e)] = append(s.in[g.Target(e)], e)
-		}
-	}
+	s := &Server{g: g, core: mcpcore.NewCore(engine.New(g)), opt: opt}
 	if opt.Library != "" {
 		if err := s.loadLibrary(opt.Library); err != nil {
 			return nil, err
@@ -129,7 +113,7 @@ func (s *Server) loadLibrary(dir string) error {
 		return fmt.Errorf("mcpserver: library: %w", err)
 	}
 	s.root, s.files, s.problems = root, map[string]string{}, lib.Problems
-	s.libInfo = &LibraryInfo{Dir: dir, Problems: len(lib.Problems)}
+	s.libInfo = &mcpcore.LibraryInfo{Dir: dir, Problems: len(lib.Problems)}
 	base := filepath.Clean(dir)
 	for _, sk := range lib.Skills {
 		if sk.Kind != ingest.KindSkill {
@@ -140,7 +124,7 @@ func (s *Server) loadLibrary(dir string) error {
 		if err != nil || !filepath.IsLocal(rel) {
 			continue
 		}
-		if _, ok := s.names.Exact(sk.Name); ok {
+		if _, ok := s.core.Names().Exact(sk.Name); ok {
 			s.files[sk.Name] = rel
 		}
 	}
@@ -157,7 +141,7 @@ func (s *Server) Close() error {
 }
 
 // Library describes the library folder; nil without one.
-func (s *Server) Library() *LibraryInfo { return s.libInfo }
+func (s *Server) Library() *mcpcore.LibraryInfo { return s.libInfo }
 
 // Problems are the bad entries the library load skipped.
 func (s *Server) Problems() []ingest.Problem { return s.problems }
@@ -220,22 +204,8 @@ func safe[In, Out any](h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out
 	}
 }
 
-// feedbackInput are report_skill_use's arguments.
-type feedbackInput struct {
-	Query   string   `json:"query"`
-	Used    []string `json:"used"`
-	Outcome string   `json:"outcome,omitempty"`
-}
-
-// FeedbackOutput is report_skill_use's structured result; its schema, with the words, is
-// mcpcore's (TestOutputSchemas holds the two together), as are those of the results below.
-type FeedbackOutput struct {
-	Recorded int    `json:"recorded"`
-	Outcome  string `json:"outcome,omitempty"`
-}
-
 // reportUse checks a report as the HTTP API does and hands it to the store.
-func (s *Server) reportUse(ctx context.Context, req *mcp.CallToolRequest, in feedbackInput) (*mcp.CallToolResult, *FeedbackOutput, error) {
+func (s *Server) reportUse(ctx context.Context, req *mcp.CallToolRequest, in mcpcore.ReportArgs) (*mcp.CallToolResult, *mcpcore.FeedbackOutput, error) {
 	if s.opt.Feedback == nil {
 		return nil, nil, errors.New(mcpcore.FeedbackOff + " (start caskg mcp with --feedback FILE to record reports)")
 	}
@@ -246,104 +216,23 @@ func (s *Server) reportUse(ctx context.Context, req *mcp.CallToolRequest, in fee
 			return nil, nil, errors.New(mcpcore.NotRecorded + err.Error())
 		}
 	}
-	fb := api.Feedback{Query: in.Query, Used: in.Used, Outcome: in.Outcome, Source: source}
-	if err := s.names.CheckFeedback(&fb); err != nil {
-		return nil, nil, err
-	}
-	if err := s.opt.Feedback.Append(ctx, fb); err != nil {
-		var rl *api.RateLimitError
-		if errors.As(err, &rl) {
-			return nil, nil, rl
-		}
-		return nil, nil, errors.New(mcpcore.NotStored + err.Error())
-	}
-	return textResult(mcpcore.RecordedText(len(fb.Used), fb.Outcome)), &FeedbackOutput{Recorded: len(fb.Used), Outcome: fb.Outcome}, nil
-}
-
-// retrieveInput are retrieve_skills' arguments.
-type retrieveInput struct {
-	Query       string  `json:"query"`
-	K           int     `json:"k,omitempty"`
-	Render      *bool   `json:"render,omitempty"`
-	SkillBudget int     `json:"skill_budget,omitempty"`
-	TotalBudget int     `json:"total_budget,omitempty"`
-	NoGraph     bool    `json:"no_graph,omitempty"`
-	NoMemory    bool    `json:"no_memory,omitempty"`
-	MinScore    float64 `json:"min_score,omitempty"`
-	// The filter (engine.Filter), flat: an agent passes lists, not an object.
-	Allow      []string `json:"allow,omitempty"`
-	Deny       []string `json:"deny,omitempty"`
-	Namespaces []string `json:"namespaces,omitempty"`
-}
-
-// RetrieveOutput is retrieve_skills' structured result.
-type RetrieveOutput struct {
-	Query   string  `json:"query"`
-	Results []Skill `json:"results"`
-	Match   float64 `json:"match"`          // engine.Response.Match
-	Note    string  `json:"note,omitempty"` // engine.Response.Note
-}
-
-// Skill is one ranked skill.
-type Skill struct {
-	Rank        int          `json:"rank"`
-	Name        string       `json:"name"`
-	Score       float64      `json:"score"`
-	Match       float64      `json:"match"` // engine.Result.Match
-	SeedRank    int          `json:"seed_rank,omitempty"`
-	Graph       bool         `json:"graph,omitempty"`
-	Description string       `json:"description"`
-	Source      string       `json:"source"`
-	Via         []engine.Via `json:"via,omitempty"`
-	// Recalled is set when the memory of past tasks raised the skill (engine.Result.Recalled).
-	Recalled *engine.Recall `json:"recalled,omitempty"`
-}
-
-func (s *Server) retrieve(_ context.Context, _ *mcp.CallToolRequest, in retrieveInput) (*mcp.CallToolResult, *RetrieveOutput, error) {
-	render := in.Render == nil || *in.Render
-	// Zero values mean the defaults to the engine; an explicit 0 is out of range here.
-	req := engine.Request{Query: in.Query, K: in.K, NoGraph: in.NoGraph, NoMemory: in.NoMemory, MinScore: in.MinScore, Render: render,
-		SkillBudget: in.SkillBudget, TotalBudget: in.TotalBudget,
-		Filter: engine.Filter{Allow: in.Allow, Deny: in.Deny, Namespaces: in.Namespaces}}
-	if err := api.Service.Check(req); err != nil {
-		return nil, nil, mcpcore.ArgError(err)
-	}
-	resp, err := s.eng.Query(req)
+	text, out, err := s.core.Report(ctx, s.opt.Feedback, in, source)
 	if err != nil {
-		return nil, nil, mcpcore.ArgError(err)
-	}
-	out := &RetrieveOutput{Query: in.Query, Results: make([]Skill, len(resp.Results)), Match: resp.Match, Note: resp.Note}
-	for i, r := range resp.Results {
-		out.Results[i] = Skill{Rank: i + 1, Name: r.Name, Score: r.Score, Match: r.Match, SeedRank: r.SeedRank, Graph: r.Graph,
-			Description: s.g.Description(r.ID), Source: s.g.Source(r.ID), Via: r.Via, Recalled: r.Recalled}
-	}
-	text := resp.Rendered
-	if !render {
-		list := make([]mcpcore.Listed, len(out.Results))
-		for i, r := range out.Results {
-			list[i] = mcpcore.Listed{Rank: r.Rank, Name: r.Name, SeedRank: r.SeedRank, Graph: r.Graph, Description: r.Description, Via: r.Via, Recalled: r.Recalled}
-		}
-		text = mcpcore.ListText(list, resp.Note)
+		return nil, nil, err
 	}
 	return textResult(text), out, nil
 }
 
-// nameInput is get_skill's argument.
-type nameInput struct {
-	Name string `json:"name"`
+func (s *Server) retrieve(_ context.Context, _ *mcp.CallToolRequest, in mcpcore.RetrieveArgs) (*mcp.CallToolResult, *mcpcore.RetrieveOutput, error) {
+	text, out, err := s.core.Retrieve(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	return textResult(text), out, nil
 }
 
-// SkillText is get_skill's structured result.
-type SkillText struct {
-	Name     string `json:"name"`
-	Source   string `json:"source"`
-	Complete bool   `json:"complete"`
-	Text     string `json:"text"`
-	Note     string `json:"note,omitempty"`
-}
-
-func (s *Server) getSkill(_ context.Context, _ *mcp.CallToolRequest, in nameInput) (*mcp.CallToolResult, *SkillText, error) {
-	id, err := s.names.Lookup(in.Name)
+func (s *Server) getSkill(_ context.Context, _ *mcp.CallToolRequest, in mcpcore.NameArgs) (*mcp.CallToolResult, *mcpcore.SkillText, error) {
+	id, err := s.core.Names().Lookup(in.Name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -352,7 +241,7 @@ func (s *Server) getSkill(_ context.Context, _ *mcp.CallToolRequest, in nameInpu
 	if rel, ok := s.files[name]; ok {
 		text, err := s.readFile(rel)
 		if err == nil {
-			out := &SkillText{Name: name, Source: filepath.ToSlash(filepath.Join(s.opt.Library, rel)), Complete: true, Text: text}
+			out := &mcpcore.SkillText{Name: name, Source: filepath.ToSlash(filepath.Join(s.opt.Library, rel)), Complete: true, Text: text}
 			return textResult(text), out, nil
 		}
 		note = fmt.Sprintf("Its SKILL.md could not be read from the library (%v).", err)
@@ -361,9 +250,7 @@ func (s *Server) getSkill(_ context.Context, _ *mcp.CallToolRequest, in nameInpu
 	} else {
 		note = mcpcore.NoLibrary
 	}
-	note = mcpcore.HeadNote(s.g.Source(id), note)
-	text, full := mcpcore.HeadText(name, s.g.Description(id), s.g.Body(id), note)
-	out := &SkillText{Name: name, Source: s.g.Source(id), Text: text, Note: note}
+	full, out := s.core.Head(id, note)
 	return textResult(full), out, nil
 }
 
@@ -405,69 +292,18 @@ func pathError(err error) error {
 	return err
 }
 
-// neighborsInput are skill_neighbors' arguments.
-type neighborsInput struct {
-	Name  string `json:"name"`
-	Limit int    `json:"limit,omitempty"`
-}
-
-// Neighbors is skill_neighbors' structured result.
-type Neighbors struct {
-	Name     string `json:"name"`
-	Out      []Edge `json:"out"`
-	In       []Edge `json:"in"`
-	OutTotal int    `json:"out_total"`
-	InTotal  int    `json:"in_total"`
-}
-
-// Edge is one published edge seen from the asked skill.
-type Edge = mcpcore.Edge
-
-func (s *Server) neighbors(_ context.Context, _ *mcp.CallToolRequest, in neighborsInput) (*mcp.CallToolResult, *Neighbors, error) {
-	limit, err := mcpcore.NeighborsLimit(in.Limit)
+func (s *Server) neighbors(_ context.Context, _ *mcp.CallToolRequest, in mcpcore.NeighborsArgs) (*mcp.CallToolResult, *mcpcore.NeighborsOutput, error) {
+	text, out, err := s.core.Neighbors(in)
 	if err != nil {
 		return nil, nil, err
 	}
-	id, err := s.names.Lookup(in.Name)
-	if err != nil {
-		return nil, nil, err
-	}
-	out := &Neighbors{Name: s.g.Name(id)}
-	out.Out, out.In = mcpcore.EdgesOf(s.g, id, s.in[id])
-	out.OutTotal, out.InTotal = len(out.Out), len(out.In)
-	out.Out, out.In = out.Out[:min(limit, len(out.Out))], out.In[:min(limit, len(out.In))]
-	return textResult(mcpcore.NeighborsText(out.Name, out.Out, out.In, out.OutTotal, out.InTotal)), out, nil
+	return textResult(text), out, nil
 }
 
-// Info is graph_info's structured result.
-type Info struct {
-	Artifact     string          `json:"artifact,omitempty"`
-	Version      string          `json:"version"`
-	Bytes        int             `json:"bytes"`
-	Skills       int             `json:"skills"`
-	Edges        int             `json:"edges"`
-	Terms        int             `json:"terms"`
-	ByState      map[string]int  `json:"by_state"`
-	ByType       map[string]int  `json:"by_type"`
-	VectorDim    int             `json:"vector_dim,omitempty"`
-	VectorModel  string          `json:"vector_model,omitempty"`
-	QueryEncoder bool            `json:"query_encoder"`
-	Params       map[string]any  `json:"params"`
-	Library      *LibraryInfo    `json:"library,omitempty"`
-	Learning     engine.Learning `json:"learning"`
-	MemoryBytes  int             `json:"memory_bytes,omitempty"` // of the memory of past tasks' sections; its counts are in params.memory
-}
-
-func (s *Server) info(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, *Info, error) {
-	g := s.g
-	maj, minor := g.Version()
-	out := &Info{Artifact: s.opt.Artifact, Version: fmt.Sprintf("%d.%d", maj, minor), Bytes: g.Size(),
-		Skills: g.NumSkills(), Edges: g.NumEdges(), Terms: g.NumTerms(),
-		VectorDim:   g.VectorDim(),
-		VectorModel: g.VectorModel(), QueryEncoder: g.HasEncoder(), Params: map[string]any{}, Library: s.libInfo,
-		Learning: engine.LearningOf(g), MemoryBytes: mcpcore.MemoryBytes(g)}
-	out.ByState, out.ByType = mcpcore.EdgeCounts(g)
-	if p := g.Params(); len(p) > 0 {
+func (s *Server) info(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, *mcpcore.Info, error) {
+	out := s.core.Info(s.opt.Artifact, s.libInfo)
+	out.Params = map[string]any{}
+	if p := s.g.Params(); len(p) > 0 {
 		if err := json.Unmarshal(p, &out.Params); err != nil {
 			out.Params = map[string]any{"unreadable": err.Error()}
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/mcpcore"
 )
 
 const (
@@ -618,7 +619,7 @@ func TestGraphInfo(t *testing.T) {
 	g := sample(t)
 	for _, lib := range []string{"", sampleLib} {
 		cs := connect(t, g, mcpserver.Options{Library: lib, Artifact: "sample.skg"})
-		var got mcpserver.Info
+		var got mcpcore.Info
 		res := call(t, cs, "graph_info", map[string]any{})
 		structured(t, res, &got)
 		maj, minor := g.Version()
@@ -648,7 +649,7 @@ func TestGraphInfo(t *testing.T) {
 			t.Errorf("library %+v, want all %d skills served", got.Library, g.NumSkills())
 		}
 		// The text is the same information as JSON.
-		var fromText mcpserver.Info
+		var fromText mcpcore.Info
 		if err := json.Unmarshal([]byte(text(t, res)), &fromText); err != nil || !cmp.Equal(fromText, got) {
 			t.Errorf("text content %s does not hold the info: %v", text(t, res), err)
 		}

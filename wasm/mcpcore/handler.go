@@ -1,16 +1,12 @@
 package mcpcore
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"io"
 	"math"
-	"slices"
 	"strconv"
-	"strings"
 
-	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/graphs/errtext"
 	"github.com/caskg/caskg/graphs/jsontext"
 	"github.com/caskg/caskg/wasm/api"
@@ -30,23 +26,13 @@ type Options struct {
 // notification or a response gets 202. There is no session and no server-sent stream (GET
 // answers 405), which is all a tool server needs and fits a worker isolate.
 type Handler struct {
-	eng   *engine.Engine
-	names *Names
-	opt   Options
-	in    [][]int // published edges into each skill
+	core *Core
+	opt  Options
 }
 
 // New returns a handler over eng's graph.
 func New(eng *engine.Engine, opt Options) *Handler {
-	g := eng.Graph()
-	h := &Handler{eng: eng, names: NewNames(eng), opt: opt, in: make([][]int, g.NumSkills())}
-	for u := range g.NumSkills() {
-		lo, hi := g.Out(u)
-		for e := lo; e < hi; e++ {
-			h.in[g.Target(e)] = append(h.in[g.Target(e)], e)
-		}
-	}
-	return h
+	return &Handler{core: NewCore(eng), opt: opt}
 }
 
 // The protocol versions the handler speaks, newest first: those of the Go SDK caskg mcp runs.
@@ -304,78 +290,76 @@ func stringList(d *jsontext.Decoder) ([]string, error) {
 func (h *Handler) tool(r *api.Request, name string, body []byte) (string, []byte, error) {
 	switch name {
 	case Retrieve:
-		return h.retrieve(body)
-	case GetSkill, Neighbors:
-		var skill string
-		limit := 0
-		seen := false
-		err := arguments(body, func(d *jsontext.Decoder, k string) error {
-			var err error
-			switch {
-			case k == "name":
-				skill, err = d.String()
-				seen = true
-			case k == "limit" && name == Neighbors:
-				limit, err = intArg(d, "limit")
-			default:
-				return errors.New(`field "` + Short(k) + `": unknown; the arguments are in the tool's input schema`)
-			}
-			return err
-		})
+		a, given, err := decodeRetrieve(body)
 		if err != nil {
 			return "", nil, err
 		}
-		if !seen {
-			return "", nil, errors.New(`field "name": missing`)
+		text, out, err := h.core.Retrieve(a, given...)
+		if err != nil {
+			return "", nil, err
+		}
+		return text, appendRetrieve(nil, out), nil
+	case GetSkill, Neighbors:
+		a, err := decodeName(body, name)
+		if err != nil {
+			return "", nil, err
 		}
 		if name == GetSkill {
-			return h.getSkill(skill)
+			return h.getSkill(a.Name)
 		}
-		return h.neighbors(skill, limit)
+		text, out, err := h.core.Neighbors(a)
+		if err != nil {
+			return "", nil, err
+		}
+		return text, appendNeighbors(nil, out), nil
 	case GraphInfo:
 		if err := arguments(body, func(d *jsontext.Decoder, k string) error {
 			return errors.New(`field "` + Short(k) + `": unknown; graph_info takes no arguments`)
 		}); err != nil {
 			return "", nil, err
 		}
-		b := h.info()
+		b := appendInfo(nil, h.core.Info(h.opt.Artifact, nil), h.core.g.Params())
 		return string(b), b, nil
 	default:
 		return h.report(r, body)
 	}
 }
 
-func (h *Handler) retrieve(body []byte) (string, []byte, error) {
-	req := engine.Request{Render: true}
+// decodeRetrieve reads retrieve_skills' arguments from the tools/call in body, and which of
+// them were given where 0 is out of range rather than the default (k).
+func decodeRetrieve(body []byte) (RetrieveArgs, []string, error) {
+	var a RetrieveArgs
 	seen := false
-	var given []string // an argument k of 0 is out of range, not the default
+	var given []string
 	err := arguments(body, func(d *jsontext.Decoder, k string) error {
 		var err error
 		switch k {
 		case "query":
-			req.Query, err = d.String()
+			a.Query, err = d.String()
 			seen = true
 		case "k":
-			req.K, err = intArg(d, k)
+			a.K, err = intArg(d, k)
 			given = append(given, k)
 		case "skill_budget":
-			req.SkillBudget, err = intArg(d, k)
+			a.SkillBudget, err = intArg(d, k)
 		case "total_budget":
-			req.TotalBudget, err = intArg(d, k)
+			a.TotalBudget, err = intArg(d, k)
 		case "render":
-			req.Render, err = d.Bool()
+			var render bool
+			render, err = d.Bool()
+			a.Render = &render
 		case "no_graph":
-			req.NoGraph, err = d.Bool()
+			a.NoGraph, err = d.Bool()
 		case "no_memory":
-			req.NoMemory, err = d.Bool()
+			a.NoMemory, err = d.Bool()
 		case "min_score":
-			req.MinScore, err = d.Float(64)
+			a.MinScore, err = d.Float(64)
 		case "allow":
-			req.Filter.Allow, err = stringList(d)
+			a.Allow, err = stringList(d)
 		case "deny":
-			req.Filter.Deny, err = stringList(d)
+			a.Deny, err = stringList(d)
 		case "namespaces":
-			req.Filter.Namespaces, err = stringList(d)
+			a.Namespaces, err = stringList(d)
 		default:
 			return errors.New(`field "` + Short(k) + `": unknown; the arguments are in the tool's input schema`)
 		}
@@ -383,284 +367,67 @@ func (h *Handler) retrieve(body []byte) (string, []byte, error) {
 	})
 	switch {
 	case err != nil:
-		return "", nil, err
+		return a, nil, err
 	case !seen:
-		return "", nil, errors.New(`field "query": missing`)
+		return a, nil, errors.New(`field "query": missing`)
 	}
-	if err := api.Service.Check(req, given...); err != nil {
-		return "", nil, argError(err)
-	}
-	resp, err := h.eng.Query(req)
-	if err != nil {
-		return "", nil, argError(err)
-	}
-	g := h.eng.Graph()
-	b := jsontext.AppendString([]byte(`{"query":`), req.Query)
-	b = append(b, `,"results":[`...)
-	list := make([]Listed, len(resp.Results))
-	for i, r := range resp.Results {
-		list[i] = Listed{Rank: i + 1, Name: r.Name, SeedRank: r.SeedRank, Graph: r.Graph, Description: g.Description(r.ID), Via: r.Via, Recalled: r.Recalled}
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(append(b, `{"rank":`...), int64(i+1), 10)
-		b = jsontext.AppendString(append(b, `,"name":`...), r.Name)
-		b, _ = jsontext.AppendFloat(append(b, `,"score":`...), r.Score, 64)
-		b, _ = jsontext.AppendFloat(append(b, `,"match":`...), r.Match, 64)
-		if r.SeedRank > 0 {
-			b = strconv.AppendInt(append(b, `,"seed_rank":`...), int64(r.SeedRank), 10)
-		}
-		if r.Graph {
-			b = append(b, `,"graph":true`...)
-		}
-		b = jsontext.AppendString(append(b, `,"description":`...), g.Description(r.ID))
-		b = jsontext.AppendString(append(b, `,"source":`...), g.Source(r.ID))
-		if len(r.Via) > 0 {
-			b = append(b, `,"via":[`...)
-			for j, v := range r.Via {
-				if j > 0 {
-					b = append(b, ',')
-				}
-				b = jsontext.AppendString(append(b, `{"from":`...), v.From)
-				b = jsontext.AppendString(append(b, `,"state":`...), v.State)
-				b, _ = jsontext.AppendFloat(append(b, `,"weight":`...), float64(v.Weight), 32)
-				b = jsontext.AppendString(append(b, `,"type":`...), v.Type)
-				if v.Reverse {
-					b = append(b, `,"reverse":true`...)
-				}
-				b = append(b, '}')
-			}
-			b = append(b, ']')
-		}
-		if rc := r.Recalled; rc != nil {
-			b = strconv.AppendInt(append(b, `,"recalled":{"runs":`...), int64(rc.Runs), 10)
-			b = append(b, `,"terms":[`...)
-			for j, term := range rc.Terms {
-				if j > 0 {
-					b = append(b, ',')
-				}
-				b = jsontext.AppendString(b, term)
-			}
-			b = append(b, "]}"...)
-		}
-		b = append(b, '}')
-	}
-	b = append(b, ']')
-	b, _ = jsontext.AppendFloat(append(b, `,"match":`...), resp.Match, 64)
-	if resp.Note != "" {
-		b = jsontext.AppendString(append(b, `,"note":`...), resp.Note)
-	}
-	b = append(b, '}')
-	text := resp.Rendered
-	if !req.Render {
-		text = ListText(list, resp.Note)
-	}
-	return text, b, nil
+	return a, given, nil
 }
 
-func (h *Handler) getSkill(name string) (string, []byte, error) {
-	id, err := h.names.Lookup(name)
-	if err != nil {
-		return "", nil, err
-	}
-	g := h.eng.Graph()
-	note := HeadNote(g.Source(id), NoLibrary)
-	text, full := HeadText(g.Name(id), g.Description(id), g.Body(id), note)
-	b := jsontext.AppendString([]byte(`{"name":`), g.Name(id))
-	b = jsontext.AppendString(append(b, `,"source":`...), g.Source(id))
-	b = jsontext.AppendString(append(b, `,"complete":false,"text":`...), text)
-	b = jsontext.AppendString(append(b, `,"note":`...), note)
-	return full, append(b, '}'), nil
-}
-
-func (h *Handler) neighbors(name string, limit int) (string, []byte, error) {
-	limit, err := NeighborsLimit(limit)
-	if err != nil {
-		return "", nil, err
-	}
-	id, err := h.names.Lookup(name)
-	if err != nil {
-		return "", nil, err
-	}
-	g := h.eng.Graph()
-	out, in := EdgesOf(g, id, h.in[id])
-	outTotal, inTotal := len(out), len(in)
-	out, in = out[:min(limit, len(out))], in[:min(limit, len(in))]
-	b := jsontext.AppendString([]byte(`{"name":`), g.Name(id))
-	for _, part := range []struct {
-		key   string
-		edges []Edge
-	}{{"out", out}, {"in", in}} {
-		b = append(b, `,"`+part.key+`":[`...)
-		for i, e := range part.edges {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsontext.AppendString(append(b, `{"skill":`...), e.Skill)
-			b = jsontext.AppendString(append(b, `,"state":`...), e.State)
-			b = jsontext.AppendString(append(b, `,"type":`...), e.Type)
-			b, _ = jsontext.AppendFloat(append(b, `,"weight":`...), float64(e.Weight), 32)
-			b, _ = jsontext.AppendFloat(append(b, `,"assoc":`...), float64(e.Assoc), 32)
-			b = jsontext.AppendString(append(b, `,"evidence":`...), e.Evidence)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
-	b = strconv.AppendInt(append(b, `,"out_total":`...), int64(outTotal), 10)
-	b = strconv.AppendInt(append(b, `,"in_total":`...), int64(inTotal), 10)
-	return NeighborsText(g.Name(id), out, in, outTotal, inTotal), append(b, '}'), nil
-}
-
-// EdgeCounts counts g's published edges by calibration state and by relation, every state and
-// relation present (0 where no edge has it): graph_info's by_state and by_type, and caskg
-// inspect's.
-func EdgeCounts(g *graphs.Graph) (byState, byType map[string]int) {
-	byState, byType = map[string]int{}, map[string]int{}
-	for _, st := range graphs.States() {
-		byState[st.String()] = 0
-	}
-	for _, r := range graphs.Relations() {
-		byType[r.String()] = 0
-	}
-	for e := range g.NumEdges() {
-		byState[g.State(e).String()]++
-		byType[g.Type(e).String()]++
-	}
-	return byState, byType
-}
-
-// EdgesOf lists skill id's published edges out and in (ins, the edges into it), each
-// strongest first, then by name. An edge u→v means u comes first; from u's side the edge is
-// walked in reverse (see engine.Via), from v's side forward.
-func EdgesOf(g *graphs.Graph, id int, ins []int) (out, in []Edge) {
-	edge := func(e, other int, reverse bool) Edge {
-		v := engine.Via{From: g.Name(other), State: g.State(e).String(), Weight: g.Weight(e),
-			Type: g.Type(e).String(), Reverse: reverse}
-		return Edge{Skill: v.From, State: v.State, Type: v.Type, Weight: v.Weight,
-			Assoc: g.Assoc(e), Evidence: v.Evidence()}
-	}
-	out, in = []Edge{}, []Edge{}
-	lo, hi := g.Out(id)
-	for e := lo; e < hi; e++ {
-		out = append(out, edge(e, g.Target(e), true))
-	}
-	n := g.NumSkills()
-	for _, e := range ins {
-		// The source is the first skill whose edges end past e (edges are stored by source).
-		src, top := 0, n
-		for src < top {
-			if mid := int(uint(src+top) >> 1); func() bool { _, hi := g.Out(mid); return hi > e }() {
-				top = mid
-			} else {
-				src = mid + 1
-			}
-		}
-		in = append(in, edge(e, src, false))
-	}
-	for _, es := range [][]Edge{out, in} {
-		slices.SortStableFunc(es, func(a, b Edge) int {
-			if a.Weight != b.Weight {
-				return cmp.Compare(b.Weight, a.Weight)
-			}
-			return strings.Compare(a.Skill, b.Skill)
-		})
-	}
-	return out, in
-}
-
-// info is graph_info's JSON: the fields `caskg mcp` gives for an artifact without a library,
-// keys sorted as the Go SDK writes them in the text content.
-func (h *Handler) info() []byte {
-	g := h.eng.Graph()
-	maj, mnr := g.Version()
-	b := []byte(`{`)
-	if h.opt.Artifact != "" {
-		b = jsontext.AppendString(append(b, `"artifact":`...), h.opt.Artifact)
-		b = append(b, ',')
-	}
-	byState, byType := EdgeCounts(g)
-	b = append(b, `"by_state":{`...)
-	for i, st := range sortedNames(graphs.States()) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(append(jsontext.AppendString(b, st), ':'), int64(byState[st]), 10)
-	}
-	b = append(b, `},"by_type":{`...)
-	for i, r := range sortedNames(graphs.Relations()) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(append(jsontext.AppendString(b, r), ':'), int64(byType[r]), 10)
-	}
-	b = strconv.AppendInt(append(b, `},"bytes":`...), int64(g.Size()), 10)
-	b = strconv.AppendInt(append(b, `,"edges":`...), int64(g.NumEdges()), 10)
-	l := engine.LearningOf(g)
-	b = strconv.AppendBool(append(b, `,"learning":{"cold":`...), l.Cold)
-	b = strconv.AppendInt(append(b, `,"live_edges":`...), int64(l.Live), 10)
-	b = jsontext.AppendString(append(b, `,"note":`...), l.Note)
-	b = strconv.AppendInt(append(b, `,"runs":`...), int64(l.Runs), 10)
-	b = append(b, '}')
-	if n := MemoryBytes(g); n > 0 {
-		b = strconv.AppendInt(append(b, `,"memory_bytes":`...), int64(n), 10)
-	}
-	b = append(b, `,"params":`...)
-	if p := g.Params(); len(p) > 0 && jsontext.Valid(p) {
-		b = append(b, p...)
-	} else {
-		b = append(b, "{}"...)
-	}
-	b = strconv.AppendBool(append(b, `,"query_encoder":`...), g.HasEncoder())
-	b = strconv.AppendInt(append(b, `,"skills":`...), int64(g.NumSkills()), 10)
-	b = strconv.AppendInt(append(b, `,"terms":`...), int64(g.NumTerms()), 10)
-	if g.VectorDim() > 0 {
-		b = strconv.AppendInt(append(b, `,"vector_dim":`...), int64(g.VectorDim()), 10)
-	}
-	if m := g.VectorModel(); m != "" {
-		b = jsontext.AppendString(append(b, `,"vector_model":`...), m)
-	}
-	b = jsontext.AppendString(append(b, `,"version":`...), strconv.Itoa(maj)+"."+strconv.Itoa(mnr))
-	return append(b, '}')
-}
-
-// MemoryBytes is the size of g's memory of past tasks, the bytes of its sections (its terms'
-// text is in the string heap with the other strings); 0 without one. graph_info's memory_bytes
-// and caskg inspect's.
-func MemoryBytes(g *graphs.Graph) int {
-	n := 0
-	for _, s := range g.Sections() {
-		if graphs.IsMemorySection(s.Tag) {
-			n += s.Length
-		}
-	}
-	return n
-}
-
-func sortedNames[T interface{ String() string }](xs []T) []string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = x.String()
-	}
-	slices.Sort(out)
-	return out
-}
-
-func (h *Handler) report(r *api.Request, body []byte) (string, []byte, error) {
-	var fb api.Feedback
+// decodeName reads the arguments of get_skill or skill_neighbors (tool), which takes a limit too.
+func decodeName(body []byte, tool string) (NeighborsArgs, error) {
+	var a NeighborsArgs
+	seen := false
 	err := arguments(body, func(d *jsontext.Decoder, k string) error {
 		var err error
-		switch k {
-		case "query":
-			fb.Query, err = d.String()
-		case "outcome":
-			fb.Outcome, err = d.String()
-		case "used":
-			fb.Used, err = stringList(d)
+		switch {
+		case k == "name":
+			a.Name, err = d.String()
+			seen = true
+		case k == "limit" && tool == Neighbors:
+			a.Limit, err = intArg(d, "limit")
 		default:
 			return errors.New(`field "` + Short(k) + `": unknown; the arguments are in the tool's input schema`)
 		}
 		return err
 	})
+	if err == nil && !seen {
+		err = errors.New(`field "name": missing`)
+	}
+	return a, err
+}
+
+// decodeReport reads report_skill_use's arguments.
+func decodeReport(body []byte) (ReportArgs, error) {
+	var a ReportArgs
+	err := arguments(body, func(d *jsontext.Decoder, k string) error {
+		var err error
+		switch k {
+		case "query":
+			a.Query, err = d.String()
+		case "outcome":
+			a.Outcome, err = d.String()
+		case "used":
+			a.Used, err = stringList(d)
+		default:
+			return errors.New(`field "` + Short(k) + `": unknown; the arguments are in the tool's input schema`)
+		}
+		return err
+	})
+	return a, err
+}
+
+func (h *Handler) getSkill(name string) (string, []byte, error) {
+	id, err := h.core.names.Lookup(name)
+	if err != nil {
+		return "", nil, err
+	}
+	full, out := h.core.Head(id, NoLibrary)
+	return full, appendSkillText(nil, out), nil
+}
+
+func (h *Handler) report(r *api.Request, body []byte) (string, []byte, error) {
+	a, err := decodeReport(body)
 	if err != nil {
 		return "", nil, err
 	}
@@ -671,62 +438,20 @@ func (h *Handler) report(r *api.Request, body []byte) (string, []byte, error) {
 	if r.Header != nil {
 		auth = r.Header.Get("Authorization")
 	}
-	if fb.Source, err = h.opt.Reporters.Check(auth); err != nil {
+	source, err := h.opt.Reporters.Check(auth)
+	if err != nil {
 		return "", nil, errors.New(NotRecorded + err.Error())
-	}
-	if err := h.names.CheckFeedback(&fb); err != nil {
-		return "", nil, err
 	}
 	ctx := r.Context
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if err := h.opt.Feedback.Append(ctx, fb); err != nil {
-		var rl *api.RateLimitError
-		if errors.As(err, &rl) {
-			return "", nil, rl
-		}
-		return "", nil, errors.New(NotStored + err.Error())
+	text, out, err := h.core.Report(ctx, h.opt.Feedback, a, source)
+	if err != nil {
+		return "", nil, err
 	}
-	b := strconv.AppendInt([]byte(`{"recorded":`), int64(len(fb.Used)), 10)
-	if fb.Outcome != "" {
-		b = jsontext.AppendString(append(b, `,"outcome":`...), fb.Outcome)
-	}
-	return RecordedText(len(fb.Used), fb.Outcome), append(b, '}'), nil
+	return text, appendFeedback(nil, out), nil
 }
-
-// argError rewords an engine or limit (wasm/api) error for a tool caller.
-func argError(err error) error {
-	if errors.Is(err, engine.ErrEmptyQuery) {
-		return errors.New(`field "query": empty`)
-	}
-	msg := strings.TrimPrefix(err.Error(), "engine: ")
-	msg = strings.TrimPrefix(msg, "api: ")
-	// retrieve_skills takes the filter's lists as arguments of their own.
-	return errors.New(strings.Replace(msg, `field "filter.`, `field "`, 1))
-}
-
-// ArgError is argError for the Go SDK server.
-func ArgError(err error) error { return argError(err) }
-
-// NeighborsLimit is skill_neighbors' limit argument checked, 0 meaning the default.
-func NeighborsLimit(limit int) (int, error) {
-	switch {
-	case limit == 0:
-		return defaultNeighbors, nil
-	case limit < 1 || limit > maxNeighbors:
-		return 0, errors.New(`field "limit": ` + strconv.Itoa(limit) + " is outside [1, " + strconv.Itoa(maxNeighbors) + "]")
-	}
-	return limit, nil
-}
-
-// What report_skill_use answers when it keeps nothing: feedback off, a reporter refused (then
-// the reason), a store that failed (then its error).
-const (
-	FeedbackOff = "feedback is off on this server: nothing was recorded"
-	NotRecorded = "nothing was recorded: "
-	NotStored   = "feedback not recorded: "
-)
 
 // toolResult is a CallToolResult: the text, the structured content, or the error as a result
 // with isError set (a tool's failure is the model's to read, not a protocol error).

@@ -133,7 +133,7 @@ func (n *Names) CheckFeedback(fb *api.Feedback) error {
 		}
 	}
 	if err := api.CheckFeedback(*fb, func(name string) bool { _, ok := n.Exact(name); return ok }); err != nil {
-		return argError(err)
+		return ArgError(err)
 	}
 	return nil
 }

@@ -2,8 +2,8 @@ package mcpcore
 
 // The output schemas of the tools: the JSON Schema of each tool's structured content, as
 // tools/list gives it. native/mcpserver declares them to the Go SDK, which checks what its
-// handlers return against them, and its tests hold them to the Go types it returns; the
-// worker's handler writes the same JSON by hand (handler.go).
+// handlers return against them, and its tests hold them to the result types (results.go); the
+// worker's handler writes the same JSON by hand (encode.go).
 const (
 	// edgeSchema is an edge of skill_neighbors, in and out alike.
 	edgeSchema = `{

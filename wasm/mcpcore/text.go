@@ -10,20 +10,9 @@ import (
 // The texts the tools answer with, shared by both servers so an agent reads the same words
 // from `caskg mcp` and from the edge worker.
 
-// Listed is one skill of retrieve_skills' short list (render false).
-type Listed struct {
-	Rank        int
-	Name        string
-	SeedRank    int
-	Graph       bool
-	Description string
-	Via         []engine.Via
-	Recalled    *engine.Recall
-}
-
-// ListText is the short form of a ranking: one line a skill with its evidence, after the
+// listText is the short form of a ranking: one line a skill with its evidence, after the
 // engine's note (engine.Response.Note) when it has one.
-func ListText(results []Listed, note string) string {
+func listText(results []Skill, note string) string {
 	if note != "" {
 		note = "Note: " + note + ".\n"
 	}
@@ -45,9 +34,9 @@ func ListText(results []Listed, note string) string {
 	return b.String()
 }
 
-// HeadText is get_skill's text from the graph alone: the skill's description and the head of
+// headText is get_skill's text from the graph alone: the skill's description and the head of
 // its body, then note in brackets (why it is not the whole file).
-func HeadText(name, description, body, note string) (text, full string) {
+func headText(name, description, body, note string) (text, full string) {
 	var b strings.Builder
 	b.WriteString("# " + name + "\n\n" + description + "\n")
 	if body = strings.TrimSpace(body); body != "" {
@@ -57,13 +46,13 @@ func HeadText(name, description, body, note string) (text, full string) {
 	return text, text + "\n[" + note + "]\n"
 }
 
-// HeadNote is the note of a HeadText: source is the artifact's source path, why the reason.
-func HeadNote(source, why string) string {
+// headNote is the note of a headText: source is the artifact's source path, why the reason.
+func headNote(source, why string) string {
 	return "This is the description and the head of the body stored in the graph, not the whole file; the source was " +
 		source + ". " + why
 }
 
-// NoLibrary is HeadNote's reason on a server without a library folder.
+// NoLibrary is headNote's reason on a server without a library folder.
 const NoLibrary = "The server has no library folder (start it with --library DIR for whole files)."
 
 // Edge is one published edge seen from the asked skill, as skill_neighbors lists it.
@@ -76,8 +65,8 @@ type Edge struct {
 	Evidence string  `json:"evidence"`
 }
 
-// NeighborsText is skill_neighbors' text: name's edges out and in, as listed, of the totals.
-func NeighborsText(name string, out, in []Edge, outTotal, inTotal int) string {
+// neighborsText is skill_neighbors' text: name's edges out and in, as listed, of the totals.
+func neighborsText(name string, out, in []Edge, outTotal, inTotal int) string {
 	var b strings.Builder
 	b.WriteString(name + ": " + strconv.Itoa(outTotal) + " published edges out, " + strconv.Itoa(inTotal) + " in.\n")
 	for _, part := range []struct {
@@ -102,8 +91,8 @@ func NeighborsText(name string, out, in []Edge, outTotal, inTotal int) string {
 	return b.String()
 }
 
-// RecordedText is report_skill_use's answer once a report is kept.
-func RecordedText(used int, outcome string) string {
+// recordedText is report_skill_use's answer once a report is kept.
+func recordedText(used int, outcome string) string {
 	msg := "Recorded: " + strconv.Itoa(used) + " skills used"
 	if outcome != "" {
 		msg += ", " + outcome
