@@ -215,6 +215,9 @@ func (s *topScan) byte(c byte) {
 	}
 	switch c {
 	case ' ', '\t', '\r', '\n':
+		if s.inID && s.depth == 1 && len(s.id) > 0 {
+			s.inID = false // white space ends a number: "0. 0" is not the id 0.0
+		}
 		return
 	case '"':
 		s.inStr = true
