@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"time"
@@ -189,8 +190,19 @@ func updateOne(args []string) error {
 	newRuns := fs.String("new", "", "the new runs (JSONL)")
 	old := fs.String("old", "", "the old artifact (-mode update)")
 	out := fs.String("o", "", "artifact to write")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed part to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
 	if *out == "" {
 		return fmt.Errorf("update-one: -o is required")
