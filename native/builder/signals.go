@@ -246,7 +246,7 @@ func (b *builder) trace(i, j int) float64 {
 	if co == 0 {
 		return 0
 	}
-	return clip(float64(co)/float64(min(t.count[i], t.count[j])), 0, 1) * t.predictive()
+	return clip(float64(co)/float64(min(t.uses[i], t.uses[j])), 0, 1) * t.predictive()
 }
 
 // relation names the kind of link a candidate stands for, from the channel that supports it.

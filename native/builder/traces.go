@@ -95,6 +95,7 @@ type pair struct{ i, j int32 }
 // skill ran without (failed).
 type traceStats struct {
 	count     map[int]int
+	uses      []int        // count by skill id, once stats has made it: the pairs' hot path reads it
 	co        map[pair]int // unordered: stored both ways
 	before    map[pair]int // i ran before j in this many traces
 	neighbors map[int][]int
@@ -271,6 +272,14 @@ func (tl *runTally) stats(index map[string]int, run func(i int) (Trace, error)) 
 	if reported != nil {
 		reported.admitFailures(t)
 		read.reported = reported.summary()
+	}
+	n := len(index) // every id the runs name is an index of the library
+	for a := range t.count {
+		n = max(n, a+1)
+	}
+	t.uses = make([]int, n)
+	for a, n := range t.count {
+		t.uses[a] = n
 	}
 	return t, read, nil
 }
@@ -518,7 +527,7 @@ func (t *traceStats) given(i, j int) float64 {
 		return 0
 	}
 	if n := t.ahead(i, j); n > 0 {
-		return float64(n) / float64(t.count[j]+1)
+		return float64(n) / float64(t.uses[j]+1)
 	}
 	return 0
 }
@@ -546,7 +555,7 @@ func (t *traceStats) posterior(i, j int) float64 {
 		return 0
 	}
 	f := t.failed[pk(i, j)]
-	return (float64(co) + f + t.priorA) / (float64(t.count[j]) + f + t.priorA + t.priorB)
+	return (float64(co) + f + t.priorA) / (float64(t.uses[j]) + f + t.priorA + t.priorB)
 }
 
 // pk is the pair (i, j). A pair is two int32s, 8 bytes, so that the maps keyed by pairs take

@@ -495,8 +495,9 @@ func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, task
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			t := newCalTally(g.NumSkills())
 			for k := w; k < len(asks); k += workers {
-				e.calibrate(asks[k].idx, runs[asks[k].run], tallies[w])
+				e.calibrate(asks[k].idx, runs[asks[k].run], tallies[w], t)
 			}
 		}()
 	}
@@ -560,9 +561,21 @@ func recallIndexOf(m *graphs.Memory) *recallIndex {
 	return r
 }
 
+// calTally is one calibration worker's buffers, indexed by skill: each held-out run's
+// engine score, memory vote and whether its tool set holds the skill, zero between runs.
+type calTally struct {
+	score, vote []float64
+	gold, seen  []bool
+	ids         []int
+}
+
+func newCalTally(n int) *calTally {
+	return &calTally{score: make([]float64, n), vote: make([]float64, n), gold: make([]bool, n), seen: make([]bool, n)}
+}
+
 // calibrate adds to hits[w], for each weight w of memWeights, whether run r's whole tool set is
 // in the first 10 of the engine's answer to its task fused with idx's votes at that weight.
-func (e *Engine) calibrate(idx *recallIndex, r PastRun, hits []int) {
+func (e *Engine) calibrate(idx *recallIndex, r PastRun, hits []int, t *calTally) {
 	req := Request{Query: r.Task, K: memCalibK, NoMemory: true}
 	if req.normalize() != nil {
 		return
@@ -574,27 +587,29 @@ func (e *Engine) calibrate(idx *recallIndex, r PastRun, hits []int) {
 	sc := e.getScratch()
 	votes, norm := idx.recall(sc, e.analyze(sc, r.Task))
 	e.putScratch(sc)
-	score := map[int]float64{}
+	// The candidates: the engine's results and the voted skills, each once, in id order.
+	ids := t.ids[:0]
 	for _, res := range resp.Results {
-		score[res.ID] = res.Score
+		if !t.seen[res.ID] {
+			t.seen[res.ID] = true
+			ids = append(ids, res.ID)
+		}
+		t.score[res.ID] = res.Score
 	}
 	for _, v := range votes {
-		if _, ok := score[v.id]; !ok {
-			score[v.id] = 0
+		if !t.seen[v.id] {
+			t.seen[v.id] = true
+			ids = append(ids, v.id)
 		}
-	}
-	ids := make([]int, 0, len(score))
-	for id := range score {
-		ids = append(ids, id)
+		t.vote[v.id] = v.score / norm
 	}
 	slices.Sort(ids)
-	gold := map[int]bool{}
+	gold := 0
 	for _, s := range r.Skills {
-		gold[s] = true
-	}
-	vote := map[int]float64{}
-	for _, v := range votes {
-		vote[v.id] = v.score / norm
+		if !t.gold[s] {
+			t.gold[s] = true
+			gold++
+		}
 	}
 	// The first 10 under each weight: better is a total order, so the 10 a bounded heap keeps
 	// are the first 10 of the sorted list, whatever order they come in.
@@ -602,12 +617,19 @@ func (e *Engine) calibrate(idx *recallIndex, r PastRun, hits []int) {
 	for w, beta := range memWeights {
 		top.h = top.h[:0]
 		for _, id := range ids {
-			top.offer(candidate{id, score[id] + beta*vote[id]})
+			top.offer(candidate{id, t.score[id] + beta*t.vote[id]})
 		}
 		found := 0
 		for _, c := range top.h {
-			found += b2i(gold[c.id])
+			found += b2i(t.gold[c.id])
 		}
-		hits[w] += b2i(found == len(gold))
+		hits[w] += b2i(found == gold)
 	}
+	for _, id := range ids {
+		t.score[id], t.vote[id], t.seen[id] = 0, 0, false
+	}
+	for _, s := range r.Skills {
+		t.gold[s] = false
+	}
+	t.ids = ids
 }

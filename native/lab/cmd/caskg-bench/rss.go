@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // peakRSSMB is this process's peak resident set in MB. It reads VmHWM from /proc/self/status:
@@ -31,4 +32,13 @@ func statusKB(status, key string) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// cpuSeconds is the user and system time this process has used so far, on every core.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }

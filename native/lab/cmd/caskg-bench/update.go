@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"time"
@@ -189,8 +190,19 @@ func updateOne(args []string) error {
 	newRuns := fs.String("new", "", "the new runs (JSONL)")
 	old := fs.String("old", "", "the old artifact (-mode update)")
 	out := fs.String("o", "", "artifact to write")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed part to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
 	if *out == "" {
 		return fmt.Errorf("update-one: -o is required")
@@ -198,7 +210,7 @@ func updateOne(args []string) error {
 	ctx := context.Background()
 	var data []byte
 	var rep *builder.Report
-	var secs float64
+	var secs, cpu float64
 	switch *mode {
 	case "plain", "notask", "old", "full":
 		lib, err := ingest.Load(*base)
@@ -227,7 +239,7 @@ func updateOne(args []string) error {
 				runs[i].Task = ""
 			}
 		}
-		start := time.Now()
+		start, cpu0 := time.Now(), cpuSeconds()
 		var state []byte
 		res, err := builder.Build(ctx, builder.Input{Skills: skills, Runs: runs, State: *mode == "old"})
 		if err != nil {
@@ -239,7 +251,7 @@ func updateOne(args []string) error {
 				return err
 			}
 		}
-		secs = time.Since(start).Seconds()
+		secs, cpu = time.Since(start).Seconds(), cpuSeconds()-cpu0
 		if state != nil {
 			if err := atomicfile.Write(*out+builder.StateSuffix, state); err != nil {
 				return err
@@ -250,7 +262,7 @@ func updateOne(args []string) error {
 		if err != nil {
 			return err
 		}
-		start := time.Now()
+		start, cpu0 := time.Now(), cpuSeconds()
 		oldData, err := os.ReadFile(*old)
 		if err != nil {
 			return err
@@ -270,7 +282,7 @@ func updateOne(args []string) error {
 		if _, err := builder.EncodeState(res.State); err != nil {
 			return err
 		}
-		secs = time.Since(start).Seconds()
+		secs, cpu = time.Since(start).Seconds(), cpuSeconds()-cpu0
 		data, rep = res.Artifact, res.Report
 	default:
 		return fmt.Errorf("update-one: -mode %q is not plain, notask, old, full or update", *mode)
@@ -278,7 +290,7 @@ func updateOne(args []string) error {
 	if err := atomicfile.Write(*out, data); err != nil {
 		return err
 	}
-	side := bench.UpdateSide{Seconds: secs, PeakRSSMB: peakRSSMB(), Stages: rep.StageSeconds,
+	side := bench.UpdateSide{Seconds: secs, CPUSeconds: cpu, PeakRSSMB: peakRSSMB(), Stages: rep.StageSeconds,
 		ProbesRun: rep.ProbesRun, ProbesCached: rep.ProbesCached}
 	if rep.Update != nil {
 		side.Mode = rep.Update.Mode
