@@ -121,6 +121,7 @@ type savedOptions struct {
 	BodyHead, MaxPostingDF                   int
 	TaskMinRuns                              int
 	NoTaskText                               bool
+	Synonyms                                 []synonymRule // Options.Synonyms; nil without
 }
 
 // channelWeight is a channel's λ.
@@ -140,7 +141,8 @@ func saveOptions(o Options) savedOptions {
 		FrontierMin: o.FrontierMin, EpsE: o.EpsE, TauConfirm: o.TauConfirm, TauReject: o.TauReject,
 		RhoConfirmed: o.RhoConfirmed, RhoUncertain: o.RhoUncertain, RhoScaffold: o.RhoScaffold,
 		ScaffoldOut: o.ScaffoldOut, ScaffoldIn: o.ScaffoldIn, EpsWeight: o.EpsWeight,
-		BodyHead: o.BodyHead, MaxPostingDF: o.MaxPostingDF, TaskMinRuns: o.TaskMinRuns, NoTaskText: o.NoTaskText}
+		BodyHead: o.BodyHead, MaxPostingDF: o.MaxPostingDF, TaskMinRuns: o.TaskMinRuns, NoTaskText: o.NoTaskText,
+		Synonyms: o.Synonyms.saved()}
 }
 
 // equal reports whether the options decide the same work an update reuses. The memory of past
@@ -163,12 +165,16 @@ func (s *State) Options() Options {
 	for _, c := range o.Lambda {
 		lam[c.Name] = c.Weight
 	}
-	return Options{Variant: o.Variant, Lambda: lam, TauStr: o.TauStr, EtaStr: o.EtaStr,
+	opt := Options{Variant: o.Variant, Lambda: lam, TauStr: o.TauStr, EtaStr: o.EtaStr,
 		JudgeGate: o.JudgeGate, Cap: o.Cap, PerChannel: o.PerChannel, Budget: o.Budget,
 		FrontierMin: o.FrontierMin, EpsE: o.EpsE, TauConfirm: o.TauConfirm, TauReject: o.TauReject,
 		RhoConfirmed: o.RhoConfirmed, RhoUncertain: o.RhoUncertain, RhoScaffold: o.RhoScaffold,
 		ScaffoldOut: o.ScaffoldOut, ScaffoldIn: o.ScaffoldIn, EpsWeight: o.EpsWeight,
 		BodyHead: o.BodyHead, MaxPostingDF: o.MaxPostingDF, TaskMinRuns: o.TaskMinRuns, NoTaskText: o.NoTaskText}
+	if len(o.Synonyms) > 0 {
+		opt.Synonyms = &Synonyms{rules: o.Synonyms}
+	}
+	return opt
 }
 
 // recorder collects, during a build, what its State keeps.
