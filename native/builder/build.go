@@ -60,7 +60,7 @@ type Options struct {
 	// and only where MinReporters reporters used it. NoTaskText leaves the memory out.
 	TaskMinRuns int
 	NoTaskText  bool
-	// Synonyms are alias rules the index applies beside the built-in table (ParseSynonyms); nil
+	// Synonyms are alias rules the index applies beside the built-in table (ReadSynonyms); nil
 	// means the built-in table alone. The build state keeps them, so an update applies them again.
 	Synonyms *Synonyms
 

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"io"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"unicode"
@@ -14,7 +16,7 @@ import (
 )
 
 // Synonyms are alias rules of the library's owner, read from a file in the Solr synonyms format
-// (ParseSynonyms), which Elasticsearch and OpenSearch also read. A build applies them as it
+// (parseSynonyms), which Elasticsearch and OpenSearch also read. A build applies them as it
 // applies the built-in table (builtinAliases): a skill's text is also indexed under the words
 // the rules give its words, so a query in those words finds it on every host.
 //
@@ -64,7 +66,21 @@ func (s *Synonyms) hash() string {
 	return fmt.Sprintf("sha256:%x", h.Sum(nil))
 }
 
-// ParseSynonyms reads rules in the Solr synonyms format from data, the text of the file named
+// ReadSynonyms reads the synonyms file at path (parseSynonyms), for Options.Synonyms.
+func ReadSynonyms(path string) (*Synonyms, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("builder: synonyms: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSynonymsBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("builder: synonyms: %w", err)
+	}
+	return parseSynonyms(path, data)
+}
+
+// parseSynonyms reads rules in the Solr synonyms format from data, the text of the file named
 // file (for errors, which read FILE:LINE:COL: what is wrong):
 //
 //	# a comment: a line whose first non-blank character is '#'
@@ -79,7 +95,7 @@ func (s *Synonyms) hash() string {
 // its right side rather than replacing the left (Solr's a => a, b), since one index serves
 // every query and no query is rewritten. Rules do not chain: the words one adds are not
 // matched again. An empty term in a list (a trailing comma) is skipped, as Solr does.
-func ParseSynonyms(file string, data []byte) (*Synonyms, error) {
+func parseSynonyms(file string, data []byte) (*Synonyms, error) {
 	if len(data) > maxSynonymsBytes {
 		return nil, fmt.Errorf("builder: %s: %d bytes, more than the %d a synonyms file may have", file, len(data), maxSynonymsBytes)
 	}

@@ -42,7 +42,7 @@ var synonymCases = []struct {
 
 func TestParseSynonyms(t *testing.T) {
 	for _, c := range synonymCases {
-		s, err := ParseSynonyms("syn.txt", []byte(c.rules))
+		s, err := parseSynonyms("syn.txt", []byte(c.rules))
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue
@@ -75,7 +75,7 @@ func TestParseSynonymsErrors(t *testing.T) {
 		{"too large", big, "more than the 4194304 a synonyms file may have"},
 		{"too many words", group.String(), "the rules add up to more than 1048576 words"},
 	} {
-		_, err := ParseSynonyms("syn.txt", []byte(c.in))
+		_, err := parseSynonyms("syn.txt", []byte(c.in))
 		if err == nil || !strings.HasPrefix(err.Error(), "builder: ") || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err %v, want %q", c.name, err, c.want)
 		}
@@ -84,11 +84,11 @@ func TestParseSynonymsErrors(t *testing.T) {
 
 // TestSynonymsOrder: the same rules in another order, or said twice, are the same rules.
 func TestSynonymsOrder(t *testing.T) {
-	a, err := ParseSynonyms("a", []byte("gizmo, widget\nsea biscuit => seabiscuit, horse\n"))
+	a, err := parseSynonyms("a", []byte("gizmo, widget\nsea biscuit => seabiscuit, horse\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := ParseSynonyms("b", []byte("sea biscuit => horse\nwidget, gizmo\nsea biscuit => seabiscuit\ngizmo => widget\n"))
+	b, err := parseSynonyms("b", []byte("sea biscuit => horse\nwidget, gizmo\nsea biscuit => seabiscuit\ngizmo => widget\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func FuzzParseSynonyms(f *testing.F) {
 	f.Add("a\\", "")
 	f.Add("=>=>,\\,\\=>", "x")
 	f.Fuzz(func(t *testing.T, rules, text string) {
-		s, err := ParseSynonyms("f", []byte(rules))
+		s, err := parseSynonyms("f", []byte(rules))
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "builder: f:") {
 				t.Fatalf("error without the file: %v", err)
@@ -136,7 +136,7 @@ func TestSynonymsBuild(t *testing.T) {
 		t.Fatalf("%q without synonyms: %v holds %s already", query, got, want)
 	}
 	syn := func(text string) Options {
-		s, err := ParseSynonyms("syn.txt", []byte(text))
+		s, err := parseSynonyms("syn.txt", []byte(text))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +169,7 @@ func TestSynonymsBuild(t *testing.T) {
 // full build with them makes; an update with other rules is a full build with those.
 func TestSynonymsUpdate(t *testing.T) {
 	skills := loadLib(t, synonymsLib)
-	s, err := ParseSynonyms("syn.txt", []byte("kubernetes, minikube\n"))
+	s, err := parseSynonyms("syn.txt", []byte("kubernetes, minikube\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestSynonymsUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Update.Mode != "full" || !strings.Contains(rep.Update.Reason, "options differ") || !bytes.Equal(data, want.Artifact) {
+	if rep.Update.Mode != "full" || !strings.Contains(rep.Update.Reason, "synonyms differ") || !bytes.Equal(data, want.Artifact) {
 		t.Errorf("update without the synonyms: mode %s (%s), same bytes as a full build without: %v", rep.Update.Mode, rep.Update.Reason, bytes.Equal(data, want.Artifact))
 	}
 }

@@ -610,6 +610,8 @@ func (s *State) Reusable(skills []ingest.Skill, opt Options) string {
 		return fmt.Sprintf("build state version %d, this caskg reads %d", s.Version, stateVersion)
 	case s.Code != codeID():
 		return "the old artifact was built by another caskg executable"
+	case !reflect.DeepEqual(s.Saved.Synonyms, opt.Synonyms.saved()):
+		return "the synonyms differ"
 	case !s.Saved.equal(saveOptions(opt)):
 		return "the build options differ"
 	case s.Prober != prober:
