@@ -49,6 +49,13 @@ func (s *Synonyms) Len() int {
 	return len(s.rules)
 }
 
+// Equal reports whether s and t hold the same rules; nil holds none.
+func (s *Synonyms) Equal(t *Synonyms) bool {
+	return slices.EqualFunc(s.saved(), t.saved(), func(x, y synonymRule) bool {
+		return x.From == y.From && slices.Equal(x.To, y.To)
+	})
+}
+
 // saved is the rules as the build state keeps them: nil for none.
 func (s *Synonyms) saved() []synonymRule {
 	if s.Len() == 0 {
