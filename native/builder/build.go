@@ -629,7 +629,7 @@ func (b *builder) params() map[string]any {
 	if o.NoTaskText {
 		p["no_task_text"] = true
 	}
-	if o.Synonyms.Len() > 0 {
+	if o.Synonyms.len() > 0 {
 		p["synonyms"] = o.Synonyms.hash()
 	}
 	if b.vectors != nil {

@@ -41,8 +41,8 @@ const (
 	maxSynonymWords  = 1 << 20
 )
 
-// Len is the number of one-way rules: a group of n equivalent terms counts n.
-func (s *Synonyms) Len() int {
+// len is the number of one-way rules: a group of n equivalent terms counts n.
+func (s *Synonyms) len() int {
 	if s == nil {
 		return 0
 	}
@@ -58,7 +58,7 @@ func (s *Synonyms) Equal(t *Synonyms) bool {
 
 // saved is the rules as the build state keeps them: nil for none.
 func (s *Synonyms) saved() []synonymRule {
-	if s.Len() == 0 {
+	if s.len() == 0 {
 		return nil
 	}
 	return s.rules
@@ -291,7 +291,7 @@ func ruleTerms(s span) ([]synonymTerm, *synonymError) {
 // with returns the table t followed, for each phrase, by the rules of s: t's own rules keep
 // their order, so a build without synonyms indexes what it did before them.
 func (t aliasTable) with(s *Synonyms) aliasTable {
-	if s.Len() == 0 {
+	if s.len() == 0 {
 		return t
 	}
 	out := make(aliasTable, len(t))

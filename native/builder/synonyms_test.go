@@ -95,8 +95,8 @@ func TestSynonymsOrder(t *testing.T) {
 	if !reflect.DeepEqual(a, b) || a.hash() != b.hash() {
 		t.Errorf("rules in another order differ:\n%+v\n%+v", a.rules, b.rules)
 	}
-	if a.Len() != 3 {
-		t.Errorf("Len %d, want 3 (gizmo, widget, sea biscuit)", a.Len())
+	if a.len() != 3 {
+		t.Errorf("len %d, want 3 (gizmo, widget, sea biscuit)", a.len())
 	}
 }
 
