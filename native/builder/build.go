@@ -60,6 +60,9 @@ type Options struct {
 	// and only where MinReporters reporters used it. NoTaskText leaves the memory out.
 	TaskMinRuns int
 	NoTaskText  bool
+	// Synonyms are alias rules the index applies beside the built-in table (ReadSynonyms); nil
+	// means the built-in table alone. The build state keeps them, so an update applies them again.
+	Synonyms *Synonyms
 
 	DryRun   bool           // stop after the frontier and count the model calls a build would make
 	traces   []Trace        // Input.Runs (with Previous and its state reused: the new ones alone)
@@ -468,8 +471,9 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		art.Lexicon = *prev.lexicon // a function of the library alone, which is the earlier build's
 	} else {
 		docs := make([]engine.Doc, len(skills))
+		aliases := defaultAliases.with(opt.Synonyms)
 		for i, s := range skills {
-			docs[i] = aliasDoc(defaultAliases, engine.Doc{Name: s.Name, Description: s.Description, Tags: s.Tags, Schema: s.SchemaText, Body: s.Body})
+			docs[i] = aliasDoc(aliases, engine.Doc{Name: s.Name, Description: s.Description, Tags: s.Tags, Schema: s.SchemaText, Body: s.Body})
 		}
 		art.Lexicon = engine.BuildLexicon(docs)
 	}
@@ -624,6 +628,9 @@ func (b *builder) params() map[string]any {
 	}
 	if o.NoTaskText {
 		p["no_task_text"] = true
+	}
+	if o.Synonyms.len() > 0 {
+		p["synonyms"] = o.Synonyms.hash()
 	}
 	if b.vectors != nil {
 		p["embedder"] = b.vectors.Model

@@ -121,6 +121,7 @@ type savedOptions struct {
 	BodyHead, MaxPostingDF                   int
 	TaskMinRuns                              int
 	NoTaskText                               bool
+	Synonyms                                 []synonymRule // Options.Synonyms; nil without
 }
 
 // channelWeight is a channel's λ.
@@ -140,7 +141,8 @@ func saveOptions(o Options) savedOptions {
 		FrontierMin: o.FrontierMin, EpsE: o.EpsE, TauConfirm: o.TauConfirm, TauReject: o.TauReject,
 		RhoConfirmed: o.RhoConfirmed, RhoUncertain: o.RhoUncertain, RhoScaffold: o.RhoScaffold,
 		ScaffoldOut: o.ScaffoldOut, ScaffoldIn: o.ScaffoldIn, EpsWeight: o.EpsWeight,
-		BodyHead: o.BodyHead, MaxPostingDF: o.MaxPostingDF, TaskMinRuns: o.TaskMinRuns, NoTaskText: o.NoTaskText}
+		BodyHead: o.BodyHead, MaxPostingDF: o.MaxPostingDF, TaskMinRuns: o.TaskMinRuns, NoTaskText: o.NoTaskText,
+		Synonyms: o.Synonyms.saved()}
 }
 
 // equal reports whether the options decide the same work an update reuses. The memory of past
@@ -163,12 +165,16 @@ func (s *State) Options() Options {
 	for _, c := range o.Lambda {
 		lam[c.Name] = c.Weight
 	}
-	return Options{Variant: o.Variant, Lambda: lam, TauStr: o.TauStr, EtaStr: o.EtaStr,
+	opt := Options{Variant: o.Variant, Lambda: lam, TauStr: o.TauStr, EtaStr: o.EtaStr,
 		JudgeGate: o.JudgeGate, Cap: o.Cap, PerChannel: o.PerChannel, Budget: o.Budget,
 		FrontierMin: o.FrontierMin, EpsE: o.EpsE, TauConfirm: o.TauConfirm, TauReject: o.TauReject,
 		RhoConfirmed: o.RhoConfirmed, RhoUncertain: o.RhoUncertain, RhoScaffold: o.RhoScaffold,
 		ScaffoldOut: o.ScaffoldOut, ScaffoldIn: o.ScaffoldIn, EpsWeight: o.EpsWeight,
 		BodyHead: o.BodyHead, MaxPostingDF: o.MaxPostingDF, TaskMinRuns: o.TaskMinRuns, NoTaskText: o.NoTaskText}
+	if len(o.Synonyms) > 0 {
+		opt.Synonyms = &Synonyms{rules: o.Synonyms}
+	}
+	return opt
 }
 
 // recorder collects, during a build, what its State keeps.
@@ -604,6 +610,8 @@ func (s *State) Reusable(skills []ingest.Skill, opt Options) string {
 		return fmt.Sprintf("build state version %d, this caskg reads %d", s.Version, stateVersion)
 	case s.Code != codeID():
 		return "the old artifact was built by another caskg executable"
+	case !reflect.DeepEqual(s.Saved.Synonyms, opt.Synonyms.saved()):
+		return "the synonyms differ"
 	case !s.Saved.equal(saveOptions(opt)):
 		return "the build options differ"
 	case s.Prober != prober:

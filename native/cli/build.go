@@ -27,18 +27,19 @@ import (
 // buildFlags are the flags of caskg build. The builder options are bound to opt in place, so
 // a buildFlags is not copied once registered.
 type buildFlags struct {
-	opt     builder.Options
-	out     string
-	strict  bool
-	lambdas map[string]*float64 // per channel, copied into opt.Lambda after parsing
-	traces  string
-	runs    []builder.Trace // read from traces
-	llm     llmFlags
-	embed   embedFlags
-	report  string
-	jsonOut bool
-	quiet   bool
-	state   bool // also write OUT.skg.state for caskg update (update.go)
+	opt      builder.Options
+	out      string
+	strict   bool
+	lambdas  map[string]*float64 // per channel, copied into opt.Lambda after parsing
+	traces   string
+	runs     []builder.Trace // read from traces
+	llm      llmFlags
+	embed    embedFlags
+	report   string
+	jsonOut  bool
+	quiet    bool
+	state    bool   // also write OUT.skg.state for caskg update (update.go)
+	synonyms string // a synonyms file, read into opt.Synonyms
 }
 
 func (f *buildFlags) register(fs *flag.FlagSet) {
@@ -71,6 +72,7 @@ func (f *buildFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&opt.BodyHead, "body-head", opt.BodyHead, "characters of each skill body kept in the artifact")
 	fs.StringVar(&f.traces, "traces", "", "JSONL `file` of successful runs {\"id\", \"skills\": [...], \"task\"?} for the trace channel and the memory of past tasks")
 	registerTaskFlags(fs, &opt.TaskMinRuns, &opt.NoTaskText)
+	registerSynonymsFlag(fs, &f.synonyms, "")
 	f.llm.register(fs)
 	f.embed.register(fs)
 	fs.StringVar(&f.report, "report", "", "also write the build report as JSON to `file`")
@@ -85,6 +87,12 @@ func (f *buildFlags) register(fs *flag.FlagSet) {
 func registerTaskFlags(fs *flag.FlagSet, minRuns *int, noText *bool) {
 	fs.IntVar(minRuns, "task-min-runs", *minRuns, "a word of the runs' tasks enters the artifact's memory of past tasks only when at least `N` distinct tasks share it (a reporter's runs count once, and only where "+fmt.Sprint(builder.MinReporters)+" reporters agree)")
 	fs.BoolVar(noText, "no-task-text", *noText, "leave the runs' task texts out: no memory of past tasks in the artifact, none kept in the build state (nor, by the gateway, in traces.jsonl)")
+}
+
+// registerSynonymsFlag binds --synonyms, which build, update and gateway share; more says what
+// the command does without it.
+func registerSynonymsFlag(fs *flag.FlagSet, path *string, more string) {
+	fs.StringVar(path, "synonyms", "", "a `file` of synonyms in the Solr format (a, b, c and a, b => c lines) whose words the index also holds, beside the built-in aliases"+more)
 }
 
 // checkTaskMinRuns is the usage error of a --task-min-runs below 1.
@@ -110,6 +118,12 @@ func (f *buildFlags) options(c *ctx) error {
 	if f.traces != "" {
 		var err error
 		if f.runs, err = builder.ReadTraces(f.traces); err != nil {
+			return err
+		}
+	}
+	if f.synonyms != "" {
+		var err error
+		if f.opt.Synonyms, err = builder.ReadSynonyms(f.synonyms); err != nil {
 			return err
 		}
 	}

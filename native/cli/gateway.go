@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/gateway"
 	"github.com/caskg/caskg/native/gateway/learn"
 	"github.com/caskg/caskg/native/internal/cmdline"
@@ -60,6 +61,8 @@ func runGateway(c *ctx, args []string) error {
 	startWait := fl.Duration("start-wait", gateway.DefaultStartWait, "the first search waits up to this long for servers still starting (0: no wait)")
 	taskMinRuns, noTaskText := engine.DefaultTaskMinRuns, false
 	registerTaskFlags(fl, &taskMinRuns, &noTaskText)
+	var synonymsPath string
+	registerSynonymsFlag(fl, &synonymsPath, "; every graph the gateway builds applies them, and a graph built with other rules is rebuilt")
 	pos, err := parse(c, fl, args, gatewayArgs)
 	if err != nil {
 		return err
@@ -98,6 +101,12 @@ func runGateway(c *ctx, args []string) error {
 	}
 	if *idle > 0 {
 		*traceGap = *idle
+	}
+	var synonyms *builder.Synonyms
+	if synonymsPath != "" {
+		if synonyms, err = builder.ReadSynonyms(synonymsPath); err != nil {
+			return err
+		}
 	}
 	cfg, warnings, err := gateway.LoadConfig(*config, gateway.ConfigOptions{Lenient: *lenient})
 	if err != nil {
@@ -152,7 +161,7 @@ func runGateway(c *ctx, args []string) error {
 		rotate = -1 // learn.Options: 0 is the default, negative never
 	}
 	learner, closeLearner, err := openLearner(*stateDir, learn.Options{LearnEvery: *learnEvery, LearnIdle: quiet, Logf: logf,
-		TaskMinRuns: taskMinRuns, NoTaskText: noTaskText, RotateBytes: rotate})
+		TaskMinRuns: taskMinRuns, NoTaskText: noTaskText, Synonyms: synonyms, RotateBytes: rotate})
 	if err != nil {
 		return err
 	}

@@ -50,6 +50,7 @@ type updateFlags struct {
 	// The memory of past tasks: the old build's options unless given (taskSet).
 	taskMinRuns int
 	noTaskText  bool
+	synonyms    string // replaces the old build's synonyms when given
 }
 
 func (f *updateFlags) register(fs *flag.FlagSet) {
@@ -64,6 +65,7 @@ func (f *updateFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bars, and warnings only counted (--report lists them)")
 	f.taskMinRuns = engine.DefaultTaskMinRuns
 	registerTaskFlags(fs, &f.taskMinRuns, &f.noTaskText)
+	registerSynonymsFlag(fs, &f.synonyms, "; default the old build's (its state keeps them), another file makes a full build, an empty one drops them")
 }
 
 // taskOptions sets the options of the memory of past tasks that were given on opt, the old
@@ -151,6 +153,11 @@ func runUpdate(c *ctx, args []string) error {
 	opt := st.Options()
 	if err := f.taskOptions(flags, &opt); err != nil {
 		return err
+	}
+	if f.synonyms != "" {
+		if opt.Synonyms, err = builder.ReadSynonyms(f.synonyms); err != nil {
+			return err
+		}
 	}
 	if !f.quiet && !f.jsonOut {
 		opt.Progress = newProgress(c.stderr)

@@ -84,6 +84,8 @@ func (l *Loop) plan() *job {
 		return full("no graph yet")
 	case cur.meta.Catalog != l.catHash:
 		return full("the catalog changed")
+	case l.otherSynonyms(cur):
+		return full("the synonyms changed")
 	case n == cur.learned:
 		return nil
 	case cur.state == nil:
@@ -182,15 +184,23 @@ func (l *Loop) fullBuild(traces []builder.Trace) ([]byte, *builder.State, string
 	return res.Artifact, res.State, fmt.Sprintf("%x", sha256.Sum256(raw)), nil
 }
 
-// taskOptions sets the options of the memory of past tasks on opt: the loop's, which the
-// gateway's flags give, rather than a build state's, so that a gateway restarted with
-// --no-task-text makes no memory in its next update either.
+// otherSynonyms reports whether the graph cur was built with other synonyms than the loop's.
+// A graph without a build state is taken as built with the loop's: it says nothing of them.
+func (l *Loop) otherSynonyms(cur *current) bool {
+	return cur.state != nil && !cur.state.Options().Synonyms.Equal(l.opt.Synonyms)
+}
+
+// taskOptions sets the options of the memory of past tasks and the synonyms on opt: the loop's,
+// which the gateway's flags give, rather than a build state's, so that a gateway restarted with
+// --no-task-text makes no memory in its next update either, and one restarted without
+// --synonyms no longer applies them.
 func (l *Loop) taskOptions(opt *builder.Options) {
 	opt.TaskMinRuns = l.opt.TaskMinRuns
 	if opt.TaskMinRuns == 0 {
 		opt.TaskMinRuns = engine.DefaultTaskMinRuns
 	}
 	opt.NoTaskText = l.opt.NoTaskText
+	opt.Synonyms = l.opt.Synonyms
 }
 
 // install writes a new graph, moving the current one to graph.prev.skg, and swaps it in. The

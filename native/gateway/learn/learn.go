@@ -99,6 +99,9 @@ type Options struct {
 	// engine.DefaultTaskMinRuns. With NoTaskText the traces are recorded without their task.
 	TaskMinRuns int
 	NoTaskText  bool
+	// Synonyms are the alias rules of every build, full or incremental, whatever the build state
+	// says (builder.ReadSynonyms); nil means none. A graph built with other rules is rebuilt.
+	Synonyms *builder.Synonyms
 	// RotateBytes is the size at which traces.jsonl is renamed to the next traces.NNNNNN.jsonl
 	// and a new one started; 0 means DefaultRotateBytes, negative never. Rotated files are kept,
 	// all of them: each holds traces a full build learns again (see rotate.go).
@@ -301,6 +304,9 @@ func (l *Loop) SetCatalog(catalog []byte) error {
 		l.request()
 	case cur.meta.Catalog != hash:
 		l.opt.Logf("learn: the catalog changed: a full build in the background; the old graph answers meanwhile")
+		l.request()
+	case l.otherSynonyms(cur):
+		l.opt.Logf("learn: the graph was built with other synonyms: a full build in the background; the old graph answers meanwhile")
 		l.request()
 	case len(l.traces)-cur.learned >= l.opt.LearnEvery:
 		l.request()
