@@ -17,6 +17,7 @@ import (
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/native/internal/lines"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 	"golang.org/x/text/width"
@@ -293,7 +294,7 @@ func readBatch(path string) (name string, tasks []batchTask, err error) {
 		defer f.Close()
 		r = f
 	}
-	line, err := eval.EachLine(r, func(line int, data []byte) error {
+	line, err := lines.Each(r, func(line int, data []byte) error {
 		if len(tasks) == api.MaxBatch {
 			return errTooMany
 		}
