@@ -17,7 +17,7 @@ import (
 	"github.com/caskg/caskg/native/gateway"
 	"github.com/caskg/caskg/native/gateway/learn"
 	"github.com/caskg/caskg/native/internal/cmdline"
-	"github.com/caskg/caskg/native/mcpserver"
+	"github.com/caskg/caskg/native/internal/mcptransport"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 )
@@ -227,11 +227,11 @@ func splitList(s string) []string {
 
 func serveGatewayHTTP(ctx context.Context, c *ctx, g *gateway.Gateway, ln net.Listener, authed bool) error {
 	fmt.Fprintf(c.stderr, "caskg gateway: MCP at http://%s/mcp, health at http://%s/v1/health, metrics at http://%s/metrics; Ctrl-C stops\n", ln.Addr(), ln.Addr(), ln.Addr())
-	if !mcpserver.IsLoopbackAddr(ln.Addr()) && authed {
+	if !mcptransport.IsLoopbackAddr(ln.Addr()) && authed {
 		fmt.Fprintf(c.stderr, "caskg gateway: %s is reachable beyond this machine: only clients with a token are served; put TLS in front of it (a token crosses the network as plain text over http://)\n", ln.Addr())
 	}
 	serveReady(ln.Addr().String())
-	return mcpserver.ServeHTTP(ctx, ln, g.Handler())
+	return mcptransport.ServeHTTP(ctx, ln, g.Handler())
 }
 
 // runGatewayRollback restores the graph before the latest update of a gateway's state folder

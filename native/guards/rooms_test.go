@@ -28,6 +28,8 @@ type wall struct {
 //     only, so that no host links the builder through it.
 //   - the builder does not import eval, which measures what the builder makes: the line reader
 //     both use is native/internal/lines.
+//   - the gateway does not import native/mcpserver, caskg mcp's server: the MCP transports both
+//     run over (stdio, streamable HTTP with its loopback checks) are native/internal/mcptransport.
 var rooms = []wall{
 	{name: "product apart from the lab", from: "", except: "native/lab", to: "native/lab",
 		reason: "a product package imports the lab"},
@@ -37,6 +39,8 @@ var rooms = []wall{
 		reason: "a package (not a _test.go file) imports the test kit"},
 	{name: "the builder apart from eval", from: "native/builder", to: "native/eval",
 		reason: "the builder imports eval"},
+	{name: "the gateway apart from caskg mcp's server", from: "native/gateway", to: "native/mcpserver",
+		reason: "the gateway imports native/mcpserver"},
 }
 
 // crossings lists the imports in deps that w forbids, "from → to: reason", sorted.
@@ -101,7 +105,7 @@ func TestRoomCrossings(t *testing.T) {
 		}
 		return pkg{ImportPath: modulePath + "/" + path, Module: &struct{ Path string }{modulePath}, Imports: imports}
 	}
-	lab, wasmNative, kit, builderEval := rooms[0], rooms[1], rooms[2], rooms[3]
+	lab, wasmNative, kit, builderEval, gatewayMCP := rooms[0], rooms[1], rooms[2], rooms[3], rooms[4]
 	tests := []struct {
 		name string
 		w    wall
@@ -133,6 +137,11 @@ func TestRoomCrossings(t *testing.T) {
 		{"the builder imports eval", builderEval,
 			[]pkg{own("native/eval"), own("native/builder/semantic", "native/eval")},
 			[]string{modulePath + "/native/builder/semantic → " + modulePath + "/native/eval: the builder imports eval"}},
+		{"the gateway and caskg mcp share the transport", gatewayMCP,
+			[]pkg{own("native/internal/mcptransport"), own("native/gateway", "native/internal/mcptransport"), own("native/mcpserver", "native/internal/mcptransport")}, nil},
+		{"the gateway imports caskg mcp's server", gatewayMCP,
+			[]pkg{own("native/mcpserver"), own("native/gateway", "native/mcpserver")},
+			[]string{modulePath + "/native/gateway → " + modulePath + "/native/mcpserver: the gateway imports native/mcpserver"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,9 +2,8 @@
 // the official Go SDK. The tools are wasm/mcpcore's, the layer the edge worker serves too: their
 // definitions, argument and result types, and mcpcore.Core, which runs them; this package adds
 // the SDK transport and what only a native server has, the library folder get_skill reads whole
-// files from and the reporter of a call. `caskg mcp` runs it over stdio (Transport) or
-// streamable HTTP (HTTPHandler, ServeHTTP, which the gateway shares), tests over an in-memory
-// pipe.
+// files from and the reporter of a call. `caskg mcp` runs it over stdio or streamable HTTP
+// (native/internal/mcptransport, which the gateway shares), tests over an in-memory pipe.
 //
 // Tools (all read-only but report_skill_use):
 //   - retrieve_skills: the ranked bundle for a task — the engine's rendered text (header, each
@@ -24,8 +23,8 @@
 //
 // Bad arguments give tool results with isError set and a message naming the field and the rule
 // it breaks, repeating at most a short prefix of the value; an unknown skill name gives the
-// closest names. Transport carries the server over stdio and answers malformed JSON-RPC lines
-// itself instead of ending the session. retrieve_skills holds its query and k to the limits every
+// closest names. mcptransport.Transport carries the server over stdio and answers malformed
+// JSON-RPC lines itself instead of ending the session. retrieve_skills holds its query and k to the limits every
 // caskg surface shares (the table in wasm/api). No argument reaches the file system: get_skill
 // maps a name to a file found by the library load, and opens it through an os.Root of the
 // library folder, so neither "..", absolute paths nor symlinks lead outside it.

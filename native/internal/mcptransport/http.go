@@ -1,4 +1,4 @@
-package mcpserver
+package mcptransport
 
 import (
 	"context"
@@ -13,15 +13,14 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/mcpcore"
 )
 
 // Defaults and limits of the HTTP front.
 const (
-	MCPPath     = "/mcp"                // where HTTPHandler serves streamable HTTP
-	HealthPath  = api.Prefix + "health" // where it answers GET with the health JSON, as the /v1 API does
-	MetricsPath = "/metrics"            // where it answers GET with HTTPOptions.Metrics, as Prometheus scrapes by default
+	MCPPath     = "/mcp"       // where HTTPHandler serves streamable HTTP
+	HealthPath  = "/v1/health" // where it answers GET with the health JSON, as the /v1 API does (api.Prefix)
+	MetricsPath = "/metrics"   // where it answers GET with HTTPOptions.Metrics, as Prometheus scrapes by default
 
 	defaultMaxBodyBytes   = 4 << 20          // of one POST to /mcp, as the SDK's default
 	defaultSessionTimeout = 30 * time.Minute // a session idle this long is closed
