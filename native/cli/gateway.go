@@ -18,8 +18,8 @@ import (
 	"github.com/caskg/caskg/native/gateway/learn"
 	"github.com/caskg/caskg/native/internal/cmdline"
 	"github.com/caskg/caskg/native/internal/mcptransport"
-	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR [--auth-tokens FILE] [--allowed-hosts H,...]] [--max-sessions N] [--session-idle 10m] [--trace-rate N] [--learn-every N] [--learn-idle 2m] [--expose N] [--trace-gap 30s] [--trace-rotate-mb 64] [--start-wait 3s] [--lenient] [--task-min-runs N] [--no-task-text] | rollback --state-dir DIR [--relearn]"
@@ -75,8 +75,8 @@ func runGateway(c *ctx, args []string) error {
 		return usagef("--learn-every %d: must not be negative", *learnEvery)
 	case *learnIdle < 0:
 		return usagef("--learn-idle %v: must not be negative", *learnIdle)
-	case *expose < 0 || *expose > api.MaxK:
-		return usagef("--expose %d: must be in [0, %d]", *expose, api.MaxK)
+	case *expose < 0 || *expose > service.MaxK:
+		return usagef("--expose %d: must be in [0, %d]", *expose, service.MaxK)
 	case *traceGap <= 0:
 		return usagef("--trace-gap %v: must be positive", *traceGap)
 	case *idle < 0:

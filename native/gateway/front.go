@@ -17,9 +17,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caskg/caskg/native/internal/mcptransport"
-	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/mcpcore"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // Front tool names.
@@ -263,11 +263,11 @@ func searchToolDef(c *catalog, keep func(string) bool) *mcp.Tool {
 		"Run a tool with call_tool.", n, servers)
 	return &mcp.Tool{Name: searchTool, Title: "Search tools", Description: desc,
 		InputSchema: json.RawMessage(`{"type": "object", "properties": {` +
-			api.Property("query", "the task, in plain words") + `, ` +
-			api.Property("k", "how many tools to return (default "+strconv.Itoa(defaultK)+")") + `, ` +
-			api.Property("allow", "return only tools whose name (SERVER__TOOL) matches one of these globs ('*' any run of characters, '?' one character)") + `, ` +
-			api.Property("deny", "never return tools whose name matches one of these globs (wins over allow)") + `, ` +
-			api.Property("namespaces", "return only tools of these servers (the SERVER of SERVER__TOOL)") + `}, ` +
+			service.Property("query", "the task, in plain words") + `, ` +
+			service.Property("k", "how many tools to return (default "+strconv.Itoa(defaultK)+")") + `, ` +
+			service.Property("allow", "return only tools whose name (SERVER__TOOL) matches one of these globs ('*' any run of characters, '?' one character)") + `, ` +
+			service.Property("deny", "never return tools whose name matches one of these globs (wins over allow)") + `, ` +
+			service.Property("namespaces", "return only tools of these servers (the SERVER of SERVER__TOOL)") + `}, ` +
 			`"required": ["query"], "additionalProperties": false}`),
 		Annotations: &mcp.ToolAnnotations{Title: "Search tools", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}
@@ -394,11 +394,11 @@ func (s *frontSession) searchHandler(ctx context.Context, req *mcp.CallToolReque
 		StructuredContent: res}, nil
 }
 
-// checkRequest holds a search to the service limits (api.Service.Check) and its filter to the
+// checkRequest holds a search to the service limits (service.Service.Check) and its filter to the
 // engine's rules (engine.Filter.Check), worded as the MCP tool layer words argument errors
 // (mcpcore.ArgError: "allow[2]", no package prefix).
 func checkRequest(req engine.Request, given ...string) error {
-	err := api.Service.Check(req, given...)
+	err := service.Service.Check(req, given...)
 	if err == nil {
 		err = req.Filter.Check()
 	}

@@ -49,6 +49,10 @@ var (
 	// engineLayer is "engine: stdlib + graphs": also the shared stdlib-only packages under
 	// wasm/internal. Levenshtein is the engine's own (levenshtein.go), so no other module.
 	engineLayer = layer{own: []string{"graphs", "wasm/engine", "wasm/internal"}}
+	// serviceLayer is "the service layer below the transports": the engine's layer and
+	// wasm/service, so no transport (net/http, the MCP SDK, wasm/api, wasm/mcpcore) and no
+	// host's standard package.
+	serviceLayer = layer{own: []string{"graphs", "wasm/engine", "wasm/internal", "wasm/service"}}
 )
 
 // violations lists what in deps, the build of root and the packages under it, the layer does not
@@ -198,9 +202,11 @@ func TestLayers(t *testing.T) {
 	}{
 		{"graphs", modulePath + "/graphs", graphsLayer, ""},
 		{"engine", modulePath + "/wasm/engine", engineLayer, ""},
+		{"service", modulePath + "/wasm/service", serviceLayer, ""},
 		// A control: the wazero host is no part of the engine's layer. Were go list's answer
 		// misread, the rows above would pass for want of anything to refuse; this one fails.
 		{"control: the wazero host", modulePath + "/wasm/host", engineLayer, "github.com/tetratelabs/wazero"},
+		{"control: the HTTP API", modulePath + "/wasm/api", serviceLayer, "wasm/api: outside graphs, wasm/engine, wasm/internal, wasm/service"},
 	}
 	for _, tc := range tests {
 		for _, b := range builds {

@@ -16,7 +16,7 @@
 //     relation types;
 //   - graph_info: counts, format version, build parameters, vectors and library coverage;
 //   - report_skill_use: feedback, the skills an agent used for a task and whether it worked,
-//     validated as POST /v1/feedback validates it (api.CheckFeedback) and appended to
+//     validated as POST /v1/feedback validates it (service.CheckFeedback) and appended to
 //     Options.Feedback (caskg mcp --feedback FILE) with its reporter (Options.Reporters:
 //     over HTTP a bearer token beyond loopback); without a store it answers that feedback is
 //     off.
@@ -25,7 +25,7 @@
 // it breaks, repeating at most a short prefix of the value; an unknown skill name gives the
 // closest names. mcptransport.Transport carries the server over stdio and answers malformed
 // JSON-RPC lines itself instead of ending the session. retrieve_skills holds its query and k to the limits every
-// caskg surface shares (the table in wasm/api). No argument reaches the file system: get_skill
+// caskg surface shares (the table in wasm/service). No argument reaches the file system: get_skill
 // maps a name to a file found by the library load, and opens it through an os.Root of the
 // library folder, so neither "..", absolute paths nor symlinks lead outside it.
 package mcpserver
@@ -44,9 +44,9 @@ import (
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/ingest"
-	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/mcpcore"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // Options configure a Server.
@@ -59,12 +59,12 @@ type Options struct {
 	// Version is the server version reported to clients.
 	Version string
 	// Feedback keeps what report_skill_use reports; nil: the tool answers that feedback is off.
-	Feedback api.FeedbackStore
+	Feedback service.FeedbackStore
 	// Reporters decide who may call report_skill_use over HTTP, and name each report's source:
-	// api.FeedbackAuth.Check with the call's Authorization header. A call that came with no
+	// service.FeedbackAuth.Check with the call's Authorization header. A call that came with no
 	// HTTP request (stdio, an in-memory pipe) is from StdioSource: only the process that
 	// started the server speaks on its stdio.
-	Reporters api.FeedbackAuth
+	Reporters service.FeedbackAuth
 }
 
 // StdioSource is the source of reports that came over stdio: one reporter, whichever agent.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/agnivade/levenshtein"
 
-	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // maxSuggestions is how many close names an unknown one gets.
@@ -125,14 +125,14 @@ func (n *Names) Closest(name string) []string {
 }
 
 // CheckFeedback checks a report_skill_use report as POST /v1/feedback checks it
-// (api.CheckFeedback), after naming each used skill as the graph does when the name resolves.
-func (n *Names) CheckFeedback(fb *api.Feedback) error {
+// (service.CheckFeedback), after naming each used skill as the graph does when the name resolves.
+func (n *Names) CheckFeedback(fb *service.Feedback) error {
 	for i, name := range fb.Used {
 		if id, ok := n.resolve(name); ok {
 			fb.Used[i] = n.eng.Graph().Name(id)
 		}
 	}
-	if err := api.CheckFeedback(*fb, func(name string) bool { _, ok := n.Exact(name); return ok }); err != nil {
+	if err := service.CheckFeedback(*fb, func(name string) bool { _, ok := n.Exact(name); return ok }); err != nil {
 		return ArgError(err)
 	}
 	return nil
