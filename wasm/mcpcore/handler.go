@@ -225,7 +225,7 @@ func (h *Handler) call(r *service.Request, m message, body []byte) ([]byte, erro
 			return nil, &rpcError{codeInvalidParams, "mcp: tools/call: " + err.Error()}
 		}
 		if _, ok := lookup(name); !ok {
-			return nil, &rpcError{codeInvalidParams, "unknown tool " + strconv.Quote(Short(name))}
+			return nil, &rpcError{codeInvalidParams, "unknown tool " + strconv.Quote(service.Echo(name))}
 		}
 		// The arguments against the tool's input schema, as caskg mcp checks them (args.go).
 		argErr, given := error(nil), false
@@ -249,7 +249,7 @@ func (h *Handler) call(r *service.Request, m message, body []byte) ([]byte, erro
 		}
 		return toolResult(content, structured, err), nil
 	}
-	return nil, &rpcError{codeNoMethod, "mcp: method " + strconv.Quote(Short(m.method)) + " is not served here (initialize, ping, tools/list, tools/call)"}
+	return nil, &rpcError{codeNoMethod, "mcp: method " + strconv.Quote(service.Echo(m.method)) + " is not served here (initialize, ping, tools/list, tools/call)"}
 }
 
 // arguments calls member for each argument of the tools/call in body.
@@ -314,7 +314,7 @@ func (h *Handler) tool(r *service.Request, name string, body []byte) (string, []
 		return text, appendNeighbors(nil, out), nil
 	case GraphInfo:
 		if err := arguments(body, func(d *jsontext.Decoder, k string) error {
-			return errors.New(`field "` + Short(k) + `": unknown; graph_info takes no arguments`)
+			return errors.New(`field "` + service.Echo(k) + `": unknown; graph_info takes no arguments`)
 		}); err != nil {
 			return "", nil, err
 		}
@@ -361,7 +361,7 @@ func decodeRetrieve(body []byte) (RetrieveArgs, []string, error) {
 		case "namespaces":
 			a.Namespaces, err = stringList(d)
 		default:
-			return errors.New(`field "` + Short(k) + `": unknown; the arguments are in the tool's input schema`)
+			return errors.New(`field "` + service.Echo(k) + `": unknown; the arguments are in the tool's input schema`)
 		}
 		return err
 	})
@@ -387,7 +387,7 @@ func decodeName(body []byte, tool string) (NeighborsArgs, error) {
 		case k == "limit" && tool == Neighbors:
 			a.Limit, err = intArg(d, "limit")
 		default:
-			return errors.New(`field "` + Short(k) + `": unknown; the arguments are in the tool's input schema`)
+			return errors.New(`field "` + service.Echo(k) + `": unknown; the arguments are in the tool's input schema`)
 		}
 		return err
 	})
@@ -410,7 +410,7 @@ func decodeReport(body []byte) (ReportArgs, error) {
 		case "used":
 			a.Used, err = stringList(d)
 		default:
-			return errors.New(`field "` + Short(k) + `": unknown; the arguments are in the tool's input schema`)
+			return errors.New(`field "` + service.Echo(k) + `": unknown; the arguments are in the tool's input schema`)
 		}
 		return err
 	})

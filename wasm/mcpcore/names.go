@@ -17,9 +17,6 @@ import (
 // maxSuggestions is how many close names an unknown one gets.
 const maxSuggestions = 5
 
-// maxEcho is the most runes of a caller's name an error repeats.
-const maxEcho = 40
-
 // Names finds skills by the names callers give: exactly, else by a unique normalized form
 // ("Heat_Object" finds heat-object); an unknown name gets the closest names. Both MCP servers
 // resolve get_skill, skill_neighbors and report_skill_use names with it.
@@ -63,9 +60,9 @@ func (n *Names) Lookup(name string) (int, error) {
 		return id, nil
 	}
 	if close := n.Closest(name); len(close) > 0 {
-		return 0, errors.New("unknown skill " + strconv.Quote(Short(name)) + "; the closest names are: " + strings.Join(close, ", "))
+		return 0, errors.New("unknown skill " + strconv.Quote(service.Echo(name)) + "; the closest names are: " + strings.Join(close, ", "))
 	}
-	return 0, errors.New("unknown skill " + strconv.Quote(Short(name)) + ", and no name is close to it; call retrieve_skills to search by task")
+	return 0, errors.New("unknown skill " + strconv.Quote(service.Echo(name)) + ", and no name is close to it; call retrieve_skills to search by task")
 }
 
 // resolve finds name exactly, trimmed, or by its normalized form when that is unique.
@@ -153,18 +150,3 @@ func transposed(a, b string) bool {
 // normName folds a name to lower-case words joined by single spaces, as the engine's fuzzy
 // name matching does.
 func normName(s string) string { return strings.Join(engine.Words(s), " ") }
-
-// Short is s cut to maxEcho runes, with "…" when cut: what an error repeats of a caller's value.
-func Short(s string) string {
-	if utf8.RuneCountInString(s) <= maxEcho {
-		return s
-	}
-	i, n := 0, 0
-	for i = range s {
-		if n == maxEcho {
-			break
-		}
-		n++
-	}
-	return s[:i] + "…"
-}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/caskg/caskg/wasm/mcpcore"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // Defaults and limits of the HTTP front.
@@ -107,7 +107,7 @@ func checkHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil &&
 			isLoopback(local.String()) && !isLoopback(r.Host) {
-			http.Error(w, fmt.Sprintf("Forbidden: a server on loopback answers only requests to a loopback host, not %q", mcpcore.Short(r.Host)), http.StatusForbidden)
+			http.Error(w, fmt.Sprintf("Forbidden: a server on loopback answers only requests to a loopback host, not %q", service.Echo(r.Host)), http.StatusForbidden)
 			return
 		}
 		next.ServeHTTP(w, r)
