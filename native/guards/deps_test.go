@@ -40,6 +40,8 @@ var hostStd = []string{"net", "os", "plugin", "runtime/cgo"}
 // are not named one by one, so a new stdlib-only package under an allowed prefix passes.
 type layer struct {
 	own []string
+	// modules are other modules the layer may reach (with every package of theirs).
+	modules []string
 }
 
 var (
@@ -51,8 +53,10 @@ var (
 	engineLayer = layer{own: []string{"graphs", "wasm/engine", "wasm/internal"}}
 	// serviceLayer is "the service layer below the transports": the engine's layer and
 	// wasm/service, so no transport (net/http, the MCP SDK, wasm/api, wasm/mcpcore) and no
-	// host's standard package.
-	serviceLayer = layer{own: []string{"graphs", "wasm/engine", "wasm/internal", "wasm/service"}}
+	// host's standard package. The one other module is the edit distance the name
+	// suggestions rank by.
+	serviceLayer = layer{own: []string{"graphs", "wasm/engine", "wasm/internal", "wasm/service"},
+		modules: []string{"github.com/agnivade/levenshtein"}}
 )
 
 // violations lists what in deps, the build of root and the packages under it, the layer does not
@@ -108,6 +112,8 @@ func (l layer) refuse(p pkg) string {
 		if under(p.ImportPath, hostStd) {
 			return "a host's standard package"
 		}
+		return ""
+	case p.Module != nil && slices.Contains(l.modules, p.Module.Path):
 		return ""
 	case p.Module == nil || p.Module.Path != modulePath:
 		return "neither the standard library nor this module"
@@ -262,6 +268,15 @@ func TestLayerViolations(t *testing.T) {
 				own("graphs/jsontext", "github.com/x/y"), own("graphs", jsontext), own("wasm/engine", graphs),
 			},
 			want: []string{engine + " → " + graphs + " → " + jsontext + " → github.com/x/y: neither the standard library nor this module"},
+		},
+		{
+			name: "a module the layer allows, not another", root: modulePath + "/wasm/service", layer: serviceLayer,
+			deps: []pkg{
+				{ImportPath: "github.com/agnivade/levenshtein", Module: &struct{ Path string }{"github.com/agnivade/levenshtein"}},
+				{ImportPath: "github.com/x/y", Module: &struct{ Path string }{"github.com/x/y"}},
+				own("wasm/service", "github.com/agnivade/levenshtein", "github.com/x/y"),
+			},
+			want: []string{modulePath + "/wasm/service → github.com/x/y: neither the standard library nor this module"},
 		},
 		{
 			name: "a package under the root is checked though the root does not import it", root: graphs, layer: graphsLayer,

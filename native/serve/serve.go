@@ -73,7 +73,6 @@ import (
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
-	"github.com/caskg/caskg/wasm/mcpcore"
 	"github.com/caskg/caskg/wasm/service"
 )
 
@@ -254,7 +253,7 @@ func (s *Server) load() (*artifact, error) {
 	}
 	a := &artifact{stamp: stampOf(fi), data: data}
 	ao := api.Options{Version: s.opts.Version, Origins: s.opts.Origins, Feedback: s.opts.Feedback, Reporters: s.opts.Reporters,
-		Closest: func(eng *engine.Engine) func(string) []string { return mcpcore.NewNames(eng).Closest }}
+		Closest: func(eng *engine.Engine) func(string) []string { return service.NewNames(eng).Closest }}
 	if s.opts.Reload {
 		ao.Stale = func() string {
 			if p := s.stale.Load(); p != nil {

@@ -107,9 +107,9 @@ type Options struct {
 	Reporters service.FeedbackAuth
 
 	// Closest, when not nil, makes from the Handler's engine the finder of the names the 404
-	// of GET /v1/skills/{name} suggests. The hosts pass mcpcore's, the one the MCP tools
-	// suggest with (transpositions included: "xlxs" finds xlsx), which api cannot import:
-	// mcpcore builds on api.
+	// of GET /v1/skills/{name} suggests; nil suggests none. The hosts pass service's
+	// (service.NewNames(eng).Closest), the one the MCP tools suggest with (transpositions
+	// included: "xlxs" finds xlsx).
 	Closest func(eng *engine.Engine) func(name string) []string
 }
 

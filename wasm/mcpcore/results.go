@@ -147,14 +147,14 @@ type LibraryInfo struct {
 type Core struct {
 	eng   *engine.Engine
 	g     *graphs.Graph
-	names *Names
+	names *service.Names
 	in    [][]int // published edges into each skill
 }
 
 // NewCore prepares the tools over eng's graph.
 func NewCore(eng *engine.Engine) *Core {
 	g := eng.Graph()
-	c := &Core{eng: eng, g: g, names: NewNames(eng), in: make([][]int, g.NumSkills())}
+	c := &Core{eng: eng, g: g, names: service.NewNames(eng), in: make([][]int, g.NumSkills())}
 	for u := range g.NumSkills() {
 		lo, hi := g.Out(u)
 		for e := lo; e < hi; e++ {
@@ -165,7 +165,7 @@ func NewCore(eng *engine.Engine) *Core {
 }
 
 // Names finds skills by name for the tools.
-func (c *Core) Names() *Names { return c.names }
+func (c *Core) Names() *service.Names { return c.names }
 
 // Retrieve runs retrieve_skills: its text and its structured result. given names the
 // arguments the call set explicitly, so that an explicit k of 0 is refused, not the default.
@@ -230,7 +230,7 @@ func (c *Core) Info(artifact string, lib *LibraryInfo) *Info {
 // and NotRecorded when it refused the reporter.
 func (c *Core) Report(ctx context.Context, store service.FeedbackStore, a ReportArgs, source string) (string, *FeedbackOutput, error) {
 	fb := service.Feedback{Query: a.Query, Used: a.Used, Outcome: a.Outcome, Source: source}
-	if err := c.names.CheckFeedback(&fb); err != nil {
+	if err := checkFeedback(c.names, c.g, &fb); err != nil {
 		return "", nil, err
 	}
 	if err := store.Append(ctx, fb); err != nil {
@@ -353,3 +353,17 @@ const (
 	NotRecorded = "nothing was recorded: "
 	notStored   = "feedback not recorded: "
 )
+
+// checkFeedback checks a report_skill_use report as POST /v1/feedback checks it
+// (service.CheckFeedback), after naming each used skill as the graph does when the name resolves.
+func checkFeedback(n *service.Names, g *graphs.Graph, fb *service.Feedback) error {
+	for i, name := range fb.Used {
+		if id, ok := n.Resolve(name); ok {
+			fb.Used[i] = g.Name(id)
+		}
+	}
+	if err := service.CheckFeedback(*fb, func(name string) bool { _, ok := n.Exact(name); return ok }); err != nil {
+		return ArgError(err)
+	}
+	return nil
+}

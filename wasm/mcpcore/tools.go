@@ -48,7 +48,6 @@ const Instructions = `caskg retrieves skills (procedures written as SKILL.md fil
 
 // Limits on arguments.
 const (
-	maxNameBytes     = 512  // of a skill name argument
 	defaultNeighbors = 50   // edges listed per direction by skill_neighbors
 	maxNeighbors     = 1000 // most edges per direction skill_neighbors lists
 )

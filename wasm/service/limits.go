@@ -37,6 +37,10 @@ const (
 	MaxPatternBytes   = 256
 )
 
+// MaxNameBytes bounds a skill's name as the MCP tools take it ("name": get_skill,
+// skill_neighbors); Names.Lookup holds names to it.
+const MaxNameBytes = 512
+
 // The table is within the engine's bounds (a negative constant converted to uint fails the
 // build), so a request Service passes the engine takes: a caller holds a request to Service
 // alone, never to the minimum of both.

@@ -41,7 +41,7 @@ const mcpPath = "/mcp"
 // artifact with another is refused, so a worker never serves an asset it was not built with.
 func newServer(data []byte, checksum string, store service.FeedbackStore, tokens *service.Tokens) (*server, error) {
 	opt := api.Options{Version: engine.Version, Feedback: store, Reporters: service.FeedbackAuth{Tokens: tokens},
-		Closest: func(eng *engine.Engine) func(string) []string { return mcpcore.NewNames(eng).Closest }}
+		Closest: func(eng *engine.Engine) func(string) []string { return service.NewNames(eng).Closest }}
 	h, err := api.New(data, opt)
 	if err != nil {
 		return nil, errors.New("worker: artifact: " + err.Error())

@@ -1,4 +1,4 @@
-package mcpcore
+package service
 
 import (
 	"cmp"
@@ -11,14 +11,13 @@ import (
 	"github.com/agnivade/levenshtein"
 
 	"github.com/caskg/caskg/wasm/engine"
-	"github.com/caskg/caskg/wasm/service"
 )
 
 // maxSuggestions is how many close names an unknown one gets.
 const maxSuggestions = 5
 
 // Names finds skills by the names callers give: exactly, else by a unique normalized form
-// ("Heat_Object" finds heat-object); an unknown name gets the closest names. Both MCP servers
+// ("Heat_Object" finds heat-object); an unknown name gets the closest names. The MCP tools
 // resolve get_skill, skill_neighbors and report_skill_use names with it.
 type Names struct {
 	eng    *engine.Engine
@@ -51,22 +50,22 @@ func (n *Names) Lookup(name string) (int, error) {
 	switch {
 	case strings.TrimSpace(name) == "":
 		return 0, errors.New(`field "name": empty`)
-	case len(name) > maxNameBytes:
-		return 0, errors.New(`field "name": ` + strconv.Itoa(len(name)) + " bytes, at most " + strconv.Itoa(maxNameBytes))
+	case len(name) > MaxNameBytes:
+		return 0, errors.New(`field "name": ` + strconv.Itoa(len(name)) + " bytes, at most " + strconv.Itoa(MaxNameBytes))
 	case !utf8.ValidString(name):
 		return 0, errors.New(`field "name": not valid UTF-8`)
 	}
-	if id, ok := n.resolve(name); ok {
+	if id, ok := n.Resolve(name); ok {
 		return id, nil
 	}
 	if close := n.Closest(name); len(close) > 0 {
-		return 0, errors.New("unknown skill " + strconv.Quote(service.Echo(name)) + "; the closest names are: " + strings.Join(close, ", "))
+		return 0, errors.New("unknown skill " + strconv.Quote(Echo(name)) + "; the closest names are: " + strings.Join(close, ", "))
 	}
-	return 0, errors.New("unknown skill " + strconv.Quote(service.Echo(name)) + ", and no name is close to it; call retrieve_skills to search by task")
+	return 0, errors.New("unknown skill " + strconv.Quote(Echo(name)) + ", and no name is close to it; call retrieve_skills to search by task")
 }
 
 // resolve finds name exactly, trimmed, or by its normalized form when that is unique.
-func (n *Names) resolve(name string) (int, bool) {
+func (n *Names) Resolve(name string) (int, bool) {
 	if id, ok := n.byName[name]; ok {
 		return id, true
 	}
@@ -119,20 +118,6 @@ func (n *Names) Closest(name string) []string {
 		}
 	}
 	return out
-}
-
-// CheckFeedback checks a report_skill_use report as POST /v1/feedback checks it
-// (service.CheckFeedback), after naming each used skill as the graph does when the name resolves.
-func (n *Names) CheckFeedback(fb *service.Feedback) error {
-	for i, name := range fb.Used {
-		if id, ok := n.resolve(name); ok {
-			fb.Used[i] = n.eng.Graph().Name(id)
-		}
-	}
-	if err := service.CheckFeedback(*fb, func(name string) bool { _, ok := n.Exact(name); return ok }); err != nil {
-		return ArgError(err)
-	}
-	return nil
 }
 
 // transposed reports whether a and b differ by one swap of neighbouring bytes ("pfd", "pdf").
