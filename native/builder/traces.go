@@ -11,7 +11,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/native/internal/lines"
 )
 
 // Trace is one run: the skills it used, in execution order, and whether it failed.
@@ -44,7 +44,7 @@ func ReadTraces(path string) ([]Trace, error) {
 	}
 	defer f.Close()
 	var out []Trace
-	line, err := eval.EachLine(f, func(_ int, data []byte) error {
+	line, err := lines.Each(f, func(_ int, data []byte) error {
 		t, err := ParseTrace(data)
 		if err == nil {
 			out = append(out, t)

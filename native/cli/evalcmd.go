@@ -9,8 +9,8 @@ import (
 
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/internal/cmdline"
-	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 func runEval(c *ctx, args []string) error {
@@ -26,7 +26,7 @@ func runEval(c *ctx, args []string) error {
 		return err
 	}
 	// eval measures the engine, so -k goes to the engine's bound, not the service's.
-	lim := api.Service
+	lim := service.Service
 	lim.K = engine.MaxK
 	if err := q.check(fs, lim); err != nil {
 		return err

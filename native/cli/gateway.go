@@ -18,9 +18,9 @@ import (
 	"github.com/caskg/caskg/native/gateway"
 	"github.com/caskg/caskg/native/gateway/learn"
 	"github.com/caskg/caskg/native/internal/cmdline"
-	"github.com/caskg/caskg/native/mcpserver"
-	"github.com/caskg/caskg/wasm/api"
+	"github.com/caskg/caskg/native/internal/mcptransport"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 const gatewayArgs = "--config SERVERS.json --state-dir DIR [--http ADDR [--auth-tokens FILE] [--allowed-hosts H,...]] [--max-sessions N] [--session-idle 10m] [--trace-rate N] [--learn-every N] [--learn-idle 2m] [--expose N] [--trace-gap 30s] [--trace-rotate-mb 64] [--start-wait 3s] [--lenient] [--task-min-runs N] [--no-task-text] | rollback --state-dir DIR [--relearn]"
@@ -78,8 +78,8 @@ func runGateway(c *ctx, args []string) error {
 		return usagef("--learn-every %d: must not be negative", *learnEvery)
 	case *learnIdle < 0:
 		return usagef("--learn-idle %v: must not be negative", *learnIdle)
-	case *expose < 0 || *expose > api.MaxK:
-		return usagef("--expose %d: must be in [0, %d]", *expose, api.MaxK)
+	case *expose < 0 || *expose > service.MaxK:
+		return usagef("--expose %d: must be in [0, %d]", *expose, service.MaxK)
 	case *traceGap <= 0:
 		return usagef("--trace-gap %v: must be positive", *traceGap)
 	case *idle < 0:
@@ -236,11 +236,11 @@ func splitList(s string) []string {
 
 func serveGatewayHTTP(ctx context.Context, c *ctx, g *gateway.Gateway, ln net.Listener, authed bool) error {
 	fmt.Fprintf(c.stderr, "caskg gateway: MCP at http://%s/mcp, health at http://%s/v1/health, metrics at http://%s/metrics; Ctrl-C stops\n", ln.Addr(), ln.Addr(), ln.Addr())
-	if !mcpserver.IsLoopbackAddr(ln.Addr()) && authed {
+	if !mcptransport.IsLoopbackAddr(ln.Addr()) && authed {
 		fmt.Fprintf(c.stderr, "caskg gateway: %s is reachable beyond this machine: only clients with a token are served; put TLS in front of it (a token crosses the network as plain text over http://)\n", ln.Addr())
 	}
 	serveReady(ln.Addr().String())
-	return mcpserver.ServeHTTP(ctx, ln, g.Handler())
+	return mcptransport.ServeHTTP(ctx, ln, g.Handler())
 }
 
 // runGatewayRollback restores the graph before the latest update of a gateway's state folder

@@ -21,7 +21,7 @@ import (
 
 	"github.com/caskg/caskg/native/gateway/learn"
 	"github.com/caskg/caskg/native/internal/mcpnode"
-	"github.com/caskg/caskg/native/mcpserver"
+	"github.com/caskg/caskg/native/internal/mcptransport"
 )
 
 // The gateway's end-to-end tests: `caskg gateway` (in-process on HTTP, this test binary
@@ -171,7 +171,7 @@ func startGatewayHTTP(t *testing.T, cfg string, args ...string) *gatewayFront {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "state")
 	base, stop := startListening(t, "gateway", append([]string{"--config", cfg, "--state-dir", dir, "--http", "127.0.0.1:0"}, args...)...)
-	g := &gatewayFront{base: base, url: base + mcpserver.MCPPath, stateDir: dir}
+	g := &gatewayFront{base: base, url: base + mcptransport.MCPPath, stateDir: dir}
 	var once sync.Once
 	var r result
 	g.stop = func() result {
@@ -184,7 +184,7 @@ func startGatewayHTTP(t *testing.T, cfg string, args ...string) *gatewayFront {
 
 func (g *gatewayFront) health(t *testing.T) gatewayHealth {
 	t.Helper()
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(g.base + mcpserver.HealthPath)
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(g.base + mcptransport.HealthPath)
 	if err != nil {
 		t.Fatal(err)
 	}

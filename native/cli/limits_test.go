@@ -8,23 +8,23 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/wasm/api"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // TestQueryLimits holds caskg query to the limits the HTTP API and the MCP server share
-// (wasm/api): -k, --seeds, the task text and --batch.
+// (wasm/service): -k, --seeds, the task text and --batch.
 func TestQueryLimits(t *testing.T) {
 	art := buildSample(t)
 	dir := t.TempDir()
 	var many strings.Builder
-	for i := range api.MaxBatch + 1 {
+	for i := range service.MaxBatch + 1 {
 		many.WriteString(`{"id": ` + strconv.Itoa(i) + `, "query": "heat an egg"}` + "\n")
 	}
 	manyTasks := filepath.Join(dir, "many.jsonl")
 	if err := os.WriteFile(manyTasks, []byte(many.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	long := strings.Repeat("a", api.MaxQueryBytes+1)
+	long := strings.Repeat("a", service.MaxQueryBytes+1)
 	tests := []struct {
 		name string
 		args []string
@@ -60,7 +60,7 @@ func TestQueryLimits(t *testing.T) {
 func TestBatchQueryLimit(t *testing.T) {
 	art := buildSample(t)
 	p := filepath.Join(t.TempDir(), "tasks.jsonl")
-	long := strings.Repeat("egg ", api.MaxQueryBytes/4+1)
+	long := strings.Repeat("egg ", service.MaxQueryBytes/4+1)
 	tasks := `{"id": "ok", "query": "heat an egg"}` + "\n" + `{"id": "long", "query": "` + long + `"}` + "\n"
 	if err := os.WriteFile(p, []byte(tasks), 0o644); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/caskg/caskg/native/internal/mcptransport"
 	"github.com/caskg/caskg/native/mcpserver"
 	"github.com/caskg/caskg/wasm/engine"
 )
@@ -51,7 +52,7 @@ func runMCP(c *ctx, args []string) error {
 			return fmt.Errorf("--http %s: %w", *httpAddr, err)
 		}
 		defer ln.Close()
-		where = "http://" + ln.Addr().String() + mcpserver.MCPPath
+		where = "http://" + ln.Addr().String() + mcptransport.MCPPath
 	}
 	fmt.Fprintf(c.stderr, "caskg mcp: serving %s (%d skills, %d edges) on %s\n", path, g.NumSkills(), g.NumEdges(), where)
 	if fb != nil {
@@ -70,9 +71,9 @@ func runMCP(c *ctx, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// mcpserver.Transport answers malformed lines instead of ending the session, and on EOF
+	// mcptransport.Transport answers malformed lines instead of ending the session, and on EOF
 	// waits for the replies still owed.
-	err = srv.Run(ctx, &mcpserver.Transport{Reader: stdin, Writer: c.stdout})
+	err = srv.Run(ctx, &mcptransport.Transport{Reader: stdin, Writer: c.stdout})
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}
@@ -82,7 +83,7 @@ func runMCP(c *ctx, args []string) error {
 // serveMCPHTTP serves srv's tools over streamable HTTP on ln until serveContext ends (SIGINT
 // or SIGTERM), with GET /v1/health beside /mcp.
 func serveMCPHTTP(c *ctx, srv *mcpserver.Server, ln net.Listener, skills, edges int, artifact string) error {
-	if !mcpserver.IsLoopbackAddr(ln.Addr()) {
+	if !mcptransport.IsLoopbackAddr(ln.Addr()) {
 		// Nothing checks who calls: any client that reaches the address can run the tools, and
 		// report_skill_use writes to the feedback file. A bearer-token check belongs in
 		// HTTPOptions.Guard.
@@ -92,14 +93,14 @@ func serveMCPHTTP(c *ctx, srv *mcpserver.Server, ln net.Listener, skills, edges 
 	// One mcp.Server for every session: its tools read the shared graph, and sessions keep
 	// their state in the SDK's session, not in the server.
 	m := srv.MCP()
-	h := mcpserver.HTTPHandler(func(*http.Request) *mcp.Server { return m }, mcpserver.HTTPOptions{
+	h := mcptransport.HTTPHandler(func(*http.Request) *mcp.Server { return m }, mcptransport.HTTPOptions{
 		Health: func() any { return health },
 	})
 	ctx, stop := serveContext()
 	defer stop()
-	fmt.Fprintf(c.stderr, "caskg mcp: health at http://%s%s; Ctrl-C stops\n", ln.Addr(), mcpserver.HealthPath)
+	fmt.Fprintf(c.stderr, "caskg mcp: health at http://%s%s; Ctrl-C stops\n", ln.Addr(), mcptransport.HealthPath)
 	serveReady(ln.Addr().String())
-	if err := mcpserver.ServeHTTP(ctx, ln, h); err != nil {
+	if err := mcptransport.ServeHTTP(ctx, ln, h); err != nil {
 		return err
 	}
 	fmt.Fprintln(c.stderr, "caskg mcp: stopped")

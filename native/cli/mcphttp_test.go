@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caskg/caskg/native/internal/mcpnode"
-	"github.com/caskg/caskg/native/mcpserver"
+	"github.com/caskg/caskg/native/internal/mcptransport"
 )
 
 // startMCPHTTP runs `caskg mcp ARTIFACT --library sample --http 127.0.0.1:0` in-process and
@@ -22,7 +22,7 @@ import (
 func startMCPHTTP(t *testing.T, art string) (string, func() result) {
 	t.Helper()
 	base, stop := startListening(t, "mcp", art, "--library", sampleLib, "--http", "127.0.0.1:0")
-	return base + mcpserver.MCPPath, stop
+	return base + mcptransport.MCPPath, stop
 }
 
 // goSDKSession connects the Go SDK's client to url over streamable HTTP.
@@ -55,7 +55,7 @@ func TestMCPHTTP(t *testing.T) {
 		t.Errorf("get_skill(fnd-lamp): %v %+v", err, res)
 	}
 
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(strings.TrimSuffix(url, mcpserver.MCPPath) + mcpserver.HealthPath)
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(strings.TrimSuffix(url, mcptransport.MCPPath) + mcptransport.HealthPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestMCPHTTP(t *testing.T) {
 	// The Go SDK's client keeps a GET event stream open; the interrupt must not wait for it.
 	start := time.Now()
 	r := stop()
-	if took := time.Since(start); took >= mcpserver.ShutdownTimeout {
+	if took := time.Since(start); took >= mcptransport.ShutdownTimeout {
 		t.Errorf("stopping with a client attached took %v, the whole shutdown timeout", took)
 	}
 	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "on "+url+"\n") || !strings.Contains(r.stderr, "caskg mcp: stopped") ||

@@ -17,8 +17,9 @@ import (
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/eval"
-	"github.com/caskg/caskg/wasm/api"
+	"github.com/caskg/caskg/native/internal/lines"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/service"
 	"golang.org/x/text/width"
 )
 
@@ -44,7 +45,7 @@ func (q *queryFlags) registerFilter(fs *flag.FlagSet) {
 // checkFilter holds a filter, from the flags or a --batch line, to the limits and the globs'
 // syntax.
 func checkFilter(f engine.Filter) error {
-	if err := api.Service.Check(engine.Request{Filter: f}); err != nil {
+	if err := service.Service.Check(engine.Request{Filter: f}); err != nil {
 		return err
 	}
 	return f.Check()
@@ -69,10 +70,10 @@ func (q *queryFlags) register(fs *flag.FlagSet, k int) {
 }
 
 // check holds the retrieval flags given on the command line to their ranges: -gamma to (0, 1],
-// -k and --seeds to lim (api.Service for query, the limits every surface shares; eval keeps the
+// -k and --seeds to lim (service.Service for query, the limits every surface shares; eval keeps the
 // engine's bound on k), in the order of the flags' names. A 0 is an error, not the default:
 // the default is what an absent flag means.
-func (q *queryFlags) check(fs *flag.FlagSet, lim api.Limits) error {
+func (q *queryFlags) check(fs *flag.FlagSet, lim service.Limits) error {
 	var given []string
 	gamma := false
 	fs.Visit(func(f *flag.Flag) {
@@ -87,7 +88,7 @@ func (q *queryFlags) check(fs *flag.FlagSet, lim api.Limits) error {
 	if !(q.minScore >= 0 && q.minScore <= 1) {
 		return usagef("flag -min-score: %v is outside [0, 1]", q.minScore)
 	}
-	var fe *api.FieldError
+	var fe *service.FieldError
 	if errors.As(lim.Check(engine.Request{K: q.k, Seeds: q.seeds}, given...), &fe) {
 		return usagef("flag -%s: %s", fe.Field, fe.Problem)
 	}
@@ -162,7 +163,7 @@ func runQuery(c *ctx, args []string) error {
 	if err := rf.check(fs); err != nil {
 		return err
 	}
-	if err := q.check(fs, api.Service); err != nil {
+	if err := q.check(fs, service.Service); err != nil {
 		return err
 	}
 	if err := checkFilter(q.filter); err != nil {
@@ -188,8 +189,8 @@ func runQuery(c *ctx, args []string) error {
 	if strings.TrimSpace(text) == "" {
 		return usagef("the task text is empty")
 	}
-	var fe *api.FieldError
-	if errors.As(api.Service.Check(engine.Request{Query: text}), &fe) {
+	var fe *service.FieldError
+	if errors.As(service.Service.Check(engine.Request{Query: text}), &fe) {
 		return fmt.Errorf("the task text is %s", fe.Problem)
 	}
 	resp, err := eng.Query(rf.apply(q.request(text)))
@@ -209,7 +210,7 @@ func runQuery(c *ctx, args []string) error {
 	return nil
 }
 
-// errTooMany stops reading a --batch file at its api.MaxBatch+1st task.
+// errTooMany stops reading a --batch file at its service.MaxBatch+1st task.
 var errTooMany = errors.New("too many tasks")
 
 // batchTask is one non-blank line of a --batch file: a task, or why it is not one. A task's
@@ -259,8 +260,8 @@ func lineRequest(data []byte) (k int, f *engine.Filter, err error) {
 			return 0, nil, fmt.Errorf("field \"k\": %s is not a whole number", v)
 		}
 		k = int(x)
-		var fe *api.FieldError
-		if errors.As(api.Service.Check(engine.Request{K: k}, "k"), &fe) {
+		var fe *service.FieldError
+		if errors.As(service.Service.Check(engine.Request{K: k}, "k"), &fe) {
 			return 0, nil, fmt.Errorf("field \"k\": %s", fe.Problem)
 		}
 	}
@@ -280,7 +281,7 @@ func lineRequest(data []byte) (k int, f *engine.Filter, err error) {
 
 // readBatch reads the lines of a --batch file (- for stdin). A line that is not a task is kept
 // with its error, so that the others are still answered; only an unreadable file, a file over
-// api.MaxBatch tasks or one without any fails the run. name is the file's name in messages.
+// service.MaxBatch tasks or one without any fails the run. name is the file's name in messages.
 func readBatch(path string) (name string, tasks []batchTask, err error) {
 	name, r := path, stdin
 	if path == "-" {
@@ -293,8 +294,8 @@ func readBatch(path string) (name string, tasks []batchTask, err error) {
 		defer f.Close()
 		r = f
 	}
-	line, err := eval.EachLine(r, func(line int, data []byte) error {
-		if len(tasks) == api.MaxBatch {
+	line, err := lines.Each(r, func(line int, data []byte) error {
+		if len(tasks) == service.MaxBatch {
 			return errTooMany
 		}
 		// ParseTasks checks one task as it checks a file; its error names line 1 of data,
@@ -321,7 +322,7 @@ func readBatch(path string) (name string, tasks []batchTask, err error) {
 	})
 	switch {
 	case err == errTooMany:
-		return name, nil, fmt.Errorf("--batch %s: more than %d tasks, at most %d in one run; split the file", name, api.MaxBatch, api.MaxBatch)
+		return name, nil, fmt.Errorf("--batch %s: more than %d tasks, at most %d in one run; split the file", name, service.MaxBatch, service.MaxBatch)
 	case err != nil:
 		return name, nil, fmt.Errorf("--batch %s:%d: %w", name, line, err)
 	case len(tasks) == 0:
@@ -353,7 +354,7 @@ func queryBatch(c *ctx, eng *engine.Engine, q *queryFlags, rf *renderFlags, path
 			if bt.k != 0 {
 				req.K = bt.k
 			}
-			if err = api.Service.Check(req); err == nil {
+			if err = service.Service.Check(req); err == nil {
 				resp, err = eng.Query(req)
 			}
 		}

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/native/serve"
-	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // serveContext is the life of a serve or mcp --http run: until SIGINT or SIGTERM. serveReady is told the
@@ -84,7 +84,7 @@ func runServe(c *ctx, args []string) error {
 	if err != nil {
 		return err
 	}
-	var auth api.FeedbackAuth
+	var auth service.FeedbackAuth
 	switch {
 	case *feedback != "":
 		if auth, err = feedbackAuth(*feedbackTokens, *addr); err != nil {
@@ -125,10 +125,10 @@ func runServe(c *ctx, args []string) error {
 	default:
 		who = "callable from " + strings.Join(origins, ", ")
 	}
-	fmt.Fprintf(c.stderr, "caskg serve: API at http://%s%s (%s); the artifact reloads when its file changes; Ctrl-C stops\n", ln.Addr(), api.Prefix, who)
+	fmt.Fprintf(c.stderr, "caskg serve: API at http://%s%s (%s); the artifact reloads when its file changes; Ctrl-C stops\n", ln.Addr(), serve.APIPrefix, who)
 
 	if fb != nil {
-		fmt.Fprintf(c.stderr, "caskg serve: feedback: POST %sfeedback appends trace lines to %s (%s; %s)\n", api.Prefix, fb.Path(), queryNote(*feedbackQuery), authNote(auth))
+		fmt.Fprintf(c.stderr, "caskg serve: feedback: POST %sfeedback appends trace lines to %s (%s; %s)\n", serve.APIPrefix, fb.Path(), queryNote(*feedbackQuery), authNote(auth))
 	}
 
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
@@ -163,16 +163,16 @@ func feedbackFlags(fs *flag.FlagSet) (file *string, queryText *bool) {
 
 // feedbackTokensFlag declares --feedback-tokens, for the servers that take feedback over HTTP.
 func feedbackTokensFlag(fs *flag.FlagSet) *string {
-	return fs.String("feedback-tokens", "", "file of feedback reporters' bearer tokens, one \"NAME TOKEN\" a line (default: the variable "+api.TokensEnv+
+	return fs.String("feedback-tokens", "", "file of feedback reporters' bearer tokens, one \"NAME TOKEN\" a line (default: the variable "+service.TokensEnv+
 		"); with tokens every report needs one, and is recorded as from token:NAME; needed to take feedback on an address other than loopback")
 }
 
 // feedbackAuth decides who may report feedback to a server listening on addr: the reporters of
-// the tokens file (or, without one, of the variable api.TokensEnv), else, on a loopback
+// the tokens file (or, without one, of the variable service.TokensEnv), else, on a loopback
 // address, anyone, as the one source "loopback". Beyond loopback without tokens it refuses to
 // start: anyone who reaches the address could report, as often as the rate limit lets them.
-func feedbackAuth(tokensFile, addr string) (api.FeedbackAuth, error) {
-	var auth api.FeedbackAuth
+func feedbackAuth(tokensFile, addr string) (service.FeedbackAuth, error) {
+	var auth service.FeedbackAuth
 	src, text := tokensFile, ""
 	if tokensFile != "" {
 		b, err := os.ReadFile(tokensFile)
@@ -180,11 +180,11 @@ func feedbackAuth(tokensFile, addr string) (api.FeedbackAuth, error) {
 			return auth, fmt.Errorf("--feedback-tokens: %w", err)
 		}
 		text = string(b)
-	} else if v, ok := os.LookupEnv(api.TokensEnv); ok {
-		src, text = api.TokensEnv, v
+	} else if v, ok := os.LookupEnv(service.TokensEnv); ok {
+		src, text = service.TokensEnv, v
 	}
 	if src != "" {
-		tokens, err := api.ParseTokens(src, text)
+		tokens, err := service.ParseTokens(src, text)
 		if err != nil {
 			return auth, err
 		}
@@ -193,9 +193,9 @@ func feedbackAuth(tokensFile, addr string) (api.FeedbackAuth, error) {
 	}
 	if !loopback(addr) {
 		return auth, fmt.Errorf("--feedback on %s, an address beyond loopback, needs reporters' tokens "+
-			"(--feedback-tokens FILE or the variable %s): without them anyone who reaches it could report", addr, api.TokensEnv)
+			"(--feedback-tokens FILE or the variable %s): without them anyone who reaches it could report", addr, service.TokensEnv)
 	}
-	auth.Local = api.LoopbackSource
+	auth.Local = service.LoopbackSource
 	return auth, nil
 }
 
@@ -206,7 +206,7 @@ func loopback(addr string) bool {
 	return err == nil && (host == "localhost" || ip != nil && ip.IsLoopback())
 }
 
-func authNote(auth api.FeedbackAuth) string {
+func authNote(auth service.FeedbackAuth) string {
 	if n := auth.Tokens.Len(); n > 0 {
 		return fmt.Sprintf("%d reporters' bearer tokens", n)
 	}

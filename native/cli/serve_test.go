@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/modbuild"
+	"github.com/caskg/caskg/wasm/service"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -366,8 +366,8 @@ func TestServeFeedbackTokens(t *testing.T) {
 	if err := os.WriteFile(tokens, []byte("# reporters\nalice alice-0123456789abcdef\nbob bob-0123456789abcdef\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(api.TokensEnv, "")
-	os.Unsetenv(api.TokensEnv)
+	t.Setenv(service.TokensEnv, "")
+	os.Unsetenv(service.TokensEnv)
 	client := &http.Client{Timeout: 10 * time.Second}
 	post := func(base, auth string) *http.Response {
 		req, _ := http.NewRequest("POST", base+"/v1/feedback", strings.NewReader(`{"query": "egg", "used": ["pick-up-object", "heat-object-in-microwave"]}`))

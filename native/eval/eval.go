@@ -3,8 +3,6 @@
 package eval
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/caskg/caskg/graphs/jsontext"
+	"github.com/caskg/caskg/native/internal/lines"
 )
 
 // Task is one line of a task file.
@@ -63,33 +62,10 @@ func readJSONL(path string, fn func(line int, data []byte) error) error {
 
 // scanJSONL is readJSONL over a reader; name stands for it in errors.
 func scanJSONL(r io.Reader, path string, fn func(line int, data []byte) error) error {
-	if line, err := EachLine(r, fn); err != nil {
+	if line, err := lines.Each(r, fn); err != nil {
 		return fmt.Errorf("eval: %s:%d: %w", path, line, err)
 	}
 	return nil
-}
-
-// EachLine calls fn for every line of r that is not blank, white space trimmed, with its
-// 1-based number, up to 16 MiB a line. It stops at the first error, fn's or the reader's, and
-// returns it with the number of its line, for the caller to name in its own words.
-func EachLine(r io.Reader, fn func(line int, data []byte) error) (int, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		data := bytes.TrimSpace(sc.Bytes())
-		if len(data) == 0 {
-			continue
-		}
-		if err := fn(line, data); err != nil {
-			return line, err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return line + 1, err
-	}
-	return 0, nil
 }
 
 // ReadTasks reads a task file. Every task needs an id and a non-empty query; requireGold also

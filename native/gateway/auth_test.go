@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caskg/caskg/native/gateway/learn"
-	"github.com/caskg/caskg/native/mcpserver"
+	"github.com/caskg/caskg/native/internal/mcptransport"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -167,7 +167,7 @@ func TestAllowedHostsHandler(t *testing.T) {
 		{"gw.example.com", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}, http.StatusForbidden},
 	}
 	for _, tt := range tests {
-		r := httptest.NewRequest("GET", mcpserver.HealthPath, nil)
+		r := httptest.NewRequest("GET", mcptransport.HealthPath, nil)
 		r.Host = tt.host
 		r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, tt.local))
 		w := httptest.NewRecorder()
@@ -197,12 +197,12 @@ func httpSession(ctx context.Context, url, token string) (*mcp.ClientSession, er
 	if token != "" {
 		hc = &http.Client{Transport: bearer{token, http.DefaultTransport}}
 	}
-	return client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url + mcpserver.MCPPath, HTTPClient: hc, MaxRetries: -1}, nil)
+	return client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url + mcptransport.MCPPath, HTTPClient: hc, MaxRetries: -1}, nil)
 }
 
 func rawPost(t *testing.T, url, token, session, body string) *http.Response {
 	t.Helper()
-	req, err := http.NewRequest("POST", url+mcpserver.MCPPath, strings.NewReader(body))
+	req, err := http.NewRequest("POST", url+mcptransport.MCPPath, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestBearerTokens(t *testing.T) {
 		}
 	}
 	// The scheme is case-insensitive (RFC 7235); Basic is not Bearer.
-	req, _ := http.NewRequest("POST", front.URL+mcpserver.MCPPath, strings.NewReader(initialize))
+	req, _ := http.NewRequest("POST", front.URL+mcptransport.MCPPath, strings.NewReader(initialize))
 	req.Header.Set("Authorization", "Basic "+aliceToken)
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("Basic: %v %v", resp, err)

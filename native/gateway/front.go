@@ -16,10 +16,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/caskg/caskg/native/mcpserver"
-	"github.com/caskg/caskg/wasm/api"
+	"github.com/caskg/caskg/native/internal/mcptransport"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/mcpcore"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // Front tool names.
@@ -263,11 +263,11 @@ func searchToolDef(c *catalog, keep func(string) bool) *mcp.Tool {
 		"Run a tool with call_tool.", n, servers)
 	return &mcp.Tool{Name: searchTool, Title: "Search tools", Description: desc,
 		InputSchema: json.RawMessage(`{"type": "object", "properties": {` +
-			api.Property("query", "the task, in plain words") + `, ` +
-			api.Property("k", "how many tools to return (default "+strconv.Itoa(defaultK)+")") + `, ` +
-			api.Property("allow", "return only tools whose name (SERVER__TOOL) matches one of these globs ('*' any run of characters, '?' one character)") + `, ` +
-			api.Property("deny", "never return tools whose name matches one of these globs (wins over allow)") + `, ` +
-			api.Property("namespaces", "return only tools of these servers (the SERVER of SERVER__TOOL)") + `}, ` +
+			service.Property("query", "the task, in plain words") + `, ` +
+			service.Property("k", "how many tools to return (default "+strconv.Itoa(defaultK)+")") + `, ` +
+			service.Property("allow", "return only tools whose name (SERVER__TOOL) matches one of these globs ('*' any run of characters, '?' one character)") + `, ` +
+			service.Property("deny", "never return tools whose name matches one of these globs (wins over allow)") + `, ` +
+			service.Property("namespaces", "return only tools of these servers (the SERVER of SERVER__TOOL)") + `}, ` +
 			`"required": ["query"], "additionalProperties": false}`),
 		Annotations: &mcp.ToolAnnotations{Title: "Search tools", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}
@@ -394,11 +394,11 @@ func (s *frontSession) searchHandler(ctx context.Context, req *mcp.CallToolReque
 		StructuredContent: res}, nil
 }
 
-// checkRequest holds a search to the service limits (api.Service.Check) and its filter to the
+// checkRequest holds a search to the service limits (service.Service.Check) and its filter to the
 // engine's rules (engine.Filter.Check), worded as the MCP tool layer words argument errors
 // (mcpcore.ArgError: "allow[2]", no package prefix).
 func checkRequest(req engine.Request, given ...string) error {
-	err := api.Service.Check(req, given...)
+	err := service.Service.Check(req, given...)
 	if err == nil {
 		err = req.Filter.Check()
 	}
@@ -669,11 +669,11 @@ func (p *progressRelay) relay(ctx context.Context, params *mcp.ProgressNotificat
 
 // ServeStdio serves one front session on r and w (stdin and stdout) until the client hangs
 // up or ctx ends, then records the session's trace in flight. Malformed lines are answered
-// and skipped (mcpserver.Transport), not the end of the session.
+// and skipped (mcptransport.Transport), not the end of the session.
 func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	s := g.newFrontSession("")
 	defer s.end()
-	err := s.srv.Run(ctx, &mcpserver.Transport{Reader: r, Writer: w})
+	err := s.srv.Run(ctx, &mcptransport.Transport{Reader: r, Writer: w})
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}
@@ -697,7 +697,7 @@ func (g *Gateway) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSess
 
 // Handler serves the front over streamable HTTP at /mcp, GET /v1/health and GET /metrics
 // (metrics.go; behind the tokens like /mcp) beside it, with
-// mcpserver.HTTPHandler's protections: a request that reaches a loopback address must name a
+// mcptransport.HTTPHandler's protections: a request that reaches a loopback address must name a
 // local host (DNS rebinding), /mcp refuses cross-origin browser requests, and bodies are
 // bounded.
 func (g *Gateway) Handler() http.Handler {
@@ -705,7 +705,7 @@ func (g *Gateway) Handler() http.Handler {
 	// session, and only a session's first request registers it, so the servers made for other
 	// requests, used for their protocol versions only, are dropped unused.
 	template := g.newFrontSession("").srv
-	opt := mcpserver.HTTPOptions{
+	opt := mcptransport.HTTPOptions{
 		SessionTimeout: g.opt.SessionIdle,
 		Health:         func() any { return g.health() },
 		Metrics:        g.metrics.handler(),
@@ -713,7 +713,7 @@ func (g *Gateway) Handler() http.Handler {
 	if g.opt.Tokens != nil {
 		opt.Guard = g.requireToken
 	}
-	h := g.checkAllowedHost(mcpserver.HTTPHandler(func(r *http.Request) *mcp.Server {
+	h := g.checkAllowedHost(mcptransport.HTTPHandler(func(r *http.Request) *mcp.Server {
 		if r.Header.Get("Mcp-Session-Id") != "" {
 			return template
 		}
@@ -725,7 +725,7 @@ func (g *Gateway) Handler() http.Handler {
 		// aborts it and sends no DELETE, so the session itself lives on until it times out.
 		// The trace in flight is recorded now; should the client come back, its next call
 		// opens another.
-		if r.Method == http.MethodGet && r.URL.Path == mcpserver.MCPPath {
+		if r.Method == http.MethodGet && r.URL.Path == mcptransport.MCPPath {
 			g.streamClosed(r.Header.Get("Mcp-Session-Id"))
 		}
 	})

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/caskg/caskg/wasm/mcpcore"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // rateLimiter is a token bucket per client of the traces it may record: perMinute a minute,
@@ -129,7 +129,7 @@ func (g *Gateway) checkAllowedHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil && !isLoopbackAddr(local) &&
 			!hostAllowed(r.Host, g.opt.AllowedHosts) {
-			http.Error(w, fmt.Sprintf("Forbidden: Host %q is not one of --allowed-hosts", mcpcore.Short(r.Host)), http.StatusForbidden)
+			http.Error(w, fmt.Sprintf("Forbidden: Host %q is not one of --allowed-hosts", service.Echo(r.Host)), http.StatusForbidden)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -13,14 +13,14 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/caskg/caskg/native/mcpserver"
+	"github.com/caskg/caskg/native/internal/mcptransport"
 )
 
 // scrape GETs /metrics with token ("" for none) and parses the answer with Prometheus's own
 // text parser; the status code is returned for a refused scrape.
 func scrape(t *testing.T, base, token string) (map[string]*dto.MetricFamily, int) {
 	t.Helper()
-	req, _ := http.NewRequest("GET", base+mcpserver.MetricsPath, nil)
+	req, _ := http.NewRequest("GET", base+mcptransport.MetricsPath, nil)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // Budgets of search_tools' text.
@@ -133,11 +133,11 @@ func (g *Gateway) graphSearch(c *catalog, graphSize int, eng *engine.Engine, que
 	}()
 	// Ask for enough to fill k after the tools the catalog lacks are dropped.
 	missing := max(0, graphSize-len(c.entries))
-	want := min(k+missing, api.MaxK, engine.MaxK)
+	want := min(k+missing, service.MaxK)
 	want = max(want, k)
 	if keep != nil {
 		// The client's filter drops tools after ranking; ask for all a query may return.
-		want = max(min(api.MaxK, engine.MaxK), k)
+		want = max(service.MaxK, k)
 	}
 	resp, err := eng.Query(engine.Request{Query: query, K: want, Filter: f})
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/gateway/learn"
-	"github.com/caskg/caskg/native/mcpserver"
+	"github.com/caskg/caskg/native/internal/mcptransport"
 )
 
 // fakeTimer is a timer of a fakeClock: add fires it once the clock reaches its time.
@@ -132,7 +132,7 @@ func TestTraceEndsWhenStreamCloses(t *testing.T) {
 		dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
 	front := httptest.NewServer(g.Handler())
 	t.Cleanup(front.Close)
-	url := front.URL + mcpserver.MCPPath
+	url := front.URL + mcptransport.MCPPath
 	session := ""
 	post := func(body string) {
 		t.Helper()

@@ -40,6 +40,8 @@ var hostStd = []string{"net", "os", "plugin", "runtime/cgo"}
 // are not named one by one, so a new stdlib-only package under an allowed prefix passes.
 type layer struct {
 	own []string
+	// modules are other modules the layer may reach (with every package of theirs).
+	modules []string
 }
 
 var (
@@ -49,6 +51,12 @@ var (
 	// engineLayer is "engine: stdlib + graphs": also the shared stdlib-only packages under
 	// wasm/internal. Levenshtein is the engine's own (levenshtein.go), so no other module.
 	engineLayer = layer{own: []string{"graphs", "wasm/engine", "wasm/internal"}}
+	// serviceLayer is "the service layer below the transports": the engine's layer and
+	// wasm/service, so no transport (net/http, the MCP SDK, wasm/api, wasm/mcpcore) and no
+	// host's standard package. The one other module is the edit distance the name
+	// suggestions rank by.
+	serviceLayer = layer{own: []string{"graphs", "wasm/engine", "wasm/internal", "wasm/service"},
+		modules: []string{"github.com/agnivade/levenshtein"}}
 )
 
 // violations lists what in deps, the build of root and the packages under it, the layer does not
@@ -104,6 +112,8 @@ func (l layer) refuse(p pkg) string {
 		if under(p.ImportPath, hostStd) {
 			return "a host's standard package"
 		}
+		return ""
+	case p.Module != nil && slices.Contains(l.modules, p.Module.Path):
 		return ""
 	case p.Module == nil || p.Module.Path != modulePath:
 		return "neither the standard library nor this module"
@@ -198,9 +208,11 @@ func TestLayers(t *testing.T) {
 	}{
 		{"graphs", modulePath + "/graphs", graphsLayer, ""},
 		{"engine", modulePath + "/wasm/engine", engineLayer, ""},
+		{"service", modulePath + "/wasm/service", serviceLayer, ""},
 		// A control: the wazero host is no part of the engine's layer. Were go list's answer
 		// misread, the rows above would pass for want of anything to refuse; this one fails.
 		{"control: the wazero host", modulePath + "/wasm/host", engineLayer, "github.com/tetratelabs/wazero"},
+		{"control: the HTTP API", modulePath + "/wasm/api", serviceLayer, "wasm/api: outside graphs, wasm/engine, wasm/internal, wasm/service"},
 	}
 	for _, tc := range tests {
 		for _, b := range builds {
@@ -256,6 +268,15 @@ func TestLayerViolations(t *testing.T) {
 				own("graphs/jsontext", "github.com/x/y"), own("graphs", jsontext), own("wasm/engine", graphs),
 			},
 			want: []string{engine + " → " + graphs + " → " + jsontext + " → github.com/x/y: neither the standard library nor this module"},
+		},
+		{
+			name: "a module the layer allows, not another", root: modulePath + "/wasm/service", layer: serviceLayer,
+			deps: []pkg{
+				{ImportPath: "github.com/agnivade/levenshtein", Module: &struct{ Path string }{"github.com/agnivade/levenshtein"}},
+				{ImportPath: "github.com/x/y", Module: &struct{ Path string }{"github.com/x/y"}},
+				own("wasm/service", "github.com/agnivade/levenshtein", "github.com/x/y"),
+			},
+			want: []string{modulePath + "/wasm/service → github.com/x/y: neither the standard library nor this module"},
 		},
 		{
 			name: "a package under the root is checked though the root does not import it", root: graphs, layer: graphsLayer,

@@ -12,9 +12,10 @@ import (
 // to the module, less the prefixes in except) imports a package under to. Imports of _test.go
 // files are not walls' business: a test binary is linked into no product (see rooms).
 type wall struct {
-	name           string
-	from, to       string
-	except, reason string
+	name     string
+	from, to string
+	except   []string
+	reason   string
 }
 
 // rooms are the module's walls:
@@ -26,13 +27,26 @@ type wall struct {
 //     imports them.
 //   - the test kit native/testlib, which imports the builder, is imported by _test.go files
 //     only, so that no host links the builder through it.
+//   - the builder does not import eval, which measures what the builder makes: the line reader
+//     both use is native/internal/lines.
+//   - the HTTP API (wasm/api) is imported only by its HTTP adapters, caskg serve (native/serve)
+//     and the edge worker (wasm/worker): every other surface (the MCP tool layer, caskg mcp, the
+//     gateway, the CLI) stands on the service layer below it, wasm/service.
+//   - the gateway does not import native/mcpserver, caskg mcp's server: the MCP transports both
+//     run over (stdio, streamable HTTP with its loopback checks) are native/internal/mcptransport.
 var rooms = []wall{
-	{name: "product apart from the lab", from: "", except: "native/lab", to: "native/lab",
+	{name: "product apart from the lab", from: "", except: []string{"native/lab"}, to: "native/lab",
 		reason: "a product package imports the lab"},
 	{name: "wasm below native", from: "wasm", to: "native",
 		reason: "a wasm package imports the native side"},
-	{name: "the test kit in tests only", from: "", except: "native/testlib", to: "native/testlib",
+	{name: "the test kit in tests only", from: "", except: []string{"native/testlib"}, to: "native/testlib",
 		reason: "a package (not a _test.go file) imports the test kit"},
+	{name: "the builder apart from eval", from: "native/builder", to: "native/eval",
+		reason: "the builder imports eval"},
+	{name: "the HTTP API under its adapters only", from: "", except: []string{"wasm/api", "native/serve", "wasm/worker"}, to: "wasm/api",
+		reason: "a package other than an HTTP adapter imports wasm/api (wasm/service is the layer below the transports)"},
+	{name: "the gateway apart from caskg mcp's server", from: "native/gateway", to: "native/mcpserver",
+		reason: "the gateway imports native/mcpserver"},
 }
 
 // crossings lists the imports in deps that w forbids, "from → to: reason", sorted.
@@ -50,7 +64,7 @@ func (w wall) crossings(deps []pkg) []string {
 	var out []string
 	for _, p := range deps {
 		from, own := rel(p.ImportPath)
-		if !own || !in(from, w.from) || (w.except != "" && in(from, w.except)) {
+		if !own || !in(from, w.from) || slices.ContainsFunc(w.except, func(e string) bool { return in(from, e) }) {
 			continue
 		}
 		for _, imp := range p.Imports {
@@ -97,7 +111,7 @@ func TestRoomCrossings(t *testing.T) {
 		}
 		return pkg{ImportPath: modulePath + "/" + path, Module: &struct{ Path string }{modulePath}, Imports: imports}
 	}
-	lab, wasmNative, kit := rooms[0], rooms[1], rooms[2]
+	lab, wasmNative, kit, builderEval, httpAPI, gatewayMCP := rooms[0], rooms[1], rooms[2], rooms[3], rooms[4], rooms[5]
 	tests := []struct {
 		name string
 		w    wall
@@ -124,6 +138,25 @@ func TestRoomCrossings(t *testing.T) {
 		{"a host links the kit", kit,
 			[]pkg{own("native/testlib"), own("native/serve", "native/testlib")},
 			[]string{modulePath + "/native/serve → " + modulePath + "/native/testlib: a package (not a _test.go file) imports the test kit"}},
+		{"the builder reads lines", builderEval,
+			[]pkg{own("native/internal/lines"), own("native/builder", "native/internal/lines"), own("native/eval", "native/internal/lines")}, nil},
+		{"the builder imports eval", builderEval,
+			[]pkg{own("native/eval"), own("native/builder/semantic", "native/eval")},
+			[]string{modulePath + "/native/builder/semantic → " + modulePath + "/native/eval: the builder imports eval"}},
+		{"the adapters and the layers below", httpAPI,
+			[]pkg{own("wasm/service"), own("wasm/api", "wasm/service"), own("native/serve", "wasm/api", "wasm/service"),
+				own("wasm/worker", "wasm/api", "wasm/mcpcore"), own("wasm/mcpcore", "wasm/service"), own("native/cli", "native/serve", "wasm/service")}, nil},
+		{"the MCP tool layer on the HTTP API", httpAPI,
+			[]pkg{own("wasm/api"), own("wasm/mcpcore", "wasm/api"), own("native/gateway/front", "wasm/api")},
+			[]string{
+				modulePath + "/native/gateway/front → " + modulePath + "/wasm/api: a package other than an HTTP adapter imports wasm/api (wasm/service is the layer below the transports)",
+				modulePath + "/wasm/mcpcore → " + modulePath + "/wasm/api: a package other than an HTTP adapter imports wasm/api (wasm/service is the layer below the transports)",
+			}},
+		{"the gateway and caskg mcp share the transport", gatewayMCP,
+			[]pkg{own("native/internal/mcptransport"), own("native/gateway", "native/internal/mcptransport"), own("native/mcpserver", "native/internal/mcptransport")}, nil},
+		{"the gateway imports caskg mcp's server", gatewayMCP,
+			[]pkg{own("native/mcpserver"), own("native/gateway", "native/mcpserver")},
+			[]string{modulePath + "/native/gateway → " + modulePath + "/native/mcpserver: the gateway imports native/mcpserver"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,13 +13,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caskg/caskg/native/mcpserver"
-	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/mcpcore"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 func TestReportSkillUse(t *testing.T) {
 	g := sample(t)
-	store := &api.MemoryFeedback{}
+	store := &service.MemoryFeedback{}
 	cs := connect(t, g, mcpserver.Options{Feedback: store})
 	res := call(t, cs, "report_skill_use", map[string]any{"query": "heat some egg",
 		"used": []string{"pick-up-object", "heat-object-in-microwave"}, "outcome": "success"})
@@ -31,7 +31,7 @@ func TestReportSkillUse(t *testing.T) {
 	if got := text(t, res); got != "Recorded: 2 skills used, success.\n" {
 		t.Errorf("text %q", got)
 	}
-	want := []api.Feedback{{Query: "heat some egg", Used: []string{"pick-up-object", "heat-object-in-microwave"}, Outcome: "success", Source: mcpserver.StdioSource}}
+	want := []service.Feedback{{Query: "heat some egg", Used: []string{"pick-up-object", "heat-object-in-microwave"}, Outcome: "success", Source: mcpserver.StdioSource}}
 	if !cmp.Equal(store.Reports(), want) {
 		t.Errorf("stored %+v, want %+v", store.Reports(), want)
 	}
@@ -52,7 +52,7 @@ func TestReportSkillUse(t *testing.T) {
 		{"empty used", map[string]any{"query": "egg", "used": []string{}}, `field "used": empty`},
 		{"used not an array", map[string]any{"query": "egg", "used": "pick-up-object"}, `field "used": must be an array of strings, not a string`},
 		{"used a number", map[string]any{"query": "egg", "used": []any{"pick-up-object", 3}}, `field "used": element 1: must be a string, not a number`},
-		{"too many", map[string]any{"query": "egg", "used": make([]string, api.MaxUsed+1)}, `field "used": 101 elements, at most 100`},
+		{"too many", map[string]any{"query": "egg", "used": make([]string, service.MaxUsed+1)}, `field "used": 101 elements, at most 100`},
 		{"unknown argument", map[string]any{"query": "egg", "used": []string{"pick-up-object"}, "task": "x"}, `unknown argument "task"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,10 +76,10 @@ func TestReportSkillUseStoreErrors(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&api.RateLimitError{RetryAfter: 300 * time.Millisecond}, "too many feedback reports; retry in 1s"},
+		{&service.RateLimitError{RetryAfter: 300 * time.Millisecond}, "too many feedback reports; retry in 1s"},
 		{errors.New("disk full"), "feedback not recorded: disk full"},
 	} {
-		cs := connect(t, sample(t), mcpserver.Options{Feedback: &api.MemoryFeedback{Err: tt.err}})
+		cs := connect(t, sample(t), mcpserver.Options{Feedback: &service.MemoryFeedback{Err: tt.err}})
 		wantError(t, call(t, cs, "report_skill_use", args), tt.want)
 	}
 }
@@ -89,26 +89,26 @@ func TestReportSkillUseStoreErrors(t *testing.T) {
 // from token:NAME; a missing or wrong one is a tool error that records nothing; without tokens,
 // a server beyond loopback takes nothing and one on loopback takes all as one reporter.
 func TestReportSkillUseHTTP(t *testing.T) {
-	tokens, err := api.ParseTokens("t", "alice alice-0123456789abcdef")
+	tokens, err := service.ParseTokens("t", "alice alice-0123456789abcdef")
 	if err != nil {
 		t.Fatal(err)
 	}
 	args := map[string]any{"query": "egg", "used": []string{"pick-up-object"}}
 	for _, tt := range []struct {
 		name   string
-		auth   api.FeedbackAuth
+		auth   service.FeedbackAuth
 		header string
 		source string // "": refused
 		err    string
 	}{
-		{"right token", api.FeedbackAuth{Tokens: tokens}, "Bearer alice-0123456789abcdef", "token:alice", ""},
-		{"missing token", api.FeedbackAuth{Tokens: tokens}, "", "", "feedback needs a bearer token"},
-		{"wrong token", api.FeedbackAuth{Tokens: tokens}, "Bearer alice-0123456789abcdeF", "", "not one of this server's feedback tokens"},
-		{"beyond loopback, no tokens", api.FeedbackAuth{}, "Bearer alice-0123456789abcdef", "", "only with a bearer token"},
-		{"loopback, no tokens", api.FeedbackAuth{Local: api.LoopbackSource}, "", "loopback", ""},
+		{"right token", service.FeedbackAuth{Tokens: tokens}, "Bearer alice-0123456789abcdef", "token:alice", ""},
+		{"missing token", service.FeedbackAuth{Tokens: tokens}, "", "", "feedback needs a bearer token"},
+		{"wrong token", service.FeedbackAuth{Tokens: tokens}, "Bearer alice-0123456789abcdeF", "", "not one of this server's feedback tokens"},
+		{"beyond loopback, no tokens", service.FeedbackAuth{}, "Bearer alice-0123456789abcdef", "", "only with a bearer token"},
+		{"loopback, no tokens", service.FeedbackAuth{Local: service.LoopbackSource}, "", "loopback", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			store := &api.MemoryFeedback{}
+			store := &service.MemoryFeedback{}
 			srv, err := mcpserver.New(sample(t), mcpserver.Options{Feedback: store, Reporters: tt.auth})
 			if err != nil {
 				t.Fatal(err)

@@ -13,13 +13,14 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/caskg/caskg/native/internal/mcptransport"
 	"github.com/caskg/caskg/native/mcpserver"
 )
 
 const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 
 // httpFront serves the sample's tools through HTTPHandler with opt on a loopback port.
-func httpFront(t *testing.T, opt mcpserver.HTTPOptions) *httptest.Server {
+func httpFront(t *testing.T, opt mcptransport.HTTPOptions) *httptest.Server {
 	t.Helper()
 	srv, err := mcpserver.New(sample(t), mcpserver.Options{})
 	if err != nil {
@@ -27,7 +28,7 @@ func httpFront(t *testing.T, opt mcpserver.HTTPOptions) *httptest.Server {
 	}
 	t.Cleanup(func() { srv.Close() })
 	m := srv.MCP()
-	ts := httptest.NewServer(mcpserver.HTTPHandler(func(*http.Request) *mcp.Server { return m }, opt))
+	ts := httptest.NewServer(mcptransport.HTTPHandler(func(*http.Request) *mcp.Server { return m }, opt))
 	t.Cleanup(ts.Close)
 	return ts
 }
@@ -45,9 +46,9 @@ func bearer(next http.Handler) http.Handler {
 
 func TestHTTPHandler(t *testing.T) {
 	health := func() any { return map[string]int{"skills": 96} }
-	open := httpFront(t, mcpserver.HTTPOptions{MaxBodyBytes: 4096, Health: health})
-	guarded := httpFront(t, mcpserver.HTTPOptions{Guard: bearer})
-	stateless := httpFront(t, mcpserver.HTTPOptions{Stateless: true})
+	open := httpFront(t, mcptransport.HTTPOptions{MaxBodyBytes: 4096, Health: health})
+	guarded := httpFront(t, mcptransport.HTTPOptions{Guard: bearer})
+	stateless := httpFront(t, mcptransport.HTTPOptions{Stateless: true})
 	host := strings.TrimPrefix(open.URL, "http://")
 	tests := []struct {
 		name    string
@@ -128,18 +129,18 @@ func TestServeHTTP(t *testing.T) {
 	}
 	defer srv.Close()
 	m := srv.MCP()
-	mux.Handle("/", mcpserver.HTTPHandler(func(*http.Request) *mcp.Server { return m }, mcpserver.HTTPOptions{}))
+	mux.Handle("/", mcptransport.HTTPHandler(func(*http.Request) *mcp.Server { return m }, mcptransport.HTTPOptions{}))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	served := make(chan error, 1)
-	go func() { served <- mcpserver.ServeHTTP(ctx, ln, mux) }()
+	go func() { served <- mcptransport.ServeHTTP(ctx, ln, mux) }()
 	base := "http://" + ln.Addr().String()
 
 	// A Go SDK session, which holds a GET event stream open.
 	cctx, ccancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer ccancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).
-		Connect(cctx, &mcp.StreamableClientTransport{Endpoint: base + mcpserver.MCPPath}, nil)
+		Connect(cctx, &mcp.StreamableClientTransport{Endpoint: base + mcptransport.MCPPath}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,16 +172,16 @@ func TestServeHTTP(t *testing.T) {
 		if err != nil {
 			t.Errorf("ServeHTTP: %v", err)
 		}
-	case <-time.After(2 * mcpserver.ShutdownTimeout):
+	case <-time.After(2 * mcptransport.ShutdownTimeout):
 		t.Fatal("ServeHTTP did not return after its context ended")
 	}
-	if took := time.Since(start); took >= mcpserver.ShutdownTimeout {
+	if took := time.Since(start); took >= mcptransport.ShutdownTimeout {
 		t.Errorf("shutdown took %v: the event stream held it", took)
 	}
 	if got := <-slow; got != "done" {
 		t.Errorf("the request in flight got %q, want its answer", got)
 	}
-	if _, err := (&http.Client{Timeout: 2 * time.Second}).Get(base + mcpserver.HealthPath); err == nil {
+	if _, err := (&http.Client{Timeout: 2 * time.Second}).Get(base + mcptransport.HealthPath); err == nil {
 		t.Error("served after shutdown")
 	}
 }
@@ -193,7 +194,7 @@ func TestServeHTTPListenerError(t *testing.T) {
 	ln.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := mcpserver.ServeHTTP(ctx, ln, http.NotFoundHandler()); err == nil || !strings.HasPrefix(err.Error(), "mcpserver: serve http:") || errors.Is(err, context.DeadlineExceeded) {
+	if err := mcptransport.ServeHTTP(ctx, ln, http.NotFoundHandler()); err == nil || !strings.HasPrefix(err.Error(), "mcpserver: serve http:") || errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("ServeHTTP on a closed listener: %v", err)
 	}
 }

@@ -8,9 +8,9 @@ import (
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/mcpserver"
 	"github.com/caskg/caskg/native/testlib"
-	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/mcpcore"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // workerCall calls a tool of the edge worker's MCP handler (mcpcore) and returns its text and
@@ -19,7 +19,7 @@ func workerCall(t *testing.T, h *mcpcore.Handler, tool string, args map[string]a
 	t.Helper()
 	a, _ := json.Marshal(args)
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + string(a) + `}}`
-	resp := h.Serve(&api.Request{Method: "POST", Path: "/mcp", Body: strings.NewReader(body), ContentLength: int64(len(body))})
+	resp := h.Serve(&service.Request{Method: "POST", Path: "/mcp", Body: strings.NewReader(body), ContentLength: int64(len(body))})
 	var msg struct {
 		Result struct {
 			Content []struct {

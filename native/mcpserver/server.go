@@ -2,9 +2,8 @@
 // the official Go SDK. The tools are wasm/mcpcore's, the layer the edge worker serves too: their
 // definitions, argument and result types, and mcpcore.Core, which runs them; this package adds
 // the SDK transport and what only a native server has, the library folder get_skill reads whole
-// files from and the reporter of a call. `caskg mcp` runs it over stdio (Transport) or
-// streamable HTTP (HTTPHandler, ServeHTTP, which the gateway shares), tests over an in-memory
-// pipe.
+// files from and the reporter of a call. `caskg mcp` runs it over stdio or streamable HTTP
+// (native/internal/mcptransport, which the gateway shares), tests over an in-memory pipe.
 //
 // Tools (all read-only but report_skill_use):
 //   - retrieve_skills: the ranked bundle for a task — the engine's rendered text (header, each
@@ -17,16 +16,16 @@
 //     relation types;
 //   - graph_info: counts, format version, build parameters, vectors and library coverage;
 //   - report_skill_use: feedback, the skills an agent used for a task and whether it worked,
-//     validated as POST /v1/feedback validates it (api.CheckFeedback) and appended to
+//     validated as POST /v1/feedback validates it (service.CheckFeedback) and appended to
 //     Options.Feedback (caskg mcp --feedback FILE) with its reporter (Options.Reporters:
 //     over HTTP a bearer token beyond loopback); without a store it answers that feedback is
 //     off.
 //
 // Bad arguments give tool results with isError set and a message naming the field and the rule
 // it breaks, repeating at most a short prefix of the value; an unknown skill name gives the
-// closest names. Transport carries the server over stdio and answers malformed JSON-RPC lines
-// itself instead of ending the session. retrieve_skills holds its query and k to the limits every
-// caskg surface shares (the table in wasm/api). No argument reaches the file system: get_skill
+// closest names. mcptransport.Transport carries the server over stdio and answers malformed
+// JSON-RPC lines itself instead of ending the session. retrieve_skills holds its query and k to the limits every
+// caskg surface shares (the table in wasm/service). No argument reaches the file system: get_skill
 // maps a name to a file found by the library load, and opens it through an os.Root of the
 // library folder, so neither "..", absolute paths nor symlinks lead outside it.
 package mcpserver
@@ -45,9 +44,9 @@ import (
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/ingest"
-	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/mcpcore"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // Options configure a Server.
@@ -60,12 +59,12 @@ type Options struct {
 	// Version is the server version reported to clients.
 	Version string
 	// Feedback keeps what report_skill_use reports; nil: the tool answers that feedback is off.
-	Feedback api.FeedbackStore
+	Feedback service.FeedbackStore
 	// Reporters decide who may call report_skill_use over HTTP, and name each report's source:
-	// api.FeedbackAuth.Check with the call's Authorization header. A call that came with no
+	// service.FeedbackAuth.Check with the call's Authorization header. A call that came with no
 	// HTTP request (stdio, an in-memory pipe) is from StdioSource: only the process that
 	// started the server speaks on its stdio.
-	Reporters api.FeedbackAuth
+	Reporters service.FeedbackAuth
 }
 
 // StdioSource is the source of reports that came over stdio: one reporter, whichever agent.

@@ -21,9 +21,9 @@ import (
 	"github.com/caskg/caskg/native/mcpserver"
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/native/testlib/fixture"
-	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/mcpcore"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 const (
@@ -344,13 +344,13 @@ func TestRetrieveSkillsLimits(t *testing.T) {
 	g := sample(t)
 	cs := connect(t, g, mcpserver.Options{})
 	var got retrieved
-	structured(t, call(t, cs, "retrieve_skills", map[string]any{"query": "heat an egg", "k": api.MaxK, "render": false}), &got)
+	structured(t, call(t, cs, "retrieve_skills", map[string]any{"query": "heat an egg", "k": service.MaxK, "render": false}), &got)
 	// Skills no seed's relevance reaches are left out, so fewer than k may come back.
-	if n := len(got.Results); n <= engine.DefaultK || n > api.MaxK {
-		t.Errorf("k = %d: %d results, want more than the default %d", api.MaxK, n, engine.DefaultK)
+	if n := len(got.Results); n <= engine.DefaultK || n > service.MaxK {
+		t.Errorf("k = %d: %d results, want more than the default %d", service.MaxK, n, engine.DefaultK)
 	}
-	if res := call(t, cs, "retrieve_skills", map[string]any{"query": strings.Repeat("egg ", api.MaxQueryBytes/4)}); res.IsError {
-		t.Errorf("a query of %d bytes: %s", api.MaxQueryBytes, text(t, res))
+	if res := call(t, cs, "retrieve_skills", map[string]any{"query": strings.Repeat("egg ", service.MaxQueryBytes/4)}); res.IsError {
+		t.Errorf("a query of %d bytes: %s", service.MaxQueryBytes, text(t, res))
 	}
 
 	tools, err := cs.ListTools(context.Background(), nil)
@@ -368,8 +368,8 @@ func TestRetrieveSkillsLimits(t *testing.T) {
 			K     struct{ Maximum int }
 		}
 	}
-	if err := json.Unmarshal(b, &schema); err != nil || schema.Properties.Query.MaxLength != api.MaxQueryBytes || schema.Properties.K.Maximum != api.MaxK {
-		t.Errorf("schema %s: want query maxLength %d and k maximum %d (%v)", b, api.MaxQueryBytes, api.MaxK, err)
+	if err := json.Unmarshal(b, &schema); err != nil || schema.Properties.Query.MaxLength != service.MaxQueryBytes || schema.Properties.K.Maximum != service.MaxK {
+		t.Errorf("schema %s: want query maxLength %d and k maximum %d (%v)", b, service.MaxQueryBytes, service.MaxK, err)
 	}
 }
 

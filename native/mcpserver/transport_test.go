@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caskg/caskg/native/internal/mcptransport"
 	"github.com/caskg/caskg/native/mcpserver"
 )
 
@@ -20,7 +21,7 @@ type rawSession struct {
 	done chan error
 }
 
-func startRaw(t *testing.T, opt mcpserver.Options, tr mcpserver.Transport) *rawSession {
+func startRaw(t *testing.T, opt mcpserver.Options, tr mcptransport.Transport) *rawSession {
 	t.Helper()
 	srv, err := mcpserver.New(sample(t), opt)
 	if err != nil {
@@ -106,7 +107,7 @@ func TestTransportMalformedLines(t *testing.T) {
 		{"unknown tool", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"` + long + `"}}`,
 			`{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"unknown tool \"` + long[:40] + `…\""}}`},
 	}
-	s := startRaw(t, mcpserver.Options{}, mcpserver.Transport{MaxLineBytes: 4096})
+	s := startRaw(t, mcpserver.Options{}, mcptransport.Transport{MaxLineBytes: 4096})
 	s.send(initLine)
 	s.recv()
 	for i, tt := range tests {
@@ -127,7 +128,7 @@ func TestTransportMalformedLines(t *testing.T) {
 // TestTransportParseErrorFirst: a line that is not JSON before initialize gets -32700, and
 // the initialize after it its result.
 func TestTransportParseErrorFirst(t *testing.T) {
-	s := startRaw(t, mcpserver.Options{}, mcpserver.Transport{})
+	s := startRaw(t, mcpserver.Options{}, mcptransport.Transport{})
 	s.send("not json\n" + initLine)
 	if got, want := s.recv(), `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not JSON (invalid character 'o' in literal null (expecting 'u'))"}}`; got != want {
 		t.Errorf("got %s\nwant %s", got, want)
@@ -140,7 +141,7 @@ func TestTransportParseErrorFirst(t *testing.T) {
 // TestTransportRepliesBeforeEOF sends requests and closes the input at once, with the last
 // line unterminated: every reply is written before Run returns, which it does without error.
 func TestTransportRepliesBeforeEOF(t *testing.T) {
-	s := startRaw(t, mcpserver.Options{}, mcpserver.Transport{})
+	s := startRaw(t, mcpserver.Options{}, mcptransport.Transport{})
 	const n = 5
 	var b strings.Builder
 	b.WriteString(initLine)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/internal/mcpnode"
+	"github.com/caskg/caskg/native/internal/mcptransport"
 	"github.com/caskg/caskg/native/mcpserver"
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
@@ -37,7 +38,7 @@ func startMCPNative(tb *testing.T) string {
 	}
 	tb.Cleanup(func() { srv.Close() })
 	m := srv.MCP()
-	ts := httptest.NewServer(mcpserver.HTTPHandler(func(*http.Request) *mcp.Server { return m }, mcpserver.HTTPOptions{}))
+	ts := httptest.NewServer(mcptransport.HTTPHandler(func(*http.Request) *mcp.Server { return m }, mcptransport.HTTPOptions{}))
 	tb.Cleanup(ts.Close)
 	return ts.URL
 }

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/caskg/caskg/wasm/api"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // Defaults of a FeedbackLog.
@@ -29,12 +29,12 @@ type FeedbackOptions struct {
 	Now       func() time.Time // the clock; nil: time.Now (tests inject one)
 }
 
-// FeedbackLog is the api.FeedbackStore of caskg serve and caskg mcp --feedback FILE: it appends
+// FeedbackLog is the service.FeedbackStore of caskg serve and caskg mcp --feedback FILE: it appends
 // each report to FILE as one trace line of the JSONL builder.ReadTraces reads,
 //
 //	{"id": "fb-<UTC time>-<n>", "skills": used, "outcome"?: "success"|"failure", "task"?: query, "source"?: reporter}
 //
-// so `caskg build --traces FILE` can learn from it. "source" is the report's api.Feedback.Source
+// so `caskg build --traces FILE` can learn from it. "source" is the report's service.Feedback.Source
 // ("token:NAME", "loopback", "mcp:stdio"; never a token): the build counts reported runs by
 // reporter (builder.MinReporters). "task" is written only with QueryText: task
 // text may be private, and the traces need only the skills. Every line is one write(2) of a
@@ -42,7 +42,7 @@ type FeedbackOptions struct {
 // another process appending. Before a line would take the file over MaxBytes the file is renamed
 // to FILE.1 (replacing the last one) and a new FILE started, so the log takes at most about twice
 // MaxBytes. A token bucket (Rate a second, Burst at once) bounds how fast reports are taken; a
-// refused one is an *api.RateLimitError. The log never touches the served artifact.
+// refused one is an *service.RateLimitError. The log never touches the served artifact.
 type FeedbackLog struct {
 	path string
 	opt  FeedbackOptions
@@ -107,9 +107,9 @@ type traceLine struct {
 	Source  string   `json:"source,omitempty"`
 }
 
-// Append writes fb as one line, or refuses it with an *api.RateLimitError when the bucket is
-// empty. fb is expected to have passed api.CheckFeedback.
-func (l *FeedbackLog) Append(_ context.Context, fb api.Feedback) error {
+// Append writes fb as one line, or refuses it with an *service.RateLimitError when the bucket is
+// empty. fb is expected to have passed service.CheckFeedback.
+func (l *FeedbackLog) Append(_ context.Context, fb service.Feedback) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {
@@ -151,7 +151,7 @@ func (l *FeedbackLog) take(now time.Time) error {
 	}
 	if l.tokens < 1 {
 		wait := time.Duration((1 - l.tokens) / l.opt.Rate * float64(time.Second))
-		return &api.RateLimitError{RetryAfter: wait}
+		return &service.RateLimitError{RetryAfter: wait}
 	}
 	l.tokens--
 	return nil

@@ -16,7 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/wasm/api"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // clock is a settable time for the rate limit.
@@ -66,7 +66,7 @@ func TestFeedbackLogAppend(t *testing.T) {
 	for _, queryText := range []bool{false, true} {
 		t.Run(fmt.Sprint("query text ", queryText), func(t *testing.T) {
 			l, path := openLog(t, FeedbackOptions{QueryText: queryText, Now: c.now})
-			for _, fb := range []api.Feedback{
+			for _, fb := range []service.Feedback{
 				{Query: "heat an egg", Used: []string{"pick-up-object", "heat-object"}, Outcome: "success", Source: "token:alice"},
 				{Query: "cool a tomato", Used: []string{"cool-object"}},
 			} {
@@ -109,7 +109,7 @@ func TestFeedbackLogKeepsExisting(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	if err := l.Append(context.Background(), api.Feedback{Query: "q", Used: []string{"b"}}); err != nil {
+	if err := l.Append(context.Background(), service.Feedback{Query: "q", Used: []string{"b"}}); err != nil {
 		t.Fatal(err)
 	}
 	got := readLines(t, path)
@@ -131,7 +131,7 @@ func TestFeedbackLogRotation(t *testing.T) {
 		return out
 	}
 	for i := range 7 {
-		if err := l.Append(context.Background(), api.Feedback{Query: "q", Used: []string{"s"}}); err != nil {
+		if err := l.Append(context.Background(), service.Feedback{Query: "q", Used: []string{"s"}}); err != nil {
 			t.Fatal(i, err)
 		}
 	}
@@ -146,7 +146,7 @@ func TestFeedbackLogRotation(t *testing.T) {
 		t.Errorf("%s.2 exists: one old file only", path)
 	}
 	// A line longer than the limit still goes into a file of its own.
-	long := api.Feedback{Query: "q", Used: []string{strings.Repeat("x", 200)}}
+	long := service.Feedback{Query: "q", Used: []string{strings.Repeat("x", 200)}}
 	if err := l.Append(context.Background(), long); err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestFeedbackLogConcurrent(t *testing.T) {
 			defer wg.Done()
 			for i := range each {
 				name := fmt.Sprintf("w%d-%d", w, i)
-				errs <- l.Append(context.Background(), api.Feedback{Query: "q", Used: []string{name, strings.Repeat("y", i)}})
+				errs <- l.Append(context.Background(), service.Feedback{Query: "q", Used: []string{name, strings.Repeat("y", i)}})
 			}
 		}()
 	}
@@ -196,7 +196,7 @@ func TestFeedbackLogConcurrent(t *testing.T) {
 func TestFeedbackLogRateLimit(t *testing.T) {
 	c := &clock{time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	l, path := openLog(t, FeedbackOptions{Rate: 10, Burst: 3, Now: c.now})
-	fb := api.Feedback{Query: "q", Used: []string{"s"}}
+	fb := service.Feedback{Query: "q", Used: []string{"s"}}
 	try := func() error { return l.Append(context.Background(), fb) }
 	for i := range 3 {
 		if err := try(); err != nil {
@@ -204,7 +204,7 @@ func TestFeedbackLogRateLimit(t *testing.T) {
 		}
 	}
 	err := try()
-	var rl *api.RateLimitError
+	var rl *service.RateLimitError
 	if !errors.As(err, &rl) || rl.RetryAfter != 100*time.Millisecond {
 		t.Fatalf("4th report at once: %v, want a rate limit error with RetryAfter 100ms", err)
 	}
@@ -236,7 +236,7 @@ func TestFeedbackLogRateLimit(t *testing.T) {
 func TestFeedbackLogClosed(t *testing.T) {
 	l, _ := openLog(t, FeedbackOptions{})
 	l.Close()
-	if err := l.Append(context.Background(), api.Feedback{Query: "q", Used: []string{"s"}}); err == nil {
+	if err := l.Append(context.Background(), service.Feedback{Query: "q", Used: []string{"s"}}); err == nil {
 		t.Error("Append after Close succeeded")
 	}
 }

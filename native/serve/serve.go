@@ -73,8 +73,11 @@ import (
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
-	"github.com/caskg/caskg/wasm/mcpcore"
+	"github.com/caskg/caskg/wasm/service"
 )
+
+// APIPrefix is where the server mounts the API (api.Prefix): what its callers print and post to.
+const APIPrefix = api.Prefix
 
 // assets holds what `make build` copies in: playground/ (the page), js/ (caskg.js and
 // caskg.d.ts) and caskg.wasm. A checkout holds only its README, so the package always compiles.
@@ -110,9 +113,9 @@ type Options struct {
 	Logf   func(format string, args ...any) // reload news; nil: none
 	// Feedback keeps the reports of POST /v1/feedback (api.Options.Feedback), such as a
 	// FeedbackLog; nil answers that route with 501. The caller closes it after the server.
-	Feedback api.FeedbackStore
+	Feedback service.FeedbackStore
 	// Reporters decide who may post feedback (api.Options.Reporters); the zero value takes none.
-	Reporters api.FeedbackAuth
+	Reporters service.FeedbackAuth
 }
 
 // reloadEvery is the least time between two looks at the artifact's file.
@@ -250,7 +253,7 @@ func (s *Server) load() (*artifact, error) {
 	}
 	a := &artifact{stamp: stampOf(fi), data: data}
 	ao := api.Options{Version: s.opts.Version, Origins: s.opts.Origins, Feedback: s.opts.Feedback, Reporters: s.opts.Reporters,
-		Closest: func(eng *engine.Engine) func(string) []string { return mcpcore.NewNames(eng).Closest }}
+		Closest: func(eng *engine.Engine) func(string) []string { return service.NewNames(eng).Closest }}
 	if s.opts.Reload {
 		ao.Stale = func() string {
 			if p := s.stale.Load(); p != nil {

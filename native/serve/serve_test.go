@@ -17,8 +17,8 @@ import (
 
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/native/testlib/fixture"
-	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // testFiles writes the sample artifact (as caskg build writes it by default) and a fake module
@@ -89,7 +89,7 @@ func TestAPI(t *testing.T) {
 		{"get render", "GET", "/v1/retrieve?q=heat+some+egg&render=true&k=2", "", 200, query(engine.Request{Query: "heat some egg", K: 2, Render: true}), true},
 		{"post", "POST", "/v1/retrieve", `{"query": "heat some egg", "k": 3, "gamma": 0.3, "seeds": 2}`, 200, query(engine.Request{Query: "heat some egg", K: 3, Gamma: 0.3, Seeds: 2}), true},
 		{"k over the limit", "GET", "/v1/retrieve?q=x&k=101", "", 400, `{"error":"api: parameter \"k\": 101 is outside [1, 100]"}`, true},
-		{"big body", "POST", "/v1/retrieve", `{"query": "` + strings.Repeat("a", api.MaxBodyBytes) + `"}`, 413, `at most 65536`, true},
+		{"big body", "POST", "/v1/retrieve", `{"query": "` + strings.Repeat("a", service.MaxBodyBytes) + `"}`, 413, `at most 65536`, true},
 		{"skill", "GET", "/v1/skills/find-object", "", 200, `"name":"find-object","description":"Locate a named household object`, true},
 		{"health", "GET", "/v1/health", "", 200, `"status":"ok","version":"test"`, true},
 		{"no route", "GET", "/v1/other", "", 404, `{"error":"api: no route \"/v1/other\"`, true},

@@ -20,10 +20,10 @@
 // wasm/internal/wire's, shared with the WASI reactor). Every answer is JSON, sent with its
 // length and Cache-Control: no-store. A bad request is {"error": "api: …"} naming the parameter
 // or field: 400 for a bad parameter, bad JSON, an unknown field or a value over the limits
-// (limits.go), 413 for a body over MaxBodyBytes, 404 for an unknown route or skill (with the
+// (wasm/service's table), 413 for a body over service.MaxBodyBytes, 404 for an unknown route or skill (with the
 // closest names, Options.Closest), 405 (with
 // Allow) for a method the route does not take; a bug is a 500, never the end of the program.
-// Feedback is validated here (CheckFeedback) and kept by the host's FeedbackStore: without one
+// Feedback is validated here (service.CheckFeedback) and kept by the host's FeedbackStore: without one
 // the route answers 501 (the edge worker answers its own 501 naming its KV binding), a body not sent as application/json is
 // a 415, and a store's refusal for load is a 429 with Retry-After.
 // Query parameters are read in sorted order, so a request with two bad ones always names the
@@ -63,6 +63,7 @@ import (
 	"github.com/caskg/caskg/graphs/jsontext"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/internal/wire"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // Prefix starts the path of every route; a host passes the API the requests under it.
@@ -100,15 +101,15 @@ type Options struct {
 	Stale func() string
 
 	// Feedback keeps the reports POST /v1/feedback accepts; nil answers that route with 501.
-	Feedback FeedbackStore
+	Feedback service.FeedbackStore
 	// Reporters decide who may post feedback and name each report's source (reporters.go);
 	// the zero value takes none, as fits a host reached beyond loopback without tokens.
-	Reporters FeedbackAuth
+	Reporters service.FeedbackAuth
 
 	// Closest, when not nil, makes from the Handler's engine the finder of the names the 404
-	// of GET /v1/skills/{name} suggests. The hosts pass mcpcore's, the one the MCP tools
-	// suggest with (transpositions included: "xlxs" finds xlsx), which api cannot import:
-	// mcpcore builds on api.
+	// of GET /v1/skills/{name} suggests; nil suggests none. The hosts pass service's
+	// (service.NewNames(eng).Closest), the one the MCP tools suggest with (transpositions
+	// included: "xlxs" finds xlsx).
 	Closest func(eng *engine.Engine) func(name string) []string
 }
 
@@ -124,11 +125,11 @@ type Source struct {
 type Handler struct {
 	eng       *engine.Engine
 	byName    map[string]int
-	health    []byte          // the health body, fixed for the artifact
-	stale     func() string   // Options.Stale
-	origins   map[string]bool // the origins allowed; nil: any, Access-Control-Allow-Origin: *
-	store     FeedbackStore   // nil: feedback is off
-	reporters FeedbackAuth
+	health    []byte                // the health body, fixed for the artifact
+	stale     func() string         // Options.Stale
+	origins   map[string]bool       // the origins allowed; nil: any, Access-Control-Allow-Origin: *
+	store     service.FeedbackStore // nil: feedback is off
+	reporters service.FeedbackAuth
 	closest   func(name string) []string // nil: a 404 for a skill suggests nothing
 }
 
@@ -172,20 +173,20 @@ func fail(status int, msg string) *httpError { return &httpError{status, "api: "
 
 // Serve answers one request. It never panics: a bug answers 500, and must not end the Go
 // program that serves a worker isolate.
-func (h *Handler) Serve(r *Request) (resp *Response) {
-	resp = &Response{}
+func (h *Handler) Serve(r *service.Request) (resp *service.Response) {
+	resp = &service.Response{}
 	if h.origins == nil {
 		resp.Set("Access-Control-Allow-Origin", "*")
 	} else {
 		// The answer depends on the Origin header: a cache must not hand one origin's to another.
-		resp.add("Vary", "Origin")
-		if o := r.header("Origin"); o != "" && h.origins[o] {
+		resp.Add("Vary", "Origin")
+		if o := r.HeaderValue("Origin"); o != "" && h.origins[o] {
 			resp.Set("Access-Control-Allow-Origin", o)
 		}
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			resp.setJSON(statusInternalServerError, errorBody("api: internal error: "+errtext.Recovered(p)))
+			resp.SetJSON(statusInternalServerError, service.ErrorBody("api: internal error: "+errtext.Recovered(p)))
 		}
 	}()
 	body, err := h.route(resp, r)
@@ -194,17 +195,17 @@ func (h *Handler) Serve(r *Request) (resp *Response) {
 		if !errors.As(err, &he) {
 			he = &httpError{statusBadRequest, err.Error()}
 		}
-		resp.setJSON(he.status, errorBody(he.msg))
+		resp.SetJSON(he.status, service.ErrorBody(he.msg))
 		return resp
 	}
 	if body != nil {
-		resp.setJSON(statusOK, body)
+		resp.SetJSON(statusOK, body)
 	}
 	return resp
 }
 
 // route answers r: a JSON body for a 200, nil when it wrote the answer itself (a preflight).
-func (h *Handler) route(w *Response, r *Request) ([]byte, error) {
+func (h *Handler) route(w *service.Response, r *service.Request) ([]byte, error) {
 	path := r.Path
 	var methods string
 	switch {
@@ -265,7 +266,7 @@ func (h *Handler) route(w *Response, r *Request) ([]byte, error) {
 
 // readBody reads engine.Request JSON from at most MaxBodyBytes of body: every field the request
 // declares and nothing else, one JSON value, within the limits.
-func readBody(r *Request) (engine.Request, error) {
+func readBody(r *service.Request) (engine.Request, error) {
 	b, err := readBytes(r, `{"query": "heat an egg", "k": 8}`)
 	if err != nil {
 		return engine.Request{}, err
@@ -274,25 +275,25 @@ func readBody(r *Request) (engine.Request, error) {
 	if err != nil {
 		return req, fail(statusBadRequest, "body: "+err.Error())
 	}
-	return req, Service.Check(req)
+	return req, service.Service.Check(req)
 }
 
 // readBytes reads a POST body of at most MaxBodyBytes that is neither blank nor null; example is a body the
 // route takes, for the error about a blank one.
-func readBytes(r *Request, example string) ([]byte, error) {
-	if r.ContentLength > MaxBodyBytes {
+func readBytes(r *service.Request, example string) ([]byte, error) {
+	if r.ContentLength > service.MaxBodyBytes {
 		return nil, fail(statusRequestEntityTooLarge,
-			"body is "+strconv.FormatInt(r.ContentLength, 10)+" bytes, at most "+strconv.Itoa(MaxBodyBytes))
+			"body is "+strconv.FormatInt(r.ContentLength, 10)+" bytes, at most "+strconv.Itoa(service.MaxBodyBytes))
 	}
 	var b []byte
 	if r.Body != nil {
 		var err error
-		if b, err = io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1)); err != nil {
+		if b, err = io.ReadAll(io.LimitReader(r.Body, service.MaxBodyBytes+1)); err != nil {
 			return nil, fail(statusBadRequest, "reading the body: "+err.Error())
 		}
 	}
-	if len(b) > MaxBodyBytes {
-		return nil, fail(statusRequestEntityTooLarge, "body is larger than "+strconv.Itoa(MaxBodyBytes)+" bytes")
+	if len(b) > service.MaxBodyBytes {
+		return nil, fail(statusRequestEntityTooLarge, "body is larger than "+strconv.Itoa(service.MaxBodyBytes)+" bytes")
 	}
 	if i := jsontext.InvalidUTF8(b); i >= 0 {
 		// JSON decoders read an invalid byte as U+FFFD, which a query then drops unseen.
@@ -308,6 +309,9 @@ func readBytes(r *Request, example string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// filterLists names a filter's lists as the request's JSON and the GET parameters do.
+var filterLists = [...]string{"allow", "deny", "namespaces"}
 
 // readQuery reads the parameters of a GET retrieve: q (required), k, no_graph, render, min_score and the
 // filter's allow, deny and namespaces, each a comma-separated list that may also be repeated
@@ -339,7 +343,7 @@ func readQuery(raw string) (engine.Request, error) {
 			default:
 				req.Filter.Namespaces = list
 			}
-			if err := Service.Check(engine.Request{Filter: req.Filter}); err != nil {
+			if err := service.Service.Check(engine.Request{Filter: req.Filter}); err != nil {
 				return req, fail(statusBadRequest, "parameter "+strconv.Quote(key)+": "+strings.TrimPrefix(err.Error(), "api: "))
 			}
 			continue
@@ -355,8 +359,8 @@ func readQuery(raw string) (engine.Request, error) {
 		v := vals[key][0]
 		switch key {
 		case "q":
-			if err := Service.Check(engine.Request{Query: v}); err != nil {
-				return req, fail(statusBadRequest, `parameter "q": `+err.(*FieldError).Problem)
+			if err := service.Service.Check(engine.Request{Query: v}); err != nil {
+				return req, fail(statusBadRequest, `parameter "q": `+err.(*service.FieldError).Problem)
 			}
 			req.Query, seen = v, true
 		case "k":
@@ -364,8 +368,8 @@ func readQuery(raw string) (engine.Request, error) {
 			if err != nil {
 				return req, fail(statusBadRequest, `parameter "k": `+strconv.Quote(v)+" is not a whole number")
 			}
-			if err := Service.Check(engine.Request{K: k}, key); err != nil {
-				return req, fail(statusBadRequest, `parameter "k": `+err.(*FieldError).Problem)
+			if err := service.Service.Check(engine.Request{K: k}, key); err != nil {
+				return req, fail(statusBadRequest, `parameter "k": `+err.(*service.FieldError).Problem)
 			}
 			req.K = k
 		case "min_score":
@@ -507,9 +511,4 @@ func healthJSON(g *graphs.Graph, data []byte, version string, src *Source) []byt
 	b = append(b, `,"learning":`...)
 	b = engine.LearningOf(g).AppendJSON(b)
 	return append(b, "}}"...)
-}
-
-// errorBody is the error envelope every answer other than 200 has, {"error": msg}.
-func errorBody(msg string) []byte {
-	return append(jsontext.AppendString([]byte(`{"error":`), msg), '}')
 }

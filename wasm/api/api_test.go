@@ -17,6 +17,7 @@ import (
 
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // The routes as a client sees them are tested in wasm/worker, where the worker natively, the
@@ -40,17 +41,17 @@ func TestCheck(t *testing.T) {
 		given []string
 	}{
 		{"defaults", engine.Request{Query: "egg"}, "", nil},
-		{"at the limits", engine.Request{Query: strings.Repeat("é", MaxQueryBytes/2), K: MaxK, Seeds: MaxSeeds}, "", nil},
-		{"query a byte over", engine.Request{Query: strings.Repeat("é", MaxQueryBytes/2) + "x"}, `api: field "query": 8193 bytes, at most 8192`, nil},
-		{"k over", engine.Request{Query: "egg", K: MaxK + 1}, `api: field "k": 101 is outside [1, 100]`, nil},
+		{"at the limits", engine.Request{Query: strings.Repeat("é", service.MaxQueryBytes/2), K: service.MaxK, Seeds: service.MaxSeeds}, "", nil},
+		{"query a byte over", engine.Request{Query: strings.Repeat("é", service.MaxQueryBytes/2) + "x"}, `api: field "query": 8193 bytes, at most 8192`, nil},
+		{"k over", engine.Request{Query: "egg", K: service.MaxK + 1}, `api: field "k": 101 is outside [1, 100]`, nil},
 		{"k negative", engine.Request{Query: "egg", K: -1}, `api: field "k": -1 is outside [1, 100]`, nil},
 		{"k the engine's bound", engine.Request{Query: "egg", K: engine.MaxK}, `api: field "k": 1000 is outside [1, 100]`, nil},
-		{"seeds over", engine.Request{Query: "egg", Seeds: MaxSeeds + 1}, `api: field "seeds": 101 is outside [1, 100]`, nil},
+		{"seeds over", engine.Request{Query: "egg", Seeds: service.MaxSeeds + 1}, `api: field "seeds": 101 is outside [1, 100]`, nil},
 		{"seeds negative", engine.Request{Query: "egg", Seeds: -2}, `api: field "seeds": -2 is outside [1, 100]`, nil},
-		{"filter at the limits", engine.Request{Query: "egg", Filter: engine.Filter{Allow: make([]string, MaxFilterPatterns), Namespaces: []string{strings.Repeat("n", MaxPatternBytes)}}}, "", nil},
-		{"allow too many", engine.Request{Query: "egg", Filter: engine.Filter{Allow: make([]string, MaxFilterPatterns+1)}}, `api: field "filter.allow": 101 entries, at most 100`, nil},
-		{"deny entry too long", engine.Request{Query: "egg", Filter: engine.Filter{Deny: []string{"a*", strings.Repeat("d", MaxPatternBytes+1)}}}, `api: field "filter.deny[1]": 257 bytes, at most 256`, nil},
-		{"namespaces too many", engine.Request{Query: "egg", Filter: engine.Filter{Namespaces: make([]string, MaxFilterPatterns+1)}}, `api: field "filter.namespaces": 101 entries, at most 100`, nil},
+		{"filter at the limits", engine.Request{Query: "egg", Filter: engine.Filter{Allow: make([]string, service.MaxFilterPatterns), Namespaces: []string{strings.Repeat("n", service.MaxPatternBytes)}}}, "", nil},
+		{"allow too many", engine.Request{Query: "egg", Filter: engine.Filter{Allow: make([]string, service.MaxFilterPatterns+1)}}, `api: field "filter.allow": 101 entries, at most 100`, nil},
+		{"deny entry too long", engine.Request{Query: "egg", Filter: engine.Filter{Deny: []string{"a*", strings.Repeat("d", service.MaxPatternBytes+1)}}}, `api: field "filter.deny[1]": 257 bytes, at most 256`, nil},
+		{"namespaces too many", engine.Request{Query: "egg", Filter: engine.Filter{Namespaces: make([]string, service.MaxFilterPatterns+1)}}, `api: field "filter.namespaces": 101 entries, at most 100`, nil},
 		// The engine judges what the limits do not cover.
 		{"empty query", engine.Request{}, "", nil},
 		{"bad glob", engine.Request{Query: "egg", Filter: engine.Filter{Allow: []string{"[a"}}}, "", nil},
@@ -58,12 +59,12 @@ func TestCheck(t *testing.T) {
 		// A zero the caller wrote is out of range; one left out is the default.
 		{"k given 0", engine.Request{Query: "egg"}, `api: field "k": 0 is outside [1, 100]`, []string{"k"}},
 		{"seeds given 0", engine.Request{Query: "egg", K: 3}, `api: field "seeds": 0 is outside [1, 100]`, []string{"k", "seeds"}},
-		{"k given in range", engine.Request{Query: "egg", K: MaxK}, "", []string{"k"}},
+		{"k given in range", engine.Request{Query: "egg", K: service.MaxK}, "", []string{"k"}},
 		{"eval's bound", engine.Request{Query: "egg", K: engine.MaxK}, "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			lim := Service
+			lim := service.Service
 			if tt.name == "eval's bound" {
 				lim.K = engine.MaxK
 			}
@@ -71,7 +72,7 @@ func TestCheck(t *testing.T) {
 			if got := errText(err); got != tt.want {
 				t.Errorf("Check = %q, want %q", got, tt.want)
 			}
-			var fe *FieldError
+			var fe *service.FieldError
 			if err != nil && (!errors.As(err, &fe) || fe.Error() != err.Error()) {
 				t.Errorf("Check = %#v, want a *FieldError", err)
 			}
@@ -89,22 +90,22 @@ func errText(err error) string {
 // The limits are tighter than the engine's, or a request within them could still be refused
 // by the engine with another message.
 func TestLimitsWithinEngine(t *testing.T) {
-	if MaxFilterPatterns > engine.MaxFilterPatterns || MaxPatternBytes > engine.MaxPatternBytes {
+	if service.MaxFilterPatterns > engine.MaxFilterPatterns || service.MaxPatternBytes > engine.MaxPatternBytes {
 		t.Errorf("filter limits %d entries of %d bytes exceed the engine's %d of %d",
-			MaxFilterPatterns, MaxPatternBytes, engine.MaxFilterPatterns, engine.MaxPatternBytes)
+			service.MaxFilterPatterns, service.MaxPatternBytes, engine.MaxFilterPatterns, engine.MaxPatternBytes)
 	}
-	if MaxK > engine.MaxK || MaxSeeds > engine.MaxSeeds || MaxQueryBytes > engine.MaxQueryBytes {
+	if service.MaxK > engine.MaxK || service.MaxSeeds > engine.MaxSeeds || service.MaxQueryBytes > engine.MaxQueryBytes {
 		t.Errorf("limits k %d, seeds %d, query %d exceed the engine's %d, %d, %d",
-			MaxK, MaxSeeds, MaxQueryBytes, engine.MaxK, engine.MaxSeeds, engine.MaxQueryBytes)
+			service.MaxK, service.MaxSeeds, service.MaxQueryBytes, engine.MaxK, engine.MaxSeeds, engine.MaxQueryBytes)
 	}
 	// A body holds a query at the limit and a vector of 1,024 dimensions.
 	vec := make([]float32, 1024)
 	for i := range vec {
 		vec[i] = -0.012345678
 	}
-	b, _ := json.Marshal(engine.Request{Query: strings.Repeat("x", MaxQueryBytes), Vector: vec})
-	if len(b) > MaxBodyBytes {
-		t.Errorf("a request at the query limit with a 1,024-dimension vector is %d bytes, over MaxBodyBytes %d", len(b), MaxBodyBytes)
+	b, _ := json.Marshal(engine.Request{Query: strings.Repeat("x", service.MaxQueryBytes), Vector: vec})
+	if len(b) > service.MaxBodyBytes {
+		t.Errorf("a request at the query limit with a 1,024-dimension vector is %d bytes, over service.MaxBodyBytes %d", len(b), service.MaxBodyBytes)
 	}
 }
 
@@ -118,13 +119,13 @@ func TestReadQuery(t *testing.T) {
 		{name: "all", in: "render=true&k=4&no_graph=1&q=egg", want: engine.Request{Query: "egg", K: 4, NoGraph: true, Render: true}},
 		{name: "false", in: "q=egg&render=0&no_graph=false", want: engine.Request{Query: "egg"}},
 		{name: "k at the limit", in: "q=egg&k=100", want: engine.Request{Query: "egg", K: 100}},
-		{name: "q at the limit", in: "q=" + strings.Repeat("a", MaxQueryBytes), want: engine.Request{Query: strings.Repeat("a", MaxQueryBytes)}},
+		{name: "q at the limit", in: "q=" + strings.Repeat("a", service.MaxQueryBytes), want: engine.Request{Query: strings.Repeat("a", service.MaxQueryBytes)}},
 		{name: "empty q", in: "q=", want: engine.Request{}}, // the engine's to refuse
 		{name: "no q", in: "k=3", err: `api: parameter "q": missing; GET /v1/retrieve?q=heat+an+egg&k=8`},
 		{name: "k over", in: "q=egg&k=101", err: `api: parameter "k": 101 is outside [1, 100]`},
 		{name: "k zero", in: "q=egg&k=0", err: `api: parameter "k": 0 is outside [1, 100]`},
 		{name: "k fraction", in: "q=egg&k=2.5", err: `api: parameter "k": "2.5" is not a whole number`},
-		{name: "q over", in: "q=" + strings.Repeat("a", MaxQueryBytes+1), err: `api: parameter "q": 8193 bytes, at most 8192`},
+		{name: "q over", in: "q=" + strings.Repeat("a", service.MaxQueryBytes+1), err: `api: parameter "q": 8193 bytes, at most 8192`},
 		{name: "twice", in: "q=a&q=b", err: `api: parameter "q" is given 2 times`},
 		{name: "bad bool", in: "q=a&no_graph=yes", err: `api: parameter "no_graph": "yes" is not 1, 0, true or false`},
 		{name: "unknown", in: "q=a&gamma=1", err: `api: unknown parameter "gamma"; the parameters are q, k, no_graph, render, min_score, allow, deny and namespaces`},
@@ -136,8 +137,8 @@ func TestReadQuery(t *testing.T) {
 			Filter: engine.Filter{Allow: []string{"gh__*", "jira__*"}, Deny: []string{"*delete*"}, Namespaces: []string{"gh"}}}},
 		{name: "filter repeated", in: "q=egg&deny=a*&deny=b*,c*", want: engine.Request{Query: "egg", Filter: engine.Filter{Deny: []string{"a*", "b*", "c*"}}}},
 		{name: "filter empty entry", in: "q=egg&allow=a*,", want: engine.Request{Query: "egg", Filter: engine.Filter{Allow: []string{"a*", ""}}}}, // the engine's to refuse
-		{name: "filter too many", in: "q=egg&namespaces=" + strings.Repeat("n,", MaxFilterPatterns) + "n", err: `api: parameter "namespaces": field "filter.namespaces": 101 entries, at most 100`},
-		{name: "filter entry too long", in: "q=egg&allow=" + strings.Repeat("a", MaxPatternBytes+1), err: `api: parameter "allow": field "filter.allow[0]": 257 bytes, at most 256`},
+		{name: "filter too many", in: "q=egg&namespaces=" + strings.Repeat("n,", service.MaxFilterPatterns) + "n", err: `api: parameter "namespaces": field "filter.namespaces": 101 entries, at most 100`},
+		{name: "filter entry too long", in: "q=egg&allow=" + strings.Repeat("a", service.MaxPatternBytes+1), err: `api: parameter "allow": field "filter.allow[0]": 257 bytes, at most 256`},
 		{name: "bad escape", in: "q=%zz", err: `api: query string: invalid URL escape "%zz"`},
 		// Sorted order: k before render and before the unknown z, whatever the map's order.
 		{name: "first in order", in: "z=1&render=yes&k=0&q=a", err: `api: parameter "k": 0 is outside [1, 100]`},
@@ -168,7 +169,7 @@ func (e errReader) Read(p []byte) (int, error) {
 }
 
 func TestReadBody(t *testing.T) {
-	big := `{"query":"` + strings.Repeat("x", MaxBodyBytes) + `"}`
+	big := `{"query":"` + strings.Repeat("x", service.MaxBodyBytes) + `"}`
 	tests := []struct {
 		name   string
 		body   io.Reader
@@ -184,11 +185,11 @@ func TestReadBody(t *testing.T) {
 		{name: "filter", body: strings.NewReader(`{"query": "egg", "filter": {"allow": ["gh__*"], "deny": ["*delete*"], "namespaces": ["gh"]}}`), length: -1,
 			want: engine.Request{Query: "egg", Filter: engine.Filter{Allow: []string{"gh__*"}, Deny: []string{"*delete*"}, Namespaces: []string{"gh"}}}},
 		{name: "filter tags", body: strings.NewReader(`{"query": "egg", "filter": {"tags": ["pdf"]}}`), length: -1, status: 400, err: `field "filter.tags": unknown field`},
-		{name: "filter over a limit", body: strings.NewReader(`{"query": "egg", "filter": {"deny": ["` + strings.Repeat("d", MaxPatternBytes+1) + `"]}}`), length: -1, status: 400,
+		{name: "filter over a limit", body: strings.NewReader(`{"query": "egg", "filter": {"deny": ["` + strings.Repeat("d", service.MaxPatternBytes+1) + `"]}}`), length: -1, status: 400,
 			err: `api: field "filter.deny[0]": 257 bytes, at most 256`},
 		{name: "no body", length: 0, status: 400, err: `api: body: want a JSON request such as {"query": "heat an egg", "k": 8}`},
 		{name: "white space", body: strings.NewReader(" \n\t"), length: 3, status: 400, err: `api: body: want a JSON request`},
-		{name: "declared too long", body: strings.NewReader("{}"), length: MaxBodyBytes + 1, status: 413, err: `api: body is 65537 bytes, at most 65536`},
+		{name: "declared too long", body: strings.NewReader("{}"), length: service.MaxBodyBytes + 1, status: 413, err: `api: body is 65537 bytes, at most 65536`},
 		{name: "too long", body: strings.NewReader(big), length: -1, status: 413, err: `api: body is larger than 65536 bytes`},
 		{name: "read error", body: errReader{strings.NewReader(`{"query"`)}, length: -1, status: 400, err: `api: reading the body: connection reset`},
 		{name: "not UTF-8", body: strings.NewReader("{\"query\": \"heat \xff egg\"}"), length: -1, status: 400, err: `api: body: not valid UTF-8 at byte 16`},
@@ -211,7 +212,7 @@ func TestReadBody(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &Request{Method: "POST", Body: tt.body, ContentLength: tt.length}
+			r := &service.Request{Method: "POST", Body: tt.body, ContentLength: tt.length}
 			if tt.body == nil {
 				r.Body = nil
 			}
@@ -475,11 +476,11 @@ func TestProperty(t *testing.T) {
 		{"deny", `"deny": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 256}, "maxItems": 100, "description": "d \"q\""}`},
 	}
 	for _, tt := range tests {
-		if got := Property(tt.name, `d "q"`); got != tt.want {
+		if got := service.Property(tt.name, `d "q"`); got != tt.want {
 			t.Errorf("Property(%q) = %s, want %s", tt.name, got, tt.want)
 		}
 		var v map[string]any
-		if err := json.Unmarshal([]byte("{"+Property(tt.name, "d")+"}"), &v); err != nil {
+		if err := json.Unmarshal([]byte("{"+service.Property(tt.name, "d")+"}"), &v); err != nil {
 			t.Errorf("Property(%q) is not JSON: %v", tt.name, err)
 		}
 	}

@@ -1,13 +1,11 @@
 package api_test
 
 import (
-	"fmt"
 	"log"
 	"net/http"
 	"os"
 
 	"github.com/caskg/caskg/wasm/api"
-	"github.com/caskg/caskg/wasm/engine"
 )
 
 // A host decodes the artifact once and passes the API every request under its prefix.
@@ -23,13 +21,4 @@ func ExampleNew() {
 	mux := http.NewServeMux()
 	mux.Handle(api.Prefix, h)
 	log.Fatal(http.ListenAndServe("127.0.0.1:8080", mux))
-}
-
-// Every surface holds a request to the same limits before the engine answers it.
-func ExampleLimits_Check() {
-	fmt.Println(api.Service.Check(engine.Request{Query: "heat an egg", K: 8}))
-	fmt.Println(api.Service.Check(engine.Request{Query: "heat an egg", K: 500}))
-	// Output:
-	// <nil>
-	// api: field "k": 500 is outside [1, 100]
 }

@@ -11,47 +11,48 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/caskg/caskg/native/testlib"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 func TestCheckFeedback(t *testing.T) {
 	known := map[string]bool{"heat-object": true, "pick-up-object": true}
 	isSkill := func(name string) bool { return known[name] }
-	many := make([]string, MaxUsed+1)
+	many := make([]string, service.MaxUsed+1)
 	for i := range many {
 		many[i] = "heat-object"
 	}
 	long := strings.Repeat("ü", 60)
 	tests := []struct {
 		name string
-		in   Feedback
+		in   service.Feedback
 		want string // "" for no error
 	}{
-		{"ok", Feedback{Query: "heat an egg", Used: []string{"pick-up-object", "heat-object"}, Outcome: "success"}, ""},
-		{"no outcome", Feedback{Query: "heat an egg", Used: []string{"heat-object"}}, ""},
-		{"failure", Feedback{Query: "heat an egg", Used: []string{"heat-object"}, Outcome: "failure"}, ""},
-		{"repeated skill", Feedback{Query: "egg", Used: []string{"heat-object", "heat-object"}}, ""},
-		{"at the limits", Feedback{Query: strings.Repeat("é", MaxQueryBytes/2), Used: many[:MaxUsed]}, ""},
-		{"no query", Feedback{Used: []string{"heat-object"}}, `api: field "query": empty; give the task the skills were retrieved for`},
-		{"blank query", Feedback{Query: " \n", Used: []string{"heat-object"}}, `api: field "query": empty; give the task the skills were retrieved for`},
-		{"long query", Feedback{Query: strings.Repeat("x", MaxQueryBytes+1), Used: []string{"heat-object"}}, `api: field "query": 8193 bytes, at most 8192`},
-		{"no used", Feedback{Query: "egg"}, `api: field "used": empty; name the skills used, as retrieve gave them`},
-		{"empty used", Feedback{Query: "egg", Used: []string{}}, `api: field "used": empty; name the skills used, as retrieve gave them`},
-		{"too many", Feedback{Query: "egg", Used: many}, `api: field "used": 101 names, at most 100`},
-		{"unknown", Feedback{Query: "egg", Used: []string{"heat-object", "fly"}}, `api: field "used": not skills of this artifact: "fly"`},
-		{"empty name", Feedback{Query: "egg", Used: []string{""}}, `api: field "used": not skills of this artifact: ""`},
-		{"many unknown", Feedback{Query: "egg", Used: []string{"a", "heat-object", "b", "c", "d", "e"}},
+		{"ok", service.Feedback{Query: "heat an egg", Used: []string{"pick-up-object", "heat-object"}, Outcome: "success"}, ""},
+		{"no outcome", service.Feedback{Query: "heat an egg", Used: []string{"heat-object"}}, ""},
+		{"failure", service.Feedback{Query: "heat an egg", Used: []string{"heat-object"}, Outcome: "failure"}, ""},
+		{"repeated skill", service.Feedback{Query: "egg", Used: []string{"heat-object", "heat-object"}}, ""},
+		{"at the limits", service.Feedback{Query: strings.Repeat("é", service.MaxQueryBytes/2), Used: many[:service.MaxUsed]}, ""},
+		{"no query", service.Feedback{Used: []string{"heat-object"}}, `api: field "query": empty; give the task the skills were retrieved for`},
+		{"blank query", service.Feedback{Query: " \n", Used: []string{"heat-object"}}, `api: field "query": empty; give the task the skills were retrieved for`},
+		{"long query", service.Feedback{Query: strings.Repeat("x", service.MaxQueryBytes+1), Used: []string{"heat-object"}}, `api: field "query": 8193 bytes, at most 8192`},
+		{"no used", service.Feedback{Query: "egg"}, `api: field "used": empty; name the skills used, as retrieve gave them`},
+		{"empty used", service.Feedback{Query: "egg", Used: []string{}}, `api: field "used": empty; name the skills used, as retrieve gave them`},
+		{"too many", service.Feedback{Query: "egg", Used: many}, `api: field "used": 101 names, at most 100`},
+		{"unknown", service.Feedback{Query: "egg", Used: []string{"heat-object", "fly"}}, `api: field "used": not skills of this artifact: "fly"`},
+		{"empty name", service.Feedback{Query: "egg", Used: []string{""}}, `api: field "used": not skills of this artifact: ""`},
+		{"many unknown", service.Feedback{Query: "egg", Used: []string{"a", "heat-object", "b", "c", "d", "e"}},
 			`api: field "used": not skills of this artifact: "a", "b", "c" and 2 more`},
-		{"long unknown", Feedback{Query: "egg", Used: []string{long}},
+		{"long unknown", service.Feedback{Query: "egg", Used: []string{long}},
 			`api: field "used": not skills of this artifact: "` + strings.Repeat("ü", 40) + `…"`},
-		{"bad outcome", Feedback{Query: "egg", Used: []string{"heat-object"}, Outcome: "meh"}, `api: field "outcome": "meh" is not "success" or "failure"`},
-		{"outcome case", Feedback{Query: "egg", Used: []string{"heat-object"}, Outcome: "Success"}, `api: field "outcome": "Success" is not "success" or "failure"`},
+		{"bad outcome", service.Feedback{Query: "egg", Used: []string{"heat-object"}, Outcome: "meh"}, `api: field "outcome": "meh" is not "success" or "failure"`},
+		{"outcome case", service.Feedback{Query: "egg", Used: []string{"heat-object"}, Outcome: "Success"}, `api: field "outcome": "Success" is not "success" or "failure"`},
 		// The first field in order is named.
-		{"all bad", Feedback{Outcome: "meh", Used: []string{"x"}}, `api: field "query": empty; give the task the skills were retrieved for`},
-		{"used before outcome", Feedback{Query: "egg", Outcome: "meh", Used: []string{"x"}}, `api: field "used": not skills of this artifact: "x"`},
+		{"all bad", service.Feedback{Outcome: "meh", Used: []string{"x"}}, `api: field "query": empty; give the task the skills were retrieved for`},
+		{"used before outcome", service.Feedback{Query: "egg", Outcome: "meh", Used: []string{"x"}}, `api: field "used": not skills of this artifact: "x"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := errText(CheckFeedback(tt.in, isSkill)); got != tt.want {
+			if got := errText(service.CheckFeedback(tt.in, isSkill)); got != tt.want {
 				t.Errorf("CheckFeedback = %q, want %q", got, tt.want)
 			}
 		})
@@ -61,18 +62,18 @@ func TestCheckFeedback(t *testing.T) {
 var decodeFeedbackTests = []struct {
 	name string
 	in   string
-	want Feedback
+	want service.Feedback
 	err  string
 }{
-	{"all", `{"query": "egg", "used": ["a", "b"], "outcome": "success"}`, Feedback{Query: "egg", Used: []string{"a", "b"}, Outcome: "success"}, ""},
-	{"nulls", `{"query": null, "used": null, "outcome": null}`, Feedback{}, ""},
-	{"empty", `{}`, Feedback{}, ""},
-	{"used not an array", `{"used": "a"}`, Feedback{}, `json at offset 9: field "used": want an array, got a string`},
-	{"used a number", `{"used": ["a", 3]}`, Feedback{}, `json at offset 15: field "used.1": want a string, got a number`},
-	{"unknown field", `{"query": "egg", "skills": ["a"]}`, Feedback{}, `json at offset 17: field "skills": unknown field`},
-	{"duplicate key", `{"outcome": "success", "outcome": "failure"}`, Feedback{}, `json at offset 23: field "outcome": key given twice`},
-	{"two values", `{} {}`, Feedback{}, `json at offset 3: data after the JSON value`},
-	{"not an object", `[]`, Feedback{}, `json at offset 0: want an object, got an array`},
+	{"all", `{"query": "egg", "used": ["a", "b"], "outcome": "success"}`, service.Feedback{Query: "egg", Used: []string{"a", "b"}, Outcome: "success"}, ""},
+	{"nulls", `{"query": null, "used": null, "outcome": null}`, service.Feedback{}, ""},
+	{"empty", `{}`, service.Feedback{}, ""},
+	{"used not an array", `{"used": "a"}`, service.Feedback{}, `json at offset 9: field "used": want an array, got a string`},
+	{"used a number", `{"used": ["a", 3]}`, service.Feedback{}, `json at offset 15: field "used.1": want a string, got a number`},
+	{"unknown field", `{"query": "egg", "skills": ["a"]}`, service.Feedback{}, `json at offset 17: field "skills": unknown field`},
+	{"duplicate key", `{"outcome": "success", "outcome": "failure"}`, service.Feedback{}, `json at offset 23: field "outcome": key given twice`},
+	{"two values", `{} {}`, service.Feedback{}, `json at offset 3: data after the JSON value`},
+	{"not an object", `[]`, service.Feedback{}, `json at offset 0: want an object, got an array`},
 }
 
 func TestDecodeFeedback(t *testing.T) {
@@ -96,7 +97,7 @@ func FuzzDecodeFeedback(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fb, err := decodeFeedback(b)
 		if err == nil {
-			_ = CheckFeedback(fb, func(string) bool { return true })
+			_ = service.CheckFeedback(fb, func(string) bool { return true })
 		}
 	})
 }
@@ -110,11 +111,11 @@ func TestFeedbackRoute(t *testing.T) {
 		status             int
 		want               string // the whole body
 		retryAfter         string
-		stored             []Feedback
+		stored             []service.Feedback
 	}{
 		{name: "recorded", method: "POST", body: `{"query": "heat an egg", "used": ["pick-up-object", "heat-object-in-microwave"], "outcome": "success"}`,
 			status: 200, want: `{"status":"recorded"}`,
-			stored: []Feedback{{Query: "heat an egg", Used: []string{"pick-up-object", "heat-object-in-microwave"}, Outcome: "success", Source: "loopback"}}},
+			stored: []service.Feedback{{Query: "heat an egg", Used: []string{"pick-up-object", "heat-object-in-microwave"}, Outcome: "success", Source: "loopback"}}},
 		{name: "no store", noStore: true, method: "POST", body: `{"query": "egg", "used": ["pick-up-object"]}`, status: 501,
 			want: `{"error":"api: feedback is not configured on this server: it records no reports (caskg serve records them with --feedback FILE)"}`},
 		{name: "unknown skill", method: "POST", body: `{"query": "egg", "used": ["pick-up-object", "fly-to-the-moon"]}`, status: 400,
@@ -131,12 +132,12 @@ func TestFeedbackRoute(t *testing.T) {
 			want: `{"error":"api: body: null; want a JSON object such as {\"query\": \"heat an egg\", \"used\": [\"heat-object-in-microwave\"], \"outcome\": \"success\"}"}`},
 		{name: "duplicate key", method: "POST", body: `{"query": "egg", "used": ["pick-up-object"], "used": ["go-to-location"]}`, status: 400,
 			want: `{"error":"api: body: json at offset 45: field \"used\": key given twice"}`},
-		{name: "rate limited", method: "POST", body: `{"query": "egg", "used": ["pick-up-object"]}`, storeErr: &RateLimitError{RetryAfter: 1500 * time.Millisecond},
+		{name: "rate limited", method: "POST", body: `{"query": "egg", "used": ["pick-up-object"]}`, storeErr: &service.RateLimitError{RetryAfter: 1500 * time.Millisecond},
 			status: 429, want: `{"error":"api: too many feedback reports; retry in 2s"}`, retryAfter: "2"},
 		{name: "store fails", method: "POST", body: `{"query": "egg", "used": ["pick-up-object"]}`, storeErr: errors.New("disk full"),
 			status: 500, want: `{"error":"api: feedback not recorded: disk full"}`},
 		{name: "JSON with charset", method: "POST", ctype: "Application/JSON; charset=utf-8", body: `{"query": "egg", "used": ["pick-up-object"]}`,
-			status: 200, want: `{"status":"recorded"}`, stored: []Feedback{{Query: "egg", Used: []string{"pick-up-object"}, Source: "loopback"}}},
+			status: 200, want: `{"status":"recorded"}`, stored: []service.Feedback{{Query: "egg", Used: []string{"pick-up-object"}, Source: "loopback"}}},
 		// What an HTML form of any origin can send without a preflight is refused.
 		{name: "form type", method: "POST", ctype: "text/plain", body: `{"query": "egg", "used": ["pick-up-object"]}`, status: 415,
 			want: `{"error":"api: Content-Type \"text/plain\": feedback takes application/json"}`},
@@ -146,8 +147,8 @@ func TestFeedbackRoute(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			store := &MemoryFeedback{Err: tt.storeErr}
-			opt := Options{Version: "test", Feedback: store, Reporters: FeedbackAuth{Local: LoopbackSource}}
+			store := &service.MemoryFeedback{Err: tt.storeErr}
+			opt := Options{Version: "test", Feedback: store, Reporters: service.FeedbackAuth{Local: service.LoopbackSource}}
 			if tt.noStore {
 				opt.Feedback = nil
 			}

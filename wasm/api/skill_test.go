@@ -10,14 +10,14 @@ import (
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
-	"github.com/caskg/caskg/wasm/mcpcore"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // TestSkillSuggestions holds the 404 of GET /v1/skills/{name} to the names mcpcore's lookup
 // suggests, the one the hosts pass and the MCP tools use: a swap of two neighbouring letters
 // is one edit, so a transposed name finds its skill first.
 func TestSkillSuggestions(t *testing.T) {
-	closest := func(eng *engine.Engine) func(string) []string { return mcpcore.NewNames(eng).Closest }
+	closest := func(eng *engine.Engine) func(string) []string { return service.NewNames(eng).Closest }
 	tests := []struct {
 		name, path string
 		closest    bool

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/caskg/caskg/graphs/jsontext"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // Arguments are checked against the tool's input schema before a tool runs, by both servers
@@ -175,9 +176,9 @@ func (s *argSpec) check(d *jsontext.Decoder) (bad, err error) {
 	case len(unknown) > 0:
 		slices.Sort(unknown)
 		if len(s.names) == 0 {
-			return &argsError{"unknown argument " + strconv.Quote(Short(unknown[0])) + "; the tool takes none"}, nil
+			return &argsError{"unknown argument " + strconv.Quote(service.Echo(unknown[0])) + "; the tool takes none"}, nil
 		}
-		return &argsError{"unknown argument " + strconv.Quote(Short(unknown[0])) + "; the arguments are " + strings.Join(s.names, ", ")}, nil
+		return &argsError{"unknown argument " + strconv.Quote(service.Echo(unknown[0])) + "; the arguments are " + strings.Join(s.names, ", ")}, nil
 	}
 	for _, name := range s.required {
 		if _, ok := fields[name]; !ok {
@@ -212,7 +213,7 @@ func (p *prop) check(d *jsontext.Decoder) (string, error) {
 			for i, e := range p.enum {
 				quoted[i] = strconv.Quote(e)
 			}
-			return strconv.Quote(Short(str)) + " is not " + strings.Join(quoted, " or "), nil
+			return strconv.Quote(service.Echo(str)) + " is not " + strings.Join(quoted, " or "), nil
 		}
 	case "array": // of strings, the only arrays Tools' schemas take
 		if c != '[' {
@@ -260,9 +261,9 @@ func (p *prop) check(d *jsontext.Decoder) (string, error) {
 		case perr != nil && !math.IsInf(f, 0):
 			return "must be " + what, nil
 		case p.typ == "integer" && f != math.Trunc(f):
-			return "must be an integer, not " + Short(tok), nil
+			return "must be an integer, not " + service.Echo(tok), nil
 		case p.minimum != nil && f < *p.minimum || p.maximum != nil && f > *p.maximum:
-			return Short(tok) + " is outside [" + bound(p.minimum) + ", " + bound(p.maximum) + "]", nil
+			return service.Echo(tok) + " is outside [" + bound(p.minimum) + ", " + bound(p.maximum) + "]", nil
 		}
 	case "boolean":
 		if c != 't' && c != 'f' {

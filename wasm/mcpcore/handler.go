@@ -9,16 +9,16 @@ import (
 
 	"github.com/caskg/caskg/graphs/errtext"
 	"github.com/caskg/caskg/graphs/jsontext"
-	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // Options configure a Handler.
 type Options struct {
-	Version   string            // the server version in serverInfo
-	Artifact  string            // the artifact's name in graph_info
-	Feedback  api.FeedbackStore // keeps report_skill_use's reports; nil: feedback is off
-	Reporters api.FeedbackAuth  // who may report, by the request's Authorization header
+	Version   string                // the server version in serverInfo
+	Artifact  string                // the artifact's name in graph_info
+	Feedback  service.FeedbackStore // keeps report_skill_use's reports; nil: feedback is off
+	Reporters service.FeedbackAuth  // who may report, by the request's Authorization header
 }
 
 // Handler serves the tools as MCP over streamable HTTP, stateless and with JSON responses: each
@@ -55,8 +55,8 @@ type rpcError struct {
 func (e *rpcError) Error() string { return e.msg }
 
 // Serve answers one HTTP request to the MCP endpoint.
-func (h *Handler) Serve(r *api.Request) (resp *api.Response) {
-	resp = &api.Response{}
+func (h *Handler) Serve(r *service.Request) (resp *service.Response) {
+	resp = &service.Response{}
 	resp.Set("Access-Control-Allow-Origin", "*")
 	switch r.Method {
 	case "OPTIONS":
@@ -67,22 +67,22 @@ func (h *Handler) Serve(r *api.Request) (resp *api.Response) {
 		return resp
 	case "POST":
 	default:
-		r := api.ErrorResponse(405, "mcp: "+r.Method+" /mcp: this server is stateless and keeps no stream; send JSON-RPC messages by POST")
+		r := service.ErrorResponse(405, "mcp: "+r.Method+" /mcp: this server is stateless and keeps no stream; send JSON-RPC messages by POST")
 		r.Set("Allow", "POST, OPTIONS")
 		return r
 	}
-	if r.ContentLength > api.MaxBodyBytes {
-		return rpcAnswer(413, "null", nil, &rpcError{codeInvalidRequest, "mcp: body over " + strconv.Itoa(api.MaxBodyBytes) + " bytes"})
+	if r.ContentLength > service.MaxBodyBytes {
+		return rpcAnswer(413, "null", nil, &rpcError{codeInvalidRequest, "mcp: body over " + strconv.Itoa(service.MaxBodyBytes) + " bytes"})
 	}
 	var body []byte
 	if r.Body != nil {
 		var err error
-		if body, err = io.ReadAll(io.LimitReader(r.Body, api.MaxBodyBytes+1)); err != nil {
+		if body, err = io.ReadAll(io.LimitReader(r.Body, service.MaxBodyBytes+1)); err != nil {
 			return rpcAnswer(400, "null", nil, &rpcError{codeParse, "mcp: reading the body: " + err.Error()})
 		}
 	}
-	if len(body) > api.MaxBodyBytes {
-		return rpcAnswer(413, "null", nil, &rpcError{codeInvalidRequest, "mcp: body over " + strconv.Itoa(api.MaxBodyBytes) + " bytes"})
+	if len(body) > service.MaxBodyBytes {
+		return rpcAnswer(413, "null", nil, &rpcError{codeInvalidRequest, "mcp: body over " + strconv.Itoa(service.MaxBodyBytes) + " bytes"})
 	}
 	if i := jsontext.InvalidUTF8(body); i >= 0 {
 		return rpcAnswer(400, "null", nil, &rpcError{codeParse, "mcp: body not valid UTF-8 at byte " + strconv.Itoa(i)})
@@ -192,7 +192,7 @@ func stringParam(body []byte, key string) (string, error) {
 	return v, err
 }
 
-func (h *Handler) call(r *api.Request, m message, body []byte) ([]byte, error) {
+func (h *Handler) call(r *service.Request, m message, body []byte) ([]byte, error) {
 	switch m.method {
 	case "initialize":
 		want, err := stringParam(body, "protocolVersion")
@@ -225,7 +225,7 @@ func (h *Handler) call(r *api.Request, m message, body []byte) ([]byte, error) {
 			return nil, &rpcError{codeInvalidParams, "mcp: tools/call: " + err.Error()}
 		}
 		if _, ok := lookup(name); !ok {
-			return nil, &rpcError{codeInvalidParams, "unknown tool " + strconv.Quote(Short(name))}
+			return nil, &rpcError{codeInvalidParams, "unknown tool " + strconv.Quote(service.Echo(name))}
 		}
 		// The arguments against the tool's input schema, as caskg mcp checks them (args.go).
 		argErr, given := error(nil), false
@@ -249,7 +249,7 @@ func (h *Handler) call(r *api.Request, m message, body []byte) ([]byte, error) {
 		}
 		return toolResult(content, structured, err), nil
 	}
-	return nil, &rpcError{codeNoMethod, "mcp: method " + strconv.Quote(Short(m.method)) + " is not served here (initialize, ping, tools/list, tools/call)"}
+	return nil, &rpcError{codeNoMethod, "mcp: method " + strconv.Quote(service.Echo(m.method)) + " is not served here (initialize, ping, tools/list, tools/call)"}
 }
 
 // arguments calls member for each argument of the tools/call in body.
@@ -287,7 +287,7 @@ func stringList(d *jsontext.Decoder) ([]string, error) {
 
 // tool runs the tool name on the arguments in body: its text, its structured content (JSON,
 // nil for none), or the error a caller reads.
-func (h *Handler) tool(r *api.Request, name string, body []byte) (string, []byte, error) {
+func (h *Handler) tool(r *service.Request, name string, body []byte) (string, []byte, error) {
 	switch name {
 	case Retrieve:
 		a, given, err := decodeRetrieve(body)
@@ -314,7 +314,7 @@ func (h *Handler) tool(r *api.Request, name string, body []byte) (string, []byte
 		return text, appendNeighbors(nil, out), nil
 	case GraphInfo:
 		if err := arguments(body, func(d *jsontext.Decoder, k string) error {
-			return errors.New(`field "` + Short(k) + `": unknown; graph_info takes no arguments`)
+			return errors.New(`field "` + service.Echo(k) + `": unknown; graph_info takes no arguments`)
 		}); err != nil {
 			return "", nil, err
 		}
@@ -361,7 +361,7 @@ func decodeRetrieve(body []byte) (RetrieveArgs, []string, error) {
 		case "namespaces":
 			a.Namespaces, err = stringList(d)
 		default:
-			return errors.New(`field "` + Short(k) + `": unknown; the arguments are in the tool's input schema`)
+			return errors.New(`field "` + service.Echo(k) + `": unknown; the arguments are in the tool's input schema`)
 		}
 		return err
 	})
@@ -387,7 +387,7 @@ func decodeName(body []byte, tool string) (NeighborsArgs, error) {
 		case k == "limit" && tool == Neighbors:
 			a.Limit, err = intArg(d, "limit")
 		default:
-			return errors.New(`field "` + Short(k) + `": unknown; the arguments are in the tool's input schema`)
+			return errors.New(`field "` + service.Echo(k) + `": unknown; the arguments are in the tool's input schema`)
 		}
 		return err
 	})
@@ -410,7 +410,7 @@ func decodeReport(body []byte) (ReportArgs, error) {
 		case "used":
 			a.Used, err = stringList(d)
 		default:
-			return errors.New(`field "` + Short(k) + `": unknown; the arguments are in the tool's input schema`)
+			return errors.New(`field "` + service.Echo(k) + `": unknown; the arguments are in the tool's input schema`)
 		}
 		return err
 	})
@@ -426,7 +426,7 @@ func (h *Handler) getSkill(name string) (string, []byte, error) {
 	return full, appendSkillText(nil, out), nil
 }
 
-func (h *Handler) report(r *api.Request, body []byte) (string, []byte, error) {
+func (h *Handler) report(r *service.Request, body []byte) (string, []byte, error) {
 	a, err := decodeReport(body)
 	if err != nil {
 		return "", nil, err
@@ -514,7 +514,7 @@ func compact(s string) []byte {
 }
 
 // rpcAnswer is a JSON-RPC response with id (JSON text) as the body of an HTTP answer.
-func rpcAnswer(status int, id string, result []byte, err error) *api.Response {
+func rpcAnswer(status int, id string, result []byte, err error) *service.Response {
 	b := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
 	if err != nil {
 		var re *rpcError
@@ -528,7 +528,7 @@ func rpcAnswer(status int, id string, result []byte, err error) *api.Response {
 		b = append(append(b, `,"result":`...), result...)
 	}
 	b = append(b, '}')
-	resp := api.ErrorResponse(status, "")
+	resp := service.ErrorResponse(status, "")
 	resp.Body = b
 	resp.Set("Content-Length", strconv.Itoa(len(b)))
 	return resp

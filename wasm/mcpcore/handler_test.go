@@ -10,8 +10,8 @@ import (
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/testlib"
-	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 func handler(t testing.TB) *Handler {
@@ -23,8 +23,8 @@ func handler(t testing.TB) *Handler {
 	return New(engine.New(g), Options{Version: "test", Artifact: "caskg.skg"})
 }
 
-func post(h *Handler, body string) *api.Response {
-	return h.Serve(&api.Request{Method: "POST", Path: "/mcp", Body: strings.NewReader(body), ContentLength: int64(len(body))})
+func post(h *Handler, body string) *service.Response {
+	return h.Serve(&service.Request{Method: "POST", Path: "/mcp", Body: strings.NewReader(body), ContentLength: int64(len(body))})
 }
 
 func call(name, args string) string {
@@ -75,15 +75,15 @@ func TestServe(t *testing.T) {
 		{"graph_info", "POST", call(GraphInfo, `{}`), 200, []string{`"artifact":"caskg.skg"`, `"learning":{"cold":`, `"version":"2.0"`}},
 		{"graph_info takes nothing", "POST", call(GraphInfo, `{"x":1}`), 200, []string{`unknown argument \"x\"; the tool takes none`}},
 		{"feedback off", "POST", call(Report, `{"query":"egg","used":["pick-up-object"]}`), 200, []string{FeedbackOff, `"isError":true`}},
-		{"body too large", "POST", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", api.MaxBodyBytes) + `"}}`, 413, []string{`"code":-32600`}},
+		{"body too large", "POST", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", service.MaxBodyBytes) + `"}}`, 413, []string{`"code":-32600`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var resp *api.Response
+			var resp *service.Response
 			if tt.method == "POST" {
 				resp = post(h, tt.body)
 			} else {
-				resp = h.Serve(&api.Request{Method: tt.method, Path: "/mcp"})
+				resp = h.Serve(&service.Request{Method: tt.method, Path: "/mcp"})
 			}
 			if resp.Status != tt.status {
 				t.Errorf("status %d, want %d; body %s", resp.Status, tt.status, resp.Body)

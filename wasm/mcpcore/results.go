@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // The tools' arguments and results as Go types, and Core, which runs the tools on them. Both
@@ -147,14 +147,14 @@ type LibraryInfo struct {
 type Core struct {
 	eng   *engine.Engine
 	g     *graphs.Graph
-	names *Names
+	names *service.Names
 	in    [][]int // published edges into each skill
 }
 
 // NewCore prepares the tools over eng's graph.
 func NewCore(eng *engine.Engine) *Core {
 	g := eng.Graph()
-	c := &Core{eng: eng, g: g, names: NewNames(eng), in: make([][]int, g.NumSkills())}
+	c := &Core{eng: eng, g: g, names: service.NewNames(eng), in: make([][]int, g.NumSkills())}
 	for u := range g.NumSkills() {
 		lo, hi := g.Out(u)
 		for e := lo; e < hi; e++ {
@@ -165,7 +165,7 @@ func NewCore(eng *engine.Engine) *Core {
 }
 
 // Names finds skills by name for the tools.
-func (c *Core) Names() *Names { return c.names }
+func (c *Core) Names() *service.Names { return c.names }
 
 // Retrieve runs retrieve_skills: its text and its structured result. given names the
 // arguments the call set explicitly, so that an explicit k of 0 is refused, not the default.
@@ -174,7 +174,7 @@ func (c *Core) Retrieve(a RetrieveArgs, given ...string) (string, *RetrieveOutpu
 	req := engine.Request{Query: a.Query, K: a.K, NoGraph: a.NoGraph, NoMemory: a.NoMemory, MinScore: a.MinScore, Render: render,
 		SkillBudget: a.SkillBudget, TotalBudget: a.TotalBudget,
 		Filter: engine.Filter{Allow: a.Allow, Deny: a.Deny, Namespaces: a.Namespaces}}
-	if err := api.Service.Check(req, given...); err != nil {
+	if err := service.Service.Check(req, given...); err != nil {
 		return "", nil, ArgError(err)
 	}
 	resp, err := c.eng.Query(req)
@@ -228,13 +228,13 @@ func (c *Core) Info(artifact string, lib *LibraryInfo) *Info {
 // Report runs report_skill_use: it checks a as POST /v1/feedback does and appends it to store
 // as a report from source. The transport has answered FeedbackOff already when it has no store,
 // and NotRecorded when it refused the reporter.
-func (c *Core) Report(ctx context.Context, store api.FeedbackStore, a ReportArgs, source string) (string, *FeedbackOutput, error) {
-	fb := api.Feedback{Query: a.Query, Used: a.Used, Outcome: a.Outcome, Source: source}
-	if err := c.names.CheckFeedback(&fb); err != nil {
+func (c *Core) Report(ctx context.Context, store service.FeedbackStore, a ReportArgs, source string) (string, *FeedbackOutput, error) {
+	fb := service.Feedback{Query: a.Query, Used: a.Used, Outcome: a.Outcome, Source: source}
+	if err := checkFeedback(c.names, c.g, &fb); err != nil {
 		return "", nil, err
 	}
 	if err := store.Append(ctx, fb); err != nil {
-		var rl *api.RateLimitError
+		var rl *service.RateLimitError
 		if errors.As(err, &rl) {
 			return "", nil, rl
 		}
@@ -322,7 +322,7 @@ func sortedNames[T interface{ String() string }](xs []T) []string {
 	return out
 }
 
-// ArgError rewords an engine or limit (wasm/api) error for a tool's caller: without the
+// ArgError rewords an engine or limit (wasm/service) error for a tool's caller: without the
 // package prefix, naming the filter's lists as the arguments they are ("allow[2]"). The
 // gateway's search_tools words its errors with it too.
 func ArgError(err error) error {
@@ -353,3 +353,17 @@ const (
 	NotRecorded = "nothing was recorded: "
 	notStored   = "feedback not recorded: "
 )
+
+// checkFeedback checks a report_skill_use report as POST /v1/feedback checks it
+// (service.CheckFeedback), after naming each used skill as the graph does when the name resolves.
+func checkFeedback(n *service.Names, g *graphs.Graph, fb *service.Feedback) error {
+	for i, name := range fb.Used {
+		if id, ok := n.Resolve(name); ok {
+			fb.Used[i] = g.Name(id)
+		}
+	}
+	if err := service.CheckFeedback(*fb, func(name string) bool { _, ok := n.Exact(name); return ok }); err != nil {
+		return ArgError(err)
+	}
+	return nil
+}

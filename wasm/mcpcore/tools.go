@@ -11,7 +11,7 @@ package mcpcore
 import (
 	"strconv"
 
-	"github.com/caskg/caskg/wasm/api"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // Tool is one tool's definition as tools/list gives it.
@@ -48,7 +48,6 @@ const Instructions = `caskg retrieves skills (procedures written as SKILL.md fil
 
 // Limits on arguments.
 const (
-	maxNameBytes     = 512  // of a skill name argument
 	defaultNeighbors = 50   // edges listed per direction by skill_neighbors
 	maxNeighbors     = 1000 // most edges per direction skill_neighbors lists
 )
@@ -79,24 +78,24 @@ var Tools = []Tool{
 }
 
 // retrieveSchema is retrieve_skills' input schema. The properties that carry the limits every
-// surface shares (wasm/api) are written by api.Property from the table api.Service.Check holds
+// surface shares (wasm/service) are written by service.Property from the table service.Service.Check holds
 // requests to, so clients see the limits the handler enforces. JSON Schema counts a string's
-// characters, so maxLength admits some text longer than api.MaxQueryBytes bytes; the handler
+// characters, so maxLength admits some text longer than service.MaxQueryBytes bytes; the handler
 // refuses it, naming the field.
 var retrieveSchema = `{
   "type": "object",
   "properties": {
-    ` + api.Property("query", "the task, in plain words (at most "+strconv.Itoa(api.MaxQueryBytes)+" bytes of UTF-8)") + `,
-    ` + api.Property("k", "how many skills to return (default 8)") + `,
+    ` + service.Property("query", "the task, in plain words (at most "+strconv.Itoa(service.MaxQueryBytes)+" bytes of UTF-8)") + `,
+    ` + service.Property("k", "how many skills to return (default 8)") + `,
     "render": {"type": "boolean", "description": "return the skills' text as the text content (default true); false gives a short list"},
     "skill_budget": {"type": "integer", "minimum": 1, "maximum": 1048576, "description": "characters of text per skill (default 2400)"},
     "total_budget": {"type": "integer", "minimum": 1, "maximum": 1048576, "description": "characters of text in all (default 12000)"},
     "no_graph": {"type": "boolean", "description": "rank by the task's words alone, without the graph"},
     "no_memory": {"type": "boolean", "description": "leave the memory of past tasks out of the ranking"},
     "min_score": {"type": "number", "minimum": 0, "maximum": 1, "description": "return only skills whose match (score times the answer's match strength) is at least this; 0.4 drops every weak answer"},
-    ` + api.Property("allow", "return only skills whose name matches one of these globs ('*' any run of characters, '?' one character)") + `,
-    ` + api.Property("deny", "never return skills whose name matches one of these globs (wins over allow)") + `,
-    ` + api.Property("namespaces", `return only skills of these namespaces: the part of a name before its first "__" (SERVER__TOOL)`) + `
+    ` + service.Property("allow", "return only skills whose name matches one of these globs ('*' any run of characters, '?' one character)") + `,
+    ` + service.Property("deny", "never return skills whose name matches one of these globs (wins over allow)") + `,
+    ` + service.Property("namespaces", `return only skills of these namespaces: the part of a name before its first "__" (SERVER__TOOL)`) + `
   },
   "required": ["query"],
   "additionalProperties": false
@@ -124,12 +123,12 @@ const (
 )
 
 // feedbackSchema is report_skill_use's input schema: the body of POST /v1/feedback, with its
-// limits (wasm/api).
+// limits (wasm/service).
 var feedbackSchema = `{
   "type": "object",
   "properties": {
-    ` + api.Property("query", "the task the skills were retrieved for") + `,
-    "used": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": ` + strconv.Itoa(api.MaxUsed) + `, "description": "the skills used, by name as retrieve_skills gave them, in the order used"},
+    ` + service.Property("query", "the task the skills were retrieved for") + `,
+    "used": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": ` + strconv.Itoa(service.MaxUsed) + `, "description": "the skills used, by name as retrieve_skills gave them, in the order used"},
     "outcome": {"type": "string", "enum": ["success", "failure"], "description": "whether the task succeeded (optional)"}
   },
   "required": ["query", "used"],

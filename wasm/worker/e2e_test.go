@@ -17,11 +17,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/mcpserver"
 	"github.com/caskg/caskg/native/testlib"
+	"github.com/caskg/caskg/native/testlib/mcphttp"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 )
@@ -329,13 +328,8 @@ func startMCPHTTP(tb testing.TB, art string) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	m := s.MCP()
-	srv := httptest.NewServer(mcpserver.HTTPHandler(func(*http.Request) *mcp.Server { return m }, mcpserver.HTTPOptions{}))
-	tb.Cleanup(func() {
-		srv.Close()
-		s.Close()
-	})
-	return srv.URL
+	tb.Cleanup(func() { s.Close() })
+	return mcphttp.Serve(tb, s.MCP())
 }
 
 // startNative serves the handler with Go's net/http on 127.0.0.1.

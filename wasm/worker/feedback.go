@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/graphs/jsontext"
-	"github.com/caskg/caskg/wasm/api"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // The worker's environment: the Workers KV namespace that keeps feedback, and the variable that
@@ -22,10 +22,10 @@ const (
 	// FeedbackQueryText, set to "true" or "1", stores a report's query as its trace's "task";
 	// otherwise query text is never stored (it may be private, and traces need only skills).
 	FeedbackQueryText = "CASKG_FEEDBACK_QUERY_TEXT"
-	// FeedbackTokens (api.TokensEnv), a secret, holds the reporters' bearer tokens in
-	// api.ParseTokens' format. A worker is always reached beyond loopback: without tokens it
+	// FeedbackTokens (service.TokensEnv), a secret, holds the reporters' bearer tokens in
+	// service.ParseTokens' format. A worker is always reached beyond loopback: without tokens it
 	// takes no report (403).
-	FeedbackTokens = api.TokensEnv
+	FeedbackTokens = service.TokensEnv
 )
 
 // The token bucket of a kvFeedback: caskg serve's defaults (native/serve), per isolate.
@@ -34,7 +34,7 @@ const (
 	feedbackBurst = 50 // reports at once, after a quiet spell
 )
 
-// kvFeedback is the worker's api.FeedbackStore: one Workers KV entry per report. The key is
+// kvFeedback is the worker's service.FeedbackStore: one Workers KV entry per report. The key is
 //
 //	fb-<UTC time, 20060102T150405.000Z>-<16 random hex digits>
 //
@@ -46,7 +46,7 @@ const (
 //
 // so that the values of a listing, concatenated, are a traces file. "task" is written only with
 // queryText. A token bucket (feedbackRate a second, feedbackBurst at once, per isolate) bounds
-// the writes one isolate makes; a refused report is an *api.RateLimitError.
+// the writes one isolate makes; a refused report is an *service.RateLimitError.
 type kvFeedback struct {
 	put       func(ctx context.Context, key, value string) error // the namespace's put
 	queryText bool
@@ -71,8 +71,8 @@ func newKVFeedback(put func(ctx context.Context, key, value string) error, query
 }
 
 // Append writes fb as one KV entry, or refuses it when the bucket is empty. fb is expected to
-// have passed api.CheckFeedback.
-func (s *kvFeedback) Append(ctx context.Context, fb api.Feedback) error {
+// have passed service.CheckFeedback.
+func (s *kvFeedback) Append(ctx context.Context, fb service.Feedback) error {
 	now := s.now()
 	if err := s.take(now); err != nil {
 		return err
@@ -93,7 +93,7 @@ func (s *kvFeedback) take(now time.Time) error {
 		s.last = now
 	}
 	if s.tokens < 1 {
-		return &api.RateLimitError{RetryAfter: time.Duration((1 - s.tokens) / feedbackRate * float64(time.Second))}
+		return &service.RateLimitError{RetryAfter: time.Duration((1 - s.tokens) / feedbackRate * float64(time.Second))}
 	}
 	s.tokens--
 	return nil
@@ -101,7 +101,7 @@ func (s *kvFeedback) take(now time.Time) error {
 
 // traceLine is the report's trace line with its newline, byte for byte what encoding/json writes
 // for caskg serve's line (field order id, skills, outcome, task, source; empty ones left out).
-func traceLine(id string, fb api.Feedback, queryText bool) []byte {
+func traceLine(id string, fb service.Feedback, queryText bool) []byte {
 	b := jsontext.AppendString([]byte(`{"id":`), id)
 	b = append(b, `,"skills":[`...)
 	for i, name := range fb.Used {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/native/testlib"
-	"github.com/caskg/caskg/wasm/api"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // memKV is a KV namespace in memory: what put stored, or err for every put.
@@ -51,14 +51,14 @@ var keyPattern = regexp.MustCompile(`^fb-\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{16}$`)
 func TestTraceLine(t *testing.T) {
 	tests := []struct {
 		name      string
-		fb        api.Feedback
+		fb        service.Feedback
 		queryText bool
 	}{
-		{"success", api.Feedback{Query: "heat an egg", Used: []string{"a", "b"}, Outcome: "success"}, false},
-		{"no outcome", api.Feedback{Query: "heat an egg", Used: []string{"a"}}, false},
-		{"query text", api.Feedback{Query: "heat <an> \"egg\" & \u2028 \x01 ✓", Used: []string{"a"}, Outcome: "failure"}, true},
-		{"markup in names", api.Feedback{Query: "q", Used: []string{"<b>", "a&b", `q"uote\`}}, true},
-		{"source", api.Feedback{Query: "q", Used: []string{"a"}, Outcome: "success", Source: "token:a<b>&c"}, true},
+		{"success", service.Feedback{Query: "heat an egg", Used: []string{"a", "b"}, Outcome: "success"}, false},
+		{"no outcome", service.Feedback{Query: "heat an egg", Used: []string{"a"}}, false},
+		{"query text", service.Feedback{Query: "heat <an> \"egg\" & \u2028 \x01 ✓", Used: []string{"a"}, Outcome: "failure"}, true},
+		{"markup in names", service.Feedback{Query: "q", Used: []string{"<b>", "a&b", `q"uote\`}}, true},
+		{"source", service.Feedback{Query: "q", Used: []string{"a"}, Outcome: "success", Source: "token:a<b>&c"}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,7 +83,7 @@ func TestKVFeedback(t *testing.T) {
 	n := uint64(0)
 	var kv memKV
 	s := newKVFeedback(kv.put, false, func() time.Time { return clock }, func() uint64 { n++; return n * 0x1f })
-	fb := api.Feedback{Query: "private task text", Used: []string{"find-object", "pick-up-object"}, Outcome: "success"}
+	fb := service.Feedback{Query: "private task text", Used: []string{"find-object", "pick-up-object"}, Outcome: "success"}
 	if err := s.Append(context.Background(), fb); err != nil {
 		t.Fatal(err)
 	}
@@ -125,13 +125,13 @@ func TestKVFeedbackRateLimit(t *testing.T) {
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var kv memKV
 	s := newKVFeedback(kv.put, false, func() time.Time { return clock }, nil)
-	fb := api.Feedback{Query: "q", Used: []string{"a"}}
+	fb := service.Feedback{Query: "q", Used: []string{"a"}}
 	for i := range feedbackBurst {
 		if err := s.Append(context.Background(), fb); err != nil {
 			t.Fatalf("report %d: %v", i, err)
 		}
 	}
-	var rl *api.RateLimitError
+	var rl *service.RateLimitError
 	if err := s.Append(context.Background(), fb); !errors.As(err, &rl) || rl.RetryAfter != time.Second/feedbackRate {
 		t.Fatalf("report %d = %v, want a rate limit of %v", feedbackBurst, err, time.Second/feedbackRate)
 	}
@@ -149,7 +149,7 @@ func TestKVFeedbackRateLimit(t *testing.T) {
 func TestHandlerFeedback(t *testing.T) {
 	var kv memKV
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) // stopped: the bucket never refills
-	tokens, err := api.ParseTokens(FeedbackTokens, "alice alice-0123456789abcdef;bob bob-0123456789abcdef")
+	tokens, err := service.ParseTokens(FeedbackTokens, "alice alice-0123456789abcdef;bob bob-0123456789abcdef")
 	if err != nil {
 		t.Fatal(err)
 	}

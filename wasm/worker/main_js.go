@@ -9,7 +9,7 @@ import (
 	"strings"
 	"syscall/js"
 
-	"github.com/caskg/caskg/wasm/api"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // main decodes the artifact entry.mjs hands over, binds handle for entry.mjs to call with each
@@ -29,7 +29,7 @@ func main() {
 		binding.Set("startError", err.Error())
 		return
 	}
-	binding.Set("maxBody", api.MaxBodyBytes)
+	binding.Set("maxBody", service.MaxBodyBytes)
 	binding.Set("handle", js.FuncOf(s.handleJS))
 	ready()
 	select {}
@@ -46,7 +46,7 @@ func ready()
 // [[name, value]…], body: Uint8Array|null}, or a Promise of it for a request that may wait on
 // KV.
 func (s *server) handleJS(_ js.Value, args []js.Value) any {
-	r := &api.Request{Method: args[0].String(), Path: args[1].String(), RawQuery: args[2].String(),
+	r := &service.Request{Method: args[0].String(), Path: args[1].String(), RawQuery: args[2].String(),
 		Header: jsHeader{args[3]}, ContentLength: int64(args[5].Int()), Context: context.Background()}
 	if args[4].Type() == js.TypeObject {
 		r.Body = bytes.NewReader(artifact(args[4]))
@@ -78,7 +78,7 @@ func (h jsHeader) Get(name string) string {
 	return v.String()
 }
 
-func toJS(resp *api.Response) any {
+func toJS(resp *service.Response) any {
 	hd := make([]any, len(resp.Header))
 	for i, f := range resp.Header {
 		hd[i] = []any{f.Name, f.Value}
@@ -93,7 +93,7 @@ func toJS(resp *api.Response) any {
 
 // feedbackStore is the KV store of feedback when env binds a namespace as FeedbackBinding, else
 // nil (POST /v1/feedback then answers 501).
-func feedbackStore(env js.Value) api.FeedbackStore {
+func feedbackStore(env js.Value) service.FeedbackStore {
 	if env.Type() != js.TypeObject || env.Get(FeedbackBinding).Type() != js.TypeObject {
 		return nil
 	}
@@ -104,7 +104,7 @@ func feedbackStore(env js.Value) api.FeedbackStore {
 
 // feedbackTokens reads the reporters' tokens from the secret FeedbackTokens; nil when it is not
 // set. A secret that does not parse stops the worker's start, naming the entry at fault.
-func feedbackTokens(env js.Value) (*api.Tokens, error) {
+func feedbackTokens(env js.Value) (*service.Tokens, error) {
 	if env.Type() != js.TypeObject {
 		return nil, nil
 	}
@@ -112,7 +112,7 @@ func feedbackTokens(env js.Value) (*api.Tokens, error) {
 	if v.Type() != js.TypeString || strings.TrimSpace(v.String()) == "" {
 		return nil, nil
 	}
-	t, err := api.ParseTokens(FeedbackTokens, v.String())
+	t, err := service.ParseTokens(FeedbackTokens, v.String())
 	if err != nil {
 		return nil, errors.New("worker: " + err.Error())
 	}

@@ -8,7 +8,7 @@
 //
 // The program links none of net/http, which would be most of it: entry.mjs hands each Workers
 // Request to the Go function the program binds (main_js.go), as method, path, query, headers
-// and body, and makes a Response of the api.Response it gets back. github.com/syumai/workers
+// and body, and makes a Response of the service.Response it gets back. github.com/syumai/workers
 // gives Go's JS glue (wasm_exec.js, with its context patch) and the "ready" import. Its HTTP
 // handler is built on net/http and its KV client on fmt (125 KB of the gzip bundle), so the
 // program calls the KV binding's put through syscall/js itself (main_js.go).
@@ -28,6 +28,7 @@ import (
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/mcpcore"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // mcpPath is where the worker serves MCP (streamable HTTP, stateless, JSON responses).
@@ -38,9 +39,9 @@ const mcpPath = "/mcp"
 // POST /v1/feedback answers 501 naming the binding that turns it on. checksum, when not "",
 // is the checksum make worker recorded ("crc32c:…", as the health route names it): an
 // artifact with another is refused, so a worker never serves an asset it was not built with.
-func newServer(data []byte, checksum string, store api.FeedbackStore, tokens *api.Tokens) (*server, error) {
-	opt := api.Options{Version: engine.Version, Feedback: store, Reporters: api.FeedbackAuth{Tokens: tokens},
-		Closest: func(eng *engine.Engine) func(string) []string { return mcpcore.NewNames(eng).Closest }}
+func newServer(data []byte, checksum string, store service.FeedbackStore, tokens *service.Tokens) (*server, error) {
+	opt := api.Options{Version: engine.Version, Feedback: store, Reporters: service.FeedbackAuth{Tokens: tokens},
+		Closest: func(eng *engine.Engine) func(string) []string { return service.NewNames(eng).Closest }}
 	h, err := api.New(data, opt)
 	if err != nil {
 		return nil, errors.New("worker: artifact: " + err.Error())
@@ -70,18 +71,18 @@ type server struct {
 }
 
 // Serve answers one request.
-func (s *server) Serve(r *api.Request) *api.Response {
+func (s *server) Serve(r *service.Request) *service.Response {
 	switch {
 	case r.Path == mcpPath:
 		return s.mcp.Serve(r)
 	case !s.feedback && r.Method == "POST" && r.Path == api.Prefix+"feedback":
-		return api.ErrorResponse(501, feedbackOff)
+		return service.ErrorResponse(501, feedbackOff)
 	}
 	return s.api.Serve(r)
 }
 
 // waits reports whether answering r may wait on the runtime (a KV write): such a request is
 // answered on a goroutine, the others synchronously, which is faster.
-func (s *server) waits(r *api.Request) bool {
+func (s *server) waits(r *service.Request) bool {
 	return s.feedback && r.Method == "POST" && (r.Path == mcpPath || r.Path == api.Prefix+"feedback")
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // maxLine bounds a trace line Record writes. caskg build reads lines of up to 16 MiB
-// (eval.EachLine); a trace of a thousand calls is far below this.
+// (lines.Each); a trace of a thousand calls is far below this.
 const maxLine = 1 << 20
 
 // readLimit is the longest line builder.ReadTraces reads.

@@ -1,4 +1,4 @@
-// Package sha256 is SHA-256 (FIPS 180-4) in one small function, for wasm/api's feedback tokens.
+// Package sha256 is SHA-256 (FIPS 180-4) in one small function, for wasm/service's feedback tokens.
 // crypto/sha256 would do, but in a js/wasm program it links Go's FIPS 140 module (its self
 // tests, AES, SHA-3, HMAC and a DRBG): about 48 KB of the edge worker's gzip bundle, for hashing
 // a few tokens. The tests hold it to crypto/sha256 on fixed and fuzzed inputs.

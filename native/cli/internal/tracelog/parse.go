@@ -25,7 +25,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/native/internal/lines"
 )
 
 // Format names a log format.
@@ -122,7 +122,7 @@ func splitRecords(data []byte) ([]record, []lineError) {
 	}
 	var recs []record
 	var bad []lineError
-	n, err := eval.EachLine(bytes.NewReader(data), func(line int, b []byte) error {
+	n, err := lines.Each(bytes.NewReader(data), func(line int, b []byte) error {
 		var v any
 		if err := json.Unmarshal(b, &v); err != nil {
 			bad = append(bad, lineError{line, fmt.Errorf("not JSON: %w", err)})
@@ -142,7 +142,7 @@ func splitRecords(data []byte) ([]record, []lineError) {
 		}
 		return nil
 	})
-	if err != nil { // a line over EachLine's limit: what follows cannot be split
+	if err != nil { // a line over lines.Each's limit: what follows cannot be split
 		bad = append(bad, lineError{n, err})
 	}
 	return recs, bad

@@ -20,8 +20,8 @@ import (
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/serve"
-	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // Markers of the EVALUATION.md span the learning curve is written into (WriteLearning).
@@ -207,7 +207,7 @@ func startFeedbackServer(artifact, logPath, dir string, runs int, taskText bool)
 	for k := range max(1, runs) {
 		fmt.Fprintf(&list, "run%d %s\n", k, replayToken(k))
 	}
-	tokens, err := api.ParseTokens("replay", list.String())
+	tokens, err := service.ParseTokens("replay", list.String())
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +226,7 @@ func startFeedbackServer(artifact, logPath, dir string, runs int, taskText bool)
 		}
 	}
 	srv, err := serve.New(serve.Options{Artifact: artifact, Playground: stub, JS: stub,
-		WASM: filepath.Join(stub, "caskg.wasm"), Feedback: log, Reporters: api.FeedbackAuth{Tokens: tokens}})
+		WASM: filepath.Join(stub, "caskg.wasm"), Feedback: log, Reporters: service.FeedbackAuth{Tokens: tokens}})
 	if err != nil {
 		log.Close()
 		return nil, err
@@ -239,7 +239,7 @@ func startFeedbackServer(artifact, logPath, dir string, runs int, taskText bool)
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	go hs.Serve(ln)
-	return &feedbackServer{url: "http://" + ln.Addr().String() + api.Prefix + "feedback", http: hs, srv: srv, log: log}, nil
+	return &feedbackServer{url: "http://" + ln.Addr().String() + serve.APIPrefix + "feedback", http: hs, srv: srv, log: log}, nil
 }
 
 // replayToken is the bearer token of the k-th replayed run's reporter.
@@ -252,7 +252,7 @@ func (f *feedbackServer) report(ctx context.Context, run builder.Trace, k int, t
 	if taskText && run.Task != "" {
 		query = run.Task
 	}
-	body, _ := json.Marshal(map[string]any{"query": query, "used": run.Skills, "outcome": api.OutcomeSuccess})
+	body, _ := json.Marshal(map[string]any{"query": query, "used": run.Skills, "outcome": service.OutcomeSuccess})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.url, bytes.NewReader(body))
 	if err != nil {
 		return false, err

@@ -25,6 +25,7 @@ import (
 	"github.com/caskg/caskg/native/builder"
 	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/internal/lines"
 )
 
 // name is the prober's name in build reports and artifact parameters.
@@ -93,7 +94,7 @@ func Load(path string, opt Options) (*Prober, error) {
 	}
 	defer f.Close()
 	var edges []eval.GoldEdge
-	line, err := eval.EachLine(f, func(_ int, data []byte) error {
+	line, err := lines.Each(f, func(_ int, data []byte) error {
 		e, err := eval.DecodeGoldEdge(data)
 		if err == nil {
 			edges = append(edges, e)

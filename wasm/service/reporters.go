@@ -1,4 +1,4 @@
-package api
+package service
 
 import (
 	"strconv"
@@ -97,7 +97,7 @@ func checkName(name string) string {
 	}
 	for _, r := range name {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._@-", r)) {
-			return "name " + strconv.Quote(echo(name)) + ": only letters, digits and ._@- "
+			return "name " + strconv.Quote(Echo(name)) + ": only letters, digits and ._@- "
 		}
 	}
 	return ""
@@ -156,39 +156,39 @@ type FeedbackAuth struct {
 	Local string
 }
 
-// authError is a report refused for who sent it: 401 with Challenge as WWW-Authenticate for a
+// AuthError is a report refused for who sent it: 401 with Challenge as WWW-Authenticate for a
 // missing or wrong token, 403 on a host that takes no reports without tokens and has none.
-type authError struct {
+type AuthError struct {
 	Status    int
 	Challenge string // the WWW-Authenticate value; "" for a 403
 	msg       string
 }
 
-func (e *authError) Error() string { return "api: " + e.msg }
+func (e *AuthError) Error() string { return "api: " + e.msg }
 
 // Check returns the source of a report whose request carried the Authorization header value
-// authorization ("" when it had none), or an *authError.
+// authorization ("" when it had none), or an *AuthError.
 func (a FeedbackAuth) Check(authorization string) (string, error) {
 	if a.Tokens.Len() == 0 {
 		if a.Local != "" {
 			return a.Local, nil
 		}
-		return "", &authError{Status: statusForbidden, msg: "feedback is taken beyond loopback only with a bearer " +
+		return "", &AuthError{Status: 403, msg: "feedback is taken beyond loopback only with a bearer " +
 			"token, and this server has none (caskg serve --feedback-tokens FILE; the worker's secret " + TokensEnv + ")"}
 	}
 	scheme, tok, _ := strings.Cut(strings.TrimSpace(authorization), " ")
 	tok = strings.TrimSpace(tok)
 	if authorization == "" {
-		return "", &authError{Status: statusUnauthorized, Challenge: `Bearer realm="caskg feedback"`,
+		return "", &AuthError{Status: 401, Challenge: `Bearer realm="caskg feedback"`,
 			msg: "feedback needs a bearer token: send Authorization: Bearer TOKEN"}
 	}
 	if !strings.EqualFold(scheme, "Bearer") || tok == "" {
-		return "", &authError{Status: statusUnauthorized, Challenge: `Bearer realm="caskg feedback", error="invalid_request"`,
+		return "", &AuthError{Status: 401, Challenge: `Bearer realm="caskg feedback", error="invalid_request"`,
 			msg: "feedback needs Authorization: Bearer TOKEN"}
 	}
 	name, ok := a.Tokens.name(tok)
 	if !ok {
-		return "", &authError{Status: statusUnauthorized, Challenge: `Bearer realm="caskg feedback", error="invalid_token"`,
+		return "", &AuthError{Status: 401, Challenge: `Bearer realm="caskg feedback", error="invalid_token"`,
 			msg: "the bearer token is not one of this server's feedback tokens"}
 	}
 	return "token:" + name, nil

@@ -1,26 +1,11 @@
-package api
+package service
 
 import (
 	"context"
 	"io"
 	"strconv"
-)
 
-// The statuses the API answers with, as numbers: the core does not import net/http, whose
-// types and server would be most of the edge worker's program.
-const (
-	statusOK                    = 200
-	statusNoContent             = 204
-	statusBadRequest            = 400
-	statusUnauthorized          = 401
-	statusForbidden             = 403
-	statusNotFound              = 404
-	statusMethodNotAllowed      = 405
-	statusRequestEntityTooLarge = 413
-	statusUnsupportedMediaType  = 415
-	statusTooManyRequests       = 429
-	statusInternalServerError   = 500
-	statusNotImplemented        = 501
+	"github.com/caskg/caskg/graphs/jsontext"
 )
 
 // Header gives a request header's value by name, case-insensitively; "" when absent. Go's
@@ -43,14 +28,16 @@ type Request struct {
 	Context       context.Context // nil: context.Background()
 }
 
-func (r *Request) header(name string) string {
+// HeaderValue is the request header name's value, "" when there are no headers.
+func (r *Request) HeaderValue(name string) string {
 	if r.Header == nil {
 		return ""
 	}
 	return r.Header.Get(name)
 }
 
-func (r *Request) context() context.Context {
+// Ctx is the request's context, context.Background() when it has none.
+func (r *Request) Ctx() context.Context {
 	if r.Context == nil {
 		return context.Background()
 	}
@@ -76,10 +63,11 @@ func (r *Response) Set(name, value string) {
 			return
 		}
 	}
-	r.add(name, value)
+	r.Add(name, value)
 }
 
-func (r *Response) add(name, value string) { r.Header = append(r.Header, Field{name, value}) }
+// Add appends the header field name: value, beside any of that name (Vary).
+func (r *Response) Add(name, value string) { r.Header = append(r.Header, Field{name, value}) }
 
 // Get returns the value of the header field name, "" when unset.
 func (r *Response) Get(name string) string {
@@ -91,9 +79,9 @@ func (r *Response) Get(name string) string {
 	return ""
 }
 
-// setJSON makes r a JSON answer with its length, so a runtime can send it as a fixed-length
+// SetJSON makes r a JSON answer with its length, so a runtime can send it as a fixed-length
 // body rather than chunked.
-func (r *Response) setJSON(status int, body []byte) {
+func (r *Response) SetJSON(status int, body []byte) {
 	r.Set("Content-Type", "application/json; charset=utf-8")
 	r.Set("Content-Length", strconv.Itoa(len(body)))
 	r.Set("X-Content-Type-Options", "nosniff")
@@ -106,6 +94,11 @@ func (r *Response) setJSON(status int, body []byte) {
 func ErrorResponse(status int, msg string) *Response {
 	r := &Response{}
 	r.Set("Access-Control-Allow-Origin", "*")
-	r.setJSON(status, errorBody(msg))
+	r.SetJSON(status, ErrorBody(msg))
 	return r
+}
+
+// ErrorBody is the error envelope of every answer other than 200, {"error": msg}.
+func ErrorBody(msg string) []byte {
+	return append(jsontext.AppendString([]byte(`{"error":`), msg), '}')
 }

@@ -1,4 +1,4 @@
-package mcpcore
+package service
 
 import (
 	"cmp"
@@ -10,18 +10,14 @@ import (
 
 	"github.com/agnivade/levenshtein"
 
-	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
 // maxSuggestions is how many close names an unknown one gets.
 const maxSuggestions = 5
 
-// maxEcho is the most runes of a caller's name an error repeats.
-const maxEcho = 40
-
 // Names finds skills by the names callers give: exactly, else by a unique normalized form
-// ("Heat_Object" finds heat-object); an unknown name gets the closest names. Both MCP servers
+// ("Heat_Object" finds heat-object); an unknown name gets the closest names. The MCP tools
 // resolve get_skill, skill_neighbors and report_skill_use names with it.
 type Names struct {
 	eng    *engine.Engine
@@ -54,22 +50,22 @@ func (n *Names) Lookup(name string) (int, error) {
 	switch {
 	case strings.TrimSpace(name) == "":
 		return 0, errors.New(`field "name": empty`)
-	case len(name) > maxNameBytes:
-		return 0, errors.New(`field "name": ` + strconv.Itoa(len(name)) + " bytes, at most " + strconv.Itoa(maxNameBytes))
+	case len(name) > MaxNameBytes:
+		return 0, errors.New(`field "name": ` + strconv.Itoa(len(name)) + " bytes, at most " + strconv.Itoa(MaxNameBytes))
 	case !utf8.ValidString(name):
 		return 0, errors.New(`field "name": not valid UTF-8`)
 	}
-	if id, ok := n.resolve(name); ok {
+	if id, ok := n.Resolve(name); ok {
 		return id, nil
 	}
 	if close := n.Closest(name); len(close) > 0 {
-		return 0, errors.New("unknown skill " + strconv.Quote(Short(name)) + "; the closest names are: " + strings.Join(close, ", "))
+		return 0, errors.New("unknown skill " + strconv.Quote(Echo(name)) + "; the closest names are: " + strings.Join(close, ", "))
 	}
-	return 0, errors.New("unknown skill " + strconv.Quote(Short(name)) + ", and no name is close to it; call retrieve_skills to search by task")
+	return 0, errors.New("unknown skill " + strconv.Quote(Echo(name)) + ", and no name is close to it; call retrieve_skills to search by task")
 }
 
 // resolve finds name exactly, trimmed, or by its normalized form when that is unique.
-func (n *Names) resolve(name string) (int, bool) {
+func (n *Names) Resolve(name string) (int, bool) {
 	if id, ok := n.byName[name]; ok {
 		return id, true
 	}
@@ -124,20 +120,6 @@ func (n *Names) Closest(name string) []string {
 	return out
 }
 
-// CheckFeedback checks a report_skill_use report as POST /v1/feedback checks it
-// (api.CheckFeedback), after naming each used skill as the graph does when the name resolves.
-func (n *Names) CheckFeedback(fb *api.Feedback) error {
-	for i, name := range fb.Used {
-		if id, ok := n.resolve(name); ok {
-			fb.Used[i] = n.eng.Graph().Name(id)
-		}
-	}
-	if err := api.CheckFeedback(*fb, func(name string) bool { _, ok := n.Exact(name); return ok }); err != nil {
-		return ArgError(err)
-	}
-	return nil
-}
-
 // transposed reports whether a and b differ by one swap of neighbouring bytes ("pfd", "pdf").
 func transposed(a, b string) bool {
 	if len(a) != len(b) {
@@ -153,18 +135,3 @@ func transposed(a, b string) bool {
 // normName folds a name to lower-case words joined by single spaces, as the engine's fuzzy
 // name matching does.
 func normName(s string) string { return strings.Join(engine.Words(s), " ") }
-
-// Short is s cut to maxEcho runes, with "…" when cut: what an error repeats of a caller's value.
-func Short(s string) string {
-	if utf8.RuneCountInString(s) <= maxEcho {
-		return s
-	}
-	i, n := 0, 0
-	for i = range s {
-		if n == maxEcho {
-			break
-		}
-		n++
-	}
-	return s[:i] + "…"
-}

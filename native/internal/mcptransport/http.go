@@ -1,4 +1,4 @@
-package mcpserver
+package mcptransport
 
 import (
 	"context"
@@ -13,15 +13,14 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/caskg/caskg/wasm/api"
-	"github.com/caskg/caskg/wasm/mcpcore"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // Defaults and limits of the HTTP front.
 const (
-	MCPPath     = "/mcp"                // where HTTPHandler serves streamable HTTP
-	HealthPath  = api.Prefix + "health" // where it answers GET with the health JSON, as the /v1 API does
-	MetricsPath = "/metrics"            // where it answers GET with HTTPOptions.Metrics, as Prometheus scrapes by default
+	MCPPath     = "/mcp"       // where HTTPHandler serves streamable HTTP
+	HealthPath  = "/v1/health" // where it answers GET with the health JSON, as the /v1 API does (api.Prefix)
+	MetricsPath = "/metrics"   // where it answers GET with HTTPOptions.Metrics, as Prometheus scrapes by default
 
 	defaultMaxBodyBytes   = 4 << 20          // of one POST to /mcp, as the SDK's default
 	defaultSessionTimeout = 30 * time.Minute // a session idle this long is closed
@@ -108,7 +107,7 @@ func checkHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil &&
 			isLoopback(local.String()) && !isLoopback(r.Host) {
-			http.Error(w, fmt.Sprintf("Forbidden: a server on loopback answers only requests to a loopback host, not %q", mcpcore.Short(r.Host)), http.StatusForbidden)
+			http.Error(w, fmt.Sprintf("Forbidden: a server on loopback answers only requests to a loopback host, not %q", service.Echo(r.Host)), http.StatusForbidden)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -1,4 +1,4 @@
-package mcpserver
+package mcptransport
 
 import (
 	"bufio"
@@ -18,7 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caskg/caskg/graphs/jsontext"
-	"github.com/caskg/caskg/wasm/mcpcore"
+	"github.com/caskg/caskg/wasm/service"
 )
 
 // Defaults of a Transport.
@@ -399,7 +399,7 @@ func shortQuoted(msg string) string {
 		}
 		u, _ := strconv.Unquote(q)
 		b.WriteString(msg[:i])
-		b.WriteString(strconv.Quote(mcpcore.Short(u)))
+		b.WriteString(strconv.Quote(service.Echo(u)))
 		msg = msg[i+len(q):]
 	}
 	b.WriteString(msg)

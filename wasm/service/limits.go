@@ -1,4 +1,4 @@
-package api
+package service
 
 import (
 	"strconv"
@@ -37,6 +37,21 @@ const (
 	MaxPatternBytes   = 256
 )
 
+// MaxNameBytes bounds a skill's name as the MCP tools take it ("name": get_skill,
+// skill_neighbors); Names.Lookup holds names to it.
+const MaxNameBytes = 512
+
+// The table is within the engine's bounds (a negative constant converted to uint fails the
+// build), so a request Service passes the engine takes: a caller holds a request to Service
+// alone, never to the minimum of both.
+const (
+	_ = uint(engine.MaxK - MaxK)
+	_ = uint(engine.MaxSeeds - MaxSeeds)
+	_ = uint(engine.MaxQueryBytes - MaxQueryBytes)
+	_ = uint(engine.MaxFilterPatterns - MaxFilterPatterns)
+	_ = uint(engine.MaxPatternBytes - MaxPatternBytes)
+)
+
 // Limits bound the fields of a request a caller gives (engine.Limits). Service is the table
 // every surface holds requests to; `caskg eval`, which measures the engine, keeps the engine's
 // bound on k.
@@ -63,9 +78,6 @@ func (l *Limits) Check(req engine.Request, given ...string) error {
 	}
 	return err
 }
-
-// filterLists names a filter's lists as the request's JSON and the GET parameters do.
-var filterLists = [...]string{"allow", "deny", "namespaces"}
 
 // Property is the JSON Schema property of the request field name, "query", "k" or a filter's
 // list (any other name: "allow", "deny", "namespaces"), with the description desc and the
