@@ -371,7 +371,7 @@ func (e *Engine) Query(req Request) (Response, error) {
 // does not depend on its error, which Response.Residual bounds.
 // queryVector is the semantic query of req: its own Vector, checked, or the encoder's embedding
 // of its terms toks; nil with NoSemantic (a given Vector is checked all the same).
-func (e *Engine) queryVector(req *Request, toks []queryToken) ([]float32, error) {
+func (e *Engine) queryVector(sc *scratch, req *Request, toks []queryToken) ([]float32, error) {
 	if len(req.Vector) > 0 {
 		v, err := e.checkVector(req.Vector)
 		if req.NoSemantic {
@@ -382,7 +382,7 @@ func (e *Engine) queryVector(req *Request, toks []queryToken) ([]float32, error)
 	if req.NoSemantic {
 		return nil, nil
 	}
-	return e.embedTokens(toks), nil
+	return e.embedTokens(sc, toks), nil
 }
 
 // scoresOnly skips the propagation, which decides only Via: the memory's calibration reads the
@@ -391,7 +391,7 @@ func (e *Engine) rank(req Request, scoresOnly bool) (Response, error) {
 	sc := e.getScratch()
 	defer e.putScratch(sc)
 	toks := e.analyze(sc, req.Query)
-	qvec, err := e.queryVector(&req, toks)
+	qvec, err := e.queryVector(sc, &req, toks)
 	if err != nil {
 		return Response{}, err
 	}
@@ -432,7 +432,10 @@ func (e *Engine) rank(req Request, scoresOnly bool) (Response, error) {
 	pi := sc.pi
 	restart(pi, seeds)
 	// The seeds in ascending order (insertion sort: a few dozen at most), as push starts from.
-	seedIDs := make([]int32, len(seeds))
+	if cap(sc.seedIDs) < len(seeds) {
+		sc.seedIDs = make([]int32, len(seeds))
+	}
+	seedIDs := sc.seedIDs[:len(seeds)]
 	for i, c := range seeds {
 		seedIDs[i] = int32(c.id)
 		for j := i; j > 0 && seedIDs[j] < seedIDs[j-1]; j-- {
@@ -465,8 +468,7 @@ func (e *Engine) rank(req Request, scoresOnly bool) (Response, error) {
 		listed.set(c.id, i)
 	}
 	linked.reset(n)
-	var linkIDs []int
-	var linkMiss []float64
+	linkIDs, linkMiss := sc.linkIDs[:0], sc.linkMiss[:0]
 	for _, c := range seeds {
 		fu := c.score / fmax
 		for i := e.off[c.id]; i < e.off[c.id+1]; i++ {
@@ -480,6 +482,7 @@ func (e *Engine) rank(req Request, scoresOnly bool) (Response, error) {
 			linkMiss[k] *= 1 - fu*e.entryEvidence(c.id, i)
 		}
 	}
+	sc.linkIDs, sc.linkMiss = linkIDs, linkMiss
 	// own is a skill's seed evidence, graph its evidence from the seeds' edges (0 unlinked).
 	own := func(v int) float64 {
 		if i, ok := listed.get(v); ok {

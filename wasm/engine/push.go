@@ -145,7 +145,7 @@ func (e *Engine) Personalization(req Request) ([]float64, error) {
 	sc := e.getScratch()
 	defer e.putScratch(sc)
 	toks := e.analyze(sc, req.Query)
-	qvec, err := e.queryVector(&req, toks)
+	qvec, err := e.queryVector(sc, &req, toks)
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ func forEachScan(t *testing.T, f func(t *testing.T, s scan)) {
 			return roundingError(q, qi, s), dev
 		}}
 	lanes16 := func(q []float32) ([]float64, float64) {
-		qi, s, dev := roundQuery16(q)
+		qi, s, dev := roundQuery16(nil, q)
 		return roundingError(q, qi, s), dev
 	}
 	near16 := func(e *Engine, sc *scratch, q []float32, k int) []candidate { return nearest16(e, sc, nil, q, k) }

@@ -25,20 +25,26 @@ type scratch struct {
 	// Buffers reused from query to query (any contents between queries): a query at 100,000
 	// skills would otherwise allocate hundreds of KB in them, and in WebAssembly the garbage
 	// collections that follow were a tenth of the time.
-	grams  []uint32     // name matching: the identifier's tagged bigrams
-	hit    []int32      // name matching: names found in enough of the scanned bigram lists
-	lists  []gramList   // name matching: the identifier's bigrams by postings length
-	spans  []postSpan   // name matching: per bigram, where its postings for each name length are
-	needs  []int        // name matching: the bigrams a name of each length must share
-	live   []int32      // name matching: found names not yet known to share enough bigrams, or not to
-	cols   []int32      // name matching: per name length, the live names, or -1 when the list is marked
-	pool   []candidate  // semantic prefilter: the skills whose vectors are compared
-	hist   []int32      // semantic prefilter: skills per sketch score
-	cscore []float32    // vector clusters: each centroid's cosine to the query (up to scale), then -Inf once probed
-	cdots  []int32      // vector clusters: each centroid's integer dot product with the rounded query
-	probed []int32      // vector clusters: the members of the clusters probed
-	tokens []queryToken // the query's distinct terms (analyze)
-	terms  []queryTerm  // their lexicon terms (seedRanking), which matchStrength reads
+	grams    []uint32     // name matching: the identifier's tagged bigrams
+	hit      []int32      // name matching: names found in enough of the scanned bigram lists
+	lists    []gramList   // name matching: the identifier's bigrams by postings length
+	spans    []postSpan   // name matching: per bigram, where its postings for each name length are
+	needs    []int        // name matching: the bigrams a name of each length must share
+	live     []int32      // name matching: found names not yet known to share enough bigrams, or not to
+	cols     []int32      // name matching: per name length, the live names, or -1 when the list is marked
+	pool     []candidate  // semantic prefilter: the skills whose vectors are compared
+	hist     []int32      // semantic prefilter: skills per sketch score
+	cscore   []float32    // vector clusters: each centroid's cosine to the query (up to scale), then -Inf once probed
+	cdots    []int32      // vector clusters: each centroid's integer dot product with the rounded query
+	probed   []int32      // vector clusters: the members of the clusters probed
+	tokens   []queryToken // the query's distinct terms (analyze)
+	terms    []queryTerm  // their lexicon terms (seedRanking), which matchStrength reads
+	acc      []float64    // the query encoder's sum (embedTokens)
+	qvec     []float32    // the query vector embedTokens makes (valid until the query ends)
+	qi       []int16      // the query vector rounded to 16-bit lanes (roundQuery16)
+	seedIDs  []int32      // rank: the seeds in ascending order, as push starts from
+	linkIDs  []int        // rank: the seeds' neighbours, in the order first linked
+	linkMiss []float64    // rank: per linked skill, Π (1 − f_u·c) over the seeds linked to it
 
 	// Per-skill look-ups of one query without a map: listed (seedRanking's fused list, then the
 	// answer) and linked (name matches, then the seeds' neighbours).

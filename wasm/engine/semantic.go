@@ -46,7 +46,7 @@ func QueryTerms(text string) (terms []string, weights []float64) {
 func (e *Engine) Embed(text string) []float32 {
 	sc := e.getScratch()
 	defer e.putScratch(sc)
-	return e.embedTokens(e.analyze(sc, text))
+	return e.embedTokens(nil, e.analyze(sc, text))
 }
 
 // VectorDim is the dimension of the artifact's skill vectors (and of Request.Vector); 0 when the
@@ -77,7 +77,10 @@ func vectorNorms(g *graphs.Graph) []float32 {
 }
 
 // unit32 returns v scaled to unit length as float32, or nil for a zero vector.
-func unit32(v []float64) []float32 {
+func unit32(v []float64) []float32 { return unitInto(nil, v) }
+
+// unitInto is unit32 written into dst's array when it has room for v (a query's scratch).
+func unitInto(dst []float32, v []float64) []float32 {
 	var ss float64
 	for _, x := range v {
 		ss += x * x
@@ -86,7 +89,11 @@ func unit32(v []float64) []float32 {
 		return nil
 	}
 	inv := 1 / math.Sqrt(ss)
-	out := make([]float32, len(v))
+	out := dst[:0]
+	if cap(out) < len(v) {
+		out = make([]float32, len(v))
+	}
+	out = out[:len(v)]
 	for j, x := range v {
 		out[j] = float32(x * inv)
 	}
@@ -385,7 +392,7 @@ func (l *clusterLists) probe(sc *scratch, q []float32, pool int) []int32 {
 	// bound keeps every sum within int32): the same order on every host, with the kernel where
 	// there is one (a fifth of the float products' time at 100,000 skills) and dotsGo elsewhere.
 	score, dots := sc.cscore[:k], sc.cdots[:k]
-	qi, _, _ := roundQuery16(q)
+	qi, _, _ := roundQuery16(sc, q)
 	if runtime.GOARCH == "amd64" && simdDots != nil && dim >= simdMinDim {
 		simdDots(l.cent, dim, qi, dots)
 	} else {
@@ -662,8 +669,9 @@ func scans16(n, dim int) bool {
 // ‖q − s·q̃‖, for simdDots: s is the finest by which |q̃_j| ≤ simdLaneMax and
 // Σ_j |q̃_j| ≤ ‖q‖₁/s + len(q)/2 < simdSumMax, so that the dot product with a vector of int8
 // (|x_j| ≤ 128) is within int32: 128·Σ_j |q̃_j| < 2³¹. The kernel's int32 sums wrap, so the
-// bound on the total is all it needs, whatever order it adds in.
-func roundQuery16(q []float32) (qi []int16, s, dev float64) {
+// bound on the total is all it needs, whatever order it adds in. With sc, q̃ lives in sc.qi
+// until the query ends (one allocation a query less, and in WebAssembly less garbage).
+func roundQuery16(sc *scratch, q []float32) (qi []int16, s, dev float64) {
 	var l1, top float64
 	for _, x := range q {
 		a := math.Abs(float64(x))
@@ -671,7 +679,14 @@ func roundQuery16(q []float32) (qi []int16, s, dev float64) {
 		top = max(top, a)
 	}
 	s = max(top/simdLaneMax, l1/float64(simdSumMax-(len(q)+1)/2-1))
-	qi = make([]int16, len(q))
+	if sc != nil && cap(sc.qi) >= len(q) {
+		qi = sc.qi[:len(q)]
+	} else {
+		qi = make([]int16, len(q))
+		if sc != nil {
+			sc.qi = qi
+		}
+	}
 	for j, x := range q {
 		qi[j] = int16(math.Floor(float64(x)/s + 0.5))
 		d := float64(x) - s*float64(qi[j])
@@ -688,7 +703,7 @@ func roundQuery16(q []float32) (qi []int16, s, dev float64) {
 // skill (TestNearestExact, TestNearestTightBound, TestNearestLanes).
 func nearest16(e *Engine, sc *scratch, out []candidate, q []float32, k int) []candidate {
 	n, dim := e.g.NumSkills(), len(q)
-	qi, scale, dev := roundQuery16(q)
+	qi, scale, dev := roundQuery16(sc, q)
 	if len(sc.sketch) < n {
 		sc.sketch = make([]int32, n)
 	}
@@ -737,7 +752,7 @@ func cut16(hist []int32, dev float64, k int) float64 {
 // whose exact cosines were most of the semantic seeds' time.
 func nearestAmong(e *Engine, sc *scratch, out []candidate, q []float32, ids []int32, k int) []candidate {
 	dim := len(q)
-	qi, scale, dev := roundQuery16(q)
+	qi, scale, dev := roundQuery16(sc, q)
 	if len(sc.sketch) < len(ids) {
 		sc.sketch = make([]int32, len(ids))
 	}

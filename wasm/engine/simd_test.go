@@ -93,7 +93,7 @@ var dotsCases = []struct {
 		for j := range u {
 			u[j] = 1
 		}
-		qi, _, _ := roundQuery16(unit32(f64s(u)))
+		qi, _, _ := roundQuery16(nil, unit32(f64s(u)))
 		copy(q, qi)
 	}},
 }

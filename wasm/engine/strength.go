@@ -1,6 +1,6 @@
 package engine
 
-import "github.com/caskg/caskg/graphs"
+import "encoding/binary"
 
 // Match strength (matchStrength). The constants were chosen on the dev task sets and on 20
 // queries about what no library holds (RATIONALE.md, "Why is the match strength the bundle's
@@ -57,18 +57,22 @@ func (e *Engine) matchStrength(sc *scratch, toks []queryToken, ranked []candidat
 			if w > tw {
 				tw = w
 			}
+			// Postings are in ascending document order; their documents are read in place
+			// (graphs.Graph.Posting is a call a posting in WebAssembly, and decodes the
+			// frequency too).
+			ps := g.PostingBytes(qt.term)
+			np := len(ps) / 8
 			for _, c := range bundle {
-				// Postings are in ascending document order.
-				p, hi := first, last
+				p, hi := 0, np
 				for p < hi {
-					if h := int(uint(p+hi) >> 1); docOf(g, h) < c.id {
+					if h := int(uint(p+hi) >> 1); int(binary.LittleEndian.Uint32(ps[8*h:])) < c.id {
 						p = h + 1
 					} else {
 						hi = h
 					}
 				}
-				if p < last && docOf(g, p) == c.id {
-					x := e.impacts[p] / full
+				if p < np && int(binary.LittleEndian.Uint32(ps[8*p:])) == c.id {
+					x := e.impacts[first+p] / full
 					if x > 1 {
 						x = 1
 					}
@@ -115,10 +119,4 @@ func (r *Response) strength(minScore float64) {
 		}
 		r.Results[i].Match = m
 	}
-}
-
-// docOf is the document of posting p.
-func docOf(g *graphs.Graph, p int) int {
-	d, _ := g.Posting(p)
-	return d
 }

@@ -159,13 +159,23 @@ func noTermNote(toks []queryToken) string {
 
 // embedTokens is Embed over analyzed tokens: the encoder rows of the known terms, each weighted
 // 1 + ln(count) times its encoder weight, summed in order of first occurrence and scaled to
-// unit length; nil when no term has a non-zero row.
-func (e *Engine) embedTokens(toks []queryToken) []float32 {
+// unit length; nil when no term has a non-zero row. With sc the sum and the vector live in sc's
+// buffers until the query ends (Embed passes nil: its caller keeps the vector).
+func (e *Engine) embedTokens(sc *scratch, toks []queryToken) []float32 {
 	g := e.g
 	if !g.HasEncoder() {
 		return nil
 	}
-	acc := make([]float64, g.VectorDim())
+	var acc []float64
+	if sc != nil && cap(sc.acc) >= g.VectorDim() {
+		acc = sc.acc[:g.VectorDim()]
+		clear(acc)
+	} else {
+		acc = make([]float64, g.VectorDim())
+		if sc != nil {
+			sc.acc = acc
+		}
+	}
 	found := false
 	for _, tk := range toks {
 		if tk.vocab < 0 || e.vocab.enc[tk.vocab] < 0 {
@@ -195,5 +205,9 @@ func (e *Engine) embedTokens(toks []queryToken) []float32 {
 	if !found {
 		return nil
 	}
-	return unit32(acc)
+	if sc == nil {
+		return unit32(acc)
+	}
+	sc.qvec = unitInto(sc.qvec, acc)
+	return sc.qvec
 }
