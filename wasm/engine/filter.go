@@ -9,7 +9,7 @@ import (
 
 // Bounds of a Filter that keep compiling it sound for any host: it costs a match per skill and
 // pattern, so 1,000 patterns over 100,000 skills is the most a request can ask. Services hold
-// requests to tighter limits (wasm/api).
+// requests to tighter limits (wasm/service).
 const (
 	MaxFilterPatterns = 1000 // entries in each of Filter's lists
 	MaxPatternBytes   = 1024 // bytes of one entry

@@ -4,7 +4,7 @@ import "github.com/caskg/caskg/graphs/errtext"
 
 // Limits bound the fields of a request that a caller gives: the query's length, k, seeds and
 // the sizes of a filter's lists. Bounds are the engine's own, which keep the core sound for any
-// host; a service holds its callers to a tighter table (wasm/api's Service) through the same
+// host; a service holds its callers to a tighter table (wasm/service's Service) through the same
 // Check, so that every surface validates a request in one place.
 type Limits struct {
 	K, Seeds, QueryBytes, FilterPatterns, PatternBytes int
