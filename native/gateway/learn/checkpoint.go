@@ -37,11 +37,8 @@ func (l *Loop) Checkpoint(open []Trace) error {
 	}
 	l.jmu.Lock()
 	defer l.jmu.Unlock()
-	l.mu.Lock()
-	closed := l.closed
-	l.mu.Unlock()
-	if closed {
-		return errClosed
+	if err := l.open(); err != nil {
+		return err
 	}
 	path := filepath.Join(l.dir, OpenTracesFile)
 	if len(data) == 0 {

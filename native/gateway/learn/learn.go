@@ -274,11 +274,8 @@ func (l *Loop) Status() Status {
 // update that traces recorded before Open are owed, if LearnEvery or more of them are.
 func (l *Loop) SetCatalog(catalog []byte) error {
 	hash := fmt.Sprintf("%x", sha256.Sum256(catalog))
-	l.mu.Lock()
-	closed := l.closed
-	l.mu.Unlock()
-	if closed {
-		return errClosed
+	if err := l.open(); err != nil {
+		return err
 	}
 	l.catMu.Lock()
 	old, err := os.ReadFile(l.catalogPath)
@@ -364,4 +361,15 @@ func (l *Loop) Close(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// open is errClosed once Close has begun, else nil: the writers of the trace files ask it under
+// their own lock, so that nothing is written after Close.
+func (l *Loop) open() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return errClosed
+	}
+	return nil
 }

@@ -200,11 +200,8 @@ func (l *Loop) Record(t Trace) error {
 	}
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
-	l.mu.Lock()
-	closed := l.closed
-	l.mu.Unlock()
-	if closed {
-		return errClosed
+	if err := l.open(); err != nil {
+		return err
 	}
 	_, err = l.tf.Write(line)
 	if err == nil {
