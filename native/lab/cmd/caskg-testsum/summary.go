@@ -123,10 +123,10 @@ func skipReason(out []string) string {
 			reason = append(reason, strings.TrimSpace(line))
 		}
 	}
-	if len(reason) == 0 {
-		return "(no reason given)"
+	if r := strings.TrimSpace(strings.Join(reason, " ")); r != "" {
+		return r
 	}
-	return strings.Join(reason, " ")
+	return "(no reason given)" // none, or a log line with an empty message
 }
 
 // upDirs is a run of "../", as each package's tests reach ../shared from their own folder.

@@ -87,6 +87,7 @@ func TestSummarize(t *testing.T) {
 func FuzzSummarize(f *testing.F) {
 	f.Add(ev("output", p, "TestB", "    b_test.go:9: needs ../shared/data\n") + ev("skip", p, "TestB", "") + ev("pass", p, "", ""))
 	f.Add(ev("output", p, "TestA", "--- FAIL: TestA (0.00s)\n") + ev("fail", p, "TestA", "") + ev("fail", p, "", ""))
+	f.Add(ev("output", p, "TestB", "    b_test.go:9: \n") + ev("skip", p, "TestB", "") + ev("pass", p, "", "")) // an empty message
 	f.Add(`{"ImportPath":"x","Action":"build-fail"}` + "\n" + "not json\n{\"Action\":")
 	f.Fuzz(func(t *testing.T, in string) {
 		s, err := summarize(strings.NewReader(in), io.Discard)
