@@ -47,7 +47,7 @@ func runGateway(c *ctx, args []string) error {
 	stateDir := fl.String("state-dir", "", "`folder` for the catalog, the graph, its build state and the traces (created if missing)")
 	httpAddr := fl.String("http", "", "serve streamable HTTP on `host:port` at /mcp, with GET /v1/health and GET /metrics (Prometheus), instead of stdio")
 	learnEvery := fl.Int("learn-every", 0, "new traces between incremental graph updates (0: the learning loop's default)")
-	learnIdle := fl.Duration("learn-idle", learn.DefaultLearnIdle, "learn traces fewer than --learn-every once this long passes without a new one (0: never)")
+	learnIdle := fl.Duration("learn-idle", learn.DefaultLearnAfterQuiet, "learn traces fewer than --learn-every once this long passes without a new one (0: never)")
 	expose := fl.Int("expose", 0, "list the top `N` tools of a session's latest search as its own tools, callable by name")
 	traceGap := fl.Duration("trace-gap", gateway.DefaultTraceGap, "a session's trace is written after this long without a call, and open traces are checkpointed this often: a kill -9 loses at most this long of calls")
 	idle := fl.Duration("idle", 0, "the old name of --trace-gap")
@@ -55,7 +55,7 @@ func runGateway(c *ctx, args []string) error {
 	authTokens := fl.String("auth-tokens", "", "with --http: every request needs Authorization: Bearer TOKEN of this `file`'s lines NAME TOKEN (default $"+tokensEnv+"); needed beyond loopback")
 	allowedHosts := fl.String("allowed-hosts", "", "with --http: the comma-separated `names` a request beyond loopback may give as Host (DNS-rebinding protection); empty: any")
 	maxSessions := fl.Int("max-sessions", gateway.DefaultMaxSessions, "sessions open at once; a new one beyond ends the session idle longest")
-	sessionIdle := fl.Duration("session-idle", gateway.DefaultSessionIdle, "close an HTTP session without a request for this long")
+	sessionIdle := fl.Duration("session-idle", gateway.DefaultSessionTimeout, "close an HTTP session without a request for this long")
 	traceRate := fl.Int("trace-rate", gateway.DefaultTraceRate, "traces each client may record a minute; more are dropped (negative: no limit)")
 	rotateMB := fl.Int("trace-rotate-mb", learn.DefaultRotateBytes>>20, "rotate traces.jsonl to traces.NNNNNN.jsonl at this many MiB; every rotated file is kept and learned (0: never rotate)")
 	startWait := fl.Duration("start-wait", gateway.DefaultStartWait, "the first search waits up to this long for servers still starting (0: no wait)")
@@ -152,15 +152,11 @@ func runGateway(c *ctx, args []string) error {
 		return fmt.Errorf("--state-dir: %w", err)
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(c.stderr, "caskg "+format+"\n", a...) }
-	quiet := *learnIdle
-	if quiet == 0 {
-		quiet = -1 // learn.Options: 0 is the default, negative never
-	}
 	rotate := int64(*rotateMB) << 20
 	if rotate == 0 {
 		rotate = -1 // learn.Options: 0 is the default, negative never
 	}
-	learner, closeLearner, err := openLearner(*stateDir, learn.Options{LearnEvery: *learnEvery, LearnIdle: quiet, Logf: logf,
+	learner, closeLearner, err := openLearner(*stateDir, learn.Options{LearnEvery: *learnEvery, LearnAfterQuiet: *learnIdle, Logf: logf,
 		TaskMinRuns: taskMinRuns, NoTaskText: noTaskText, Synonyms: synonyms, RotateBytes: rotate})
 	if err != nil {
 		return err
@@ -171,7 +167,7 @@ func runGateway(c *ctx, args []string) error {
 	}
 	g, err := gateway.New(cfg, gateway.Options{Learner: learner, PreviousCatalog: prev, Expose: *expose, TraceGap: *traceGap,
 		Version: engine.Version, Logf: logf, Tokens: tokens, AllowedHosts: splitList(*allowedHosts),
-		MaxSessions: *maxSessions, SessionIdle: *sessionIdle, TraceRate: *traceRate, StartWait: wait})
+		MaxSessions: *maxSessions, SessionTimeout: *sessionIdle, TraceRate: *traceRate, StartWait: wait})
 	if err != nil {
 		closeLearner(context.Background())
 		return err
@@ -215,7 +211,7 @@ func openLearner(dir string, opt learn.Options) (gateway.Learner, func(context.C
 	if err != nil {
 		return nil, nil, err
 	}
-	return gateway.LoopLearner(l), l.Close, nil
+	return l, l.Close, nil
 }
 
 // tokensEnv names the tokens file when --auth-tokens is not given. It names a file rather than

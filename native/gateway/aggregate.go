@@ -63,7 +63,7 @@ func (g *Gateway) split(name string) (*downstream, string, bool) {
 // keepsItem reports whether the filters let the session see a server's prompt or resource, by
 // its own name and its namespaced one.
 func (s *frontSession) keepsItem(d *downstream, own, name string) bool {
-	return d.cfg.keeps(own) && s.g.cfg.keeps(name) && s.keeps(name)
+	return d.cfg.keeps(own) && s.g.allows(name) && s.keeps(name)
 }
 
 // has reports whether a ready server declared a feature, and gives its session.
@@ -84,11 +84,11 @@ func hasPrompts(c *mcp.ServerCapabilities) bool   { return c.Prompts != nil }
 
 // gather lists, on every ready server that has feature, all pages of one list, concurrently,
 // and returns each server's items in config order. A server that fails is left out and logged.
-func gather[T any](ctx context.Context, g *Gateway, what string, feature func(*mcp.ServerCapabilities) bool,
+func gather[T any](ctx context.Context, downs []*downstream, what string, feature func(*mcp.ServerCapabilities) bool,
 	page func(context.Context, *mcp.ClientSession, string) ([]T, string, error)) [][]T {
-	out := make([][]T, len(g.downs))
+	out := make([][]T, len(downs))
 	var wg sync.WaitGroup
-	for i, d := range g.downs {
+	for i, d := range downs {
 		cs := d.has(feature)
 		if cs == nil {
 			continue
@@ -103,7 +103,7 @@ func gather[T any](ctx context.Context, g *Gateway, what string, feature func(*m
 			for n := 0; n < maxListPages; n++ {
 				got, next, err := page(lctx, cs, cursor)
 				if err != nil {
-					g.logf("gateway: server %s: %s: %s", d.cfg.Name, what, oneLine(err.Error()))
+					d.logf("gateway: server %s: %s: %s", d.cfg.Name, what, oneLine(err.Error()))
 					return
 				}
 				items = append(items, got...)
@@ -149,8 +149,9 @@ func noCursor(req mcp.Request) error {
 func aggregate[T any](ctx context.Context, s *frontSession, what string, feature func(*mcp.ServerCapabilities) bool,
 	page func(context.Context, *mcp.ClientSession, string) ([]*T, string, error), name func(*T) *string) []*T {
 	out := []*T{}
-	for i, items := range gather(ctx, s.g, what, feature, page) {
-		d := s.g.downs[i]
+	downs := s.g.servers()
+	for i, items := range gather(ctx, downs, what, feature, page) {
+		d := downs[i]
 		for _, it := range items {
 			if it == nil || *name(it) == "" || !s.keepsItem(d, *name(it), d.cfg.Name+sep+*name(it)) {
 				continue
@@ -208,7 +209,7 @@ func (s *frontSession) resolve(name string, feature func(*mcp.ServerCapabilities
 		return d, own, true
 	}
 	var sole *downstream
-	for _, d := range s.g.downs {
+	for _, d := range s.g.servers() {
 		if d.has(feature) != nil {
 			if sole != nil {
 				return nil, "", false
@@ -411,7 +412,10 @@ func (g *Gateway) serverListChanged(cs *mcp.ClientSession) {
 // subKey is one server's resource.
 type subKey struct{ server, uri string }
 
+// subscriptions are the front sessions' resource subscriptions, by server and resource.
 type subscriptions struct {
+	byServer map[string]*downstream // the gateway's servers, set by New
+
 	mu sync.Mutex
 	m  map[subKey]map[*frontSession]string // the URI as each session named it
 }
@@ -421,7 +425,7 @@ func (s *frontSession) subscribe(ctx context.Context, req *mcp.SubscribeRequest)
 	if err != nil {
 		return err
 	}
-	subs := &s.g.subs
+	subs := s.subs
 	k := subKey{d.cfg.Name, own}
 	subs.mu.Lock()
 	first := len(subs.m[k]) == 0
@@ -455,7 +459,7 @@ func (s *frontSession) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequ
 	if !ok {
 		return resourceNotFound(req.Params.URI)
 	}
-	s.g.subs.drop(ctx, d, own, s)
+	s.subs.drop(ctx, d, own, s)
 	return nil
 }
 
@@ -477,7 +481,7 @@ func (subs *subscriptions) drop(ctx context.Context, d *downstream, uri string, 
 		cctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 		defer cancel()
 		if err := cs.Unsubscribe(cctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
-			d.gw.logf("gateway: server %s: resources/unsubscribe: %s", d.cfg.Name, oneLine(err.Error()))
+			d.logf("gateway: server %s: resources/unsubscribe: %s", d.cfg.Name, oneLine(err.Error()))
 		}
 	}
 }
@@ -493,13 +497,23 @@ func (subs *subscriptions) release(s *frontSession) {
 	}
 	subs.mu.Unlock()
 	for _, k := range keys {
-		if d := s.g.byServer[k.server]; d != nil {
+		if d := subs.byServer[k.server]; d != nil {
 			subs.drop(context.Background(), d, k.uri, s)
 		}
 	}
 }
 
 // resubscribe subscribes a server's new session to the resources front sessions want.
+func (g *Gateway) resubscribe(ctx context.Context, d *downstream, cs *mcp.ClientSession) {
+	g.subs.resubscribe(ctx, d, cs)
+}
+
+// resourceUpdated passes a server's notifications/resources/updated to the sessions subscribed.
+func (g *Gateway) resourceUpdated(ctx context.Context, server, uri string) {
+	g.subs.updated(ctx, server, uri)
+}
+
+// resubscribe is Gateway.resubscribe's work.
 func (subs *subscriptions) resubscribe(ctx context.Context, d *downstream, cs *mcp.ClientSession) {
 	subs.mu.Lock()
 	var uris []string
@@ -512,7 +526,7 @@ func (subs *subscriptions) resubscribe(ctx context.Context, d *downstream, cs *m
 	for _, uri := range uris {
 		cctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 		if err := cs.Subscribe(cctx, &mcp.SubscribeParams{URI: uri}); err != nil {
-			d.gw.logf("gateway: server %s: resources/subscribe %s again: %s", d.cfg.Name, short(uri), oneLine(err.Error()))
+			d.logf("gateway: server %s: resources/subscribe %s again: %s", d.cfg.Name, short(uri), oneLine(err.Error()))
 		}
 		cancel()
 	}

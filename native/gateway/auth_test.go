@@ -401,12 +401,12 @@ func TestForgedSessionsCannotSteer(t *testing.T) {
 	rank := func(t *testing.T, token string) (int, learn.Status) {
 		cfg := &Config{Servers: []ServerConfig{{Name: "everything", Command: "unused", Timeout: 5 * time.Second},
 			{Name: "fs", Command: "unused", Timeout: 5 * time.Second}}}
-		loop, err := learn.Open(t.TempDir(), learn.Options{LearnIdle: -1})
+		loop, err := learn.Open(t.TempDir(), learn.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { loop.Close(context.Background()) })
-		opt := Options{Learner: LoopLearner(loop), dial: inMemory(t, steerServers())}
+		opt := Options{Learner: loop, dial: inMemory(t, steerServers())}
 		if token != "" {
 			opt.Tokens = testTokens(t)
 		}

@@ -312,7 +312,7 @@ func BenchmarkSearchTools(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.Cleanup(func() { loop.Close(context.Background()) })
-				opt.Learner = LoopLearner(loop)
+				opt.Learner = loop
 				g := benchGateway(b, ctx, cfg, opt)
 				if err := loop.Wait(ctx); err != nil {
 					b.Fatal(err)

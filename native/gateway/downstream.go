@@ -40,10 +40,11 @@ const (
 )
 
 // downstream is one configured server: its connection, kept alive by run, and the tools it
-// listed last.
+// listed last. It gets its options when it is made and tells the gateway (hub) what happened.
 type downstream struct {
 	cfg ServerConfig
-	gw  *Gateway
+	hub hub
+	downstreamOptions
 
 	relist    chan struct{}             // a tools/list_changed arrived; buffered 1, so notifications coalesce
 	badOutput atomic.Pointer[badOutput] // what a stdio server wrote that broke the session
@@ -67,8 +68,33 @@ type downstream struct {
 	pend   map[*pending]bool // the front requests in flight on this server (track)
 }
 
-func newDownstream(gw *Gateway, cfg ServerConfig, seed []*mcp.Tool) *downstream {
-	return &downstream{cfg: cfg, gw: gw, relist: make(chan struct{}, 1), first: make(chan struct{}),
+// downstreamOptions are what a downstream takes of the gateway's options.
+type downstreamOptions struct {
+	clock clock
+	// backoffMin and backoffMax bound the wait before reconnecting (Options.BackoffMin, Max).
+	backoffMin, backoffMax time.Duration
+	version                string // told to the server
+	logf                   func(format string, a ...any)
+	dial                   func(ServerConfig) mcp.Transport // Options.dial
+}
+
+// hub is what a downstream asks of the gateway (the front sessions' state), and tells it.
+type hub interface {
+	catalogChanged()                                                // the server's tools changed
+	current() *catalog                                              // the current catalog
+	logLevel() mcp.LoggingLevel                                     // the most verbose level front sessions asked for
+	resubscribe(context.Context, *downstream, *mcp.ClientSession)   // front sessions' subscriptions, again
+	serverListChanged(*mcp.ClientSession)                           // a new session: tell the front what it lists
+	currentRoots() []*mcp.Root                                      // the roots the front sessions share
+	rootsOf(*frontSession) ([]*mcp.Root, bool)                      // the roots one front session gave
+	liveSessions() []*frontSession                                  // the registered front sessions
+	relayProgress(context.Context, *mcp.ProgressNotificationParams) // to the request it is for
+	resourceUpdated(ctx context.Context, server, uri string)        // to the sessions subscribed
+	listChanged(kinds int)                                          // the server's resources or prompts changed
+}
+
+func newDownstream(h hub, cfg ServerConfig, seed []*mcp.Tool, opt downstreamOptions) *downstream {
+	return &downstream{cfg: cfg, hub: h, downstreamOptions: opt, relist: make(chan struct{}, 1), first: make(chan struct{}),
 		state: stateConnecting, tools: seed}
 }
 
@@ -121,7 +147,7 @@ func (d *downstream) run(ctx context.Context) {
 		d.mu.Lock()
 		d.state = stateConnecting
 		d.mu.Unlock()
-		start := time.Now()
+		start := d.clock.now()
 		wasReady, err := d.attempt(ctx)
 		if ctx.Err() != nil {
 			break
@@ -132,19 +158,16 @@ func (d *downstream) run(ctx context.Context) {
 			d.lastEnd = err.Error()
 			d.mu.Unlock()
 		}
-		if time.Since(start) >= d.gw.opt.BackoffMax {
+		if d.clock.now().Sub(start) >= d.backoffMax {
 			attempt = 0
 		}
-		delay := min(d.gw.opt.BackoffMin<<min(attempt, 20), d.gw.opt.BackoffMax)
+		delay := min(d.backoffMin<<min(attempt, 20), d.backoffMax)
 		attempt++
 		reason := err.Error()
 		d.setState(fmt.Sprintf("restarting in %v", delay), reason)
-		d.gw.logf("gateway: server %s: %s; restarting in %v", d.cfg.Name, reason, delay)
+		d.logf("gateway: server %s: %s; restarting in %v", d.cfg.Name, reason, delay)
 		d.firstDone()
-		select {
-		case <-ctx.Done():
-		case <-time.After(delay):
-		}
+		d.clock.sleep(ctx, delay)
 	}
 	d.mu.Lock()
 	d.state, d.session = stateStopped, nil
@@ -171,14 +194,14 @@ func (d *downstream) attempt(ctx context.Context) (ready bool, _ error) {
 	d.timeouts, d.kick, d.logLevel = 0, kick, ""
 	d.mu.Unlock()
 	d.firstDone()
-	d.gw.catalogChanged()
+	d.hub.catalogChanged()
 	// A new session has none of the old one's state: the logging level the clients asked
 	// for and their subscriptions are given again.
-	if level := d.gw.logLevel(); level != "" {
+	if level := d.hub.logLevel(); level != "" {
 		d.sendLogLevel(ctx, level)
 	}
-	d.gw.subs.resubscribe(ctx, d, cs)
-	d.gw.serverListChanged(cs)
+	d.hub.resubscribe(ctx, d, cs)
+	d.hub.serverListChanged(cs)
 	defer func() {
 		d.mu.Lock()
 		d.session, d.kick, d.timeouts = nil, nil, 0
@@ -205,7 +228,7 @@ func (d *downstream) attempt(ctx context.Context) (ready bool, _ error) {
 			d.mu.Lock()
 			d.tools = tools
 			d.mu.Unlock()
-			d.gw.catalogChanged()
+			d.hub.catalogChanged()
 		}
 	}
 }
@@ -236,8 +259,8 @@ func (d *downstream) callEnded(cs *mcp.ClientSession, timedOut bool) {
 // server's timeout.
 func (d *downstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	var t mcp.Transport
-	if d.gw.opt.dial != nil {
-		t = d.gw.opt.dial(d.cfg)
+	if d.dial != nil {
+		t = d.dial(d.cfg)
 	}
 	switch {
 	case t != nil:
@@ -248,22 +271,22 @@ func (d *downstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 		cmd := exec.Command(d.cfg.Command, d.cfg.Args...)
 		cmd.Env = serverEnv(&d.cfg, os.Environ())
 		cmd.Dir = d.cfg.Cwd
-		cmd.Stderr = &lineWriter{prefix: "gateway: server " + d.cfg.Name + ": stderr: ", logf: d.gw.logf}
+		cmd.Stderr = &lineWriter{prefix: "gateway: server " + d.cfg.Name + ": stderr: ", logf: d.logf}
 		// A child that leaves a grandchild holding stderr must not stall Wait.
 		cmd.WaitDelay = 2 * time.Second
 		logf := func(format string, a ...any) {
-			d.gw.logf("gateway: server %s: %s", d.cfg.Name, fmt.Sprintf(format, a...))
+			d.logf("gateway: server %s: %s", d.cfg.Name, fmt.Sprintf(format, a...))
 		}
 		t = watchedTransport{&commandTransport{cmd: cmd, terminate: 2 * time.Second, maxLine: maxMessageBytes, logf: logf}, &d.badOutput}
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "caskg-gateway", Version: d.gw.opt.Version}, d.clientOptions())
+	client := mcp.NewClient(&mcp.Implementation{Name: "caskg-gateway", Version: d.version}, d.clientOptions())
 	client.AddReceivingMiddleware(d.rootsMiddleware)
 	d.mu.Lock()
 	d.client = client
 	d.mu.Unlock()
 	// Roots set after this are the roots setRoots gives every server's client; this is the
 	// state it started from (racing a change at worst repeats it).
-	applyRoots(client, nil, d.gw.currentRoots())
+	applyRoots(client, nil, d.hub.currentRoots())
 	cctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 	defer cancel()
 	d.badOutput.Store(nil)

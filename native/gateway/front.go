@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/caskg/caskg/native/gateway/learn"
 	"github.com/caskg/caskg/native/internal/mcptransport"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/mcpcore"
@@ -44,10 +45,16 @@ func frontVersions() []string {
 }
 
 // frontSession is one client session of the front: its own MCP server (its tools/list differs
-// from others' under Expose), its trace in flight and its exposed tools.
+// from others' under Expose), its trace in flight and its exposed tools. It gets what it uses
+// of the gateway's options when it is made; the gateway keeps the table of sessions (join,
+// leave) and the state they share.
 type frontSession struct {
-	g   *Gateway
-	srv *mcp.Server
+	g          *Gateway
+	srv        *mcp.Server
+	clock      clock
+	maxExposed int // Options.Expose
+	metrics    *metrics
+	subs       *subscriptions
 
 	// client is the tokens file's name of the session's client, "" for a trusted session;
 	// filter is its entry of the config's "clients", nil for none. Both are set at creation.
@@ -67,7 +74,7 @@ type frontSession struct {
 	id           string // set at registration
 	httpID       string // the Mcp-Session-Id of an HTTP session, set at registration; under g.mu
 
-	trace tracker
+	trace *tracker
 
 	logLevel mcp.LoggingLevel // what logging/setLevel asked for, "" before; under g.mu
 
@@ -78,10 +85,11 @@ type frontSession struct {
 // newFrontSession makes a session's server for client ("" trusted); it joins the gateway's
 // sessions at its first request, initialize (register).
 func (g *Gateway) newFrontSession(client string) *frontSession {
-	s := &frontSession{g: g, client: client}
+	s := &frontSession{g: g, clock: g.clock, maxExposed: g.opt.Expose, metrics: g.metrics, subs: &g.subs, client: client}
 	if cc, ok := g.cfg.Clients[client]; ok && client != "" {
 		s.filter = &cc
 	}
+	s.trace = newTracker(g.clock, g.opt.TraceGap, s.source(), func(tr learn.Trace) { g.record(client, tr) })
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "caskg-gateway", Title: "caskg gateway", Version: g.opt.Version},
 		&mcp.ServerOptions{
 			Instructions:              instructions,
@@ -110,8 +118,8 @@ func (g *Gateway) newFrontSession(client string) *frontSession {
 			if err := s.register(ss); err != nil {
 				return nil, err
 			}
-			s.begin()
-			defer s.done()
+			g.busy(s, 1)
+			defer g.busy(s, -1)
 			if h := s.aggregated(method); h != nil {
 				return h(ctx, req)
 			}
@@ -125,7 +133,7 @@ func (g *Gateway) newFrontSession(client string) *frontSession {
 		}
 	})
 	s.srv.AddReceivingMiddleware(recovering(g.logf))
-	c := g.cat.Load()
+	c := g.current()
 	s.srv.AddTool(searchToolDef(c, s.keeps), s.searchHandler)
 	s.srv.AddTool(callToolDef(), s.callHandler)
 	return s
@@ -160,70 +168,66 @@ func (s *frontSession) source() string {
 	return "client:" + s.client
 }
 
-func (s *frontSession) begin() {
-	s.g.mu.Lock()
-	s.inflight++
-	s.last = s.g.opt.now()
-	s.g.mu.Unlock()
+// busy notes a request of s beginning (+1) or ending (-1).
+func (g *Gateway) busy(s *frontSession, delta int) {
+	g.mu.Lock()
+	s.inflight += delta
+	s.last = g.clock.now()
+	g.mu.Unlock()
 }
 
-func (s *frontSession) done() {
-	s.g.mu.Lock()
-	s.inflight--
-	s.last = s.g.opt.now()
-	s.g.mu.Unlock()
-}
-
-// register adds the session to the gateway's sessions, once, and arranges its end when the
-// client goes away. With MaxSessions sessions open it ends the one idle longest, or refuses
+// register adds the session to the gateway's sessions, once (join), and arranges its end when
+// the client goes away. With MaxSessions sessions open it ends the one idle longest, or refuses
 // this one when all are busy (the error, for every request of the session).
 func (s *frontSession) register(ss *mcp.ServerSession) error {
-	s.registerOnce.Do(func() {
-		g := s.g
-		g.mu.Lock()
-		g.seq++
-		s.seqNo = g.seq
-		s.id = g.runID + "." + strconv.Itoa(g.seq)
-		s.ss, s.last = ss, g.opt.now()
-		closed := g.closed
-		var victim *frontSession
-		if !closed {
-			victim, s.refused = g.admitLocked(s)
-			if s.refused == nil {
-				g.sessions[s] = true
-			}
-		}
-		g.mu.Unlock()
-		s.trace.init(s)
-		if victim != nil {
-			g.evict(victim)
-		}
-		if s.refused != nil {
-			g.logf("%v", s.refused)
-			if ss != nil {
-				go ss.Close()
-			}
-			return
-		}
-		if closed {
-			return
-		}
-		if ss != nil && ss.ID() != "" {
-			g.mu.Lock()
-			s.httpID = ss.ID()
-			g.byID[s.httpID] = s
-			g.mu.Unlock()
-		}
-		// The catalog may have changed since the server was made.
-		s.catalogChanged(g.cat.Load())
-		if ss != nil {
-			go func() {
-				ss.Wait()
-				s.end()
-			}()
-		}
-	})
+	s.registerOnce.Do(func() { s.g.join(s, ss) })
 	return s.refused
+}
+
+// join is register's work, done once per session.
+func (g *Gateway) join(s *frontSession, ss *mcp.ServerSession) {
+	g.mu.Lock()
+	g.seq++
+	s.seqNo = g.seq
+	s.id = g.runID + "." + strconv.Itoa(g.seq)
+	s.ss, s.last = ss, g.clock.now()
+	closed := g.closed
+	var victim *frontSession
+	if !closed {
+		victim, s.refused = g.admitLocked(s)
+		if s.refused == nil {
+			g.sessions[s] = true
+		}
+	}
+	g.mu.Unlock()
+	s.trace.begin(s.id)
+	if victim != nil {
+		g.evict(victim)
+	}
+	if s.refused != nil {
+		g.logf("%v", s.refused)
+		if ss != nil {
+			go ss.Close()
+		}
+		return
+	}
+	if closed {
+		return
+	}
+	if ss != nil && ss.ID() != "" {
+		g.mu.Lock()
+		s.httpID = ss.ID()
+		g.byID[s.httpID] = s
+		g.mu.Unlock()
+	}
+	// The catalog may have changed since the server was made.
+	s.catalogChanged(g.current())
+	if ss != nil {
+		go func() {
+			ss.Wait()
+			s.end()
+		}()
+	}
 }
 
 // end records the trace in flight and forgets the session.
@@ -235,14 +239,19 @@ func (s *frontSession) end() {
 		return
 	}
 	s.trace.finish()
-	s.g.setRoots(s, nil, false)
-	s.g.subs.release(s)
-	s.g.mu.Lock()
-	delete(s.g.sessions, s)
-	if s.httpID != "" && s.g.byID[s.httpID] == s {
-		delete(s.g.byID, s.httpID)
+	s.g.leave(s)
+}
+
+// leave forgets a session that ended: its roots, its subscriptions, its place in the table.
+func (g *Gateway) leave(s *frontSession) {
+	g.setRoots(s, nil, false)
+	g.subs.release(s)
+	g.mu.Lock()
+	delete(g.sessions, s)
+	if s.httpID != "" && g.byID[s.httpID] == s {
+		delete(g.byID, s.httpID)
 	}
-	s.g.mu.Unlock()
+	g.mu.Unlock()
 }
 
 const instructions = `This gateway stands in front of many MCP servers. Their tools are not listed directly: ` +
@@ -304,13 +313,13 @@ func (s *frontSession) catalogChanged(c *catalog) {
 
 // expose makes names (best first, at most Options.Expose) the session's direct tools.
 func (s *frontSession) expose(names []string) {
-	if s.g.opt.Expose <= 0 {
+	if s.maxExposed <= 0 {
 		return
 	}
-	if len(names) > s.g.opt.Expose {
-		names = names[:s.g.opt.Expose]
+	if len(names) > s.maxExposed {
+		names = names[:s.maxExposed]
 	}
-	c := s.g.cat.Load()
+	c := s.g.current()
 	s.exposeMu.Lock()
 	defer s.exposeMu.Unlock()
 	var gone []string
@@ -431,7 +440,7 @@ func (s *frontSession) callHandler(ctx context.Context, req *mcp.CallToolRequest
 
 // call forwards a call of a catalog tool and records it in the session's trace.
 func (s *frontSession) call(ctx context.Context, req *mcp.CallToolRequest, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
-	c := s.g.cat.Load()
+	c := s.g.current()
 	e := c.byName[name]
 	if e == nil || !s.keeps(name) {
 		if res := s.g.downTool(name, s.keeps); res != nil {
@@ -439,12 +448,12 @@ func (s *frontSession) call(ctx context.Context, req *mcp.CallToolRequest, name 
 		}
 		return s.g.unknownTool(c, name, s.keeps), nil
 	}
-	start, t0 := s.g.opt.now(), time.Now()
-	defer s.g.byServer[e.Server].track(s, req.Session, ctx)()
+	start, t0 := s.clock.now(), time.Now()
+	defer s.g.server(e.Server).track(s, req.Session, ctx)()
 	res, err := s.g.forward(ctx, req, e, args)
 	ok := err == nil && res != nil && !res.IsError
-	s.g.metrics.called(e.Server, ok, time.Since(t0))
-	s.trace.called(name, ok, s.g.opt.now().Sub(start).Milliseconds())
+	s.metrics.called(e.Server, ok, time.Since(t0))
+	s.trace.called(name, ok, s.clock.now().Sub(start).Milliseconds())
 	return res, err
 }
 
@@ -641,6 +650,11 @@ func (p *progressRelay) register(ctx context.Context, ss *mcp.ServerSession, tok
 // progressGrace is how long a call's progress token outlives the call.
 const progressGrace = 5 * time.Second
 
+// relayProgress passes a server's progress notification on (progressRelay.relay).
+func (g *Gateway) relayProgress(ctx context.Context, params *mcp.ProgressNotificationParams) {
+	g.progress.relay(ctx, params)
+}
+
 // relay passes a downstream progress notification to the front session waiting for it.
 func (p *progressRelay) relay(ctx context.Context, params *mcp.ProgressNotificationParams) {
 	if params == nil {
@@ -706,7 +720,7 @@ func (g *Gateway) Handler() http.Handler {
 	// requests, used for their protocol versions only, are dropped unused.
 	template := g.newFrontSession("").srv
 	opt := mcptransport.HTTPOptions{
-		SessionTimeout: g.opt.SessionIdle,
+		SessionTimeout: g.opt.SessionTimeout,
 		Health:         func() any { return g.health() },
 		Metrics:        g.metrics.handler(),
 	}

@@ -34,6 +34,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/gateway/learn"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -48,9 +49,9 @@ const (
 	// kilobytes (its MCP server, its trace); 5,000 initializes once took the gateway from 19 to
 	// 185 MB, and a team's agents need far fewer than 256 at a time.
 	DefaultMaxSessions = 256
-	// DefaultSessionIdle closes an HTTP session no request has touched for this long: an agent
-	// between two tasks comes back sooner, one that left without DELETE does not come back.
-	DefaultSessionIdle = 10 * time.Minute
+	// DefaultSessionTimeout closes an HTTP session no request has touched for this long: an
+	// agent between two tasks comes back sooner, one that left without DELETE does not come back.
+	DefaultSessionTimeout = 10 * time.Minute
 	// DefaultTraceRate is how many traces a client may record a minute. An agent finishes a
 	// task in seconds at best, so 60 is above any real pace, and far below the 2.4 MB in 4 s
 	// one scripted session once wrote.
@@ -64,14 +65,14 @@ const (
 	defaultBackoffMax = time.Minute
 )
 
-// Learner keeps the traces and the graph (package gateway/learn in the product). The gateway
-// hands it the catalog when it changes, reads its graph at each search and records every
-// finished trace.
+// Learner keeps the traces and the graph: a *learn.Loop in the product, whose trace and status
+// types it shares. The gateway hands it the catalog when it changes, reads its graph at each
+// search and records every finished trace.
 type Learner interface {
 	Graph() (*graphs.Graph, *engine.Engine) // (nil, nil) before the first graph
 	SetCatalog(catalog []byte) error
-	Record(t Trace) error
-	Status() Status
+	Record(t learn.Trace) error
+	Status() learn.Status
 }
 
 // Checkpointer is a Learner that also keeps the traces still open, so that a kill -9 loses
@@ -82,36 +83,7 @@ type Learner interface {
 // learn: traces.open.jsonl). At Close, after the sessions' traces are recorded, it hands it
 // none.
 type Checkpointer interface {
-	Checkpoint(open []Trace) error
-}
-
-// Trace is one task's calls as the gateway saw them.
-type Trace struct {
-	ID, Task string
-	Tools    []string // SERVER__TOOL in call order, consecutive repeats collapsed
-	Failed   bool     // the last call failed (an isError result or a JSON-RPC error)
-	Calls    []Call
-	// Source is "client:NAME" for a session of a client known by its token, "" for a trusted
-	// one (stdio, or HTTP without tokens): see Options.Tokens.
-	Source string
-}
-
-// Call is one proxied call of a trace.
-type Call struct {
-	Tool   string
-	OK     bool
-	Millis int64
-}
-
-// Status is the learning loop's state, as health reports it.
-type Status struct {
-	TracesRecorded int
-	TracesLearned  int
-	Edges          int
-	EdgesFromUse   int
-	LastUpdate     time.Time // zero before any graph
-	Building       bool
-	LastError      string
+	Checkpoint(open []learn.Trace) error
 }
 
 // Options configure a Gateway.
@@ -146,9 +118,9 @@ type Options struct {
 	// session beyond it ends the session idle longest; when every session has a request in
 	// flight, the new one is refused.
 	MaxSessions int
-	// SessionIdle closes an HTTP session without a request for this long; 0 means
-	// DefaultSessionIdle.
-	SessionIdle time.Duration
+	// SessionTimeout closes an HTTP session without a request for this long (--session-idle);
+	// 0 means DefaultSessionTimeout.
+	SessionTimeout time.Duration
 	// TraceRate is how many traces each client (all trusted sessions together count as one)
 	// may record a minute, with a minute's worth as burst; 0 means DefaultTraceRate, negative
 	// no limit. A trace over it is dropped, counted in health as traces_dropped.
@@ -157,8 +129,8 @@ type Options struct {
 	// DefaultStartWait); 0 means DefaultStartWait, negative no wait.
 	StartWait time.Duration
 
-	now func() time.Time // tests' clock
-	// afterFunc arms a timer as time.AfterFunc does; tests give one their clock fires.
+	// now and afterFunc are tests' clock (see clock); nil: the real one.
+	now       func() time.Time
 	afterFunc func(d time.Duration, f func()) timer
 	// dial, when set, gives the transport to a server instead of its command or URL (tests'
 	// in-memory servers); nil from it means the server's own command or URL.
@@ -169,6 +141,7 @@ type Options struct {
 type Gateway struct {
 	cfg      *Config
 	opt      Options
+	clock    clock
 	downs    []*downstream
 	byServer map[string]*downstream
 	progress *progressRelay
@@ -221,17 +194,18 @@ func New(cfg *Config, opt Options) (*Gateway, error) {
 	if opt.Version == "" {
 		opt.Version = "dev"
 	}
-	if opt.now == nil {
-		opt.now = time.Now
+	clk := clock{now: opt.now, afterFunc: opt.afterFunc}
+	if clk.now == nil {
+		clk.now = time.Now
 	}
-	if opt.afterFunc == nil {
-		opt.afterFunc = func(d time.Duration, f func()) timer { return time.AfterFunc(d, f) }
+	if clk.afterFunc == nil {
+		clk.afterFunc = func(d time.Duration, f func()) timer { return time.AfterFunc(d, f) }
 	}
 	if opt.MaxSessions == 0 {
 		opt.MaxSessions = DefaultMaxSessions
 	}
-	if opt.SessionIdle <= 0 {
-		opt.SessionIdle = DefaultSessionIdle
+	if opt.SessionTimeout <= 0 {
+		opt.SessionTimeout = DefaultSessionTimeout
 	}
 	if opt.StartWait == 0 {
 		opt.StartWait = DefaultStartWait
@@ -245,7 +219,7 @@ func New(cfg *Config, opt Options) (*Gateway, error) {
 	if opt.Expose < 0 {
 		return nil, fmt.Errorf("gateway: expose %d: must not be negative", opt.Expose)
 	}
-	g := &Gateway{cfg: cfg, opt: opt, byServer: map[string]*downstream{}, progress: newProgressRelay(),
+	g := &Gateway{cfg: cfg, opt: opt, clock: clk, byServer: map[string]*downstream{}, progress: newProgressRelay(),
 		sessions: map[*frontSession]bool{}, byID: map[string]*frontSession{}, handed: make(chan struct{})}
 	g.traceRate.perMinute = opt.TraceRate
 	// Trace IDs must not repeat across runs over the same state: the traces recorded before
@@ -263,10 +237,12 @@ func New(cfg *Config, opt Options) (*Gateway, error) {
 		}
 	}
 	for _, s := range cfg.Servers {
-		d := newDownstream(g, s, seed[s.Name])
+		d := newDownstream(g, s, seed[s.Name], downstreamOptions{clock: clk, backoffMin: opt.BackoffMin,
+			backoffMax: opt.BackoffMax, version: opt.Version, logf: g.logf, dial: opt.dial})
 		g.downs = append(g.downs, d)
 		g.byServer[s.Name] = d
 	}
+	g.subs.byServer = g.byServer
 	g.metrics = newMetrics(g)
 	empty, err := buildCatalog(cfg, seed)
 	if err != nil {
@@ -275,7 +251,7 @@ func New(cfg *Config, opt Options) (*Gateway, error) {
 	g.cat.Store(empty)
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	if _, ok := opt.Learner.(Checkpointer); ok {
-		g.cpTimer = opt.afterFunc(opt.TraceGap, g.checkpointTick)
+		g.cpTimer = clk.afterFunc(opt.TraceGap, g.checkpointTick)
 	}
 	for _, d := range g.downs {
 		g.wg.Add(1)
@@ -301,6 +277,25 @@ func New(cfg *Config, opt Options) (*Gateway, error) {
 		close(g.handed)
 	}()
 	return g, nil
+}
+
+// clock is the time the gateway's parts read and the timers they arm; each part gets it when it
+// is made, so that tests move every part's time by hand.
+type clock struct {
+	now func() time.Time
+	// afterFunc arms a timer as time.AfterFunc does.
+	afterFunc func(d time.Duration, f func()) timer
+}
+
+// sleep waits d by the clock, or until ctx ends.
+func (c clock) sleep(ctx context.Context, d time.Duration) {
+	done := make(chan struct{})
+	t := c.afterFunc(d, func() { close(done) })
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-done:
+	}
 }
 
 func (g *Gateway) logf(format string, a ...any) {
@@ -357,7 +352,7 @@ func (g *Gateway) waitStarting(ctx context.Context) {
 		return
 	}
 	out := make(chan struct{})
-	t := g.opt.afterFunc(g.opt.StartWait, func() { close(out) })
+	t := g.clock.afterFunc(g.opt.StartWait, func() { close(out) })
 	defer t.Stop()
 	select {
 	case <-g.handed:
@@ -434,6 +429,18 @@ func (g *Gateway) publish() {
 
 // catalog returns the current catalog JSON ({"tools": [...]} sorted by name).
 func (g *Gateway) catalog() []byte { return g.cat.Load().json }
+
+// current is the current catalog.
+func (g *Gateway) current() *catalog { return g.cat.Load() }
+
+// servers are the configured servers, in config order.
+func (g *Gateway) servers() []*downstream { return g.downs }
+
+// allows reports whether the config's allow and deny globs let a SERVER__NAME through.
+func (g *Gateway) allows(name string) bool { return g.cfg.keeps(name) }
+
+// server is the configured server of that name, nil for none.
+func (g *Gateway) server(name string) *downstream { return g.byServer[name] }
 
 // healthReport is what GET /v1/health answers.
 type healthReport struct {
@@ -537,13 +544,13 @@ func (g *Gateway) checkpoint() {
 		sessions = append(sessions, s)
 	}
 	g.mu.Unlock()
-	var open []Trace
+	var open []learn.Trace
 	for _, s := range sessions {
 		if tr, ok := s.trace.snapshot(); ok {
 			open = append(open, tr)
 		}
 	}
-	slices.SortFunc(open, func(a, b Trace) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(open, func(a, b learn.Trace) int { return strings.Compare(a.ID, b.ID) })
 	var sig strings.Builder
 	for _, tr := range open {
 		fmt.Fprintf(&sig, "%s:%d\n", tr.ID, len(tr.Calls))

@@ -21,6 +21,7 @@ import (
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/builder"
+	"github.com/caskg/caskg/native/gateway/learn"
 	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
@@ -111,7 +112,7 @@ func alphaServer() *mcp.Server {
 // recorder is a Learner that keeps what it is given, for the tests to read.
 type recorder struct {
 	mu       sync.Mutex
-	traces   []Trace
+	traces   []learn.Trace
 	catalogs [][]byte
 	graph    *graphs.Graph
 	eng      *engine.Engine
@@ -130,20 +131,20 @@ func (r *recorder) SetCatalog(c []byte) error {
 	return nil
 }
 
-func (r *recorder) Record(t Trace) error {
+func (r *recorder) Record(t learn.Trace) error {
 	r.mu.Lock()
 	r.traces = append(r.traces, t)
 	r.mu.Unlock()
 	return nil
 }
 
-func (r *recorder) Status() Status {
+func (r *recorder) Status() learn.Status {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return Status{TracesRecorded: len(r.traces)}
+	return learn.Status{TracesRecorded: len(r.traces)}
 }
 
-func (r *recorder) got() []Trace {
+func (r *recorder) got() []learn.Trace {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.traces)
@@ -621,12 +622,12 @@ func TestSessionTraces(t *testing.T) {
 	fc.callTool(t, "alpha__read_file", map[string]any{"path": "c"})
 	fc.cs.Close() // the session's end ends the last one
 	waitFor(t, "four traces", func() bool { return len(rec.got()) == 4 })
-	want := []Trace{
-		{ID: "gw-0.1-1", Task: "", Tools: []string{"alpha__stat"}, Calls: []Call{{Tool: "alpha__stat", OK: true}}},
+	want := []learn.Trace{
+		{ID: "gw-0.1-1", Task: "", Tools: []string{"alpha__stat"}, Calls: []learn.Call{{Tool: "alpha__stat", OK: true}}},
 		{ID: "gw-0.1-2", Task: "read a file", Tools: []string{"alpha__read_file", "alpha__fail"}, Failed: true,
-			Calls: []Call{{Tool: "alpha__read_file", OK: true}, {Tool: "alpha__read_file", OK: true}, {Tool: "alpha__fail", OK: false}}},
-		{ID: "gw-0.1-3", Task: "nothing called", Tools: []string{"alpha__stat"}, Calls: []Call{{Tool: "alpha__stat", OK: true}}},
-		{ID: "gw-0.1-4", Task: "", Tools: []string{"alpha__read_file"}, Calls: []Call{{Tool: "alpha__read_file", OK: true}}},
+			Calls: []learn.Call{{Tool: "alpha__read_file", OK: true}, {Tool: "alpha__read_file", OK: true}, {Tool: "alpha__fail", OK: false}}},
+		{ID: "gw-0.1-3", Task: "nothing called", Tools: []string{"alpha__stat"}, Calls: []learn.Call{{Tool: "alpha__stat", OK: true}}},
+		{ID: "gw-0.1-4", Task: "", Tools: []string{"alpha__read_file"}, Calls: []learn.Call{{Tool: "alpha__read_file", OK: true}}},
 	}
 	if d := cmp.Diff(want, rec.got()); d != "" {
 		t.Errorf("traces (-want +got):\n%s", d)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/caskg/caskg/native/gateway/learn"
 	"github.com/caskg/caskg/wasm/service"
 )
 
@@ -67,13 +68,33 @@ func (r *rateLimiter) droppedTotal() int64 {
 	return r.dropped
 }
 
-// mayRecord tells whether the session's client may record one more trace now, and logs when
+// record hands the learner an ended trace of a session of client ("" trusted), when the
+// client is within its trace rate.
+func (g *Gateway) record(client string, tr learn.Trace) {
+	l := g.opt.Learner
+	switch {
+	case l == nil:
+	case g.mayRecord(client):
+		if err := l.Record(tr); err != nil {
+			g.logf("gateway: trace %s not recorded: %v", tr.ID, err)
+		} else {
+			g.metrics.recorded.Inc()
+		}
+	default:
+		// Dropped over the rate: a checkpoint that holds it must not outlive it, or a kill
+		// would have the next start record it after all. (Not in this goroutine: the caller
+		// holds its tracker's lock, and a checkpoint takes the trackers' locks.)
+		go g.dropped(tr.ID)
+	}
+}
+
+// mayRecord tells whether client ("" trusted) may record one more trace now, and logs when
 // a client starts and stops being over its rate.
-func (g *Gateway) mayRecord(s *frontSession) bool {
-	ok, before, first := g.traceRate.allow(s.client, g.opt.now())
+func (g *Gateway) mayRecord(client string) bool {
+	ok, before, first := g.traceRate.allow(client, g.clock.now())
 	who := "trusted sessions"
-	if s.client != "" {
-		who = "client " + s.client
+	if client != "" {
+		who = "client " + client
 	}
 	switch {
 	case first:

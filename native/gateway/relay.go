@@ -122,7 +122,7 @@ func (d *downstream) forCaller(ctx context.Context, method string, has func(*mcp
 // gateway cannot reconnect a server each time a client comes or goes. A request whose client
 // lacks the capability is refused, naming it, as a client without it would refuse it.
 func (d *downstream) clientOptions() *mcp.ClientOptions {
-	g := d.gw
+	h := d.hub
 	return &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{
 			RootsV2:     &mcp.RootCapabilities{ListChanged: true},
@@ -136,7 +136,7 @@ func (d *downstream) clientOptions() *mcp.ClientOptions {
 			}
 		},
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
-			g.progress.relay(ctx, req.Params)
+			h.relayProgress(ctx, req.Params)
 		},
 		CreateMessageWithToolsHandler: func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
 			p, cctx, done, err := d.forCaller(ctx, "sampling/createMessage", func(c *mcp.ClientCapabilities) bool { return c.Sampling != nil })
@@ -159,14 +159,14 @@ func (d *downstream) clientOptions() *mcp.ClientOptions {
 		},
 		ResourceUpdatedHandler: func(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 			if req.Params != nil {
-				g.subs.updated(ctx, d.cfg.Name, req.Params.URI)
+				h.resourceUpdated(ctx, d.cfg.Name, req.Params.URI)
 			}
 		},
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
-			g.listChanged(changedResources)
+			h.listChanged(changedResources)
 		},
 		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {
-			g.listChanged(changedPrompts)
+			h.listChanged(changedPrompts)
 		},
 	}
 }
@@ -189,7 +189,7 @@ func (d *downstream) rootsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			// clients'.
 			return &mcp.ListRootsResult{Roots: []*mcp.Root{}}, nil
 		}
-		if roots, ok := d.gw.rootsOf(p.s); ok {
+		if roots, ok := d.hub.rootsOf(p.s); ok {
 			return &mcp.ListRootsResult{Roots: roots}, nil
 		}
 		cctx, cancel := context.WithCancel(p.ctx)
@@ -236,8 +236,8 @@ func (d *downstream) relayLog(ctx context.Context, params *mcp.LoggingMessagePar
 	case errors.Is(err, errManyCallers):
 		return
 	}
-	c := d.gw.cat.Load()
-	for _, s := range d.gw.liveSessions() {
+	c := d.hub.current()
+	for _, s := range d.hub.liveSessions() {
 		if s.seesServer(c, d.cfg.Name) {
 			if ss := s.session(); ss != nil {
 				_ = ss.Log(ctx, &msg)
@@ -258,9 +258,12 @@ func (g *Gateway) liveSessions() []*frontSession {
 }
 
 // session is the front session's SDK session, nil before its first request.
-func (s *frontSession) session() *mcp.ServerSession {
-	s.g.mu.Lock()
-	defer s.g.mu.Unlock()
+func (s *frontSession) session() *mcp.ServerSession { return s.g.sdkSession(s) }
+
+// sdkSession is s.ss, which the gateway's lock guards.
+func (g *Gateway) sdkSession(s *frontSession) *mcp.ServerSession {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	return s.ss
 }
 
@@ -285,13 +288,17 @@ var logLevels = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error"
 // session asked for to every server that logs; each session still gets only the messages at
 // its own level (ServerSession.Log).
 func (s *frontSession) setLogLevel(level mcp.LoggingLevel) {
-	if !slices.Contains(logLevels, level) {
-		return
+	if slices.Contains(logLevels, level) {
+		s.g.setLogLevel(s, level)
 	}
-	s.g.mu.Lock()
+}
+
+// setLogLevel is setLogLevel's work on the gateway's state.
+func (g *Gateway) setLogLevel(s *frontSession, level mcp.LoggingLevel) {
+	g.mu.Lock()
 	s.logLevel = level
-	s.g.mu.Unlock()
-	s.g.syncLogLevel(context.Background())
+	g.mu.Unlock()
+	g.syncLogLevel(context.Background())
 }
 
 // logLevel is the most verbose level of the sessions, "" when none asked for logs.
@@ -335,7 +342,7 @@ func (d *downstream) sendLogLevel(ctx context.Context, level mcp.LoggingLevel) {
 	cctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 	defer cancel()
 	if err := cs.SetLoggingLevel(cctx, &mcp.SetLoggingLevelParams{Level: level}); err != nil {
-		d.gw.logf("gateway: server %s: logging/setLevel %s: %s", d.cfg.Name, level, oneLine(err.Error()))
+		d.logf("gateway: server %s: logging/setLevel %s: %s", d.cfg.Name, level, oneLine(err.Error()))
 		return
 	}
 	d.mu.Lock()

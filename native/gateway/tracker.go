@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/caskg/caskg/native/gateway/learn"
 )
 
 // tracker cuts one front session's calls into traces. A trace opens at a search (the query is
@@ -17,21 +19,30 @@ import (
 // last TraceGap, however long the trace. A trace without calls is not recorded: it teaches
 // nothing. IDs are gw-RUN.SESSION-N, N counting the session's ended traces from 1.
 type tracker struct {
-	s *frontSession
+	clock  clock
+	gap    time.Duration     // Options.TraceGap
+	source string            // the traces' source (frontSession.source)
+	record func(learn.Trace) // takes each ended trace that has calls
 
 	mu     sync.Mutex
+	id     string // the session's, set by begin; "" before
 	open   bool
 	task   string
-	calls  []Call
+	calls  []learn.Call
 	last   time.Time // of the latest search or call
 	n      int       // traces recorded
 	timer  timer
 	closed bool
 }
 
-func (t *tracker) init(s *frontSession) {
+func newTracker(clk clock, gap time.Duration, source string, record func(learn.Trace)) *tracker {
+	return &tracker{clock: clk, gap: gap, source: source, record: record}
+}
+
+// begin starts taking the calls of the session id (at its registration).
+func (t *tracker) begin(id string) {
 	t.mu.Lock()
-	t.s = s
+	t.id = id
 	t.mu.Unlock()
 }
 
@@ -54,13 +65,13 @@ func (t *tracker) called(tool string, ok bool, millis int64) {
 	if t.closed {
 		return
 	}
-	if t.open && t.s.g.opt.now().Sub(t.last) >= t.s.g.opt.TraceGap {
+	if t.open && t.clock.now().Sub(t.last) >= t.gap {
 		t.finishLocked()
 	}
 	if !t.open {
 		t.open, t.task, t.calls = true, "", nil
 	}
-	t.calls = append(t.calls, Call{Tool: tool, OK: ok, Millis: millis})
+	t.calls = append(t.calls, learn.Call{Tool: tool, OK: ok, Millis: millis})
 	t.touchLocked()
 }
 
@@ -73,18 +84,20 @@ type timer interface {
 // touchLocked notes activity and arms the gap timer, which records the trace in flight when
 // no call comes in time, so that it is not kept until the session ends.
 func (t *tracker) touchLocked() {
-	t.last = t.s.g.opt.now()
+	t.last = t.clock.now()
 	if t.timer == nil {
-		t.timer = t.s.g.opt.afterFunc(t.s.g.opt.TraceGap, t.idle)
+		t.timer = t.clock.afterFunc(t.gap, t.gapTimer)
 	} else {
-		t.timer.Reset(t.s.g.opt.TraceGap)
+		t.timer.Reset(t.gap)
 	}
 }
 
-func (t *tracker) idle() {
+// gapTimer is the gap timer's: it records the trace in flight when the gap has passed since
+// its latest search or call.
+func (t *tracker) gapTimer() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.open && t.s.g.opt.now().Sub(t.last) >= t.s.g.opt.TraceGap {
+	if t.open && t.clock.now().Sub(t.last) >= t.gap {
 		t.finishLocked()
 	}
 }
@@ -93,7 +106,7 @@ func (t *tracker) idle() {
 func (t *tracker) flush() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.s != nil {
+	if t.id != "" {
 		t.finishLocked()
 	}
 }
@@ -102,7 +115,7 @@ func (t *tracker) flush() {
 func (t *tracker) finish() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.s == nil {
+	if t.id == "" {
 		return
 	}
 	t.finishLocked()
@@ -114,13 +127,13 @@ func (t *tracker) finish() {
 
 // traceLocked is the trace in flight as it is now, with the ID it gets when it ends (numbered
 // t.n+1 before finishLocked counts it, t.n after); it has calls.
-func (t *tracker) traceLocked() Trace {
+func (t *tracker) traceLocked() learn.Trace {
 	n := t.n
 	if t.open {
 		n++
 	}
-	tr := Trace{ID: fmt.Sprintf("gw-%s-%d", t.s.id, n), Task: t.task, Calls: t.calls,
-		Failed: !t.calls[len(t.calls)-1].OK, Source: t.s.source()}
+	tr := learn.Trace{ID: fmt.Sprintf("gw-%s-%d", t.id, n), Task: t.task, Calls: t.calls,
+		Failed: !t.calls[len(t.calls)-1].OK, Source: t.source}
 	for _, c := range t.calls {
 		if len(tr.Tools) == 0 || tr.Tools[len(tr.Tools)-1] != c.Tool {
 			tr.Tools = append(tr.Tools, c.Tool)
@@ -131,11 +144,11 @@ func (t *tracker) traceLocked() Trace {
 
 // snapshot is the trace in flight, with a copy of its calls so far; ok is false when there is
 // none with calls.
-func (t *tracker) snapshot() (tr Trace, ok bool) {
+func (t *tracker) snapshot() (tr learn.Trace, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.s == nil || t.closed || !t.open || len(t.calls) == 0 {
-		return Trace{}, false
+	if t.id == "" || t.closed || !t.open || len(t.calls) == 0 {
+		return learn.Trace{}, false
 	}
 	tr = t.traceLocked()
 	tr.Calls = slices.Clone(tr.Calls)
@@ -154,20 +167,6 @@ func (t *tracker) finishLocked() {
 	t.n++
 	tr := t.traceLocked()
 	t.calls = nil
-	l := t.s.g.opt.Learner
-	switch {
-	case l == nil:
-	case t.s.g.mayRecord(t.s):
-		// Recorded under the lock, so that a session's traces reach the file in order.
-		if err := l.Record(tr); err != nil {
-			t.s.g.logf("gateway: trace %s not recorded: %v", tr.ID, err)
-		} else {
-			t.s.g.metrics.recorded.Inc()
-		}
-	default:
-		// Dropped over the rate: a checkpoint that holds it must not outlive it, or a kill
-		// would have the next start record it after all. (Not under t.mu: a checkpoint takes
-		// the trackers' locks.)
-		go t.s.g.dropped(tr.ID)
-	}
+	// Recorded under the lock, so that a session's traces reach the file in order.
+	t.record(tr)
 }

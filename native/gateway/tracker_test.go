@@ -198,11 +198,11 @@ func TestTraceEndsWhenStreamCloses(t *testing.T) {
 // journal is a recorder that also keeps the open traces of the last checkpoint.
 type journal struct {
 	recorder
-	open        []Trace
+	open        []learn.Trace
 	checkpoints int
 }
 
-func (j *journal) Checkpoint(open []Trace) error {
+func (j *journal) Checkpoint(open []learn.Trace) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.open = slices.Clone(open)
@@ -269,13 +269,13 @@ func TestKillLosesAtMostTheGap(t *testing.T) {
 // ended, the next checkpoint removes the file.
 func TestCheckpointToDisk(t *testing.T) {
 	dir := t.TempDir()
-	loop, err := learn.Open(dir, learn.Options{LearnIdle: -1})
+	loop, err := learn.Open(dir, learn.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { loop.Close(context.Background()) })
 	clock := &fakeClock{t: time.Unix(1000, 0)}
-	g := startGateway(t, alphaConfig(), Options{Learner: LoopLearner(loop), TraceGap: 30 * time.Second, now: clock.now,
+	g := startGateway(t, alphaConfig(), Options{Learner: loop, TraceGap: 30 * time.Second, now: clock.now,
 		afterFunc: clock.afterFunc, dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
 	fc := connect(t, g)
 	path := filepath.Join(dir, learn.OpenTracesFile)

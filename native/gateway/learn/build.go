@@ -23,7 +23,7 @@ func (l *Loop) request() {
 	l.want = true
 	if !l.building {
 		l.building = true
-		l.idle = make(chan struct{})
+		l.workerDone = make(chan struct{})
 		go l.work()
 	}
 }
@@ -34,7 +34,7 @@ func (l *Loop) work() {
 		l.mu.Lock()
 		if !l.want || l.closed {
 			l.building = false
-			close(l.idle)
+			close(l.workerDone)
 			l.mu.Unlock()
 			return
 		}

@@ -65,9 +65,10 @@ import (
 // most once per 25 tasks (and never twice at once: requests made during a build coalesce).
 const defaultLearnEvery = 25
 
-// DefaultLearnIdle is how long traces fewer than LearnEvery wait for more before they are
-// learned anyway: a gateway used a few times a day must not wait days for its next update.
-const DefaultLearnIdle = 2 * time.Minute
+// DefaultLearnAfterQuiet is how long traces fewer than LearnEvery wait for more before they
+// are learned anyway (--learn-idle): a gateway used a few times a day must not wait days for
+// its next update.
+const DefaultLearnAfterQuiet = 2 * time.Minute
 
 // Names of the files in the state directory.
 const (
@@ -84,9 +85,10 @@ type Options struct {
 	// LearnEvery is the number of new traces between incremental updates; 0 means
 	// defaultLearnEvery.
 	LearnEvery int
-	// LearnIdle is how long traces fewer than LearnEvery wait, with no new trace, before they
-	// are learned anyway; 0 means DefaultLearnIdle, a negative value never.
-	LearnIdle time.Duration
+	// LearnAfterQuiet is how long traces fewer than LearnEvery wait, with no new trace, before
+	// they are learned anyway; 0 never (as --learn-idle 0 says): they wait for LearnEvery or
+	// LearnNow. caskg gateway gives DefaultLearnAfterQuiet.
+	LearnAfterQuiet time.Duration
 	// Logf receives status lines for people (stderr); nil is silent.
 	Logf func(format string, a ...any)
 	// BuildOptions returns the options of a full build of skills; nil means what caskg build
@@ -156,17 +158,17 @@ type Loop struct {
 	ctx     context.Context // the builds'; canceled by Close
 	cancel  context.CancelFunc
 
-	mu        sync.Mutex // guards the fields below
-	traces    []builder.Trace
-	first     map[string]int // trace key (Update's duplicate check) → index of its first trace
-	catHash   string         // hex SHA-256 of the catalog set last; "" before SetCatalog
-	want      bool           // a build was asked for since the worker last planned
-	scheduled int            // traces the newest graph or planned build covers
-	building  bool
-	idle      chan struct{} // closed when the worker stops
-	lastErr   string
-	closed    bool
-	quiet     *time.Timer // learns the traces waiting once LearnIdle passes without a new one
+	mu         sync.Mutex // guards the fields below
+	traces     []builder.Trace
+	first      map[string]int // trace key (Update's duplicate check) → index of its first trace
+	catHash    string         // hex SHA-256 of the catalog set last; "" before SetCatalog
+	want       bool           // a build was asked for since the worker last planned
+	scheduled  int            // traces the newest graph or planned build covers
+	building   bool
+	workerDone chan struct{} // closed when the worker stops
+	lastErr    string
+	closed     bool
+	quiet      *time.Timer // learns the traces waiting once LearnAfterQuiet passes without a new one
 }
 
 // current is one graph with everything known of it.
@@ -191,9 +193,6 @@ type current struct {
 func Open(dir string, opt Options) (*Loop, error) {
 	if opt.LearnEvery < 0 {
 		return nil, fmt.Errorf("learn: learn every %d traces: must not be negative", opt.LearnEvery)
-	}
-	if opt.LearnIdle == 0 {
-		opt.LearnIdle = DefaultLearnIdle
 	}
 	if opt.LearnEvery == 0 {
 		opt.LearnEvery = defaultLearnEvery
@@ -321,10 +320,10 @@ func (l *Loop) Wait(ctx context.Context) error {
 			l.mu.Unlock()
 			return nil
 		}
-		idle := l.idle
+		done := l.workerDone
 		l.mu.Unlock()
 		select {
-		case <-idle:
+		case <-done:
 		case <-ctx.Done():
 			return ctx.Err()
 		}

@@ -273,15 +273,15 @@ func TestLearnEvery(t *testing.T) {
 }
 
 // TestLearnWithoutEnough checks that traces fewer than LearnEvery are learned by LearnNow, and
-// by themselves once LearnIdle passes without a new trace, and not before.
+// by themselves once LearnAfterQuiet passes without a new trace, and not before.
 func TestLearnWithoutEnough(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		idle time.Duration
 		now  bool
-	}{{"LearnNow", -1, true}, {"a quiet spell", 20 * time.Millisecond, false}} {
+	}{{"LearnNow", 0, true}, {"a quiet spell", 20 * time.Millisecond, false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			l, lg := openBuilt(t, t.TempDir(), Options{LearnEvery: 100, LearnIdle: tc.idle})
+			l, lg := openBuilt(t, t.TempDir(), Options{LearnEvery: 100, LearnAfterQuiet: tc.idle})
 			record(t, l, 0, 3)
 			if tc.now {
 				if st := l.Status(); st.TracesLearned != 0 || st.Building {

@@ -222,18 +222,18 @@ func (l *Loop) Record(t Trace) error {
 	l.addTrace(bt)
 	if l.catHash != "" && len(l.traces)-l.scheduled >= l.opt.LearnEvery {
 		l.request()
-	} else if l.opt.LearnIdle > 0 {
+	} else if l.opt.LearnAfterQuiet > 0 {
 		if l.quiet == nil {
-			l.quiet = time.AfterFunc(l.opt.LearnIdle, l.LearnNow)
+			l.quiet = time.AfterFunc(l.opt.LearnAfterQuiet, l.LearnNow)
 		} else {
-			l.quiet.Reset(l.opt.LearnIdle)
+			l.quiet.Reset(l.opt.LearnAfterQuiet)
 		}
 	}
 	return nil
 }
 
 // LearnNow starts learning the traces recorded and not yet learned, however few, in the
-// background (Wait waits for it): what a quiet spell of LearnIdle does by itself.
+// background (Wait waits for it): what a quiet spell of LearnAfterQuiet does by itself.
 func (l *Loop) LearnNow() {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -122,7 +122,7 @@ func Run(ctx context.Context, s Spec) (*Curve, error) {
 	if err := os.RemoveAll(s.Dir); err != nil {
 		return nil, err
 	}
-	loop, err := learn.Open(s.Dir, learn.Options{LearnEvery: s.LearnEvery})
+	loop, err := learn.Open(s.Dir, learn.Options{LearnEvery: s.LearnEvery, LearnAfterQuiet: learn.DefaultLearnAfterQuiet})
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func Run(ctx context.Context, s Spec) (*Curve, error) {
 		return nil, err
 	}
 	// The replay records a data set's runs as fast as it can: no trace rate.
-	g, err := gateway.New(cfg, gateway.Options{Learner: gateway.LoopLearner(loop), Version: "gatewaycurve", TraceRate: -1})
+	g, err := gateway.New(cfg, gateway.Options{Learner: loop, Version: "gatewaycurve", TraceRate: -1})
 	if err != nil {
 		return nil, err
 	}
