@@ -158,7 +158,7 @@ func TestBatchBadLines(t *testing.T) {
 		{2, "", "not a JSON task: unexpected end of JSON input"},
 		{4, `"b"`, `field "query" missing or empty`},
 		{5, "", `field "id" missing`},
-		{7, "8", `api: field "query": ` + strconv.Itoa(len(long)) + " bytes, at most 8192"},
+		{7, "8", `service: field "query": ` + strconv.Itoa(len(long)) + " bytes, at most 8192"},
 		{8, "", "not a JSON task: invalid character 'o' looking for beginning of value"},
 	}
 	const total, failed = 7, 5

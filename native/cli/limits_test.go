@@ -77,7 +77,7 @@ func TestBatchQueryLimit(t *testing.T) {
 	if json.Unmarshal([]byte(lines[0]), &ok) != nil || len(ok.Results) == 0 || ok.Error != "" {
 		t.Errorf("line 1: %s", lines[0])
 	}
-	want := `api: field "query": ` + strconv.Itoa(len(long)) + " bytes, at most 8192"
+	want := `service: field "query": ` + strconv.Itoa(len(long)) + " bytes, at most 8192"
 	if json.Unmarshal([]byte(lines[1]), &bad) != nil || len(bad.Results) != 0 || bad.Error != want || bad.Line != 2 {
 		t.Errorf("line 2: %s\nwant the error %q", lines[1], want)
 	}

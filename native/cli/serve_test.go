@@ -440,7 +440,7 @@ func TestServeFeedbackTokens(t *testing.T) {
 	}{
 		{[]string{"--addr", "0.0.0.0:0", "--feedback", filepath.Join(dir, "x.jsonl")}, 1, "--feedback on 0.0.0.0:0, an address beyond loopback, needs reporters' tokens"},
 		{[]string{"--addr", ":0", "--feedback", filepath.Join(dir, "x.jsonl")}, 1, "an address beyond loopback"},
-		{[]string{"--feedback", filepath.Join(dir, "x.jsonl"), "--feedback-tokens", bad}, 1, "api: tokens " + bad + `:2: token of "bob": 5 characters, at least 16`},
+		{[]string{"--feedback", filepath.Join(dir, "x.jsonl"), "--feedback-tokens", bad}, 1, "service: tokens " + bad + `:2: token of "bob": 5 characters, at least 16`},
 		{[]string{"--feedback-tokens", tokens}, 2, "--feedback-tokens needs --feedback FILE"},
 	} {
 		r := run(t, append([]string{"serve", art, "--root", root, "--wasm", art}, tt.args...)...)

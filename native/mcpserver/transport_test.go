@@ -71,6 +71,8 @@ func TestTransportMalformedLines(t *testing.T) {
 	}{
 		{"not json", "not json",
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not JSON (invalid character 'o' in literal null (expecting 'u'))"}}`},
+		{"not UTF-8", `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":"` + "\xff" + `"}}`,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not valid UTF-8 at byte 55"}}`},
 		{"cut short", `{"jsonrpc":"2.0","id":3,"method":"ping"`,
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not JSON (unexpected end of JSON input)"}}`},
 		{"batch", `[{"jsonrpc":"2.0","id":3,"method":"ping"}]`,

@@ -18,8 +18,8 @@
 //
 // A retrieve answer is the bytes `caskg query --json` prints (the JSON code is
 // wasm/internal/wire's, shared with the WASI reactor). Every answer is JSON, sent with its
-// length and Cache-Control: no-store. A bad request is {"error": "api: …"} naming the parameter
-// or field: 400 for a bad parameter, bad JSON, an unknown field or a value over the limits
+// length and Cache-Control: no-store. A bad request is {"error": "…"} naming the parameter or
+// field, in the words of the package that refused it ("api: …", "service: field …", "engine: …"): 400 for a bad parameter, bad JSON, an unknown field or a value over the limits
 // (wasm/service's table), 413 for a body over service.MaxBodyBytes, 404 for an unknown route or skill (with the
 // closest names, Options.Closest), 405 (with
 // Allow) for a method the route does not take; a bug is a 500, never the end of the program.
@@ -344,7 +344,7 @@ func readQuery(raw string) (engine.Request, error) {
 				req.Filter.Namespaces = list
 			}
 			if err := service.Service.Check(engine.Request{Filter: req.Filter}); err != nil {
-				return req, fail(statusBadRequest, "parameter "+strconv.Quote(key)+": "+strings.TrimPrefix(err.Error(), "api: "))
+				return req, fail(statusBadRequest, "parameter "+strconv.Quote(key)+": "+strings.TrimPrefix(err.Error(), "service: "))
 			}
 			continue
 		}

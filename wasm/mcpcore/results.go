@@ -330,7 +330,7 @@ func ArgError(err error) error {
 		return errors.New(`field "query": empty`)
 	}
 	msg := strings.TrimPrefix(err.Error(), "engine: ")
-	msg = strings.TrimPrefix(msg, "api: ")
+	msg = strings.TrimPrefix(msg, "service: ")
 	// retrieve_skills takes the filter's lists as arguments of their own.
 	return errors.New(strings.Replace(msg, `field "filter.`, `field "`, 1))
 }

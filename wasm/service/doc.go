@@ -8,5 +8,6 @@
 // HTTP-shaped host hands in and sends back (Request, Response). It builds for js/wasm and
 // natively and imports no transport: not net/http, not the MCP SDK.
 //
-// Errors keep the words clients have always read ("api: field ..."): they go over the wire.
+// Its errors say "service: ..." (a field out of its limits: `service: field "k": ...`); the
+// transports pass them on as they are, next to their own ("api: ...", "engine: ...").
 package service

@@ -13,5 +13,5 @@ func ExampleLimits_Check() {
 	fmt.Println(service.Service.Check(engine.Request{Query: "heat an egg", K: 500}))
 	// Output:
 	// <nil>
-	// api: field "k": 500 is outside [1, 100]
+	// service: field "k": 500 is outside [1, 100]
 }

@@ -89,13 +89,13 @@ const maxEcho = 40
 func CheckFeedback(fb Feedback, isSkill func(name string) bool) error {
 	switch {
 	case strings.TrimSpace(fb.Query) == "":
-		return errors.New(`api: field "query": empty; give the task the skills were retrieved for`)
+		return errors.New(`service: field "query": empty; give the task the skills were retrieved for`)
 	case len(fb.Query) > MaxQueryBytes:
-		return errors.New(`api: field "query": ` + strconv.Itoa(len(fb.Query)) + " bytes, at most " + strconv.Itoa(MaxQueryBytes))
+		return errors.New(`service: field "query": ` + strconv.Itoa(len(fb.Query)) + " bytes, at most " + strconv.Itoa(MaxQueryBytes))
 	case len(fb.Used) == 0:
-		return errors.New(`api: field "used": empty; name the skills used, as retrieve gave them`)
+		return errors.New(`service: field "used": empty; name the skills used, as retrieve gave them`)
 	case len(fb.Used) > MaxUsed:
-		return errors.New(`api: field "used": ` + strconv.Itoa(len(fb.Used)) + " names, at most " + strconv.Itoa(MaxUsed))
+		return errors.New(`service: field "used": ` + strconv.Itoa(len(fb.Used)) + " names, at most " + strconv.Itoa(MaxUsed))
 	}
 	var unknown []string
 	n := 0
@@ -108,7 +108,7 @@ func CheckFeedback(fb Feedback, isSkill func(name string) bool) error {
 		}
 	}
 	if n > 0 {
-		msg := `api: field "used": not skills of this artifact: ` + strings.Join(unknown, ", ")
+		msg := `service: field "used": not skills of this artifact: ` + strings.Join(unknown, ", ")
 		if n > len(unknown) {
 			msg += " and " + strconv.Itoa(n-len(unknown)) + " more"
 		}
@@ -118,7 +118,7 @@ func CheckFeedback(fb Feedback, isSkill func(name string) bool) error {
 	case "", OutcomeSuccess, OutcomeFailure:
 		return nil
 	}
-	return errors.New(`api: field "outcome": ` + strconv.Quote(Echo(fb.Outcome)) + ` is not "success" or "failure"`)
+	return errors.New(`service: field "outcome": ` + strconv.Quote(Echo(fb.Outcome)) + ` is not "success" or "failure"`)
 }
 
 // Echo is s cut to maxEcho runes, with "…" when cut.

@@ -62,10 +62,12 @@ var Service = Limits{K: MaxK, Seeds: MaxSeeds, QueryBytes: MaxQueryBytes, Filter
 	PatternBytes: MaxPatternBytes}
 
 // FieldError is a field of a request outside its limits, as engine.FieldError names it, in
-// this package's words ("api: field ...").
+// this package's words ("service: field ...").
 type FieldError engine.FieldError
 
-func (e *FieldError) Error() string { return "api: field " + strconv.Quote(e.Field) + ": " + e.Problem }
+func (e *FieldError) Error() string {
+	return "service: field " + strconv.Quote(e.Field) + ": " + e.Problem
+}
 
 // Check holds req to l with engine.Limits.Check, the one validation of a retrieval request,
 // which every surface calls: nil or a *FieldError. given names the fields the caller wrote

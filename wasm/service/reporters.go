@@ -89,7 +89,7 @@ func ParseTokens(src, data string) (*Tokens, error) {
 
 type tokensError struct{ msg string }
 
-func (e *tokensError) Error() string { return "api: tokens " + e.msg }
+func (e *tokensError) Error() string { return "service: tokens " + e.msg }
 
 func checkName(name string) string {
 	if len(name) > maxReporterName {
@@ -164,7 +164,7 @@ type AuthError struct {
 	msg       string
 }
 
-func (e *AuthError) Error() string { return "api: " + e.msg }
+func (e *AuthError) Error() string { return "service: " + e.msg }
 
 // Check returns the source of a report whose request carried the Authorization header value
 // authorization ("" when it had none), or an *AuthError.

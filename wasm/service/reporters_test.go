@@ -18,17 +18,17 @@ func TestParseTokens(t *testing.T) {
 	}{
 		{"two, comments and blanks", "# reporters\n\nalice " + aliceToken + "\r\n  bob\t" + bobToken + "  \n", []string{"alice", "bob"}, ""},
 		{"semicolons", "alice " + aliceToken + ";bob " + bobToken, []string{"alice", "bob"}, ""},
-		{"empty", "# none yet\n\n", nil, "api: tokens t.txt: no tokens (want lines NAME TOKEN)"},
-		{"one field", "alice\n", nil, "api: tokens t.txt:1: want NAME TOKEN, got 1 fields"},
-		{"three fields", "\n\nalice " + aliceToken + " extra", nil, "api: tokens t.txt:3: want NAME TOKEN, got 3 fields"},
-		{"short token", "alice abc", nil, `api: tokens t.txt:1: token of "alice": 3 characters, at least 16`},
-		{"bad character", "alice " + aliceToken + "!", nil, `api: tokens t.txt:1: token of "alice": a character outside letters, digits and -._~+/ (then = padding)`},
-		{"padding only", "alice " + strings.Repeat("=", 16), nil, `api: tokens t.txt:1: token of "alice": only '=' padding`},
-		{"padding inside", "alice abc=def0123456789abcdef", nil, `api: tokens t.txt:1: token of "alice": a character outside letters, digits and -._~+/ (then = padding)`},
-		{"bad name", "al:ice " + aliceToken, nil, `api: tokens t.txt:1: name "al:ice": only letters, digits and ._@- `},
-		{"long name", strings.Repeat("a", 65) + " " + aliceToken, nil, "api: tokens t.txt:1: name of 65 bytes, at most 64"},
-		{"duplicate name", "alice " + aliceToken + "\nalice " + bobToken, nil, `api: tokens t.txt:2: name "alice" already on line 1`},
-		{"shared token", "alice " + aliceToken + "\n# b\nbob " + aliceToken, nil, `api: tokens t.txt:3: the token of "bob" is already on line 1: each reporter needs its own`},
+		{"empty", "# none yet\n\n", nil, "service: tokens t.txt: no tokens (want lines NAME TOKEN)"},
+		{"one field", "alice\n", nil, "service: tokens t.txt:1: want NAME TOKEN, got 1 fields"},
+		{"three fields", "\n\nalice " + aliceToken + " extra", nil, "service: tokens t.txt:3: want NAME TOKEN, got 3 fields"},
+		{"short token", "alice abc", nil, `service: tokens t.txt:1: token of "alice": 3 characters, at least 16`},
+		{"bad character", "alice " + aliceToken + "!", nil, `service: tokens t.txt:1: token of "alice": a character outside letters, digits and -._~+/ (then = padding)`},
+		{"padding only", "alice " + strings.Repeat("=", 16), nil, `service: tokens t.txt:1: token of "alice": only '=' padding`},
+		{"padding inside", "alice abc=def0123456789abcdef", nil, `service: tokens t.txt:1: token of "alice": a character outside letters, digits and -._~+/ (then = padding)`},
+		{"bad name", "al:ice " + aliceToken, nil, `service: tokens t.txt:1: name "al:ice": only letters, digits and ._@- `},
+		{"long name", strings.Repeat("a", 65) + " " + aliceToken, nil, "service: tokens t.txt:1: name of 65 bytes, at most 64"},
+		{"duplicate name", "alice " + aliceToken + "\nalice " + bobToken, nil, `service: tokens t.txt:2: name "alice" already on line 1`},
+		{"shared token", "alice " + aliceToken + "\n# b\nbob " + aliceToken, nil, `service: tokens t.txt:3: the token of "bob" is already on line 1: each reporter needs its own`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,7 +59,7 @@ func FuzzParseTokens(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		tok, err := ParseTokens("f", in)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "api: tokens f") {
+			if !strings.HasPrefix(err.Error(), "service: tokens f") {
 				t.Errorf("error without its source: %v", err)
 			}
 			return

@@ -131,7 +131,7 @@ func hex16(x uint64) string {
 
 // feedbackOff is the 501 of POST /v1/feedback on a worker without a KV namespace bound as
 // FeedbackBinding, naming the binding where the API would name caskg serve's flag.
-const feedbackOff = "api: feedback is not configured on this worker: it records no reports " +
+const feedbackOff = "worker: feedback is not configured on this worker: it records no reports " +
 	"(bind a Workers KV namespace as " + FeedbackBinding + " to record them)"
 
 // truthy reports whether an environment variable's text turns an option on.

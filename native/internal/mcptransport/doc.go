@@ -5,6 +5,5 @@
 // page or another origin cannot reach, with IsLoopbackAddr for the listener's side of that
 // rule. It knows nothing of the tools it carries.
 //
-// Its errors keep the words `caskg mcp` has always printed ("mcpserver: ..."): they are what a
-// user reads, and the package they name is the server they run.
+// Its errors say "mcptransport: ...".
 package mcptransport

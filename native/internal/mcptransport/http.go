@@ -89,7 +89,7 @@ func HTTPHandler(getServer func(*http.Request) *mcp.Server, opt HTTPOptions) htt
 		}
 		b, err := json.Marshal(v)
 		if err != nil {
-			http.Error(w, "mcpserver: health: "+err.Error(), http.StatusInternalServerError)
+			http.Error(w, "mcptransport: health: "+err.Error(), http.StatusInternalServerError)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -179,7 +179,7 @@ func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
 	go func() { done <- hs.Serve(ln) }()
 	select {
 	case err := <-done:
-		return fmt.Errorf("mcpserver: serve http: %w", err)
+		return fmt.Errorf("mcptransport: serve http: %w", err)
 	case <-ctx.Done():
 	}
 	shutDown()
@@ -187,7 +187,7 @@ func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
 	defer cancel()
 	err := hs.Shutdown(shut)
 	if errors.Is(err, context.DeadlineExceeded) {
-		err = errors.Join(fmt.Errorf("mcpserver: requests still open after %v; closed", ShutdownTimeout), hs.Close())
+		err = errors.Join(fmt.Errorf("mcptransport: requests still open after %v; closed", ShutdownTimeout), hs.Close())
 	}
 	if serr := <-done; !errors.Is(serr, http.ErrServerClosed) {
 		err = errors.Join(err, serr)

@@ -32,7 +32,7 @@ const (
 // transport ends the session on the first line it cannot decode; this one checks every line
 // and answers a broken one itself, as JSON-RPC 2.0 says, then reads the next:
 //
-//   - not JSON: -32700 parse error, id null;
+//   - not JSON, or not valid UTF-8: -32700 parse error, id null;
 //   - a batch (an array): -32600, batches are not supported (MCP removed them);
 //   - not an object, no "jsonrpc": "2.0", an id that is not a string or a number, a request
 //     without a string "method", "params" that are not an object, a line longer than
@@ -71,7 +71,7 @@ func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
 
 // errUnanswered means the input ended while requests were still being handled, and they were
 // not answered within the drain timeout.
-var errUnanswered = errors.New("mcpserver: input ended with requests unanswered")
+var errUnanswered = errors.New("mcptransport: input ended with requests unanswered")
 
 type lineOrErr struct {
 	line    []byte
@@ -288,6 +288,11 @@ func checkLine(line []byte, tooLong bool, maxBytes int) (jsonrpc.Message, json.R
 	}
 	if tooLong {
 		return nil, nil, invalid("the message is longer than %d bytes", maxBytes)
+	}
+	// JSON text is UTF-8 (RFC 8259), and a decoder that reads a bad byte as U+FFFD would pass
+	// on a message the client never wrote: a parse error, as the HTTP side answers.
+	if i := jsontext.InvalidUTF8(line); i >= 0 {
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "parse error: the line is not valid UTF-8 at byte " + strconv.Itoa(i)}
 	}
 	line = bytes.TrimSpace(line)
 	if !json.Valid(line) {
