@@ -23,14 +23,11 @@ import (
 	"github.com/caskg/caskg/wasm/service"
 )
 
-// Front tool names.
+// Front tool names (mcpcore's).
 const (
-	searchTool = "search_tools"
-	callTool   = "call_tool"
+	searchTool = mcpcore.SearchTools
+	callTool   = mcpcore.CallTool
 )
-
-// defaultK is how many tools search_tools returns when k is not given.
-const defaultK = 8
 
 // frontVersions are the protocol versions the front speaks: the session-based ones (see the
 // package comment).
@@ -92,7 +89,7 @@ func (g *Gateway) newFrontSession(client string) *frontSession {
 	s.trace = newTracker(g.clock, g.opt.TraceGap, s.source(), func(tr learn.Trace) { g.record(client, tr) })
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "caskg-gateway", Title: "caskg gateway", Version: g.opt.Version},
 		&mcp.ServerOptions{
-			Instructions:              instructions,
+			Instructions:              mcpcore.GatewayInstructions,
 			SupportedProtocolVersions: frontVersions(),
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true},
 				Logging:   &mcp.LoggingCapabilities{},
@@ -254,43 +251,22 @@ func (g *Gateway) leave(s *frontSession) {
 	g.mu.Unlock()
 }
 
-const instructions = `This gateway stands in front of many MCP servers. Their tools are not listed directly: ` +
-	`call search_tools with the task in plain words to find the tools for it (with their input schemas and the tools ` +
-	`they need or lead to), then call_tool with a tool's name and arguments to run it.`
-
-// searchToolDef is search_tools as the front lists it; its description names the servers and
-// the number of tools behind it that keep (the client's filter) passes, so that a model knows
-// when to use it.
+// searchToolDef is search_tools as the front lists it (mcpcore.SearchToolsDef); its description
+// names the servers and the number of tools behind it that keep (the client's filter) passes.
 func searchToolDef(c *catalog, keep func(string) bool) *mcp.Tool {
 	n, visible := c.visible(keep)
-	servers := "no servers yet"
-	if len(visible) > 0 {
-		servers = "the servers " + strings.Join(visible, ", ")
-	}
-	desc := fmt.Sprintf("Find the tools for a task among %d tools of %s. Returns the best tools first, each with its "+
-		"description, full input schema and why it was found, and the chain the task needs (prerequisites, follow-ups). "+
-		"Run a tool with call_tool.", n, servers)
-	return &mcp.Tool{Name: searchTool, Title: "Search tools", Description: desc,
-		InputSchema: json.RawMessage(`{"type": "object", "properties": {` +
-			service.Property("query", "the task, in plain words") + `, ` +
-			service.Property("k", "how many tools to return (default "+strconv.Itoa(defaultK)+")") + `, ` +
-			service.Property("allow", "return only tools whose name (SERVER__TOOL) matches one of these globs ('*' any run of characters, '?' one character)") + `, ` +
-			service.Property("deny", "never return tools whose name matches one of these globs (wins over allow)") + `, ` +
-			service.Property("namespaces", "return only tools of these servers (the SERVER of SERVER__TOOL)") + `}, ` +
-			`"required": ["query"], "additionalProperties": false}`),
-		Annotations: &mcp.ToolAnnotations{Title: "Search tools", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
+	t := mcpcore.SearchToolsDef(n, visible)
+	return &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema),
+		Annotations: &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}
 }
 
+// callToolDef is call_tool as the front lists it (mcpcore.CallToolDef): it runs other servers'
+// tools, so it is open-world.
 func callToolDef() *mcp.Tool {
-	return &mcp.Tool{Name: callTool, Title: "Call a tool",
-		Description: "Run a tool that search_tools found: its name (SERVER__TOOL) and its arguments as its input schema " +
-			"describes them. Returns the tool's result as the tool gave it.",
-		InputSchema: json.RawMessage(`{"type": "object", "properties": {` +
-			`"name": {"type": "string", "minLength": 1, "description": "the tool's name as search_tools gave it, SERVER__TOOL"}, ` +
-			`"arguments": {"type": "object", "description": "the tool's arguments"}}, ` +
-			`"required": ["name"], "additionalProperties": false}`),
-		Annotations: &mcp.ToolAnnotations{Title: "Call a tool", OpenWorldHint: new(true)},
+	t := mcpcore.CallToolDef
+	return &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: json.RawMessage(t.InputSchema),
+		Annotations: &mcp.ToolAnnotations{Title: t.Title, OpenWorldHint: new(true)},
 	}
 }
 
@@ -383,7 +359,7 @@ func (s *frontSession) searchHandler(ctx context.Context, req *mcp.CallToolReque
 	if strings.TrimSpace(in.Query) == "" {
 		return toolError(`search_tools: field "query": give the task in plain words`), nil
 	}
-	sr := engine.Request{Query: in.Query, K: defaultK, Filter: engine.Filter{Allow: in.Allow, Deny: in.Deny, Namespaces: in.Namespaces}}
+	sr := engine.Request{Query: in.Query, K: mcpcore.DefaultSearchK, Filter: engine.Filter{Allow: in.Allow, Deny: in.Deny, Namespaces: in.Namespaces}}
 	var given []string // a k of 0 is out of range, not the default
 	if in.K != nil {
 		sr.K, given = *in.K, []string{"k"}

@@ -5,7 +5,9 @@
 // native/mcpserver registers Core's tools with the official Go SDK for `caskg mcp` (stdio and
 // HTTP); Handler serves them as stateless streamable-HTTP MCP (JSON responses) for the edge
 // worker, which cannot link the SDK (it brings net/http), writing Core's results by hand
-// (encode.go). The package imports neither net/http nor encoding/json.
+// (encode.go); the gateway's front (native/gateway) lists its own two tools, search_tools and
+// call_tool, from here too (gateway.go). The package imports neither net/http nor
+// encoding/json.
 package mcpcore
 
 import (
