@@ -2,7 +2,11 @@
 
 package main
 
-import "unsafe"
+import (
+	"errors"
+	"strconv"
+	"unsafe"
+)
 
 // The host-visible side of the reactor: integers in and out, buffers tracked by address.
 
@@ -95,3 +99,9 @@ func version() uint64 { return keep(versionJSON()) }
 
 // main does not run in a reactor: _initialize runs the package initializers and returns.
 func main() {}
+
+// errBuffer names a pointer that is not the start of a buffer from alloc, or a length beyond it.
+func errBuffer(ptr, n uint32) error {
+	return errors.New("reactor: " + strconv.FormatUint(uint64(n), 10) + " bytes at " +
+		strconv.FormatUint(uint64(ptr), 10) + ": not a buffer from alloc, or longer than it")
+}

@@ -169,9 +169,3 @@ func versionJSON() []byte {
 	b = jsontext.AppendString(b, runtime.Version())
 	return append(b, '}')
 }
-
-// errBuffer names a pointer that is not the start of a buffer from alloc, or a length beyond it.
-func errBuffer(ptr, n uint32) error {
-	return errors.New("reactor: " + strconv.FormatUint(uint64(n), 10) + " bytes at " +
-		strconv.FormatUint(uint64(ptr), 10) + ": not a buffer from alloc, or longer than it")
-}

@@ -133,12 +133,3 @@ func hex16(x uint64) string {
 // FeedbackBinding, naming the binding where the API would name caskg serve's flag.
 const feedbackOff = "worker: feedback is not configured on this worker: it records no reports " +
 	"(bind a Workers KV namespace as " + FeedbackBinding + " to record them)"
-
-// truthy reports whether an environment variable's text turns an option on.
-func truthy(s string) bool {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "1", "true", "yes", "on":
-		return true
-	}
-	return false
-}

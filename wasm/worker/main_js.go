@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall/js"
 
+	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/service"
 )
 
@@ -153,4 +154,19 @@ func await(promise js.Value) error {
 	defer catch.Release()
 	promise.Call("then", then, catch)
 	return <-done
+}
+
+// waits reports whether answering r may wait on the runtime (a KV write): such a request is
+// answered on a goroutine, the others synchronously, which is faster.
+func (s *server) waits(r *service.Request) bool {
+	return s.feedback && r.Method == "POST" && (r.Path == mcpPath || r.Path == api.Prefix+"feedback")
+}
+
+// truthy reports whether an environment variable's text turns an option on.
+func truthy(s string) bool {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
 }

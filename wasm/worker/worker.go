@@ -80,9 +80,3 @@ func (s *server) Serve(r *service.Request) *service.Response {
 	}
 	return s.api.Serve(r)
 }
-
-// waits reports whether answering r may wait on the runtime (a KV write): such a request is
-// answered on a goroutine, the others synchronously, which is faster.
-func (s *server) waits(r *service.Request) bool {
-	return s.feedback && r.Method == "POST" && (r.Path == mcpPath || r.Path == api.Prefix+"feedback")
-}
