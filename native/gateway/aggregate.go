@@ -166,31 +166,46 @@ func aggregate[T any](ctx context.Context, s *frontSession, what string, feature
 }
 
 func (s *frontSession) listResources(ctx context.Context, req mcp.Request) (mcp.Result, error) {
-	if err := noCursor(req); err != nil {
+	rs, err := listed(ctx, s, req, "resources/list", hasResources, (*mcp.ClientSession).ListResources,
+		func(c string) *mcp.ListResourcesParams { return &mcp.ListResourcesParams{Cursor: c} },
+		func(r *mcp.ListResourcesResult) ([]*mcp.Resource, string) { return r.Resources, r.NextCursor },
+		func(r *mcp.Resource) *string { return &r.URI })
+	if err != nil {
 		return nil, err
 	}
-	return &mcp.ListResourcesResult{Resources: aggregate(ctx, s, "resources/list", hasResources,
-		func(ctx context.Context, cs *mcp.ClientSession, cursor string) ([]*mcp.Resource, string, error) {
-			res, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
-			if err != nil {
-				return nil, "", err
-			}
-			return res.Resources, res.NextCursor, nil
-		}, func(r *mcp.Resource) *string { return &r.URI })}, nil
+	return &mcp.ListResourcesResult{Resources: rs}, nil
 }
 
 func (s *frontSession) listTemplates(ctx context.Context, req mcp.Request) (mcp.Result, error) {
+	ts, err := listed(ctx, s, req, "resources/templates/list", hasResources, (*mcp.ClientSession).ListResourceTemplates,
+		func(c string) *mcp.ListResourceTemplatesParams { return &mcp.ListResourceTemplatesParams{Cursor: c} },
+		func(r *mcp.ListResourceTemplatesResult) ([]*mcp.ResourceTemplate, string) {
+			return r.ResourceTemplates, r.NextCursor
+		},
+		func(t *mcp.ResourceTemplate) *string { return &t.URITemplate })
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ListResourceTemplatesResult{ResourceTemplates: ts}, nil
+}
+
+// listed answers a front list request, which takes no cursor (noCursor), with the items of
+// every server that has feature (aggregate): list is the SDK's call of one page, params its
+// params for a cursor, items a result's items and next cursor.
+func listed[P, R, T any](ctx context.Context, s *frontSession, req mcp.Request, what string, feature func(*mcp.ServerCapabilities) bool,
+	list func(*mcp.ClientSession, context.Context, P) (R, error), params func(cursor string) P,
+	items func(R) ([]*T, string), name func(*T) *string) ([]*T, error) {
 	if err := noCursor(req); err != nil {
 		return nil, err
 	}
-	return &mcp.ListResourceTemplatesResult{ResourceTemplates: aggregate(ctx, s, "resources/templates/list", hasResources,
-		func(ctx context.Context, cs *mcp.ClientSession, cursor string) ([]*mcp.ResourceTemplate, string, error) {
-			res, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
-			if err != nil {
-				return nil, "", err
-			}
-			return res.ResourceTemplates, res.NextCursor, nil
-		}, func(t *mcp.ResourceTemplate) *string { return &t.URITemplate })}, nil
+	return aggregate(ctx, s, what, feature, func(ctx context.Context, cs *mcp.ClientSession, cursor string) ([]*T, string, error) {
+		res, err := list(cs, ctx, params(cursor))
+		if err != nil {
+			return nil, "", err
+		}
+		got, next := items(res)
+		return got, next, nil
+	}, name), nil
 }
 
 // resourceNotFound is MCP's error for a URI no server has, or the filters hide (the same
@@ -254,19 +269,14 @@ func (s *frontSession) readResource(ctx context.Context, req mcp.Request) (mcp.R
 	if p == nil || p.URI == "" {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "gateway: resources/read: missing uri"}
 	}
-	d, own, cs, err := s.target(p.URI, hasResources, resourceNotFound)
+	res, d, own, err := forwardItem(ctx, s, req, p.URI, hasResources, resourceNotFound,
+		func(ctx context.Context, cs *mcp.ClientSession, own string) (*mcp.ReadResourceResult, error) {
+			q := *p
+			q.URI = own
+			return cs.ReadResource(ctx, &q)
+		})
 	if err != nil {
 		return nil, err
-	}
-	ss, _ := req.GetSession().(*mcp.ServerSession)
-	defer d.track(s, ss, ctx)()
-	cctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
-	defer cancel()
-	q := *p
-	q.URI = own
-	res, err := cs.ReadResource(cctx, &q)
-	if err != nil {
-		return nil, passError(d, err)
 	}
 	// The contents are named as the client named the resource.
 	if p.URI != own {
@@ -280,17 +290,14 @@ func (s *frontSession) readResource(ctx context.Context, req mcp.Request) (mcp.R
 }
 
 func (s *frontSession) listPrompts(ctx context.Context, req mcp.Request) (mcp.Result, error) {
-	if err := noCursor(req); err != nil {
+	ps, err := listed(ctx, s, req, "prompts/list", hasPrompts, (*mcp.ClientSession).ListPrompts,
+		func(c string) *mcp.ListPromptsParams { return &mcp.ListPromptsParams{Cursor: c} },
+		func(r *mcp.ListPromptsResult) ([]*mcp.Prompt, string) { return r.Prompts, r.NextCursor },
+		func(p *mcp.Prompt) *string { return &p.Name })
+	if err != nil {
 		return nil, err
 	}
-	return &mcp.ListPromptsResult{Prompts: aggregate(ctx, s, "prompts/list", hasPrompts,
-		func(ctx context.Context, cs *mcp.ClientSession, cursor string) ([]*mcp.Prompt, string, error) {
-			res, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
-			if err != nil {
-				return nil, "", err
-			}
-			return res.Prompts, res.NextCursor, nil
-		}, func(p *mcp.Prompt) *string { return &p.Name })}, nil
+	return &mcp.ListPromptsResult{Prompts: ps}, nil
 }
 
 func promptNotFound(name string) error {
@@ -302,21 +309,36 @@ func (s *frontSession) getPrompt(ctx context.Context, req mcp.Request) (mcp.Resu
 	if p == nil || p.Name == "" {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "gateway: prompts/get: missing name"}
 	}
-	d, own, cs, err := s.target(p.Name, hasPrompts, promptNotFound)
+	res, _, _, err := forwardItem(ctx, s, req, p.Name, hasPrompts, promptNotFound,
+		func(ctx context.Context, cs *mcp.ClientSession, own string) (*mcp.GetPromptResult, error) {
+			q := *p
+			q.Name = own
+			return cs.GetPrompt(ctx, &q)
+		})
 	if err != nil {
 		return nil, err
+	}
+	return res, nil
+}
+
+// forwardItem sends a request about one of the session's names for a server's resource or
+// prompt to the server it goes to (target), as a request of the front session in flight there
+// (track), within the server's timeout: call makes it with the server's own name. A server's
+// error comes back as passError gives it.
+func forwardItem[R any](ctx context.Context, s *frontSession, req mcp.Request, name string, feature func(*mcp.ServerCapabilities) bool,
+	notFound func(string) error, call func(context.Context, *mcp.ClientSession, string) (R, error)) (res R, d *downstream, own string, err error) {
+	d, own, cs, err := s.target(name, feature, notFound)
+	if err != nil {
+		return res, nil, "", err
 	}
 	ss, _ := req.GetSession().(*mcp.ServerSession)
 	defer d.track(s, ss, ctx)()
 	cctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 	defer cancel()
-	q := *p
-	q.Name = own
-	res, err := cs.GetPrompt(cctx, &q)
-	if err != nil {
-		return nil, passError(d, err)
+	if res, err = call(cctx, cs, own); err != nil {
+		return res, d, own, passError(d, err)
 	}
-	return res, nil
+	return res, d, own, nil
 }
 
 // complete forwards completion/complete for a prompt's or a resource template's argument to

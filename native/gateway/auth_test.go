@@ -1,8 +1,10 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -219,7 +221,10 @@ func rawPost(t *testing.T, url, token, session, body string) *http.Response {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The body is read whole, so that the connection is free when rawPost returns.
+	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(b))
 	return resp
 }
 

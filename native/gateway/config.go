@@ -208,16 +208,11 @@ func lineCol(data []byte, off int) (int, int) {
 
 func (p *cfgParser) config() (*Config, error) {
 	cfg := &Config{}
-	seen := map[string]bool{}
 	var hasServers bool
 	if c := p.d.Peek(); c != '{' {
 		return nil, p.errorf("", "want a JSON object with \"mcpServers\", got %s", describe(c))
 	}
-	err := p.d.Object(func(key string) error {
-		if seen[key] {
-			return p.errorf(key, "duplicate field")
-		}
-		seen[key] = true
+	err := p.fields("", func(key, _ string) error {
 		switch key {
 		case "mcpServers":
 			hasServers = true
@@ -271,13 +266,7 @@ func (p *cfgParser) clients(cfg *Config) error {
 			return p.errorf(jpath, "want an object with \"allow\" or \"deny\", got %s", describe(c))
 		}
 		var cc ClientConfig
-		seen := map[string]bool{}
-		err := p.d.Object(func(key string) error {
-			fp := jpath + "." + key
-			if seen[key] {
-				return p.errorf(fp, "duplicate field")
-			}
-			seen[key] = true
+		err := p.fields(jpath, func(key, fp string) error {
 			switch key {
 			case "allow":
 				return p.patterns(fp, &cc.Allow)
@@ -460,13 +449,7 @@ func (p *cfgParser) server(jpath, name string) (ServerConfig, bool, error) {
 	var typ string
 	var disabled bool
 	var env, fileEnv map[string]string
-	seen := map[string]bool{}
-	err := p.d.Object(func(key string) error {
-		fp := jpath + "." + key
-		if seen[key] {
-			return p.errorf(fp, "duplicate field")
-		}
-		seen[key] = true
+	err := p.fields(jpath, func(key, fp string) error {
 		var err error
 		switch key {
 		case "command":
@@ -588,6 +571,23 @@ func (p *cfgParser) strings(jpath string) ([]string, error) {
 		return err
 	})
 	return out, p.wrap(jpath, err)
+}
+
+// fields reads the object at jpath ("" for the top), calling field with each key and its path
+// (jpath.key; the key itself at the top); a key given twice is an error naming it.
+func (p *cfgParser) fields(jpath string, field func(key, fp string) error) error {
+	seen := map[string]bool{}
+	return p.d.Object(func(key string) error {
+		fp := key
+		if jpath != "" {
+			fp = jpath + "." + key
+		}
+		if seen[key] {
+			return p.errorf(fp, "duplicate field")
+		}
+		seen[key] = true
+		return field(key, fp)
+	})
 }
 
 func (p *cfgParser) strMap(jpath string) (map[string]string, error) {

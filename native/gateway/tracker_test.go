@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -136,21 +135,7 @@ func TestTraceEndsWhenStreamCloses(t *testing.T) {
 	session := ""
 	post := func(body string) {
 		t.Helper()
-		req, err := http.NewRequest("POST", url, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
+		resp := rawPost(t, front.URL, "", session, body)
 		b, _ := io.ReadAll(resp.Body)
 		if resp.StatusCode >= 300 || bytes.Contains(b, []byte(`"isError":true`)) {
 			t.Fatalf("POST %s: %d %s", body, resp.StatusCode, b)

@@ -5,12 +5,12 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,12 +46,7 @@ func frontViolations(fset *token.FileSet, p sourcePkg) []string {
 		return filepath.Base(pos.Filename) + ":" + strconv.Itoa(pos.Line)
 	}
 	importsLayer := false
-	names := make([]string, 0, len(p.files))
-	for name := range p.files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(p.files)) {
 		f := p.files[name]
 		mcpName, serviceName := "", ""
 		for _, im := range f.Imports {
