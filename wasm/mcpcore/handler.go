@@ -67,25 +67,25 @@ func (h *Handler) Serve(r *service.Request) (resp *service.Response) {
 		return resp
 	case "POST":
 	default:
-		r := service.ErrorResponse(405, "mcp: "+r.Method+" /mcp: this server is stateless and keeps no stream; send JSON-RPC messages by POST")
+		r := service.ErrorResponse(405, "mcpcore: "+r.Method+" /mcp: this server is stateless and keeps no stream; send JSON-RPC messages by POST")
 		r.Set("Allow", "POST, OPTIONS")
 		return r
 	}
 	if r.ContentLength > service.MaxBodyBytes {
-		return rpcAnswer(413, "null", nil, &rpcError{codeInvalidRequest, "mcp: body over " + strconv.Itoa(service.MaxBodyBytes) + " bytes"})
+		return rpcAnswer(413, "null", nil, &rpcError{codeInvalidRequest, "mcpcore: body over " + strconv.Itoa(service.MaxBodyBytes) + " bytes"})
 	}
 	var body []byte
 	if r.Body != nil {
 		var err error
 		if body, err = io.ReadAll(io.LimitReader(r.Body, service.MaxBodyBytes+1)); err != nil {
-			return rpcAnswer(400, "null", nil, &rpcError{codeParse, "mcp: reading the body: " + err.Error()})
+			return rpcAnswer(400, "null", nil, &rpcError{codeParse, "mcpcore: reading the body: " + err.Error()})
 		}
 	}
 	if len(body) > service.MaxBodyBytes {
-		return rpcAnswer(413, "null", nil, &rpcError{codeInvalidRequest, "mcp: body over " + strconv.Itoa(service.MaxBodyBytes) + " bytes"})
+		return rpcAnswer(413, "null", nil, &rpcError{codeInvalidRequest, "mcpcore: body over " + strconv.Itoa(service.MaxBodyBytes) + " bytes"})
 	}
 	if i := jsontext.InvalidUTF8(body); i >= 0 {
-		return rpcAnswer(400, "null", nil, &rpcError{codeParse, "mcp: body not valid UTF-8 at byte " + strconv.Itoa(i)})
+		return rpcAnswer(400, "null", nil, &rpcError{codeParse, "mcpcore: body not valid UTF-8 at byte " + strconv.Itoa(i)})
 	}
 	msg, err := parseMessage(body)
 	if err != nil {
@@ -97,7 +97,7 @@ func (h *Handler) Serve(r *service.Request) (resp *service.Response) {
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			resp = rpcAnswer(200, msg.id, nil, &rpcError{codeInternal, "mcp: internal error: " + errtext.Recovered(p)})
+			resp = rpcAnswer(200, msg.id, nil, &rpcError{codeInternal, "mcpcore: internal error: " + errtext.Recovered(p)})
 		}
 	}()
 	result, err := h.call(r, msg, body)
@@ -116,7 +116,7 @@ func parseMessage(b []byte) (message, error) {
 	m.id = "null"
 	d := jsontext.NewDecoder(b)
 	if d.Peek() != '{' {
-		return m, &rpcError{codeInvalidRequest, "mcp: want one JSON-RPC message, an object (batches are not taken)"}
+		return m, &rpcError{codeInvalidRequest, "mcpcore: want one JSON-RPC message, an object (batches are not taken)"}
 	}
 	hasID, isResponse := false, false
 	err := d.Object(func(key string) error {
@@ -154,13 +154,13 @@ func parseMessage(b []byte) (message, error) {
 	if err != nil {
 		// Not JSON, so no id to trust: JSON-RPC answers a parse error with a null id.
 		m.id = "null"
-		return m, &rpcError{codeParse, "mcp: " + err.Error()}
+		return m, &rpcError{codeParse, "mcpcore: " + err.Error()}
 	}
 	switch {
 	case isResponse:
 		m.id = ""
 	case m.method == "":
-		return m, &rpcError{codeInvalidRequest, `mcp: no "method"`}
+		return m, &rpcError{codeInvalidRequest, `mcpcore: no "method"`}
 	case !hasID:
 		m.id = ""
 	}
@@ -197,7 +197,7 @@ func (h *Handler) call(r *service.Request, m message, body []byte) ([]byte, erro
 	case "initialize":
 		want, err := stringParam(body, "protocolVersion")
 		if err != nil {
-			return nil, &rpcError{codeInvalidParams, "mcp: initialize: " + err.Error()}
+			return nil, &rpcError{codeInvalidParams, "mcpcore: initialize: " + err.Error()}
 		}
 		version := protocolVersions[0]
 		for _, v := range protocolVersions {
@@ -222,7 +222,7 @@ func (h *Handler) call(r *service.Request, m message, body []byte) ([]byte, erro
 	case "tools/call":
 		name, err := stringParam(body, "name")
 		if err != nil {
-			return nil, &rpcError{codeInvalidParams, "mcp: tools/call: " + err.Error()}
+			return nil, &rpcError{codeInvalidParams, "mcpcore: tools/call: " + err.Error()}
 		}
 		if _, ok := lookup(name); !ok {
 			return nil, &rpcError{codeInvalidParams, "unknown tool " + strconv.Quote(service.Echo(name))}
@@ -238,7 +238,7 @@ func (h *Handler) call(r *service.Request, m message, body []byte) ([]byte, erro
 			argErr, err = checkArgsAt(name, d)
 			return err
 		}); err != nil {
-			return nil, &rpcError{codeInvalidParams, "mcp: tools/call: " + err.Error()}
+			return nil, &rpcError{codeInvalidParams, "mcpcore: tools/call: " + err.Error()}
 		}
 		if !given {
 			argErr = CheckArgs(name, nil)
@@ -249,7 +249,7 @@ func (h *Handler) call(r *service.Request, m message, body []byte) ([]byte, erro
 		}
 		return toolResult(content, structured, err), nil
 	}
-	return nil, &rpcError{codeNoMethod, "mcp: method " + strconv.Quote(service.Echo(m.method)) + " is not served here (initialize, ping, tools/list, tools/call)"}
+	return nil, &rpcError{codeNoMethod, "mcpcore: method " + strconv.Quote(service.Echo(m.method)) + " is not served here (initialize, ping, tools/list, tools/call)"}
 }
 
 // arguments calls member for each argument of the tools/call in body.

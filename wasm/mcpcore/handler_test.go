@@ -38,7 +38,7 @@ func TestServe(t *testing.T) {
 		status             int
 		want               []string // in the body, in order
 	}{
-		{"GET has no stream", "GET", "", 405, []string{`"error":"mcp: GET /mcp: this server is stateless`}},
+		{"GET has no stream", "GET", "", 405, []string{`"error":"mcpcore: GET /mcp: this server is stateless`}},
 		{"preflight", "OPTIONS", "", 204, nil},
 		{"not JSON", "POST", `{"jsonrpc":`, 400, []string{`"id":null`, `"code":-32700`}},
 		{"not UTF-8", "POST", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"\xff\"}}", 400, []string{`"id":null`, `"code":-32700`, `body not valid UTF-8 at byte 55`}},
