@@ -137,23 +137,25 @@ func TestFirstSearchWaitsForStartingServers(t *testing.T) {
 		}
 	}
 
-	t.Run("server starts in time", func(t *testing.T) {
-		clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	// searching starts a cold gateway on its own clock and a search that waits for alpha.
+	searching := func(t *testing.T) (clock *fakeClock, release func(), fc *frontClient, got chan searchResult) {
+		clock = &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 		g, release := startCold(t, alphaConfig(), Options{TraceGap: time.Hour, now: clock.now, afterFunc: clock.afterFunc}, servers, "alpha")
-		fc := connect(t, g)
-		got := search(t, fc)
+		fc = connect(t, g)
+		got = search(t, fc)
 		waiting(t, clock, got)
+		return clock, release, fc, got
+	}
+
+	t.Run("server starts in time", func(t *testing.T) {
+		_, release, _, got := searching(t)
 		release()
 		if out := <-got; len(out.Tools) == 0 || out.Tools[0].Name != "alpha__read_file" {
 			t.Errorf("search after the server started: %v, note %q", names(out), out.Note)
 		}
 	})
 	t.Run("wait runs out", func(t *testing.T) {
-		clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-		g, _ := startCold(t, alphaConfig(), Options{TraceGap: time.Hour, now: clock.now, afterFunc: clock.afterFunc}, servers, "alpha")
-		fc := connect(t, g)
-		got := search(t, fc)
-		waiting(t, clock, got)
+		clock, _, fc, got := searching(t)
 		clock.advance(DefaultStartWait)
 		want := "no server has listed any tool yet; still starting: alpha"
 		if out := <-got; len(out.Tools) != 0 || out.Note != want {

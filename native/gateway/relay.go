@@ -99,6 +99,19 @@ func (d *downstream) refuse(method string, why error) error {
 		Message: fmt.Sprintf("caskg gateway: %s from server %s not passed on: %v", method, d.cfg.Name, why)}
 }
 
+// relayRequest sends a server's request of method to the front session it goes to (forCaller),
+// as send does it there, and answers with what the client answered.
+func relayRequest[R any](ctx context.Context, d *downstream, method string, has func(*mcp.ClientCapabilities) bool,
+	send func(context.Context, *mcp.ServerSession) (R, error)) (R, error) {
+	p, cctx, done, err := d.forCaller(ctx, method, has)
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	defer done()
+	return send(cctx, p.ss)
+}
+
 // forCaller finds the session a server request of method goes to, with has saying whether its
 // client declared the capability, and a context that ends with either request.
 func (d *downstream) forCaller(ctx context.Context, method string, has func(*mcp.ClientCapabilities) bool) (*pending, context.Context, func(), error) {
@@ -139,20 +152,16 @@ func (d *downstream) clientOptions() *mcp.ClientOptions {
 			h.relayProgress(ctx, req.Params)
 		},
 		CreateMessageWithToolsHandler: func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
-			p, cctx, done, err := d.forCaller(ctx, "sampling/createMessage", func(c *mcp.ClientCapabilities) bool { return c.Sampling != nil })
-			if err != nil {
-				return nil, err
-			}
-			defer done()
-			return p.ss.CreateMessageWithTools(cctx, req.Params)
+			return relayRequest(ctx, d, "sampling/createMessage", func(c *mcp.ClientCapabilities) bool { return c.Sampling != nil },
+				func(ctx context.Context, ss *mcp.ServerSession) (*mcp.CreateMessageWithToolsResult, error) {
+					return ss.CreateMessageWithTools(ctx, req.Params)
+				})
 		},
 		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			p, cctx, done, err := d.forCaller(ctx, "elicitation/create", func(c *mcp.ClientCapabilities) bool { return c.Elicitation != nil })
-			if err != nil {
-				return nil, err
-			}
-			defer done()
-			return p.ss.Elicit(cctx, req.Params)
+			return relayRequest(ctx, d, "elicitation/create", func(c *mcp.ClientCapabilities) bool { return c.Elicitation != nil },
+				func(ctx context.Context, ss *mcp.ServerSession) (*mcp.ElicitResult, error) {
+					return ss.Elicit(ctx, req.Params)
+				})
 		},
 		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
 			d.relayLog(ctx, req.Params)
