@@ -31,17 +31,14 @@ const UndoneFile = "traces.undone.jsonl"
 // learns them again, as before this rollback), or in both files (Relearn skips a trace that
 // traces.jsonl already has).
 func Rollback(dir string) (int, error) {
-	lock, err := lockDir(dir)
+	// The traces a killed gateway had open come after every graph's; recorded now (offline),
+	// before the trace files change, a stale one (ended and learned since) is not taken for new
+	// once this rollback has set it aside.
+	unlock, err := offline(dir)
 	if err != nil {
 		return 0, rollbackError(err)
 	}
-	defer unlockDir(lock)
-	// The traces a killed gateway had open come after every graph's; recorded now, before the
-	// trace files change, a stale one (ended and learned since) is not taken for new once
-	// this rollback has set it aside.
-	if _, err := recoverOpen(dir, func(string, ...any) {}); err != nil {
-		return 0, rollbackError(err)
-	}
+	defer unlock()
 	graph, prevPath := filepath.Join(dir, GraphFile), filepath.Join(dir, PrevFile)
 	prev, problems, err := readTrio(prevPath)
 	switch {
@@ -162,19 +159,31 @@ func undoTraces(dir string, from, to int) (int, error) {
 	return moved, nil
 }
 
+// offline takes the state directory for a command that runs while no gateway has it open
+// (Rollback, Relearn): it locks it, then records the traces a killed gateway had open
+// (traces.open.jsonl), so that the command sees every trace. unlock releases the lock.
+func offline(dir string) (unlock func(), err error) {
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := recoverOpen(dir, func(string, ...any) {}); err != nil {
+		unlockDir(lock)
+		return nil, err
+	}
+	return func() { unlockDir(lock) }, nil
+}
+
 // Relearn moves the traces that rollbacks undid (traces.undone.jsonl) back to the end of
 // traces.jsonl, so that the next start learns them; a trace a trace file (rotated or not)
 // already has is left out. It refuses while a gateway has the directory open, and returns how
 // many traces it moved.
 func Relearn(dir string) (int, error) {
-	lock, err := lockDir(dir)
+	unlock, err := offline(dir)
 	if err != nil {
 		return 0, relearnError(err)
 	}
-	defer unlockDir(lock)
-	if _, err := recoverOpen(dir, func(string, ...any) {}); err != nil {
-		return 0, relearnError(err)
-	}
+	defer unlock()
 	undonePath := filepath.Join(dir, UndoneFile)
 	undone, err := os.ReadFile(undonePath)
 	if errors.Is(err, fs.ErrNotExist) {
