@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/caskg/caskg/native/gateway/learn"
 	"github.com/caskg/caskg/native/internal/mcptransport"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -319,7 +321,7 @@ func TestClientFilter(t *testing.T) {
 		var listed []string
 		for _, tool := range list.Tools {
 			listed = append(listed, tool.Name)
-			if tool.Name == searchTool && !strings.Contains(tool.Description, " "+itoa(tt.visible)+" tools ") {
+			if tool.Name == searchTool && !strings.Contains(tool.Description, " "+strconv.Itoa(tt.visible)+" tools ") {
 				t.Errorf("%s: search_tools says %q, want %d tools", tt.client, tool.Description, tt.visible)
 			}
 		}
@@ -337,8 +339,8 @@ func TestClientFilter(t *testing.T) {
 		if ran := !res.IsError; ran != tt.readable {
 			t.Errorf("%s: call ran: %v, want %v: %+v", tt.client, ran, tt.readable, res.Content)
 		}
-		if !tt.readable && strings.Contains(toolText(res), "read_file;") {
-			t.Errorf("%s: the refusal suggests a denied tool: %s", tt.client, toolText(res))
+		if !tt.readable && strings.Contains(testlib.ToolText(res), "read_file;") {
+			t.Errorf("%s: the refusal suggests a denied tool: %s", tt.client, testlib.ToolText(res))
 		}
 		cs.Close()
 	}
@@ -348,18 +350,6 @@ func TestClientFilter(t *testing.T) {
 			t.Errorf("trace %s: source %q", tr.ID, tr.Source)
 		}
 	}
-}
-
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
-
-func toolText(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
 }
 
 // steerServers are a filesystem server and one whose get-env prints the environment: the

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/caskg/caskg/native/testlib"
 )
 
 // askServer is an in-memory downstream that asks its client for things while it serves a
@@ -190,7 +192,7 @@ func TestServerRequestsReachTheirClient(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := tt.client.call(t, tt.tool)
-			if got := toolText(res); !strings.Contains(got, tt.want) || res.IsError != tt.isError {
+			if got := testlib.ToolText(res); !strings.Contains(got, tt.want) || res.IsError != tt.isError {
 				t.Errorf("%s: %q (isError %v), want %q (isError %v)", tt.tool, got, res.IsError, tt.want, tt.isError)
 			}
 		})
@@ -218,11 +220,11 @@ func TestServerRequestsReachTheirClient(t *testing.T) {
 		})
 		res := full.call(t, "ask__sample")
 		close(a.gate)
-		if !res.IsError || !strings.Contains(toolText(res), "several clients") {
-			t.Errorf("sampling with two sessions in flight: %q", toolText(res))
+		if !res.IsError || !strings.Contains(testlib.ToolText(res), "several clients") {
+			t.Errorf("sampling with two sessions in flight: %q", testlib.ToolText(res))
 		}
-		if res := <-done; toolText(res) != "waited" {
-			t.Errorf("the waiting call: %q", toolText(res))
+		if res := <-done; testlib.ToolText(res) != "waited" {
+			t.Errorf("the waiting call: %q", testlib.ToolText(res))
 		}
 	})
 }
@@ -239,8 +241,8 @@ func TestLoggingRelayed(t *testing.T) {
 	if err := c.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
 		t.Fatal(err)
 	}
-	if res := c.call(t, "ask__log"); toolText(res) != "logged" {
-		t.Fatalf("ask__log: %q", toolText(res))
+	if res := c.call(t, "ask__log"); testlib.ToolText(res) != "logged" {
+		t.Fatalf("ask__log: %q", testlib.ToolText(res))
 	}
 	select {
 	case m := <-c.logs:
