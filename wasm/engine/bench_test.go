@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/ingest"
-	"github.com/caskg/caskg/native/lab/synth"
+	"github.com/caskg/caskg/native/internal/builder"
+	"github.com/caskg/caskg/native/internal/ingest"
+	"github.com/caskg/caskg/native/internal/lab/synth"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -36,7 +36,7 @@ type realData struct {
 }
 
 // library returns the artifact of the real 859-skill library (n = 0) or of the library
-// native/lab/synth grows from it to n skills, built as `caskg build` builds by default (builtin
+// native/internal/lab/synth grows from it to n skills, built as `caskg build` builds by default (builtin
 // model's vectors), once per test binary; or, for n = 0, the artifact CASKG_BENCH_ARTIFACT names
 // (make bench-wasm passes the one `caskg build` made; caskg-bench passes its synthesized
 // libraries). CASKG_BENCH_DIR names a directory to read real.skg and synth-N.skg from when it

@@ -2,7 +2,7 @@
 // descriptions, input and output schemas and annotations, the server's instructions, the
 // argument and result types (results.go), the argument checks (args.go), the texts the tools
 // answer with (text.go) and Core, which runs the tools over an engine. The transports are thin:
-// native/mcpserver registers Core's tools with the official Go SDK for `caskg mcp` (stdio and
+// native/internal/mcpserver registers Core's tools with the official Go SDK for `caskg mcp` (stdio and
 // HTTP); Handler serves them as stateless streamable-HTTP MCP (JSON responses) for the edge
 // worker, which cannot link the SDK (it brings net/http), writing Core's results by hand
 // (encode.go). The package imports neither net/http nor encoding/json.

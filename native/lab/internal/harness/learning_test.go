@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/cli"
-	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/native/internal/builder"
+	"github.com/caskg/caskg/native/internal/cli"
+	"github.com/caskg/caskg/native/internal/eval"
 	"github.com/caskg/caskg/native/lab/internal/harness"
 	"github.com/caskg/caskg/native/testlib/fixture"
 )
