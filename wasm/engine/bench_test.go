@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,9 +13,7 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/internal/builder"
-	"github.com/caskg/caskg/native/internal/ingest"
-	"github.com/caskg/caskg/native/internal/lab/synth"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -79,21 +76,10 @@ func buildLibrary(n int) realData {
 			return realData{err: err}
 		}
 	} else {
-		lib, err := ingest.Load(realSkills)
-		if err != nil {
+		var err error
+		if data, err = testlib.BuildGrown(realSkills, n); err != nil {
 			return realData{err: err}
 		}
-		skills := lib.Skills
-		if n > 0 {
-			if skills, err = synth.Grow(skills, n); err != nil {
-				return realData{err: err}
-			}
-		}
-		res, err := builder.Build(context.Background(), builder.Input{Skills: skills})
-		if err != nil {
-			return realData{err: err}
-		}
-		data = res.Artifact
 	}
 	g, err := graphs.Decode(data)
 	if err != nil {

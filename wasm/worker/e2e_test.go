@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/internal/mcpserver"
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/native/testlib/mcphttp"
 	"github.com/caskg/caskg/wasm/api"
@@ -324,12 +323,7 @@ func startMCPHTTP(tb testing.TB, art string) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := mcpserver.New(g, mcpserver.Options{Version: engine.Version})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return mcphttp.Serve(tb, s.MCP())
+	return mcphttp.ServeGraph(tb, g, engine.Version)
 }
 
 // startNative serves the handler with Go's net/http on 127.0.0.1.
