@@ -6,6 +6,9 @@
 // HTTP); Handler serves them as stateless streamable-HTTP MCP (JSON responses) for the edge
 // worker, which cannot link the SDK (it brings net/http), writing Core's results by hand
 // (encode.go). The package imports neither net/http nor encoding/json.
+//
+// For a Go program: Tools and Core are caskg's MCP tools over an engine, to serve through an MCP
+// library or transport of one's own with the same schemas, texts and results as caskg mcp.
 package mcpcore
 
 import (

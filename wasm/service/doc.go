@@ -9,4 +9,7 @@
 // natively and imports no transport: not net/http, not the MCP SDK.
 //
 // Errors keep the words clients have always read ("api: field ..."): they go over the wire.
+//
+// For a Go program: the limits and checks a request to any caskg surface is held to, to check a
+// request before sending it or to answer as caskg does over a transport of one's own.
 package service
