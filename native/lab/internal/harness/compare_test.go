@@ -17,8 +17,8 @@ import (
 // The sample library and its tasks from this package's folder, one level deeper under native/
 // than the packages fixture's paths are written for.
 var (
-	sampleLib   = filepath.Join("../..", fixture.SampleLib)
-	sampleTasks = filepath.Join("../..", fixture.SampleTasks)
+	sampleLib   = filepath.Join("..", fixture.SampleLib)
+	sampleTasks = filepath.Join("..", fixture.SampleTasks)
 )
 
 // sampleGold are dependencies of the sample library: gold edges for the edge scores and the oracle.

@@ -19,7 +19,7 @@ import (
 
 // The sample library from this package's folder, one level deeper under native/
 // than the packages fixture's paths are written for.
-var sampleLib = filepath.Join("../..", fixture.SampleLib)
+var sampleLib = filepath.Join("..", fixture.SampleLib)
 
 func TestAnswer(t *testing.T) {
 	gold := []eval.GoldEdge{{Source: "a", Target: "b"}, {Source: "b", Target: "c"}, {Source: "c", Target: "c"}}
