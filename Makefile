@@ -335,7 +335,7 @@ chromium: ## use CHROMIUM (default /usr/bin/chromium), or install Debian's chrom
 
 # --- Benchmarks -------------------------------------------------------------------------------
 # make bench builds libraries of 1,000 to 100,000 skills grown from ../shared/data/skills by
-# native/lab/synth (each build in its own process: time, peak memory), times queries natively, over
+# native/internal/lab/synth (each build in its own process: time, peak memory), times queries natively, over
 # wazero and in Node, checks forward push and the semantic prefilter against exact computation,
 # prints the tables and writes BENCHMARKS.md and the section of docs/evaluation.md between <!-- bench:begin -->
 # and <!-- bench:end -->. It also runs caskg beside MiniSearch, Orama and FlexSearch in Node
@@ -378,14 +378,14 @@ GW_BENCH_OUT := $(BIN)/bench-gateway.txt
 bench-gateway: ## time the gateway: proxied call overhead (stdio, HTTP), search_tools at 4,076 tools, update-and-swap; write its BENCHMARKS.md section
 	@mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/caskg-bench ./native/lab/cmd/caskg-bench
-	$(GO) test -run '^$$' -bench 'ProxiedCall|SearchTools' -benchtime 3s -count 1 ./native/gateway > $(GW_BENCH_OUT); \
+	$(GO) test -run '^$$' -bench 'ProxiedCall|SearchTools' -benchtime 3s -count 1 ./native/internal/gateway > $(GW_BENCH_OUT); \
 		s=$$?; cat $(GW_BENCH_OUT); exit $$s
-	$(GO) test -run '^$$' -bench 'UpdateSwap' -benchtime 3x -count 1 ./native/gateway/learn > $(GW_BENCH_OUT).learn; \
+	$(GO) test -run '^$$' -bench 'UpdateSwap' -benchtime 3x -count 1 ./native/internal/gateway/learn > $(GW_BENCH_OUT).learn; \
 		s=$$?; cat $(GW_BENCH_OUT).learn; exit $$s
 	$(BIN)/caskg-bench gateway -o BENCHMARKS.md $(GW_BENCH_OUT) $(GW_BENCH_OUT).learn
 
 bench-go: ## the Go micro-benchmarks: decode, engine queries and push, build, embedders
-	$(GO) test -run '^$$' -bench . -benchmem ./graphs ./wasm/engine ./native/builder ./native/embed
+	$(GO) test -run '^$$' -bench . -benchmem ./graphs ./wasm/engine ./native/internal/builder ./native/internal/embed
 
 # --- MCP interoperability: Node 22 and the official MCP packages from npm --------------------
 # Tests of caskg's MCP fronts (caskg mcp --http, the gateway) drive them with the official
@@ -409,12 +409,12 @@ export CASKG_MCP_NPM := $(abspath $(MCP_NPM_DIR))
 mcp-npm: $(MCP_NPM_STAMP) ## install Node 22, the MCP TypeScript SDK, conformance suite and reference servers (pinned, from npm) into .cache/mcp-npm
 
 # The conformance suite's 32 server scenarios against caskg gateway --http in front of a
-# server with the suite's fixtures (native/cli/conformance_fixture_test.go), and its generic
+# server with the suite's fixtures (native/internal/cli/conformance_fixture_test.go), and its generic
 # ones against caskg mcp --http. The scenarios a gateway cannot honour are skipped, each
 # naming why (docs/gateway.md lists them).
 .PHONY: conformance
 conformance: mcp-npm ## run the MCP conformance suite's server scenarios against caskg gateway --http and caskg mcp --http
-	$(GO) test -run 'TestGatewayConformance|TestMCPConformance' -count 1 -v ./native/cli
+	$(GO) test -run 'TestGatewayConformance|TestMCPConformance' -count 1 -v ./native/internal/cli
 
 $(MCP_NPM_STAMP):
 	@rm -rf $(MCP_NPM_DIR) && mkdir -p $(MCP_NPM_DIR)

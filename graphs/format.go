@@ -81,6 +81,9 @@
 //
 // Unknown tags are skipped, so a newer minor version can add sections. The encoder writes the
 // same bytes for the same Artifact: no timestamps, no map iteration, no padding garbage.
+//
+// For a Go program: Decode reads an artifact `caskg build` wrote (the engine and every host
+// start from its Graph); Encode writes one from an Artifact.
 package graphs
 
 import (

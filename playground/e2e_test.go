@@ -22,7 +22,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/serve"
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
@@ -283,7 +282,7 @@ func TestPlaygroundEndToEnd(t *testing.T) {
 	writeSecondLibrary(t, lib2)
 	secondSkg := filepath.Join(dir, "gauges.skg")
 	second := buildArtifact(t, lib2, secondSkg)
-	tasks, err := eval.ReadTasks("../graphs/sample-tasks.jsonl", true)
+	tasks, err := testlib.ReadTasks("../graphs/sample-tasks.jsonl", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -573,11 +572,11 @@ func TestPlaygroundRealLibrary(t *testing.T) {
 	wasm := buildModule(t, dir)
 	skg := filepath.Join(dir, "skills.skg")
 	eng := buildArtifact(t, realSkills, skg)
-	tasks, err := eval.ReadTasks("../../shared/data/eval/skillsbench/tasks.jsonl", false)
+	tasks, err := testlib.ReadTasks("../../shared/data/eval/skillsbench/tasks.jsonl", false)
 	if err != nil {
 		t.Skipf("no SkillsBench tasks: %v", err)
 	}
-	i := slices.IndexFunc(tasks, func(task eval.Task) bool { return task.ID == "multilingual-video-dubbing" })
+	i := slices.IndexFunc(tasks, func(task testlib.Task) bool { return task.ID == "multilingual-video-dubbing" })
 	if i < 0 {
 		t.Skip("the SkillsBench tasks lack multilingual-video-dubbing")
 	}

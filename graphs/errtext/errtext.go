@@ -3,6 +3,9 @@
 // reflection would add tens of KB to the WebAssembly module, which links them. Each function
 // gives the text the fmt verb named in its comment gives. Like graphs, it imports the standard
 // library only.
+//
+// For a Go program: it is public because graphs and the WebAssembly packages share it; outside a
+// size-bound module, fmt gives the same texts.
 package errtext
 
 import (

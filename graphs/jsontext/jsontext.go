@@ -11,6 +11,9 @@
 // keys are errors (as with DisallowUnknownFields), a key given twice in one object is an error
 // (encoding/json keeps the last), and an integer may be written with a zero fraction or an
 // exponent (3.0, 3e0), as JSON Schema's integer allows and Python's json.dumps writes a float.
+//
+// For a Go program: it is public because graphs, the engine's hosts and the native side all use
+// it; outside a size-bound WebAssembly module, encoding/json serves as well.
 package jsontext
 
 import (

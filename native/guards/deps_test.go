@@ -314,8 +314,8 @@ func TestLayerViolations(t *testing.T) {
 		},
 		{
 			name: "a higher layer of the module", root: engine, layer: engineLayer,
-			deps: []pkg{own("native/builder"), own("wasm/engine", modulePath+"/native/builder")},
-			want: []string{engine + " → " + modulePath + "/native/builder: outside graphs, wasm/engine, wasm/internal of this module"},
+			deps: []pkg{own("native/internal/builder"), own("wasm/engine", modulePath+"/native/internal/builder")},
+			want: []string{engine + " → " + modulePath + "/native/internal/builder: outside graphs, wasm/engine, wasm/internal of this module"},
 		},
 		{
 			name: "graphs may not reach the engine's packages", root: graphs, layer: graphsLayer,

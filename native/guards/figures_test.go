@@ -34,13 +34,13 @@ var (
 	// checkers: the prefix of a fig: figure's name, and the test that holds it.
 	checkers = map[string]checker{
 		"eval":     {"native/guards", "TestRecordFigures"}, // against EVALUATION.md
-		"alias":    {"native/builder", "TestAliasRealLibrary"},
-		"semantic": {"native/builder", "TestSemanticBar"},
+		"alias":    {"native/internal/builder", "TestAliasRealLibrary"},
+		"semantic": {"native/internal/builder", "TestSemanticBar"},
 	}
 	// outputMarkers tie the fenced block on the next line to what a test runs.
 	outputMarkers = map[string]checker{
-		"caskg-output":   {"native/cli", "TestDocOutputs"},
-		"gateway-output": {"native/gateway", "TestDocSearchTools"},
+		"caskg-output":   {"native/internal/cli", "TestDocOutputs"},
+		"gateway-output": {"native/internal/gateway", "TestDocSearchTools"},
 	}
 )
 

@@ -21,7 +21,7 @@ import (
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 
-	"github.com/caskg/caskg/native/cli"
+	"github.com/caskg/caskg/native/internal/cli"
 	"github.com/caskg/caskg/native/testlib/fixture"
 )
 

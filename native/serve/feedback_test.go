@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/caskg/caskg/native/builder"
+	"github.com/caskg/caskg/native/internal/builder"
 	"github.com/caskg/caskg/wasm/service"
 )
 

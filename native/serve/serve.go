@@ -46,6 +46,9 @@
 // old artifact live, and Options.Logf says why, once per version of the file. Replace the file
 // by renaming a finished one over it (caskg build does): a file rewritten in place may be read
 // half-written, which fails to decode and is retried when it changes again.
+//
+// For a Go program: New gives caskg serve's http.Handler for an artifact file, to mount in a
+// server of one's own (wasm/api alone is the API without the playground and reloading).
 package serve
 
 import (
@@ -70,7 +73,7 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/native/internal/eval"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/service"

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/internal/builder"
+	"github.com/caskg/caskg/native/internal/ingest"
 )
 
 // MemoryQuery is a task that SampleMemory's memory of past tasks answers: its words are in no

@@ -16,8 +16,8 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/internal/builder"
+	"github.com/caskg/caskg/native/internal/ingest"
 )
 
 // root is the module's root folder as reached from the working directory (a test's is its

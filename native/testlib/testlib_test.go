@@ -13,14 +13,14 @@ import (
 )
 
 func TestUnder(t *testing.T) {
-	pkgs := []string{"net", "net/http", "network", "os/exec", "github.com/caskg/caskg/native/builder", "strings"}
+	pkgs := []string{"net", "net/http", "network", "os/exec", "github.com/caskg/caskg/native/internal/builder", "strings"}
 	tests := []struct {
 		name     string
 		prefixes []string
 		want     []string
 	}{
 		{"a package and those under it", []string{"net"}, []string{"net", "net/http"}},
-		{"under a module path", []string{"github.com/caskg/caskg/native"}, []string{"github.com/caskg/caskg/native/builder"}},
+		{"under a module path", []string{"github.com/caskg/caskg/native"}, []string{"github.com/caskg/caskg/native/internal/builder"}},
 		{"each package once", []string{"os/exec", "os"}, []string{"os/exec"}},
 		{"none", []string{"plugin"}, nil},
 	}

@@ -22,7 +22,7 @@ import (
 )
 
 // The edge worker under workerd, for its end-to-end tests (wasm/worker) and for those that
-// hold it to caskg mcp with the MCP TypeScript SDK (native/mcpserver): the bundle as make
+// hold it to caskg mcp with the MCP TypeScript SDK (native/internal/mcpserver): the bundle as make
 // worker builds it for the sample, served on 127.0.0.1.
 
 var workerClient = &http.Client{Timeout: 30 * time.Second}

@@ -45,6 +45,9 @@
 // feedback only after a preflight, so only an origin the API answers can write. With the
 // default (any origin) that is any page in the user's browser; a host that keeps feedback and
 // cares who writes it narrows Options.Origins.
+//
+// For a Go program: New gives an http.Handler answering the /v1 routes for an artifact's bytes,
+// to mount in a server of one's own (native/serve is one with the playground and reloading).
 package api
 
 import (

@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,9 +13,7 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/ingest"
-	"github.com/caskg/caskg/native/lab/synth"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -36,7 +33,7 @@ type realData struct {
 }
 
 // library returns the artifact of the real 859-skill library (n = 0) or of the library
-// native/lab/synth grows from it to n skills, built as `caskg build` builds by default (builtin
+// native/internal/lab/synth grows from it to n skills, built as `caskg build` builds by default (builtin
 // model's vectors), once per test binary; or, for n = 0, the artifact CASKG_BENCH_ARTIFACT names
 // (make bench-wasm passes the one `caskg build` made; caskg-bench passes its synthesized
 // libraries). CASKG_BENCH_DIR names a directory to read real.skg and synth-N.skg from when it
@@ -79,21 +76,10 @@ func buildLibrary(n int) realData {
 			return realData{err: err}
 		}
 	} else {
-		lib, err := ingest.Load(realSkills)
-		if err != nil {
+		var err error
+		if data, err = testlib.BuildGrown(realSkills, n); err != nil {
 			return realData{err: err}
 		}
-		skills := lib.Skills
-		if n > 0 {
-			if skills, err = synth.Grow(skills, n); err != nil {
-				return realData{err: err}
-			}
-		}
-		res, err := builder.Build(context.Background(), builder.Input{Skills: skills})
-		if err != nil {
-			return realData{err: err}
-		}
-		data = res.Artifact
 	}
 	g, err := graphs.Decode(data)
 	if err != nil {

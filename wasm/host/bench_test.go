@@ -11,7 +11,7 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/host"
 )
@@ -35,7 +35,7 @@ func benchFixture(b *testing.B) fixture {
 	if err != nil {
 		b.Fatalf("%s: %v", path, err)
 	}
-	tasks, err := eval.ReadTasks(realTasks, false)
+	tasks, err := testlib.ReadTasks(realTasks, false)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,15 +1,12 @@
 package host_test
 
 import (
-	"context"
 	"os"
 	"sync"
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/eval"
-	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/testlib"
 )
 
 // Inputs, relative to this package. The shared data sits beside the project and is read in
@@ -28,27 +25,22 @@ const (
 type fixture struct {
 	artifact []byte
 	graph    *graphs.Graph
-	tasks    []eval.Task
+	tasks    []testlib.Task
 	err      error
 }
 
 // buildFixture builds the artifact of a library with the default options and no semantic model,
 // as `caskg build --embedder none` does.
 func buildFixture(lib, tasks string, maxTasks int) fixture {
-	l, err := ingest.Load(lib)
+	data, err := testlib.BuildPlain(lib, 0)
 	if err != nil {
 		return fixture{err: err}
 	}
-	res, err := builder.Build(context.Background(), builder.Input{Skills: l.Skills, Options: new(builder.DefaultOptions())})
-	if err != nil {
-		return fixture{err: err}
-	}
-	data := res.Artifact
 	g, err := graphs.Decode(data)
 	if err != nil {
 		return fixture{err: err}
 	}
-	ts, err := eval.ReadTasks(tasks, false)
+	ts, err := testlib.ReadTasks(tasks, false)
 	if err != nil {
 		return fixture{err: err}
 	}

@@ -10,23 +10,17 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/host"
 )
 
 // tinyArtifact is an artifact of six sample skills: small enough for the fuzzer to mutate.
 func tinyArtifact(tb testing.TB) []byte {
 	tb.Helper()
-	lib, err := ingest.Load(sampleLib)
+	data, err := testlib.BuildPlain(sampleLib, 6)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	res, err := builder.Build(context.Background(), builder.Input{Skills: lib.Skills[:6], Options: new(builder.DefaultOptions())})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	data := res.Artifact
 	return data
 }
 

@@ -11,7 +11,7 @@ import (
 // The structured results as JSON, written by hand for the worker, which links no
 // encoding/json: the members in the order encoding/json writes the types of results.go, but
 // graph_info's, whose keys are sorted as the Go SDK writes its text content. The parity tests
-// (native/mcpserver) compare each with what caskg mcp answers.
+// (native/internal/mcpserver) compare each with what caskg mcp answers.
 
 func appendRetrieve(b []byte, out *RetrieveOutput) []byte {
 	b = jsontext.AppendString(append(b, `{"query":`...), out.Query)

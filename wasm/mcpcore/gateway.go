@@ -10,7 +10,7 @@ import (
 // The tools of `caskg gateway`'s front, defined here with the skill tools so that every MCP
 // front of caskg lists tools of this one layer: search_tools ranks the gateway's catalog of
 // other servers' tools over the graph it learned, and call_tool runs one of them. The gateway
-// (native/gateway) runs them; unlike the skill tools, call_tool reaches the open world.
+// (native/internal/gateway) runs them; unlike the skill tools, call_tool reaches the open world.
 const (
 	SearchTools = "search_tools"
 	CallTool    = "call_tool"

@@ -1,7 +1,7 @@
 package mcpcore
 
 // The output schemas of the tools: the JSON Schema of each tool's structured content, as
-// tools/list gives it. native/mcpserver declares them to the Go SDK, which checks what its
+// tools/list gives it. native/internal/mcpserver declares them to the Go SDK, which checks what its
 // handlers return against them, and its tests hold them to the result types (results.go); the
 // worker's handler writes the same JSON by hand (encode.go).
 const (

@@ -15,7 +15,7 @@ import (
 
 // The tools' arguments and results as Go types, and Core, which runs the tools on them. Both
 // servers decode a call into the argument type, run Core and encode the result it returns:
-// native/mcpserver with the Go SDK (encoding/json, checked against the output schemas), the
+// native/internal/mcpserver with the Go SDK (encoding/json, checked against the output schemas), the
 // worker's Handler by hand (encode.go), since the worker links no encoding/json. A field is
 // declared here once; the output schemas (outputs.go) are held to these types by a test.
 

@@ -2,12 +2,15 @@
 // descriptions, input and output schemas and annotations, the server's instructions, the
 // argument and result types (results.go), the argument checks (args.go), the texts the tools
 // answer with (text.go) and Core, which runs the tools over an engine. The transports are thin:
-// native/mcpserver registers Core's tools with the official Go SDK for `caskg mcp` (stdio and
+// native/internal/mcpserver registers Core's tools with the official Go SDK for `caskg mcp` (stdio and
 // HTTP); Handler serves them as stateless streamable-HTTP MCP (JSON responses) for the edge
 // worker, which cannot link the SDK (it brings net/http), writing Core's results by hand
-// (encode.go); the gateway's front (native/gateway) lists its own two tools, search_tools and
-// call_tool, from here too (gateway.go). The package imports neither net/http nor
-// encoding/json.
+// (encode.go); the gateway's front (native/internal/gateway) lists its own two tools,
+// search_tools and call_tool, from here too (gateway.go). The package imports neither net/http
+// nor encoding/json.
+//
+// For a Go program: Tools and Core are caskg's MCP tools over an engine, to serve through an MCP
+// library or transport of one's own with the same schemas, texts and results as caskg mcp.
 package mcpcore
 
 import (

@@ -1,5 +1,8 @@
 // Package modbuild builds the WASI reactor (wasm/reactor) as make wasm does, for the tests that
 // load the module through wazero, Node or Chromium, so that they test the module that ships.
+//
+// For a Go program: it is public because tests across wasm/, native/ and playground/ build the
+// module; Build is `make wasm`, Gzip the size a CDN serves, MaxGzip the module's budget.
 package modbuild
 
 import (

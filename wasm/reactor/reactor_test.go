@@ -1,15 +1,13 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -17,15 +15,10 @@ import (
 
 func sampleArtifact(t *testing.T) []byte {
 	t.Helper()
-	lib, err := ingest.Load("../../graphs/sample")
+	data, err := testlib.BuildPlain("../../graphs/sample", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := builder.Build(context.Background(), builder.Input{Skills: lib.Skills, Options: new(builder.DefaultOptions())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := res.Artifact
 	return data
 }
 

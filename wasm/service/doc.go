@@ -10,4 +10,7 @@
 //
 // Its errors say "service: ..." (a field out of its limits: `service: field "k": ...`); the
 // transports pass them on as they are, next to their own ("api: ...", "engine: ...").
+//
+// For a Go program: the limits and checks a request to any caskg surface is held to, to check a
+// request before sending it or to answer as caskg does over a transport of one's own.
 package service

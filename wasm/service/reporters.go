@@ -8,7 +8,7 @@ import (
 )
 
 // Who may report feedback, and under which name. A report is evidence a build learns from
-// (native/builder counts it once per reporter, and only where two reporters agree), so a host
+// (native/internal/builder counts it once per reporter, and only where two reporters agree), so a host
 // names the reporter of every report it keeps (Feedback.Source), and beyond loopback takes
 // reports only from holders of a bearer token. The rules (FeedbackAuth.Check):
 //

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/mcpserver"
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/native/testlib/mcphttp"
 	"github.com/caskg/caskg/wasm/api"
@@ -226,7 +225,7 @@ func TestWorkerdBadArtifact(t *testing.T) {
 }
 
 // BenchmarkWorker measures the worker under workerd beside caskg serve (native/serve, Go's
-// net/http) and caskg mcp --http (native/mcpserver, the Go SDK): for each, the cold start (the
+// net/http) and caskg mcp --http (native/internal/mcpserver, the Go SDK): for each, the cold start (the
 // host's start to its first answer; for the worker the isolate's Go start and artifact read
 // included) and the p50 and p99 latency of b.N sequential loopback requests, GET /v1/retrieve
 // (the sample tasks in turn, k = 10) where the host has the API, and MCP tools/call
@@ -309,7 +308,7 @@ func BenchmarkWorker(b *testing.B) {
 	}
 }
 
-// startMCPHTTP serves the artifact's tools as caskg mcp --http does (native/mcpserver, the Go
+// startMCPHTTP serves the artifact's tools as caskg mcp --http does (native/internal/mcpserver, the Go
 // SDK's streamable HTTP with sessions), the sample's when art is "".
 func startMCPHTTP(tb testing.TB, art string) string {
 	tb.Helper()
@@ -324,12 +323,7 @@ func startMCPHTTP(tb testing.TB, art string) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := mcpserver.New(g, mcpserver.Options{Version: engine.Version})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return mcphttp.Serve(tb, s.MCP())
+	return mcphttp.ServeGraph(tb, g, engine.Version)
 }
 
 // startNative serves the handler with Go's net/http on 127.0.0.1.

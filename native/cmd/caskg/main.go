@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"github.com/caskg/caskg/native/cli"
+	"github.com/caskg/caskg/native/internal/cli"
 )
 
 func main() {

@@ -1,4 +1,4 @@
-// Package cmdline holds what the caskg command (native/cli) and the lab's command
+// Package cmdline holds what the caskg command (native/internal/cli) and the lab's command
 // (native/lab/cmd/caskg-lab) share of a command line: flags that may come between the
 // positional arguments, usage errors, "did you mean" and the cutoffs of -ks. The lab's command
 // reuses them rather than import the CLI's internals, and the CLI never imports the lab.

@@ -1,5 +1,5 @@
 // Package openai is the one HTTP transport of caskg's OpenAI-compatible clients: the LLM
-// prober's chat completions (native/internal/llm) and the HTTP embedder (native/embed) both post JSON
+// prober's chat completions (native/internal/llm) and the HTTP embedder (native/internal/embed) both post JSON
 // through a Client. It holds what every such call needs and nothing one of them needs alone:
 // the endpoint URL and the API key, a timeout per attempt, retries with jittered exponential
 // backoff on 429, 5xx, timeouts and connection errors (honouring Retry-After in both its forms),

@@ -21,7 +21,7 @@ func document(r *bench.Report, c *config) string {
 
 	p("## Libraries\n\n")
 	p("`real` is the 859 real skills of `%s`. The `synth` libraries grow from them with\n", c.base)
-	p("[native/lab/synth](native/lab/synth/synth.go), deterministically: skill k is a variant of base skill k mod 859\n")
+	p("[native/internal/lab/synth](native/internal/lab/synth/synth.go), deterministically: skill k is a variant of base skill k mod 859\n")
 	p("(sorted by name); variant 0 is the base skill, variant v > 0 is named `<name>-v<v>`, has about one\n")
 	p("description word in six replaced by a word of the pooled base vocabulary (chosen by a hash of k and the\n")
 	p("position), the first paragraph of the body, the same inputs, outputs and tags, and prerequisites\n")
@@ -134,7 +134,7 @@ func update(b *strings.Builder, r *bench.Report, c *config) {
 	p("`caskg update OLD.skg --traces NEW.jsonl -o NEW.skg` makes the artifact a full build makes from the library and\n")
 	p("every run, starting from the old artifact, its build state (`OLD.skg.state`, written by `caskg build --state`)\n")
 	p("and the new runs alone. The stage grows the %s-skill `synth` library, makes %s runs with\n", mdspan.Count(u.Skills), mdspan.Count(u.OldRuns))
-	p("[synth.Runs](native/lab/synth/runs.go) (each 3 to 5 distinct skills of one variant group, drawn by a fixed\n")
+	p("[synth.Runs](native/internal/lab/synth/runs.go) (each 3 to 5 distinct skills of one variant group, drawn by a fixed\n")
 	p("generator) and builds with them, keeping the state. Then it makes %s new runs (%.0f%%) and times %s of:\n",
 		mdspan.Count(u.NewRuns), 100*float64(u.NewRuns)/float64(max(u.OldRuns, 1)), rounds(len(u.Full.Rounds)))
 	p("a full build with all %s runs (learning the builtin embedder and building, as `caskg build` does; growing\n", mdspan.Count(u.OldRuns+u.NewRuns))

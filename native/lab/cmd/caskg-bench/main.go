@@ -1,4 +1,4 @@
-// Command caskg-bench is `make bench`: it grows libraries from the real skills with native/lab/synth
+// Command caskg-bench is `make bench`: it grows libraries from the real skills with native/internal/lab/synth
 // (documented there), builds each in a process of its own (build time, peak memory, artifact
 // bytes), times queries natively, over wazero and in Node, measures forward push against power
 // iteration and the semantic prefilter against the exact scan on the largest library, runs caskg
@@ -43,14 +43,14 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/eval"
-	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/native/internal/atomicfile"
+	"github.com/caskg/caskg/native/internal/builder"
+	"github.com/caskg/caskg/native/internal/eval"
+	"github.com/caskg/caskg/native/internal/ingest"
+	"github.com/caskg/caskg/native/internal/lab/synth"
 	"github.com/caskg/caskg/native/internal/memlimit"
 	"github.com/caskg/caskg/native/lab/internal/bench"
 	"github.com/caskg/caskg/native/lab/internal/mdspan"
-	"github.com/caskg/caskg/native/lab/synth"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/host"
 	"github.com/caskg/caskg/wasm/modbuild"

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/internal/builder"
+	"github.com/caskg/caskg/native/internal/ingest"
+	"github.com/caskg/caskg/native/internal/lab/synth"
 	"github.com/caskg/caskg/native/lab/internal/bench"
-	"github.com/caskg/caskg/native/lab/synth"
 	"github.com/caskg/caskg/native/testlib/fixture"
 )
 

@@ -16,11 +16,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/ingest"
 	"github.com/caskg/caskg/native/internal/atomicfile"
+	"github.com/caskg/caskg/native/internal/builder"
+	"github.com/caskg/caskg/native/internal/ingest"
+	"github.com/caskg/caskg/native/internal/lab/synth"
 	"github.com/caskg/caskg/native/lab/internal/bench"
-	"github.com/caskg/caskg/native/lab/synth"
 )
 
 // updateStage is the incremental-update stage: it grows the library to c.updateSkills skills,

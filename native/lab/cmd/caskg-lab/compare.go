@@ -10,10 +10,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/internal/atomicfile"
+	"github.com/caskg/caskg/native/internal/builder"
 	"github.com/caskg/caskg/native/internal/cmdline"
+	"github.com/caskg/caskg/native/internal/eval"
 	"github.com/caskg/caskg/native/lab/internal/harness"
 )
 

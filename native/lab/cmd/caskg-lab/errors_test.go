@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/native/internal/eval"
 	"github.com/caskg/caskg/native/lab/internal/harness"
 	"github.com/caskg/caskg/native/testlib/fixture"
 )

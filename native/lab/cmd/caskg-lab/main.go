@@ -19,7 +19,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/caskg/caskg/native/cli"
+	"github.com/caskg/caskg/native/internal/cli"
 	"github.com/caskg/caskg/native/internal/cmdline"
 )
 

@@ -15,8 +15,8 @@ import (
 // The sample library and its tasks from this package's folder, two levels deeper under native/
 // than the packages fixture's paths are written for.
 var (
-	sampleLib   = filepath.Join("..", "..", fixture.SampleLib)
-	sampleTasks = filepath.Join("..", "..", fixture.SampleTasks)
+	sampleLib   = filepath.Join("..", fixture.SampleLib)
+	sampleTasks = filepath.Join("..", fixture.SampleTasks)
 )
 
 // sampleGoldEdges are dependencies of the sample library: a gold edge file for the oracle.

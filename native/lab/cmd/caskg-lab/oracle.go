@@ -4,8 +4,8 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/cli"
+	"github.com/caskg/caskg/native/internal/builder"
+	"github.com/caskg/caskg/native/internal/cli"
 	"github.com/caskg/caskg/native/internal/cmdline"
 	"github.com/caskg/caskg/native/lab/internal/oracle"
 )

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/caskg/caskg/native/cli"
-	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/native/internal/cli"
+	"github.com/caskg/caskg/native/internal/eval"
 	"github.com/caskg/caskg/native/testlib/fixture"
 )
 

@@ -21,10 +21,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/cli"
-	"github.com/caskg/caskg/native/eval"
 	"github.com/caskg/caskg/native/internal/atomicfile"
+	"github.com/caskg/caskg/native/internal/builder"
+	"github.com/caskg/caskg/native/internal/cli"
+	"github.com/caskg/caskg/native/internal/eval"
 	"github.com/caskg/caskg/native/lab/internal/gatewaycurve"
 	"github.com/caskg/caskg/native/lab/internal/harness"
 	"github.com/caskg/caskg/native/lab/internal/mdspan"

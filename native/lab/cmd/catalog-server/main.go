@@ -26,7 +26,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/caskg/caskg/native/lab/catalogserver"
+	"github.com/caskg/caskg/native/internal/lab/catalogserver"
 )
 
 func main() {

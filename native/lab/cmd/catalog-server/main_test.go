@@ -18,7 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/caskg/caskg/native/lab/catalogserver"
+	"github.com/caskg/caskg/native/internal/lab/catalogserver"
 	"github.com/caskg/caskg/native/testlib"
 )
 

@@ -89,8 +89,8 @@ func GatewaySection(results []GoBench, machine string) string {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	p("## Gateway\n\n")
-	p("Written by `make bench-gateway` (part of `make bench`) from the Go benchmarks of [native/gateway](native/gateway/bench_test.go)\n")
-	p("and [native/gateway/learn](native/gateway/learn/bench_test.go); machine: %s. Percentiles are over\n", machine)
+	p("Written by `make bench-gateway` (part of `make bench`) from the Go benchmarks of [native/internal/gateway](native/internal/gateway/bench_test.go)\n")
+	p("and [native/internal/gateway/learn](native/internal/gateway/learn/bench_test.go); machine: %s. Percentiles are over\n", machine)
 	p("every timed iteration; the machine is shared, so p99 moves a lot from run to run.\n\n")
 
 	p("### What a proxied call adds\n\n")
@@ -139,7 +139,7 @@ func GatewaySection(results []GoBench, machine string) string {
 	writeTable(&b, updates, func(r GoBench) string {
 		return fmt.Sprintf("%s | %s | %d", r.Name, dur(r.Metrics["ns/op"]/1e6), r.N)
 	}, "case", "update and swap", "runs")
-	p("```sh\nmake bench-gateway   # or: go test -run '^$' -bench 'ProxiedCall|SearchTools' ./native/gateway; go test -run '^$' -bench UpdateSwap ./native/gateway/learn\n```\n")
+	p("```sh\nmake bench-gateway   # or: go test -run '^$' -bench 'ProxiedCall|SearchTools' ./native/internal/gateway; go test -run '^$' -bench UpdateSwap ./native/internal/gateway/learn\n```\n")
 	return b.String()
 }
 

@@ -9,7 +9,7 @@ import (
 
 const goBenchOut = `goos: linux
 goarch: amd64
-pkg: github.com/caskg/caskg/native/gateway
+pkg: github.com/caskg/caskg/native/internal/gateway
 cpu: AMD EPYC
 BenchmarkProxiedCall/stdio-2         	    1447	   1744715 ns/op	       294.6 added-p50-us	      1584 added-p99-us	       356.5 direct-p50-us	      6505 direct-p99-us	       651.1 gateway-p50-us	      8089 gateway-p99-us	  562539 B/op	     369 allocs/op
 BenchmarkProxiedCall/http-2          	    1066	   1884547 ns/op	      1328.6 added-p50-us	       101.8 added-p99-us	       400.8 direct-p50-us	      8213 direct-p99-us	       729.4 gateway-p50-us	      8315 gateway-p99-us	  642945 B/op	     580 allocs/op
@@ -19,7 +19,7 @@ BenchmarkSearchTools/graph-2         	    2142	   1590576 ns/op	      1030 p50-u
 BenchmarkSearchTools/lexical
 BenchmarkUpdateSwap/learned=0/new=50-2         	       3	 145869806 ns/op
 PASS
-ok  	github.com/caskg/caskg/native/gateway	14.734s
+ok  	github.com/caskg/caskg/native/internal/gateway	14.734s
 `
 
 func TestParseGoBench(t *testing.T) {

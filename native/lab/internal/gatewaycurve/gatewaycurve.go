@@ -26,11 +26,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/eval"
-	"github.com/caskg/caskg/native/gateway"
-	"github.com/caskg/caskg/native/gateway/learn"
-	"github.com/caskg/caskg/native/lab/catalogserver"
+	"github.com/caskg/caskg/native/internal/builder"
+	"github.com/caskg/caskg/native/internal/eval"
+	"github.com/caskg/caskg/native/internal/gateway"
+	"github.com/caskg/caskg/native/internal/gateway/learn"
+	"github.com/caskg/caskg/native/internal/lab/catalogserver"
 )
 
 // server is the name the catalog server has behind the gateway: its tools are "t__NAME".
@@ -408,7 +408,7 @@ func sameAsBuild(dir string, build func(args ...string) error) (bool, error) {
 func WriteMarkdown(w io.Writer, curves []*Curve, image string) {
 	fmt.Fprintln(w, "Learning through the gateway (`make eval`, native/lab/internal/gatewaycurve): a scripted agent replays each")
 	fmt.Fprintln(w, "set's training runs through `caskg gateway --learn-every 50` in front of the test catalog server")
-	fmt.Fprintln(w, "(native/lab/catalogserver, streamable HTTP on 127.0.0.1): a `search_tools` with the run's task, then the")
+	fmt.Fprintln(w, "(native/internal/lab/catalogserver, streamable HTTP on 127.0.0.1): a `search_tools` with the run's task, then the")
 	fmt.Fprintln(w, "run's tools through `call_tool` with arguments made from their schemas. After each batch, and a quiet")
 	fmt.Fprintln(w, "spell (what `--learn-idle` does), the test tasks are scored by COMP@10 of `search_tools`. The")
 	fmt.Fprintln(w, "cautious agent calls a run's tool only when its last search showed it in the top 10, the bias real")

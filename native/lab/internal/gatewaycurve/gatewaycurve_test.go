@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/cli"
-	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/native/internal/builder"
+	"github.com/caskg/caskg/native/internal/cli"
+	"github.com/caskg/caskg/native/internal/eval"
 )
 
 // tools is a small catalog of two workflows whose steps share no words with the tasks: text

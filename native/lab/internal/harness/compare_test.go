@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/native/internal/builder"
+	"github.com/caskg/caskg/native/internal/eval"
 	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/google/go-cmp/cmp"
@@ -17,8 +17,8 @@ import (
 // The sample library and its tasks from this package's folder, one level deeper under native/
 // than the packages fixture's paths are written for.
 var (
-	sampleLib   = filepath.Join("../..", fixture.SampleLib)
-	sampleTasks = filepath.Join("../..", fixture.SampleTasks)
+	sampleLib   = filepath.Join("..", fixture.SampleLib)
+	sampleTasks = filepath.Join("..", fixture.SampleTasks)
 )
 
 // sampleGold are dependencies of the sample library: gold edges for the edge scores and the oracle.

@@ -12,7 +12,7 @@ package harness
 import (
 	"strconv"
 
-	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/native/internal/eval"
 )
 
 // Kinds of rows in a comparison.

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/native/internal/builder"
+	"github.com/caskg/caskg/native/internal/eval"
 	"github.com/caskg/caskg/native/serve"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/service"

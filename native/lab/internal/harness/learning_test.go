@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/cli"
-	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/native/internal/builder"
+	"github.com/caskg/caskg/native/internal/cli"
+	"github.com/caskg/caskg/native/internal/eval"
 	"github.com/caskg/caskg/native/lab/internal/harness"
 	"github.com/caskg/caskg/native/testlib/fixture"
 )
@@ -31,7 +31,7 @@ func caskg(args ...string) error {
 // update, a refused report (a skill the library does not have) counted apart, more complete
 // bundles with the runs than without, and the section and plot written from it.
 func TestLearn(t *testing.T) {
-	tasks, err := eval.ReadTasks(filepath.Join("../..", fixture.SampleTasks), true)
+	tasks, err := eval.ReadTasks(filepath.Join("..", fixture.SampleTasks), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestLearn(t *testing.T) {
 		runs = append(runs, builder.Trace{ID: tk.ID, Skills: tk.Gold})
 	}
 	runs = append(runs[:12], append([]builder.Trace{{ID: "bad", Skills: []string{"no-such-skill"}}}, runs[12:]...)...)
-	c, err := harness.Learn(context.Background(), harness.LearnSpec{Label: "sample", Library: filepath.Join("../..", fixture.SampleLib),
+	c, err := harness.Learn(context.Background(), harness.LearnSpec{Label: "sample", Library: filepath.Join("..", fixture.SampleLib),
 		Tasks: tasks, TasksFile: "sample-tasks.jsonl", Runs: runs, Steps: []int{0, 10, 500}, Dir: t.TempDir(), Caskg: caskg})
 	if err != nil {
 		t.Fatal(err)

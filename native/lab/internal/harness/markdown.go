@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/builder"
+	"github.com/caskg/caskg/native/internal/builder"
 )
 
 // WriteMarkdown prints the comparison as Markdown under a heading that names the set, its role

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/native/eval"
+	"github.com/caskg/caskg/native/internal/eval"
 	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/google/go-cmp/cmp"
 )

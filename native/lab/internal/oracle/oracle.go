@@ -22,9 +22,9 @@ import (
 	"hash/fnv"
 	"os"
 
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/eval"
-	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/internal/builder"
+	"github.com/caskg/caskg/native/internal/eval"
+	"github.com/caskg/caskg/native/internal/ingest"
 	"github.com/caskg/caskg/native/internal/lines"
 )
 

@@ -10,16 +10,16 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/eval"
-	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/internal/builder"
+	"github.com/caskg/caskg/native/internal/eval"
+	"github.com/caskg/caskg/native/internal/ingest"
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 // The sample library from this package's folder, one level deeper under native/
 // than the packages fixture's paths are written for.
-var sampleLib = filepath.Join("../..", fixture.SampleLib)
+var sampleLib = filepath.Join("..", fixture.SampleLib)
 
 func TestAnswer(t *testing.T) {
 	gold := []eval.GoldEdge{{Source: "a", Target: "b"}, {Source: "b", Target: "c"}, {Source: "c", Target: "c"}}

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/native/builder"
-	"github.com/caskg/caskg/native/eval"
-	"github.com/caskg/caskg/native/ingest"
+	"github.com/caskg/caskg/native/internal/builder"
+	"github.com/caskg/caskg/native/internal/eval"
+	"github.com/caskg/caskg/native/internal/ingest"
 	"github.com/caskg/caskg/native/lab/internal/verboseapi"
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
