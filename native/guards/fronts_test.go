@@ -158,7 +158,7 @@ func productSources(t *testing.T, fset *token.FileSet, root string) []sourcePkg 
 		if d.IsDir() {
 			base := d.Name()
 			if rel != "." && (strings.HasPrefix(base, ".") || base == "testdata" || base == "node_modules" ||
-				rel == "native/lab" || rel == "native/testlib") {
+				rel == "native/lab" || rel == "native/internal/lab" || rel == "native/testlib") {
 				return filepath.SkipDir
 			}
 			return nil
