@@ -5,28 +5,12 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/wasm/api"
 	"github.com/caskg/caskg/wasm/engine"
 )
-
-// A host decodes the artifact once and passes the API every request under its prefix.
-func ExampleNew() {
-	data, err := os.ReadFile("bin/sample.skg")
-	if err != nil {
-		log.Fatal(err)
-	}
-	h, err := api.New(data, api.Options{Version: "0.1.0"})
-	if err != nil {
-		log.Fatalf("bin/sample.skg: %v", err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle(api.Prefix, h)
-	log.Fatal(http.ListenAndServe("127.0.0.1:8080", mux))
-}
 
 // The Handler answers the routes under Prefix for one artifact; here one encoded on the spot,
 // with the lexicon caskg build would give it.
