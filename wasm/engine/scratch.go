@@ -57,10 +57,12 @@ type scratch struct {
 	// The memory of past tasks (memory.go): per memory document its score and the query tokens
 	// it matched (zero between queries), the nearest documents, and per skill
 	// its place among the votes.
-	memScore []float64
-	memHit   []uint64
-	memTop   []candidate
-	voted    slots
+	memScore   []float64
+	memHit     []uint64
+	memTop     []candidate
+	memTerms   []memTerm // the query's terms the memory holds
+	memTouched []int32   // the documents the query's postings reached, when few (any contents between queries)
+	voted      slots
 }
 
 // slots maps skills (or vocabulary terms) to small integers (an index into a list) for one use at a time: an entry
