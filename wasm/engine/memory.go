@@ -194,19 +194,13 @@ func (r *recallIndex) recall(sc *scratch, toks []queryToken) ([]vote, float64) {
 	// tool sets share. Either way the heap's order is total (score, then id), so the nearest
 	// documents are the same (TestRecallExhaustive).
 	scores, hits := sc.memScore[:nd], sc.memHit[:nd]
-	qs, np := sc.memTerms[:0], 0
-	for qi, tk := range toks {
+	np := 0
+	for _, tk := range toks {
 		if t := r.find(tk.text); t >= 0 {
-			var bit uint64
-			if qi < 64 {
-				bit = 1 << qi
-			}
-			qs = append(qs, memTerm{int32(t), bit})
 			np += int(r.off[t+1] - r.off[t])
 		}
 	}
-	sc.memTerms = qs
-	if len(qs) == 0 {
+	if np == 0 {
 		return nil, 0
 	}
 	sparse := np*sparseRecall < nd
@@ -218,21 +212,29 @@ func (r *recallIndex) recall(sc *scratch, toks []queryToken) ([]vote, float64) {
 		touched = touched[:np]
 		sc.memTouched = touched
 	}
-	for _, q := range qs {
-		docs, imps := r.doc[r.off[q.t]:r.off[q.t+1]], r.imp[r.off[q.t]:r.off[q.t+1]]
+	for qi, tk := range toks {
+		t := r.find(tk.text)
+		if t < 0 {
+			continue
+		}
+		var bit uint64
+		if qi < 64 {
+			bit = 1 << qi
+		}
+		docs, imps := r.doc[r.off[t]:r.off[t+1]], r.imp[r.off[t]:r.off[t+1]]
 		imps = imps[:len(docs)]
 		if sparse {
 			for i, d := range docs {
 				touched[nt] = d
 				nt += b2i(scores[d] == 0) & b2i(hits[d] == 0) // not touched before: nothing added yet
 				scores[d] += imps[i]
-				hits[d] |= q.bit
+				hits[d] |= bit
 			}
 			continue
 		}
 		for i, d := range docs {
 			scores[d] += imps[i]
-			hits[d] |= q.bit
+			hits[d] |= bit
 		}
 	}
 	top := topCandidates{k: r.depth, h: sc.memTop[:0]}
@@ -288,13 +290,6 @@ func (r *recallIndex) recall(sc *scratch, toks []queryToken) ([]vote, float64) {
 // sparseRecall is how many times the documents a query's postings must number fewer than, for
 // recall to keep a list of the documents they touch rather than pass over every document.
 const sparseRecall = 8
-
-// memTerm is a query term the memory holds, with its bit in a vote's terms (0 past the query's
-// 64th token).
-type memTerm struct {
-	t   int32
-	bit uint64
-}
 
 // clear zeroes the documents' scores and matched terms after recall: the touched ones, or all.
 func (r *recallIndex) clear(scores []float64, hits []uint64, touched []int32, sparse bool) {

@@ -60,8 +60,7 @@ type scratch struct {
 	memScore   []float64
 	memHit     []uint64
 	memTop     []candidate
-	memTerms   []memTerm // the query's terms the memory holds
-	memTouched []int32   // the documents the query's postings reached, when few (any contents between queries)
+	memTouched []int32 // the documents the query's postings reached, when few (any contents between queries)
 	voted      slots
 }
 
