@@ -45,6 +45,11 @@ type scratch struct {
 	seedIDs  []int32      // rank: the seeds in ascending order, as push starts from
 	linkIDs  []int        // rank: the seeds' neighbours, in the order first linked
 	linkMiss []float64    // rank: per linked skill, Π (1 − f_u·c) over the seeds linked to it
+	sem      []candidate  // the semantic list (semanticRanking), until the query ends
+	head     []candidate  // seedRanking: the BM25 head
+	fused    []candidate  // seedRanking: the fused list, until the query ends
+	top      []candidate  // rank: the answer's candidates
+	via      []candidate  // via: the entries into one result
 
 	// Per-skill look-ups of one query without a map: listed (seedRanking's fused list, then the
 	// answer) and linked (name matches, then the seeds' neighbours).
