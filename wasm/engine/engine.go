@@ -505,7 +505,7 @@ func (e *Engine) rank(req Request, scoresOnly bool) (Response, error) {
 	// the propagation nor its error bound can change the ranking.
 	// The answer's first matchBundle results decide its match strength whatever k asks for.
 	kk := max(req.K, matchBundle)
-	top := topCandidates{k: kk, h: make([]candidate, 0, min(kk, len(fused)+len(linkIDs)))}
+	top := topCandidates{k: kk, h: sc.top[:0]}
 	for _, c := range fused {
 		top.offer(candidate{c.id, final(c.id)})
 	}
@@ -523,6 +523,7 @@ func (e *Engine) rank(req Request, scoresOnly bool) (Response, error) {
 	}
 
 	ranked := top.sorted()
+	sc.top = ranked
 	bundle := ranked[:min(matchBundle, len(ranked))]
 	strength := e.matchStrength(sc, toks, bundle, votes.recalledBy(sc, bundle))
 	ranked = ranked[:min(req.K, len(ranked))]
@@ -542,7 +543,7 @@ func (e *Engine) rank(req Request, scoresOnly bool) (Response, error) {
 	}
 	for i, c := range ranked {
 		if !scoresOnly {
-			res[i].Via = e.via(c.id, ranked, listed, reached)
+			res[i].Via = e.via(sc, c.id, ranked, listed, reached)
 		}
 	}
 	if e.exactPPR != nil {
@@ -654,8 +655,8 @@ func (e *Engine) powerIteration(pi, p, next []float64, gamma, tol float64, maxIt
 // exact computation would but for results whose own relevance is within that bound.
 //
 // ranked is the answer, and place maps its skills to their places in it.
-func (e *Engine) via(v int, ranked []candidate, place *slots, reached func(u int) bool) []Via {
-	var cs []candidate
+func (e *Engine) via(sc *scratch, v int, ranked []candidate, place *slots, reached func(u int) bool) []Via {
+	cs := sc.via[:0]
 	for _, i := range e.in[e.inOff[v]:e.inOff[v+1]] {
 		u := e.source(i)
 		j, ok := place.get(u)
@@ -665,6 +666,7 @@ func (e *Engine) via(v int, ranked []candidate, place *slots, reached func(u int
 		cs = append(cs, candidate{int(i), ranked[j].score * e.w[i]})
 	}
 	sortCandidates(cs)
+	sc.via = cs
 	var out []Via
 	for _, c := range cs {
 		if len(out) == maxVia {
@@ -770,10 +772,10 @@ func (e *Engine) seedRanking(sc *scratch, query string, toks []queryToken, qvec 
 
 	// The BM25 head; every other listed skill's BM25 score is read from the score array, which
 	// the caller clears.
-	head := topCandidates{k: max(need, agreementDepth)}
-	head.h = make([]candidate, 0, min(head.k, g.NumSkills()))
+	head := topCandidates{k: max(need, agreementDepth), h: sc.head[:0]}
 	head.offerPositive(scores)
 	lex := head.sorted()
+	sc.head = lex
 	var lexMax float64
 	if len(lex) > 0 {
 		lexMax = lex[0].score
@@ -791,7 +793,10 @@ func (e *Engine) seedRanking(sc *scratch, query string, toks []queryToken, qvec 
 	}
 	at := &sc.listed // skill → index in out
 	at.reset(g.NumSkills())
-	out := make([]candidate, 0, len(lex)+len(names)+len(sem))
+	out := sc.fused[:0]
+	if cap(out) < len(lex)+len(names)+len(sem) {
+		out = make([]candidate, 0, len(lex)+len(names)+len(sem))
+	}
 	add := func(id int, s float64) {
 		k, ok := at.get(id)
 		if !ok {
@@ -819,6 +824,7 @@ func (e *Engine) seedRanking(sc *scratch, query string, toks []queryToken, qvec 
 		add(c.id, semW*x)
 	}
 	sortCandidates(out)
+	sc.fused = out
 	return out, lexMax
 }
 

@@ -185,35 +185,75 @@ func (r *recallIndex) recall(sc *scratch, toks []queryToken) ([]vote, float64) {
 	if len(sc.memScore) < nd {
 		sc.memScore, sc.memHit = make([]float64, nd), make([]uint64, nd)
 	}
-	// Term at a time, without a branch per posting: every document's score is read back by one
-	// pass over the score array (offerPositive), cheaper than keeping a list of the touched
-	// ones, whose test of each posting the processor cannot predict.
+	// Term at a time, without a branch per posting. When the query's postings are few against
+	// the documents, a document joins the touched list at its first posting (written at the
+	// list's end, kept by advancing the count, as forward push keeps its queue) and only the
+	// touched ones are read back and cleared: the cost is the postings', not the memory's size.
+	// Otherwise every document's score is read back by one pass over the score array
+	// (offerPositive), cheaper than the list when the query's words are common ones that most
+	// tool sets share. Either way the heap's order is total (score, then id), so the nearest
+	// documents are the same (TestRecallExhaustive).
 	scores, hits := sc.memScore[:nd], sc.memHit[:nd]
-	any := false
+	np := 0
+	for _, tk := range toks {
+		if t := r.find(tk.text); t >= 0 {
+			np += int(r.off[t+1] - r.off[t])
+		}
+	}
+	if np == 0 {
+		return nil, 0
+	}
+	sparse := np*sparseRecall < nd
+	touched, nt := sc.memTouched[:0], 0
+	if sparse {
+		if cap(touched) < np {
+			touched = make([]int32, np)
+		}
+		touched = touched[:np]
+		sc.memTouched = touched
+	}
 	for qi, tk := range toks {
 		t := r.find(tk.text)
 		if t < 0 {
 			continue
 		}
-		any = true
 		var bit uint64
 		if qi < 64 {
 			bit = 1 << qi
 		}
 		docs, imps := r.doc[r.off[t]:r.off[t+1]], r.imp[r.off[t]:r.off[t+1]]
 		imps = imps[:len(docs)]
+		if sparse {
+			for i, d := range docs {
+				touched[nt] = d
+				nt += b2i(scores[d] == 0) & b2i(hits[d] == 0) // not touched before: nothing added yet
+				scores[d] += imps[i]
+				hits[d] |= bit
+			}
+			continue
+		}
 		for i, d := range docs {
 			scores[d] += imps[i]
 			hits[d] |= bit
 		}
 	}
-	if !any {
-		return nil, 0
-	}
 	top := topCandidates{k: r.depth, h: sc.memTop[:0]}
-	top.offerPositive(scores)
+	if sparse {
+		for _, d := range touched[:nt] {
+			if s := scores[d]; s > 0 {
+				top.offer(candidate{int(d), s})
+				scores[d] = -s // offered: a document listed twice is offered once
+			}
+		}
+	} else {
+		top.offerPositive(scores)
+	}
 	docs := top.sorted()
 	sc.memTop = docs
+	if len(docs) == 0 {
+		r.clear(scores, hits, touched[:nt], sparse)
+		return nil, 0
+	}
 	best := docs[0].score
 	var votes []vote
 	at := &sc.voted
@@ -239,13 +279,28 @@ func (r *recallIndex) recall(sc *scratch, toks []queryToken) ([]vote, float64) {
 			}
 		}
 	}
-	clear(scores)
-	clear(hits)
+	r.clear(scores, hits, touched[:nt], sparse)
 	var norm float64
 	for _, v := range votes {
 		norm = max(norm, math.Abs(v.score))
 	}
 	return votes, norm
+}
+
+// sparseRecall is how many times the documents a query's postings must number fewer than, for
+// recall to keep a list of the documents they touch rather than pass over every document.
+const sparseRecall = 8
+
+// clear zeroes the documents' scores and matched terms after recall: the touched ones, or all.
+func (r *recallIndex) clear(scores []float64, hits []uint64, touched []int32, sparse bool) {
+	if !sparse {
+		clear(scores)
+		clear(hits)
+		return
+	}
+	for _, d := range touched {
+		scores[d], hits[d] = 0, 0
+	}
 }
 
 // Recall is the memory's evidence for a result: how many past runs whose tasks shared the

@@ -483,3 +483,43 @@ func BenchmarkBuildMemory(b *testing.B) {
 		BuildMemory(runs, MemoryOptions{})
 	}
 }
+
+// BenchmarkMemoryRecallScale is BenchmarkMemoryRecall at 20,000 and 100,000 runs over 1,000
+// skills (2,000 and 10,000 workflows), on the queries whose words are rare (their postings
+// fewer than an eighth of the tool sets: recall's touched list) and on the rest (common words
+// every other tool set shares: its pass over every tool set).
+func BenchmarkMemoryRecallScale(b *testing.B) {
+	for _, n := range []int{20000, 100000} {
+		e, queries := memoryEngine(b, n, 1000, n/10)
+		var rare, common []string
+		sc := e.getScratch()
+		for _, q := range queries {
+			np := 0
+			for _, tk := range e.analyze(sc, q) {
+				if t := e.mem.find(tk.text); t >= 0 {
+					np += int(e.mem.off[t+1] - e.mem.off[t])
+				}
+			}
+			if np*8 < len(e.mem.runs) {
+				rare = append(rare, q)
+			} else {
+				common = append(common, q)
+			}
+		}
+		e.putScratch(sc)
+		for _, set := range []struct {
+			name    string
+			queries []string
+		}{{"rare", rare}, {"common", common}} {
+			b.Run(fmt.Sprintf("runs-%d/%s", n, set.name), func(b *testing.B) {
+				b.Logf("%d tool sets, %d postings, %d queries", len(e.mem.runs), len(e.mem.doc), len(set.queries))
+				b.ReportAllocs()
+				for i := 0; b.Loop(); i++ {
+					sc := e.getScratch()
+					e.mem.recall(sc, e.analyze(sc, set.queries[i%len(set.queries)]))
+					e.putScratch(sc)
+				}
+			})
+		}
+	}
+}

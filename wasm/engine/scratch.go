@@ -45,6 +45,11 @@ type scratch struct {
 	seedIDs  []int32      // rank: the seeds in ascending order, as push starts from
 	linkIDs  []int        // rank: the seeds' neighbours, in the order first linked
 	linkMiss []float64    // rank: per linked skill, Π (1 − f_u·c) over the seeds linked to it
+	sem      []candidate  // the semantic list (semanticRanking), until the query ends
+	head     []candidate  // seedRanking: the BM25 head
+	fused    []candidate  // seedRanking: the fused list, until the query ends
+	top      []candidate  // rank: the answer's candidates
+	via      []candidate  // via: the entries into one result
 
 	// Per-skill look-ups of one query without a map: listed (seedRanking's fused list, then the
 	// answer) and linked (name matches, then the seeds' neighbours).
@@ -57,10 +62,11 @@ type scratch struct {
 	// The memory of past tasks (memory.go): per memory document its score and the query tokens
 	// it matched (zero between queries), the nearest documents, and per skill
 	// its place among the votes.
-	memScore []float64
-	memHit   []uint64
-	memTop   []candidate
-	voted    slots
+	memScore   []float64
+	memHit     []uint64
+	memTop     []candidate
+	memTouched []int32 // the documents the query's postings reached, when few (any contents between queries)
+	voted      slots
 }
 
 // slots maps skills (or vocabulary terms) to small integers (an index into a list) for one use at a time: an entry

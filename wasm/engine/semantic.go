@@ -133,7 +133,11 @@ func (e *Engine) checkVector(v []float32) ([]float32, error) {
 // keep 99.3% of the exact top 50 and the sketch 99%, the sketch at five times the cost
 // (BENCHMARKS.md, "semantic prefilter").
 func (e *Engine) semanticRanking(sc *scratch, q []float32) []candidate {
-	out := make([]candidate, 0, min(e.g.NumSkills(), semanticDepth+1))
+	out := sc.sem[:0] // up to semanticDepth+1 entries (offerCosine)
+	if cap(out) < semanticDepth+1 {
+		out = make([]candidate, 0, semanticDepth+1)
+		sc.sem = out
+	}
 	if runtime.GOARCH == "amd64" && scans16(e.g.NumSkills(), len(q)) {
 		return nearest16(e, sc, out, q, semanticDepth)
 	}
@@ -429,8 +433,8 @@ func (e *Engine) SemanticNeighbors(q []float32, exact bool) []int {
 		cs = e.nearest(nil, nil, q, semanticDepth) // no packed vectors: every cosine
 	} else {
 		sc := e.getScratch()
+		defer e.putScratch(sc) // cs lives in the scratch
 		cs = e.semanticRanking(sc, q)
-		e.putScratch(sc)
 	}
 	ids := make([]int, len(cs))
 	for i, c := range cs {

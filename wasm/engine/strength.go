@@ -63,15 +63,14 @@ func (e *Engine) matchStrength(sc *scratch, toks []queryToken, ranked []candidat
 			ps := g.PostingBytes(qt.term)
 			np := len(ps) / 8
 			for _, c := range bundle {
-				p, hi := 0, np
-				for p < hi {
-					if h := int(uint(p+hi) >> 1); int(binary.LittleEndian.Uint32(ps[8*h:])) < c.id {
-						p = h + 1
-					} else {
-						hi = h
-					}
+				// The last posting at or before c.id, halving as hasPosting does.
+				p, n := 0, np
+				for n > 1 {
+					half := n >> 1
+					p += half & -b2i(int(binary.LittleEndian.Uint32(ps[8*(p+half):])) <= c.id)
+					n -= half
 				}
-				if p < np && int(binary.LittleEndian.Uint32(ps[8*p:])) == c.id {
+				if np > 0 && int(binary.LittleEndian.Uint32(ps[8*p:])) == c.id {
 					x := e.impacts[first+p] / full
 					if x > 1 {
 						x = 1

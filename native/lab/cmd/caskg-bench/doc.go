@@ -86,9 +86,15 @@ func document(r *bench.Report, c *config) string {
 	p("to eight levels, in integers (XOR and popcount; 16 bytes a skill) — and its best %s. Recall is the share\n", mdspan.Count(engine.SemanticPool))
 	p("of the exact scan's top 50 (top 5) the index keeps; the times are natively, per query.\n\n")
 	b.WriteString(r.SemanticTable())
+	p("\nThe other candidate indexes are exact, recall 100%% by construction, which tests hold to a scan: the name\n")
+	p("index's bigram counts keep every name within the similarity bound (`TestNameMatchMatchesBruteForce`), and\n")
+	p("the memory of past tasks reads only its query terms' postings, the tool sets they touch listed when they\n")
+	p("are few, with the votes bit for bit those of a score over every tool set (`TestRecallExhaustive`).\n")
 	p("\n## WebAssembly module\n\n%s The Go runtime alone (an empty reactor built the same way) is about 530 KB gzip.\n\n", r.WasmLine())
 	p("```sh\nmake wasm\n```\n\n")
-	p("Raw results: `%s/results.json`.\n", c.dir)
+	p("Raw results: `%s/results.json`.\n\n", c.dir)
+	p("How the module's size and the query's speed got here, and what was tried and left out: the\n")
+	p("[lab notes](native/lab/NOTES.md) (written by hand; `make bench` does not rewrite them).\n")
 	return b.String()
 }
 
