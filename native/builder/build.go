@@ -479,7 +479,13 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	}
 	art.Vectors, art.Encoder = b.vectors, b.encoder
 	art.Clusters = clusterVectors(art.Vectors)
-	data, err := graphs.Encode(art)
+	// Staged: the memory, calibrated on the artifact without it, is added without encoding the
+	// rest again.
+	staged, err := graphs.Stage(art)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("builder: %w", err)
+	}
+	data, err := staged.Encode(nil, art.Params)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("builder: %w", err)
 	}
@@ -494,7 +500,7 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		b.rec.corpus = cr.encoded
 	}
 	if corpus != nil {
-		if data, err = b.addMemory(art, data, corpus); err != nil {
+		if data, err = b.addMemory(art, staged, data, corpus); err != nil {
 			return nil, nil, nil, err
 		}
 		stage("memory", t)
