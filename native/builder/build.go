@@ -363,8 +363,9 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	} else if opt.Variant == variantSemanticOnly {
 		return nil, nil, nil, fmt.Errorf("builder: variant %s needs an embedder", variantSemanticOnly)
 	}
-	// The memory corpus is read (an update: the state's, with the new runs added) beside the
-	// candidates and probes: it needs only the runs and the library's names.
+	// The memory corpus is read (an update: the state's, with the new runs added), and the
+	// memory of every run made from it, beside the candidates and probes: they need only the
+	// runs and the library's names.
 	type corpusResult struct {
 		c       *engine.MemoryCorpus
 		encoded []byte // State.corpus, when recording
@@ -377,6 +378,9 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 			var enc []byte
 			if c != nil && b.rec != nil {
 				enc = c.AppendBinary(nil) // sorts the corpus's sets: before FitMemory reads it
+			}
+			if c != nil {
+				c.Prepare(b.memoryOptions())
 			}
 			corpusDone <- corpusResult{c, enc, err}
 		}()

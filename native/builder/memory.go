@@ -71,7 +71,7 @@ func (b *builder) addMemory(art *graphs.Artifact, staged *graphs.Staged, data []
 	if err != nil {
 		return nil, fmt.Errorf("builder: memory: %w", err)
 	}
-	m, st, err := engine.FitMemory(art, g, corpus, b.taskOf, engine.MemoryOptions{MinRuns: b.opt.TaskMinRuns, MinReporters: MinReporters})
+	m, st, err := engine.FitMemory(art, g, corpus, b.taskOf, b.memoryOptions())
 	if err != nil {
 		return nil, fmt.Errorf("builder: memory: %w", err)
 	}
@@ -86,4 +86,9 @@ func (b *builder) addMemory(art *graphs.Artifact, staged *graphs.Staged, data []
 		return nil, fmt.Errorf("builder: memory: %w", err)
 	}
 	return out, nil
+}
+
+// memoryOptions are the options of the build's memory of past tasks.
+func (b *builder) memoryOptions() engine.MemoryOptions {
+	return engine.MemoryOptions{MinRuns: b.opt.TaskMinRuns, MinReporters: MinReporters}
 }
