@@ -223,8 +223,9 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 		return nil, r.err
 	}
 	c.held = len(c.texts)
-	for i := 1; i < len(c.sets); i++ {
-		if strings.Compare(setKey(c.sets[i-1].skills, c.sets[i-1].failed), setKey(c.sets[i].skills, c.sets[i].failed)) >= 0 {
+	keys := c.setKeys()
+	for i := 1; i < len(keys); i++ {
+		if strings.Compare(keys[i-1], keys[i]) >= 0 {
 			return nil, errCorpus // out of order, or a set twice
 		}
 	}

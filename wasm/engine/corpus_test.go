@@ -162,3 +162,15 @@ func TestPreparedFitMemory(t *testing.T) {
 		})
 	}
 }
+
+// appendSetKey writes setKey's bytes: the corpus orders and finds its sets by them.
+func TestAppendSetKey(t *testing.T) {
+	for _, tc := range []struct {
+		ids    []int
+		failed bool
+	}{{nil, false}, {nil, true}, {[]int{0}, false}, {[]int{3, 12, 100000}, true}, {[]int{9, 10, 99}, false}} {
+		if got, want := string(appendSetKey([]byte("x"), tc.ids, tc.failed)), "x"+setKey(tc.ids, tc.failed); got != want {
+			t.Errorf("appendSetKey(%v, %v) = %q, want %q", tc.ids, tc.failed, got, want)
+		}
+	}
+}
