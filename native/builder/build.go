@@ -332,7 +332,15 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		tl.add(&opt.traces[k], b.base+k, index)
 	}
 	if b.rec != nil {
-		b.rec.tally = encodeTally(tl, len(skills)) // before stats takes over its maps
+		if len(tl.others) == 0 {
+			// Without failed or reported runs, stats and what follows only read the tally's
+			// maps: it is encoded beside them, off the build's path.
+			done := make(chan []byte, 1)
+			go func() { done <- encodeTally(tl, len(skills)) }()
+			b.rec.tallyDone = done
+		} else {
+			b.rec.tally = encodeTally(tl, len(skills)) // before stats takes over its maps
+		}
 	}
 	var read traceRead
 	var err error

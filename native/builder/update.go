@@ -185,6 +185,7 @@ type recorder struct {
 	chosenVals    [][]float64       // per chosen target, its values on scoredChannels
 	answers       []recordedAnswers // a frontier candidate at most once
 	tally, corpus []byte            // State.tally and State.corpus
+	tallyDone     chan []byte       // State.tally when it is encoded beside the build
 }
 
 func newRecorder(opt Options, n int) *recorder {
@@ -250,6 +251,9 @@ func (b *builder) recordAnswers(chunk []int, probes []Probe, res []ProbeResult) 
 func (b *builder) state(cands []edgeCandidate) (*State, error) {
 	st := &State{Version: stateVersion, Code: codeID(), Saved: b.rec.opt,
 		Prober: b.rec.prober, Judge: b.rec.judge, Skills: b.skills, tally: b.rec.tally}
+	if b.rec.tallyDone != nil {
+		st.tally = <-b.rec.tallyDone
+	}
 	runs := b.opt.traces
 	if b.prev != nil {
 		old := b.prev.log
