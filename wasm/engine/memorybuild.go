@@ -26,11 +26,11 @@ type memCorpus struct {
 	next   int // the index of the next run: runs are numbered in the order they came
 
 	// What Add needs to place a new run, made on its first call (index).
-	hashes   []uint64 // text id → textHash of the text
-	firstRun []int32  // text id → the first run that asked it
-	strs     []string // text id − held → the text: the texts added since the corpus was decoded
-	held     int      // the texts read back (DecodeMemoryCorpus), whose strings it does not hold
-	reporter []string // reporter id → its name
+	hashes   []uint64         // text id → textHash of the text
+	firstRun []int32          // text id → the first run that asked it
+	strs     []string         // text id − held → the text: the texts added since the corpus was decoded
+	held     int              // the texts read back (DecodeMemoryCorpus), whose strings it does not hold
+	reporter []string         // reporter id → its name
 	byHash   map[uint64]int32 // textHash → the last text of that hash
 	sameHash []int32          // text id → the text before it of its hash, -1 for none
 	termID   map[string]int32
