@@ -310,6 +310,31 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		b.rec = newRecorder(opt, len(skills))
 	}
 	if prev != nil {
+		b.base = prev.log.len()
+	}
+	// The memory corpus is read (an update: the state's, with the new runs added), and the
+	// memory of every run made from it, beside everything up to the calibration: they need only
+	// the runs and the library's names.
+	type corpusResult struct {
+		c       *engine.MemoryCorpus
+		encoded []byte // State.corpus, when recording
+		err     error
+	}
+	corpusDone := make(chan corpusResult, 1)
+	if !opt.DryRun {
+		go func() {
+			c, err := b.corpus()
+			var enc []byte
+			if c != nil && b.rec != nil {
+				enc = c.AppendBinary(nil) // sorts the corpus's sets: before FitMemory reads it
+			}
+			if c != nil {
+				c.Prepare(b.memoryOptions())
+			}
+			corpusDone <- corpusResult{c, enc, err}
+		}()
+	}
+	if prev != nil {
 		b.feat, b.idf = prev.feat, prev.idf // the library is the earlier build's
 	} else {
 		b.feat, b.idf = extractFeatures(skills, index)
@@ -320,7 +345,6 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	}
 	var tl *runTally
 	if prev != nil {
-		b.base = prev.log.len()
 		var err error
 		if tl, err = decodeTally(prev.tally, len(skills), b.base); err != nil {
 			return nil, nil, nil, fmt.Errorf("builder: update: build state's runs: %w", err)
@@ -370,28 +394,6 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		stage("embed", t)
 	} else if opt.Variant == variantSemanticOnly {
 		return nil, nil, nil, fmt.Errorf("builder: variant %s needs an embedder", variantSemanticOnly)
-	}
-	// The memory corpus is read (an update: the state's, with the new runs added), and the
-	// memory of every run made from it, beside the candidates and probes: they need only the
-	// runs and the library's names.
-	type corpusResult struct {
-		c       *engine.MemoryCorpus
-		encoded []byte // State.corpus, when recording
-		err     error
-	}
-	corpusDone := make(chan corpusResult, 1)
-	if !opt.DryRun {
-		go func() {
-			c, err := b.corpus()
-			var enc []byte
-			if c != nil && b.rec != nil {
-				enc = c.AppendBinary(nil) // sorts the corpus's sets: before FitMemory reads it
-			}
-			if c != nil {
-				c.Prepare(b.memoryOptions())
-			}
-			corpusDone <- corpusResult{c, enc, err}
-		}()
 	}
 	b.vnorms = b.vectorNorms()
 	t = time.Now()
