@@ -63,6 +63,71 @@ func Encode(a *Artifact) ([]byte, error) { return encodeAs(a, false) }
 // encodeAs is Encode; with legacy set it writes the artifact as a 1.x encoder did (1.0 without
 // vectors, 1.1 with them), for the tests that 1.x artifacts stay readable.
 func encodeAs(a *Artifact, legacy bool) ([]byte, error) {
+	s, err := stage(a, legacy)
+	if err != nil {
+		return nil, err
+	}
+	return s.Encode(a.Memory, a.Params)
+}
+
+// Staged is an artifact encoded but for its parameters and its memory of past tasks, which
+// Encode adds: a builder that calibrates a memory on the artifact without it, then adds the
+// memory, encodes the rest once rather than twice.
+type Staged struct {
+	a            Artifact // the artifact staged, its Memory and Params left out
+	heap         stringHeap
+	bodies       map[string][]byte
+	tags         []string // the sections before the memory's
+	clusters     []string // the clusters' sections, after the memory's
+	major, minor uint16
+	legacy       bool
+	memory       *Memory // the memory whose strings the heap holds, nil before one
+	strs         int     // the heap's length without the memory's strings
+}
+
+// Stage encodes a but for its Memory and Params (a.Memory is checked, not encoded).
+func Stage(a *Artifact) (*Staged, error) { return stage(a, false) }
+
+// Encode returns the bytes graphs.Encode gives for the staged artifact with the memory m (nil:
+// none) and the parameters params. After a memory, only the same memory or none can follow: the
+// string heap keeps the first memory's strings.
+func (s *Staged) Encode(m *Memory, params map[string]any) ([]byte, error) {
+	if m != nil && s.legacy {
+		return nil, errors.New("graphs: a 1.x artifact has no memory")
+	}
+	if m != nil && s.memory != nil && m != s.memory {
+		return nil, errors.New("graphs: a staged artifact takes one memory")
+	}
+	a := s.a
+	a.Memory = m
+	if err := a.checkMemory(); err != nil {
+		return nil, err
+	}
+	paramsBody := []byte("{}")
+	if params != nil {
+		var err error
+		// Map keys are sorted, as encoding/json sorts them, which keeps the bytes deterministic.
+		if paramsBody, err = marshalParams(params); err != nil {
+			return nil, errtext.Prefix("graphs: encoding params: ", err)
+		}
+	}
+	s.bodies[tagParams] = paramsBody
+	tags, minor := slices.Clone(s.tags), s.minor
+	strs := s.strs
+	if m != nil {
+		tags, minor = append(tags, a.memoryBodies(&s.heap, s.bodies)...), MemoryMinor
+		s.memory = m
+		strs = s.heap.buf.Len()
+	}
+	if len(s.clusters) > 0 {
+		tags, minor = append(tags, s.clusters...), ClusterMinor
+	}
+	s.bodies[tagStrings] = s.heap.buf.Bytes()[:strs]
+	return assemble(tags, s.bodies, s.major, minor)
+}
+
+// stage is Stage, and with legacy what a 1.x encoder wrote (encodeAs).
+func stage(a *Artifact, legacy bool) (*Staged, error) {
 	n := len(a.Skills)
 	if err := a.check(); err != nil {
 		return nil, err
@@ -143,19 +208,12 @@ func encodeAs(a *Artifact, legacy bool) ([]byte, error) {
 		ldoc = binary.LittleEndian.AppendUint32(ldoc, math.Float32bits(d))
 	}
 
-	params := []byte("{}")
-	if a.Params != nil {
-		var err error
-		// Map keys are sorted, as encoding/json sorts them, which keeps the bytes deterministic.
-		if params, err = marshalParams(a.Params); err != nil {
-			return nil, errtext.Prefix("graphs: encoding params: ", err)
-		}
-	}
-
+	s := &Staged{a: *a, legacy: legacy}
+	s.a.Memory, s.a.Params = nil, nil
 	bodies := map[string][]byte{
 		tagSkills: skil, tagEdgeOff: eoff, tagEdgeTgt: etgt,
 		tagEdgeWgt: ewgt, tagEdgeAsc: easc, tagEdgeAttr: eatr, tagLexHdr: lhdr,
-		tagLexTerms: ltrm, tagLexPOff: lpof, tagLexDoc: ldoc, tagParams: params,
+		tagLexTerms: ltrm, tagLexPOff: lpof, tagLexDoc: ldoc,
 	}
 	tags := slices.Clone(sectionOrder2)
 	major, minor := uint16(Major), uint16(Minor)
@@ -173,15 +231,11 @@ func encodeAs(a *Artifact, legacy bool) ([]byte, error) {
 		}
 	}
 	if !legacy {
-		if extra := a.memoryBodies(&heap, bodies); len(extra) > 0 {
-			tags, minor = append(tags, extra...), MemoryMinor
-		}
-		if extra := a.clusterBodies(bodies); len(extra) > 0 {
-			tags, minor = append(tags, extra...), ClusterMinor
-		}
+		s.clusters = a.clusterBodies(bodies)
 	}
-	bodies[tagStrings] = heap.buf.Bytes()
-	return assemble(tags, bodies, major, minor)
+	s.heap, s.bodies, s.tags, s.major, s.minor = heap, bodies, tags, major, minor
+	s.strs = heap.buf.Len()
+	return s, nil
 }
 
 // assemble lays out the header, the section table and the bodies of tags in order.

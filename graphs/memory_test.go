@@ -282,3 +282,54 @@ func TestClusterDecodeErrors(t *testing.T) {
 		t.Errorf("Encode of a skill in cluster 2 of 2: %v", err)
 	}
 }
+
+// A staged artifact encodes, with a memory or without, to Encode's bytes, in either order, and
+// refuses a second memory (its strings would stay in the heap).
+func TestStagedEncode(t *testing.T) {
+	mem := func() *Memory {
+		m := testMemory()
+		m.Terms = append(m.Terms, "zebra") // a string no other section holds
+		m.Postings = append(m.Postings, []Posting{{Doc: 1, TF: 1}})
+		return m
+	}
+	for _, tc := range []struct {
+		name string
+		make func() *Artifact
+	}{
+		{"lexical only", testArtifact},
+		{"with vectors", testVectorArtifact},
+		{"with clusters", testClusterArtifact},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := map[string]any{"variant": "full"}
+			after := map[string]any{"variant": "full", "memory": map[string]any{"weight": 0.5}}
+			want := func(m *Memory, p map[string]any) []byte {
+				a := tc.make()
+				a.Memory, a.Params = m, p
+				return encode(t, a)
+			}
+			a := tc.make()
+			a.Memory = mem() // checked, not encoded
+			s, err := Stage(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := mem()
+			for i, step := range []struct {
+				m *Memory
+				p map[string]any
+			}{{nil, before}, {m, after}, {nil, before}, {m, nil}} {
+				got, err := s.Encode(step.m, step.p)
+				if err != nil {
+					t.Fatalf("step %d: %v", i, err)
+				}
+				if !bytes.Equal(got, want(step.m, step.p)) {
+					t.Errorf("step %d: the staged bytes differ from Encode's", i)
+				}
+			}
+			if _, err := s.Encode(mem(), nil); err == nil {
+				t.Error("a second memory was taken")
+			}
+		})
+	}
+}

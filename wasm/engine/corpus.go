@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/graphs/errtext"
 )
 
@@ -13,7 +14,28 @@ import (
 // text as term ids, each run's tool set. A build keeps it in its state (AppendBinary), so that
 // an update adds its new runs (Add) rather than reading every run's text again; FitMemory makes
 // the memory from it. A corpus read back holds no task text, only its terms and a hash of it.
-type MemoryCorpus struct{ c memCorpus }
+type MemoryCorpus struct {
+	c    memCorpus
+	prep *preparedMemory // Prepare's, until FitMemory takes it
+}
+
+// preparedMemory is the memory of every run of a corpus, made by Prepare for FitMemory.
+type preparedMemory struct {
+	opt  MemoryOptions
+	m    *graphs.Memory
+	st   MemoryStats
+	main *memBuild
+}
+
+// Prepare makes the memory of every run ahead of FitMemory (with the same options), which then
+// starts from it: it needs the corpus alone, so a builder makes it beside other work. The corpus
+// must not change in between (Add drops it).
+func (mc *MemoryCorpus) Prepare(opt MemoryOptions) {
+	opt = opt.orDefaults()
+	mc.c.sort()
+	m, st, main := mc.c.buildAll(opt, nil, true)
+	mc.prep = &preparedMemory{opt, m, st, main}
+}
 
 // NewMemoryCorpus returns an empty corpus.
 func NewMemoryCorpus() *MemoryCorpus {
@@ -28,6 +50,7 @@ func (mc *MemoryCorpus) Add(r PastRun, run int, taskOf func(run int) (string, er
 	if run < mc.c.next {
 		return errors.New("engine: memory corpus: runs out of order")
 	}
+	mc.prep = nil
 	return mc.c.add(r, run, taskOf)
 }
 
@@ -200,8 +223,9 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 		return nil, r.err
 	}
 	c.held = len(c.texts)
-	for i := 1; i < len(c.sets); i++ {
-		if strings.Compare(setKey(c.sets[i-1].skills, c.sets[i-1].failed), setKey(c.sets[i].skills, c.sets[i].failed)) >= 0 {
+	keys := c.setKeys()
+	for i := 1; i < len(keys); i++ {
+		if strings.Compare(keys[i-1], keys[i]) >= 0 {
 			return nil, errCorpus // out of order, or a set twice
 		}
 	}

@@ -3,8 +3,10 @@ package engine
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"testing"
 
+	"github.com/caskg/caskg/graphs"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -85,4 +87,90 @@ func FuzzDecodeMemoryCorpus(f *testing.F) {
 		}
 		c.c.build(MemoryOptions{}.orDefaults(), nil)
 	})
+}
+
+// TestPreparedFitMemory: FitMemory of a corpus prepared beforehand gives the memory and stats of
+// one made in place, and a prepared memory of other options, or of a corpus changed since, is
+// not used.
+func TestPreparedFitMemory(t *testing.T) {
+	const skills = 60
+	runs := memoryRuns(1200, skills, 30, 5)
+	art := graphs.Artifact{Skills: make([]graphs.Skill, skills)}
+	docs := make([]Doc, skills)
+	for i := range art.Skills {
+		art.Skills[i] = graphs.Skill{Name: fmt.Sprintf("skill-%d", i), Description: fmt.Sprintf("flow%dword%d tool number %d", i/7, i%6, i)}
+		docs[i] = Doc{Name: art.Skills[i].Name, Description: art.Skills[i].Description}
+	}
+	art.Lexicon = BuildLexicon(docs)
+	data, err := graphs.Encode(&art)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := graphs.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	taskOf := func(i int) (string, error) { return runs[i].Task, nil }
+	corpus := func(n int) *MemoryCorpus {
+		mc := NewMemoryCorpus()
+		for i, r := range runs[:n] {
+			if err := mc.Add(r, i, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return mc
+	}
+	fit := func(mc *MemoryCorpus, opt MemoryOptions) (*graphs.Memory, MemoryStats) {
+		m, st, err := FitMemory(&art, g, mc, taskOf, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, st
+	}
+	for _, tc := range []struct {
+		name            string
+		prepare, fitted MemoryOptions
+		addAfter        bool // a run added between Prepare and FitMemory
+	}{
+		{"same options", MemoryOptions{}, MemoryOptions{}, false},
+		{"other options", MemoryOptions{MinRuns: 40}, MemoryOptions{}, false},
+		{"changed corpus", MemoryOptions{}, MemoryOptions{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := len(runs) - 1
+			if !tc.addAfter {
+				n++
+			}
+			mc := corpus(n)
+			mc.Prepare(tc.prepare)
+			if tc.addAfter {
+				if err := mc.Add(runs[n], n, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, gotSt := fit(mc, tc.fitted)
+			want, wantSt := fit(corpus(len(runs)), tc.fitted)
+			if want == nil || want.Weight == 0 && len(want.Docs) == 0 {
+				t.Fatal("the runs make no memory: the test tests nothing")
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("memory differs (-in place +prepared):\n%s", diff)
+			}
+			if !cmp.Equal(wantSt, gotSt) {
+				t.Errorf("stats %+v, want %+v", gotSt, wantSt)
+			}
+		})
+	}
+}
+
+// appendSetKey writes setKey's bytes: the corpus orders and finds its sets by them.
+func TestAppendSetKey(t *testing.T) {
+	for _, tc := range []struct {
+		ids    []int
+		failed bool
+	}{{nil, false}, {nil, true}, {[]int{0}, false}, {[]int{3, 12, 100000}, true}, {[]int{9, 10, 99}, false}} {
+		if got, want := string(appendSetKey([]byte("x"), tc.ids, tc.failed)), "x"+setKey(tc.ids, tc.failed); got != want {
+			t.Errorf("appendSetKey(%v, %v) = %q, want %q", tc.ids, tc.failed, got, want)
+		}
+	}
 }

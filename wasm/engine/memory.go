@@ -435,11 +435,20 @@ func (m *memVotes) voters() []vote {
 // (as MemoryCorpus.Add numbered it), which a held-out run is asked with.
 //
 // g is art without a memory, decoded: the graph whose answers the memory's votes are added to.
+// A corpus prepared with the same options (MemoryCorpus.Prepare) is not built again.
 func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, taskOf func(run int) (string, error), opt MemoryOptions) (*graphs.Memory, MemoryStats, error) {
 	opt = opt.orDefaults()
 	c := &corpus.c
-	c.sort()
-	m, st, main := c.buildAll(opt, nil, true)
+	var m *graphs.Memory
+	var st MemoryStats
+	var main *memBuild
+	if p := corpus.prep; p != nil && p.opt == opt {
+		m, st, main = p.m, p.st, p.main // Prepare's
+		corpus.prep = nil
+	} else {
+		c.sort()
+		m, st, main = c.buildAll(opt, nil, true)
+	}
 	if m == nil {
 		return nil, st, nil
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/caskg/caskg/graphs"
@@ -25,12 +26,13 @@ type memCorpus struct {
 	next   int // the index of the next run: runs are numbered in the order they came
 
 	// What Add needs to place a new run, made on its first call (index).
-	hashes   []uint64 // text id → textHash of the text
-	firstRun []int32  // text id → the first run that asked it
-	strs     []string // text id − held → the text: the texts added since the corpus was decoded
-	held     int      // the texts read back (DecodeMemoryCorpus), whose strings it does not hold
-	reporter []string // reporter id → its name
-	byHash   map[uint64][]int32
+	hashes   []uint64         // text id → textHash of the text
+	firstRun []int32          // text id → the first run that asked it
+	strs     []string         // text id − held → the text: the texts added since the corpus was decoded
+	held     int              // the texts read back (DecodeMemoryCorpus), whose strings it does not hold
+	reporter []string         // reporter id → its name
+	byHash   map[uint64]int32 // textHash → the last text of that hash
+	sameHash []int32          // text id → the text before it of its hash, -1 for none
 	termID   map[string]int32
 	repID    map[string]int32
 	setID    map[string]int32 // setKey → index in sets
@@ -83,18 +85,30 @@ func (c *memCorpus) index() {
 	for i, t := range c.vocab {
 		c.termID[t] = int32(i)
 	}
-	c.byHash = make(map[uint64][]int32, len(c.hashes))
+	// A map of one id per hash and a chain through sameHash, not a slice per hash: a corpus
+	// read back at 100,000 texts made as many slices for the few an update's runs look up.
+	c.byHash = make(map[uint64]int32, len(c.hashes))
+	c.sameHash = make([]int32, len(c.hashes), len(c.hashes)+64)
 	for i, h := range c.hashes {
-		c.byHash[h] = append(c.byHash[h], int32(i))
+		c.sameHash[i] = c.lastOfHash(h)
+		c.byHash[h] = int32(i)
 	}
 	c.repID = make(map[string]int32, len(c.reporter))
 	for i, r := range c.reporter {
 		c.repID[r] = int32(i)
 	}
 	c.setID = make(map[string]int32, len(c.sets))
-	for i := range c.sets {
-		c.setID[setKey(c.sets[i].skills, c.sets[i].failed)] = int32(i)
+	for i, k := range c.setKeys() {
+		c.setID[k] = int32(i)
 	}
+}
+
+// lastOfHash is the last text of hash h, -1 for none.
+func (c *memCorpus) lastOfHash(h uint64) int32 {
+	if id, ok := c.byHash[h]; ok {
+		return id
+	}
+	return -1
 }
 
 // add reads run r, the run numbered at (at least every earlier run's number). taskOf returns
@@ -110,7 +124,7 @@ func (c *memCorpus) add(r PastRun, at int, taskOf func(run int) (string, error))
 	}
 	h := textHash(task)
 	t := int32(-1)
-	for _, id := range c.byHash[h] {
+	for id := c.lastOfHash(h); id >= 0; id = c.sameHash[id] {
 		var same bool
 		if int(id) >= c.held {
 			same = c.strs[int(id)-c.held] == task
@@ -128,7 +142,8 @@ func (c *memCorpus) add(r PastRun, at int, taskOf func(run int) (string, error))
 	}
 	if t < 0 {
 		t = int32(len(c.texts))
-		c.byHash[h] = append(c.byHash[h], t)
+		c.sameHash = append(c.sameHash, c.lastOfHash(h))
+		c.byHash[h] = t
 		c.hashes, c.firstRun = append(c.hashes, h), append(c.firstRun, int32(at))
 		c.strs = append(c.strs, task)
 		var terms, uniq []int32
@@ -184,15 +199,42 @@ func (c *memCorpus) add(r PastRun, at int, taskOf func(run int) (string, error))
 	return nil
 }
 
+// setKeys are the sets' setKeys, in one allocation.
+func (c *memCorpus) setKeys() []string {
+	var b []byte
+	ends := make([]int, len(c.sets))
+	for i := range c.sets {
+		b = appendSetKey(b, c.sets[i].skills, c.sets[i].failed)
+		ends[i] = len(b)
+	}
+	all, keys, from := string(b), make([]string, len(c.sets)), 0
+	for i, end := range ends {
+		keys[i], from = all[from:end], end
+	}
+	return keys
+}
+
+// appendSetKey appends setKey(ids, failed) to b.
+func appendSetKey(b []byte, ids []int, failed bool) []byte {
+	if failed {
+		b = append(b, '!')
+	}
+	for _, id := range ids {
+		b = strconv.AppendUint(b, uint64(id), 10)
+		b = append(b, ',')
+	}
+	return b
+}
+
 // sort puts the sets in setKey order, the order of the memory's documents.
 func (c *memCorpus) sort() {
 	if !c.unsorted {
 		return
 	}
-	keys := make([]string, len(c.sets))
+	keys := c.setKeys()
 	order := make([]int, len(c.sets))
 	for i := range c.sets {
-		keys[i], order[i] = setKey(c.sets[i].skills, c.sets[i].failed), i
+		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
 	sets := make([]corpusSet, len(c.sets))

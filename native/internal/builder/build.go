@@ -310,6 +310,31 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		b.rec = newRecorder(opt, len(skills))
 	}
 	if prev != nil {
+		b.base = prev.log.len()
+	}
+	// The memory corpus is read (an update: the state's, with the new runs added), and the
+	// memory of every run made from it, beside everything up to the calibration: they need only
+	// the runs and the library's names.
+	type corpusResult struct {
+		c       *engine.MemoryCorpus
+		encoded []byte // State.corpus, when recording
+		err     error
+	}
+	corpusDone := make(chan corpusResult, 1)
+	if !opt.DryRun {
+		go func() {
+			c, err := b.corpus()
+			var enc []byte
+			if c != nil && b.rec != nil {
+				enc = c.AppendBinary(nil) // sorts the corpus's sets: before FitMemory reads it
+			}
+			if c != nil {
+				c.Prepare(b.memoryOptions())
+			}
+			corpusDone <- corpusResult{c, enc, err}
+		}()
+	}
+	if prev != nil {
 		b.feat, b.idf = prev.feat, prev.idf // the library is the earlier build's
 	} else {
 		b.feat, b.idf = extractFeatures(skills, index)
@@ -320,7 +345,6 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	}
 	var tl *runTally
 	if prev != nil {
-		b.base = prev.log.len()
 		var err error
 		if tl, err = decodeTally(prev.tally, len(skills), b.base); err != nil {
 			return nil, nil, nil, fmt.Errorf("builder: update: build state's runs: %w", err)
@@ -332,7 +356,15 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		tl.add(&opt.traces[k], b.base+k, index)
 	}
 	if b.rec != nil {
-		b.rec.tally = encodeTally(tl, len(skills)) // before stats takes over its maps
+		if len(tl.others) == 0 {
+			// Without failed or reported runs, stats and what follows only read the tally's
+			// maps: it is encoded beside them, off the build's path.
+			done := make(chan []byte, 1)
+			go func() { done <- encodeTally(tl, len(skills)) }()
+			b.rec.tallyDone = done
+		} else {
+			b.rec.tally = encodeTally(tl, len(skills)) // before stats takes over its maps
+		}
 	}
 	var read traceRead
 	var err error
@@ -362,24 +394,6 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		stage("embed", t)
 	} else if opt.Variant == variantSemanticOnly {
 		return nil, nil, nil, fmt.Errorf("builder: variant %s needs an embedder", variantSemanticOnly)
-	}
-	// The memory corpus is read (an update: the state's, with the new runs added) beside the
-	// candidates and probes: it needs only the runs and the library's names.
-	type corpusResult struct {
-		c       *engine.MemoryCorpus
-		encoded []byte // State.corpus, when recording
-		err     error
-	}
-	corpusDone := make(chan corpusResult, 1)
-	if !opt.DryRun {
-		go func() {
-			c, err := b.corpus()
-			var enc []byte
-			if c != nil && b.rec != nil {
-				enc = c.AppendBinary(nil) // sorts the corpus's sets: before FitMemory reads it
-			}
-			corpusDone <- corpusResult{c, enc, err}
-		}()
 	}
 	b.vnorms = b.vectorNorms()
 	t = time.Now()
@@ -479,7 +493,13 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 	}
 	art.Vectors, art.Encoder = b.vectors, b.encoder
 	art.Clusters = clusterVectors(art.Vectors)
-	data, err := graphs.Encode(art)
+	// Staged: the memory, calibrated on the artifact without it, is added without encoding the
+	// rest again.
+	staged, err := graphs.Stage(art)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("builder: %w", err)
+	}
+	data, err := staged.Encode(nil, art.Params)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("builder: %w", err)
 	}
@@ -494,7 +514,7 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		b.rec.corpus = cr.encoded
 	}
 	if corpus != nil {
-		if data, err = b.addMemory(art, data, corpus); err != nil {
+		if data, err = b.addMemory(art, staged, data, corpus); err != nil {
 			return nil, nil, nil, err
 		}
 		stage("memory", t)

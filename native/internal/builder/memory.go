@@ -61,16 +61,17 @@ func (b *builder) taskOf(i int) (string, error) {
 	return t.Task, err
 }
 
-// addMemory returns the artifact data (art encoded) with the memory of past tasks of the runs
-// of corpus, calibrated on the graph the data holds (engine.FitMemory); data itself when no word
-// of their tasks is shared by enough runs or calibration silenced the memory (weight 0), which
-// then costs the artifact nothing. Either way the build parameters say what the memory kept.
-func (b *builder) addMemory(art *graphs.Artifact, data []byte, corpus *engine.MemoryCorpus) ([]byte, error) {
+// addMemory returns the artifact data (art encoded, staged) with the memory of past tasks of
+// the runs of corpus, calibrated on the graph the data holds (engine.FitMemory); without it when
+// no word of their tasks is shared by enough runs or calibration silenced the memory (weight
+// 0), which then costs the artifact nothing. Either way the build parameters say what the
+// memory kept.
+func (b *builder) addMemory(art *graphs.Artifact, staged *graphs.Staged, data []byte, corpus *engine.MemoryCorpus) ([]byte, error) {
 	g, err := graphs.Decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("builder: memory: %w", err)
 	}
-	m, st, err := engine.FitMemory(art, g, corpus, b.taskOf, engine.MemoryOptions{MinRuns: b.opt.TaskMinRuns, MinReporters: MinReporters})
+	m, st, err := engine.FitMemory(art, g, corpus, b.taskOf, b.memoryOptions())
 	if err != nil {
 		return nil, fmt.Errorf("builder: memory: %w", err)
 	}
@@ -80,9 +81,14 @@ func (b *builder) addMemory(art *graphs.Artifact, data []byte, corpus *engine.Me
 	if m != nil && m.Weight > 0 {
 		art.Memory = m
 	}
-	out, err := graphs.Encode(art)
+	out, err := staged.Encode(art.Memory, art.Params)
 	if err != nil {
 		return nil, fmt.Errorf("builder: memory: %w", err)
 	}
 	return out, nil
+}
+
+// memoryOptions are the options of the build's memory of past tasks.
+func (b *builder) memoryOptions() engine.MemoryOptions {
+	return engine.MemoryOptions{MinRuns: b.opt.TaskMinRuns, MinReporters: MinReporters}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // The runs of a build state, kept so that a later build can read them all (a full build after
@@ -19,11 +20,49 @@ import (
 const runIndexEntry = 12
 
 // runLog is the runs of a state: their records and index, and the runs decoded when some
-// caller had them at hand.
+// caller had them at hand. The records are head then records: an update's log shares the
+// earlier log's records as its head (read-only) and appends its new runs' after them, so that
+// tens of megabytes of old runs are not copied once more before the state file is written.
 type runLog struct {
+	head    []byte // the first records, shared with the log this one extends; nil when read from a file
 	records []byte
 	index   []byte
 	decoded []Trace // nil until Runs decodes them (or a build had them)
+}
+
+// size is the length of the records, head and rest.
+func (l *runLog) size() int { return len(l.head) + len(l.records) }
+
+// all returns the records as one slice (a copy when the log has a head).
+func (l *runLog) all() []byte {
+	if len(l.head) == 0 {
+		return l.records
+	}
+	return append(append(make([]byte, 0, l.size()), l.head...), l.records...)
+}
+
+// extend returns a log that continues l: its records and index, which it shares and does not
+// change, and its decoded runs.
+func (l *runLog) extend() runLog {
+	n := runLog{head: l.all(), index: slices.Clip(l.index)}
+	if l.decoded != nil {
+		n.decoded = slices.Clip(l.decoded)
+	}
+	return n
+}
+
+// span is the records from off to end (offsets into head and records as one).
+func (l *runLog) span(off, end int) ([]byte, bool) {
+	h := len(l.head)
+	switch {
+	case off > end || end > l.size():
+		return nil, false
+	case end <= h:
+		return l.head[off:end], true
+	case off >= h:
+		return l.records[off-h : end-h], true
+	}
+	return nil, false // a record never spans the two
 }
 
 // keyHash is FNV-1a of what Key says of a run, without making the string: two runs of one Key
@@ -66,10 +105,10 @@ func sameKey(a, b *Trace) bool {
 func (l *runLog) append(runs []Trace) error {
 	for i := range runs {
 		t := &runs[i]
-		if int64(len(l.records)) > math.MaxUint32 {
+		if int64(l.size()) > math.MaxUint32 {
 			return errors.New("builder: build state: the runs are over 4 GB")
 		}
-		l.index = binary.LittleEndian.AppendUint32(l.index, uint32(len(l.records)))
+		l.index = binary.LittleEndian.AppendUint32(l.index, uint32(l.size()))
 		l.index = binary.LittleEndian.AppendUint64(l.index, keyHash(t))
 		str := func(s string) {
 			l.records = binary.AppendUvarint(l.records, uint64(len(s)))
@@ -108,14 +147,15 @@ func (l *runLog) run(i int) (Trace, error) {
 		return Trace{}, fmt.Errorf("builder: build state: run %d of %d", i, l.len())
 	}
 	off := int(binary.LittleEndian.Uint32(l.index[i*runIndexEntry:]))
-	end := len(l.records)
+	end := l.size()
 	if i+1 < l.len() {
 		end = int(binary.LittleEndian.Uint32(l.index[(i+1)*runIndexEntry:]))
 	}
-	if off > end || end > len(l.records) {
+	rec, ok := l.span(off, end)
+	if !ok {
 		return Trace{}, fmt.Errorf("builder: build state: run %d: %w", i, errCache)
 	}
-	r := &reader{b: l.records[off:end]}
+	r := &reader{b: rec}
 	str := func() string {
 		n := r.count(1)
 		if r.err != nil {
@@ -170,7 +210,7 @@ func (l *runLog) check() error {
 	prev := uint32(0)
 	for i := range l.len() {
 		off := binary.LittleEndian.Uint32(l.index[i*runIndexEntry:])
-		if off < prev || int(off) > len(l.records) || (i == 0 && off != 0) {
+		if off < prev || int(off) > l.size() || (i == 0 && off != 0) {
 			return fmt.Errorf("builder: build state: run index: %w", errCache)
 		}
 		prev = off

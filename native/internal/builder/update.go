@@ -185,6 +185,7 @@ type recorder struct {
 	chosenVals    [][]float64       // per chosen target, its values on scoredChannels
 	answers       []recordedAnswers // a frontier candidate at most once
 	tally, corpus []byte            // State.tally and State.corpus
+	tallyDone     chan []byte       // State.tally when it is encoded beside the build
 }
 
 func newRecorder(opt Options, n int) *recorder {
@@ -250,6 +251,9 @@ func (b *builder) recordAnswers(chunk []int, probes []Probe, res []ProbeResult) 
 func (b *builder) state(cands []edgeCandidate) (*State, error) {
 	st := &State{Version: stateVersion, Code: codeID(), Saved: b.rec.opt,
 		Prober: b.rec.prober, Judge: b.rec.judge, Skills: b.skills, tally: b.rec.tally}
+	if b.rec.tallyDone != nil {
+		st.tally = <-b.rec.tallyDone
+	}
 	runs := b.opt.traces
 	if b.prev != nil {
 		old := b.prev.log
@@ -262,10 +266,7 @@ func (b *builder) state(cands []edgeCandidate) (*State, error) {
 			runs = append(slices.Clip(all), runs...)
 			old = &runLog{}
 		} else {
-			st.log = runLog{records: slices.Clip(old.records), index: slices.Clip(old.index)}
-			if old.decoded != nil {
-				st.log.decoded = slices.Clip(old.decoded)
-			}
+			st.log = old.extend()
 		}
 	}
 	if b.opt.NoTaskText {
@@ -514,12 +515,17 @@ func updateFrom(ctx context.Context, in Input, opt Options, embedder func(*Optio
 	}
 	old := &st.log
 	up := &updateReport{Mode: "incremental", OldTraces: old.len()}
-	// A new run with the Key of an old one is left out: the old runs by keyHash, each hash's
-	// runs compared whole.
-	byHash := make(map[uint64][]int32, old.len())
+	// A new run with the Key of an old one is left out: the old runs with the keyHash of a new
+	// one (the index read once, against the few new hashes), each compared whole.
+	byHash := make(map[uint64][]int32, len(in.Runs))
+	for k := range in.Runs {
+		byHash[keyHash(&in.Runs[k])] = nil
+	}
 	for i := range old.len() {
 		h := old.hash(i)
-		byHash[h] = append(byHash[h], int32(i))
+		if same, ok := byHash[h]; ok {
+			byHash[h] = append(same, int32(i))
+		}
 	}
 	var fresh []Trace
 	for k := range in.Runs {
@@ -787,14 +793,16 @@ func EncodeState(s *State) ([]byte, error) {
 		skills = k.Bytes()
 	}
 	out := make([]byte, 0, len(stateMagic)+g.Len()+len(skills)+len(s.Features)+len(s.Pairs)+
-		len(s.log.records)+len(s.log.index)+len(s.tally)+len(s.corpus)+40)
+		s.log.size()+len(s.log.index)+len(s.tally)+len(s.corpus)+40)
 	out = append(out, stateMagic...)
-	for _, part := range [][]byte{g.Bytes(), skills, s.Features, s.Pairs, s.log.records, s.log.index, s.tally, s.corpus} {
-		if int64(len(part)) > math.MaxUint32 {
+	// A part is one or two pieces: the runs' records are their head and the rest (runLog).
+	for _, part := range [][2][]byte{{g.Bytes()}, {skills}, {s.Features}, {s.Pairs}, {s.log.head, s.log.records},
+		{s.log.index}, {s.tally}, {s.corpus}} {
+		if int64(len(part[0]))+int64(len(part[1])) > math.MaxUint32 {
 			return nil, errors.New("builder: build state: a part is over 4 GB")
 		}
-		out = binary.LittleEndian.AppendUint32(out, uint32(len(part)))
-		out = append(out, part...)
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(part[0])+len(part[1])))
+		out = append(append(out, part[0]...), part[1]...)
 	}
 	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli)), nil
 }

@@ -212,7 +212,7 @@ func TestUpdateMatchesBuild(t *testing.T) {
 // stateDiff names the first field in which two states differ, "" when none does.
 func stateDiff(a, b *State) string {
 	switch {
-	case !bytes.Equal(a.log.records, b.log.records) || !bytes.Equal(a.log.index, b.log.index):
+	case !bytes.Equal(a.log.all(), b.log.all()) || !bytes.Equal(a.log.index, b.log.index):
 		return "runs"
 	case !bytes.Equal(a.tally, b.tally):
 		return "the runs' tally"
