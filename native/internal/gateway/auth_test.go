@@ -314,13 +314,9 @@ func TestClientFilter(t *testing.T) {
 		if tt.client == "alice" && len(out.Tools) != 2 {
 			t.Errorf("alice: search gave %v, want her 2 tools", names(out))
 		}
-		list, err := cs.ListTools(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var listed []string
-		for _, tool := range list.Tools {
-			listed = append(listed, tool.Name)
+		list := testlib.Tools(t, ctx, cs)
+		listed := testlib.ToolNames(list)
+		for _, tool := range list {
 			if tool.Name == searchTool && !strings.Contains(tool.Description, " "+strconv.Itoa(tt.visible)+" tools ") {
 				t.Errorf("%s: search_tools says %q, want %d tools", tt.client, tool.Description, tt.visible)
 			}
