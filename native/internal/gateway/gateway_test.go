@@ -197,6 +197,14 @@ func startGateway(t *testing.T, cfg *Config, opt Options) *Gateway {
 	return g
 }
 
+// serveFront serves g's HTTP front until the test ends (closing before g does).
+func serveFront(t *testing.T, g *Gateway) *httptest.Server {
+	t.Helper()
+	front := httptest.NewServer(g.Handler())
+	t.Cleanup(front.Close)
+	return front
+}
+
 type frontClient struct {
 	cs       *mcp.ClientSession
 	changed  chan struct{}
