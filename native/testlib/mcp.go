@@ -40,3 +40,22 @@ func ToolText(r *mcp.CallToolResult) string {
 	}
 	return b.String()
 }
+
+// Tools is cs's tools/list (its first page), within ctx; tb fails when the call does.
+func Tools(tb testing.TB, ctx context.Context, cs *mcp.ClientSession) []*mcp.Tool {
+	tb.Helper()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return res.Tools
+}
+
+// ToolNames are the names of tools, in their order.
+func ToolNames(tools []*mcp.Tool) []string {
+	var names []string
+	for _, t := range tools {
+		names = append(names, t.Name)
+	}
+	return names
+}

@@ -54,6 +54,29 @@ func mustRun(t *testing.T, args ...string) result {
 	return r
 }
 
+// failCase is a command line that must fail: its exit code and a piece of its standard error.
+type failCase struct {
+	name string
+	args []string
+	code int
+	want string
+}
+
+// checkFails runs each case as a subtest: it must exit with code, print want on standard error
+// and nothing on standard output.
+func checkFails(t *testing.T, tests []failCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, tt.args...)
+			if r.code != tt.code || !strings.Contains(r.stderr, tt.want) || r.stdout != "" {
+				t.Errorf("caskg %s: exit %d, stdout %q, stderr %q; want exit %d and %q on stderr",
+					strings.Join(tt.args, " "), r.code, r.stdout, r.stderr, tt.code, tt.want)
+			}
+		})
+	}
+}
+
 // buildSample builds the sample library into a fresh artifact and returns its path.
 func buildSample(t *testing.T) string {
 	t.Helper()

@@ -22,12 +22,7 @@ func TestGatewayUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("CASKG_GATEWAY_TOKENS", "")
-	tests := []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
+	checkFails(t, []failCase{
 		{"no config", []string{"gateway", "--state-dir", dir}, 2, "caskg gateway: --config SERVERS.json is required"},
 		{"no state", []string{"gateway", "--config", bad}, 2, "caskg gateway: --state-dir DIR is required"},
 		{"flag slip", []string{"gateway", "--expos", "3"}, 2, "did you mean -expose?"},
@@ -47,15 +42,7 @@ func TestGatewayUsage(t *testing.T) {
 		{"trace rotate", []string{"gateway", "--config", good, "--state-dir", dir, "--trace-rotate-mb", "-1"}, 2, "--trace-rotate-mb -1: must be in [0, 1048576]"},
 		{"start wait", []string{"gateway", "--config", good, "--state-dir", dir, "--start-wait", "-1s"}, 2, "--start-wait -1s: must not be negative"},
 		{"max sessions", []string{"gateway", "--config", good, "--state-dir", dir, "--max-sessions", "0"}, 2, "--max-sessions 0: must be at least 1"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := run(t, tt.args...)
-			if r.code != tt.code || !strings.Contains(r.stderr, tt.want) {
-				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", r.code, r.stderr, tt.code, tt.want)
-			}
-		})
-	}
+	})
 }
 
 // TestGatewayStdio runs a whole gateway session on stdio in front of a server that cannot

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caskg/caskg/native/internal/builder"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/google/go-cmp/cmp"
 )
@@ -157,14 +158,7 @@ func mcpSession(t *testing.T, args ...string) (*mcp.ClientSession, func() (int, 
 // text is what `caskg query --render` prints for art; it returns that call's result.
 func checkToolsAndRetrieve(ctx context.Context, t *testing.T, cs *mcp.ClientSession, art, over string) *mcp.CallToolResult {
 	t.Helper()
-	tools, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range tools.Tools {
-		names = append(names, tool.Name)
-	}
+	names := testlib.ToolNames(testlib.Tools(t, ctx, cs))
 	slices.Sort(names)
 	if want := []string{"get_skill", "graph_info", "report_skill_use", "retrieve_skills", "skill_neighbors"}; !slices.Equal(names, want) {
 		t.Errorf("tools over %s %v, want %v", over, names, want)
@@ -281,26 +275,15 @@ func TestMCPBadInvocations(t *testing.T) {
 	if err := os.WriteFile(notArtifact, []byte("hello"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		args []string
-		code int
-		want string
-	}{
-		{[]string{"mcp"}, 2, "want exactly one ARTIFACT"},
-		{[]string{"mcp", art, art}, 2, "want exactly one ARTIFACT"},
-		{[]string{"mcp", notArtifact}, 1, "not a caskg artifact"},
-		{[]string{"mcp", filepath.Join(t.TempDir(), "missing.skg")}, 1, "missing.skg"},
-		{[]string{"mcp", art, "--library", filepath.Join(t.TempDir(), "nope")}, 1, "library"},
-		{[]string{"mcp", art, "--library", t.TempDir()}, 1, "empty library"},
-		{[]string{"mcp", art, "--port", "80"}, 2, "port"},
-	}
-	for _, tt := range tests {
-		r := run(t, tt.args...)
-		if r.code != tt.code || !strings.Contains(r.stderr, tt.want) || r.stdout != "" {
-			t.Errorf("caskg %v: exit %d, stdout %q, stderr %q; want exit %d and %q on stderr",
-				tt.args, r.code, r.stdout, r.stderr, tt.code, tt.want)
-		}
-	}
+	checkFails(t, []failCase{
+		{"no artifact", []string{"mcp"}, 2, "want exactly one ARTIFACT"},
+		{"two artifacts", []string{"mcp", art, art}, 2, "want exactly one ARTIFACT"},
+		{"not an artifact", []string{"mcp", notArtifact}, 1, "not a caskg artifact"},
+		{"missing artifact", []string{"mcp", filepath.Join(t.TempDir(), "missing.skg")}, 1, "missing.skg"},
+		{"missing library", []string{"mcp", art, "--library", filepath.Join(t.TempDir(), "nope")}, 1, "library"},
+		{"empty library", []string{"mcp", art, "--library", t.TempDir()}, 1, "empty library"},
+		{"port without http", []string{"mcp", art, "--port", "80"}, 2, "port"},
+	})
 	if r := mustRun(t, "mcp", "-h"); !strings.Contains(r.stdout, "-library") {
 		t.Errorf("mcp -h does not list --library:\n%s", r.stdout)
 	}

@@ -103,24 +103,14 @@ func TestUpdateErrors(t *testing.T) {
 	mustRun(t, "build", sampleLib, "--state", "-o", p("old.skg"), "--quiet")
 	mustRun(t, "build", sampleLib, "-o", p("bare.skg"), "--quiet")
 	mustRun(t, "build", sampleLib, "--cap", "8", "--state", "-o", p("other.skg"), "--quiet")
-	for _, tc := range []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
+	checkFails(t, []failCase{
 		{"no artifact", []string{"update", "-o", p("x.skg")}, 2, "no OLD.skg"},
 		{"no output", []string{"update", p("old.skg"), "--traces", p("runs.jsonl")}, 2, "-o NEW.skg is required"},
 		{"nothing new", []string{"update", p("old.skg"), "-o", p("x.skg")}, 2, "nothing to update"},
 		{"no state", []string{"update", p("bare.skg"), "--traces", p("runs.jsonl"), "-o", p("x.skg")}, 1, "bare.skg.state: no build state"},
 		{"another artifact's state", []string{"update", p("old.skg"), "--state", p("other.skg.state"), "--traces", p("runs.jsonl"), "-o", p("x.skg")}, 1, "belongs to another artifact"},
 		{"not a state", []string{"update", p("old.skg"), "--state", p("runs.jsonl"), "--traces", p("runs.jsonl"), "-o", p("x.skg")}, 1, "runs.jsonl: builder: not a caskg build state"},
-	} {
-		r := run(t, tc.args...)
-		if r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
-			t.Errorf("%s: exit %d, stderr %q; want exit %d and %q", tc.name, r.code, r.stderr, tc.code, tc.want)
-		}
-	}
+	})
 	if _, err := os.Stat(p("x.skg")); err == nil {
 		t.Errorf("a refused update wrote its output")
 	}

@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -277,8 +276,7 @@ func TestClientFilterHidesResourcesAndPrompts(t *testing.T) {
 	cfg.Clients = map[string]ClientConfig{"bob": {Deny: []string{"*README*", "*greet"}}}
 	g := startGateway(t, cfg, Options{Tokens: testTokens(t),
 		dial: inMemory(t, map[string]func() *mcp.Server{"docs": docsServer(&subs), "alpha": alphaServer})})
-	front := httptest.NewServer(g.Handler())
-	t.Cleanup(front.Close)
+	front := serveFront(t, g)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	tests := []struct {

@@ -72,11 +72,8 @@ func LoadTokens(file string) (*Tokens, []string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("gateway: tokens: %w", err)
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("gateway: tokens %s: not a regular file", file)
-	}
-	if fi.Size() > maxTokensBytes {
-		return nil, nil, fmt.Errorf("gateway: tokens %s: %d bytes, at most %d", file, fi.Size(), maxTokensBytes)
+	if err := checkSmallFile("tokens", file, fi, maxTokensBytes); err != nil {
+		return nil, nil, err
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {

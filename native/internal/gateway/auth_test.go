@@ -236,8 +236,7 @@ func rawPost(t *testing.T, url, token, session, body string) *http.Response {
 func TestBearerTokens(t *testing.T) {
 	g := startGateway(t, alphaConfig(), Options{Tokens: testTokens(t),
 		dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
-	front := httptest.NewServer(g.Handler())
-	t.Cleanup(front.Close)
+	front := serveFront(t, g)
 	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
 	tests := []struct {
 		name, auth string
@@ -283,8 +282,7 @@ func TestClientFilter(t *testing.T) {
 	rec := &recorder{}
 	g := startGateway(t, cfg, Options{Tokens: testTokens(t), Expose: 3, Learner: rec,
 		dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
-	front := httptest.NewServer(g.Handler())
-	t.Cleanup(front.Close)
+	front := serveFront(t, g)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	tests := []struct {
@@ -314,13 +312,9 @@ func TestClientFilter(t *testing.T) {
 		if tt.client == "alice" && len(out.Tools) != 2 {
 			t.Errorf("alice: search gave %v, want her 2 tools", names(out))
 		}
-		list, err := cs.ListTools(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var listed []string
-		for _, tool := range list.Tools {
-			listed = append(listed, tool.Name)
+		list := testlib.Tools(t, ctx, cs)
+		listed := testlib.ToolNames(list)
+		for _, tool := range list {
 			if tool.Name == searchTool && !strings.Contains(tool.Description, " "+strconv.Itoa(tt.visible)+" tools ") {
 				t.Errorf("%s: search_tools says %q, want %d tools", tt.client, tool.Description, tt.visible)
 			}
@@ -406,8 +400,7 @@ func TestForgedSessionsCannotSteer(t *testing.T) {
 			opt.Tokens = testTokens(t)
 		}
 		g := startGateway(t, cfg, opt)
-		front := httptest.NewServer(g.Handler())
-		t.Cleanup(front.Close)
+		front := serveFront(t, g)
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		for i := range 40 {

@@ -113,11 +113,8 @@ func LoadConfig(file string, opt ConfigOptions) (*Config, []string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("gateway: config: %w", err)
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("gateway: config %s: not a regular file", file)
-	}
-	if fi.Size() > maxConfigBytes {
-		return nil, nil, fmt.Errorf("gateway: config %s: %d bytes, at most %d", file, fi.Size(), maxConfigBytes)
+	if err := checkSmallFile("config", file, fi, maxConfigBytes); err != nil {
+		return nil, nil, err
 	}
 	data := make([]byte, fi.Size())
 	if _, err := f.ReadAt(data, 0); err != nil {
@@ -127,6 +124,18 @@ func LoadConfig(file string, opt ConfigOptions) (*Config, []string, error) {
 		opt.Dir = filepath.Dir(file)
 	}
 	return ParseConfig(filepath.Base(file), data, opt)
+}
+
+// checkSmallFile holds fi, what Stat says of file, to a regular file of at most limit bytes;
+// what names the file's role in the messages ("config", "tokens").
+func checkSmallFile(what, file string, fi os.FileInfo, limit int64) error {
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("gateway: %s %s: not a regular file", what, file)
+	}
+	if fi.Size() > limit {
+		return fmt.Errorf("gateway: %s %s: %d bytes, at most %d", what, file, fi.Size(), limit)
+	}
+	return nil
 }
 
 // ParseConfig parses the JSON of a servers file; name is the file's name for messages.

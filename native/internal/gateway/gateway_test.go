@@ -197,6 +197,14 @@ func startGateway(t *testing.T, cfg *Config, opt Options) *Gateway {
 	return g
 }
 
+// serveFront serves g's HTTP front until the test ends (closing before g does).
+func serveFront(t *testing.T, g *Gateway) *httptest.Server {
+	t.Helper()
+	front := httptest.NewServer(g.Handler())
+	t.Cleanup(front.Close)
+	return front
+}
+
 type frontClient struct {
 	cs       *mcp.ClientSession
 	changed  chan struct{}
@@ -256,21 +264,13 @@ func (fc *frontClient) callTool(t *testing.T, name string, args map[string]any) 
 // tools is the front's tools/list for this session.
 func (fc *frontClient) tools(t *testing.T) []*mcp.Tool {
 	t.Helper()
-	res, err := fc.cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.Tools
+	return testlib.Tools(t, context.Background(), fc.cs)
 }
 
 // toolNames are the names of the front's tools for this session, in its order.
 func (fc *frontClient) toolNames(t *testing.T) []string {
 	t.Helper()
-	var n []string
-	for _, tool := range fc.tools(t) {
-		n = append(n, tool.Name)
-	}
-	return n
+	return testlib.ToolNames(fc.tools(t))
 }
 
 func names(out searchResult) []string {

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -146,8 +145,7 @@ func TestTraceRatePerClient(t *testing.T) {
 	rec := &recorder{}
 	g := startGateway(t, alphaConfig(), Options{Learner: rec, TraceRate: 1, Tokens: testTokens(t), now: clock.now,
 		afterFunc: clock.afterFunc, dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
-	front := httptest.NewServer(g.Handler())
-	t.Cleanup(front.Close)
+	front := serveFront(t, g)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	task := func(cs *mcp.ClientSession, query string) {

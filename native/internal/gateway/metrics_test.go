@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -78,8 +77,7 @@ func TestMetrics(t *testing.T) {
 	rec := &recorder{}
 	g := startGateway(t, alphaConfig(), Options{Learner: rec, Tokens: testTokens(t),
 		dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
-	front := httptest.NewServer(g.Handler())
-	t.Cleanup(front.Close)
+	front := serveFront(t, g)
 	for _, tok := range []string{"", strings.Repeat("z", 40)} {
 		if _, code := scrape(t, front.URL, tok); code != http.StatusUnauthorized {
 			t.Errorf("scrape with token %q: %d, want 401", tok, code)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -478,15 +479,7 @@ func sharedRoots(by map[*frontSession][]*mcp.Root) []*mcp.Root {
 			return !slices.ContainsFunc(roots, func(o *mcp.Root) bool { return o.URI == r.URI })
 		})
 	}
-	slices.SortFunc(out, func(a, b *mcp.Root) int {
-		switch {
-		case a.URI < b.URI:
-			return -1
-		case a.URI > b.URI:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b *mcp.Root) int { return strings.Compare(a.URI, b.URI) })
 	return slices.CompactFunc(out, func(a, b *mcp.Root) bool { return a.URI == b.URI })
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -129,8 +128,7 @@ func TestTraceEndsWhenStreamCloses(t *testing.T) {
 	rec := &recorder{}
 	g := startGateway(t, alphaConfig(), Options{Learner: rec, TraceGap: time.Hour,
 		dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
-	front := httptest.NewServer(g.Handler())
-	t.Cleanup(front.Close)
+	front := serveFront(t, g)
 	url := front.URL + mcptransport.MCPPath
 	session := ""
 	post := func(body string) {

@@ -124,13 +124,9 @@ func wantError(t *testing.T, res *mcp.CallToolResult, want ...string) {
 
 func TestListTools(t *testing.T) {
 	cs := connect(t, sample(t), mcpserver.Options{})
-	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range res.Tools {
-		names = append(names, tool.Name)
+	tools := testlib.Tools(t, context.Background(), cs)
+	names := testlib.ToolNames(tools)
+	for _, tool := range tools {
 		if tool.Description == "" || tool.InputSchema == nil || tool.OutputSchema == nil {
 			t.Errorf("%s: description, input or output schema missing", tool.Name)
 		}
@@ -353,15 +349,12 @@ func TestRetrieveSkillsLimits(t *testing.T) {
 		t.Errorf("a query of %d bytes: %s", service.MaxQueryBytes, text(t, res))
 	}
 
-	tools, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := slices.IndexFunc(tools.Tools, func(tool *mcp.Tool) bool { return tool.Name == "retrieve_skills" })
+	tools := testlib.Tools(t, context.Background(), cs)
+	i := slices.IndexFunc(tools, func(tool *mcp.Tool) bool { return tool.Name == "retrieve_skills" })
 	if i < 0 {
 		t.Fatal("no retrieve_skills")
 	}
-	b, _ := json.Marshal(tools.Tools[i].InputSchema)
+	b, _ := json.Marshal(tools[i].InputSchema)
 	var schema struct {
 		Properties struct {
 			Query struct{ MaxLength int }

@@ -130,21 +130,24 @@ func TestRotation(t *testing.T) {
 	}
 	closeLoop(t, l2)
 
-	// The last update learned traces 9 to 11, which sit in a rotated file and traces.jsonl.
-	if n, err := Rollback(dir); err != nil || n != 3 {
-		t.Fatalf("Rollback: %d undone, %v; want 3 (traces 9 to 11)", n, err)
-	}
-	l3, _ := open(t, dir, opt)
-	if got, want := recordedIDs(l3), testIDs(0, 9); !slices.Equal(got, want) {
-		t.Errorf("after rollback: traces %q, want %q", got, want)
-	}
-	closeLoop(t, l3)
-	if n, err := Relearn(dir); err != nil || n != 3 {
-		t.Fatalf("Relearn: %d, %v; want 3", n, err)
-	}
-	l4, _ := open(t, dir, opt)
-	if got, want := recordedIDs(l4), testIDs(0, 12); !slices.Equal(got, want) {
-		t.Errorf("after relearn: traces %q, want %q", got, want)
+	// The last update learned traces 9 to 11, which sit in a rotated file and traces.jsonl:
+	// rollback undoes those 3, relearn learns them again.
+	for _, step := range []struct {
+		name string
+		do   func(dir string) (int, error)
+		want []string
+	}{
+		{"rollback", Rollback, testIDs(0, 9)},
+		{"relearn", Relearn, testIDs(0, 12)},
+	} {
+		if n, err := step.do(dir); err != nil || n != 3 {
+			t.Fatalf("%s: %d traces, %v; want 3 (traces 9 to 11)", step.name, n, err)
+		}
+		l, _ := open(t, dir, opt)
+		if got := recordedIDs(l); !slices.Equal(got, step.want) {
+			t.Errorf("after %s: traces %q, want %q", step.name, got, step.want)
+		}
+		closeLoop(t, l)
 	}
 }
 

@@ -35,11 +35,7 @@ func Runs(skills []ingest.Skill, base, n, first int) ([]Run, error) {
 		return nil, fmt.Errorf("synth: first run id %d must not be negative", first)
 	}
 	groups := (len(skills) + base - 1) / base
-	x := uint64(first)*2862933555777941757 + 3037000493
-	next := func(m int) int {
-		x = x*6364136223846793005 + 1442695040888963407
-		return int(x>>33) % m
-	}
+	next := lcg(uint64(first)*2862933555777941757 + 3037000493)
 	out := make([]Run, 0, n)
 	for r := range n {
 		g := next(groups)
@@ -58,4 +54,14 @@ func Runs(skills []ingest.Skill, base, n, first int) ([]Run, error) {
 		out = append(out, Run{ID: fmt.Sprintf("run-%d", first+r), Skills: names})
 	}
 	return out, nil
+}
+
+// lcg returns a fixed linear congruential generator started at seed: each call gives the next
+// number below m. The same seed gives the same numbers on every machine.
+func lcg(seed uint64) func(m int) int {
+	x := seed
+	return func(m int) int {
+		x = x*6364136223846793005 + 1442695040888963407
+		return int(x>>33) % m
+	}
 }

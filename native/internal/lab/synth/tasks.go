@@ -54,11 +54,7 @@ func TaskRuns(skills []ingest.Skill, base, n, first, flows int) ([]Run, error) {
 			words[w] = []string{strings.ToLower(flow.Skills[0])}
 		}
 	}
-	x := uint64(first)*0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D
-	next := func(m int) int {
-		x = x*6364136223846793005 + 1442695040888963407
-		return int(x>>33) % m
-	}
+	next := lcg(uint64(first)*0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D)
 	out := make([]Run, 0, n)
 	for r := range n {
 		w := next(flows) * next(flows) / flows
