@@ -30,12 +30,19 @@ import (
 	"github.com/caskg/caskg/native/lab/internal/mdspan"
 )
 
+// Where make eval's learning figures go: the report and its two plots, side by side in docs/.
+const (
+	defaultEvaluation   = "docs/evaluation-results.md"
+	defaultImage        = "docs/evaluation-learning.svg"
+	defaultGatewayImage = "docs/evaluation-gateway.svg"
+)
+
 func main() {
 	shared := flag.String("shared", "../shared/data", "the shared data folder")
 	dir := flag.String("dir", "bin/eval/learn", "work folder")
-	evaluation := flag.String("evaluation", "docs/evaluation-results.md", "the file whose learning span is rewritten")
-	image := flag.String("svg", "docs/evaluation-learning.svg", "the plot to write (its path relative to -evaluation's folder goes into the text)")
-	gatewayImage := flag.String("gateway-svg", "docs/evaluation-gateway.svg", "the plot of the curves through caskg gateway")
+	evaluation := flag.String("evaluation", defaultEvaluation, "the file whose learning span is rewritten")
+	image := flag.String("svg", defaultImage, "the plot to write (its path relative to -evaluation's folder goes into the text)")
+	gatewayImage := flag.String("gateway-svg", defaultGatewayImage, "the plot of the curves through caskg gateway")
 	results := flag.String("results", "bin/eval", "folder of the caskg-lab compare results (LABEL.json), for the default + traces figures")
 	flag.Parse()
 	if err := run(*shared, *dir, *evaluation, *image, *gatewayImage, *results); err != nil {
