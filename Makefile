@@ -113,7 +113,7 @@ WASM := $(BIN)/caskg.wasm
 # The pages holding size figures (<!-- size:NAME -->): make wasm, make worker and make bench-worker
 # rewrite them from the build; caskg-sizes' TestDocFigures fails when a Markdown file holds a
 # figure and is not listed here, or when a figure disagrees with the build.
-SIZE_DOCS := docs/wasm-npm.md docs/worker.md docs/playground.md docs/evaluation.md docs/development.md BENCHMARKS.md
+SIZE_DOCS := docs/wasm-npm.md docs/worker.md docs/playground.md docs/evaluation.md docs/development.md docs/benchmarks.md
 # The reactor runs on one thread: the classic garbage collector (GOEXPERIMENT=nogreenteagc) does as
 # well there as Go 1.26's Green Tea and keeps the module 14 KB (gzip) smaller. Toolchains without
 # the experiment build with their default. wasm/modbuild does the same for the tests.
@@ -259,11 +259,11 @@ quality-api: ## score seeds against BM25 on the verbose-API dev catalogs made fr
 # one JSON result a set in bin/eval): the sample, SkillsBench, ToolLinkOS tasks_test, Seal-Tools and NESTFUL. Each set gets
 # the seeds alone (no graph), the default build, default + traces where the set has training
 # runs, publish-all, the per-channel seed ablation, and on the sets with gold edges the
-# evaluation-only oracle prober at error rates EVAL_ORACLE. Then it writes EVALUATION.md and
+# evaluation-only oracle prober at error rates EVAL_ORACLE. Then it writes docs/evaluation-results.md and
 # rewrites the README between <!-- eval:begin --> and <!-- eval:end --> (caskg-lab report).
 # Last, bin/caskg-learn (native/lab/cmd/caskg-learn) replays the training runs of ToolLinkOS,
 # Seal-Tools and NESTFUL through POST /v1/feedback with caskg update after each batch, and writes
-# the learning curves into EVALUATION.md and the plot EVALUATION-learning.svg. Then the figures
+# the learning curves into docs/evaluation-results.md and the plot docs/evaluation-learning.svg. Then the figures
 # of docs/ taken from it (<!-- fig:eval-NAME -->) are rewritten from the new record (native/guards
 # TestRecordFigures -update, which otherwise fails when they differ).
 # --role marks the sets the defaults were tuned on and the sets kept as checks. Deterministic
@@ -276,7 +276,7 @@ NESTFUL     := $(SHARED)/eval/nestful
 EVAL_SETS   := sample skillsbench toollinkos sealtools nestful
 
 .PHONY: eval
-eval: build ## build and score every dev set (no graph, default, + traces, publish-all, oracle) and the learning curves; write EVALUATION.md, its plot and the README results (needs ../shared/data)
+eval: build ## build and score every dev set (no graph, default, + traces, publish-all, oracle) and the learning curves; write docs/evaluation-results.md, its plot and the README results (needs ../shared/data)
 	@mkdir -p $(EVAL_DIR)
 	$(GO) build $(GOFLAGS_BUILD) -o $(BIN)/caskg-lab ./native/lab/cmd/caskg-lab
 	$(BIN)/caskg-lab compare graphs/sample --tasks graphs/sample-tasks.jsonl --role check \
@@ -292,9 +292,9 @@ eval: build ## build and score every dev set (no graph, default, + traces, publi
 	$(BIN)/caskg-lab compare $(NESTFUL)/tools.json --tasks $(NESTFUL)/tasks.jsonl --gold-edges $(NESTFUL)/gold_edges.jsonl \
 		--traces $(NESTFUL)/traces_train.jsonl --oracle-errors $(EVAL_ORACLE) --role check \
 		--title "NESTFUL (133 tools)" --label "NESTFUL" --json -o $(EVAL_DIR)/nestful.json
-	$(BIN)/caskg-lab report $(EVAL_SETS:%=$(EVAL_DIR)/%.json) -o EVALUATION.md --readme README.md
+	$(BIN)/caskg-lab report $(EVAL_SETS:%=$(EVAL_DIR)/%.json) -o docs/evaluation-results.md --readme README.md
 	$(GO) build $(GOFLAGS_BUILD) -o $(BIN)/caskg-learn ./native/lab/cmd/caskg-learn
-	$(BIN)/caskg-learn -shared $(SHARED) -dir $(EVAL_DIR)/learn -results $(EVAL_DIR) -evaluation EVALUATION.md -svg EVALUATION-learning.svg
+	$(BIN)/caskg-learn -shared $(SHARED) -dir $(EVAL_DIR)/learn -results $(EVAL_DIR) -evaluation docs/evaluation-results.md -svg docs/evaluation-learning.svg
 	$(GO) test ./native/guards -run TestRecordFigures -count=1 -update
 
 # --- Browser playground and caskg serve ------------------------------------------------------
@@ -337,7 +337,7 @@ chromium: ## use CHROMIUM (default /usr/bin/chromium), or install Debian's chrom
 # make bench builds libraries of 1,000 to 100,000 skills grown from ../shared/data/skills by
 # native/internal/lab/synth (each build in its own process: time, peak memory), times queries natively, over
 # wazero and in Node, checks forward push and the semantic prefilter against exact computation,
-# prints the tables and writes BENCHMARKS.md and the section of docs/evaluation.md between <!-- bench:begin -->
+# prints the tables and writes docs/benchmarks.md and the section of docs/evaluation.md between <!-- bench:begin -->
 # and <!-- bench:end -->. It also runs caskg beside MiniSearch, Orama and FlexSearch in Node
 # (wasm/js/bench-peers.mjs) on the real library and the 10,000 and 100,000 synthetic ones, and
 # the memory of past tasks at scale (1,000 skills, 100,000 runs with task text: query cost, artifact
@@ -346,7 +346,7 @@ chromium: ## use CHROMIUM (default /usr/bin/chromium), or install Debian's chrom
 # bin/bench. Not part of make test.
 BENCHFLAGS ?=
 .PHONY: bench-go peers
-bench: wasm peers bench-gateway ## build 1k-100k-skill libraries, time build and queries (native, wazero, Node, JS peers); write BENCHMARKS.md
+bench: wasm peers bench-gateway ## build 1k-100k-skill libraries, time build and queries (native, wazero, Node, JS peers); write docs/benchmarks.md
 	$(GO) build -o $(BIN)/caskg-bench ./native/lab/cmd/caskg-bench
 	$(BIN)/caskg-bench -base $(SHARED)/skills -tasks $(SHARED)/eval/skillsbench/tasks.jsonl -wasm $(WASM) -dir $(BIN)/bench \
 		-peers $(PEERS_DIR) $(BENCHFLAGS)
@@ -370,19 +370,19 @@ $(PEERS_STAMP):
 # the gateway against the same call straight to catalog-server over stdio and HTTP (p50/p99 and
 # what the gateway adds), search_tools on the 4,076 Seal-Tools tools in process over the first
 # graph and lexically, and the learning loop's update-and-swap on ToolLinkOS as traces
-# accumulate. caskg-bench gateway writes their tables into BENCHMARKS.md between
+# accumulate. caskg-bench gateway writes their tables into docs/benchmarks.md between
 # <!-- gateway-bench:begin --> and <!-- gateway-bench:end -->, a section the rest of make bench
 # keeps. Skips (and says so) without ../shared/data. About two minutes on 2 cores.
 GW_BENCH_OUT := $(BIN)/bench-gateway.txt
 .PHONY: bench-gateway
-bench-gateway: ## time the gateway: proxied call overhead (stdio, HTTP), search_tools at 4,076 tools, update-and-swap; write its BENCHMARKS.md section
+bench-gateway: ## time the gateway: proxied call overhead (stdio, HTTP), search_tools at 4,076 tools, update-and-swap; write its docs/benchmarks.md section
 	@mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/caskg-bench ./native/lab/cmd/caskg-bench
 	$(GO) test -run '^$$' -bench 'ProxiedCall|SearchTools' -benchtime 3s -count 1 ./native/internal/gateway > $(GW_BENCH_OUT); \
 		s=$$?; cat $(GW_BENCH_OUT); exit $$s
 	$(GO) test -run '^$$' -bench 'UpdateSwap' -benchtime 3x -count 1 ./native/internal/gateway/learn > $(GW_BENCH_OUT).learn; \
 		s=$$?; cat $(GW_BENCH_OUT).learn; exit $$s
-	$(BIN)/caskg-bench gateway -o BENCHMARKS.md $(GW_BENCH_OUT) $(GW_BENCH_OUT).learn
+	$(BIN)/caskg-bench gateway -o docs/benchmarks.md $(GW_BENCH_OUT) $(GW_BENCH_OUT).learn
 
 bench-go: ## the Go micro-benchmarks: decode, engine queries and push, build, embedders
 	$(GO) test -run '^$$' -bench . -benchmem ./graphs ./wasm/engine ./native/internal/builder ./native/internal/embed

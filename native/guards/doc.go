@@ -8,6 +8,7 @@
 // layer (every MCP front, `caskg mcp`, the worker's /mcp and the gateway's, imports wasm/mcpcore
 // and declares no tool of its own), the tests that must compile for WebAssembly (GOOS=wasip1),
 // and the Markdown of every page (fences, headings in code, relative links and anchors, the caskg
-// flags shell blocks name). Each guard fails; none only logs. They shell out to the go command
-// and skip when it is missing.
+// flags shell blocks name), and the top level (only the files and directories the brief allows;
+// the rest belongs in docs/, native/, wasm/ or .ci/). Each guard fails; none only logs. They
+// shell out to the go command, and the top-level guard to git, and skip when it is missing.
 package guards

@@ -28,13 +28,13 @@ type recordCell struct {
 // recordFigures maps each eval- figure to its cell. make eval writes the record; the figure is
 // the record's, so this test fails when either changes without the other.
 var recordFigures = map[string]recordCell{
-	"eval-gateway-toollinkos-runs":     {"EVALUATION.md", "gateway-learning", []string{"ToolLinkOS", "scripted"}, true, "runs seen"},
-	"eval-gateway-toollinkos-before":   {"EVALUATION.md", "gateway-learning", []string{"ToolLinkOS", "scripted", "0"}, false, "COMP@10"},
-	"eval-gateway-toollinkos-after":    {"EVALUATION.md", "gateway-learning", []string{"ToolLinkOS", "scripted"}, true, "COMP@10"},
-	"eval-gateway-toollinkos-cautious": {"EVALUATION.md", "gateway-learning", []string{"ToolLinkOS", "cautious"}, true, "COMP@10"},
-	"eval-gateway-nestful-before":      {"EVALUATION.md", "gateway-learning", []string{"NESTFUL", "scripted", "0"}, false, "COMP@10"},
-	"eval-gateway-nestful-50":          {"EVALUATION.md", "gateway-learning", []string{"NESTFUL", "scripted", "50"}, false, "COMP@10"},
-	"eval-gateway-nestful-after":       {"EVALUATION.md", "gateway-learning", []string{"NESTFUL", "scripted"}, true, "COMP@10"},
+	"eval-gateway-toollinkos-runs":     {"docs/evaluation-results.md", "gateway-learning", []string{"ToolLinkOS", "scripted"}, true, "runs seen"},
+	"eval-gateway-toollinkos-before":   {"docs/evaluation-results.md", "gateway-learning", []string{"ToolLinkOS", "scripted", "0"}, false, "COMP@10"},
+	"eval-gateway-toollinkos-after":    {"docs/evaluation-results.md", "gateway-learning", []string{"ToolLinkOS", "scripted"}, true, "COMP@10"},
+	"eval-gateway-toollinkos-cautious": {"docs/evaluation-results.md", "gateway-learning", []string{"ToolLinkOS", "cautious"}, true, "COMP@10"},
+	"eval-gateway-nestful-before":      {"docs/evaluation-results.md", "gateway-learning", []string{"NESTFUL", "scripted", "0"}, false, "COMP@10"},
+	"eval-gateway-nestful-50":          {"docs/evaluation-results.md", "gateway-learning", []string{"NESTFUL", "scripted", "50"}, false, "COMP@10"},
+	"eval-gateway-nestful-after":       {"docs/evaluation-results.md", "gateway-learning", []string{"NESTFUL", "scripted"}, true, "COMP@10"},
 }
 
 // lookup returns the cell's text in doc.
@@ -76,7 +76,7 @@ func (c recordCell) lookup(doc []byte) (string, error) {
 }
 
 // TestRecordFigures holds every eval- figure of the documentation to its cell of the measured
-// record that make eval writes (EVALUATION.md), and every cell of recordFigures to a figure of the
+// record that make eval writes (docs/evaluation-results.md), and every cell of recordFigures to a figure of the
 // documentation. -update rewrites the figures from the record (make eval does, last).
 func TestRecordFigures(t *testing.T) {
 	want := map[string]string{}

@@ -34,7 +34,7 @@ const (
 	// GraphWeight scales the graph's evidence against the seed evidence (rank): a prerequisite
 	// linked with full confidence to a seed scores as much as that seed, so the chain a
 	// confident seed needs comes with it. Chosen on the SkillsBench, Seal-Tools and ToolLinkOS
-	// task sets (EVALUATION.md).
+	// task sets (docs/evaluation-results.md).
 	GraphWeight = 1.0
 	// agreementDepth is how many of the first lexical and semantic candidates agreement
 	// compares.

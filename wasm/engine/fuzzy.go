@@ -383,7 +383,7 @@ type gramList struct{ gram, total int }
 // reaches the count, and the select compiles without a branch. In WebAssembly each taken branch
 // goes through the function's block dispatcher (how Go compiles for it), and at 100,000 skills
 // a query scans about 90,000 postings here. Natively two names a pass are 15% faster; in
-// WebAssembly one a pass is 20% faster and 1.5 KB smaller (RATIONALE).
+// WebAssembly one a pass is 20% faster and 1.5 KB smaller (docs/rationale.md).
 func countShared(ps []int32, counts []uint32, hit []int32, nh int, reach uint32) int {
 	stamp := reach >> 8
 	i := 0
@@ -529,7 +529,7 @@ func (ix *nameIndex) prefixFilter(sc *scratch, id string, lo, hi int, stamp uint
 	p := ix.planScan(sc, sc.grams, len(id), lo, min(hi, 255)-lo+1)
 	hits := sc.hit[:p.count(sc.count, sc.hit, stamp)]
 	if runtime.GOARCH != "wasm" {
-		// verify's code would cost the module 2.7 KB gzip (RATIONALE); there, each name is
+		// verify's code would cost the module 2.7 KB gzip (docs/rationale.md); there, each name is
 		// looked up on its own, which gives the same names.
 		for _, v := range p.verify(sc, hits, ix.lens) {
 			check(id, v)

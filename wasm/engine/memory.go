@@ -19,7 +19,7 @@ import (
 // its skills with its score over the best one (a failed set votes against), and the votes are
 // added to the ranking with the weight the build calibrated on held-out runs (FitMemory): where
 // past tasks recur in other words the weight is high and memory decides; where they do not it
-// is zero and memory is silent. RATIONALE.md ("Why tool-set documents …") says why this design.
+// is zero and memory is silent. docs/rationale.md ("Why tool-set documents …") says why this design.
 
 // Memory defaults.
 const (

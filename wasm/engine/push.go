@@ -16,7 +16,7 @@ package engine
 // graphs and on the real 859-skill library (CheckExactPPR).
 const (
 	// PushEpsilon is the residual below which a node is not pushed. On the 100,000-skill library
-	// of BENCHMARKS.md, 1e-5 leaves an L1 error of about 0.02, a twentieth of the pushes 1e-7
+	// of docs/benchmarks.md, 1e-5 leaves an L1 error of about 0.02, a twentieth of the pushes 1e-7
 	// takes; at 1,000 skills a SkillsBench task takes about 500 pushes (tens of microseconds).
 	PushEpsilon = 1e-5
 	// exactTolerance and exactIterations make power iteration converge for the exact reference

@@ -15,7 +15,7 @@ import (
 const (
 	// DefaultSemanticWeight is the semantic list's weight in the seed fusion, relative to the
 	// lexical list's 1, before agreement scales it. Chosen on the SkillsBench, Seal-Tools and
-	// ToolLinkOS task sets (EVALUATION.md).
+	// ToolLinkOS task sets (docs/evaluation-results.md).
 	DefaultSemanticWeight = 0.25
 	// semanticDepth is how many of the closest skills the semantic list holds: deeper entries
 	// add little rank mass and would only pad the candidate list.
@@ -131,7 +131,7 @@ func (e *Engine) checkVector(v []float32) ([]float32, error) {
 // (clusterLists.probe), at least ClusterPool of them, or without clusters the SemanticPool skills
 // a one-bit sketch of every skill ranks highest (see signSketch). At 100,000 skills the clusters
 // keep 99.3% of the exact top 50 and the sketch 99%, the sketch at five times the cost
-// (BENCHMARKS.md, "semantic prefilter").
+// (docs/benchmarks.md, "semantic prefilter").
 func (e *Engine) semanticRanking(sc *scratch, q []float32) []candidate {
 	out := sc.sem[:0] // up to semanticDepth+1 entries (offerCosine)
 	if cap(out) < semanticDepth+1 {
@@ -336,7 +336,7 @@ func (e *Engine) offerCosine(out []candidate, q []float32, i, k int) []candidate
 
 // ClusterPool is how many skills, at least, the vector clusters pass on to the exact cosine: the
 // members of the clusters whose centroids are nearest the query, nearest first, until there are
-// that many (BENCHMARKS.md, "semantic prefilter").
+// that many (docs/benchmarks.md, "semantic prefilter").
 const ClusterPool = 2000
 
 // clusterLists are the artifact's vector clusters (graphs.Clusters) as member lists.
@@ -642,7 +642,7 @@ func better(a, b candidate) bool {
 // read it behind runtime.GOARCH == "amd64", a constant, so WebAssembly compiles none of this.
 // It is here rather than in a file of its own because any new file in this package, even one
 // holding a constant, moved the module's data by 8 bytes and its gzip size by 1.3 KB, past the
-// bar (RATIONALE); being portable Go, the tests run it on every platform.
+// bar (docs/rationale.md); being portable Go, the tests run it on every platform.
 
 // simdDots, where the CPU has the vector instructions of a kernel (simd_amd64.go sets it at
 // init), is dotsGo with them; nil elsewhere, and then semanticRanking never takes nearest16.
@@ -739,7 +739,7 @@ func nearest16(e *Engine, sc *scratch, out []candidate, q []float32, k int) []ca
 // cut16 is nearest's band over simdBuckets, for nearest16 and nearestAmong: the least
 // approximation that can still be among the k best, given the approximations' histogram and
 // the rounding error dev. nearest writes it out, as a shared function cost the WebAssembly scan
-// 8% in Node (RATIONALE); these two run natively only.
+// 8% in Node (docs/rationale.md); these two run natively only.
 func cut16(hist []int32, dev float64, k int) float64 {
 	slack := dev + 1e-4
 	for b, above := simdBuckets, 0; b > 0; b-- {

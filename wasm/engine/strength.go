@@ -3,7 +3,7 @@ package engine
 import "encoding/binary"
 
 // Match strength (matchStrength). The constants were chosen on the dev task sets and on 20
-// queries about what no library holds (RATIONALE.md, "Why is the match strength the bundle's
+// queries about what no library holds (docs/rationale.md, "Why is the match strength the bundle's
 // cover of the query?").
 const (
 	// matchBundle is how many of the answer's first results the strength counts: the bundle

@@ -13,7 +13,7 @@ import (
 	"os/exec"
 )
 
-// MaxGzip is the bar of the module's size: 731 KB gzipped at the highest level (RATIONALE.md
+// MaxGzip is the bar of the module's size: 731 KB gzipped at the highest level (docs/rationale.md
 // says why it moved from 700 KB). TestModuleSize holds the module to it and docs/wasm-npm.md
 // states it (make wasm writes the figure).
 const MaxGzip = 732_000

@@ -73,7 +73,7 @@ type Options struct {
 }
 
 // DefaultOptions returns the build defaults: the CaSKG reference values, except where
-// RATIONALE.md says why not (every candidate probed offline, uncertain edges at .75, no scaffold).
+// docs/rationale.md says why not (every candidate probed offline, uncertain edges at .75, no scaffold).
 func DefaultOptions() Options {
 	return Options{
 		Variant: variantFull,
@@ -95,7 +95,7 @@ func DefaultOptions() Options {
 
 // Frontier budgets. The budget bounds what probing costs, and only a prober that asks a model
 // has a cost: BudgetAuto, the default, is modelBudget probed edges with a model prober and every
-// candidate with the offline contract prober (see RATIONALE.md).
+// candidate with the offline contract prober (see docs/rationale.md).
 const (
 	BudgetAuto  = -1
 	modelBudget = 500

@@ -10,7 +10,7 @@ import (
 // skill's use, two skills used together, or failed runs that lacked a companion. One reporter
 // (one feedback token, the one loopback source) can then neither make nor tip an edge, however
 // often it reports; two that agree count as two runs, which is what two trusted runs count.
-// RATIONALE.md says why two and not three.
+// docs/rationale.md says why two and not three.
 const MinReporters = 2
 
 // reports gathers the runs that came with a Source (Trace.Source), by reporter, before they

@@ -256,7 +256,7 @@ func (tl *runTally) stats(index map[string]int, run func(i int) (Trace, error)) 
 	// executed that way: their order is no evidence of which skill comes first. A gateway's runs
 	// are in the order they ran, and one run out of name order among them is enough to tell;
 	// a gateway whose every run happens to sort by name loses the direction until one does not
-	// (RATIONALE.md). Reported runs say so only when no trusted run does.
+	// (docs/rationale.md). Reported runs say so only when no trusted run does.
 	if trusted {
 		t.ordered = !tl.sorted
 	} else {
@@ -426,7 +426,7 @@ type priorEntry struct {
 // Σ T(n)·log(n+a+b), whose tallies H, M, T gather the cells by co, n−co and n: the first two
 // depend on one grid axis each, and n takes at most one value per skill. At 100,000 runs that is
 // 19,000 cells against a few hundred values of each, so the fit costs a small part of what
-// two logarithms per cell and grid point did (RATIONALE.md, "What does an update keep").
+// two logarithms per cell and grid point did (docs/rationale.md, "What does an update keep").
 func gridPrior(entries []priorEntry) (a, b float64) {
 	as, bs := make([]float64, 31), make([]float64, 41)
 	for i := range as {

@@ -21,7 +21,7 @@ const graphTolerance = 0.005
 // TestGraphNotBelowSeeds guards the rule "graph ≥ seeds alone" on dev sets (a graph that makes answers worse is worse than none): the
 // default build, asked every task at k = 10, must not complete fewer tasks (COMP@10) with the
 // graph than with the seeds alone (--no-graph), beyond graphTolerance. SkillsBench and
-// ToolLinkOS are tuning sets, NESTFUL a check set (EVALUATION.md); Seal-Tools, the largest, is
+// ToolLinkOS are tuning sets, NESTFUL a check set (docs/evaluation-results.md); Seal-Tools, the largest, is
 // left to make eval (it would triple the test's time under -race). ToolLinkOS is also built
 // with its training runs (--traces), where the graph must reach the reference BM25 + PPR over
 // the same runs (least); on ToolLinkOS and NESTFUL the text-only graph must also add 0.02 (gain).

@@ -24,7 +24,7 @@ import (
 
 // The benchmarks of the gateway's targets (native/lab/internal/bench/gateway.go): what a
 // proxied call adds over a direct one, and search_tools on the 4,076 tools of Seal-Tools. make
-// bench-gateway runs them and writes their table into BENCHMARKS.md; they skip when the shared
+// bench-gateway runs them and writes their table into docs/benchmarks.md; they skip when the shared
 // data is missing.
 
 const sealTools = "../../../../shared/data/eval/sealtools"

@@ -9,7 +9,7 @@ import (
 )
 
 // Memory a build needs: at its peak (the candidates joined, then probed) a build of 100,000
-// skills holds about 7 KiB a skill (RATIONALE.md, "Why does a 100,000-skill build take under a
+// skills holds about 7 KiB a skill (docs/rationale.md, "Why does a 100,000-skill build take under a
 // minute and under 1 GB?").
 const (
 	memoryPerSkill = 9 << 10   // the soft limit a skill: a third more than the live data

@@ -9,19 +9,19 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
-// document is BENCHMARKS.md: every table with the command that reruns it.
+// document is docs/benchmarks.md: every table with the command that reruns it.
 func document(r *bench.Report, c *config) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# Benchmarks\n\n")
-	p("Written by `make bench` (`bin/caskg-bench`, [native/lab/cmd/caskg-bench](native/lab/cmd/caskg-bench/main.go)); every\n")
+	p("Written by `make bench` (`bin/caskg-bench`, [native/lab/cmd/caskg-bench](../native/lab/cmd/caskg-bench/main.go)); every\n")
 	p("figure below comes from that run. Machine: %s; Node %s. Rerun a part with the command under its table.\n", r.Machine, r.Node)
 	p("The machine is shared with other work, so latencies move by a quarter or more from run to run;\n")
 	p("`bin/caskg-bench -render` rewrites this file and the summary in docs/evaluation.md from `%s/results.json`.\n\n", c.dir)
 
 	p("## Libraries\n\n")
 	p("`real` is the 859 real skills of `%s`. The `synth` libraries grow from them with\n", c.base)
-	p("[native/internal/lab/synth](native/internal/lab/synth/synth.go), deterministically: skill k is a variant of base skill k mod 859\n")
+	p("[native/internal/lab/synth](../native/internal/lab/synth/synth.go), deterministically: skill k is a variant of base skill k mod 859\n")
 	p("(sorted by name); variant 0 is the base skill, variant v > 0 is named `<name>-v<v>`, has about one\n")
 	p("description word in six replaced by a word of the pooled base vocabulary (chosen by a hash of k and the\n")
 	p("position), the first paragraph of the body, the same inputs, outputs and tags, and prerequisites\n")
@@ -37,7 +37,7 @@ func document(r *bench.Report, c *config) string {
 	p("starting an instance).\n\n")
 	b.WriteString(r.QueryTable())
 	p("\nEvery query propagates by forward push, whose residual bounds its L1 error (below): no ranking depends on\n")
-	p("that error, and Via only within it (RATIONALE.md). From %s skills on, the engine compares the query\n", mdspan.Count(engine.LargeLibrary))
+	p("that error, and Via only within it (rationale.md). From %s skills on, the engine compares the query\n", mdspan.Count(engine.LargeLibrary))
 	p("vector with a pool of candidates from the artifact's vector clusters (below); under that size the semantic list is exact.\n\n")
 	p("```sh\nmake bench   # or: bin/caskg-bench -sizes 1000,10000,100000 -curve '' -reuse\n```\n\n")
 
@@ -94,7 +94,7 @@ func document(r *bench.Report, c *config) string {
 	p("```sh\nmake wasm\n```\n\n")
 	p("Raw results: `%s/results.json`.\n\n", c.dir)
 	p("How the module's size and the query's speed got here, and what was tried and left out: the\n")
-	p("[lab notes](native/lab/NOTES.md) (written by hand; `make bench` does not rewrite them).\n")
+	p("[lab notes](../native/lab/NOTES.md) (written by hand; `make bench` does not rewrite them).\n")
 	return b.String()
 }
 
@@ -103,13 +103,13 @@ func peers(b *strings.Builder, r *bench.Report, c *config) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	run := r.Peers[0]
 	p("## caskg beside the JavaScript search libraries\n\n")
-	p("One Node process per library ([wasm/js/bench-peers.mjs](wasm/js/bench-peers.mjs)) loads caskg's artifact\n")
+	p("One Node process per library ([wasm/js/bench-peers.mjs](../wasm/js/bench-peers.mjs)) loads caskg's artifact\n")
 	p("through `wasm/js/caskg.js` and indexes the same skills into FlexSearch, MiniSearch and Orama (exact\n")
 	p("versions, installed by `make peers` from npm into `.cache/peers`, not committed), then runs the same\n")
 	p("queries through each: the %d SkillsBench task texts, and the same texts cut to their first %d words.\n", run.Tasks, ShortWords)
 	p("Every peer indexes the same text per skill, what the BM25 reference of `../shared/tools/score.py` indexes:\n")
 	p("name, description, parameters (inputs and outputs), tags and body, cut to 4,000 characters\n")
-	p("(`PeerText` in [native/lab/cmd/caskg-bench](native/lab/cmd/caskg-bench/main.go)). Each answers top 10 with its\n")
+	p("(`PeerText` in [native/lab/cmd/caskg-bench](../native/lab/cmd/caskg-bench/main.go)). Each answers top 10 with its\n")
 	p("defaults but for one setting: FlexSearch (one `Index`) searches with `suggest: true`, without which a\n")
 	p("many-word query matches only the skills holding every word. caskg answers with its graph and with\n")
 	p("`no_graph` (its seed ranking alone, no graph step) from one loaded engine.\n\n")
@@ -140,7 +140,7 @@ func update(b *strings.Builder, r *bench.Report, c *config) {
 	p("`caskg update OLD.skg --traces NEW.jsonl -o NEW.skg` makes the artifact a full build makes from the library and\n")
 	p("every run, starting from the old artifact, its build state (`OLD.skg.state`, written by `caskg build --state`)\n")
 	p("and the new runs alone. The stage grows the %s-skill `synth` library, makes %s runs with\n", mdspan.Count(u.Skills), mdspan.Count(u.OldRuns))
-	p("[synth.Runs](native/internal/lab/synth/runs.go) (each 3 to 5 distinct skills of one variant group, drawn by a fixed\n")
+	p("[synth.Runs](../native/internal/lab/synth/runs.go) (each 3 to 5 distinct skills of one variant group, drawn by a fixed\n")
 	p("generator) and builds with them, keeping the state. Then it makes %s new runs (%.0f%%) and times %s of:\n",
 		mdspan.Count(u.NewRuns), 100*float64(u.NewRuns)/float64(max(u.OldRuns, 1)), rounds(len(u.Full.Rounds)))
 	p("a full build with all %s runs (learning the builtin embedder and building, as `caskg build` does; growing\n", mdspan.Count(u.OldRuns+u.NewRuns))

@@ -5,20 +5,20 @@
 // beside the JavaScript search libraries in Node (wasm/js/bench-peers.mjs, the peers installed by
 // make peers), times caskg update against a full build on a 10,000-skill library with 1% new
 // runs (the update stage, update.go), measures the memory of past tasks on 1,000 skills and
-// 100,000 runs with task text (the memory stage, memory.go), prints the tables and writes BENCHMARKS.md and the summary
+// 100,000 runs with task text (the memory stage, memory.go), prints the tables and writes docs/benchmarks.md and the summary
 // section of docs/evaluation.md between its markers. Every query latency is measured on two kinds of query: the full
 // task texts, and the same texts cut to their first 12 words, as agents' short queries.
 //
 //	caskg-bench [-sizes 1000,10000,100000] [-curve 2000,5000,20000,50000] [-dir bin/bench]
-//	            [-wasm bin/caskg.wasm] [-o BENCHMARKS.md] [-summary docs/evaluation.md] [-reuse]
+//	            [-wasm bin/caskg.wasm] [-o docs/benchmarks.md] [-summary docs/evaluation.md] [-reuse]
 //	            [-peers .cache/peers] [-peer-sizes real,10000,100000] [-peer-budget 90]
 //	            [-update=false | -update-only] [-update-skills 10000] [-update-runs 2000] [-update-new 20]
 //	            [-update-rounds 3] [-memory=false | -memory-only] [-memory-skills 1000]
 //	            [-memory-runs 100000] [-memory-new 1000] [-memory-flows 10000] [-memory-rounds 1]
-//	caskg-bench gateway [-o BENCHMARKS.md] GO-TEST-OUTPUT...
+//	caskg-bench gateway [-o docs/benchmarks.md] GO-TEST-OUTPUT...
 //
 // The gateway subcommand is make bench-gateway's: it reads the output of the gateway's Go
-// benchmarks (go test -bench) and writes their tables into BENCHMARKS.md between the markers
+// benchmarks (go test -bench) and writes their tables into docs/benchmarks.md between the markers
 // <!-- gateway-bench:begin --> and <!-- gateway-bench:end --> (appended when the file has
 // neither); the rest of caskg-bench keeps that section when it rewrites the file.
 package main
@@ -113,7 +113,7 @@ func main() {
 	flag.StringVar(&c.tasks, "tasks", "../shared/data/eval/skillsbench/tasks.jsonl", "the queries to time (JSONL with \"query\")")
 	flag.StringVar(&c.dir, "dir", "bin/bench", "where the artifacts and results.json go")
 	flag.StringVar(&c.wasm, "wasm", "bin/caskg.wasm", "the module for the wazero and Node rows (make wasm)")
-	flag.StringVar(&c.out, "o", "BENCHMARKS.md", "the report to write")
+	flag.StringVar(&c.out, "o", "docs/benchmarks.md", "the report to write")
 	flag.StringVar(&c.summary, "summary", "docs/evaluation.md", "the page whose bench section to rewrite (\"\" for none)")
 	flag.BoolVar(&c.reuse, "reuse", false, "reuse artifacts and build rows of an earlier run in -dir")
 	flag.BoolVar(&c.noWasm, "no-wasm", false, "native rows only")
@@ -872,12 +872,12 @@ func semanticRecall(eng *engine.Engine, queries []string, index string, pool int
 // gatewayReport is the gateway subcommand (see the command's comment).
 func gatewayReport(args []string) error {
 	fs := flag.NewFlagSet("caskg-bench gateway", flag.ContinueOnError)
-	out := fs.String("o", "BENCHMARKS.md", "the report whose gateway section to write")
+	out := fs.String("o", "docs/benchmarks.md", "the report whose gateway section to write")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return errors.New("usage: caskg-bench gateway [-o BENCHMARKS.md] GO-TEST-OUTPUT...")
+		return errors.New("usage: caskg-bench gateway [-o docs/benchmarks.md] GO-TEST-OUTPUT...")
 	}
 	var results []bench.GoBench
 	for _, file := range fs.Args() {

@@ -167,7 +167,7 @@ func hostLatency(ctx context.Context, h string, mod *host.Module, arts [][]byte,
 	return out, nil
 }
 
-// memorySection is BENCHMARKS.md's memory-of-past-tasks section.
+// memorySection is docs/benchmarks.md's memory-of-past-tasks section.
 func memorySection(b *strings.Builder, r *bench.Report, c *config) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	m := r.Memory
@@ -175,7 +175,7 @@ func memorySection(b *strings.Builder, r *bench.Report, c *config) {
 	p("## Memory of past tasks at scale\n\n")
 	p("Runs that carry task text give the artifact a memory of past tasks (`wasm/engine/memory.go`). The stage\n")
 	p("grows the %s-skill `synth` library and makes %s runs with task text with\n", mdspan.Count(m.Skills), mdspan.Count(u.OldRuns))
-	p("[synth.TaskRuns](native/internal/lab/synth/tasks.go): %s workflows (3 to 5 skills of one variant group), the\n", mdspan.Count(m.Workflows))
+	p("[synth.TaskRuns](../native/internal/lab/synth/tasks.go): %s workflows (3 to 5 skills of one variant group), the\n", mdspan.Count(m.Workflows))
 	p("popular ones more often, one run in eight with one skill swapped; each task 6 to 10 words of the\n")
 	p("workflow's skills' descriptions, 2 or 3 filler words common to all tasks and a reference number of its own.\n")
 	p("Then %s more (1%%). It builds the library three times: without runs, with all %s runs stripped of their\n", mdspan.Count(u.NewRuns), mdspan.Count(m.Runs))

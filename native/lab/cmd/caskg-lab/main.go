@@ -1,12 +1,12 @@
 // Command caskg-lab is the lab's side of the caskg command line, for make eval:
 //
 //	caskg-lab compare LIBRARY... --tasks TASKS.jsonl [--gold-edges E [--oracle-errors 0.1,0.3]] ...
-//	caskg-lab report RESULT.json... [-o EVALUATION.md] [--readme README.md]
+//	caskg-lab report RESULT.json... [-o docs/evaluation-results.md] [--readme README.md]
 //	caskg-lab build LIBRARY... -o OUT.skg --prober oracle --oracle-edges GOLD.jsonl [--oracle-error R]
 //	caskg-lab verboseapi TOOLS.json TASKS.jsonl -o DIR [--seed N] [--tools N] [--parts N --part I] [--short]
 //
 // compare builds a library the ways the harness compares (native/lab/internal/harness) and scores them;
-// report writes EVALUATION.md and the README's results from the comparisons; build is caskg
+// report writes docs/evaluation-results.md and the README's results from the comparisons; build is caskg
 // build with the evaluation-only oracle prober (native/lab/internal/oracle) among the -prober choices;
 // verboseapi writes a dev catalog in the shape of a verbose REST-API collection
 // (native/lab/internal/verboseapi). The product command caskg knows none of them.

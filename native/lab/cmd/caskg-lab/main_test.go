@@ -117,7 +117,7 @@ func TestCompareAndReport(t *testing.T) {
 
 	const before, after = "# title\n\nhand-written\n\n", "\n## next\n<!-- bench:begin -->\nB\n<!-- bench:end -->\n"
 	readme := fixture.WriteFile(t, dir, "README.md", before+harness.ReadmeBegin+"\nold\n"+harness.ReadmeEnd+after)
-	evalMD := filepath.Join(dir, "EVALUATION.md")
+	evalMD := filepath.Join(dir, "evaluation-results.md")
 	if out := mustRun(t, "report", res, "-o", evalMD, "--readme", readme); out != "" {
 		t.Errorf("report -o wrote to stdout: %q", out)
 	}
@@ -125,7 +125,7 @@ func TestCompareAndReport(t *testing.T) {
 	harness.WriteEvaluation(&want, []*harness.Result{got})
 	harness.WriteReadmeResults(&sum, []*harness.Result{got})
 	if doc, _ := os.ReadFile(evalMD); string(doc) != want.String() {
-		t.Errorf("EVALUATION.md is not the harness's:\n%s", doc)
+		t.Errorf("evaluation-results.md is not the harness's:\n%s", doc)
 	}
 	if rm, _ := os.ReadFile(readme); string(rm) != before+harness.ReadmeBegin+"\n"+sum.String()+harness.ReadmeEnd+after {
 		t.Errorf("README after report:\n%s", rm)

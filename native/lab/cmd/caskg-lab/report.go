@@ -11,10 +11,10 @@ import (
 )
 
 // reportSynopsis is what report takes.
-const reportSynopsis = "RESULT.json... [-o EVALUATION.md] [--readme README.md]"
+const reportSynopsis = "RESULT.json... [-o docs/evaluation-results.md] [--readme README.md]"
 
 // runReport is caskg-lab report: it reads comparisons written by caskg-lab compare --json,
-// writes EVALUATION.md (to -o, or standard output) and rewrites the README's results span.
+// writes docs/evaluation-results.md (to -o, or standard output) and rewrites the README's results span.
 func runReport(stdout io.Writer, args []string) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	out := fs.String("o", "", "write to this `file` (atomically) instead of standard output")

@@ -3,7 +3,7 @@
 // serve's POST /v1/feedback in batches (twice: without their task text, and with it as the
 // report's query, kept in the log), runs caskg update after each batch beside a full
 // rebuild with the same runs, scores both on the test tasks, and writes the learning curves
-// into EVALUATION.md (between <!-- learning:begin --> and <!-- learning:end -->) and as an SVG
+// into docs/evaluation-results.md (between <!-- learning:begin --> and <!-- learning:end -->) and as an SVG
 // plot beside it. Then it replays the same runs through caskg gateway (native/lab/internal/gatewaycurve)
 // and writes those curves between <!-- gateway-learning:begin --> and <!-- gateway-learning:end -->,
 // with their plot.
@@ -30,12 +30,19 @@ import (
 	"github.com/caskg/caskg/native/lab/internal/mdspan"
 )
 
+// Where make eval's learning figures go: the report and its two plots, side by side in docs/.
+const (
+	defaultEvaluation   = "docs/evaluation-results.md"
+	defaultImage        = "docs/evaluation-learning.svg"
+	defaultGatewayImage = "docs/evaluation-gateway.svg"
+)
+
 func main() {
 	shared := flag.String("shared", "../shared/data", "the shared data folder")
 	dir := flag.String("dir", "bin/eval/learn", "work folder")
-	evaluation := flag.String("evaluation", "EVALUATION.md", "the file whose learning span is rewritten")
-	image := flag.String("svg", "EVALUATION-learning.svg", "the plot to write (its path relative to -evaluation's folder goes into the text)")
-	gatewayImage := flag.String("gateway-svg", "EVALUATION-gateway.svg", "the plot of the curves through caskg gateway")
+	evaluation := flag.String("evaluation", defaultEvaluation, "the file whose learning span is rewritten")
+	image := flag.String("svg", defaultImage, "the plot to write (its path relative to -evaluation's folder goes into the text)")
+	gatewayImage := flag.String("gateway-svg", defaultGatewayImage, "the plot of the curves through caskg gateway")
 	results := flag.String("results", "bin/eval", "folder of the caskg-lab compare results (LABEL.json), for the default + traces figures")
 	flag.Parse()
 	if err := run(*shared, *dir, *evaluation, *image, *gatewayImage, *results); err != nil {
@@ -131,7 +138,7 @@ func run(shared, dir, evaluation, image, gatewayImage, results string) error {
 // gatewayCurves replays the training runs through caskg gateway (gatewaycurve): the scripted
 // agent on every set, the cautious one where every run has its task (the run's "task", or for
 // ToolLinkOS, whose runs are the gold sets of tasks.jsonl's even-numbered tasks, that task), and
-// writes their span of EVALUATION.md and their plot.
+// writes their span of docs/evaluation-results.md and their plot.
 func gatewayCurves(shared, dir, evaluation, image string) error {
 	build := func(args ...string) error {
 		var stderr bytes.Buffer

@@ -1,4 +1,4 @@
-// Command caskg-sizes writes the size figures of the docs pages and BENCHMARKS.md (the Makefile's
+// Command caskg-sizes writes the size figures of the docs pages and docs/benchmarks.md (the Makefile's
 // SIZE_DOCS) from the build, so that the prose cannot drift from what ships. A figure is a number between
 // <!-- size:NAME --> and <!-- /size --> (native/lab/internal/mdspan); each job below writes its own
 // names and leaves the others:

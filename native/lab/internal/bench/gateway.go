@@ -10,7 +10,7 @@ import (
 	"github.com/caskg/caskg/native/lab/internal/mdspan"
 )
 
-// Markers of the gateway's section of BENCHMARKS.md: make bench-gateway rewrites only what lies
+// Markers of the gateway's section of docs/benchmarks.md: make bench-gateway rewrites only what lies
 // between them, and caskg-bench keeps it when it rewrites the rest of the file.
 const (
 	GatewayBegin = "<!-- gateway-bench:begin -->"
@@ -77,7 +77,7 @@ func benchName(s string) string {
 	return s
 }
 
-// GatewaySection is the gateway's part of BENCHMARKS.md (between GatewayBegin and GatewayEnd)
+// GatewaySection is the gateway's part of docs/benchmarks.md (between GatewayBegin and GatewayEnd)
 // from the results of its benchmarks: proxied calls, search_tools and the learning loop's
 // update-and-swap. A benchmark missing from results (skipped without the shared data) is said
 // to be so.
@@ -89,13 +89,13 @@ func GatewaySection(results []GoBench, machine string) string {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	p("## Gateway\n\n")
-	p("Written by `make bench-gateway` (part of `make bench`) from the Go benchmarks of [native/internal/gateway](native/internal/gateway/bench_test.go)\n")
-	p("and [native/internal/gateway/learn](native/internal/gateway/learn/bench_test.go); machine: %s. Percentiles are over\n", machine)
+	p("Written by `make bench-gateway` (part of `make bench`) from the Go benchmarks of [native/internal/gateway](../native/internal/gateway/bench_test.go)\n")
+	p("and [native/internal/gateway/learn](../native/internal/gateway/learn/bench_test.go); machine: %s. Percentiles are over\n", machine)
 	p("every timed iteration; the machine is shared, so p99 moves a lot from run to run.\n\n")
 
 	p("### What a proxied call adds\n\n")
 	p("One `tools/call` of a Seal-Tools tool (16 tools with output schemas in turn, their example arguments) on the\n")
-	p("catalog server ([native/lab/cmd/catalog-server](native/lab/cmd/catalog-server/main.go)) straight from a client,\n")
+	p("catalog server ([native/lab/cmd/catalog-server](../native/lab/cmd/catalog-server/main.go)) straight from a client,\n")
 	p("and the same call through the gateway's `call_tool`, interleaved. stdio: the catalog server is a child process\n")
 	p("of the client and of the gateway, whose front is served over OS pipes. HTTP: the catalog server on streamable\n")
 	p("HTTP on loopback, the gateway's front too. Added is the gateway's percentile minus the direct one's (at p99,\n")
@@ -195,7 +195,7 @@ func met(r GoBench, unit string, target float64) string {
 	return "**missed** (≤ " + dur(target/1000) + ")"
 }
 
-// KeepGatewaySection returns doc, a BENCHMARKS.md caskg-bench has just rendered, with the gateway
+// KeepGatewaySection returns doc, a docs/benchmarks.md caskg-bench has just rendered, with the gateway
 // section of old (the file it replaces) appended, markers included, so that rewriting the rest
 // does not drop what make bench-gateway wrote. Without a whole section in old (each marker
 // once, begin first), doc is returned as is.
@@ -209,7 +209,7 @@ func KeepGatewaySection(doc, old string) string {
 }
 
 // WithGatewayMarkers returns doc with an empty gateway section appended when it has neither
-// marker, so that the section can be written into a BENCHMARKS.md that never had one.
+// marker, so that the section can be written into a docs/benchmarks.md that never had one.
 func WithGatewayMarkers(doc string) string {
 	if strings.Contains(doc, GatewayBegin) || strings.Contains(doc, GatewayEnd) {
 		return doc

@@ -2,7 +2,7 @@
 // compares the ways of building a library (default, default + traces, publish-all and builds
 // probed by the evaluation-only oracle) with the seeds alone, each seed channel alone and the
 // whole library; and it writes what it finds: the JSON result of a comparison, its Markdown
-// tables, EVALUATION.md and the README's results span.
+// tables, docs/evaluation-results.md and the README's results span.
 //
 // The metrics themselves are package eval's; the lab command caskg-lab parses flags and input
 // files, calls the harness and prints. Everything the harness writes is deterministic except
@@ -37,7 +37,7 @@ const (
 // oracleRow names the build probed by the oracle at an error rate.
 func oracleRow(rate float64) string { return "oracle, error " + strconv.FormatFloat(rate, 'g', -1, 64) }
 
-// Roles of a dev set in the evaluation discipline (EVALUATION.md).
+// Roles of a dev set in the evaluation discipline (docs/evaluation-results.md).
 const (
 	RoleTuning = "tuning" // defaults may be chosen looking at its figures
 	RoleCheck  = "check"  // reported only, never tuned on

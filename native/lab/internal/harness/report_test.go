@@ -44,7 +44,7 @@ func synthResult(label, role string, gold bool) *Result {
 }
 
 // TestWriters checks the Markdown of a comparison, its build times, the README results and
-// EVALUATION.md. Build times (1.23) never stand in the deterministic tables: they change from
+// docs/evaluation-results.md. Build times (1.23) never stand in the deterministic tables: they change from
 // run to run.
 func TestWriters(t *testing.T) {
 	r := synthResult("set", RoleCheck, true)
@@ -93,10 +93,10 @@ func TestWriters(t *testing.T) {
 				"| A | tuning | 2 | 0.250 | 0.500 | +0.250 | — | 0.250 | — |",
 				"| B | check | 2 | 0.250 | 0.500 | +0.250 | — | 0.250 | 0.750 |",
 			},
-			not: []string{"| set | gold edges |", "1.23"}, // one table: the edges stay in EVALUATION.md
+			not: []string{"| set | gold edges |", "1.23"}, // one table: the edges stay in docs/evaluation-results.md
 		},
 		{
-			name:  "EVALUATION.md, tuning and check",
+			name:  "evaluation-results.md, tuning and check",
 			write: evaluation(ab...),
 			want: []string{"# Evaluation\n", "**Tuning sets** — the defaults (build and retrieval) were chosen looking at their figures: A.\n",
 				"**Check sets** — reported only, never tuned on: they show whether the defaults carry over: B.\n",
@@ -108,14 +108,14 @@ func TestWriters(t *testing.T) {
 			timesFrom: "## Build times",
 		},
 		{
-			name:      "EVALUATION.md, check only",
+			name:      "evaluation-results.md, check only",
 			write:     evaluation(synthResult("B", RoleCheck, false)),
 			want:      []string{"**Check sets**", "| B | check | 2 |"},
 			not:       []string{"**Tuning sets**", "**Not classified**", "Published edges against the gold edges"},
 			timesFrom: "## Build times",
 		},
 		{
-			name:      "EVALUATION.md, not classified",
+			name:      "evaluation-results.md, not classified",
 			write:     evaluation(synthResult("C", "", false)),
 			want:      []string{"**Not classified**: C.\n", "| C | — | 2 |"},
 			not:       []string{"**Tuning sets**", "**Check sets**"},
