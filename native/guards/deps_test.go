@@ -19,6 +19,8 @@ const modulePath = "github.com/caskg/caskg"
 
 // A pkg is one package of a build as `go list -deps -json` describes it.
 type pkg struct {
+	Name       string
+	Dir        string
 	ImportPath string
 	Standard   bool
 	Module     *struct{ Path string }
@@ -155,7 +157,7 @@ func goListDeps(t *testing.T, root string, all bool, env ...string) []pkg {
 // goList runs `go list -deps` for pattern in the environment with env added.
 func goList(t *testing.T, pattern string, env ...string) []pkg {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-deps", "-json=ImportPath,Standard,Module,CgoFiles,Imports", pattern)
+	cmd := exec.Command("go", "list", "-deps", "-json=Name,Dir,ImportPath,Standard,Module,CgoFiles,Imports", pattern)
 	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -6,7 +6,6 @@ import (
 	"go/token"
 	"io/fs"
 	"maps"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -198,11 +197,7 @@ func productSources(t *testing.T, fset *token.FileSet, root string) []sourcePkg 
 // an SDK server) to the one tool layer: it imports wasm/mcpcore and declares no tool itself.
 func TestMCPFronts(t *testing.T) {
 	requireGo(t)
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Dir(strings.TrimSpace(string(out)))
+	root := moduleRoot(t)
 	fset := token.NewFileSet()
 	var fronts []string
 	for _, p := range productSources(t, fset, root) {

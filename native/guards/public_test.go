@@ -1,13 +1,11 @@
 package guards
 
 import (
-	"bytes"
 	"go/ast"
 	"go/doc"
 	"go/parser"
 	"go/token"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -118,22 +116,12 @@ func TestPublicSurface(t *testing.T) {
 	requireGo(t)
 	dirs := map[string]string{} // path relative to the module: folder
 	for _, b := range builds {
-		cmd := exec.Command("go", "list", "-e", "-f", "{{.Name}} {{.ImportPath}} {{.Dir}}", modulePath+"/...")
-		cmd.Env = append(os.Environ(), b.env...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("%s: go list: %v\n%s", b.name, err, stderr.Bytes())
-		}
-		for line := range strings.Lines(string(out)) {
-			name, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
-			path, dir, _ := strings.Cut(rest, " ")
-			rel, own := strings.CutPrefix(path, modulePath+"/")
-			if name == "main" || !own || slices.Contains(strings.Split(rel, "/"), "internal") {
+		for _, p := range goList(t, modulePath+"/...", b.env...) {
+			rel, own := strings.CutPrefix(p.ImportPath, modulePath+"/")
+			if p.Name == "main" || !own || slices.Contains(strings.Split(rel, "/"), "internal") {
 				continue
 			}
-			dirs[rel] = dir
+			dirs[rel] = p.Dir
 		}
 	}
 	// A control: were go list's answer misread, every check would pass for want of packages.
