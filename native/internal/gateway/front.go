@@ -649,12 +649,16 @@ func (p *progressRelay) relay(ctx context.Context, params *mcp.ProgressNotificat
 	// While the call runs its progress goes on its own stream (HTTP): a client reads the
 	// call's stream and may not have opened a GET stream at all. After it, the stream is
 	// gone, and the session's own is the only way left.
-	nctx := t.ctx
-	if nctx == nil || nctx.Err() != nil {
-		nctx = ctx
+	// The call may end while the notification is being written, which cancels t.ctx and
+	// drops the write: then it goes again on the session's own.
+	out := &mcp.ProgressNotificationParams{ProgressToken: t.token,
+		Progress: params.Progress, Total: params.Total, Message: params.Message}
+	if t.ctx != nil && t.ctx.Err() == nil {
+		if t.ss.NotifyProgress(t.ctx, out) == nil || t.ctx.Err() == nil {
+			return
+		}
 	}
-	_ = t.ss.NotifyProgress(nctx, &mcp.ProgressNotificationParams{ProgressToken: t.token,
-		Progress: params.Progress, Total: params.Total, Message: params.Message})
+	_ = t.ss.NotifyProgress(ctx, out)
 }
 
 // ServeStdio serves one front session on r and w (stdin and stdout) until the client hangs
