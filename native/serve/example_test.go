@@ -57,6 +57,6 @@ func ExampleNew() {
 		fmt.Println(w.Code, string(body))
 	}
 	// Output:
-	// 200 {"results":[{"name":"boil-water","score":1,"match":1,"seed_rank":1}],"match":1,"pushes":2}
+	// 200 {"results":[{"name":"boil-water","score":1,"match":1,"seed_rank":1}],"match":1,"residual":1}
 	// 404 {"error":"api: no skill named \"boil-wter\"; the closest names are: boil-water, brew-tea"}
 }

@@ -41,6 +41,6 @@ func ExampleHandler_ServeHTTP() {
 		fmt.Println(w.Code, strings.TrimSpace(w.Body.String()))
 	}
 	// Output:
-	// 200 {"results":[{"name":"fill-kettle","score":1,"match":1,"seed_rank":1}],"match":1,"pushes":1}
+	// 200 {"results":[{"name":"fill-kettle","score":1,"match":1,"seed_rank":1}],"match":1,"residual":1}
 	// 400 {"error":"api: parameter \"k\": 1000 is outside [1, 100]"}
 }

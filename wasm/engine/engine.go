@@ -443,20 +443,6 @@ func (e *Engine) rank(req Request, scoresOnly bool) (Response, error) {
 		}
 	}
 	resp := Response{Note: note}
-	var reached func(u int) bool
-	if e.exactPPR != nil {
-		// Tests only: power iteration to convergence, the reference push is held to.
-		var p []float64
-		p, resp.Iterations = e.exactPPR(pi, sc.p, sc.q, req.Gamma)
-		reached = func(u int) bool { return p[u] > 0 }
-	} else if !scoresOnly {
-		_, resp.Residual, resp.Pushes = e.push(sc, seedIDs, req.Gamma, PushEpsilon)
-		stamp := sc.stamp
-		reached = func(u int) bool { return sc.mark[u] == stamp }
-	}
-	for _, c := range seeds {
-		pi[c.id] = 0
-	}
 
 	// Seed evidence of every listed skill (its place in fused), then the graph's evidence from
 	// each seed's row: Π (1 − f_u·c) over the seeds linked to a skill, in linkMiss, the skills
@@ -540,6 +526,22 @@ func (e *Engine) rank(req Request, scoresOnly bool) (Response, error) {
 	listed.reset(n)
 	for i, c := range ranked {
 		listed.set(c.id, i)
+	}
+	// The propagation decides one thing the answer shows: which of its skills relevance reached,
+	// whose edges into the answer Via may list. Push stops once it has reached every such skill.
+	var reached func(u int) bool
+	if e.exactPPR != nil {
+		// Tests only: power iteration to convergence, the reference push is held to.
+		var p []float64
+		p, resp.Iterations = e.exactPPR(pi, sc.p, sc.q, req.Gamma)
+		reached = func(u int) bool { return p[u] > 0 }
+	} else if !scoresOnly {
+		_, resp.Residual, resp.Pushes = e.push(sc, seedIDs, e.viaSources(sc, ranked, listed), req.Gamma, PushEpsilon)
+		stamp := sc.stamp
+		reached = func(u int) bool { return sc.mark[u] == stamp }
+	}
+	for _, c := range seeds {
+		pi[c.id] = 0
 	}
 	for i, c := range ranked {
 		if !scoresOnly {
@@ -685,6 +687,23 @@ func (e *Engine) via(sc *scratch, v int, ranked []candidate, place *slots, reach
 		}
 	}
 	return out
+}
+
+// viaSources returns the skills of the answer ranked (place maps them to their places) with an
+// entry of T into another of its skills: the only skills via asks whether the propagation
+// reached. Each is listed once, in sc.want.
+func (e *Engine) viaSources(sc *scratch, ranked []candidate, place *slots) []int32 {
+	// Never nil, even when empty (sc.want holds MaxK): push runs to the end for a nil list.
+	want := sc.want[:0]
+	for _, c := range ranked {
+		for _, v := range e.to[e.off[c.id]:e.off[c.id+1]] {
+			if _, ok := place.get(int(v)); ok {
+				want = append(want, int32(c.id))
+				break
+			}
+		}
+	}
+	return want
 }
 
 // sameLink reports whether vs already holds the link v states, the stronger entry coming first:

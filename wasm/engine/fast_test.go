@@ -27,6 +27,12 @@ var fastWords = strings.Fields("extract table pdf convert image resize audio tra
 // descriptions from fastWords, dim-dimensional vectors (0: none) and random edges.
 func randomLibrary(tb testing.TB, n, dim int) *Engine {
 	tb.Helper()
+	return randomLinked(tb, n, dim, 4)
+}
+
+// randomLinked is randomLibrary with up to links−1 edges out of each skill.
+func randomLinked(tb testing.TB, n, dim, links int) *Engine {
+	tb.Helper()
 	rng := rand.New(rand.NewPCG(7, uint64(n)))
 	art := &graphs.Artifact{}
 	seps := []string{"-", "_", ".", ""}
@@ -50,7 +56,7 @@ func randomLibrary(tb testing.TB, n, dim int) *Engine {
 				vecs[i][j] = float32(rng.NormFloat64()) / float32(1+j/8)
 			}
 		}
-		for range rng.IntN(4) {
+		for range rng.IntN(links) {
 			if j := rng.IntN(n); j != i {
 				art.Edges = append(art.Edges, graphs.Edge{Source: i, Target: j, Weight: 0.05 + 0.9*rng.Float32(),
 					Assoc: 0.5, State: graphs.Uncertain, Type: graphs.Relation(rng.IntN(4))})

@@ -26,7 +26,10 @@ const (
 )
 
 // push runs forward push from π (in sc.pi; seeds lists its non-zero entries in ascending order)
-// until no node holds more than eps residual, or MaxIterations pushes per node have run. Nodes
+// until no node holds more than eps residual, or MaxIterations pushes per node have run, or,
+// when want is not nil, every node of want has been reached: the pushes after that can reach
+// more nodes but never un-reach one, so a caller that asks only whether want's nodes are reached
+// gets the answer the whole run would give. The residual left is still the L1 error bound. Nodes
 // are pushed in first-in first-out order from the seeds in π's index order, so the result is
 // deterministic. It returns the estimate (sc.p), the residual mass left (the L1 error bound) and
 // the number of pushes; sc.nodes lists every node whose residual became non-zero (the only nodes
@@ -39,7 +42,7 @@ const (
 // queue and to the node list and kept (the lists' lengths advance) only when it joins them. In
 // WebAssembly each taken branch goes through the function's block dispatcher (how Go compiles
 // for it), and at 100,000 skills a query spreads over 100,000 row entries.
-func (e *Engine) push(sc *scratch, seeds []int32, gamma, eps float64) (p []float64, residual float64, pushes int) {
+func (e *Engine) push(sc *scratch, seeds []int32, want []int32, gamma, eps float64) (p []float64, residual float64, pushes int) {
 	p, r := sc.p, sc.q
 	mark, stamp := sc.mark, sc.nextStamp()
 	// Both lists are written at full length, up to a count. Every node joins the node list
@@ -68,6 +71,13 @@ func (e *Engine) push(sc *scratch, seeds []int32, gamma, eps float64) (p []float
 	// from the answer they got.
 	maxPushes := MaxIterations * max(len(r), 1)
 	for head := 0; head < nq && pushes < maxPushes; head++ {
+		// want's first node not reached yet; none left (an empty list, not nil): done.
+		for len(want) > 0 && mark[want[0]] == stamp {
+			want = want[1:]
+		}
+		if want != nil && len(want) == 0 {
+			break
+		}
 		u := queue[head]
 		ru := r[u]
 		r[u] = 0
@@ -175,7 +185,7 @@ func (e *Engine) ForwardPush(pi []float64, gamma, eps float64) (p []float64, res
 			seeds = append(seeds, int32(u))
 		}
 	}
-	p, residual, pushes = e.push(sc, seeds, gamma, eps)
+	p, residual, pushes = e.push(sc, seeds, nil, gamma, eps)
 	p = append([]float64(nil), p...)
 	clear(sc.pi)
 	for _, v := range sc.nodes {

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/google/go-cmp/cmp"
 )
 
 // randomEngine builds an engine over a deterministic random graph of n skills with about deg
@@ -168,4 +170,88 @@ func referencePush(e *Engine, pi []float64, gamma, eps float64) (p []float64, re
 		residual += r[v]
 	}
 	return p, residual, pushes
+}
+
+// TestPushStopsAtTheAnswer holds a query's Via, for which push stops once it has reached every
+// result linked to another result, to the Via of the whole run from the same seeds, on a sparse
+// library and on a dense one, where the whole run is many times longer.
+func TestPushStopsAtTheAnswer(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		e     *Engine
+		fewer bool // some query must stop before the whole run
+	}{
+		{"sparse", randomLibrary(t, 2000, 16), false},
+		{"dense", randomLinked(t, 600, 16, 24), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			stopped, links := false, 0
+			for _, q := range fastQueries {
+				for _, k := range []int{3, 10, 40} {
+					req := Request{Query: q, K: k}
+					got := query2(t, tt.e, req)
+					whole := wholeRunVia(t, tt.e, req, got)
+					for i, r := range got.Results {
+						links += len(r.Via)
+						if diff := cmp.Diff(whole[i], r.Via); diff != "" {
+							t.Errorf("%q k=%d: %s's Via (-whole run +stopped):\n%s", q, k, r.Name, diff)
+						}
+					}
+					stopped = stopped || got.Pushes < wholePushes(t, tt.e, req)
+				}
+			}
+			if tt.fewer && !stopped {
+				t.Error("push never stopped before the whole run")
+			}
+			if links == 0 {
+				t.Error("no answer listed a Via: the comparison held nothing")
+			}
+		})
+	}
+}
+
+// wholePushes is the number of pushes of the whole run from req's seeds.
+func wholePushes(t *testing.T, e *Engine, req Request) int {
+	pi, err := e.Personalization(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, pushes := e.ForwardPush(pi, DefaultGamma, PushEpsilon)
+	return pushes
+}
+
+// wholeRunVia is the Via of each of resp's results when push runs to the end from req's seeds.
+func wholeRunVia(t *testing.T, e *Engine, req Request, resp Response) [][]Via {
+	pi, err := e.Personalization(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := e.getScratch()
+	defer e.putScratch(sc)
+	var seeds []int32
+	for u, x := range pi {
+		if x > 0 {
+			seeds = append(seeds, int32(u))
+		}
+	}
+	copy(sc.pi, pi)
+	e.push(sc, seeds, nil, DefaultGamma, PushEpsilon)
+	stamp := sc.stamp
+	reached := slices.Clone(sc.mark)
+	clear(sc.pi)
+	for _, v := range sc.nodes {
+		sc.p[v], sc.q[v] = 0, 0
+	}
+	ranked := make([]candidate, len(resp.Results))
+	var place slots
+	place.reset(e.g.NumSkills())
+	for i, r := range resp.Results {
+		ranked[i] = candidate{r.ID, r.Score}
+		place.set(r.ID, i)
+	}
+	out := make([][]Via, len(ranked))
+	for i, c := range ranked {
+		out[i] = e.via(sc, c.id, ranked, &place, func(u int) bool { return reached[u] == stamp })
+	}
+	return out
 }

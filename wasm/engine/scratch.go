@@ -15,6 +15,7 @@ type scratch struct {
 	p, q   []float64 // PPR estimate; power iteration's next iterate or forward push's residual
 	mark   []uint32  // per-pass visit marks: a skill is visited in the pass whose stamp it holds
 	stamp  uint32
+	want   []int32   // the answer's skills whose reach Via asks for (viaSources)
 	count  []uint32  // name matching: the identifier's stamp << 8 | bigrams the name shares with it
 	nstamp uint32    // the last identifier's stamp (24 bits)
 	nodes  []int32   // forward push: every node whose residual became non-zero
@@ -106,7 +107,7 @@ func (e *Engine) getScratch() *scratch {
 	n := e.g.NumSkills()
 	return &scratch{bm25: make([]float64, n), pi: make([]float64, n), p: make([]float64, n),
 		q: make([]float64, n), mark: make([]uint32, n),
-		count: make([]uint32, n)}
+		count: make([]uint32, n), want: make([]int32, 0, MaxK)}
 }
 
 // nextStamp returns a stamp no entry of s.mark holds yet.
