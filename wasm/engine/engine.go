@@ -138,8 +138,8 @@ type Response struct {
 	// WeakMatch (WeakMatchNote).
 	Note       string  `json:"note,omitempty"`
 	Iterations int     `json:"iterations,omitempty"` // PPR power iterations run (0: the engine pushes)
-	Pushes     int     `json:"pushes,omitempty"`     // PPR forward pushes run
-	Residual   float64 `json:"residual,omitempty"`   // L1 error bound of the PPR estimate (push.go)
+	Pushes     int     `json:"pushes,omitempty"`     // PPR forward pushes run, until the linked results were reached
+	Residual   float64 `json:"residual,omitempty"`   // L1 error bound of the PPR estimate those pushes left (push.go)
 	// Rendered is the bundle text of Request.Render: a header, then each result's name,
 	// description, source, evidence and body head, cut to the budgets (see render.go).
 	Rendered string `json:"rendered,omitempty"`

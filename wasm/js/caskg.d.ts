@@ -129,9 +129,9 @@ export interface QueryResponse {
   note?: string;
   /** PPR power iterations run */
   iterations?: number;
-  /** forward pushes run (large graphs) */
+  /** forward pushes run: the propagation stops once the results linked to others are reached */
   pushes?: number;
-  /** forward push: L1 error bound of the scores */
+  /** forward push: L1 error bound of the propagation it left (1: no push was needed) */
   residual?: number;
   /**
    * with `render`: the bundle text for an agent — a header, then each result's name,
