@@ -297,15 +297,7 @@ func testClusterProbe(t *testing.T) {
 			vecs[i][j] = cent[i%k][j] + 0.05*float32(rng.NormFloat64())
 		}
 	}
-	art := &graphs.Artifact{}
-	for i := range n {
-		art.Skills = append(art.Skills, graphs.Skill{Name: fmt.Sprintf("s%d", i), Description: "a skill"})
-	}
-	art.Lexicon = lexicon(art.Skills)
-	var err error
-	if art.Vectors, err = graphs.NewVectors("test", vecs); err != nil {
-		t.Fatal(err)
-	}
+	art := vectorArtifact(t, vecs)
 	plain := artifactEngine(t, art)
 	if plain.lists != nil || plain.signs == nil {
 		t.Fatal("an artifact without clusters does not take the sign sketch")
