@@ -3,6 +3,8 @@ package catalogserver
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/caskg/caskg/native/testlib/table"
 )
 
 func TestValidate(t *testing.T) {
@@ -50,21 +52,14 @@ func TestValidate(t *testing.T) {
 }
 
 func TestValidateSchemaForms(t *testing.T) {
-	tests := []struct {
-		name   string
-		schema any
-		v      any
-		ok     bool
-	}{
-		{"true schema", true, "x", true},
-		{"false schema", false, "x", false},
-		{"no schema", nil, 1.0, true},
-		{"unknown type name", map[string]any{"type": "widget"}, 1.0, true},
-		{"additional schema", map[string]any{"additionalProperties": map[string]any{"type": "string"}}, map[string]any{"a": 1.0}, false},
-	}
-	for _, tt := range tests {
-		if err := validate(tt.schema, tt.v, ""); (err == nil) != tt.ok {
-			t.Errorf("%s: %v, want ok %v", tt.name, err, tt.ok)
-		}
-	}
+	// A value is checked against a schema.
+	type value struct{ schema, v any }
+	ok := func(c value) bool { return validate(c.schema, c.v, "") == nil }
+	table.Run(t, "validate", ok, []table.Case[value, bool]{
+		{"true schema", value{true, "x"}, true},
+		{"false schema", value{false, "x"}, false},
+		{"no schema", value{nil, 1.0}, true},
+		{"unknown type name", value{map[string]any{"type": "widget"}, 1.0}, true},
+		{"additional schema", value{map[string]any{"additionalProperties": map[string]any{"type": "string"}}, map[string]any{"a": 1.0}}, false},
+	})
 }
