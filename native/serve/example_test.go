@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/serve"
 	"github.com/caskg/caskg/native/testlib"
 )
@@ -15,7 +16,7 @@ import (
 // caskg build would give it, into dir and returns its path.
 func writeKitchen(dir string) string {
 	path := filepath.Join(dir, "kitchen.skg")
-	if err := os.WriteFile(path, testlib.Encode(testlib.Kitchen(), nil), 0o644); err != nil {
+	if err := os.WriteFile(path, testlib.Encode(&graphs.Artifact{Skills: testlib.Kitchen()}), 0o644); err != nil {
 		panic(err)
 	}
 	return path

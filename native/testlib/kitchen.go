@@ -15,15 +15,16 @@ func Kitchen() []graphs.Skill {
 	}
 }
 
-// Encode returns the artifact of skills and edges, with the lexicon caskg build would give the
-// skills (no vectors, no memory), for the examples of the packages that load one. It panics on
-// an error, as an example, which has no testing.TB, would.
-func Encode(skills []graphs.Skill, edges []graphs.Edge) []byte {
-	docs := make([]engine.Doc, len(skills))
-	for i, s := range skills {
+// Encode sets art's lexicon to the one caskg build would give its skills and returns the
+// encoded artifact, for the examples and tests that make one on the spot. It panics on an error,
+// as an example, which has no testing.TB, would.
+func Encode(art *graphs.Artifact) []byte {
+	docs := make([]engine.Doc, len(art.Skills))
+	for i, s := range art.Skills {
 		docs[i] = engine.Doc{Name: s.Name, Description: s.Description, Body: s.Body}
 	}
-	data, err := graphs.Encode(&graphs.Artifact{Skills: skills, Edges: edges, Lexicon: engine.BuildLexicon(docs)})
+	art.Lexicon = engine.BuildLexicon(docs)
+	data, err := graphs.Encode(art)
 	if err != nil {
 		panic(err)
 	}

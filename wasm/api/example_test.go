@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/api"
 )
@@ -14,7 +15,7 @@ import (
 // The Handler answers the routes under Prefix for one artifact; here the test kit's first two
 // kitchen skills, encoded on the spot with the lexicon caskg build would give them.
 func ExampleHandler_ServeHTTP() {
-	h, err := api.New(testlib.Encode(testlib.Kitchen()[:2], nil), api.Options{Version: "0.1.0"})
+	h, err := api.New(testlib.Encode(&graphs.Artifact{Skills: testlib.Kitchen()[:2]}), api.Options{Version: "0.1.0"})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 // newEngine prepares an engine as a host does with an artifact's bytes; here the artifact is
 // encoded on the spot by the test kit, with the lexicon caskg build would give it.
 func newEngine(skills []graphs.Skill, edges []graphs.Edge) *engine.Engine {
-	g, err := graphs.Decode(testlib.Encode(skills, edges))
+	g, err := graphs.Decode(testlib.Encode(&graphs.Artifact{Skills: skills, Edges: edges}))
 	if err != nil {
 		panic(err)
 	}

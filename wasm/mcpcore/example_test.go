@@ -12,8 +12,8 @@ import (
 // kitchen is an engine over the test kit's three-skill artifact, encoded on the spot with the
 // lexicon caskg build would give it, and fill-kettle a prerequisite of boil-water.
 func kitchen() *engine.Engine {
-	g, err := graphs.Decode(testlib.Encode(testlib.Kitchen(),
-		[]graphs.Edge{{Source: 0, Target: 1, Weight: 0.9, Assoc: 0.9, State: graphs.Confirmed, Type: graphs.Dependency}}))
+	g, err := graphs.Decode(testlib.Encode(&graphs.Artifact{Skills: testlib.Kitchen(),
+		Edges: []graphs.Edge{{Source: 0, Target: 1, Weight: 0.9, Assoc: 0.9, State: graphs.Confirmed, Type: graphs.Dependency}}}))
 	if err != nil {
 		panic(err)
 	}
