@@ -274,8 +274,20 @@ func (d *Decoder) Object(member func(key string) error) error {
 // object is Object; unique asks for the check of repeated keys, which Skip (and so Valid,
 // which agrees with encoding/json.Valid) leaves out.
 func (d *Decoder) object(member func(key string) error, unique bool) error {
-	if done, err := d.open('{', '}', "an object"); done {
+	if d.Null() {
+		return nil
+	}
+	if c := d.Peek(); c != '{' {
+		return d.mismatch("an object", c)
+	}
+	if err := d.enter(); err != nil {
 		return err
+	}
+	d.i++
+	if d.Peek() == '}' {
+		d.i++
+		d.depth--
+		return nil
 	}
 	// The keys so far. A map: a slice of them cost the WebAssembly module 1.8 KB (growslice for
 	// strings), a map 0.2 KB, its code being linked already.
@@ -312,8 +324,15 @@ func (d *Decoder) object(member func(key string) error, unique bool) error {
 			return err
 		}
 		d.path = d.path[:len(d.path)-1]
-		if done, err := d.next('}', "',' or '}'"); done {
-			return err
+		switch c := d.Peek(); c {
+		case ',':
+			d.i++
+		case '}':
+			d.i++
+			d.depth--
+			return nil
+		default:
+			return d.mismatch("',' or '}'", c)
 		}
 	}
 }
@@ -321,8 +340,20 @@ func (d *Decoder) object(member func(key string) error, unique bool) error {
 // Array reads an array, calling elem for each element with the decoder at it; elem must consume
 // the element. null is an empty array.
 func (d *Decoder) Array(elem func(i int) error) error {
-	if done, err := d.open('[', ']', "an array"); done {
+	if d.Null() {
+		return nil
+	}
+	if c := d.Peek(); c != '[' {
+		return d.mismatch("an array", c)
+	}
+	if err := d.enter(); err != nil {
 		return err
+	}
+	d.i++
+	if d.Peek() == ']' {
+		d.i++
+		d.depth--
+		return nil
 	}
 	for n := 0; ; n++ {
 		d.path = append(d.path, strconv.Itoa(n))
@@ -330,49 +361,17 @@ func (d *Decoder) Array(elem func(i int) error) error {
 			return err
 		}
 		d.path = d.path[:len(d.path)-1]
-		if done, err := d.next(']', "',' or ']'"); done {
-			return err
+		switch c := d.Peek(); c {
+		case ',':
+			d.i++
+		case ']':
+			d.i++
+			d.depth--
+			return nil
+		default:
+			return d.mismatch("',' or ']'", c)
 		}
 	}
-}
-
-// open starts an object or an array, the container that begin opens and end closes (what names
-// it for the error): done when there is nothing to iterate, it being null, empty (then read
-// whole) or no such container (then err says so).
-func (d *Decoder) open(begin, end byte, what string) (done bool, err error) {
-	if d.Null() {
-		return true, nil
-	}
-	if c := d.Peek(); c != begin {
-		return true, d.mismatch(what, c)
-	}
-	if err := d.enter(); err != nil {
-		return true, err
-	}
-	d.i++
-	return d.closed(end), nil
-}
-
-// next reads what follows a member or an element of a container that end closes: a ',' before
-// the next (not done), end (done: the container is read), or else an error naming want.
-func (d *Decoder) next(end byte, want string) (done bool, err error) {
-	if c := d.Peek(); c == ',' {
-		d.i++
-		return false, nil
-	} else if !d.closed(end) {
-		return true, d.mismatch(want, c)
-	}
-	return true, nil
-}
-
-// closed reads end, leaving the container it closes, if it comes next.
-func (d *Decoder) closed(end byte) bool {
-	if d.Peek() != end {
-		return false
-	}
-	d.i++
-	d.depth--
-	return true
 }
 
 // Bool reads true or false.
@@ -398,34 +397,42 @@ func (d *Decoder) String() (string, error) {
 
 // Int reads an integer that fits in bits bits; 3.0 and 3e0 are 3, 3.5 is an error.
 func (d *Decoder) Int(bits int) (int64, error) {
-	lim := float64(uint64(1) << (bits - 1))
-	return integer(d, bits, strconv.ParseInt, -lim, lim, "integer")
-}
-
-// Uint reads an unsigned integer that fits in bits bits; 3.0 and 3e0 are 3.
-func (d *Decoder) Uint(bits int) (uint64, error) {
-	return integer(d, bits, strconv.ParseUint, 0, 2*float64(uint64(1)<<(bits-1)), "unsigned integer")
-}
-
-// integer reads a number that parse (strconv's ParseInt or ParseUint) reads as an integer of
-// bits bits, or else that is whole and in [lo, hi): the range of such an integer, whose kind
-// names it for the error.
-func integer[T int64 | uint64](d *Decoder, bits int, parse func(string, int, int) (T, error), lo, hi float64, kind string) (T, error) {
 	tok, err := d.Number()
 	if err != nil {
 		return 0, err
 	}
-	if n, err := parse(tok, 10, bits); err == nil {
-		return n, nil
+	n, err := strconv.ParseInt(tok, 10, bits)
+	if err != nil {
+		f, ok := whole(tok)
+		if !ok {
+			return 0, d.fail("number " + tok + " is not a whole number")
+		}
+		if lim := float64(uint64(1) << (bits - 1)); f < -lim || f >= lim {
+			return 0, d.fail("number " + tok + " is not a " + strconv.Itoa(bits) + "-bit integer")
+		}
+		n = int64(f)
 	}
-	f, ok := whole(tok)
-	if !ok {
-		return 0, d.fail("number " + tok + " is not a whole number")
+	return n, nil
+}
+
+// Uint reads an unsigned integer that fits in bits bits; 3.0 and 3e0 are 3.
+func (d *Decoder) Uint(bits int) (uint64, error) {
+	tok, err := d.Number()
+	if err != nil {
+		return 0, err
 	}
-	if f < lo || f >= hi {
-		return 0, d.fail("number " + tok + " is not a " + strconv.Itoa(bits) + "-bit " + kind)
+	n, err := strconv.ParseUint(tok, 10, bits)
+	if err != nil {
+		f, ok := whole(tok)
+		if !ok {
+			return 0, d.fail("number " + tok + " is not a whole number")
+		}
+		if f < 0 || f >= 2*float64(uint64(1)<<(bits-1)) {
+			return 0, d.fail("number " + tok + " is not a " + strconv.Itoa(bits) + "-bit unsigned integer")
+		}
+		n = uint64(f)
 	}
-	return T(f), nil
+	return n, nil
 }
 
 // whole reads tok, a number strconv's integer parsers refused, as a float with no fraction;

@@ -190,22 +190,6 @@ func (t *topCandidates) offer(c candidate) {
 	}
 }
 
-// sized returns the first n elements of the scratch buffer *buf, growing it first if its
-// capacity is less: the values are any a former query left.
-func sized[T any](buf *[]T, n int) []T {
-	if cap(*buf) < n {
-		*buf = make([]T, n)
-	}
-	return (*buf)[:n]
-}
-
-// histogram returns the scratch histogram of n counts, all zero.
-func (sc *scratch) histogram(n int) []int32 {
-	hist := sized(&sc.hist, n)
-	clear(hist)
-	return hist
-}
-
 // b2i is 1 for true and 0 for false. The compiler turns it into a select on integers, without a
 // branch: the hot loops count with it instead of branching (see offerPositive).
 func b2i(b bool) int {

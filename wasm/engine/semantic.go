@@ -224,7 +224,15 @@ func (e *Engine) nearest(sc *scratch, out []candidate, q []float32, k int) []can
 		return out
 	}
 	qi, scale, dev := roundQuery(q)
-	approx, hist, invNorm := sized(&sc.cos, n), sc.histogram(approxBuckets+1), e.invNorm[:n]
+	if len(sc.cos) < n {
+		sc.cos = make([]float64, n)
+	}
+	if cap(sc.hist) < approxBuckets+1 {
+		sc.hist = make([]int32, approxBuckets+1)
+	}
+	hist := sc.hist[:approxBuckets+1]
+	clear(hist)
+	approx, invNorm := sc.cos[:n], e.invNorm[:n]
 	stride := len(qi)
 	for t := 0; t*3 < n; t++ {
 		w := e.packed[t*stride : (t+1)*stride : (t+1)*stride]
@@ -514,7 +522,15 @@ func (e *Engine) signSketch(sc *scratch, q []float32, pool int) []candidate {
 		}
 	}
 	n := e.g.NumSkills()
-	scores, hist := sized(&sc.sketch, n), sc.histogram(sketchLevels*dim+1)
+	if len(sc.sketch) < n {
+		sc.sketch = make([]int32, n)
+	}
+	scores := sc.sketch[:n]
+	if cap(sc.hist) < sketchLevels*dim+1 {
+		sc.hist = make([]int32, sketchLevels*dim+1)
+	}
+	hist := sc.hist[:sketchLevels*dim+1]
+	clear(hist)
 	eligible := 0
 	invNorm := e.invNorm[:n]
 	if words == 2 {
@@ -692,9 +708,20 @@ func roundQuery16(sc *scratch, q []float32) (qi []int16, s, dev float64) {
 func nearest16(e *Engine, sc *scratch, out []candidate, q []float32, k int) []candidate {
 	n, dim := e.g.NumSkills(), len(q)
 	qi, scale, dev := roundQuery16(sc, q)
-	dots := sized(&sc.sketch, n) // the sketch's scores are not needed below LargeLibrary skills
+	if len(sc.sketch) < n {
+		sc.sketch = make([]int32, n)
+	}
+	dots := sc.sketch[:n] // the sketch's scores are not needed below LargeLibrary skills
 	simdDots(e.vecs[:n*dim], dim, qi, dots)
-	approx, hist := sized(&sc.cos, n), sc.histogram(simdBuckets+1)
+	if len(sc.cos) < n {
+		sc.cos = make([]float64, n)
+	}
+	if cap(sc.hist) < simdBuckets+1 {
+		sc.hist = make([]int32, simdBuckets+1)
+	}
+	hist := sc.hist[:simdBuckets+1]
+	clear(hist)
+	approx := sc.cos[:n]
 	if simdApprox != nil {
 		simdApprox(dots, e.invNorm[:n], scale, approx, hist)
 	} else {
@@ -730,7 +757,17 @@ func cut16(hist []int32, dev float64, k int) float64 {
 func nearestAmong(e *Engine, sc *scratch, out []candidate, q []float32, ids []int32, k int) []candidate {
 	dim := len(q)
 	qi, scale, dev := roundQuery16(sc, q)
-	dots, approx, hist := sized(&sc.sketch, len(ids)), sized(&sc.cos, len(ids)), sc.histogram(simdBuckets+1)
+	if len(sc.sketch) < len(ids) {
+		sc.sketch = make([]int32, len(ids))
+	}
+	if len(sc.cos) < len(ids) {
+		sc.cos = make([]float64, len(ids))
+	}
+	if cap(sc.hist) < simdBuckets+1 {
+		sc.hist = make([]int32, simdBuckets+1)
+	}
+	dots, approx, hist := sc.sketch[:len(ids)], sc.cos[:len(ids)], sc.hist[:simdBuckets+1]
+	clear(hist)
 	for j, i := range ids {
 		simdDots(e.vecs[int(i)*dim:(int(i)+1)*dim], dim, qi, dots[j:j+1])
 		a := scale * float64(dots[j]) * float64(e.invNorm[i])
