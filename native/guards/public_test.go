@@ -48,6 +48,7 @@ var publicOther = map[string]nonAPI{
 	"native/testlib/fixture":    {true, "the test kit's part that links no builder"},
 	"native/testlib/mcphttp":    {true, "the test kit's MCP over HTTP, for the edge worker's tests"},
 	"native/testlib/strictjson": {true, "the test kit's strict JSON, for the tests of graphs"},
+	"native/testlib/table":      {true, "the test kit's table runner, for the table tests of every package"},
 	"native/guards":             {false, "the repository's checks, as tests"},
 	"native/lab":                {false, "the lab's documentation"},
 	"playground":                {false, "the page's documentation and its end-to-end test"},

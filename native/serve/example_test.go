@@ -9,27 +9,14 @@ import (
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/serve"
-	"github.com/caskg/caskg/wasm/engine"
+	"github.com/caskg/caskg/native/testlib"
 )
 
-// writeKitchen writes a three-skill artifact, encoded on the spot with the lexicon caskg build
-// would give it, into dir and returns its path.
+// writeKitchen writes the test kit's three-skill artifact, encoded on the spot with the lexicon
+// caskg build would give it, into dir and returns its path.
 func writeKitchen(dir string) string {
-	skills := []graphs.Skill{
-		{Name: "fill-kettle", Description: "Fill a kettle from the tap."},
-		{Name: "boil-water", Description: "Boil water on the stove."},
-		{Name: "brew-tea", Description: "Steep tea leaves in hot water."},
-	}
-	docs := make([]engine.Doc, len(skills))
-	for i, s := range skills {
-		docs[i] = engine.Doc{Name: s.Name, Description: s.Description, Body: s.Body}
-	}
-	data, err := graphs.Encode(&graphs.Artifact{Skills: skills, Lexicon: engine.BuildLexicon(docs)})
-	if err != nil {
-		panic(err)
-	}
 	path := filepath.Join(dir, "kitchen.skg")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	if err := os.WriteFile(path, testlib.Encode(&graphs.Artifact{Skills: testlib.Kitchen()}), 0o644); err != nil {
 		panic(err)
 	}
 	return path

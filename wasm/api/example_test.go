@@ -8,26 +8,14 @@ import (
 	"strings"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/api"
-	"github.com/caskg/caskg/wasm/engine"
 )
 
-// The Handler answers the routes under Prefix for one artifact; here one encoded on the spot,
-// with the lexicon caskg build would give it.
+// The Handler answers the routes under Prefix for one artifact; here the test kit's first two
+// kitchen skills, encoded on the spot with the lexicon caskg build would give them.
 func ExampleHandler_ServeHTTP() {
-	skills := []graphs.Skill{
-		{Name: "fill-kettle", Description: "Fill a kettle from the tap."},
-		{Name: "boil-water", Description: "Boil water on the stove."},
-	}
-	docs := make([]engine.Doc, len(skills))
-	for i, s := range skills {
-		docs[i] = engine.Doc{Name: s.Name, Description: s.Description, Body: s.Body}
-	}
-	data, err := graphs.Encode(&graphs.Artifact{Skills: skills, Lexicon: engine.BuildLexicon(docs)})
-	if err != nil {
-		log.Fatal(err)
-	}
-	h, err := api.New(data, api.Options{Version: "0.1.0"})
+	h, err := api.New(testlib.Encode(&graphs.Artifact{Skills: testlib.Kitchen()[:2]}), api.Options{Version: "0.1.0"})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,11 +1,13 @@
 package engine_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/testlib"
+	"github.com/caskg/caskg/native/testlib/table"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -22,9 +24,7 @@ func engineOf(t *testing.T, artifact []byte) *engine.Engine {
 // Korean notices: a query that shares words with a skill, not its phrasing, finds it first.
 func TestCJKQueries(t *testing.T) {
 	e := engineOf(t, testlib.Multilingual(t))
-	tests := []struct {
-		name, query, want string
-	}{
+	cases := []table.Case[string, string]{
 		// The skill says 查询指定城市的天气预报: 查询 and 天气 are shared, the sentence is not.
 		{"Chinese weather", "帮我查询北京的天气", "weather-forecast-zh"},
 		{"Chinese currency", "把一百美元换算成人民币", "currency-exchange-zh"},
@@ -36,20 +36,23 @@ func TestCJKQueries(t *testing.T) {
 		{"Korean translation", "이 문서를 영어로 번역해 주세요", "translate-document-ko"},
 		{"English beside them", "chance of rain and temperature in Paris", "weather-forecast-en"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			for _, noGraph := range []bool{false, true} {
-				resp, err := e.Query(engine.Request{Query: tt.query, K: 3, NoGraph: noGraph})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(resp.Results) == 0 || resp.Results[0].Name != tt.want {
-					t.Errorf("no_graph %v: %q ranks %v first, want %s", noGraph, tt.query, names(resp.Results), tt.want)
-				}
-				if resp.Note != "" {
-					t.Errorf("no_graph %v: %q: note %q, want none (its terms are known)", noGraph, tt.query, resp.Note)
-				}
+	for _, noGraph := range []bool{false, true} {
+		// first is the skill ranked first for the query q; a note would say a term is unknown,
+		// and none is: the queries' terms are the library's.
+		first := func(q string) string {
+			resp, err := e.Query(engine.Request{Query: q, K: 3, NoGraph: noGraph})
+			switch {
+			case err != nil:
+				return err.Error()
+			case resp.Note != "":
+				return "note: " + resp.Note
+			case len(resp.Results) == 0:
+				return "no results"
 			}
+			return resp.Results[0].Name
+		}
+		t.Run(fmt.Sprintf("no_graph %v", noGraph), func(t *testing.T) {
+			table.Run(t, "first", first, cases)
 		})
 	}
 }

@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
@@ -95,18 +94,8 @@ func FuzzDecodeMemoryCorpus(f *testing.F) {
 func TestPreparedFitMemory(t *testing.T) {
 	const skills = 60
 	runs := memoryRuns(1200, skills, 30, 5)
-	art := graphs.Artifact{Skills: make([]graphs.Skill, skills)}
-	docs := make([]Doc, skills)
-	for i := range art.Skills {
-		art.Skills[i] = graphs.Skill{Name: fmt.Sprintf("skill-%d", i), Description: fmt.Sprintf("flow%dword%d tool number %d", i/7, i%6, i)}
-		docs[i] = Doc{Name: art.Skills[i].Name, Description: art.Skills[i].Description}
-	}
-	art.Lexicon = BuildLexicon(docs)
-	data, err := graphs.Encode(&art)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := graphs.Decode(data)
+	art := flowArtifact(skills)
+	g, err := decodeArtifact(art)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +110,7 @@ func TestPreparedFitMemory(t *testing.T) {
 		return mc
 	}
 	fit := func(mc *MemoryCorpus, opt MemoryOptions) (*graphs.Memory, MemoryStats) {
-		m, st, err := FitMemory(&art, g, mc, taskOf, opt)
+		m, st, err := FitMemory(art, g, mc, taskOf, opt)
 		if err != nil {
 			t.Fatal(err)
 		}

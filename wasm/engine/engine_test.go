@@ -58,15 +58,20 @@ func artifactEngine(tb testing.TB, art *graphs.Artifact) *Engine {
 // buildEngine is artifactEngine returning the error, for the libraries built once per test
 // binary.
 func buildEngine(art *graphs.Artifact) (*Engine, error) {
-	b, err := graphs.Encode(art)
-	if err != nil {
-		return nil, err
-	}
-	g, err := graphs.Decode(b)
+	g, err := decodeArtifact(art)
 	if err != nil {
 		return nil, err
 	}
 	return New(g), nil
+}
+
+// decodeArtifact encodes art and decodes the bytes, as a host gets them.
+func decodeArtifact(art *graphs.Artifact) (*graphs.Graph, error) {
+	b, err := graphs.Encode(art)
+	if err != nil {
+		return nil, err
+	}
+	return graphs.Decode(b)
 }
 
 // The kitchen library: a dependency chain fill-kettle → boil-water → brew-tea, an alternative

@@ -4,21 +4,14 @@ import (
 	"fmt"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
 // newEngine prepares an engine as a host does with an artifact's bytes; here the artifact is
-// encoded on the spot, with the lexicon caskg build would give it.
+// encoded on the spot by the test kit, with the lexicon caskg build would give it.
 func newEngine(skills []graphs.Skill, edges []graphs.Edge) *engine.Engine {
-	docs := make([]engine.Doc, len(skills))
-	for i, s := range skills {
-		docs[i] = engine.Doc{Name: s.Name, Description: s.Description, Body: s.Body}
-	}
-	data, err := graphs.Encode(&graphs.Artifact{Skills: skills, Edges: edges, Lexicon: engine.BuildLexicon(docs)})
-	if err != nil {
-		panic(err)
-	}
-	g, err := graphs.Decode(data)
+	g, err := graphs.Decode(testlib.Encode(&graphs.Artifact{Skills: skills, Edges: edges}))
 	if err != nil {
 		panic(err)
 	}

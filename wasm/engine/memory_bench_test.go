@@ -411,34 +411,32 @@ func TestMemoryFoldPatch(t *testing.T) {
 // workflows to query it with.
 func memoryEngine(b testing.TB, n, skills, flows int) (*Engine, []string) {
 	b.Helper()
-	art := graphs.Artifact{Skills: make([]graphs.Skill, skills)}
-	docs := make([]Doc, skills)
-	for i := range art.Skills {
-		art.Skills[i] = graphs.Skill{Name: fmt.Sprintf("skill-%d", i), Description: fmt.Sprintf("flow%dword%d tool number %d", i/7, i%6, i)}
-		docs[i] = Doc{Name: art.Skills[i].Name, Description: art.Skills[i].Description}
-	}
-	art.Lexicon = BuildLexicon(docs)
+	art := flowArtifact(skills)
 	m, _ := BuildMemory(memoryRuns(n, skills, flows, 1), MemoryOptions{})
 	if m == nil {
 		b.Fatal("no memory")
 	}
 	m.Weight = 1
 	art.Memory = m
-	data, err := graphs.Encode(&art)
-	if err != nil {
-		b.Fatal(err)
-	}
-	g, err := graphs.Decode(data)
-	if err != nil {
-		b.Fatal(err)
-	}
+	e := artifactEngine(b, art)
 	var queries []string
 	for _, r := range memoryRuns(200, skills, flows, 2) {
 		if r.Task != "" {
 			queries = append(queries, r.Task)
 		}
 	}
-	return New(g), queries
+	return e, queries
+}
+
+// flowArtifact is a library of skills skills, skill-0, skill-1, …, whose descriptions share
+// words with the other skills of their workflow in memoryRuns, and its lexicon.
+func flowArtifact(skills int) *graphs.Artifact {
+	art := &graphs.Artifact{Skills: make([]graphs.Skill, skills)}
+	for i := range art.Skills {
+		art.Skills[i] = graphs.Skill{Name: fmt.Sprintf("skill-%d", i), Description: fmt.Sprintf("flow%dword%d tool number %d", i/7, i%6, i)}
+	}
+	art.Lexicon = lexicon(art.Skills)
+	return art
 }
 
 // BenchmarkMemoryRecall is the memory's part of a query: analyzing the query and the nearest

@@ -36,16 +36,13 @@ func TestRenderRecalled(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := engine.New(g)
-	tests := []struct {
-		name     string
-		noMemory bool
-		recalled bool
-	}{
-		{"memory", false, true},
-		{"no_memory", true, false},
-	}
-	for _, tt := range tests {
-		resp, err := e.Query(engine.Request{Query: testlib.MemoryQuery, Render: true, NoMemory: tt.noMemory})
+	for _, noMemory := range []bool{false, true} {
+		// With the memory, results it raised are recalled, and say so; without it none is.
+		name, recalled := "memory", !noMemory
+		if noMemory {
+			name = "no_memory"
+		}
+		resp, err := e.Query(engine.Request{Query: testlib.MemoryQuery, Render: true, NoMemory: noMemory})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,15 +55,15 @@ func TestRenderRecalled(t *testing.T) {
 			// The result's section runs from its heading to the next one.
 			sec := section(resp.Rendered, i+1)
 			if line := "\n- " + r.Recalled.Evidence() + "\n"; !strings.Contains(sec, line) {
-				t.Errorf("%s: %s's section lacks %q:\n%s", tt.name, r.Name, line, sec)
+				t.Errorf("%s: %s's section lacks %q:\n%s", name, r.Name, line, sec)
 			}
 		}
-		if got := raised > 0; got != tt.recalled {
-			t.Errorf("%s: %d results recalled, want some: %v", tt.name, raised, tt.recalled)
+		if got := raised > 0; got != recalled {
+			t.Errorf("%s: %d results recalled, want some: %v", name, raised, recalled)
 		}
 		for _, s := range []string{"Recalled: past runs", "- recalled: "} {
-			if got := strings.Contains(resp.Rendered, s); got != tt.recalled {
-				t.Errorf("%s: rendered text has %q: %v, want %v:\n%s", tt.name, s, got, tt.recalled, resp.Rendered)
+			if got := strings.Contains(resp.Rendered, s); got != recalled {
+				t.Errorf("%s: rendered text has %q: %v, want %v:\n%s", name, s, got, recalled, resp.Rendered)
 			}
 		}
 	}

@@ -139,6 +139,12 @@ func testNearestExact(t *testing.T, s scan) {
 // vectorEngine is an engine over one skill per vector, named s0, s1, ….
 func vectorEngine(t *testing.T, vecs [][]float32) *Engine {
 	t.Helper()
+	return artifactEngine(t, vectorArtifact(t, vecs))
+}
+
+// vectorArtifact is vectorEngine's artifact.
+func vectorArtifact(t *testing.T, vecs [][]float32) *graphs.Artifact {
+	t.Helper()
 	art := &graphs.Artifact{}
 	for i := range vecs {
 		art.Skills = append(art.Skills, graphs.Skill{Name: fmt.Sprintf("s%d", i), Description: "a skill"})
@@ -148,7 +154,7 @@ func vectorEngine(t *testing.T, vecs [][]float32) *Engine {
 	if art.Vectors, err = graphs.NewVectors("test", vecs); err != nil {
 		t.Fatal(err)
 	}
-	return artifactEngine(t, art)
+	return art
 }
 
 // TestNearestTightBound holds the bounded scans to offerCosine where the bound is tight: a skill

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/testlib/table"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -122,11 +123,11 @@ func TestSemanticSeeds(t *testing.T) {
 func TestVectorValidation(t *testing.T) {
 	e := semanticEngine(t)
 	nan := float32(math.NaN())
-	tests := []struct {
-		name string
-		req  Request
-		want string
-	}{
+	query := func(req Request) error {
+		_, err := e.Query(req)
+		return err
+	}
+	table.Errors(t, "Query", query, []table.Case[Request, string]{
 		{"wrong dimension", Request{Query: "tea", Vector: []float32{1, 0}}, "2 dimensions, the artifact's vectors (test-axes) have 3"},
 		{"NaN", Request{Query: "tea", Vector: []float32{1, nan, 0}}, "component 1 is NaN"},
 		{"infinity", Request{Query: "tea", Vector: []float32{float32(math.Inf(-1)), 0, 0}}, "component 0 is -Inf"},
@@ -134,15 +135,7 @@ func TestVectorValidation(t *testing.T) {
 		{"negative weight", Request{Query: "tea", SemanticWeight: -1}, `"semantic_weight"`},
 		{"huge weight", Request{Query: "tea", SemanticWeight: MaxSemanticWeight + 1}, `"semantic_weight"`},
 		{"NaN weight", Request{Query: "tea", SemanticWeight: math.NaN()}, `"semantic_weight"`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := e.Query(tc.req)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("err = %v, want %q", err, tc.want)
-			}
-		})
-	}
+	})
 	// An artifact without vectors refuses a vector and ignores the semantic options otherwise.
 	k := kitchen()
 	if _, err := k.Query(Request{Query: "tea", Vector: []float32{1}}); err == nil || !strings.Contains(err.Error(), "no skill vectors") {
@@ -304,15 +297,7 @@ func testClusterProbe(t *testing.T) {
 			vecs[i][j] = cent[i%k][j] + 0.05*float32(rng.NormFloat64())
 		}
 	}
-	art := &graphs.Artifact{}
-	for i := range n {
-		art.Skills = append(art.Skills, graphs.Skill{Name: fmt.Sprintf("s%d", i), Description: "a skill"})
-	}
-	art.Lexicon = lexicon(art.Skills)
-	var err error
-	if art.Vectors, err = graphs.NewVectors("test", vecs); err != nil {
-		t.Fatal(err)
-	}
+	art := vectorArtifact(t, vecs)
 	plain := artifactEngine(t, art)
 	if plain.lists != nil || plain.signs == nil {
 		t.Fatal("an artifact without clusters does not take the sign sketch")

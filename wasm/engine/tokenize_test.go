@@ -6,15 +6,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/caskg/caskg/native/testlib/table"
 )
 
 func TestWords(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	table.Run(t, "Words", Words, []table.Case[string, []string]{
 		{"empty", "", nil},
 		{"only punctuation", "  ...,;!? — ", nil},
 		{"snake_case", "extract_pdf_tables", []string{"extract", "pdf", "tables"}},
@@ -44,22 +40,11 @@ func TestWords(t *testing.T) {
 		{"full-width camel", "ＧｅｔＵｓｅｒ", []string{"get", "user"}},
 		{"ideograph beyond the BMP", "𠮷野家", []string{"𠮷野家"}},
 		{"invalid UTF-8 separates", "ab\xffcd", []string{"ab", "cd"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, Words(tt.in)); diff != "" {
-				t.Errorf("Words(%q) (-want +got):\n%s", tt.in, diff)
-			}
-		})
-	}
+	})
 }
 
 func TestTokenize(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	table.Run(t, "Tokenize", Tokenize, []table.Case[string, []string]{
 		{"empty", "", nil},
 		{"stop words only", "what is the and of it", nil},
 		{"single letters dropped", "x y z", nil},
@@ -84,22 +69,11 @@ func TestTokenize(t *testing.T) {
 		{"full-width Latin stems", "ＰＤＦ　ｆｉｌｅｓを変換", []string{"pdf", "fil", "を変", "変換"}},
 		{"CJK beside stop words", "the 表 of data", []string{"表", "data"}},
 		{"ideograph beyond the BMP", "𠮷野家", []string{"𠮷野", "野家"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, Tokenize(tt.in)); diff != "" {
-				t.Errorf("Tokenize(%q) (-want +got):\n%s", tt.in, diff)
-			}
-		})
-	}
+	})
 }
 
 func TestStem(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want string
-	}{
+	table.Run(t, "Stem", Stem, []table.Case[string, string]{
 		{"plural", "heats", "heat"},
 		{"past", "heated", "heat"},
 		{"gerund", "heating", "heat"},
@@ -128,14 +102,7 @@ func TestStem(t *testing.T) {
 		{"CJK", "数据分析", "数据分析"},
 		{"CJK bigram", "天气", "天气"},
 		{"digits", "mp3s", "mp3s"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := Stem(tt.in); got != tt.want {
-				t.Errorf("Stem(%q) = %q, want %q", tt.in, got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 // TestStemFolds checks the property the index relies on: inflections of one word meet on one key.

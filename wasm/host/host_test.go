@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/testlib"
+	"github.com/caskg/caskg/native/testlib/table"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/host"
 )
@@ -65,22 +67,23 @@ func TestErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close(ctx)
-	for _, tt := range []struct {
-		name, req, want string
-	}{
+	// refusal is the message of QueryJSON's error for the request req.
+	refusal := func(req string) string {
+		_, err := p.QueryJSON(ctx, []byte(req))
+		var me *host.Error
+		if !errors.As(err, &me) {
+			return fmt.Sprintf("not a host.Error: %v", err)
+		}
+		return me.Msg
+	}
+	table.Run(t, "QueryJSON", refusal, []table.Case[string, string]{
 		{"empty query", `{"query":""}`, "engine: empty query"},
 		{"k out of range", `{"query":"egg","k":5000}`, `engine: field "k": 5000 is outside [1, 1000]`},
 		{"misspelt option", `{"query":"egg","no-graph":true}`, `reactor: request: json at offset 15: field "no-graph": unknown field`},
 		{"wrong type", `{"query":"egg","k":"3"}`, `reactor: request: json at offset 19: field "k": want a number, got a string`},
 		{"not JSON", `query=egg`, `reactor: request: json at offset 0: want an object, got 'q'`},
 		{"trailing data", `{"query":"egg"} {}`, `reactor: request: json at offset 16: data after the JSON value`},
-	} {
-		_, err := p.QueryJSON(ctx, []byte(tt.req))
-		var me *host.Error
-		if !errors.As(err, &me) || me.Msg != tt.want {
-			t.Errorf("%s: QueryJSON(%s) error = %v, want %q", tt.name, tt.req, err, tt.want)
-		}
-	}
+	})
 	// The instance that refused the requests still answers.
 	if _, err := p.Query(ctx, engine.Request{Query: "heat some egg"}); err != nil {
 		t.Errorf("after refusals: %v", err)

@@ -260,11 +260,8 @@ func TestParityClusters(t *testing.T) {
 	words := []string{"parse", "render", "fetch", "index", "merge", "split", "plot", "score"}
 	art := &graphs.Artifact{Clusters: &graphs.Clusters{Centroids: make([]int8, k*dim), Assign: make([]uint16, n)}}
 	vecs := make([][]float32, n)
-	docs := make([]engine.Doc, n)
 	for i := range n {
-		s := graphs.Skill{Name: "skill-" + strconv.Itoa(i), Description: words[i%8] + " " + words[(i/8)%8] + " data"}
-		art.Skills = append(art.Skills, s)
-		docs[i] = engine.Doc{Name: s.Name, Description: s.Description}
+		art.Skills = append(art.Skills, graphs.Skill{Name: "skill-" + strconv.Itoa(i), Description: words[i%8] + " " + words[(i/8)%8] + " data"})
 		vecs[i] = make([]float32, dim)
 		for j := range vecs[i] {
 			vecs[i][j] = cent[i%k][j] + 0.4*float32(rng.NormFloat64())
@@ -274,15 +271,11 @@ func TestParityClusters(t *testing.T) {
 	for c := range k {
 		graphs.Quantize(cent[c], art.Clusters.Centroids[c*dim:(c+1)*dim])
 	}
-	art.Lexicon = engine.BuildLexicon(docs)
 	var err error
 	if art.Vectors, err = graphs.NewVectors("test", vecs); err != nil {
 		t.Fatal(err)
 	}
-	data, err := graphs.Encode(art)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := testlib.Encode(art)
 	g, err := graphs.Decode(data)
 	if err != nil {
 		t.Fatal(err)

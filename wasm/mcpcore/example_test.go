@@ -4,28 +4,16 @@ import (
 	"fmt"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/mcpcore"
 )
 
-// kitchen is an engine over a three-skill artifact encoded on the spot, with the lexicon caskg
-// build would give it.
+// kitchen is an engine over the test kit's three-skill artifact, encoded on the spot with the
+// lexicon caskg build would give it, and fill-kettle a prerequisite of boil-water.
 func kitchen() *engine.Engine {
-	skills := []graphs.Skill{
-		{Name: "fill-kettle", Description: "Fill a kettle from the tap."},
-		{Name: "boil-water", Description: "Boil water on the stove."},
-		{Name: "brew-tea", Description: "Steep tea leaves in hot water."},
-	}
-	docs := make([]engine.Doc, len(skills))
-	for i, s := range skills {
-		docs[i] = engine.Doc{Name: s.Name, Description: s.Description, Body: s.Body}
-	}
-	data, err := graphs.Encode(&graphs.Artifact{Skills: skills, Lexicon: engine.BuildLexicon(docs),
-		Edges: []graphs.Edge{{Source: 0, Target: 1, Weight: 0.9, Assoc: 0.9, State: graphs.Confirmed, Type: graphs.Dependency}}})
-	if err != nil {
-		panic(err)
-	}
-	g, err := graphs.Decode(data)
+	g, err := graphs.Decode(testlib.Encode(&graphs.Artifact{Skills: testlib.Kitchen(),
+		Edges: []graphs.Edge{{Source: 0, Target: 1, Weight: 0.9, Assoc: 0.9, State: graphs.Confirmed, Type: graphs.Dependency}}}))
 	if err != nil {
 		panic(err)
 	}

@@ -9,13 +9,12 @@ import (
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/testlib/fixture"
+	"github.com/caskg/caskg/native/testlib/table"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
 func TestExpandAliases(t *testing.T) {
-	for _, c := range []struct {
-		name, in, want string
-	}{
+	table.Run(t, "expandAliases", defaultAliases.expandAliases, []table.Case[string, string]{
 		{"equivalent", "Edit .xlsx files", "Edit .xlsx files\nexcel xls spreadsheet workbook sheet"},
 		{"equivalent the other way", "Open it in Excel", "Open it in Excel\nxlsx xls"},
 		{"stemmed match", "Deploy to Kubernetes clusters", "Deploy to Kubernetes clusters\nk8s"},
@@ -25,51 +24,44 @@ func TestExpandAliases(t *testing.T) {
 		{"present terms not repeated", "pptx slides and decks", "pptx slides and decks\npowerpoint ppt presentation"},
 		{"nothing to add", "boil water on the stove", "boil water on the stove"},
 		{"empty", "", ""},
-	} {
-		if got := defaultAliases.expandAliases(c.in); got != c.want {
-			t.Errorf("%s: expandAliases(%q) = %q, want %q", c.name, c.in, got, c.want)
-		}
-	}
+	})
 }
 
 func TestParseAliases(t *testing.T) {
 	tab := parseAliases("# comment\naa, bb # trailing comment\ncc dd => ee, ff\n\n=> gg\nhh =>\n")
-	for _, c := range []struct {
-		name, in, want string
-	}{
+	table.Run(t, "expandAliases", tab.expandAliases, []table.Case[string, string]{
 		{"group forward", "aa", "aa\nbb"},
 		{"group backward", "bb", "bb\naa"},
 		{"phrase rule", "cc dd", "cc dd\nee ff"},
 		{"half a phrase", "cc", "cc"},
 		{"rule without a left side", "gg", "gg"},
 		{"rule without a right side", "hh", "hh"},
-	} {
-		if got := tab.expandAliases(c.in); got != c.want {
-			t.Errorf("%s: expandAliases(%q) = %q, want %q", c.name, c.in, got, c.want)
-		}
-	}
+	})
 }
 
 // TestAliasQueries asks a small library of our own in the words users say: every answer is
 // a skill written in other words, beside a distractor that shares the user's word.
 func TestAliasQueries(t *testing.T) {
 	e := engine.New(decodeBuild(t, "testdata/aliases"))
-	for _, c := range []struct {
-		name, query, want string
-	}{
+	// first is the skill ranked first for the query q.
+	first := func(q string) string {
+		resp, err := e.Query(engine.Request{Query: q, K: 1})
+		if err != nil {
+			return err.Error()
+		}
+		if len(resp.Results) == 0 {
+			return "no results"
+		}
+		return resp.Results[0].Name
+	}
+	table.Run(t, "first", first, []table.Case[string, string]{
 		{"excel", "chart an excel sheet", "xlsx-formulas"},
 		{"powerpoint", "turn my outline into a powerpoint deck", "pptx-builder"},
 		{"word", "review edits in a word document", "docx-redline"},
 		{"k8s", "restart the pods on k8s", "kubernetes-rollout"},
 		{"postgres", "dump a postgres db", "postgresql-backup"},
 		{"js", "lint my js code", "javascript-lint"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if got := topNames(t, e, c.query, 1); got[0] != c.want {
-				t.Errorf("%q: first %q, want %q", c.query, got[0], c.want)
-			}
-		})
-	}
+	})
 }
 
 // TestAliasRealLibrary holds two queries in the words users say (excel for xlsx, powerpoint and

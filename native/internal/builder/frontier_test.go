@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/native/internal/ingest"
+	"github.com/caskg/caskg/native/testlib/table"
 )
 
 // paidProber stands for any prober that is not the free contract prober.
@@ -17,28 +18,23 @@ func (paidProber) Probe(context.Context, []ingest.Skill, []Probe) ([]ProbeResult
 }
 
 func TestFrontierBudget(t *testing.T) {
-	tests := []struct {
-		name   string
+	// A frontier is the budget and the prober of the build's options.
+	type frontier struct {
 		budget int
 		prober Prober
-		want   int
-	}{
-		{"auto with the contract prober: every candidate", BudgetAuto, nil, 0},
-		{"auto with a model prober: the model budget", BudgetAuto, paidProber{}, modelBudget},
-		{"explicit size with the contract prober", 7, nil, 7},
-		{"explicit size with a model prober", 7, paidProber{}, 7},
-		{"zero: every candidate", 0, paidProber{}, 0},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			opt := DefaultOptions()
-			opt.Budget, opt.Prober = tc.budget, tc.prober
-			b := &builder{opt: opt}
-			if got := b.frontierBudget(); got != tc.want {
-				t.Errorf("frontierBudget = %d, want %d", got, tc.want)
-			}
-		})
+	budget := func(f frontier) int {
+		opt := DefaultOptions()
+		opt.Budget, opt.Prober = f.budget, f.prober
+		return (&builder{opt: opt}).frontierBudget()
 	}
+	table.Run(t, "frontierBudget", budget, []table.Case[frontier, int]{
+		{"auto with the contract prober: every candidate", frontier{BudgetAuto, nil}, 0},
+		{"auto with a model prober: the model budget", frontier{BudgetAuto, paidProber{}}, modelBudget},
+		{"explicit size with the contract prober", frontier{7, nil}, 7},
+		{"explicit size with a model prober", frontier{7, paidProber{}}, 7},
+		{"zero: every candidate", frontier{0, paidProber{}}, 0},
+	})
 	if DefaultOptions().Budget != BudgetAuto {
 		t.Errorf("default budget %d, want BudgetAuto", DefaultOptions().Budget)
 	}

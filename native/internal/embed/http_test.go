@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/caskg/caskg/native/testlib/table"
 )
 
 // fakeVector is the embedding the fake server gives a text: deterministic, not normalized.
@@ -272,20 +274,19 @@ func TestHTTPErrors(t *testing.T) {
 // TestHTTPID pins the ID of the http embedder for the spellings of a URL: the ID names the
 // embedding cache's folder and is stored in artifacts, so changing it orphans existing caches.
 func TestHTTPID(t *testing.T) {
-	tests := []struct {
-		name, in, want string
-	}{
+	// id is the ID of the http embedder of the URL u, or the error that refuses it.
+	id := func(u string) string {
+		h, err := NewHTTP(HTTPOptions{URL: u, Model: "m"})
+		if err != nil {
+			return err.Error()
+		}
+		return h.ID()
+	}
+	table.Run(t, "ID of NewHTTP", id, []table.Case[string, string]{
 		{"base", "http://127.0.0.1:8080/v1", "http:m@http://127.0.0.1:8080/v1/embeddings"},
 		{"trailing slash", "http://127.0.0.1:8080/v1/", "http:m@http://127.0.0.1:8080/v1/embeddings"},
 		{"full endpoint", " http://127.0.0.1:8080/v1/embeddings/ ", "http:m@http://127.0.0.1:8080/v1/embeddings"},
 		{"scheme case folded, host kept", "HTTPS://Api.Example.com/v1", "http:m@https://Api.Example.com/v1/embeddings"},
 		{"no version", "http://h", "http:m@http://h/embeddings"},
-	}
-	for _, tt := range tests {
-		if h, err := NewHTTP(HTTPOptions{URL: tt.in, Model: "m"}); err != nil {
-			t.Errorf("%s: NewHTTP(%q): %v", tt.name, tt.in, err)
-		} else if got := h.ID(); got != tt.want {
-			t.Errorf("%s: ID() of %q = %q, want %q", tt.name, tt.in, got, tt.want)
-		}
-	}
+	})
 }

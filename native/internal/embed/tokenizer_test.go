@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/caskg/caskg/native/testlib/table"
 )
 
 // testVocab is a small BERT vocabulary; a token's id is its index.
@@ -256,9 +258,11 @@ func TestLoadTokenizer(t *testing.T) {
 
 func TestParseTokenizerErrors(t *testing.T) {
 	good := string(tokenizerJSONFor(t, true, 0))
-	tests := []struct {
-		name, in, want string
-	}{
+	parse := func(in string) error {
+		_, err := parseTokenizerJSON([]byte(in))
+		return err
+	}
+	table.Errors(t, "parseTokenizerJSON", parse, []table.Case[string, string]{
 		{"not JSON", "{", "tokenizer.json"},
 		{"BPE model", strings.Replace(good, `"type":"WordPiece","unk_token"`, `"type":"BPE","unk_token"`, 1), "only BERT WordPiece"},
 		{"other normalizer", strings.Replace(good, `"BertNormalizer"`, `"NFKC"`, 1), "only BertNormalizer"},
@@ -266,15 +270,7 @@ func TestParseTokenizerErrors(t *testing.T) {
 		{"unknown unk", strings.Replace(good, `"unk_token":"[UNK]"`, `"unk_token":"<unk>"`, 1), "unknown token"},
 		{"negative id", strings.Replace(good, `"hello":13`, `"hello":-13`, 1), "id -13"},
 		{"empty vocabulary", `{"model": {"type": "WordPiece", "vocab": {}}}`, "empty vocabulary"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := parseTokenizerJSON([]byte(tc.in))
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("err = %v, want %q", err, tc.want)
-			}
-		})
-	}
+	})
 	if _, err := parseVocab([]byte("a\nb\n"), tokenizerConfig{}); err == nil || !strings.Contains(err.Error(), "lacks the unk token") {
 		t.Errorf("vocab without specials: %v", err)
 	}

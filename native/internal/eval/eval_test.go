@@ -4,11 +4,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/caskg/caskg/native/testlib/table"
 )
 
 func TestScore(t *testing.T) {
@@ -58,27 +59,22 @@ func TestScoreEdges(t *testing.T) {
 }
 
 func TestReadTasksErrors(t *testing.T) {
-	tests := []struct {
-		name, in, want string
-	}{
+	// read reads the tasks file that holds in.
+	read := func(in string) error {
+		p := filepath.Join(t.TempDir(), "tasks.jsonl")
+		if err := os.WriteFile(p, []byte(in), 0o644); err != nil {
+			return err
+		}
+		_, err := ReadTasks(p, true)
+		return err
+	}
+	table.Errors(t, "ReadTasks", read, []table.Case[string, string]{
 		{"bad json", "{\"id\": \"1\", \"query\": \"x\", \"gold\": [\"a\"]}\n{oops\n", "tasks.jsonl:2: not a JSON task"},
 		{"no id", `{"query": "x", "gold": ["a"]}`, "tasks.jsonl:1: field \"id\" missing"},
 		{"empty query", `{"id": 1, "query": "  ", "gold": ["a"]}`, "field \"query\" missing or empty"},
 		{"no gold", `{"id": 1, "query": "q"}`, "field \"gold\" missing or empty"},
 		{"empty file", "\n\n", "no tasks"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			p := filepath.Join(t.TempDir(), "tasks.jsonl")
-			if err := os.WriteFile(p, []byte(tc.in), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			_, err := ReadTasks(p, true)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("err = %v, want %q", err, tc.want)
-			}
-		})
-	}
+	})
 	p := filepath.Join(t.TempDir(), "ok.jsonl")
 	os.WriteFile(p, []byte(`{"id": 7, "query": "q", "gold": ["a"], "extra": true}`+"\n"), 0o644)
 	tasks, err := ReadTasks(p, true)

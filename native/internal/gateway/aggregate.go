@@ -265,21 +265,13 @@ func passError(d *downstream, err error) error {
 }
 
 func (s *frontSession) readResource(ctx context.Context, req mcp.Request) (mcp.Result, error) {
-	p, _ := req.GetParams().(*mcp.ReadResourceParams)
-	if p == nil || p.URI == "" {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "gateway: resources/read: missing uri"}
-	}
-	res, d, own, err := forwardItem(ctx, s, req, p.URI, hasResources, resourceNotFound,
-		func(ctx context.Context, cs *mcp.ClientSession, own string) (*mcp.ReadResourceResult, error) {
-			q := *p
-			q.URI = own
-			return cs.ReadResource(ctx, &q)
-		})
+	res, d, own, err := forwardItem(ctx, s, req, "resources/read", "uri", func(p *mcp.ReadResourceParams) *string { return &p.URI },
+		hasResources, resourceNotFound, (*mcp.ClientSession).ReadResource)
 	if err != nil {
 		return nil, err
 	}
 	// The contents are named as the client named the resource.
-	if p.URI != own {
+	if req.GetParams().(*mcp.ReadResourceParams).URI != own {
 		for _, c := range res.Contents {
 			if c != nil && c.URI != "" {
 				c.URI = d.cfg.Name + sep + c.URI
@@ -305,29 +297,30 @@ func promptNotFound(name string) error {
 }
 
 func (s *frontSession) getPrompt(ctx context.Context, req mcp.Request) (mcp.Result, error) {
-	p, _ := req.GetParams().(*mcp.GetPromptParams)
-	if p == nil || p.Name == "" {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "gateway: prompts/get: missing name"}
-	}
-	res, _, _, err := forwardItem(ctx, s, req, p.Name, hasPrompts, promptNotFound,
-		func(ctx context.Context, cs *mcp.ClientSession, own string) (*mcp.GetPromptResult, error) {
-			q := *p
-			q.Name = own
-			return cs.GetPrompt(ctx, &q)
-		})
+	res, _, _, err := forwardItem(ctx, s, req, "prompts/get", "name", func(p *mcp.GetPromptParams) *string { return &p.Name },
+		hasPrompts, promptNotFound, (*mcp.ClientSession).GetPrompt)
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-// forwardItem sends a request about one of the session's names for a server's resource or
-// prompt to the server it goes to (target), as a request of the front session in flight there
-// (track), within the server's timeout: call makes it with the server's own name. A server's
-// error comes back as passError gives it.
-func forwardItem[R any](ctx context.Context, s *frontSession, req mcp.Request, name string, feature func(*mcp.ServerCapabilities) bool,
-	notFound func(string) error, call func(context.Context, *mcp.ClientSession, string) (R, error)) (res R, d *downstream, own string, err error) {
-	d, own, cs, err := s.target(name, feature, notFound)
+// forwardItem sends a request (method) about one of the session's names for a server's
+// resource or prompt, the params' field that key points at (field names it for the error), to
+// the server it goes to (target), as a request of the front session in flight there (track),
+// within the server's timeout: call makes it with a copy of the params that has the server's own
+// name. A server's error comes back as passError gives it.
+func forwardItem[P any, PP interface {
+	*P
+	mcp.Params
+}, R any](ctx context.Context, s *frontSession, req mcp.Request, method, field string, key func(PP) *string,
+	feature func(*mcp.ServerCapabilities) bool, notFound func(string) error,
+	call func(*mcp.ClientSession, context.Context, PP) (R, error)) (res R, d *downstream, own string, err error) {
+	p, _ := req.GetParams().(PP)
+	if p == nil || *key(p) == "" {
+		return res, nil, "", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "gateway: " + method + ": missing " + field}
+	}
+	d, own, cs, err := s.target(*key(p), feature, notFound)
 	if err != nil {
 		return res, nil, "", err
 	}
@@ -335,7 +328,9 @@ func forwardItem[R any](ctx context.Context, s *frontSession, req mcp.Request, n
 	defer d.track(s, ss, ctx)()
 	cctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 	defer cancel()
-	if res, err = call(cctx, cs, own); err != nil {
+	q := *p
+	*key(&q) = own
+	if res, err = call(cs, cctx, &q); err != nil {
 		return res, d, own, passError(d, err)
 	}
 	return res, d, own, nil

@@ -22,6 +22,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -191,9 +192,7 @@ func New(cfg *Config, opt Options) (*Gateway, error) {
 	if opt.BackoffMax < opt.BackoffMin {
 		opt.BackoffMax = max(defaultBackoffMax, opt.BackoffMin)
 	}
-	if opt.Version == "" {
-		opt.Version = "dev"
-	}
+	opt.Version = cmp.Or(opt.Version, "dev")
 	clk := clock{now: opt.now, afterFunc: opt.afterFunc}
 	if clk.now == nil {
 		clk.now = time.Now
@@ -201,18 +200,12 @@ func New(cfg *Config, opt Options) (*Gateway, error) {
 	if clk.afterFunc == nil {
 		clk.afterFunc = func(d time.Duration, f func()) timer { return time.AfterFunc(d, f) }
 	}
-	if opt.MaxSessions == 0 {
-		opt.MaxSessions = DefaultMaxSessions
-	}
 	if opt.SessionTimeout <= 0 {
 		opt.SessionTimeout = DefaultSessionTimeout
 	}
-	if opt.StartWait == 0 {
-		opt.StartWait = DefaultStartWait
-	}
-	if opt.TraceRate == 0 {
-		opt.TraceRate = DefaultTraceRate
-	}
+	opt.MaxSessions = cmp.Or(opt.MaxSessions, DefaultMaxSessions)
+	opt.StartWait = cmp.Or(opt.StartWait, DefaultStartWait)
+	opt.TraceRate = cmp.Or(opt.TraceRate, DefaultTraceRate)
 	if opt.MaxSessions < 0 {
 		return nil, fmt.Errorf("gateway: max sessions %d: must not be negative", opt.MaxSessions)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/caskg/caskg/native/testlib/fixture"
+	"github.com/caskg/caskg/native/testlib/table"
 )
 
 // files and skillMD are testlib's, under short names for the tables.
@@ -559,34 +560,29 @@ func TestProblemError(t *testing.T) {
 }
 
 func TestParseSkillMDFrontMatterShapes(t *testing.T) {
-	// want is the skill's Body, or the first problem's Msg when no skill.
-	tests := []struct{ name, in, want string }{
+	// parsed is the skill's Body, or the first problem's Msg when no skill.
+	parsed := func(in string) string {
+		skills, probs := ParseSkillMD([]byte(in), "SKILL.md")
+		switch {
+		case len(skills) == 1:
+			return skills[0].Body
+		case len(probs) > 0:
+			return probs[0].Msg
+		}
+		return ""
+	}
+	table.Run(t, "parsed", parsed, []table.Case[string, string]{
 		{"dots close", "---\nname: a\ndescription: A.\n...\nbody", "body"},
 		{"delimiters with trailing blanks", "--- \nname: a\ndescription: A.\n---\t\nbody", "body"},
 		{"no body", "---\nname: a\ndescription: A.\n---", ""},
 		{"empty front matter", "---\n---\nbody", "missing name"},
 		{"front matter is a list", "---\n- a\n---\n", "front matter is not a mapping of fields (got a list)"},
-		{"empty file", "", "missing front matter"},
-		{"opening only", "---", "not closed"},
-		{"indented delimiter", " ---\nname: a\ndescription: A.\n---\n", "missing front matter"},
+		{"empty file", "", `missing front matter: the file must start with a "---" line`},
+		{"opening only", "---", `front matter not closed: no "---" line after the opening one`},
+		{"indented delimiter", " ---\nname: a\ndescription: A.\n---\n", `missing front matter: the file must start with a "---" line`},
 		{"alias name", "---\nx: &n a\nname: *n\ndescription: A.\n---\nok", "ok"},
 		{"self-referencing alias", "---\nname: a\ndescription: A.\ntags: &t [x, *t]\n---\nok", "ok"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			skills, probs := ParseSkillMD([]byte(tc.in), "SKILL.md")
-			var got string
-			switch {
-			case len(skills) == 1:
-				got = skills[0].Body
-			case len(probs) > 0:
-				got = probs[0].Msg
-			}
-			if !strings.Contains(got, tc.want) || (tc.want == "" && got != "") {
-				t.Errorf("got %q (problems %v), want %q", got, probs, tc.want)
-			}
-		})
-	}
+	})
 }
 
 // skillNames lists the names of lib's skills in order.

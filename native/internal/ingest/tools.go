@@ -85,25 +85,22 @@ func findTools(doc rawValue) (tools []rawValue, path, msg string) {
 		tools, msg = elements(doc)
 		return tools, "", msg
 	case "an object":
-		m, err := members(doc)
-		if err != nil {
-			return nil, "", err.Error()
-		}
-		if t, ok := m["tools"]; ok {
-			tools, msg = toolArray(t, "tools")
-			return tools, "tools", msg
-		}
-		if r, ok := m["result"]; ok && jsontext.Kind(r.data) == "an object" {
-			rm, err := members(r)
+		// The object's "tools", or those of its "result" object (an MCP tools/list response).
+		for path := "tools"; ; path = "result.tools" {
+			m, err := members(doc)
 			if err != nil {
 				return nil, "", err.Error()
 			}
-			if t, ok := rm["tools"]; ok {
-				tools, msg = toolArray(t, "result.tools")
-				return tools, "result.tools", msg
+			if t, ok := m["tools"]; ok {
+				tools, msg = toolArray(t, path)
+				return tools, path, msg
 			}
+			r, ok := m["result"]
+			if path != "tools" || !ok || jsontext.Kind(r.data) != "an object" {
+				return nil, "", `no "tools" array: ` + toolsShape
+			}
+			doc = r
 		}
-		return nil, "", `no "tools" array: ` + toolsShape
 	}
 	return nil, "", fmt.Sprintf("not a tool catalog (got %s): %s", jsontext.Kind(doc.data), toolsShape)
 }

@@ -9,7 +9,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -45,3 +47,29 @@ func WholeNumber(err error) bool {
 // field matches exactly (encoding/json folds case) and a key given twice (encoding/json keeps
 // the last).
 var Refusals = []string{"unknown field", "key given twice"}
+
+// Differ reports how a decoder built on jsontext, decode, and encoding/json (Decode) disagree
+// on data, or "" where they agree: both accept it with values same calls equal, or both refuse
+// it, or they differ only where they may: the decoder reads a whole number for an integer
+// (WholeNumber), or refuses what encoding/json accepts for one of Refusals, the message that
+// refusal gives of the decoder's error (ok false for no refusal of jsontext's).
+func Differ[T any](data []byte, decode func([]byte) (T, error), same func(got, std T) bool, refusal func(error) (msg string, ok bool)) string {
+	got, err := decode(data)
+	var std T
+	stdErr := Decode(data, &std)
+	switch {
+	case err == nil && stdErr != nil:
+		if !WholeNumber(stdErr) {
+			return fmt.Sprintf("accepts %q, encoding/json says %v", data, stdErr)
+		}
+	case err == nil:
+		if !same(got, std) {
+			return fmt.Sprintf("decoding %q: got %+v, encoding/json %+v", data, got, std)
+		}
+	case stdErr == nil:
+		if msg, ok := refusal(err); !ok || !slices.Contains(Refusals, msg) {
+			return fmt.Sprintf("rejects %q (%v), encoding/json accepts it", data, err)
+		}
+	}
+	return ""
+}

@@ -1,6 +1,10 @@
 package strictjson
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+)
 
 func TestDecode(t *testing.T) {
 	type point struct {
@@ -31,5 +35,40 @@ func TestDecode(t *testing.T) {
 				t.Errorf("Decode(%q) = %+v, %q; want x 1, %q", tt.in, p, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestDiffer holds Differ to each way a decoder may agree with encoding/json or not.
+func TestDiffer(t *testing.T) {
+	type point struct {
+		X int `json:"x"`
+	}
+	std := func(data []byte) (point, error) {
+		var p point
+		return p, Decode(data, &p)
+	}
+	zero := func([]byte) (point, error) { return point{}, nil }
+	refuse := func(msg string) func([]byte) (point, error) {
+		return func([]byte) (point, error) { return point{}, errors.New(msg) }
+	}
+	same := func(a, b point) bool { return a == b }
+	refusal := func(err error) (string, bool) { return err.Error(), true }
+	for _, c := range []struct {
+		name, in string
+		decode   func([]byte) (point, error)
+		want     string // in the report; "" for none
+	}{
+		{"agree on a value", `{"x":1}`, std, ""},
+		{"agree on a refusal", `{"x":}`, refuse("bad"), ""},
+		{"a whole number", `{"x":1.0}`, zero, ""},
+		{"an allowed refusal", `{"x":1}`, refuse("key given twice"), ""},
+		{"another value", `{"x":1}`, zero, "got {X:0}, encoding/json {X:1}"},
+		{"accepts what encoding/json refuses", `{"x":"a"}`, zero, `accepts "{\"x\":\"a\"}"`},
+		{"another refusal", `{"x":1}`, refuse("bad"), "rejects"},
+	} {
+		got := Differ([]byte(c.in), c.decode, same, refusal)
+		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
 	}
 }

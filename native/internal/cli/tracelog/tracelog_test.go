@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/caskg/caskg/native/testlib/table"
 )
 
 // skills are the names of the fixtures' library: a few of graphs/sample's.
@@ -214,18 +216,15 @@ func TestParseProblems(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
-	for _, tc := range []struct{ name, in, want string }{
+	parse := func(in string) error {
+		_, err := parseFile("f.log", []byte(in))
+		return err
+	}
+	table.Errors(t, "parseFile", parse, []table.Case[string, string]{
 		{"unknown format", `{"hello":"world"}`, "tracelog: f.log: no known log format"},
 		{"nothing readable", "oops\n\x00\x01\n", "tracelog: f.log: no JSON record (2 bad lines; the first: 1: not JSON"},
 		{"one line, not JSON", "oops\n", "tracelog: f.log: no JSON record (1 bad line; the first: 1: not JSON"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := parseFile("f.log", []byte(tc.in))
-			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
-				t.Errorf("error = %v, want one starting %q", err, tc.want)
-			}
-		})
-	}
+	})
 }
 
 // TestImportNames checks how calls become skills: a name with spaces whole, a slash command by

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/caskg/caskg/native/testlib/table"
 )
 
 var traceSeeds = []string{
@@ -72,22 +74,18 @@ func FuzzMeta(f *testing.F) {
 
 func TestMetaErrors(t *testing.T) {
 	sum := strings.Repeat("0f", 32)
-	tests := []struct{ name, in, want string }{
+	decode := func(in string) error {
+		_, err := decodeMeta([]byte(in))
+		return err
+	}
+	table.Errors(t, "decodeMeta", decode, []table.Case[string, string]{
 		{"not json", `{`, "learn: graph meta: unexpected end"},
 		{"version", `{"version":2}`, "version 2, this caskg reads 1"},
 		{"graph hash", `{"version":1,"graph_sha256":"AB","catalog_sha256":"` + sum + `"}`, `field "graph_sha256": "AB" is not a hex SHA-256`},
 		{"catalog hash", `{"version":1,"graph_sha256":"` + sum + `","catalog_sha256":"` + strings.ToUpper(sum) + `"}`, `field "catalog_sha256"`},
 		{"traces", `{"version":1,"graph_sha256":"` + sum + `","catalog_sha256":"` + sum + `","traces":-2}`, `field "traces": -2 is negative`},
 		{"built", `{"version":1,"graph_sha256":"` + sum + `","catalog_sha256":"` + sum + `","built":"yesterday"}`, `field "built"`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := decodeMeta([]byte(tc.in))
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("decodeMeta(%s): %v, want %q", tc.in, err, tc.want)
-			}
-		})
-	}
+	})
 }
 
 // BenchmarkRecord times Record: encoding a trace line, appending it and fsyncing the file.

@@ -40,6 +40,7 @@
 package learn
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -194,12 +195,8 @@ func Open(dir string, opt Options) (*Loop, error) {
 	if opt.LearnEvery < 0 {
 		return nil, fmt.Errorf("learn: learn every %d traces: must not be negative", opt.LearnEvery)
 	}
-	if opt.LearnEvery == 0 {
-		opt.LearnEvery = defaultLearnEvery
-	}
-	if opt.RotateBytes == 0 {
-		opt.RotateBytes = DefaultRotateBytes
-	}
+	opt.LearnEvery = cmp.Or(opt.LearnEvery, defaultLearnEvery)
+	opt.RotateBytes = cmp.Or(opt.RotateBytes, DefaultRotateBytes)
 	if opt.TaskMinRuns < 0 {
 		return nil, fmt.Errorf("learn: task min runs %d: must not be negative", opt.TaskMinRuns)
 	}

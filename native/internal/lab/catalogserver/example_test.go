@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/caskg/caskg/native/testlib/table"
 )
 
 func ExampleExampleArgs() {
@@ -19,7 +21,15 @@ func ExampleExampleArgs() {
 }
 
 func TestExampleArgs(t *testing.T) {
-	tests := []struct{ name, schema, want string }{
+	// args is the JSON of ExampleArgs of the schema.
+	args := func(schema string) string {
+		got, err := json.Marshal(ExampleArgs(json.RawMessage(schema)))
+		if err != nil {
+			return err.Error()
+		}
+		return string(got)
+	}
+	table.Run(t, "ExampleArgs", args, []table.Case[string, string]{
 		{"empty", `{"type": "object"}`, `{}`},
 		{"not a schema", `"x"`, `{}`},
 		{"wrapped", `{"type": "string"}`, `{"input":"input-example"}`},
@@ -34,18 +44,7 @@ func TestExampleArgs(t *testing.T) {
 		{"ref", `{"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}}, "$defs": {"x": {"type": "integer"}}}`, `{"a":1}`},
 		{"anyOf", `{"properties": {"a": {"anyOf": [{"type": "integer"}, {"type": "string"}]}}}`, `{"a":1}`},
 		{"allOf", `{"allOf": [{"properties": {"a": {"type": "integer"}}}, {"properties": {"b": {"type": "null"}}}]}`, `{"a":1,"b":null}`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := json.Marshal(ExampleArgs(json.RawMessage(tt.schema)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != tt.want {
-				t.Errorf("got %s, want %s", got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 // TestDevSetSchemas: for every tool of every dev set, ExampleArgs passes the server's check,

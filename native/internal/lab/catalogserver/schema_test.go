@@ -3,6 +3,8 @@ package catalogserver
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/caskg/caskg/native/testlib/table"
 )
 
 func TestValidate(t *testing.T) {
@@ -12,7 +14,22 @@ func TestValidate(t *testing.T) {
 		"deep": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]},
 		"fixed": {"const": 3}, "free": {}},
 		"additionalProperties": false}`
-	tests := []struct{ name, args, want string }{
+	var s any
+	if err := json.Unmarshal([]byte(schema), &s); err != nil {
+		t.Fatal(err)
+	}
+	// check is validate's message for the arguments args, "" for none.
+	check := func(args string) string {
+		var v any
+		if err := json.Unmarshal([]byte(args), &v); err != nil {
+			return "not JSON: " + err.Error()
+		}
+		if err := validate(s, v, ""); err != nil {
+			return err.Error()
+		}
+		return ""
+	}
+	table.Run(t, "validate", check, []table.Case[string, string]{
 		{"valid", `{"city": "Oslo", "n": 2}`, ""},
 		{"whole float is an integer", `{"city": "Oslo", "n": 2.0}`, ""},
 		{"all", `{"city": "a", "n": 1, "x": null, "unit": "c", "tags": ["a"], "deep": {"ok": true}, "fixed": 3, "free": [1]}`, ""},
@@ -27,44 +44,18 @@ func TestValidate(t *testing.T) {
 		{"unknown", `{"city": "a", "n": 1, "zzz": 1}`, `argument "zzz": unknown argument (no such property)`},
 		{"first in name order", `{"city": 1, "n": "x"}`, `argument "city": want string, got integer`},
 		{"not an object", `[1]`, `arguments: want object, got array`},
-	}
-	var s any
-	if err := json.Unmarshal([]byte(schema), &s); err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var v any
-			if err := json.Unmarshal([]byte(tt.args), &v); err != nil {
-				t.Fatal(err)
-			}
-			got := ""
-			if err := validate(s, v, ""); err != nil {
-				got = err.Error()
-			}
-			if got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestValidateSchemaForms(t *testing.T) {
-	tests := []struct {
-		name   string
-		schema any
-		v      any
-		ok     bool
-	}{
-		{"true schema", true, "x", true},
-		{"false schema", false, "x", false},
-		{"no schema", nil, 1.0, true},
-		{"unknown type name", map[string]any{"type": "widget"}, 1.0, true},
-		{"additional schema", map[string]any{"additionalProperties": map[string]any{"type": "string"}}, map[string]any{"a": 1.0}, false},
-	}
-	for _, tt := range tests {
-		if err := validate(tt.schema, tt.v, ""); (err == nil) != tt.ok {
-			t.Errorf("%s: %v, want ok %v", tt.name, err, tt.ok)
-		}
-	}
+	// A value is checked against a schema.
+	type value struct{ schema, v any }
+	ok := func(c value) bool { return validate(c.schema, c.v, "") == nil }
+	table.Run(t, "validate", ok, []table.Case[value, bool]{
+		{"true schema", value{true, "x"}, true},
+		{"false schema", value{false, "x"}, false},
+		{"no schema", value{nil, 1.0}, true},
+		{"unknown type name", value{map[string]any{"type": "widget"}, 1.0}, true},
+		{"additional schema", value{map[string]any{"additionalProperties": map[string]any{"type": "string"}}, map[string]any{"a": 1.0}}, false},
+	})
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/caskg/caskg/native/internal/lab/catalogserver"
 	"github.com/caskg/caskg/native/testlib"
+	"github.com/caskg/caskg/native/testlib/table"
 )
 
 const sealTools = "../../../../../shared/data/eval/sealtools/tools.json"
@@ -242,11 +243,12 @@ func TestHTTP(t *testing.T) {
 
 func TestRunErrors(t *testing.T) {
 	tiny := writeTiny(t)
-	tests := []struct {
-		name string
-		args []string
-		want string
-	}{
+	runArgs := func(args []string) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return run(ctx, args, io.Discard)
+	}
+	table.Errors(t, "run", runArgs, []table.Case[[]string, string]{
 		{"no tools flag", nil, "usage: catalog-server --tools FILE"},
 		{"extra argument", []string{"--tools", tiny, "x"}, "usage: catalog-server --tools FILE"},
 		{"unknown flag", []string{"--tool", tiny}, "flag provided but not defined: -tool"},
@@ -254,17 +256,7 @@ func TestRunErrors(t *testing.T) {
 		{"page size", []string{"--tools", tiny, "--page-size", "0"}, "--page-size must be at least 1"},
 		{"fail rate", []string{"--tools", tiny, "--fail-rate", "2"}, "catalogserver: fail rate 2 is not between 0 and 1"},
 		{"bad address", []string{"--tools", tiny, "--http", "256.0.0.1:x"}, "listen tcp"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			err := run(ctx, tt.args, io.Discard)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error %v, want one containing %q", err, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func jsonOf(t *testing.T, v any) string {
