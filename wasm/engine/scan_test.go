@@ -285,3 +285,26 @@ func f64s(v []float32) []float64 {
 	}
 	return out
 }
+
+// TestDotsPacked holds dotsPacked, in WebAssembly the kernel of packed_wasm.s (GOOS=js
+// GOARCH=wasm go test runs it there), to dotsPackedGo on words that wrap: blocks of every lane
+// and strides from the shortest on.
+func TestDotsPacked(t *testing.T) {
+	for _, tc := range []struct{ blocks, stride int }{{1, 2}, {3, 2}, {2, 8}, {5, 128}, {7, 130}} {
+		x := uint64(tc.blocks*1000 + tc.stride)
+		next := func() int64 { x = x*6364136223846793005 + 1442695040888963407; return int64(x) }
+		w, q := make([]int64, tc.blocks*packBlock*tc.stride), make([]int64, tc.stride)
+		for i := range w {
+			w[i] = next()
+		}
+		for i := range q {
+			q[i] = next() >> 40
+		}
+		got, want := make([]int64, tc.blocks*packBlock), make([]int64, tc.blocks*packBlock)
+		dotsPacked(w, q, got)
+		dotsPackedGo(w, q, want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%d blocks, stride %d: dotsPacked %v, dotsPackedGo %v", tc.blocks, tc.stride, got, want)
+		}
+	}
+}
