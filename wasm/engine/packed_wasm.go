@@ -5,3 +5,13 @@ package engine
 //
 //go:noescape
 func dotsPacked(w, q, out []int64)
+
+// pushKernel is whether push runs pushRing: in WebAssembly, the kernel of packed_wasm.s.
+const pushKernel = true
+
+// pushRing is pushRingGo in WebAssembly (packed_wasm.s), for a queue of mask+1 entries, a
+// power of two above len(r), room for every node and one more in nodes, and off, to and w
+// the engine's: what push passes.
+//
+//go:noescape
+func pushRing(off, to []int32, w, p, r []float64, queue, nodes []int32, mark []uint32, gamma, eps float64, stamp uint32, mask, maxPushes, nq, nn int) (pushes, nodesLen int)

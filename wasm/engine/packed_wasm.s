@@ -153,3 +153,248 @@ TEXT ·dotsPacked(SB), NOSPLIT, $0-72
 	End
 	RET
 
+
+// func pushRing(off, to []int32, w, p, r []float64, queue, nodes []int32, mark []uint32, gamma, eps float64, stamp uint32, mask, maxPushes, nq, nn int) (pushes, nodesLen int)
+//
+// pushRingGo in WebAssembly: forward push's loop (push.go) with the queue a ring of mask+1
+// entries, in structured loops and branches that the Go compiler would send through the
+// function's block dispatcher, without bounds checks: push sizes every list as pushRingGo
+// needs.
+TEXT ·pushRing(SB), NOSPLIT, $0-264
+	I64Load off_base+0(FP)
+	Set R0
+	I64Load to_base+24(FP)
+	Set R1
+	I64Load w_base+48(FP)
+	Set R2
+	I64Load p_base+72(FP)
+	Set R3
+	I64Load r_base+96(FP)
+	Set R4
+	I64Load queue_base+120(FP)
+	Set R5
+	I64Load nodes_base+144(FP)
+	Set R6
+	I64Load mark_base+168(FP)
+	Set R7
+	F64Load gamma+192(FP)
+	Set F16
+	F64Load eps+200(FP)
+	Set F17
+	// F22: 1 − γ.
+	F64Const $1.0
+	Get F16
+	F64Sub
+	Set F22
+	I64Const $0
+	Set R8 // head
+	I64Load nq+232(FP)
+	Set R9
+	I64Load nn+240(FP)
+	Set R10
+	I64Const $0
+	Set R11 // pushes
+
+	Block
+	Loop
+		// while head < nq && pushes < maxPushes
+		Get R8
+		Get R9
+		I64GeS
+		BrIf $1
+		Get R11
+		I64Load maxPushes+224(FP)
+		I64GeS
+		BrIf $1
+
+		// u = queue[head & mask] (R14); ru = r[u] (F18); r[u] = 0
+		Get R5
+		Get R8
+		I64Load mask+216(FP)
+		I64And
+		I64Const $2
+		I64Shl
+		I64Add
+		I32WrapI64
+		I64Load32S $0
+		Set R14
+		Get R4
+		Get R14
+		I64Const $3
+		I64Shl
+		I64Add
+		Set R15
+		Get R15
+		I32WrapI64
+		F64Load $0
+		Set F18
+		Get R15
+		I32WrapI64
+		F64Const $0.0
+		F64Store $0
+		Get R8
+		I64Const $1
+		I64Add
+		Set R8
+		Get R11
+		I64Const $1
+		I64Add
+		Set R11
+
+		// lo, hi = off[u], off[u+1] (R12, R13)
+		Get R0
+		Get R14
+		I64Const $2
+		I64Shl
+		I64Add
+		Set R15
+		Get R15
+		I32WrapI64
+		I64Load32S $0
+		Set R12
+		Get R15
+		I32WrapI64
+		I64Load32S $4
+		Set R13
+
+		// p[u] += ru for a row without entries, else γ·ru
+		Get R3
+		Get R14
+		I64Const $3
+		I64Shl
+		I64Add
+		Set R15
+		Get R15
+		I32WrapI64
+		Get R15
+		I32WrapI64
+		F64Load $0
+		Get F18
+		Get F16
+		Get F18
+		F64Mul
+		Get R12
+		Get R13
+		I64Eq
+		Select
+		F64Add
+		F64Store $0
+
+		// share = (1 − γ)·ru
+		Get F22
+		Get F18
+		F64Mul
+		Set F19
+
+		Block
+		Get R12
+		Get R13
+		I64GeS
+		BrIf $0
+		Loop
+			// v = to[i] (R14)
+			Get R1
+			Get R12
+			I64Const $2
+			I64Shl
+			I64Add
+			I32WrapI64
+			I64Load32S $0
+			Set R14
+			// rv = r[v] (F20); nv = rv + share·w[i] (F21); r[v] = nv
+			Get R4
+			Get R14
+			I64Const $3
+			I64Shl
+			I64Add
+			Set R15
+			Get R15
+			I32WrapI64
+			F64Load $0
+			Tee F20
+			Get F19
+			Get R2
+			Get R12
+			I64Const $3
+			I64Shl
+			I64Add
+			I32WrapI64
+			F64Load $0
+			F64Mul
+			F64Add
+			Set F21
+			Get R15
+			I32WrapI64
+			Get F21
+			F64Store $0
+			// queue[nq & mask] = v; nq += rv <= eps && nv > eps
+			Get R5
+			Get R9
+			I64Load mask+216(FP)
+			I64And
+			I64Const $2
+			I64Shl
+			I64Add
+			I32WrapI64
+			Get R14
+			I64Store32 $0
+			Get R9
+			Get F20
+			Get F17
+			F64Le
+			Get F21
+			Get F17
+			F64Gt
+			I32And
+			I64ExtendI32U
+			I64Add
+			Set R9
+			// nodes[nn] = v; nn += mark[v] != stamp; mark[v] = stamp
+			Get R6
+			Get R10
+			I64Const $2
+			I64Shl
+			I64Add
+			I32WrapI64
+			Get R14
+			I64Store32 $0
+			Get R7
+			Get R14
+			I64Const $2
+			I64Shl
+			I64Add
+			Set R15
+			Get R10
+			Get R15
+			I32WrapI64
+			I32Load $0
+			I32Load stamp+208(FP)
+			I32Ne
+			I64ExtendI32U
+			I64Add
+			Set R10
+			Get R15
+			I32WrapI64
+			I32Load stamp+208(FP)
+			I32Store $0
+
+			Get R12
+			I64Const $1
+			I64Add
+			Tee R12
+			Get R13
+			I64LtS
+			BrIf $0
+		End
+		End
+		Br $0
+	End
+	End
+
+	Get SP
+	Get R11
+	I64Store pushes+248(FP)
+	Get SP
+	Get R10
+	I64Store nodesLen+256(FP)
+	RET

@@ -3,7 +3,9 @@ package engine
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 
@@ -168,4 +170,51 @@ func referencePush(e *Engine, pi []float64, gamma, eps float64) (p []float64, re
 		residual += r[v]
 	}
 	return p, residual, pushes
+}
+
+// TestPushRing holds pushRing, in WebAssembly the kernel of packed_wasm.s (GOOS=js GOARCH=wasm
+// go test runs it there), and pushRingGo to each other and to push (ForwardPush): the same
+// estimate, residual, node list and pushes, bit for bit, with a cap on the pushes or none.
+func TestPushRing(t *testing.T) {
+	e := randomEngine(t, 3000, 8)
+	n := e.g.NumSkills()
+	for _, tc := range []struct {
+		seeds     []int32
+		eps       float64
+		maxPushes int
+	}{{[]int32{0}, PushEpsilon, 1 << 30}, {[]int32{5, 17, 400}, 1e-6, 1 << 30}, {[]int32{1, 2, 3, 4, 5}, PushEpsilon, 40}} {
+		var runs [2]struct {
+			p, r          []float64
+			nodes         []int32
+			pushes, nodeN int
+		}
+		for k, ring := range []func(off, to []int32, w, p, r []float64, queue, nodes []int32, mark []uint32, gamma, eps float64, stamp uint32, mask, maxPushes, nq, nn int) (int, int){pushRing, pushRingGo} {
+			p, r, mark := make([]float64, n), make([]float64, n), make([]uint32, n)
+			queue, nodes := make([]int32, 1<<bits.Len(uint(n))), make([]int32, n+1)
+			for i, u := range tc.seeds {
+				r[u] = 1 / float64(len(tc.seeds))
+				queue[i], nodes[i], mark[u] = u, u, 1
+			}
+			pushes, nn := ring(e.off, e.to, e.w, p, r, queue, nodes, mark, DefaultGamma, tc.eps, 1, len(queue)-1, tc.maxPushes, len(tc.seeds), len(tc.seeds))
+			runs[k].p, runs[k].r, runs[k].nodes, runs[k].pushes, runs[k].nodeN = p, r, nodes[:nn], pushes, nn
+		}
+		if !slices.Equal(runs[0].p, runs[1].p) || !slices.Equal(runs[0].r, runs[1].r) || !slices.Equal(runs[0].nodes, runs[1].nodes) || runs[0].pushes != runs[1].pushes {
+			t.Errorf("seeds %v: pushRing and pushRingGo differ: %d and %d pushes, %d and %d nodes", tc.seeds, runs[0].pushes, runs[1].pushes, runs[0].nodeN, runs[1].nodeN)
+		}
+		if tc.maxPushes < 1<<30 {
+			continue
+		}
+		pi := make([]float64, n)
+		for _, u := range tc.seeds {
+			pi[u] = 1 / float64(len(tc.seeds))
+		}
+		p, residual, pushes := e.ForwardPush(pi, DefaultGamma, tc.eps)
+		var want float64
+		for _, v := range runs[0].nodes {
+			want += runs[0].r[v]
+		}
+		if !slices.Equal(p, runs[0].p) || residual != want || pushes != runs[0].pushes {
+			t.Errorf("seeds %v: push gives %d pushes, residual %g; pushRing %d, %g", tc.seeds, pushes, residual, runs[0].pushes, want)
+		}
+	}
 }

@@ -272,30 +272,13 @@ func (e *Engine) nearest(sc *scratch, out []candidate, q []float32, k int) []can
 	}
 	sums := sc.sums[:triples]
 	dotsPacked(e.packed[:len(sums)*len(qi)], qi, sums) // no further than this slicing checks
-	approxLanes(sums, scale, e.invNorm[:whole], sc.cos[:whole], hist)
-	approx := sc.cos[:n]
-	// Every cosine is within slack of its approximation. So when k approximations are at least
-	// b/approxBuckets > 0, the k-th best cosine is at least that less slack, and a skill whose
-	// approximation is below that less 2·slack cannot reach it; otherwise any skill within slack
-	// of a positive cosine can.
-	cut := cutOf(hist, k, dev+1e-4)
-	for i, a := range approx {
-		if a >= cut {
-			out = e.offerCosine(out, q, i, k)
-		}
-	}
-	return out
-}
-
-// approxLanes sets approx[3t+l] to the approximate cosine of skill 3t+l,
-// scale·(q̃·x)/‖x‖, from lane l of the triple's packed sum sums[t] (each lane sign-extended from
-// 21 bits: exact, as every sum is within laneMax and the arithmetic wraps modulo 2⁶⁴), for
-// every t < len(approx)/3, and counts each in its bucket of hist. The lanes past the last skill
-// are zero, and so is their approximation. No branch but the loop's: in WebAssembly each
-// taken one goes through the function's block dispatcher (how Go compiles for it), which cost
-// three times the arithmetic.
-func approxLanes(sums []int64, scale float64, invNorm []float32, approx []float64, hist []int32) {
-	for t, acc := range sums[:len(approx)/3] {
+	// The approximations, scale·(q̃·x)/‖x‖, from the triples' lanes, each sign-extended from 21
+	// bits: exact, as every sum is within laneMax and the arithmetic wraps modulo 2⁶⁴; and their
+	// buckets. The lanes past the last skill are zero, and so is their approximation. No branch
+	// but the loop's: in WebAssembly each taken one goes through the function's block dispatcher
+	// (how Go compiles for it), which cost three times the arithmetic.
+	invNorm, approx := e.invNorm[:whole], sc.cos[:whole]
+	for t, acc := range sums[:whole/3] {
 		d0 := acc << 43 >> 43
 		acc = (acc - d0) >> 21
 		d1 := acc << 43 >> 43
@@ -308,6 +291,18 @@ func approxLanes(sums []int64, scale float64, invNorm []float32, approx []float6
 		hist[bucketOf(ap[1])]++
 		hist[bucketOf(ap[2])]++
 	}
+	approx = approx[:n]
+	// Every cosine is within slack of its approximation. So when k approximations are at least
+	// b/approxBuckets > 0, the k-th best cosine is at least that less slack, and a skill whose
+	// approximation is below that less 2·slack cannot reach it; otherwise any skill within slack
+	// of a positive cosine can.
+	cut := cutOf(hist, k, dev+1e-4)
+	for i, a := range approx {
+		if a >= cut {
+			out = e.offerCosine(out, q, i, k)
+		}
+	}
+	return out
 }
 
 // bucketOf is the bucket of nearest's histogram an approximate cosine a falls in:
