@@ -13,3 +13,6 @@ const pushKernel = false
 func pushRing(off, to []int32, w, p, r []float64, queue, nodes []int32, mark []uint32, gamma, eps float64, stamp uint32, mask, maxPushes, nq, nn int) (pushes, nodesLen int) {
 	return pushRingGo(off, to, w, p, r, queue, nodes, mark, gamma, eps, stamp, mask, maxPushes, nq, nn)
 }
+
+// dotCosine is dotCosineGo.
+func dotCosine(row []int8, q []float32) float32 { return dotCosineGo(row, q) }

@@ -15,3 +15,9 @@ const pushKernel = true
 //
 //go:noescape
 func pushRing(off, to []int32, w, p, r []float64, queue, nodes []int32, mark []uint32, gamma, eps float64, stamp uint32, mask, maxPushes, nq, nn int) (pushes, nodesLen int)
+
+// dotCosine is dotCosineGo in WebAssembly (packed_wasm.s), for len(q) at least len(row): what
+// offerCosine passes.
+//
+//go:noescape
+func dotCosine(row []int8, q []float32) float32

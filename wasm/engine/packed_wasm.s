@@ -398,3 +398,139 @@ TEXT ·pushRing(SB), NOSPLIT, $0-264
 	Get R10
 	I64Store nodesLen+256(FP)
 	RET
+
+// func dotCosine(row []int8, q []float32) float32
+//
+// dotCosineGo in WebAssembly: four sums, sum j mod 4 of q[j]·row[j] in index order over the
+// whole passes of four, the rest into the first, then (s0 + s1) + (s2 + s3); len(q) at least
+// len(row), as offerCosine passes.
+TEXT ·dotCosine(SB), NOSPLIT, $0-52
+	I64Load row_base+0(FP)
+	Set R0
+	I64Load q_base+24(FP)
+	Set R1
+	// R2: the end of the whole passes; R3: the end of row.
+	Get R0
+	I64Load row_len+8(FP)
+	I64Add
+	Set R3
+	Get R0
+	I64Load row_len+8(FP)
+	I64Const $-4
+	I64And
+	I64Add
+	Set R2
+	F32Const $0.0
+	Set F0
+	F32Const $0.0
+	Set F1
+	F32Const $0.0
+	Set F2
+	F32Const $0.0
+	Set F3
+
+	Block
+	Get R0
+	Get R2
+	I64GeU
+	BrIf $0
+	Loop
+		Get F0
+		Get R1
+		I32WrapI64
+		F32Load $0
+		Get R0
+		I32WrapI64
+		I32Load8S $0
+		F32ConvertI32S
+		F32Mul
+		F32Add
+		Set F0
+		Get F1
+		Get R1
+		I32WrapI64
+		F32Load $4
+		Get R0
+		I32WrapI64
+		I32Load8S $1
+		F32ConvertI32S
+		F32Mul
+		F32Add
+		Set F1
+		Get F2
+		Get R1
+		I32WrapI64
+		F32Load $8
+		Get R0
+		I32WrapI64
+		I32Load8S $2
+		F32ConvertI32S
+		F32Mul
+		F32Add
+		Set F2
+		Get F3
+		Get R1
+		I32WrapI64
+		F32Load $12
+		Get R0
+		I32WrapI64
+		I32Load8S $3
+		F32ConvertI32S
+		F32Mul
+		F32Add
+		Set F3
+		Get R1
+		I64Const $16
+		I64Add
+		Set R1
+		Get R0
+		I64Const $4
+		I64Add
+		Tee R0
+		Get R2
+		I64LtU
+		BrIf $0
+	End
+	End
+
+	Block
+	Get R0
+	Get R3
+	I64GeU
+	BrIf $0
+	Loop
+		Get F0
+		Get R1
+		I32WrapI64
+		F32Load $0
+		Get R0
+		I32WrapI64
+		I32Load8S $0
+		F32ConvertI32S
+		F32Mul
+		F32Add
+		Set F0
+		Get R1
+		I64Const $4
+		I64Add
+		Set R1
+		Get R0
+		I64Const $1
+		I64Add
+		Tee R0
+		Get R3
+		I64LtU
+		BrIf $0
+	End
+	End
+
+	Get SP
+	Get F0
+	Get F1
+	F32Add
+	Get F2
+	Get F3
+	F32Add
+	F32Add
+	F32Store ret+48(FP)
+	RET

@@ -308,3 +308,22 @@ func TestDotsPacked(t *testing.T) {
 		}
 	}
 }
+
+// TestDotCosine holds dotCosine, in WebAssembly the kernel of packed_wasm.s (GOOS=js
+// GOARCH=wasm go test runs it there), to dotCosineGo bit for bit, on rows of every length
+// around the passes of four and sixteen.
+func TestDotCosine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 3, 4, 5, 15, 16, 17, 21, 128, 130} {
+		row, q := make([]int8, n), make([]float32, n+3)
+		for i := range row {
+			row[i] = int8(rng.IntN(256) - 128)
+		}
+		for i := range q {
+			q[i] = rng.Float32()*2 - 1
+		}
+		if got, want := dotCosine(row, q), dotCosineGo(row, q); math.Float32bits(got) != math.Float32bits(want) {
+			t.Errorf("%d dimensions: dotCosine %v, dotCosineGo %v", n, got, want)
+		}
+	}
+}

@@ -335,6 +335,29 @@ func (e *Engine) offerCosine(out []candidate, q []float32, i, k int) []candidate
 	dim := e.g.VectorDim()
 	row := e.vecs[i*dim : (i+1)*dim : (i+1)*dim]
 	q = q[:dim]
+	s := float64(dotCosine(row, q) * e.invNorm[i])
+	if s <= 0 {
+		return out
+	}
+	c := candidate{i, s}
+	if len(out) == k && !better(c, out[len(out)-1]) {
+		return out
+	}
+	at := search(len(out), func(j int) bool { return better(c, out[j]) })
+	if len(out) < k {
+		out = append(out, candidate{})
+	}
+	copy(out[at+1:], out[at:len(out)-1])
+	out[at] = c
+	return out
+}
+
+// dotCosineGo is q·row in float32 as offerCosine needs it, byte for byte on every platform:
+// four sums, sum j mod 4 of q[j]·row[j] in index order over the whole passes of four, the rest
+// into the first, then (d0 + d1) + (d2 + d3). In WebAssembly dotCosine is this in a kernel
+// (packed_wasm.s).
+func dotCosineGo(row []int8, q []float32) float32 {
+	q = q[:len(row)]
 	var d0, d1, d2, d3 float32
 	j := 0
 	for ; j+16 <= len(row); j += 16 {
@@ -368,21 +391,7 @@ func (e *Engine) offerCosine(out []candidate, q []float32, i, k int) []candidate
 	for ; j < len(row); j++ {
 		d0 += q[j] * float32(row[j])
 	}
-	s := float64(((d0 + d1) + (d2 + d3)) * e.invNorm[i])
-	if s <= 0 {
-		return out
-	}
-	c := candidate{i, s}
-	if len(out) == k && !better(c, out[len(out)-1]) {
-		return out
-	}
-	at := search(len(out), func(j int) bool { return better(c, out[j]) })
-	if len(out) < k {
-		out = append(out, candidate{})
-	}
-	copy(out[at+1:], out[at:len(out)-1])
-	out[at] = c
-	return out
+	return (d0 + d1) + (d2 + d3)
 }
 
 // ClusterPool is how many skills, at least, the vector clusters pass on to the exact cosine: the
