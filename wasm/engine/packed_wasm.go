@@ -16,8 +16,13 @@ const pushKernel = true
 //go:noescape
 func pushRing(off, to []int32, w, p, r []float64, queue, nodes []int32, mark []uint32, gamma, eps float64, stamp uint32, mask, maxPushes, nq, nn int) (pushes, nodesLen int)
 
-// dotCosine is dotCosineGo in WebAssembly (packed_wasm.s), for len(q) at least len(row): what
-// offerCosine passes.
+// cosineKernel is whether offerCosine calls dotCosine: in WebAssembly, the kernel of
+// packed_wasm.s.
+const cosineKernel = true
+
+// dotCosine is offerCosine's dot product in WebAssembly (packed_wasm.s), for len(q) at least
+// len(row): four sums, sum j mod 4 of q[j]·row[j] in index order over the whole passes of four,
+// the rest into the first, then (d0 + d1) + (d2 + d3).
 //
 //go:noescape
 func dotCosine(row []int8, q []float32) float32

@@ -401,7 +401,7 @@ TEXT ·pushRing(SB), NOSPLIT, $0-264
 
 // func dotCosine(row []int8, q []float32) float32
 //
-// dotCosineGo in WebAssembly: four sums, sum j mod 4 of q[j]·row[j] in index order over the
+// offerCosine's dot product: four sums, sum j mod 4 of q[j]·row[j] in index order over the
 // whole passes of four, the rest into the first, then (s0 + s1) + (s2 + s3); len(q) at least
 // len(row), as offerCosine passes.
 TEXT ·dotCosine(SB), NOSPLIT, $0-52

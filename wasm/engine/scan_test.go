@@ -310,7 +310,7 @@ func TestDotsPacked(t *testing.T) {
 }
 
 // TestDotCosine holds dotCosine, in WebAssembly the kernel of packed_wasm.s (GOOS=js
-// GOARCH=wasm go test runs it there), to dotCosineGo bit for bit, on rows of every length
+// GOARCH=wasm go test runs it there), to offerCosine's sums bit for bit, on rows of every length
 // around the passes of four and sixteen.
 func TestDotCosine(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -322,8 +322,16 @@ func TestDotCosine(t *testing.T) {
 		for i := range q {
 			q[i] = rng.Float32()*2 - 1
 		}
-		if got, want := dotCosine(row, q), dotCosineGo(row, q); math.Float32bits(got) != math.Float32bits(want) {
-			t.Errorf("%d dimensions: dotCosine %v, dotCosineGo %v", n, got, want)
+		var d [4]float32
+		for j := range n &^ 3 {
+			d[j%4] += q[j] * float32(row[j])
+		}
+		for j := n &^ 3; j < n; j++ {
+			d[0] += q[j] * float32(row[j])
+		}
+		want := (d[0] + d[1]) + (d[2] + d[3])
+		if got := dotCosine(row, q); math.Float32bits(got) != math.Float32bits(want) {
+			t.Errorf("%d dimensions: dotCosine %v, want %v", n, got, want)
 		}
 	}
 }

@@ -335,7 +335,46 @@ func (e *Engine) offerCosine(out []candidate, q []float32, i, k int) []candidate
 	dim := e.g.VectorDim()
 	row := e.vecs[i*dim : (i+1)*dim : (i+1)*dim]
 	q = q[:dim]
-	s := float64(dotCosine(row, q) * e.invNorm[i])
+	var dot float32
+	if cosineKernel {
+		dot = dotCosine(row, q) // the loops below in a WebAssembly kernel
+	} else {
+		var d0, d1, d2, d3 float32
+		j := 0
+		for ; j+16 <= len(row); j += 16 {
+			// Sixteen products a pass, each added to the accumulator of its index mod 4 in index
+			// order: the same sums as four a pass, with a quarter of the loop overhead.
+			r, x := row[j:j+16:j+16], q[j:j+16:j+16]
+			d0 += x[0] * float32(r[0])
+			d1 += x[1] * float32(r[1])
+			d2 += x[2] * float32(r[2])
+			d3 += x[3] * float32(r[3])
+			d0 += x[4] * float32(r[4])
+			d1 += x[5] * float32(r[5])
+			d2 += x[6] * float32(r[6])
+			d3 += x[7] * float32(r[7])
+			d0 += x[8] * float32(r[8])
+			d1 += x[9] * float32(r[9])
+			d2 += x[10] * float32(r[10])
+			d3 += x[11] * float32(r[11])
+			d0 += x[12] * float32(r[12])
+			d1 += x[13] * float32(r[13])
+			d2 += x[14] * float32(r[14])
+			d3 += x[15] * float32(r[15])
+		}
+		for ; j+4 <= len(row); j += 4 {
+			r, x := row[j:j+4:j+4], q[j:j+4:j+4] // one bounds check for four products
+			d0 += x[0] * float32(r[0])
+			d1 += x[1] * float32(r[1])
+			d2 += x[2] * float32(r[2])
+			d3 += x[3] * float32(r[3])
+		}
+		for ; j < len(row); j++ {
+			d0 += q[j] * float32(row[j])
+		}
+		dot = (d0 + d1) + (d2 + d3)
+	}
+	s := float64(dot * e.invNorm[i])
 	if s <= 0 {
 		return out
 	}
@@ -350,48 +389,6 @@ func (e *Engine) offerCosine(out []candidate, q []float32, i, k int) []candidate
 	copy(out[at+1:], out[at:len(out)-1])
 	out[at] = c
 	return out
-}
-
-// dotCosineGo is q·row in float32 as offerCosine needs it, byte for byte on every platform:
-// four sums, sum j mod 4 of q[j]·row[j] in index order over the whole passes of four, the rest
-// into the first, then (d0 + d1) + (d2 + d3). In WebAssembly dotCosine is this in a kernel
-// (packed_wasm.s).
-func dotCosineGo(row []int8, q []float32) float32 {
-	q = q[:len(row)]
-	var d0, d1, d2, d3 float32
-	j := 0
-	for ; j+16 <= len(row); j += 16 {
-		// Sixteen products a pass, each added to the accumulator of its index mod 4 in index
-		// order: the same sums as four a pass, with a quarter of the loop overhead.
-		r, x := row[j:j+16:j+16], q[j:j+16:j+16]
-		d0 += x[0] * float32(r[0])
-		d1 += x[1] * float32(r[1])
-		d2 += x[2] * float32(r[2])
-		d3 += x[3] * float32(r[3])
-		d0 += x[4] * float32(r[4])
-		d1 += x[5] * float32(r[5])
-		d2 += x[6] * float32(r[6])
-		d3 += x[7] * float32(r[7])
-		d0 += x[8] * float32(r[8])
-		d1 += x[9] * float32(r[9])
-		d2 += x[10] * float32(r[10])
-		d3 += x[11] * float32(r[11])
-		d0 += x[12] * float32(r[12])
-		d1 += x[13] * float32(r[13])
-		d2 += x[14] * float32(r[14])
-		d3 += x[15] * float32(r[15])
-	}
-	for ; j+4 <= len(row); j += 4 {
-		r, x := row[j:j+4:j+4], q[j:j+4:j+4] // one bounds check for four products
-		d0 += x[0] * float32(r[0])
-		d1 += x[1] * float32(r[1])
-		d2 += x[2] * float32(r[2])
-		d3 += x[3] * float32(r[3])
-	}
-	for ; j < len(row); j++ {
-		d0 += q[j] * float32(row[j])
-	}
-	return (d0 + d1) + (d2 + d3)
 }
 
 // ClusterPool is how many skills, at least, the vector clusters pass on to the exact cosine: the
