@@ -34,3 +34,10 @@ func dotCosine(row []int8, q []float32) float32 {
 	}
 	return (d[0] + d[1]) + (d[2] + d[3])
 }
+
+// sortKernel is whether sortCandidates sorts short lists with insertCandidates: only in
+// WebAssembly, where it is a kernel.
+const sortKernel = false
+
+// insertCandidates is insertCandidatesGo.
+func insertCandidates(cs []candidate) { insertCandidatesGo(cs) }

@@ -26,3 +26,12 @@ const cosineKernel = true
 //
 //go:noescape
 func dotCosine(row []int8, q []float32) float32
+
+// sortKernel is whether sortCandidates sorts short lists with insertCandidates: in
+// WebAssembly, where a heap sort's every comparison is a branch through the dispatcher.
+const sortKernel = true
+
+// insertCandidates is insertCandidatesGo in WebAssembly (packed_wasm.s).
+//
+//go:noescape
+func insertCandidates(cs []candidate)

@@ -534,3 +534,104 @@ TEXT ·dotCosine(SB), NOSPLIT, $0-52
 	F32Add
 	F32Store ret+48(FP)
 	RET
+
+// func insertCandidates(cs []candidate)
+//
+// insertCandidatesGo in WebAssembly: insertion sort, best first by better (score down, id up),
+// over 16-byte candidates {id int, score float64}, in structured loops.
+TEXT ·insertCandidates(SB), NOSPLIT, $0-24
+	I64Load cs_base+0(FP)
+	Set R0
+	// R1: the end of cs; R2: the candidate to insert.
+	I64Load cs_len+8(FP)
+	I64Const $4
+	I64Shl
+	Get R0
+	I64Add
+	Set R1
+	Get R0
+	I64Const $16
+	I64Add
+	Set R2
+
+	Block
+	Loop
+		Get R2
+		Get R1
+		I64GeU
+		BrIf $1
+		// x (R3, F16) = *R2; R4: the hole.
+		Get R2
+		I32WrapI64
+		I64Load $0
+		Set R3
+		Get R2
+		I32WrapI64
+		F64Load $8
+		Set F16
+		Get R2
+		Set R4
+
+		Block
+		Loop
+			Get R4
+			Get R0
+			I64LeU
+			BrIf $1
+			// y (R6, F17) = the candidate before the hole (R5).
+			Get R4
+			I64Const $16
+			I64Sub
+			Tee R5
+			I32WrapI64
+			I64Load $0
+			Set R6
+			Get R5
+			I32WrapI64
+			F64Load $8
+			Set F17
+			// Stop unless better(x, y): x.score > y.score, or equal and x.id < y.id.
+			Get F16
+			Get F17
+			F64Gt
+			Get F16
+			Get F17
+			F64Eq
+			Get R3
+			Get R6
+			I64LtS
+			I32And
+			I32Or
+			I32Eqz
+			BrIf $1
+			// y moves into the hole.
+			Get R4
+			I32WrapI64
+			Get R6
+			I64Store $0
+			Get R4
+			I32WrapI64
+			Get F17
+			F64Store $8
+			Get R5
+			Set R4
+			Br $0
+		End
+		End
+
+		Get R4
+		I32WrapI64
+		Get R3
+		I64Store $0
+		Get R4
+		I32WrapI64
+		Get F16
+		F64Store $8
+		Get R2
+		I64Const $16
+		I64Add
+		Set R2
+		Br $0
+	End
+	End
+	RET

@@ -335,3 +335,31 @@ func TestDotCosine(t *testing.T) {
 		}
 	}
 }
+
+// TestInsertCandidates holds insertCandidates, in WebAssembly the kernel of packed_wasm.s
+// (GOOS=js GOARCH=wasm go test runs it there), and insertCandidatesGo to the heap sort's order on
+// lists up to past insertMax, with many equal scores.
+func TestInsertCandidates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 2, 3, 17, 64, insertMax, insertMax + 5} {
+		cs := make([]candidate, n)
+		for i, id := range rng.Perm(n) {
+			cs[i] = candidate{id, float64(rng.IntN(8)) / 4}
+		}
+		want := slices.Clone(cs)
+		for i := len(want)/2 - 1; i >= 0; i-- { // the heap sort of sortCandidates
+			siftCandidates(want, i, len(want))
+		}
+		for end := len(want) - 1; end > 0; end-- {
+			want[0], want[end] = want[end], want[0]
+			siftCandidates(want, 0, end)
+		}
+		for name, sort := range map[string]func([]candidate){"insertCandidates": insertCandidates, "insertCandidatesGo": insertCandidatesGo} {
+			got := slices.Clone(cs)
+			sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s of %d candidates: %v, want %v", name, n, got, want)
+			}
+		}
+	}
+}
