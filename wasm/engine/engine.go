@@ -880,6 +880,10 @@ func agreement(lex, sem []candidate) float64 {
 // is a heap sort rather than slices.SortFunc: the order is total (ids are distinct), so any
 // correct sort gives the same result, and this one is a fraction of pdqsort's code in the module.
 func sortCandidates(cs []candidate) {
+	if sortKernel && len(cs) <= insertMax {
+		insertCandidates(cs) // the same order: better is total on distinct candidates
+		return
+	}
 	n := len(cs)
 	for i := n/2 - 1; i >= 0; i-- {
 		siftCandidates(cs, i, n)
@@ -887,6 +891,22 @@ func sortCandidates(cs []candidate) {
 	for end := n - 1; end > 0; end-- {
 		cs[0], cs[end] = cs[end], cs[0]
 		siftCandidates(cs, 0, end)
+	}
+}
+
+// insertMax is the longest list WebAssembly sorts with insertCandidates: the fused lists and
+// answers of a query, a hundred candidates or so. Longer ones (a k of 1,000) take the heap sort.
+const insertMax = 128
+
+// insertCandidatesGo sorts cs best first by insertion: sortCandidates' order, which the tests
+// hold WebAssembly's kernel (insertCandidates) to.
+func insertCandidatesGo(cs []candidate) {
+	for i := 1; i < len(cs); i++ {
+		x, j := cs[i], i
+		for ; j > 0 && better(x, cs[j-1]); j-- {
+			cs[j] = cs[j-1]
+		}
+		cs[j] = x
 	}
 }
 

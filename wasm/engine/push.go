@@ -1,5 +1,7 @@
 package engine
 
+import "math/bits"
+
 // Forward push (Andersen, Chung and Lang, 2006) computes personalized PageRank, the
 // propagation of every query at every library size, touching only the nodes relevance actually
 // reaches, so its cost does not grow with the library. It keeps an estimate p and a residual r
@@ -42,6 +44,9 @@ const (
 // queue and to the node list and kept (the lists' lengths advance) only when it joins them. In
 // WebAssembly each taken branch goes through the function's block dispatcher (how Go compiles
 // for it), and at 100,000 skills a query spreads over 100,000 row entries.
+//
+// WebAssembly runs the loop as pushRing, a kernel in structured loops (packed_wasm.s): the
+// same pushes in the same order, and the same stop, over a queue that is a ring and never moves.
 func (e *Engine) push(sc *scratch, seeds []int32, want []int32, gamma, eps float64) (p []float64, residual float64, pushes int) {
 	p, r := sc.p, sc.q
 	mark, stamp := sc.mark, sc.nextStamp()
@@ -52,8 +57,10 @@ func (e *Engine) push(sc *scratch, seeds []int32, want []int32, gamma, eps float
 		nodes = make([]int32, len(r)+1)
 	}
 	queue, nq := sc.queue[:cap(sc.queue)], 0
-	if len(queue) < len(seeds) {
-		queue = make([]int32, len(seeds))
+	if len(queue) < len(seeds) || pushKernel && (len(queue) <= len(r) || len(queue)&(len(queue)-1) != 0) {
+		// pushRing's ring holds every node and the write after the last: a power of two above
+		// len(r).
+		queue = make([]int32, max(len(seeds), 1<<bits.Len(uint(len(r)))))
 	}
 	for _, u := range seeds {
 		x := sc.pi[u]
@@ -70,7 +77,10 @@ func (e *Engine) push(sc *scratch, seeds []int32, want []int32, gamma, eps float
 	// power iteration's work (MaxIterations passes over the nodes), the residual says how far
 	// from the answer they got.
 	maxPushes := MaxIterations * max(len(r), 1)
-	for head := 0; head < nq && pushes < maxPushes; head++ {
+	if pushKernel {
+		pushes, nn = pushRing(e.off, e.to, e.w, p, r, queue, nodes, mark, gamma, eps, stamp, len(queue)-1, maxPushes, nq, nn, want, b2i(want != nil))
+	}
+	for head := 0; !pushKernel && head < nq && pushes < maxPushes; head++ {
 		// want's first node not reached yet; none left (an empty list, not nil): done.
 		for len(want) > 0 && mark[want[0]] == stamp {
 			want = want[1:]
@@ -143,6 +153,46 @@ func (e *Engine) push(sc *scratch, seeds []int32, want []int32, gamma, eps float
 	}
 	sc.nodes, sc.queue = nodes[:nn], queue
 	return p, residual, pushes
+}
+
+// pushRingGo is push's loop over a queue that is a ring of mask+1 entries, a power of two
+// above the number of nodes (it holds each node once, and the write after the last), so that
+// it never moves or grows: the same pushes in the same order, and the same stop once want's
+// nodes are reached (wantOn 1: want is not nil). It starts from the nq nodes at
+// the ring's start and the nn nodes listed, and returns the pushes run and the nodes listed.
+// In WebAssembly pushRing is this in structured loops (packed_wasm.s), which push runs there.
+func pushRingGo(off, to []int32, w, p, r []float64, queue, nodes []int32, mark []uint32, gamma, eps float64, stamp uint32, mask, maxPushes, nq, nn int, want []int32, wantOn int) (pushes, nodesLen int) {
+	for head := 0; head < nq && pushes < maxPushes; head++ {
+		for len(want) > 0 && mark[want[0]] == stamp {
+			want = want[1:]
+		}
+		if wantOn != 0 && len(want) == 0 {
+			break
+		}
+		u := queue[head&mask]
+		ru := r[u]
+		r[u] = 0
+		pushes++
+		lo, hi := off[u], off[u+1]
+		if lo == hi {
+			p[u] += ru
+			continue
+		}
+		p[u] += gamma * ru
+		share := (1 - gamma) * ru
+		for i := lo; i < hi; i++ {
+			v := to[i]
+			rv := r[v]
+			nv := rv + share*w[i]
+			r[v] = nv
+			queue[nq&mask] = v
+			nq += b2i(rv <= eps) & b2i(nv > eps)
+			nodes[nn] = v
+			nn += b2i(mark[v] != stamp)
+			mark[v] = stamp
+		}
+	}
+	return pushes, nn
 }
 
 // Personalization returns the PPR restart vector π of req: its seeds (seedCount) with mass ∝

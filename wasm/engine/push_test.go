@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -254,4 +255,76 @@ func wholeRunVia(t *testing.T, e *Engine, req Request, resp Response) [][]Via {
 		out[i] = e.via(sc, c.id, ranked, &place, func(u int) bool { return reached[u] == stamp })
 	}
 	return out
+}
+
+// TestPushRing holds pushRing, in WebAssembly the kernel of packed_wasm.s (GOOS=js GOARCH=wasm
+// go test runs it there), and pushRingGo to each other and to push (ForwardPush): the same
+// estimate, residual, node list and pushes, bit for bit, with a cap on the pushes or none.
+func TestPushRing(t *testing.T) {
+	e := randomEngine(t, 3000, 8)
+	n := e.g.NumSkills()
+	for _, tc := range []struct {
+		seeds     []int32
+		eps       float64
+		maxPushes int
+		want      []int32 // nil: to the end
+	}{
+		{[]int32{0}, PushEpsilon, 1 << 30, nil}, {[]int32{5, 17, 400}, 1e-6, 1 << 30, nil},
+		{[]int32{1, 2, 3, 4, 5}, PushEpsilon, 40, nil},
+		{[]int32{5, 17, 400}, 1e-6, 1 << 30, []int32{}},               // asked of none: no push
+		{[]int32{5, 17, 400}, 1e-6, 1 << 30, []int32{17, 2999, 1500}}, // stops once the three are reached
+	} {
+		var runs [2]struct {
+			p, r          []float64
+			nodes         []int32
+			pushes, nodeN int
+		}
+		for k, ring := range []func(off, to []int32, w, p, r []float64, queue, nodes []int32, mark []uint32, gamma, eps float64, stamp uint32, mask, maxPushes, nq, nn int, want []int32, wantOn int) (int, int){pushRing, pushRingGo} {
+			p, r, mark := make([]float64, n), make([]float64, n), make([]uint32, n)
+			queue, nodes := make([]int32, 1<<bits.Len(uint(n))), make([]int32, n+1)
+			for i, u := range tc.seeds {
+				r[u] = 1 / float64(len(tc.seeds))
+				queue[i], nodes[i], mark[u] = u, u, 1
+			}
+			pushes, nn := ring(e.off, e.to, e.w, p, r, queue, nodes, mark, DefaultGamma, tc.eps, 1, len(queue)-1, tc.maxPushes, len(tc.seeds), len(tc.seeds), slices.Clone(tc.want), b2i(tc.want != nil))
+			runs[k].p, runs[k].r, runs[k].nodes, runs[k].pushes, runs[k].nodeN = p, r, nodes[:nn], pushes, nn
+		}
+		if !slices.Equal(runs[0].p, runs[1].p) || !slices.Equal(runs[0].r, runs[1].r) || !slices.Equal(runs[0].nodes, runs[1].nodes) || runs[0].pushes != runs[1].pushes {
+			t.Errorf("seeds %v: pushRing and pushRingGo differ: %d and %d pushes, %d and %d nodes", tc.seeds, runs[0].pushes, runs[1].pushes, runs[0].nodeN, runs[1].nodeN)
+		}
+		if tc.want != nil {
+			full := wholeRingPushes(e, tc.seeds, tc.eps)
+			if len(tc.want) == 0 && runs[0].pushes != 0 || len(tc.want) > 0 && (runs[0].pushes == 0 || runs[0].pushes >= full) {
+				t.Errorf("seeds %v want %v: %d pushes; the whole run %d", tc.seeds, tc.want, runs[0].pushes, full)
+			}
+		}
+		if tc.maxPushes < 1<<30 || tc.want != nil {
+			continue
+		}
+		pi := make([]float64, n)
+		for _, u := range tc.seeds {
+			pi[u] = 1 / float64(len(tc.seeds))
+		}
+		p, residual, pushes := e.ForwardPush(pi, DefaultGamma, tc.eps)
+		var want float64
+		for _, v := range runs[0].nodes {
+			want += runs[0].r[v]
+		}
+		if !slices.Equal(p, runs[0].p) || residual != want || pushes != runs[0].pushes {
+			t.Errorf("seeds %v: push gives %d pushes, residual %g; pushRing %d, %g", tc.seeds, pushes, residual, runs[0].pushes, want)
+		}
+	}
+}
+
+// wholeRingPushes is the pushes of the whole run of pushRingGo from seeds.
+func wholeRingPushes(e *Engine, seeds []int32, eps float64) int {
+	n := e.g.NumSkills()
+	p, r, mark := make([]float64, n), make([]float64, n), make([]uint32, n)
+	queue, nodes := make([]int32, 1<<bits.Len(uint(n))), make([]int32, n+1)
+	for i, u := range seeds {
+		r[u] = 1 / float64(len(seeds))
+		queue[i], nodes[i], mark[u] = u, u, 1
+	}
+	pushes, _ := pushRingGo(e.off, e.to, e.w, p, r, queue, nodes, mark, DefaultGamma, eps, 1, len(queue)-1, 1<<30, len(seeds), len(seeds), nil, 0)
+	return pushes
 }

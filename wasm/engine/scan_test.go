@@ -291,3 +291,81 @@ func f64s(v []float32) []float64 {
 	}
 	return out
 }
+
+// TestDotsPacked holds dotsPacked, in WebAssembly the kernel of packed_wasm.s (GOOS=js
+// GOARCH=wasm go test runs it there), to dotsPackedGo on words that wrap: blocks of every lane
+// and strides from the shortest on.
+func TestDotsPacked(t *testing.T) {
+	for _, tc := range []struct{ blocks, stride int }{{1, 2}, {3, 2}, {2, 8}, {5, 128}, {7, 130}} {
+		x := uint64(tc.blocks*1000 + tc.stride)
+		next := func() int64 { x = x*6364136223846793005 + 1442695040888963407; return int64(x) }
+		w, q := make([]int64, tc.blocks*packBlock*tc.stride), make([]int64, tc.stride)
+		for i := range w {
+			w[i] = next()
+		}
+		for i := range q {
+			q[i] = next() >> 40
+		}
+		got, want := make([]int64, tc.blocks*packBlock), make([]int64, tc.blocks*packBlock)
+		dotsPacked(w, q, got)
+		dotsPackedGo(w, q, want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%d blocks, stride %d: dotsPacked %v, dotsPackedGo %v", tc.blocks, tc.stride, got, want)
+		}
+	}
+}
+
+// TestDotCosine holds dotCosine, in WebAssembly the kernel of packed_wasm.s (GOOS=js
+// GOARCH=wasm go test runs it there), to offerCosine's sums bit for bit, on rows of every length
+// around the passes of four and sixteen.
+func TestDotCosine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 3, 4, 5, 15, 16, 17, 21, 128, 130} {
+		row, q := make([]int8, n), make([]float32, n+3)
+		for i := range row {
+			row[i] = int8(rng.IntN(256) - 128)
+		}
+		for i := range q {
+			q[i] = rng.Float32()*2 - 1
+		}
+		var d [4]float32
+		for j := range n &^ 3 {
+			d[j%4] += q[j] * float32(row[j])
+		}
+		for j := n &^ 3; j < n; j++ {
+			d[0] += q[j] * float32(row[j])
+		}
+		want := (d[0] + d[1]) + (d[2] + d[3])
+		if got := dotCosine(row, q); math.Float32bits(got) != math.Float32bits(want) {
+			t.Errorf("%d dimensions: dotCosine %v, want %v", n, got, want)
+		}
+	}
+}
+
+// TestInsertCandidates holds insertCandidates, in WebAssembly the kernel of packed_wasm.s
+// (GOOS=js GOARCH=wasm go test runs it there), and insertCandidatesGo to the heap sort's order on
+// lists up to past insertMax, with many equal scores.
+func TestInsertCandidates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 2, 3, 17, 64, insertMax, insertMax + 5} {
+		cs := make([]candidate, n)
+		for i, id := range rng.Perm(n) {
+			cs[i] = candidate{id, float64(rng.IntN(8)) / 4}
+		}
+		want := slices.Clone(cs)
+		for i := len(want)/2 - 1; i >= 0; i-- { // the heap sort of sortCandidates
+			siftCandidates(want, i, len(want))
+		}
+		for end := len(want) - 1; end > 0; end-- {
+			want[0], want[end] = want[end], want[0]
+			siftCandidates(want, 0, end)
+		}
+		for name, sort := range map[string]func([]candidate){"insertCandidates": insertCandidates, "insertCandidatesGo": insertCandidatesGo} {
+			got := slices.Clone(cs)
+			sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s of %d candidates: %v, want %v", name, n, got, want)
+			}
+		}
+	}
+}

@@ -22,6 +22,8 @@ type scratch struct {
 	queue  []int32   // forward push: the queue (any contents between queries)
 	sketch []int32   // semantic prefilter: every skill's sketch score, or nearest16's q̃·x (any values between queries)
 	cos    []float64 // exact semantic scan: every skill's approximate cosine (any values between queries)
+	sums   []int64   // exact semantic scan: q̃·x for each packed word (any values between queries)
+	pass   []int32   // exact semantic scan: the skills whose approximate cosine passes the cut
 
 	// Buffers reused from query to query (any contents between queries): a query at 100,000
 	// skills would otherwise allocate hundreds of KB in them, and in WebAssembly the garbage

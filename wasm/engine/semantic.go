@@ -62,7 +62,8 @@ func vectorNorms(g *graphs.Graph) []float32 {
 	if g.VectorDim() == 0 {
 		return nil
 	}
-	out := make([]float32, g.NumSkills())
+	// Room for zeros to a whole triple of skills, which nearest reads as the packed words' lanes.
+	out := make([]float32, g.NumSkills(), g.NumSkills()+2)
 	for i := range out {
 		row, scale := g.Vector(i)
 		var ss float64
@@ -168,7 +169,7 @@ func roundQuery(q []float32) (qi []int64, s, dev float64) {
 		s += math.Abs(float64(x))
 	}
 	s /= float64(laneMax/127 - (len(q)+1)/2 - 1)
-	qi = make([]int64, (len(q)+7)&^7) // zeros to packVectors' stride
+	qi = make([]int64, packStride(len(q))) // zeros to packVectors' stride
 	for j, x := range q {
 		qi[j] = int64(math.Floor(float64(x)/s + 0.5))
 		d := float64(x) - s*float64(qi[j])
@@ -184,25 +185,53 @@ const laneMax = 1<<20 - 1
 // best: a bucket is much narrower than the rounding error's band.
 const approxBuckets = 1024
 
-// packVectors returns the skills' vectors three to a word, for nearest: word t·stride+j holds
-// x_{3t,j} + x_{3t+1,j}·2²¹ + x_{3t+2,j}·2⁴², so that one integer multiply by q̃_j and one
-// addition take a product of each of the three skills, and the three sums come apart after the
-// last dimension as long as each stays within laneMax. The stride is dim rounded up to a multiple
-// of 8 (the scan's pass), the words past dim zero. Nil from LargeLibrary skills on (the
-// sketch's path), for dimensions too long for a lane and where nearest16 scans instead.
+// packVectors returns the skills' vectors three to a word, for nearest: a word holds
+// x_{3t,j} + x_{3t+1,j}·2²¹ + x_{3t+2,j}·2⁴² for the skills of triple t, so that one integer
+// multiply by q̃_j and one addition take a product of each of the three skills, and the three
+// sums come apart after the last dimension as long as each stays within laneMax. The words go
+// in blocks of packBlock triples, dimension by dimension: block b's word for triple 4b+l and
+// dimension j is at b·stride·packBlock + j·packBlock + l, so that the scan loads q̃_j once for
+// four words. The stride is dim rounded up to a multiple of 2 (the scan's pass); the words past
+// dim, and those of the triples past the last skill, are zero. Nil from LargeLibrary skills on
+// (the sketch's path), for dimensions too long for a lane and where nearest16 scans instead.
 func packVectors(g *graphs.Graph) []int64 {
 	dim, n := g.VectorDim(), g.NumSkills()
 	if runtime.GOARCH == "amd64" && scans16(n, dim) || dim == 0 || n >= LargeLibrary || laneMax/127-(dim+1)/2 < 2 {
 		return nil
 	}
-	stride := (dim + 7) &^ 7
-	out := make([]int64, (n+2)/3*stride)
+	stride := packStride(dim)
+	blocks := (n + 3*packBlock - 1) / (3 * packBlock)
+	out := make([]int64, blocks*stride*packBlock)
 	for i, x := range g.Vectors()[:n*dim] {
-		k := i / dim
-		out[k/3*stride+i%dim] += int64(x) << (21 * (k % 3))
+		k, j := i/dim, i%dim
+		t := k / 3
+		out[t/packBlock*stride*packBlock+j*packBlock+t%packBlock] += int64(x) << (21 * (k % 3))
 	}
 	return out
 }
+
+// packBlock is how many triples of skills (packVectors) the scan takes a pass.
+const packBlock = 4
+
+// dotsPackedGo is dotsPacked in Go: two dimensions a pass, as the kernel adds.
+func dotsPackedGo(w, q, out []int64) {
+	stride := len(q) * packBlock
+	for b := 0; b*packBlock < len(out); b++ {
+		x := w[b*stride : (b+1)*stride : (b+1)*stride]
+		var a0, a1, a2, a3 int64
+		for j := 0; j+2 <= len(q); j += 2 {
+			y, x := q[j:j+2:j+2], x[j*packBlock:j*packBlock+8:j*packBlock+8]
+			a0 += x[0]*y[0] + x[4]*y[1]
+			a1 += x[1]*y[0] + x[5]*y[1]
+			a2 += x[2]*y[0] + x[6]*y[1]
+			a3 += x[3]*y[0] + x[7]*y[1]
+		}
+		out[b*packBlock], out[b*packBlock+1], out[b*packBlock+2], out[b*packBlock+3] = a0, a1, a2, a3
+	}
+}
+
+// packStride is the dimensions of a packed block: dim rounded up to the scan's two a pass.
+func packStride(dim int) int { return (dim + 1) &^ 1 }
 
 // nearest adds to out the k skills with the highest cosine to the unit query vector q, as
 // offerCosine on every skill would, and returns it.
@@ -224,55 +253,77 @@ func (e *Engine) nearest(sc *scratch, out []candidate, q []float32, k int) []can
 		return out
 	}
 	qi, scale, dev := roundQuery(q)
-	if len(sc.cos) < n {
-		sc.cos = make([]float64, n)
+	// Whole triples: the approximations of the lanes past the last skill are zero, counted in
+	// bucket 0, which no cut reads, and never offered.
+	whole := (n + 2) / 3 * 3
+	if len(sc.cos) < whole {
+		sc.cos = make([]float64, whole)
 	}
 	if cap(sc.hist) < approxBuckets+1 {
 		sc.hist = make([]int32, approxBuckets+1)
 	}
 	hist := sc.hist[:approxBuckets+1]
 	clear(hist)
-	approx, invNorm := sc.cos[:n], e.invNorm[:n]
-	stride := len(qi)
-	for t := 0; t*3 < n; t++ {
-		w := e.packed[t*stride : (t+1)*stride : (t+1)*stride]
-		var a0, a1 int64
-		for j := 0; j < len(w); j += 8 {
-			x, y := w[j:j+8:j+8], qi[j:j+8:j+8]
-			a0 += x[0]*y[0] + x[2]*y[2] + x[4]*y[4] + x[6]*y[6]
-			a1 += x[1]*y[1] + x[3]*y[3] + x[5]*y[5] + x[7]*y[7]
-		}
-		// The three lanes, each sign-extended from 21 bits: exact, as every sum is within
-		// laneMax and the arithmetic wraps modulo 2⁶⁴.
-		acc := a0 + a1
+	// q̃·x for every triple of skills, in the order of the triples: packBlock triples a pass of
+	// the kernel (dotsPacked, which WebAssembly runs in a few instructions a product).
+	triples := (n + 3*packBlock - 1) / (3 * packBlock) * packBlock
+	if cap(sc.sums) < triples {
+		sc.sums = make([]int64, triples)
+	}
+	sums := sc.sums[:triples]
+	dotsPacked(e.packed[:len(sums)*len(qi)], qi, sums) // no further than this slicing checks
+	// The approximations, scale·(q̃·x)/‖x‖, from the triples' lanes, each sign-extended from 21
+	// bits: exact, as every sum is within laneMax and the arithmetic wraps modulo 2⁶⁴; and their
+	// buckets. The lanes past the last skill are zero, and so is their approximation. No branch
+	// but the loop's: in WebAssembly each taken one goes through the function's block dispatcher
+	// (how Go compiles for it), which cost three times the arithmetic.
+	invNorm, approx := e.invNorm[:whole], sc.cos[:whole]
+	for t, acc := range sums[:whole/3] {
 		d0 := acc << 43 >> 43
 		acc = (acc - d0) >> 21
 		d1 := acc << 43 >> 43
-		lanes := [3]int64{d0, d1, (acc - d1) >> 21}
-		for l, d := range lanes[:min(3, n-3*t)] {
-			a := scale * float64(d) * float64(invNorm[3*t+l]) // 0 for a skill without a vector
-			approx[3*t+l] = a
-			hist[min(max(int(a*approxBuckets), 0), approxBuckets)]++
-		}
+		d2 := (acc - d1) >> 21
+		inv, ap := invNorm[3*t:3*t+3:3*t+3], approx[3*t:3*t+3:3*t+3]
+		ap[0] = scale * float64(d0) * float64(inv[0]) // 0 for a skill without a vector
+		ap[1] = scale * float64(d1) * float64(inv[1])
+		ap[2] = scale * float64(d2) * float64(inv[2])
+		hist[bucketOf(ap[0])]++
+		hist[bucketOf(ap[1])]++
+		hist[bucketOf(ap[2])]++
 	}
+	approx = approx[:n]
 	// Every cosine is within slack of its approximation. So when k approximations are at least
 	// b/approxBuckets > 0, the k-th best cosine is at least that less slack, and a skill whose
 	// approximation is below that less 2·slack cannot reach it; otherwise any skill within slack
 	// of a positive cosine can.
-	slack := dev + 1e-4
-	cut := -slack
-	for b, above := approxBuckets, 0; b > 0; b-- {
-		if above += int(hist[b]); above >= k {
-			cut = float64(b)/approxBuckets - 2*slack
-			break
-		}
-	}
+	cut := cutOf(hist, k, dev+1e-4)
 	for i, a := range approx {
 		if a >= cut {
 			out = e.offerCosine(out, q, i, k)
 		}
 	}
 	return out
+}
+
+// bucketOf is the bucket of nearest's histogram an approximate cosine a falls in:
+// a·approxBuckets rounded toward zero, at least 0 and at most approxBuckets, without a branch.
+func bucketOf(a float64) int {
+	b := int(a * approxBuckets)
+	b &^= b >> 63 // below 0: 0
+	over := b - approxBuckets
+	return b - over&^(over>>63) // above approxBuckets: approxBuckets
+}
+
+// cutOf returns the least approximation a skill must have to be among the k best, with every
+// cosine within slack of its approximation: when k approximations are at least b/approxBuckets
+// for some b > 0, the greatest such b less 2·slack, else −slack.
+func cutOf(hist []int32, k int, slack float64) float64 {
+	for b, above := approxBuckets, 0; b > 0; b-- {
+		if above += int(hist[b]); above >= k {
+			return float64(b)/approxBuckets - 2*slack
+		}
+	}
+	return -slack
 }
 
 // offerCosine adds skill i to out, the best k so far with the worst at the end, if its cosine to
@@ -284,40 +335,46 @@ func (e *Engine) offerCosine(out []candidate, q []float32, i, k int) []candidate
 	dim := e.g.VectorDim()
 	row := e.vecs[i*dim : (i+1)*dim : (i+1)*dim]
 	q = q[:dim]
-	var d0, d1, d2, d3 float32
-	j := 0
-	for ; j+16 <= len(row); j += 16 {
-		// Sixteen products a pass, each added to the accumulator of its index mod 4 in index
-		// order: the same sums as four a pass, with a quarter of the loop overhead.
-		r, x := row[j:j+16:j+16], q[j:j+16:j+16]
-		d0 += x[0] * float32(r[0])
-		d1 += x[1] * float32(r[1])
-		d2 += x[2] * float32(r[2])
-		d3 += x[3] * float32(r[3])
-		d0 += x[4] * float32(r[4])
-		d1 += x[5] * float32(r[5])
-		d2 += x[6] * float32(r[6])
-		d3 += x[7] * float32(r[7])
-		d0 += x[8] * float32(r[8])
-		d1 += x[9] * float32(r[9])
-		d2 += x[10] * float32(r[10])
-		d3 += x[11] * float32(r[11])
-		d0 += x[12] * float32(r[12])
-		d1 += x[13] * float32(r[13])
-		d2 += x[14] * float32(r[14])
-		d3 += x[15] * float32(r[15])
+	var dot float32
+	if cosineKernel {
+		dot = dotCosine(row, q) // the loops below in a WebAssembly kernel
+	} else {
+		var d0, d1, d2, d3 float32
+		j := 0
+		for ; j+16 <= len(row); j += 16 {
+			// Sixteen products a pass, each added to the accumulator of its index mod 4 in index
+			// order: the same sums as four a pass, with a quarter of the loop overhead.
+			r, x := row[j:j+16:j+16], q[j:j+16:j+16]
+			d0 += x[0] * float32(r[0])
+			d1 += x[1] * float32(r[1])
+			d2 += x[2] * float32(r[2])
+			d3 += x[3] * float32(r[3])
+			d0 += x[4] * float32(r[4])
+			d1 += x[5] * float32(r[5])
+			d2 += x[6] * float32(r[6])
+			d3 += x[7] * float32(r[7])
+			d0 += x[8] * float32(r[8])
+			d1 += x[9] * float32(r[9])
+			d2 += x[10] * float32(r[10])
+			d3 += x[11] * float32(r[11])
+			d0 += x[12] * float32(r[12])
+			d1 += x[13] * float32(r[13])
+			d2 += x[14] * float32(r[14])
+			d3 += x[15] * float32(r[15])
+		}
+		for ; j+4 <= len(row); j += 4 {
+			r, x := row[j:j+4:j+4], q[j:j+4:j+4] // one bounds check for four products
+			d0 += x[0] * float32(r[0])
+			d1 += x[1] * float32(r[1])
+			d2 += x[2] * float32(r[2])
+			d3 += x[3] * float32(r[3])
+		}
+		for ; j < len(row); j++ {
+			d0 += q[j] * float32(row[j])
+		}
+		dot = (d0 + d1) + (d2 + d3)
 	}
-	for ; j+4 <= len(row); j += 4 {
-		r, x := row[j:j+4:j+4], q[j:j+4:j+4] // one bounds check for four products
-		d0 += x[0] * float32(r[0])
-		d1 += x[1] * float32(r[1])
-		d2 += x[2] * float32(r[2])
-		d3 += x[3] * float32(r[3])
-	}
-	for ; j < len(row); j++ {
-		d0 += q[j] * float32(row[j])
-	}
-	s := float64(((d0 + d1) + (d2 + d3)) * e.invNorm[i])
+	s := float64(dot * e.invNorm[i])
 	if s <= 0 {
 		return out
 	}

@@ -96,8 +96,9 @@ func errHandle(h uint32) error {
 	return errors.New("reactor: no artifact loaded as handle " + strconv.FormatUint(uint64(h), 10))
 }
 
-// query answers the request JSON req with the artifact behind h.
-func (r *reactor) query(h uint32, req []byte) (out []byte) {
+// query answers the request JSON req with the artifact behind h, appending the response to
+// buf (empty; a buffer the host freed, so that a query does not grow a new one from nothing).
+func (r *reactor) query(h uint32, req, buf []byte) (out []byte) {
 	defer guard(&out)
 	l := r.handles[h]
 	if l == nil {
@@ -111,7 +112,7 @@ func (r *reactor) query(h uint32, req []byte) (out []byte) {
 	if err != nil {
 		return errorJSON(err)
 	}
-	b, err := wire.AppendResponse(nil, &resp)
+	b, err := wire.AppendResponse(buf[:0], &resp)
 	if err != nil {
 		return errorJSON(errors.New("reactor: response: " + err.Error()))
 	}

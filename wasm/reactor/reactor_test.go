@@ -35,7 +35,7 @@ func TestReactor(t *testing.T) {
 	g, _ := graphs.Decode(data)
 	want, _ := engine.New(g).Query(engine.Request{Query: "heat some egg", K: 4})
 	wantJSON, _ := json.Marshal(want)
-	if got := r.query(h, []byte(`{"query":"heat some egg","k":4}`)); string(got) != string(wantJSON) {
+	if got := r.query(h, []byte(`{"query":"heat some egg","k":4}`), nil); string(got) != string(wantJSON) {
 		t.Errorf("query:\n got %s\nwant %s", got, wantJSON)
 	}
 	for _, tt := range []struct{ req, want string }{
@@ -46,11 +46,11 @@ func TestReactor(t *testing.T) {
 		{`{"query":"egg","filter":{"allow":["a["]}}`, `{"error":"engine: field \"filter.allow[0]\": '[', ']' and '\\' are reserved; a pattern has '*' (any run of characters) and '?' (one character)"}`},
 		{`{"query":"egg","filter":{"tags":["x"]}}`, `{"error":"reactor: request: json at offset 25: field \"filter.tags\": unknown field"}`},
 	} {
-		if got := r.query(h, []byte(tt.req)); string(got) != tt.want {
+		if got := r.query(h, []byte(tt.req), nil); string(got) != tt.want {
 			t.Errorf("query(%s) = %s, want %s", tt.req, got, tt.want)
 		}
 	}
-	if got := r.query(h, []byte(`{"query":"heat some egg","k":1,"filter":{"allow":["*-object-*"],"deny":["heat-*"]}}`)); !strings.HasPrefix(string(got), `{"results":[{"name":"verify-object-hot",`) {
+	if got := r.query(h, []byte(`{"query":"heat some egg","k":1,"filter":{"allow":["*-object-*"],"deny":["heat-*"]}}`), nil); !strings.HasPrefix(string(got), `{"results":[{"name":"verify-object-hot",`) {
 		t.Errorf("query with a filter = %s, want verify-object-hot first (heat-object-in-microwave denied)", got)
 	}
 
@@ -74,13 +74,13 @@ func TestReactor(t *testing.T) {
 	if !r.unload(h) || r.unload(h) {
 		t.Error("unload does not report whether the handle existed")
 	}
-	if got := string(r.query(h, []byte(`{"query":"egg"}`))); got != `{"error":"reactor: no artifact loaded as handle 1"}` {
+	if got := string(r.query(h, []byte(`{"query":"egg"}`), nil)); got != `{"error":"reactor: no artifact loaded as handle 1"}` {
 		t.Errorf("query after unload = %s", got)
 	}
 	if got := r.info(h); !strings.Contains(string(got), "no artifact loaded") {
 		t.Errorf("info after unload = %s", got)
 	}
-	if got := string(r.query(h2, []byte(`{"query":"egg","k":1}`))); !strings.HasPrefix(got, `{"results":[{"name":`) {
+	if got := string(r.query(h2, []byte(`{"query":"egg","k":1}`), nil)); !strings.HasPrefix(got, `{"results":[{"name":`) {
 		t.Errorf("query on the second handle = %s", got)
 	}
 }
