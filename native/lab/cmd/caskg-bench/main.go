@@ -254,20 +254,17 @@ func run(c *config) error {
 	var mod *host.Module
 	ctx := context.Background()
 	if !c.noWasm {
-		wasm, err := os.ReadFile(c.wasm)
-		if err != nil {
-			return fmt.Errorf("%w (make wasm builds it)", err)
-		}
-		r.Wasm = bench.Sizes{Raw: len(wasm), Gzip: modbuild.Gzip(wasm)}
 		cache, err := wazero.NewCompilationCacheWithDir(filepath.Join(".cache", "wazero"))
 		if err != nil {
 			return err
 		}
 		defer cache.Close(ctx)
-		if mod, err = host.Compile(ctx, wasm, &host.Options{Cache: cache, Instances: 1}); err != nil {
+		var wasm []byte
+		if mod, wasm, err = c.module(ctx, cache); err != nil {
 			return err
 		}
 		defer mod.Close(ctx)
+		r.Wasm = bench.Sizes{Raw: len(wasm), Gzip: modbuild.Gzip(wasm)}
 	}
 	for k, l := range libs {
 		if !l.query {
@@ -360,6 +357,17 @@ func updateOnly(c *config) error {
 	return save(r, c)
 }
 
+// module reads -wasm and compiles it for one instance at a time, through cache unless it is
+// nil; it returns the module's bytes too.
+func (c *config) module(ctx context.Context, cache wazero.CompilationCache) (*host.Module, []byte, error) {
+	wasm, err := os.ReadFile(c.wasm)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w (make wasm builds it)", err)
+	}
+	mod, err := host.Compile(ctx, wasm, &host.Options{Cache: cache, Instances: 1})
+	return mod, wasm, err
+}
+
 // memoryOnly runs the memory stage alone. With an earlier run's results in -dir, its results
 // replace the saved run's, whose others are kept; without, it saves its own in -dir/memory.json
 // and rewrites only the memory section of the report (between bench.MemoryBegin and
@@ -376,11 +384,7 @@ func memoryOnly(c *config) error {
 	var mod *host.Module
 	ctx := context.Background()
 	if !c.noWasm {
-		wasm, err := os.ReadFile(c.wasm)
-		if err != nil {
-			return fmt.Errorf("%w (make wasm builds it)", err)
-		}
-		if mod, err = host.Compile(ctx, wasm, &host.Options{Instances: 1}); err != nil {
+		if mod, _, err = c.module(ctx, nil); err != nil {
 			return err
 		}
 		defer mod.Close(ctx)
