@@ -45,6 +45,7 @@ type nonAPI struct {
 // publicOther are the packages outside internal/ that are no API, and why each is there.
 var publicOther = map[string]nonAPI{
 	"native/testlib":            {true, "the test kit: the tests of wasm/, graphs/ and playground/ import it, which Go's internal rule would refuse under native/internal"},
+	"native/testlib/clustered":  {true, "the test kit's vectors in clusters, for the tests of wasm/engine, which native/testlib imports"},
 	"native/testlib/fixture":    {true, "the test kit's part that links no builder"},
 	"native/testlib/mcphttp":    {true, "the test kit's MCP over HTTP, for the edge worker's tests"},
 	"native/testlib/strictjson": {true, "the test kit's strict JSON, for the tests of graphs"},

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/testlib/clustered"
 	"github.com/caskg/caskg/native/testlib/table"
 	"github.com/google/go-cmp/cmp"
 )
@@ -280,35 +281,15 @@ func TestClusterProbe(t *testing.T) {
 
 func testClusterProbe(t *testing.T) {
 	const dim, k = 16, 16
-	rng := rand.New(rand.NewPCG(36, 1))
-	// k centroids, each skill a small perturbation of the centroid of its id mod k.
-	cent := make([][]float32, k)
-	for c := range cent {
-		cent[c] = make([]float32, dim)
-		for j := range cent[c] {
-			cent[c][j] = float32(rng.NormFloat64())
-		}
-	}
 	n := LargeLibrary
-	vecs := make([][]float32, n)
-	for i := range vecs {
-		vecs[i] = make([]float32, dim)
-		for j := range vecs[i] {
-			vecs[i][j] = cent[i%k][j] + 0.05*float32(rng.NormFloat64())
-		}
-	}
+	// k centroids, each skill a small perturbation of the centroid of its id mod k.
+	vecs, cent, clusters := clustered.Vectors(rand.New(rand.NewPCG(36, 1)), n, k, dim, 0.05)
 	art := vectorArtifact(t, vecs)
 	plain := artifactEngine(t, art)
 	if plain.lists != nil || plain.signs == nil {
 		t.Fatal("an artifact without clusters does not take the sign sketch")
 	}
-	art.Clusters = &graphs.Clusters{Centroids: make([]int8, k*dim), Assign: make([]uint16, n)}
-	for c := range k {
-		graphs.Quantize(cent[c], art.Clusters.Centroids[c*dim:(c+1)*dim])
-	}
-	for i := range n {
-		art.Clusters.Assign[i] = uint16(i % k)
-	}
+	art.Clusters = clusters
 	e := artifactEngine(t, art)
 	if e.lists == nil || e.signs != nil {
 		t.Fatal("an artifact with clusters does not take them")

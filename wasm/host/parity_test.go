@@ -18,6 +18,7 @@ import (
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/testlib"
+	"github.com/caskg/caskg/native/testlib/clustered"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/host"
 )
@@ -250,26 +251,11 @@ func TestParityClusters(t *testing.T) {
 	const dim, k = 16, 40
 	n := engine.LargeLibrary
 	rng := rand.New(rand.NewPCG(36, 4))
-	cent := make([][]float32, k)
-	for c := range cent {
-		cent[c] = make([]float32, dim)
-		for j := range cent[c] {
-			cent[c][j] = float32(rng.NormFloat64())
-		}
-	}
+	vecs, cent, clusters := clustered.Vectors(rng, n, k, dim, 0.4)
 	words := []string{"parse", "render", "fetch", "index", "merge", "split", "plot", "score"}
-	art := &graphs.Artifact{Clusters: &graphs.Clusters{Centroids: make([]int8, k*dim), Assign: make([]uint16, n)}}
-	vecs := make([][]float32, n)
+	art := &graphs.Artifact{Clusters: clusters}
 	for i := range n {
 		art.Skills = append(art.Skills, graphs.Skill{Name: "skill-" + strconv.Itoa(i), Description: words[i%8] + " " + words[(i/8)%8] + " data"})
-		vecs[i] = make([]float32, dim)
-		for j := range vecs[i] {
-			vecs[i][j] = cent[i%k][j] + 0.4*float32(rng.NormFloat64())
-		}
-		art.Clusters.Assign[i] = uint16(i % k)
-	}
-	for c := range k {
-		graphs.Quantize(cent[c], art.Clusters.Centroids[c*dim:(c+1)*dim])
 	}
 	var err error
 	if art.Vectors, err = graphs.NewVectors("test", vecs); err != nil {

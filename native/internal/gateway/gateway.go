@@ -301,16 +301,19 @@ func (g *Gateway) logf(format string, a ...any) {
 // and the catalog has gone to the learner, or ctx ends.
 func (g *Gateway) WaitSettled(ctx context.Context) error {
 	for _, d := range g.downs {
-		select {
-		case <-d.first:
-		case <-ctx.Done():
-			return ctx.Err()
+		if err := waitClosed(ctx, d.first); err != nil {
+			return err
 		}
 	}
 	// settled is set before the catalog is published, so waiting for it alone could return
 	// before the catalog holds the servers' tools.
+	return waitClosed(ctx, g.handed)
+}
+
+// waitClosed waits until ch is closed (nil) or ctx ends (its error).
+func waitClosed(ctx context.Context, ch <-chan struct{}) error {
 	select {
-	case <-g.handed:
+	case <-ch:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -66,22 +66,15 @@ type config struct {
 	minTime       time.Duration // the least time of timed passes per host or peer, library and query kind
 	pushEps       []float64
 	pushQueries   int
-	peers         string  // where make peers installed the JavaScript peers; "" for none
-	peerSizes     []int   // libraries for the side-by-side run, 0 the real one
-	peerBudget    float64 // seconds per system and query kind (bench-peers.mjs --budget)
-	update        bool    // run the update stage
-	updateOnly    bool    // run the update stage alone, into -dir's earlier results
-	updateSkills  int     // the update stage's library size
-	updateRuns    int     // its old runs
-	updateNew     int     // its new runs
-	updateRounds  int     // its rounds of each side
-	memory        bool    // run the memory stage
-	memoryOnly    bool    // run the memory stage alone, into -dir's earlier results
-	memorySkills  int     // the memory stage's library size
-	memoryRuns    int     // its runs with task text in the old build
-	memoryNew     int     // its new runs
-	memoryFlows   int     // the workflows its runs repeat
-	memoryRounds  int     // its rounds of each side of the update
+	peers         string     // where make peers installed the JavaScript peers; "" for none
+	peerSizes     []int      // libraries for the side-by-side run, 0 the real one
+	peerBudget    float64    // seconds per system and query kind (bench-peers.mjs --budget)
+	update        bool       // run the update stage
+	updateOnly    bool       // run the update stage alone, into -dir's earlier results
+	updateSpec    updateSpec // the update stage's library, runs and rounds
+	memory        bool       // run the memory stage
+	memoryOnly    bool       // run the memory stage alone, into -dir's earlier results
+	memorySpec    updateSpec // the memory stage's, its runs with task text
 }
 
 // ShortWords is how many words of a task text make an agent's short query.
@@ -106,7 +99,10 @@ func main() {
 		}
 		return
 	}
-	var c config
+	c := config{
+		updateSpec: updateSpec{name: "update", skills: 10000, runs: 2000, newRuns: 20, rounds: 3},
+		memorySpec: updateSpec{name: "memory", skills: 1000, runs: 100000, newRuns: 1000, rounds: 1, flows: 10000},
+	}
 	sizes := flag.String("sizes", "1000,10000,100000", "synthesized library sizes to build and query")
 	curve := flag.String("curve", "2000,5000,20000,50000", "further sizes to build only, for the build curve")
 	flag.StringVar(&c.base, "base", "../shared/data/skills", "the real library the synthetic ones grow from")
@@ -126,17 +122,10 @@ func main() {
 	flag.Float64Var(&c.peerBudget, "peer-budget", 90, "seconds per peer and query kind before a slow peer stops")
 	flag.BoolVar(&c.update, "update", true, "time caskg update against a full build (the update stage; -update=false skips it)")
 	flag.BoolVar(&c.updateOnly, "update-only", false, "measure only the update stage: keep every other result of -dir's results.json and rewrite the report")
-	flag.IntVar(&c.updateSkills, "update-skills", 10000, "the update stage's library: skills grown from -base")
-	flag.IntVar(&c.updateRuns, "update-runs", 2000, "the update stage's runs in the old build")
-	flag.IntVar(&c.updateNew, "update-new", 20, "the update stage's new runs")
-	flag.IntVar(&c.updateRounds, "update-rounds", 3, "the update stage's rounds: each side timed that many times, alternating; the median kept")
+	c.updateSpec.flags(flag.CommandLine)
 	flag.BoolVar(&c.memory, "memory", true, "the memory stage: runs with task text at scale (-memory=false skips it)")
 	flag.BoolVar(&c.memoryOnly, "memory-only", false, "measure only the memory stage: keep every other result of -dir's results.json and rewrite the report")
-	flag.IntVar(&c.memorySkills, "memory-skills", 1000, "the memory stage's library: skills grown from -base")
-	flag.IntVar(&c.memoryRuns, "memory-runs", 100000, "the memory stage's runs with task text in the old build")
-	flag.IntVar(&c.memoryNew, "memory-new", 1000, "the memory stage's new runs")
-	flag.IntVar(&c.memoryFlows, "memory-flows", 10000, "the workflows the memory stage's runs repeat")
-	flag.IntVar(&c.memoryRounds, "memory-rounds", 1, "the memory stage's rounds of the full build and the update")
+	c.memorySpec.flags(flag.CommandLine)
 	flag.Parse()
 	var err error
 	if c.sizes, err = ints(*sizes); err == nil {
@@ -176,16 +165,16 @@ func (c *config) checkUpdate(render bool) error {
 		return errors.New("-update-only measures and -render does not: give one")
 	case c.updateOnly && !c.update:
 		return errors.New("-update-only with -update=false: nothing to run")
-	case c.updateSkills < 1 || c.updateRuns < 1 || c.updateNew < 1 || c.updateRounds < 1:
-		return fmt.Errorf("-update-skills %d, -update-runs %d, -update-new %d, -update-rounds %d: each must be at least 1",
-			c.updateSkills, c.updateRuns, c.updateNew, c.updateRounds)
+	case c.updateSpec.check() != nil:
+		return c.updateSpec.check()
 	case c.memoryOnly && (render || c.updateOnly):
 		return errors.New("-memory-only measures the memory stage alone: not with -render or -update-only")
 	case c.memoryOnly && !c.memory:
 		return errors.New("-memory-only with -memory=false: nothing to run")
-	case c.memory && (c.memorySkills < 1 || c.memoryRuns < 1 || c.memoryNew < 1 || c.memoryFlows < 1 || c.memoryRounds < 1):
-		return fmt.Errorf("-memory-skills %d, -memory-runs %d, -memory-new %d, -memory-flows %d, -memory-rounds %d: each must be at least 1",
-			c.memorySkills, c.memoryRuns, c.memoryNew, c.memoryFlows, c.memoryRounds)
+	case c.memory && c.memorySpec.check() != nil:
+		return c.memorySpec.check()
+	case c.memory && c.memorySpec.flows < 1:
+		return fmt.Errorf("-memory-flows %d: must be at least 1", c.memorySpec.flows)
 	}
 	return nil
 }
@@ -265,20 +254,17 @@ func run(c *config) error {
 	var mod *host.Module
 	ctx := context.Background()
 	if !c.noWasm {
-		wasm, err := os.ReadFile(c.wasm)
-		if err != nil {
-			return fmt.Errorf("%w (make wasm builds it)", err)
-		}
-		r.Wasm = bench.Sizes{Raw: len(wasm), Gzip: modbuild.Gzip(wasm)}
 		cache, err := wazero.NewCompilationCacheWithDir(filepath.Join(".cache", "wazero"))
 		if err != nil {
 			return err
 		}
 		defer cache.Close(ctx)
-		if mod, err = host.Compile(ctx, wasm, &host.Options{Cache: cache, Instances: 1}); err != nil {
+		var wasm []byte
+		if mod, wasm, err = c.module(ctx, cache); err != nil {
 			return err
 		}
 		defer mod.Close(ctx)
+		r.Wasm = bench.Sizes{Raw: len(wasm), Gzip: modbuild.Gzip(wasm)}
 	}
 	for k, l := range libs {
 		if !l.query {
@@ -371,6 +357,17 @@ func updateOnly(c *config) error {
 	return save(r, c)
 }
 
+// module reads -wasm and compiles it for one instance at a time, through cache unless it is
+// nil; it returns the module's bytes too.
+func (c *config) module(ctx context.Context, cache wazero.CompilationCache) (*host.Module, []byte, error) {
+	wasm, err := os.ReadFile(c.wasm)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w (make wasm builds it)", err)
+	}
+	mod, err := host.Compile(ctx, wasm, &host.Options{Cache: cache, Instances: 1})
+	return mod, wasm, err
+}
+
 // memoryOnly runs the memory stage alone. With an earlier run's results in -dir, its results
 // replace the saved run's, whose others are kept; without, it saves its own in -dir/memory.json
 // and rewrites only the memory section of the report (between bench.MemoryBegin and
@@ -387,11 +384,7 @@ func memoryOnly(c *config) error {
 	var mod *host.Module
 	ctx := context.Background()
 	if !c.noWasm {
-		wasm, err := os.ReadFile(c.wasm)
-		if err != nil {
-			return fmt.Errorf("%w (make wasm builds it)", err)
-		}
-		if mod, err = host.Compile(ctx, wasm, &host.Options{Instances: 1}); err != nil {
+		if mod, _, err = c.module(ctx, nil); err != nil {
 			return err
 		}
 		defer mod.Close(ctx)

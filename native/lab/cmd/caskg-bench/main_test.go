@@ -77,7 +77,7 @@ func TestLibraries(t *testing.T) {
 }
 
 func TestCheckUpdate(t *testing.T) {
-	ok := config{update: true, updateSkills: 10000, updateRuns: 2000, updateNew: 20, updateRounds: 3}
+	ok := config{update: true, updateSpec: updateSpec{name: "update", skills: 10000, runs: 2000, newRuns: 20, rounds: 3}}
 	for _, tc := range []struct {
 		name   string
 		edit   func(*config)
@@ -90,10 +90,10 @@ func TestCheckUpdate(t *testing.T) {
 		{"skipped", func(c *config) { c.update = false }, false, ""},
 		{"only and render", func(c *config) { c.updateOnly = true }, true, "-update-only measures and -render does not"},
 		{"only and skipped", func(c *config) { c.updateOnly, c.update = true, false }, false, "nothing to run"},
-		{"no new runs", func(c *config) { c.updateNew = 0 }, false, "each must be at least 1"},
-		{"no old runs", func(c *config) { c.updateRuns = 0 }, false, "each must be at least 1"},
-		{"no skills", func(c *config) { c.updateSkills = -1 }, false, "each must be at least 1"},
-		{"no rounds", func(c *config) { c.updateRounds = 0 }, false, "each must be at least 1"},
+		{"no new runs", func(c *config) { c.updateSpec.newRuns = 0 }, false, "each must be at least 1"},
+		{"no old runs", func(c *config) { c.updateSpec.runs = 0 }, false, "each must be at least 1"},
+		{"no skills", func(c *config) { c.updateSpec.skills = -1 }, false, "each must be at least 1"},
+		{"no rounds", func(c *config) { c.updateSpec.rounds = 0 }, false, "each must be at least 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := ok

@@ -24,19 +24,19 @@ import (
 const memoryTasks = 200
 
 // memoryStage is the memory-of-past-tasks stage: runs with task text (synth.TaskRuns over
-// c.memoryFlows workflows) at scale. It times caskg update of a build with c.memoryRuns runs by
-// c.memoryNew more against a full build with them all (timeUpdate, which checks the two
+// c.memorySpec.flows workflows) at scale. It times caskg update of a build with its old runs by
+// its new ones against a full build with them all (timeUpdate, which checks the two
 // artifacts byte-identical), builds the same library without runs (-mode plain), and times
 // queries on both artifacts natively and, with mod, over wazero: the SkillsBench task texts and
 // memoryTasks of the new runs' own task texts (what agents search with).
 func memoryStage(c *config, mod *host.Module) (*bench.Memory, error) {
-	u, dir, err := timeUpdate(c, updateSpec{name: "memory", skills: c.memorySkills, runs: c.memoryRuns,
-		newRuns: c.memoryNew, rounds: c.memoryRounds, flows: c.memoryFlows})
+	spec := c.memorySpec
+	u, dir, err := timeUpdate(c, spec)
 	if err != nil {
 		return nil, err
 	}
 	p := func(name string) string { return filepath.Join(dir, name) }
-	common := []string{"-n", strconv.Itoa(c.memorySkills), "-base", c.base, "-runs", p("runs-old.jsonl"), "-new", p("runs-new.jsonl")}
+	common := []string{"-n", strconv.Itoa(spec.skills), "-base", c.base, "-runs", p("runs-old.jsonl"), "-new", p("runs-new.jsonl")}
 	for _, mode := range []string{"plain", "notask"} {
 		if _, err := updateChild(append(common, "-mode", mode, "-o", p(mode+".skg"))); err != nil {
 			return nil, err
@@ -52,7 +52,7 @@ func memoryStage(c *config, mod *host.Module) (*bench.Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &bench.Memory{Skills: c.memorySkills, Runs: c.memoryRuns + c.memoryNew, Workflows: c.memoryFlows,
+	m := &bench.Memory{Skills: spec.skills, Runs: spec.runs + spec.newRuns, Workflows: spec.flows,
 		PlainBytes: len(arts[0]), NoTaskBytes: len(arts[1]), Bytes: len(arts[2]), Update: u}
 	if !g.HasMemory() {
 		return nil, fmt.Errorf("memory stage: the build with %d runs has no memory (calibration silenced it)", m.Runs)

@@ -23,23 +23,48 @@ import (
 	"github.com/caskg/caskg/native/lab/internal/bench"
 )
 
-// updateStage is the incremental-update stage: it grows the library to c.updateSkills skills,
-// makes c.updateRuns old runs and c.updateNew new ones with synth.Runs (JSONL files in
-// -dir/update-N), builds the old artifact and its build state with the old runs, then times a
-// full build with every run and the update of the old build by the new runs (timeUpdate).
+// updateStage is the incremental-update stage: it grows the library to c.updateSpec.skills
+// skills, makes its old and new runs with synth.Runs (JSONL files in -dir/update-N), builds the
+// old artifact and its build state with the old runs, then times a full build with every run and
+// the update of the old build by the new runs (timeUpdate).
 func updateStage(c *config) (bench.Update, error) {
-	u, _, err := timeUpdate(c, updateSpec{name: "update", skills: c.updateSkills, runs: c.updateRuns,
-		newRuns: c.updateNew, rounds: c.updateRounds})
+	u, _, err := timeUpdate(c, c.updateSpec)
 	return u, err
 }
 
-// updateSpec is the library and runs of one timeUpdate.
+// updateSpec is the library and runs of one timeUpdate, and of the stage named by name, whose
+// flags set it.
 type updateSpec struct {
-	name          string // the stage's name and its folder, -dir/<name>-<skills>
+	name          string // the stage's name, its flags' prefix and its folder, -dir/<name>-<skills>
 	skills        int    // skills grown from -base
 	runs, newRuns int    // old and new runs
 	rounds        int
 	flows         int // 0: runs of synth.Runs, without task text; else synth.TaskRuns over flows workflows
+}
+
+// flags declares -NAME-skills, -NAME-runs, -NAME-new and -NAME-rounds on fs, and -NAME-flows
+// when s makes runs with task text; s's values are their defaults.
+func (s *updateSpec) flags(fs *flag.FlagSet) {
+	stage := "the " + s.name + " stage's "
+	runs := "runs"
+	if s.flows > 0 {
+		runs = "runs with task text"
+		fs.IntVar(&s.flows, s.name+"-flows", s.flows, "the workflows "+stage+"runs repeat")
+	}
+	fs.IntVar(&s.skills, s.name+"-skills", s.skills, stage+"library: skills grown from -base")
+	fs.IntVar(&s.runs, s.name+"-runs", s.runs, stage+runs+" in the old build")
+	fs.IntVar(&s.newRuns, s.name+"-new", s.newRuns, stage+"new runs")
+	fs.IntVar(&s.rounds, s.name+"-rounds", s.rounds, stage+"rounds: each side timed that many times, alternating; the median kept")
+}
+
+// check fails unless s's library, runs and rounds are each at least 1.
+func (s *updateSpec) check() error {
+	if s.skills < 1 || s.runs < 1 || s.newRuns < 1 || s.rounds < 1 {
+		n := s.name
+		return fmt.Errorf("-%s-skills %d, -%s-runs %d, -%s-new %d, -%s-rounds %d: each must be at least 1",
+			n, s.skills, n, s.runs, n, s.newRuns, n, s.rounds)
+	}
+	return nil
 }
 
 // timeUpdate grows the library of s, makes its old and new runs (JSONL files runs-old.jsonl and
