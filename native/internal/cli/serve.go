@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -15,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/caskg/caskg/native/internal/graceful"
+	"github.com/caskg/caskg/native/internal/mcptransport"
 	"github.com/caskg/caskg/native/serve"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/service"
@@ -134,20 +135,8 @@ func runServe(c *ctx, args []string) error {
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
 	ctx, stop := serveContext()
 	defer stop()
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
 	serveReady(ln.Addr().String())
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-	}
-	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(shut); err != nil {
-		return err
-	}
-	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+	if err := graceful.Serve(ctx, hs, ln, mcptransport.ShutdownTimeout); err != nil {
 		return err
 	}
 	fmt.Fprintln(c.stderr, "caskg serve: stopped")

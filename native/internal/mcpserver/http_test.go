@@ -194,7 +194,7 @@ func TestServeHTTPListenerError(t *testing.T) {
 	ln.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := mcptransport.ServeHTTP(ctx, ln, http.NotFoundHandler()); err == nil || !strings.HasPrefix(err.Error(), "mcptransport: serve http:") || errors.Is(err, context.DeadlineExceeded) {
+	if err := mcptransport.ServeHTTP(ctx, ln, http.NotFoundHandler()); err == nil || !strings.HasPrefix(err.Error(), "graceful: serve http:") || errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("ServeHTTP on a closed listener: %v", err)
 	}
 }

@@ -3,7 +3,6 @@ package mcptransport
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/caskg/caskg/native/internal/graceful"
 	"github.com/caskg/caskg/wasm/service"
 )
 
@@ -158,9 +158,9 @@ func endStreamsOnShutdown(next http.Handler) http.Handler {
 	})
 }
 
-// ServeHTTP serves h on ln until ctx ends, then shuts down: it stops accepting, ends the GET
-// event streams, and waits up to ShutdownTimeout for requests in flight before closing what
-// is left. The http.Server bounds the time to read a request's header and body, never the
+// ServeHTTP serves h on ln until ctx ends, then shuts down (graceful.Serve): it stops
+// accepting, ends the GET event streams, closes the connections that have not sent a request,
+// and waits up to ShutdownTimeout for requests in flight before closing what is left. The http.Server bounds the time to read a request's header and body, never the
 // time to write a response (an event stream lasts as long as its session).
 func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
 	down, shutDown := context.WithCancel(context.Background())
@@ -175,22 +175,6 @@ func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
 			return context.WithValue(context.Background(), shutdownKey{}, down)
 		},
 	}
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return fmt.Errorf("mcptransport: serve http: %w", err)
-	case <-ctx.Done():
-	}
-	shutDown()
-	shut, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
-	defer cancel()
-	err := hs.Shutdown(shut)
-	if errors.Is(err, context.DeadlineExceeded) {
-		err = errors.Join(fmt.Errorf("mcptransport: requests still open after %v; closed", ShutdownTimeout), hs.Close())
-	}
-	if serr := <-done; !errors.Is(serr, http.ErrServerClosed) {
-		err = errors.Join(err, serr)
-	}
-	return err
+	hs.RegisterOnShutdown(shutDown)
+	return graceful.Serve(ctx, hs, ln, ShutdownTimeout)
 }

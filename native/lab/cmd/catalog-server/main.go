@@ -26,6 +26,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/caskg/caskg/native/internal/graceful"
 	"github.com/caskg/caskg/native/internal/lab/catalogserver"
 )
 
@@ -106,17 +107,5 @@ func serveHTTP(ctx context.Context, s *mcp.Server, addr string, stderr io.Writer
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stderr, "catalog-server: listening on http://%s/mcp\n", ln.Addr())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-	}
-	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shut); err != nil {
-		srv.Close()
-	}
-	return nil
+	return graceful.Serve(ctx, srv, ln, 5*time.Second)
 }
