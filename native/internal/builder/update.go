@@ -458,7 +458,7 @@ func (b *builder) probeUpdate(ctx context.Context, cands []edgeCandidate, fronti
 		}
 		answer[k] = 0
 		c := &cands[k]
-		if b.traces != nil && b.traces.co[pk(c.Source, c.Target)] > 0 {
+		if b.traces != nil && b.traces.co.co(c.Source, c.Target) > 0 {
 			continue
 		}
 		if e := pc.find(c.Source, c.Target); e >= 0 && pc.answer[e] >= 0 && pc.answers[pc.answer[e]].usable == 7 {
