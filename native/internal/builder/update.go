@@ -792,19 +792,21 @@ func EncodeState(s *State) ([]byte, error) {
 		}
 		skills = k.Bytes()
 	}
-	out := make([]byte, 0, len(stateMagic)+g.Len()+len(skills)+len(s.Features)+len(s.Pairs)+
-		s.log.size()+len(s.log.index)+len(s.tally)+len(s.corpus)+40)
-	out = append(out, stateMagic...)
-	// A part is one or two pieces: the runs' records are their head and the rest (runLog).
+	// A part is one or two pieces: the runs' records are their head and the rest (runLog). The
+	// pieces are copied and checksummed over the cores (gather), the lengths between them
+	// made first.
+	lens := make([]byte, 0, 8*4)
+	pieces := [][]byte{[]byte(stateMagic)}
 	for _, part := range [][2][]byte{{g.Bytes()}, {skills}, {s.Features}, {s.Pairs}, {s.log.head, s.log.records},
 		{s.log.index}, {s.tally}, {s.corpus}} {
 		if int64(len(part[0]))+int64(len(part[1])) > math.MaxUint32 {
 			return nil, errors.New("builder: build state: a part is over 4 GB")
 		}
-		out = binary.LittleEndian.AppendUint32(out, uint32(len(part[0])+len(part[1])))
-		out = append(append(out, part[0]...), part[1]...)
+		lens = binary.LittleEndian.AppendUint32(lens, uint32(len(part[0])+len(part[1])))
+		pieces = append(pieces, lens[len(lens)-4:], part[0], part[1])
 	}
-	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli)), nil
+	out, sum := gather(pieces, 4)
+	return binary.LittleEndian.AppendUint32(out, sum), nil
 }
 
 // DecodeState reads a build-state file's bytes; the State's tables are slices of data. Indexes
@@ -820,7 +822,7 @@ func DecodeState(data []byte) (s *State, err error) {
 			s, err = nil, fmt.Errorf("builder: build state: corrupt: %v", r)
 		}
 	}()
-	if len(rest) < 4 || binary.LittleEndian.Uint32(rest[len(rest)-4:]) != crc32.Checksum(data[:len(data)-4], castagnoli) {
+	if len(rest) < 4 || binary.LittleEndian.Uint32(rest[len(rest)-4:]) != checksum(data[:len(data)-4]) {
 		// A state of version 1 was the magic and the State in gob, nothing else.
 		var v struct{ Version int }
 		if gob.NewDecoder(bytes.NewReader(rest)).Decode(&v) == nil && v.Version != 0 && v.Version != stateVersion {
