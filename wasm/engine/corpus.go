@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/caskg/caskg/graphs"
@@ -69,13 +70,22 @@ const corpusVersion = 1
 //	texts: list of (h hash, u first run, list of u term)
 //	sets: list of (list of u skill, u failed, tasks: list of (u text, list of u run − previous
 //	      run), reporters: list of (u text, u reporter))
+//
+// What a corpus read back (DecodeMemoryCorpus) held is copied as it was: its terms, reporters
+// and texts, and the bytes of each set no run was added to since.
 func (mc *MemoryCorpus) AppendBinary(b []byte) []byte {
 	c := &mc.c
 	c.sort()
+	size := len(c.vocabEnc) + len(c.reporterEnc) + len(c.textsEnc) + 64
+	for i := range c.sets {
+		size += len(c.sets[i].enc)
+	}
+	b = slices.Grow(b, size+size/8)
 	u := func(x int) { b = binary.AppendUvarint(b, uint64(x)) }
-	strs := func(xs []string) {
+	strs := func(xs []string, held int, enc []byte) {
 		u(len(xs))
-		for _, s := range xs {
+		b = append(b, enc...)
+		for _, s := range xs[held:] {
 			u(len(s))
 			b = append(b, s...)
 		}
@@ -83,10 +93,15 @@ func (mc *MemoryCorpus) AppendBinary(b []byte) []byte {
 	u(corpusVersion)
 	u(c.next)
 	u(c.noTask)
-	strs(c.vocab)
-	strs(c.reporter)
+	strs(c.vocab, c.vocabHeld, c.vocabEnc)
+	strs(c.reporter, c.reporterHeld, c.reporterEnc)
 	u(len(c.texts))
-	for i, terms := range c.texts {
+	from := 0 // the first text to encode
+	if c.textsEnc != nil {
+		b, from = append(b, c.textsEnc...), c.held
+	}
+	for i := from; i < len(c.texts); i++ {
+		terms := c.texts[i]
 		b = binary.LittleEndian.AppendUint64(b, c.hashes[i])
 		u(int(c.firstRun[i]))
 		u(len(terms))
@@ -97,6 +112,10 @@ func (mc *MemoryCorpus) AppendBinary(b []byte) []byte {
 	u(len(c.sets))
 	for i := range c.sets {
 		s := &c.sets[i]
+		if s.enc != nil {
+			b = append(b, s.enc...)
+			continue
+		}
 		u(len(s.skills))
 		for _, id := range s.skills {
 			u(id)
@@ -144,9 +163,11 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 	c := &mc.c
 	c.next = r.n(math.MaxInt32)
 	c.noTask = r.n(math.MaxInt32)
-	c.vocab = r.strs()
-	c.reporter = r.strs()
+	c.vocab, c.vocabEnc = r.strs()
+	c.reporter, c.reporterEnc = r.strs()
+	c.vocabHeld, c.reporterHeld = len(c.vocab), len(c.reporter)
 	nt := r.count(10)
+	textsAt := r.b
 	c.texts, c.uniq = make([][]int32, 0, nt), make([][]int32, 0, nt)
 	c.hashes, c.firstRun = make([]uint64, 0, nt), make([]int32, 0, nt)
 	var seen []int32 // per term: the last text that held it, + 1
@@ -179,6 +200,7 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 		}
 		c.texts, c.uniq = append(c.texts, all[from:len(all):len(all)]), append(c.uniq, uniq[ufrom:len(uniq):len(uniq)])
 	}
+	c.textsEnc = spanOf(textsAt, r.b)
 	ns := r.count(4)
 	c.sets = make([]corpusSet, 0, ns)
 	for range ns {
@@ -186,6 +208,7 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 			break
 		}
 		var s corpusSet
+		at := r.b
 		s.skills = make([]int, r.count(1))
 		for k := range s.skills {
 			s.skills[k] = r.n(skills - 1)
@@ -214,6 +237,7 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 			s.rep[k] = int32(r.n(len(c.texts) - 1))
 			s.repBy[k] = int32(r.n(len(c.reporter) - 1))
 		}
+		s.enc = spanOf(at, r.b)
 		c.sets = append(c.sets, s)
 	}
 	if r.err == nil && len(r.b) != 0 {
@@ -259,8 +283,10 @@ func (r *corpusReader) count(size int) int {
 	return r.n(len(r.b) / size)
 }
 
-func (r *corpusReader) strs() []string {
+// strs reads a list of strings, and returns the bytes of its items beside them.
+func (r *corpusReader) strs() ([]string, []byte) {
 	k := r.count(1)
+	at := r.b
 	out := make([]string, 0, k)
 	for range k {
 		l := r.n(math.MaxInt32)
@@ -268,10 +294,16 @@ func (r *corpusReader) strs() []string {
 			r.err = errCorpus
 		}
 		if r.err != nil {
-			return nil
+			return nil, nil
 		}
 		out = append(out, string(r.b[:l]))
 		r.b = r.b[l:]
 	}
-	return out
+	return out, spanOf(at, r.b)
+}
+
+// spanOf is the bytes read from at until rest, at's tail: at[:len(at)-len(rest)], capped.
+func spanOf(at, rest []byte) []byte {
+	n := len(at) - len(rest)
+	return at[:n:n]
 }

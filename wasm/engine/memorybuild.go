@@ -37,6 +37,14 @@ type memCorpus struct {
 	repID    map[string]int32
 	setID    map[string]int32 // setKey → index in sets
 	unsorted bool             // sets were added since they were last in setKey order
+	// keys are the sets' setKeys, by index in sets, once made (nil before): decoding, placing a
+	// run and sorting read them, and a corpus read back would otherwise make them thrice.
+	keys []string
+	// What a corpus read back keeps of its bytes, which AppendBinary copies rather than
+	// encoding again: the items of its first vocabHeld terms, reporterHeld reporters and held
+	// texts (corpusSet.enc keeps each set's).
+	vocabEnc, reporterEnc, textsEnc []byte
+	vocabHeld, reporterHeld         int
 }
 
 // corpusSet is one tool set (failed runs apart) of a corpus; sets are in setKey order, the
@@ -47,6 +55,9 @@ type corpusSet struct {
 	tasks  []corpusTask // its distinct trusted task texts, in the order first seen
 	rep    []int32      // per reporter, in the order first seen: the text id of its newest task
 	repBy  []int32      // per reporter, its id in the corpus
+	// enc is the set's bytes as the corpus it was read back from held them (AppendBinary's
+	// layout), nil for a set made or changed since.
+	enc []byte
 }
 
 // corpusTask is one distinct task text of a set and the (ascending) indices of the runs that
@@ -172,9 +183,11 @@ func (c *memCorpus) add(r PastRun, at int, taskOf func(run int) (string, error))
 		k = int32(len(c.sets))
 		c.setID[key] = k
 		c.sets = append(c.sets, corpusSet{skills: ids, failed: r.Failed})
+		c.keys = append(c.keys, key)
 		c.unsorted = true
 	}
 	s := &c.sets[k]
+	s.enc = nil // changed below
 	if r.Reporter != "" {
 		who, ok := c.repID[r.Reporter]
 		if !ok {
@@ -199,8 +212,11 @@ func (c *memCorpus) add(r PastRun, at int, taskOf func(run int) (string, error))
 	return nil
 }
 
-// setKeys are the sets' setKeys, in one allocation.
+// setKeys are the sets' setKeys, made once (in one allocation) and kept up to date.
 func (c *memCorpus) setKeys() []string {
+	if len(c.keys) == len(c.sets) {
+		return c.keys
+	}
 	var b []byte
 	ends := make([]int, len(c.sets))
 	for i := range c.sets {
@@ -211,6 +227,7 @@ func (c *memCorpus) setKeys() []string {
 	for i, end := range ends {
 		keys[i], from = all[from:end], end
 	}
+	c.keys = keys
 	return keys
 }
 
@@ -237,14 +254,14 @@ func (c *memCorpus) sort() {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
-	sets := make([]corpusSet, len(c.sets))
+	sets, sorted := make([]corpusSet, len(c.sets)), make([]string, len(c.sets))
 	for i, k := range order {
-		sets[i] = c.sets[k]
+		sets[i], sorted[i] = c.sets[k], keys[k]
 		if c.setID != nil {
 			c.setID[keys[k]] = int32(i)
 		}
 	}
-	c.sets, c.unsorted = sets, false
+	c.sets, c.keys, c.unsorted = sets, sorted, false
 }
 
 // build makes the memory of the corpus's runs but those out marks (trusted runs only; nil: none
