@@ -355,6 +355,24 @@ func (t *traceStats) fitPrior() (a, b float64) {
 	// 100,000 runs (whole numbers in float64 add up exactly in any order).
 	// The pairs of u are read from its row of the table (the companions the runs used it
 	// with), not looked up one by one: the same pairs as t.neighbors[u].
+	// For one u, n is the same for every companion and most co-uses are small: they are
+	// added up by co in a short array first, and each co that occurs goes to its cell once.
+	const dense = 256
+	var byCo [dense]struct{ hit, all float64 }
+	var seen []int
+	add := func(co, n int, hit, all float64) {
+		if co >= dense {
+			c := tallyOf(cell{co, n})
+			c.hit += hit
+			c.all += all
+			return
+		}
+		if byCo[co].all == 0 {
+			seen = append(seen, co)
+		}
+		byCo[co].hit += hit
+		byCo[co].all += all
+	}
 	for u, runs := range t.trustedCount {
 		n := t.count[u] - 1
 		if n < 1 || u >= len(t.co.rows) {
@@ -373,13 +391,19 @@ func (t *traceStats) fitPrior() (a, b float64) {
 				}
 			}
 			if co-1 >= 1 && hits > 0 {
-				tallyOf(cell{co - 1, n}).hit += float64(hits)
-				tallyOf(cell{co - 1, n}).all += float64(hits)
+				add(co-1, n, float64(hits), float64(hits))
 			}
 			if co >= 1 && runs > hits {
-				tallyOf(cell{co, n}).all += float64(runs - hits)
+				add(co, n, 0, float64(runs-hits))
 			}
 		}
+		for _, co := range seen {
+			c := tallyOf(cell{co, n})
+			c.hit += byCo[co].hit
+			c.all += byCo[co].all
+			byCo[co].hit, byCo[co].all = 0, 0
+		}
+		seen = seen[:0]
 	}
 	// A reporter is held out as one run: it added 1 to each of its counted skills and pairs.
 	for _, r := range t.reported {
