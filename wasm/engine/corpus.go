@@ -253,6 +253,7 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 			return nil, errCorpus // out of order, or a set twice
 		}
 	}
+	c.inOrder = len(c.sets)
 	return mc, nil
 }
 

@@ -40,6 +40,9 @@ type memCorpus struct {
 	// keys are the sets' setKeys, by index in sets, once made (nil before): decoding, placing a
 	// run and sorting read them, and a corpus read back would otherwise make them thrice.
 	keys []string
+	// inOrder is how many of the first sets are in setKey order: sort sorts the others and
+	// merges them in.
+	inOrder int
 	// What a corpus read back keeps of its bytes, which AppendBinary copies rather than
 	// encoding again: the items of its first vocabHeld terms, reporterHeld reporters and held
 	// texts (corpusSet.enc keeps each set's).
@@ -249,19 +252,33 @@ func (c *memCorpus) sort() {
 		return
 	}
 	keys := c.setKeys()
-	order := make([]int, len(c.sets))
-	for i := range c.sets {
-		order[i] = i
+	// The sets up to inOrder are in order already (a corpus read back, or sorted before sets
+	// were added): only the sets added since are sorted, then merged with them.
+	tail := make([]int, 0, len(c.sets)-c.inOrder)
+	for i := c.inOrder; i < len(c.sets); i++ {
+		tail = append(tail, i)
 	}
-	slices.SortFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
+	slices.SortFunc(tail, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
+	order := make([]int, 0, len(c.sets))
+	head := 0
+	for _, k := range tail {
+		for head < c.inOrder && keys[head] < keys[k] {
+			order = append(order, head)
+			head++
+		}
+		order = append(order, k)
+	}
+	for ; head < c.inOrder; head++ {
+		order = append(order, head)
+	}
 	sets, sorted := make([]corpusSet, len(c.sets)), make([]string, len(c.sets))
 	for i, k := range order {
 		sets[i], sorted[i] = c.sets[k], keys[k]
-		if c.setID != nil {
+		if c.setID != nil && i != k {
 			c.setID[keys[k]] = int32(i)
 		}
 	}
-	c.sets, c.keys, c.unsorted = sets, sorted, false
+	c.sets, c.keys, c.unsorted, c.inOrder = sets, sorted, false, len(sets)
 }
 
 // build makes the memory of the corpus's runs but those out marks (trusted runs only; nil: none
