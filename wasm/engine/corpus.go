@@ -168,8 +168,10 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 	c.vocabHeld, c.reporterHeld = len(c.vocab), len(c.reporter)
 	nt := r.count(10)
 	textsAt := r.b
-	c.texts, c.uniq = make([][]int32, 0, nt), make([][]int32, 0, nt)
-	c.hashes, c.firstRun = make([]uint64, 0, nt), make([]int32, 0, nt)
+	// The tables an update appends to have room for a few more, so that its first run does
+	// not copy them whole.
+	c.texts, c.uniq = make([][]int32, 0, room(nt)), make([][]int32, 0, room(nt))
+	c.hashes, c.firstRun = make([]uint64, 0, room(nt)), make([]int32, 0, room(nt))
 	var seen []int32 // per term: the last text that held it, + 1
 	if r.err == nil {
 		seen = make([]int32, len(c.vocab))
@@ -202,7 +204,7 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 	}
 	c.textsEnc = spanOf(textsAt, r.b)
 	ns := r.count(4)
-	c.sets = make([]corpusSet, 0, ns)
+	c.sets = make([]corpusSet, 0, room(ns))
 	for range ns {
 		if r.err != nil {
 			break
@@ -288,7 +290,7 @@ func (r *corpusReader) count(size int) int {
 func (r *corpusReader) strs() ([]string, []byte) {
 	k := r.count(1)
 	at := r.b
-	out := make([]string, 0, k)
+	out := make([]string, 0, room(k))
 	for range k {
 		l := r.n(math.MaxInt32)
 		if r.err == nil && l > len(r.b) {
@@ -302,6 +304,10 @@ func (r *corpusReader) strs() ([]string, []byte) {
 	}
 	return out, spanOf(at, r.b)
 }
+
+// room is the capacity of a table of n items read back, which an update appends to: an
+// eighth more.
+func room(n int) int { return n + n/8 + 16 }
 
 // spanOf is the bytes read from at until rest, at's tail: at[:len(at)-len(rest)], capped.
 func spanOf(at, rest []byte) []byte {

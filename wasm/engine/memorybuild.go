@@ -95,13 +95,13 @@ func (c *memCorpus) index() {
 	if c.termID != nil {
 		return
 	}
-	c.termID = make(map[string]int32, len(c.vocab))
+	c.termID = make(map[string]int32, room(len(c.vocab))) // room for the new runs' terms
 	for i, t := range c.vocab {
 		c.termID[t] = int32(i)
 	}
 	// A map of one id per hash and a chain through sameHash, not a slice per hash: a corpus
 	// read back at 100,000 texts made as many slices for the few an update's runs look up.
-	c.byHash = make(map[uint64]int32, len(c.hashes))
+	c.byHash = make(map[uint64]int32, room(len(c.hashes)))
 	c.sameHash = make([]int32, len(c.hashes), len(c.hashes)+64)
 	for i, h := range c.hashes {
 		c.sameHash[i] = c.lastOfHash(h)
@@ -111,7 +111,7 @@ func (c *memCorpus) index() {
 	for i, r := range c.reporter {
 		c.repID[r] = int32(i)
 	}
-	c.setID = make(map[string]int32, len(c.sets))
+	c.setID = make(map[string]int32, room(len(c.sets)))
 	for i, k := range c.setKeys() {
 		c.setID[k] = int32(i)
 	}
