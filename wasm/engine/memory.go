@@ -697,4 +697,3 @@ func (e *Engine) calibrate(idx *recallIndex, r PastRun, hits []int, t *calTally)
 	}
 	t.ids = ids
 }
-
