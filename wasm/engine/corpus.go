@@ -195,9 +195,21 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 				break
 			}
 			all = append(all, t)
-			if seen[t] != int32(i)+1 {
-				seen[t] = int32(i) + 1
-				uniq = append(uniq, t)
+		}
+		// Its distinct terms in the order first seen: a short text is searched for each term
+		// (a few compares in a line of cache), a long one marks them in seen.
+		if terms := all[from:]; len(terms) <= 32 {
+			for x, t := range terms {
+				if !slices.Contains(terms[:x], t) {
+					uniq = append(uniq, t)
+				}
+			}
+		} else {
+			for _, t := range terms {
+				if seen[t] != int32(i)+1 {
+					seen[t] = int32(i) + 1
+					uniq = append(uniq, t)
+				}
 			}
 		}
 		c.texts, c.uniq = append(c.texts, all[from:len(all):len(all)]), append(c.uniq, uniq[ufrom:len(uniq):len(uniq)])
@@ -205,6 +217,9 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 	c.textsEnc = spanOf(textsAt, r.b)
 	ns := r.count(4)
 	c.sets = make([]corpusSet, 0, room(ns))
+	// The runs of every task, in one array that the tasks slice: a run is in one task, so
+	// there are at most c.next of them (a task past that, in a corrupt corpus, has its own).
+	runs := make([]int32, 0, c.next)
 	for range ns {
 		if r.err != nil {
 			break
@@ -223,7 +238,12 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 		for k := range s.tasks {
 			t := &s.tasks[k]
 			t.text = int32(r.n(len(c.texts) - 1))
-			t.runs = make([]int32, r.count(1))
+			n := r.count(1)
+			if len(runs)+n <= cap(runs) {
+				t.runs, runs = runs[len(runs):len(runs)+n:len(runs)+n], runs[:len(runs)+n]
+			} else {
+				t.runs = make([]int32, n)
+			}
 			prev := -1
 			for x := range t.runs {
 				prev += r.n(c.next)
