@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/caskg/caskg/graphs"
@@ -69,13 +70,22 @@ const corpusVersion = 1
 //	texts: list of (h hash, u first run, list of u term)
 //	sets: list of (list of u skill, u failed, tasks: list of (u text, list of u run − previous
 //	      run), reporters: list of (u text, u reporter))
+//
+// What a corpus read back (DecodeMemoryCorpus) held is copied as it was: its terms, reporters
+// and texts, and the bytes of each set no run was added to since.
 func (mc *MemoryCorpus) AppendBinary(b []byte) []byte {
 	c := &mc.c
 	c.sort()
+	size := len(c.vocabEnc) + len(c.reporterEnc) + len(c.textsEnc) + 64
+	for i := range c.sets {
+		size += len(c.sets[i].enc)
+	}
+	b = slices.Grow(b, size+size/8)
 	u := func(x int) { b = binary.AppendUvarint(b, uint64(x)) }
-	strs := func(xs []string) {
+	strs := func(xs []string, held int, enc []byte) {
 		u(len(xs))
-		for _, s := range xs {
+		b = append(b, enc...)
+		for _, s := range xs[held:] {
 			u(len(s))
 			b = append(b, s...)
 		}
@@ -83,10 +93,15 @@ func (mc *MemoryCorpus) AppendBinary(b []byte) []byte {
 	u(corpusVersion)
 	u(c.next)
 	u(c.noTask)
-	strs(c.vocab)
-	strs(c.reporter)
+	strs(c.vocab, c.vocabHeld, c.vocabEnc)
+	strs(c.reporter, c.reporterHeld, c.reporterEnc)
 	u(len(c.texts))
-	for i, terms := range c.texts {
+	from := 0 // the first text to encode
+	if c.textsEnc != nil {
+		b, from = append(b, c.textsEnc...), c.held
+	}
+	for i := from; i < len(c.texts); i++ {
+		terms := c.texts[i]
 		b = binary.LittleEndian.AppendUint64(b, c.hashes[i])
 		u(int(c.firstRun[i]))
 		u(len(terms))
@@ -97,6 +112,10 @@ func (mc *MemoryCorpus) AppendBinary(b []byte) []byte {
 	u(len(c.sets))
 	for i := range c.sets {
 		s := &c.sets[i]
+		if s.enc != nil {
+			b = append(b, s.enc...)
+			continue
+		}
 		u(len(s.skills))
 		for _, id := range s.skills {
 			u(id)
@@ -144,11 +163,15 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 	c := &mc.c
 	c.next = r.n(math.MaxInt32)
 	c.noTask = r.n(math.MaxInt32)
-	c.vocab = r.strs()
-	c.reporter = r.strs()
+	c.vocab, c.vocabEnc = r.strs()
+	c.reporter, c.reporterEnc = r.strs()
+	c.vocabHeld, c.reporterHeld = len(c.vocab), len(c.reporter)
 	nt := r.count(10)
-	c.texts, c.uniq = make([][]int32, 0, nt), make([][]int32, 0, nt)
-	c.hashes, c.firstRun = make([]uint64, 0, nt), make([]int32, 0, nt)
+	textsAt := r.b
+	// The tables an update appends to have room for a few more, so that its first run does
+	// not copy them whole.
+	c.texts, c.uniq = make([][]int32, 0, room(nt)), make([][]int32, 0, room(nt))
+	c.hashes, c.firstRun = make([]uint64, 0, room(nt)), make([]int32, 0, room(nt))
 	var seen []int32 // per term: the last text that held it, + 1
 	if r.err == nil {
 		seen = make([]int32, len(c.vocab))
@@ -172,20 +195,37 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 				break
 			}
 			all = append(all, t)
-			if seen[t] != int32(i)+1 {
-				seen[t] = int32(i) + 1
-				uniq = append(uniq, t)
+		}
+		// Its distinct terms in the order first seen: a short text is searched for each term
+		// (a few compares in a line of cache), a long one marks them in seen.
+		if terms := all[from:]; len(terms) <= 32 {
+			for x, t := range terms {
+				if !slices.Contains(terms[:x], t) {
+					uniq = append(uniq, t)
+				}
+			}
+		} else {
+			for _, t := range terms {
+				if seen[t] != int32(i)+1 {
+					seen[t] = int32(i) + 1
+					uniq = append(uniq, t)
+				}
 			}
 		}
 		c.texts, c.uniq = append(c.texts, all[from:len(all):len(all)]), append(c.uniq, uniq[ufrom:len(uniq):len(uniq)])
 	}
+	c.textsEnc = spanOf(textsAt, r.b)
 	ns := r.count(4)
-	c.sets = make([]corpusSet, 0, ns)
+	c.sets = make([]corpusSet, 0, room(ns))
+	// The runs of every task, in one array that the tasks slice: a run is in one task, so
+	// there are at most c.next of them (a task past that, in a corrupt corpus, has its own).
+	runs := make([]int32, 0, c.next)
 	for range ns {
 		if r.err != nil {
 			break
 		}
 		var s corpusSet
+		at := r.b
 		s.skills = make([]int, r.count(1))
 		for k := range s.skills {
 			s.skills[k] = r.n(skills - 1)
@@ -198,7 +238,12 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 		for k := range s.tasks {
 			t := &s.tasks[k]
 			t.text = int32(r.n(len(c.texts) - 1))
-			t.runs = make([]int32, r.count(1))
+			n := r.count(1)
+			if len(runs)+n <= cap(runs) {
+				t.runs, runs = runs[len(runs):len(runs)+n:len(runs)+n], runs[:len(runs)+n]
+			} else {
+				t.runs = make([]int32, n)
+			}
 			prev := -1
 			for x := range t.runs {
 				prev += r.n(c.next)
@@ -214,6 +259,7 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 			s.rep[k] = int32(r.n(len(c.texts) - 1))
 			s.repBy[k] = int32(r.n(len(c.reporter) - 1))
 		}
+		s.enc = spanOf(at, r.b)
 		c.sets = append(c.sets, s)
 	}
 	if r.err == nil && len(r.b) != 0 {
@@ -229,6 +275,7 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 			return nil, errCorpus // out of order, or a set twice
 		}
 	}
+	c.inOrder = len(c.sets)
 	return mc, nil
 }
 
@@ -259,19 +306,31 @@ func (r *corpusReader) count(size int) int {
 	return r.n(len(r.b) / size)
 }
 
-func (r *corpusReader) strs() []string {
+// strs reads a list of strings, and returns the bytes of its items beside them.
+func (r *corpusReader) strs() ([]string, []byte) {
 	k := r.count(1)
-	out := make([]string, 0, k)
+	at := r.b
+	out := make([]string, 0, room(k))
 	for range k {
 		l := r.n(math.MaxInt32)
 		if r.err == nil && l > len(r.b) {
 			r.err = errCorpus
 		}
 		if r.err != nil {
-			return nil
+			return nil, nil
 		}
 		out = append(out, string(r.b[:l]))
 		r.b = r.b[l:]
 	}
-	return out
+	return out, spanOf(at, r.b)
+}
+
+// room is the capacity of a table of n items read back, which an update appends to: an
+// eighth more.
+func room(n int) int { return n + n/8 + 16 }
+
+// spanOf is the bytes read from at until rest, at's tail: at[:len(at)-len(rest)], capped.
+func spanOf(at, rest []byte) []byte {
+	n := len(at) - len(rest)
+	return at[:n:n]
 }

@@ -69,7 +69,8 @@ func TestMemoryCorpusResumes(t *testing.T) {
 }
 
 // FuzzDecodeMemoryCorpus: corrupt corpus bytes give an error, never a panic, and what decodes
-// builds a memory.
+// builds a memory, and is written again (copying what it read) as bytes that decode to the
+// same memory and are written again as they are.
 func FuzzDecodeMemoryCorpus(f *testing.F) {
 	mc := NewMemoryCorpus()
 	for i, r := range memoryRuns(60, 10, 5, 1) {
@@ -84,7 +85,19 @@ func FuzzDecodeMemoryCorpus(f *testing.F) {
 		if err != nil {
 			return
 		}
-		c.c.build(MemoryOptions{}.orDefaults(), nil)
+		m, st := c.c.build(MemoryOptions{}.orDefaults(), nil)
+		once := c.AppendBinary(nil)
+		again, err := DecodeMemoryCorpus(once, 10)
+		if err != nil {
+			t.Fatalf("corpus %x is written again as %x, which does not decode: %v", data, once, err)
+		}
+		m2, st2 := again.c.build(MemoryOptions{}.orDefaults(), nil)
+		if diff := cmp.Diff(m, m2); diff != "" || !cmp.Equal(st, st2) {
+			t.Errorf("corpus written again makes another memory (-read +again):\n%s", diff)
+		}
+		if twice := again.AppendBinary(nil); !bytes.Equal(once, twice) {
+			t.Errorf("corpus %x is written as %x, then as %x", data, once, twice)
+		}
 	})
 }
 

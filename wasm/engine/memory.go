@@ -454,13 +454,16 @@ func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, task
 	}
 	// The candidates to hold out, in the order of the runs: the trusted runs of successful sets.
 	var cand []int32
-	setOf := map[int32]int{} // held-out run → its set
+	setOf := make([]int32, c.next) // a candidate run → its set
 	for i := range c.sets {
 		if c.sets[i].failed {
 			continue
 		}
 		for _, t := range c.sets[i].tasks {
 			cand = append(cand, t.runs...)
+			for _, r := range t.runs {
+				setOf[r] = int32(i)
+			}
 		}
 	}
 	slices.Sort(cand)
@@ -468,19 +471,6 @@ func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, task
 	var held []int32
 	for k := 0; k < len(cand); k += step {
 		held = append(held, cand[k])
-		setOf[cand[k]] = -1
-	}
-	for i := range c.sets {
-		if c.sets[i].failed {
-			continue
-		}
-		for _, t := range c.sets[i].tasks {
-			for _, r := range t.runs {
-				if _, ok := setOf[r]; ok {
-					setOf[r] = i
-				}
-			}
-		}
 	}
 	runs := make([]PastRun, len(held))
 	for k, r := range held {
@@ -511,57 +501,67 @@ func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, task
 			}
 		}
 	}
-	// The folds' indexes, two at a time.
+	// The folds' indexes and the held-out runs' asks, on every core, from one queue: the
+	// folds first, then the asks fold by fold, each waiting for its fold's index, so that no
+	// core waits for the last fold before it asks. Each worker adds up hits of its own, and
+	// the sums do not depend on which worker asked what.
 	idx := make([]*recallIndex, memFolds)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, max(1, min(runtime.GOMAXPROCS(0), memFolds)))
-	for f := range memFolds {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			out := make([]bool, c.next)
-			var affected []int32
-			for k := f; k < len(held); k += memFolds {
-				out[held[k]] = true
-				affected = append(affected, int32(setOf[held[k]]))
-			}
-			slices.Sort(affected)
-			fi, ok := c.foldIndex(opt, main, m, out, slices.Compact(affected), need[f])
-			if !ok {
-				if fm, _ := c.build(opt, out); fm != nil {
-					fi = recallIndexOf(fm)
-				}
-			}
-			idx[f] = fi
-		}()
+	ready := make([]chan struct{}, memFolds)
+	for f := range ready {
+		ready[f] = make(chan struct{})
 	}
-	wg.Wait()
-	type ask struct {
-		idx *recallIndex
-		run int
-	}
-	var asks []ask
-	for f := range memFolds {
-		if idx[f] == nil {
-			continue
-		}
+	fold := func(f int) *recallIndex {
+		out := make([]bool, c.next)
+		var affected []int32
 		for k := f; k < len(held); k += memFolds {
-			asks = append(asks, ask{idx[f], k})
+			out[held[k]] = true
+			affected = append(affected, int32(setOf[held[k]]))
+		}
+		slices.Sort(affected)
+		fi, ok := c.foldIndex(opt, main, m, out, slices.Compact(affected), need[f])
+		if !ok {
+			if fm, _ := c.build(opt, out); fm != nil {
+				fi = recallIndexOf(fm)
+			}
+		}
+		return fi
+	}
+	type ask struct{ fold, run int }
+	asks := make([]ask, 0, len(held))
+	for f := range memFolds {
+		for k := f; k < len(held); k += memFolds {
+			asks = append(asks, ask{f, k})
 		}
 	}
-	// The held-out runs are asked on every core: each worker adds up hits of its own, and the
-	// sums do not depend on which worker asked what.
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(asks)/32))
+	work := make(chan int, memFolds+len(asks))
+	for i := range memFolds + len(asks) {
+		work <- i
+	}
+	close(work)
+	workers := min(runtime.GOMAXPROCS(0), memFolds+len(asks))
 	tallies := make([][]int, workers)
+	var wg sync.WaitGroup
 	for w := range workers {
 		tallies[w] = make([]int, len(memWeights))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t := newCalTally(g.NumSkills())
-			for k := w; k < len(asks); k += workers {
-				e.calibrate(asks[k].idx, runs[asks[k].run], tallies[w], t)
+			var t *calTally
+			for i := range work {
+				if i < memFolds {
+					idx[i] = fold(i)
+					close(ready[i])
+					continue
+				}
+				a := asks[i-memFolds]
+				<-ready[a.fold]
+				if idx[a.fold] == nil {
+					continue
+				}
+				if t == nil {
+					t = newCalTally(g.NumSkills())
+				}
+				e.calibrate(idx[a.fold], runs[a.run], tallies[w], t)
 			}
 		}()
 	}

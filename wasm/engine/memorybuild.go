@@ -37,6 +37,17 @@ type memCorpus struct {
 	repID    map[string]int32
 	setID    map[string]int32 // setKey → index in sets
 	unsorted bool             // sets were added since they were last in setKey order
+	// keys are the sets' setKeys, by index in sets, once made (nil before): decoding, placing a
+	// run and sorting read them, and a corpus read back would otherwise make them thrice.
+	keys []string
+	// inOrder is how many of the first sets are in setKey order: sort sorts the others and
+	// merges them in.
+	inOrder int
+	// What a corpus read back keeps of its bytes, which AppendBinary copies rather than
+	// encoding again: the items of its first vocabHeld terms, reporterHeld reporters and held
+	// texts (corpusSet.enc keeps each set's).
+	vocabEnc, reporterEnc, textsEnc []byte
+	vocabHeld, reporterHeld         int
 }
 
 // corpusSet is one tool set (failed runs apart) of a corpus; sets are in setKey order, the
@@ -47,6 +58,9 @@ type corpusSet struct {
 	tasks  []corpusTask // its distinct trusted task texts, in the order first seen
 	rep    []int32      // per reporter, in the order first seen: the text id of its newest task
 	repBy  []int32      // per reporter, its id in the corpus
+	// enc is the set's bytes as the corpus it was read back from held them (AppendBinary's
+	// layout), nil for a set made or changed since.
+	enc []byte
 }
 
 // corpusTask is one distinct task text of a set and the (ascending) indices of the runs that
@@ -81,13 +95,13 @@ func (c *memCorpus) index() {
 	if c.termID != nil {
 		return
 	}
-	c.termID = make(map[string]int32, len(c.vocab))
+	c.termID = make(map[string]int32, room(len(c.vocab))) // room for the new runs' terms
 	for i, t := range c.vocab {
 		c.termID[t] = int32(i)
 	}
 	// A map of one id per hash and a chain through sameHash, not a slice per hash: a corpus
 	// read back at 100,000 texts made as many slices for the few an update's runs look up.
-	c.byHash = make(map[uint64]int32, len(c.hashes))
+	c.byHash = make(map[uint64]int32, room(len(c.hashes)))
 	c.sameHash = make([]int32, len(c.hashes), len(c.hashes)+64)
 	for i, h := range c.hashes {
 		c.sameHash[i] = c.lastOfHash(h)
@@ -97,7 +111,7 @@ func (c *memCorpus) index() {
 	for i, r := range c.reporter {
 		c.repID[r] = int32(i)
 	}
-	c.setID = make(map[string]int32, len(c.sets))
+	c.setID = make(map[string]int32, room(len(c.sets)))
 	for i, k := range c.setKeys() {
 		c.setID[k] = int32(i)
 	}
@@ -172,9 +186,11 @@ func (c *memCorpus) add(r PastRun, at int, taskOf func(run int) (string, error))
 		k = int32(len(c.sets))
 		c.setID[key] = k
 		c.sets = append(c.sets, corpusSet{skills: ids, failed: r.Failed})
+		c.keys = append(c.keys, key)
 		c.unsorted = true
 	}
 	s := &c.sets[k]
+	s.enc = nil // changed below
 	if r.Reporter != "" {
 		who, ok := c.repID[r.Reporter]
 		if !ok {
@@ -199,8 +215,11 @@ func (c *memCorpus) add(r PastRun, at int, taskOf func(run int) (string, error))
 	return nil
 }
 
-// setKeys are the sets' setKeys, in one allocation.
+// setKeys are the sets' setKeys, made once (in one allocation) and kept up to date.
 func (c *memCorpus) setKeys() []string {
+	if len(c.keys) == len(c.sets) {
+		return c.keys
+	}
 	var b []byte
 	ends := make([]int, len(c.sets))
 	for i := range c.sets {
@@ -211,6 +230,7 @@ func (c *memCorpus) setKeys() []string {
 	for i, end := range ends {
 		keys[i], from = all[from:end], end
 	}
+	c.keys = keys
 	return keys
 }
 
@@ -232,19 +252,33 @@ func (c *memCorpus) sort() {
 		return
 	}
 	keys := c.setKeys()
-	order := make([]int, len(c.sets))
-	for i := range c.sets {
-		order[i] = i
+	// The sets up to inOrder are in order already (a corpus read back, or sorted before sets
+	// were added): only the sets added since are sorted, then merged with them.
+	tail := make([]int, 0, len(c.sets)-c.inOrder)
+	for i := c.inOrder; i < len(c.sets); i++ {
+		tail = append(tail, i)
 	}
-	slices.SortFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
-	sets := make([]corpusSet, len(c.sets))
+	slices.SortFunc(tail, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
+	order := make([]int, 0, len(c.sets))
+	head := 0
+	for _, k := range tail {
+		for head < c.inOrder && keys[head] < keys[k] {
+			order = append(order, head)
+			head++
+		}
+		order = append(order, k)
+	}
+	for ; head < c.inOrder; head++ {
+		order = append(order, head)
+	}
+	sets, sorted := make([]corpusSet, len(c.sets)), make([]string, len(c.sets))
 	for i, k := range order {
-		sets[i] = c.sets[k]
-		if c.setID != nil {
+		sets[i], sorted[i] = c.sets[k], keys[k]
+		if c.setID != nil && i != k {
 			c.setID[keys[k]] = int32(i)
 		}
 	}
-	c.sets, c.unsorted = sets, false
+	c.sets, c.keys, c.unsorted, c.inOrder = sets, sorted, false, len(sets)
 }
 
 // build makes the memory of the corpus's runs but those out marks (trusted runs only; nil: none

@@ -350,7 +350,7 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 			return nil, nil, nil, fmt.Errorf("builder: update: build state's runs: %w", err)
 		}
 	} else {
-		tl = newRunTally()
+		tl = newRunTally(len(skills))
 	}
 	for k := range opt.traces {
 		tl.add(&opt.traces[k], b.base+k, index)

@@ -355,17 +355,32 @@ func (b *builder) completeCandidates(out []edgeCandidate) []edgeCandidate {
 	if b.traces == nil {
 		return out
 	}
-	have := make(map[pair]bool, len(out))
+	// The candidates' targets by source, each source's in increasing order (counting sort),
+	// to look the runs' pairs up in: a map of every candidate pair was a tenth of this.
+	first := make([]int32, n+1)
 	for _, c := range out {
-		have[pk(c.Source, c.Target)] = true
+		first[c.Source+1]++
 	}
-	// The runs' pairs not yet among them, in order, then scored in parallel as the reverses are.
+	for i := range n {
+		first[i+1] += first[i]
+	}
+	targets := make([]int32, len(out))
+	next := slices.Clone(first[:n])
+	for _, c := range out {
+		targets[next[c.Source]] = int32(c.Target)
+		next[c.Source]++
+	}
+	for i := range n {
+		slices.Sort(targets[first[i]:first[i+1]])
+	}
+	// The runs' pairs not yet among them, in order (a skill's companions are distinct, so no
+	// pair comes twice), then scored in parallel as the reverses are.
 	var runPairs []pair
 	for i := range b.skills {
+		row := targets[first[i]:first[i+1]]
 		for _, j := range b.traces.neighbors[i] {
-			if p := pk(i, j); !have[p] {
-				have[p] = true
-				runPairs = append(runPairs, p)
+			if _, ok := slices.BinarySearch(row, int32(j)); !ok {
+				runPairs = append(runPairs, pk(i, j))
 			}
 		}
 	}

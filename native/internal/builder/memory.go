@@ -17,10 +17,17 @@ func (b *builder) corpus() (*engine.MemoryCorpus, error) {
 	}
 	c := engine.NewMemoryCorpus()
 	if b.prev != nil && b.prev.corpus != nil {
-		var err error
-		if c, err = engine.DecodeMemoryCorpus(b.prev.corpus, len(b.skills)); err != nil {
-			return nil, fmt.Errorf("builder: update: build state's memory corpus: %w", err)
+		d := decodedCorpus{}
+		if b.prev.corpusDone != nil {
+			d = <-b.prev.corpusDone // decoded beside the other tables (reuse)
+			b.prev.corpusDone = nil
+		} else {
+			d.c, d.err = engine.DecodeMemoryCorpus(b.prev.corpus, len(b.skills))
 		}
+		if d.err != nil {
+			return nil, fmt.Errorf("builder: update: build state's memory corpus: %w", d.err)
+		}
+		c = d.c
 	}
 	for k := range b.opt.traces {
 		tr := &b.opt.traces[k]

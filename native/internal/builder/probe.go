@@ -295,7 +295,7 @@ func (p contractProber) informed(i, j int) bool {
 	if len(fj.deps) > 0 || len(fj.inputs) > 0 {
 		return true
 	}
-	if t := b.traces; t != nil && t.co[pk(i, j)] > 0 {
+	if t := b.traces; t != nil && t.co.co(i, j) > 0 {
 		return true
 	}
 	if b.io(i, j) > 0 || b.io(j, i) > 0 || b.structural(i, j) > 0 || b.structural(j, i) > 0 || b.repair(i, j) > 0 {
@@ -456,13 +456,15 @@ func (p contractProber) reorder(i, j int) float64 {
 	b := p.b
 	dir := func(a, c int) float64 {
 		v := max(b.io(a, c), b.structural(a, c))
-		if t := b.traces; t != nil && t.ordered && t.co[pk(a, c)] > 0 {
-			v = max(v, float64(t.before[pk(a, c)])/float64(t.co[pk(a, c)]))
+		if t := b.traces; t != nil && t.ordered {
+			if e := t.co.get(a, c); e.co > 0 {
+				v = max(v, float64(e.ahead)/float64(e.co))
+			}
 		}
 		return v
 	}
 	f, r := dir(i, j), dir(j, i)
-	if t := b.traces; f == 0 && r == 0 && t != nil && !t.ordered && t.co[pk(i, j)] > 0 {
+	if t := b.traces; f == 0 && r == 0 && t != nil && !t.ordered && t.co.co(i, j) > 0 {
 		return 0.5 // used together, in runs that do not record their order: no evidence either way
 	}
 	return clip(max(f-r, b.structural(i, j)-b.structural(j, i)), 0, 1)

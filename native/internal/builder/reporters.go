@@ -114,17 +114,9 @@ func (r *reports) admit(t *traceStats) {
 	sortPairs(keys)
 	for _, p := range keys {
 		n, a, b := pairs[p], int(p.i), int(p.j)
-		if t.co[pk(a, b)] == 0 {
+		if t.co.add(a, b, n, forward[p], n-forward[p]) {
 			t.neighbors[a] = append(t.neighbors[a], b)
 			t.neighbors[b] = append(t.neighbors[b], a)
-		}
-		t.co[pk(a, b)] += n
-		t.co[pk(b, a)] += n
-		if f := forward[p]; f > 0 {
-			t.before[pk(a, b)] += f
-		}
-		if f := n - forward[p]; f > 0 {
-			t.before[pk(b, a)] += f
 		}
 	}
 }
@@ -318,7 +310,7 @@ func LearnedFrom(st *State, want func(source, target int) bool) ([]useEvidence, 
 	for _, p := range keys {
 		tl := tallies[p]
 		ev := useEvidence{Source: st.Skills[p.i].Name, Target: st.Skills[p.j].Name, Runs: tl.runs,
-			Failed: tl.failed, Trusted: tl.trusted, Counted: t != nil && t.co[p] > 0}
+			Failed: tl.failed, Trusted: tl.trusted, Counted: t != nil && t.co.co(int(p.i), int(p.j)) > 0}
 		for r := range tl.reporters {
 			ev.Reporters = append(ev.Reporters, r)
 		}

@@ -115,15 +115,15 @@ func TestReportedStats(t *testing.T) {
 				return
 			}
 			if tt.nilStats {
-				t.Fatalf("statistics from one reporter: co %v, count %v", ts.co, ts.count)
+				t.Fatalf("statistics from one reporter: co %v, count %v", ts.co.rows, ts.count)
 			}
-			if got := ts.co[pk(0, 1)]; got != tt.coAB || ts.co[pk(1, 0)] != got {
-				t.Errorf("co(a, b) = %d / %d, want %d", got, ts.co[pk(1, 0)], tt.coAB)
+			if got := ts.co.co(0, 1); got != tt.coAB || ts.co.co(1, 0) != got {
+				t.Errorf("co(a, b) = %d / %d, want %d", got, ts.co.co(1, 0), tt.coAB)
 			}
 			if got := ts.count[1]; got != tt.countB {
 				t.Errorf("count(b) = %d, want %d", got, tt.countB)
 			}
-			if got := ts.before[pk(0, 1)]; got != tt.beforeAB {
+			if got := ts.co.before(0, 1); got != tt.beforeAB {
 				t.Errorf("before(a, b) = %d, want %d", got, tt.beforeAB)
 			}
 			if got := ts.failed[pk(0, 1)]; got != tt.failedAB {
@@ -194,8 +194,8 @@ func TestReportedPrior(t *testing.T) {
 	}
 	tt, _ := newTraceStats(trusted, index)
 	rt, _ := newTraceStats(reported, index)
-	if fmt.Sprint(tt.co, tt.count, tt.before) != fmt.Sprint(rt.co, rt.count, rt.before) {
-		t.Errorf("reported: co %v count %v before %v; trusted: %v %v %v", rt.co, rt.count, rt.before, tt.co, tt.count, tt.before)
+	if fmt.Sprint(tt.co.rows, tt.count) != fmt.Sprint(rt.co.rows, rt.count) {
+		t.Errorf("reported: co and before %v count %v; trusted: %v %v", rt.co.rows, rt.count, tt.co.rows, tt.count)
 	}
 	if tt.priorA != rt.priorA || tt.priorB != rt.priorB {
 		t.Errorf("prior of reported runs Beta(%g, %g), of trusted Beta(%g, %g)", rt.priorA, rt.priorB, tt.priorA, tt.priorB)
@@ -205,8 +205,8 @@ func TestReportedPrior(t *testing.T) {
 		forged = append(forged, Trace{ID: fmt.Sprint("f", k), Skills: []string{"a", "d"}, Source: "token:mallory"})
 	}
 	ft, _ := newTraceStats(append(slices.Clone(trusted), forged...), index)
-	if ft.priorA != tt.priorA || ft.priorB != tt.priorB || ft.co[pk(0, 3)] != 0 {
-		t.Errorf("one reporter moved the prior to Beta(%g, %g) from Beta(%g, %g), co(a, d) %d", ft.priorA, ft.priorB, tt.priorA, tt.priorB, ft.co[pk(0, 3)])
+	if ft.priorA != tt.priorA || ft.priorB != tt.priorB || ft.co.co(0, 3) != 0 {
+		t.Errorf("one reporter moved the prior to Beta(%g, %g) from Beta(%g, %g), co(a, d) %d", ft.priorA, ft.priorB, tt.priorA, tt.priorB, ft.co.co(0, 3))
 	}
 }
 

@@ -242,7 +242,7 @@ func (b *builder) hasRepairSkills() bool {
 // the runs used them in is left to the reorder probe.
 func (b *builder) trace(i, j int) float64 {
 	t := b.traces
-	co := t.co[pk(i, j)]
+	co := t.co.co(i, j)
 	if co == 0 {
 		return 0
 	}

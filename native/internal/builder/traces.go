@@ -95,16 +95,15 @@ type pair struct{ i, j int32 }
 // skill ran without (failed).
 type traceStats struct {
 	count     map[int]int
-	uses      []int        // count by skill id, once stats has made it: the pairs' hot path reads it
-	co        map[pair]int // unordered: stored both ways
-	before    map[pair]int // i ran before j in this many traces
+	uses      []int    // count by skill id, once stats has made it: the pairs' hot path reads it
+	co        *coTable // co-uses, and how many ran i before j
 	neighbors map[int][]int
 	traces    int
 	ordered   bool // whether the runs' order carries information (see newTraceStats)
 	// trustedCount and trustedCo are count and co of the trusted runs alone, while the prior
 	// is fitted (the same maps when no reporter added to them).
 	trustedCount map[int]int
-	trustedCo    map[pair]int
+	trustedCo    *coTable
 	// The Beta prior of P(s_i used | s_j used), fitted to the runs themselves (fitPrior).
 	priorA, priorB float64
 	// failed[{i, j}] is the weight of the failed runs that used s_j without s_i, a companion of
@@ -128,7 +127,7 @@ func newTraceStats(traces []Trace, index map[string]int) (*traceStats, traceRead
 	if len(traces) == 0 {
 		return nil, traceRead{}
 	}
-	tl := newRunTally()
+	tl := newRunTally(len(index))
 	for i := range traces {
 		tl.add(&traces[i], i, index)
 	}
@@ -146,14 +145,14 @@ type runTally struct {
 	sorted    bool // every trusted successful run lists its skills in name order
 	unknown   int  // names not in the library, of the trusted successful runs
 	count     map[int]int
-	co        map[pair]int // unordered: stored both ways
-	before    map[pair]int
+	co        *coTable
 	neighbors map[int][]int
 	others    []int32 // the failed and reported runs, by index
 }
 
-func newRunTally() *runTally {
-	return &runTally{sorted: true, count: map[int]int{}, co: map[pair]int{}, before: map[pair]int{}, neighbors: map[int][]int{}}
+// newRunTally returns an empty tally for a library of n skills.
+func newRunTally(n int) *runTally {
+	return &runTally{sorted: true, count: map[int]int{}, co: newCoTable(n), neighbors: map[int][]int{}}
 }
 
 // add counts run tr, the run numbered at.
@@ -174,13 +173,10 @@ func (tl *runTally) add(tr *Trace, at int, index map[string]int) {
 	for p, a := range ids {
 		tl.count[a]++
 		for _, b := range ids[p+1:] {
-			if tl.co[pk(a, b)] == 0 {
+			if tl.co.add(a, b, 1, 1, 0) {
 				tl.neighbors[a] = append(tl.neighbors[a], b)
 				tl.neighbors[b] = append(tl.neighbors[b], a)
 			}
-			tl.co[pk(a, b)]++
-			tl.co[pk(b, a)]++
-			tl.before[pk(a, b)]++
 		}
 	}
 }
@@ -206,7 +202,7 @@ func runIDs(tr *Trace, index map[string]int) ([]int, int) {
 // stats makes the statistics of the tallied runs, reading the others with run; it takes over
 // the tally's maps.
 func (tl *runTally) stats(index map[string]int, run func(i int) (Trace, error)) (*traceStats, traceRead, error) {
-	t := &traceStats{count: tl.count, co: tl.co, before: tl.before, neighbors: tl.neighbors,
+	t := &traceStats{count: tl.count, co: tl.co, neighbors: tl.neighbors,
 		failed: map[pair]float64{}, traces: tl.traces}
 	unknown := tl.unknown
 	var failedRuns [][]int
@@ -242,7 +238,7 @@ func (tl *runTally) stats(index map[string]int, run func(i int) (Trace, error)) 
 	// reporters that admit adds to count and co.
 	t.trustedCount, t.trustedCo = t.count, t.co
 	if reported != nil {
-		t.trustedCount, t.trustedCo = maps.Clone(t.count), maps.Clone(t.co)
+		t.trustedCount, t.trustedCo = maps.Clone(t.count), t.co.clone()
 		reported.admit(t)
 	}
 	read := traceRead{unknown: unknown}
@@ -357,21 +353,57 @@ func (t *traceStats) fitPrior() (a, b float64) {
 	// hold v in h(u, v) of them (hits) and lack it in the rest, so the tallies are counted per
 	// pair, not per run, member and companion: the same sums, in a small part of the time at
 	// 100,000 runs (whole numbers in float64 add up exactly in any order).
+	// The pairs of u are read from its row of the table (the companions the runs used it
+	// with), not looked up one by one: the same pairs as t.neighbors[u].
+	// For one u, n is the same for every companion and most co-uses are small: they are
+	// added up by co in a short array first, and each co that occurs goes to its cell once.
+	const dense = 256
+	var byCo [dense]struct{ hit, all float64 }
+	var seen []int
+	add := func(co, n int, hit, all float64) {
+		if co >= dense {
+			c := tallyOf(cell{co, n})
+			c.hit += hit
+			c.all += all
+			return
+		}
+		if byCo[co].all == 0 {
+			seen = append(seen, co)
+		}
+		byCo[co].hit += hit
+		byCo[co].all += all
+	}
 	for u, runs := range t.trustedCount {
 		n := t.count[u] - 1
-		if n < 1 {
+		if n < 1 || u >= len(t.co.rows) {
 			continue
 		}
-		for _, v := range t.neighbors[u] {
-			co, hits := t.co[pk(u, v)], t.trustedCo[pk(u, v)]
+		var trusted []coUse // u's row of trustedCo, when it is another table
+		if t.trustedCo != t.co && u < len(t.trustedCo.rows) {
+			trusted = t.trustedCo.rows[u]
+		}
+		for _, e := range t.co.rows[u] {
+			co, hits := int(e.co), int(e.co)
+			if t.trustedCo != t.co {
+				hits = 0
+				if k, ok := search(trusted, e.j); ok {
+					hits = int(trusted[k].co)
+				}
+			}
 			if co-1 >= 1 && hits > 0 {
-				tallyOf(cell{co - 1, n}).hit += float64(hits)
-				tallyOf(cell{co - 1, n}).all += float64(hits)
+				add(co-1, n, float64(hits), float64(hits))
 			}
 			if co >= 1 && runs > hits {
-				tallyOf(cell{co, n}).all += float64(runs - hits)
+				add(co, n, 0, float64(runs-hits))
 			}
 		}
+		for _, co := range seen {
+			c := tallyOf(cell{co, n})
+			c.hit += byCo[co].hit
+			c.all += byCo[co].all
+			byCo[co].hit, byCo[co].all = 0, 0
+		}
+		seen = seen[:0]
 	}
 	// A reporter is held out as one run: it added 1 to each of its counted skills and pairs.
 	for _, r := range t.reported {
@@ -385,7 +417,7 @@ func (t *traceStats) fitPrior() (a, b float64) {
 				if used && !counted {
 					continue // its co-use of the two is not evidence: neither a hit nor a miss
 				}
-				count(t.co[pk(u, v)], n, used)
+				count(t.co.co(u, v), n, used)
 			}
 		}
 	}
@@ -506,9 +538,9 @@ func gridPrior(entries []priorEntry) (a, b float64) {
 // direction (twoWay), and every co-use counts for both edges, as it does for runs whose order
 // means nothing.
 func (t *traceStats) ahead(i, j int) int {
-	co := t.co[pk(i, j)]
-	if co == 0 || !t.ordered || t.before[pk(i, j)] > 0 {
-		return co
+	e := t.co.get(i, j)
+	if e.co == 0 || !t.ordered || e.ahead > 0 {
+		return int(e.co)
 	}
 	return 0
 }
@@ -516,7 +548,11 @@ func (t *traceStats) ahead(i, j int) int {
 // twoWay reports whether runs that record their order used s_i and s_j in both orders: the two
 // belong together, but neither comes first (relation makes their edges workflows).
 func (t *traceStats) twoWay(i, j int) bool {
-	return t != nil && t.ordered && t.before[pk(i, j)] > 0 && t.before[pk(j, i)] > 0
+	if t == nil || !t.ordered {
+		return false
+	}
+	e := t.co.get(i, j)
+	return e.ahead > 0 && e.behind > 0
 }
 
 // given is P(i ran before j | j ran), smoothed as ahead(i, j)/(n_j + 1) so that a single run is
@@ -559,5 +595,6 @@ func (t *traceStats) posterior(i, j int) float64 {
 }
 
 // pk is the pair (i, j). A pair is two int32s, 8 bytes, so that the maps keyed by pairs take
-// the runtime's fast path for 8-byte keys: their look-ups were a sixth of an update.
+// the runtime's fast path for 8-byte keys. The co-uses, looked up for every scored pair, are
+// not in such a map but in a coTable.
 func pk(i, j int) pair { return pair{int32(i), int32(j)} }

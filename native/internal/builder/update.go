@@ -329,6 +329,15 @@ type reuse struct {
 	tally      []byte
 	corpus     []byte
 	noTaskText bool
+	// corpusDone is the corpus decoded beside the other tables (reuse), nil when there is none
+	// to decode.
+	corpusDone chan decodedCorpus
+}
+
+// decodedCorpus is a memory corpus decoded, or why it did not decode.
+type decodedCorpus struct {
+	c   *engine.MemoryCorpus
+	err error
 }
 
 // quarters is the cache of substitutes' least similar quarters, shared by every substitutes of
@@ -458,7 +467,7 @@ func (b *builder) probeUpdate(ctx context.Context, cands []edgeCandidate, fronti
 		}
 		answer[k] = 0
 		c := &cands[k]
-		if b.traces != nil && b.traces.co[pk(c.Source, c.Target)] > 0 {
+		if b.traces != nil && b.traces.co.co(c.Source, c.Target) > 0 {
 			continue
 		}
 		if e := pc.find(c.Source, c.Target); e >= 0 && pc.answer[e] >= 0 && pc.answers[pc.answer[e]].usable == 7 {
@@ -506,8 +515,26 @@ type updateReport struct {
 // from in.Embedder) when the previous build had vectors.
 func updateFrom(ctx context.Context, in Input, opt Options, embedder func(*Options, []ingest.Skill) error) ([]byte, *State, *Report, error) {
 	st := in.Previous
-	if sha256.Sum256(in.Old) != st.Artifact {
-		return nil, nil, nil, errors.New("builder: update: the build state belongs to another artifact (the artifact was rebuilt or replaced after it was written)")
+	// The artifact's hash is checked beside the duplicate check and the decoding of what the
+	// update reuses, which would otherwise wait for it on one core; an error they meet is
+	// reported only once the hash has said the state is the artifact's.
+	belongs := make(chan bool, 1)
+	go func() { belongs <- sha256.Sum256(in.Old) == st.Artifact }()
+	var checked error
+	check := func() error {
+		if belongs != nil {
+			if !<-belongs {
+				checked = errors.New("builder: update: the build state belongs to another artifact (the artifact was rebuilt or replaced after it was written)")
+			}
+			belongs = nil
+		}
+		return checked
+	}
+	fail := func(err error) ([]byte, *State, *Report, error) {
+		if e := check(); e != nil {
+			return nil, nil, nil, e
+		}
+		return nil, nil, nil, err
 	}
 	skills := in.Skills
 	if skills == nil {
@@ -534,7 +561,7 @@ func updateFrom(ctx context.Context, in Input, opt Options, embedder func(*Optio
 		for _, i := range byHash[keyHash(t)] {
 			o, err := old.run(int(i))
 			if err != nil {
-				return nil, nil, nil, err
+				return fail(err)
 			}
 			if sameKey(&o, t) {
 				dup = true
@@ -553,6 +580,9 @@ func updateFrom(ctx context.Context, in Input, opt Options, embedder func(*Optio
 	var rep *Report
 	var err error
 	if up.Reason = st.Reusable(skills, opt); up.Reason != "" {
+		if err := check(); err != nil {
+			return nil, nil, nil, err
+		}
 		up.Mode = "full"
 		if st.Embedder != "" {
 			if err := embedder(&opt, skills); err != nil {
@@ -571,7 +601,10 @@ func updateFrom(ctx context.Context, in Input, opt Options, embedder func(*Optio
 	} else {
 		prev, perr := st.reuse(in.Old)
 		if perr != nil {
-			return nil, nil, nil, perr
+			return fail(perr)
+		}
+		if err := check(); err != nil {
+			return nil, nil, nil, err
 		}
 		opt.traces = fresh
 		data, nst, rep, err = build(ctx, skills, opt, prev, in.State)
@@ -713,11 +746,28 @@ func skillHash(s ingest.Skill) [32]byte {
 func (s *State) reuse(old []byte) (*reuse, error) {
 	n := len(s.Skills)
 	r := &reuse{features: s.Features, log: &s.log, tally: s.tally, corpus: s.corpus, noTaskText: s.Saved.NoTaskText}
+	// The tables are decoded side by side; the memory corpus too, which the build takes when it
+	// needs it (builder.corpus).
+	if s.corpus != nil && !s.Saved.NoTaskText {
+		done := make(chan decodedCorpus, 1)
+		go func() {
+			c, err := engine.DecodeMemoryCorpus(s.corpus, n)
+			done <- decodedCorpus{c, err}
+		}()
+		r.corpusDone = done
+	}
+	pairsDone := make(chan error, 1)
+	go func() {
+		var err error
+		r.pairs, err = decodePairs(s.Pairs, n)
+		pairsDone <- err
+	}()
 	var err error
 	if r.feat, r.idf, err = decodeFeatures(s.Features, n); err != nil {
+		<-pairsDone
 		return nil, fmt.Errorf("builder: update: build state's features: %w", err)
 	}
-	if r.pairs, err = decodePairs(s.Pairs, n); err != nil {
+	if err := <-pairsDone; err != nil {
 		return nil, fmt.Errorf("builder: update: build state's pairs: %w", err)
 	}
 	g, err := graphs.Decode(old)
@@ -792,19 +842,21 @@ func EncodeState(s *State) ([]byte, error) {
 		}
 		skills = k.Bytes()
 	}
-	out := make([]byte, 0, len(stateMagic)+g.Len()+len(skills)+len(s.Features)+len(s.Pairs)+
-		s.log.size()+len(s.log.index)+len(s.tally)+len(s.corpus)+40)
-	out = append(out, stateMagic...)
-	// A part is one or two pieces: the runs' records are their head and the rest (runLog).
+	// A part is one or two pieces: the runs' records are their head and the rest (runLog). The
+	// pieces are copied and checksummed over the cores (gather), the lengths between them
+	// made first.
+	lens := make([]byte, 0, 8*4)
+	pieces := [][]byte{[]byte(stateMagic)}
 	for _, part := range [][2][]byte{{g.Bytes()}, {skills}, {s.Features}, {s.Pairs}, {s.log.head, s.log.records},
 		{s.log.index}, {s.tally}, {s.corpus}} {
 		if int64(len(part[0]))+int64(len(part[1])) > math.MaxUint32 {
 			return nil, errors.New("builder: build state: a part is over 4 GB")
 		}
-		out = binary.LittleEndian.AppendUint32(out, uint32(len(part[0])+len(part[1])))
-		out = append(append(out, part[0]...), part[1]...)
+		lens = binary.LittleEndian.AppendUint32(lens, uint32(len(part[0])+len(part[1])))
+		pieces = append(pieces, lens[len(lens)-4:], part[0], part[1])
 	}
-	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli)), nil
+	out, sum := gather(pieces, 4)
+	return binary.LittleEndian.AppendUint32(out, sum), nil
 }
 
 // DecodeState reads a build-state file's bytes; the State's tables are slices of data. Indexes
@@ -820,7 +872,7 @@ func DecodeState(data []byte) (s *State, err error) {
 			s, err = nil, fmt.Errorf("builder: build state: corrupt: %v", r)
 		}
 	}()
-	if len(rest) < 4 || binary.LittleEndian.Uint32(rest[len(rest)-4:]) != crc32.Checksum(data[:len(data)-4], castagnoli) {
+	if len(rest) < 4 || binary.LittleEndian.Uint32(rest[len(rest)-4:]) != checksum(data[:len(data)-4]) {
 		// A state of version 1 was the magic and the State in gob, nothing else.
 		var v struct{ Version int }
 		if gob.NewDecoder(bytes.NewReader(rest)).Decode(&v) == nil && v.Version != 0 && v.Version != stateVersion {

@@ -446,7 +446,7 @@ func TestUpdateDamagedRun(t *testing.T) {
 // FuzzDecodeTally: the runs' tally of a state never panics on corrupt bytes, and what decodes
 // encodes again to the same bytes.
 func FuzzDecodeTally(f *testing.F) {
-	tl := newRunTally()
+	tl := newRunTally(4)
 	index := map[string]int{"a": 0, "b": 1, "c": 2, "d": 3}
 	for i, tr := range []Trace{{Skills: []string{"a", "b", "c"}}, {Skills: []string{"c", "a"}}, {Skills: []string{"d"}, Failed: true},
 		{Skills: []string{"b", "d"}, Source: "token:x"}, {Skills: []string{"zz", "d", "a"}}} {

@@ -548,9 +548,10 @@ func encodeTally(tl *runTally, n int) []byte {
 		for _, j := range js {
 			w.n(j)
 			if i < j {
-				w.n(tl.co[pk(i, j)])
-				w.n(tl.before[pk(i, j)])
-				w.n(tl.before[pk(j, i)])
+				e := tl.co.get(i, j)
+				w.n(int(e.co))
+				w.n(int(e.ahead))
+				w.n(int(e.behind))
 			}
 		}
 	}
@@ -567,8 +568,13 @@ func encodeTally(tl *runTally, n int) []byte {
 func decodeTally(data []byte, n, runs int) (*runTally, error) {
 	r := &reader{b: data}
 	tl := &runTally{traces: r.n(), sorted: r.below(2) == 1, unknown: r.n()}
-	tl.count, tl.neighbors = make(map[int]int, n), map[int][]int{}
-	tl.co, tl.before = make(map[pair]int, len(data)/4), map[pair]int{} // a pair takes 5 bytes or more, both ways in co
+	tl.count, tl.neighbors = make(map[int]int, n), make(map[int][]int, n)
+	tl.co = newCoTable(n)
+	rows := tl.co.rows
+	// Row i is decoded after every row below it, which added to it, in increasing order, the
+	// mirror of each pair they listed with i; its own pairs with a higher skill come after
+	// them in the order listed, and are sorted once the row is read.
+	listed := make([]int32, n) // listed[j] == i+1: row i listed j
 	for i := range n {
 		if c := r.n(); c > 0 {
 			tl.count[i] = c
@@ -578,26 +584,52 @@ func decodeTally(data []byte, n, runs int) (*runTally, error) {
 			continue
 		}
 		js := make([]int, k)
+		lower := len(rows[i]) // the mirrors, from the rows below
+		below := 0
 		for x := range js {
 			j := r.below(n)
 			js[x] = j
-			if i < j {
+			if r.err != nil {
+				break
+			}
+			if listed[j] == int32(i+1) {
+				r.err = errCache // listed twice
+				break
+			}
+			listed[j] = int32(i + 1)
+			switch {
+			case i < j:
 				co, ij, ji := r.n(), r.n(), r.n()
-				if co == 0 {
+				if co == 0 || co > math.MaxInt32 || ij > math.MaxInt32 || ji > math.MaxInt32 {
 					r.err = errCache
+					break
 				}
-				tl.co[pk(i, j)], tl.co[pk(j, i)] = co, co
-				if ij > 0 {
-					tl.before[pk(i, j)] = ij
+				rows[i] = append(rows[i], coUse{int32(j), int32(co), int32(ij), int32(ji)})
+				rows[j] = append(rows[j], coUse{int32(i), int32(co), int32(ji), int32(ij)})
+			case i == j:
+				r.err = errCache
+			default:
+				if _, ok := search(rows[i][:lower], int32(j)); !ok {
+					r.err = errCache // a pair is listed by its lower skill first
 				}
-				if ji > 0 {
-					tl.before[pk(j, i)] = ji
-				}
-			} else if i == j || tl.co[pk(j, i)] == 0 {
-				r.err = errCache // a pair is listed by its lower skill first
+				below++
 			}
 		}
+		if r.err != nil {
+			break
+		}
+		if below != lower {
+			r.err = errCache // a pair a lower skill listed that this one does not
+			break
+		}
+		slices.SortFunc(rows[i][lower:], func(a, b coUse) int { return int(a.j - b.j) })
+		rows[i] = slices.Clip(rows[i])
 		tl.neighbors[i] = js
+	}
+	for i := range n {
+		if r.err == nil && len(rows[i]) != len(tl.neighbors[i]) {
+			r.err = errCache // a pair a higher skill does not list
+		}
 	}
 	prev := -1
 	tl.others = make([]int32, r.count(1))
