@@ -355,20 +355,11 @@ func (b *builder) completeCandidates(out []edgeCandidate) []edgeCandidate {
 	if b.traces == nil {
 		return out
 	}
-	// The candidates' targets by source, each source's in increasing order (counting sort),
-	// to look the runs' pairs up in: a map of every candidate pair was a tenth of this.
-	first := make([]int32, n+1)
-	for _, c := range out {
-		first[c.Source+1]++
-	}
-	for i := range n {
-		first[i+1] += first[i]
-	}
-	targets := make([]int32, len(out))
-	next := slices.Clone(first[:n])
-	for _, c := range out {
-		targets[next[c.Source]] = int32(c.Target)
-		next[c.Source]++
+	// The candidates' targets by source, each source's in increasing order, to look the runs'
+	// pairs up in: a map of every candidate pair was a tenth of this.
+	first, targets := bySource(n, out)
+	for k, c := range targets {
+		targets[k] = int32(out[c].Target)
 	}
 	for i := range n {
 		slices.Sort(targets[first[i]:first[i+1]])
@@ -561,4 +552,23 @@ func (b *builder) vectorNorms() []int64 {
 		}
 	}
 	return norms
+}
+
+// bySource returns the indexes of cands grouped by source, in their order within a source
+// (counting sort over the n skills): source i's are order[first[i]:first[i+1]].
+func bySource(n int, cands []edgeCandidate) (first, order []int32) {
+	first = make([]int32, n+1)
+	for _, c := range cands {
+		first[c.Source+1]++
+	}
+	for i := range n {
+		first[i+1] += first[i]
+	}
+	order = make([]int32, len(cands))
+	next := slices.Clone(first[:n])
+	for k, c := range cands {
+		order[next[c.Source]] = int32(k)
+		next[c.Source]++
+	}
+	return first, order
 }

@@ -363,20 +363,8 @@ func encodePairs(n int, channels []string, chosen [][]int32, chosenVals [][]floa
 	for k, a := range answers {
 		ans[a.cand] = int32(k)
 	}
-	// The candidates of each source (counting sort), then merged with its chosen targets.
-	first := make([]int32, n+1)
-	for _, c := range cands {
-		first[c.Source+1]++
-	}
-	for i := range n {
-		first[i+1] += first[i]
-	}
-	bySource := make([]int32, len(cands))
-	next := slices.Clone(first[:n])
-	for k, c := range cands {
-		bySource[next[c.Source]] = int32(k)
-		next[c.Source]++
-	}
+	// The candidates of each source, then merged with its chosen targets.
+	first, order := bySource(n, cands)
 	type ent struct {
 		target int32
 		cand   int32 // -1: a chosen target only
@@ -389,7 +377,7 @@ func encodePairs(n int, channels []string, chosen [][]int32, chosenVals [][]floa
 	w.n(n)
 	for i := range n {
 		row = row[:0]
-		for _, k := range bySource[first[i]:first[i+1]] {
+		for _, k := range order[first[i]:first[i+1]] {
 			row = append(row, ent{int32(cands[k].Target), k, -1})
 		}
 		slices.SortFunc(row, func(x, y ent) int { return int(x.target - y.target) })
