@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -277,7 +278,11 @@ func (s *topScan) reply(n, limit int) []byte {
 		return nil
 	}
 	msg := fmt.Sprintf("the result is %d bytes, more than the gateway reads (%d); the server is still connected", n, limit)
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(s.id),
+	// The id goes back as the server wrote it: Marshal would escape its <, > and & for HTML.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(s.id),
 		"error": map[string]any{"code": -32603, "message": msg}})
-	return append(b, '\n')
+	return b.Bytes() // Encode ends it with a newline
 }

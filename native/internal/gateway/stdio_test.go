@@ -83,7 +83,7 @@ func TestLineLimiter(t *testing.T) {
 // reply it makes is one JSON-RPC error response carrying the line's own id.
 func FuzzTopScan(f *testing.F) {
 	for _, s := range []string{`{"jsonrpc":"2.0","id":7,"result":{}}`, `{"result":1,"id":"x\"y"}`, `{"id":{"a":1},"error":{}}`,
-		`{"method":"m","id":1,"result":2}`, `{"id":-1.5e3,"error":null}`, `not json`, `{"id":1`, `{"a":"\\","id":2,"result":0}`} {
+		`{"method":"m","id":1,"result":2}`, `{"id":-1.5e3,"error":null}`, `not json`, `{"id":1`, `{"a":"\\","id":2,"result":0}`, `{"id":"&0","result":1}`} {
 		f.Add([]byte(s), uint8(3))
 	}
 	f.Fuzz(func(t *testing.T, line []byte, cut uint8) {
