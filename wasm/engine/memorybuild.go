@@ -822,5 +822,5 @@ func (c *memCorpus) foldIndex(opt MemoryOptions, main *memBuild, mainMem *graphs
 		}
 		r.off = append(r.off, int32(len(r.doc)))
 	}
-	return r, true
+	return r.withBounds(), true
 }

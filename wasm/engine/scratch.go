@@ -68,7 +68,10 @@ type scratch struct {
 	memScore   []float64
 	memHit     []uint64
 	memTop     []candidate
-	memTouched []int32 // the documents the query's postings reached, when few (any contents between queries)
+	memTouched []int32 // the documents the query's postings reached (any contents between queries)
+	memTerms   []memTerm
+	memRest    []float64
+	memCand    []int32
 	voted      slots
 }
 
