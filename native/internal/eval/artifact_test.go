@@ -14,10 +14,7 @@ import (
 // sampleEngine is an engine over the default artifact of the sample library.
 func sampleEngine(t *testing.T) *engine.Engine {
 	t.Helper()
-	g, err := graphs.Decode(testlib.Sample(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := testlib.Decode(t, testlib.Sample(t))
 	return engine.New(g)
 }
 

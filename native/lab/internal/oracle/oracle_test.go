@@ -252,10 +252,7 @@ func oracleBuild(t *testing.T, skills []ingest.Skill, gold []eval.GoldEdge, rate
 	if rep.Prober != name || rep.Frontier != len(rec.probed) {
 		t.Fatalf("report: prober %q, frontier %d; %d pairs probed", rep.Prober, rep.Frontier, len(rec.probed))
 	}
-	g, err := graphs.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := testlib.Decode(t, data)
 	states := map[[2]string]graphs.State{}
 	for u := range g.NumSkills() {
 		lo, hi := g.Out(u)
