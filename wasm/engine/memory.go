@@ -426,13 +426,17 @@ func (r *recallIndex) read(q memTerm, scores []float64, hits []uint64, touched [
 // those that with rest added reach the depth-th score so far: a superset of those that can reach
 // the final depth-th.
 func (t *topCandidates) offerTouched(scores []float64, touched, cand []int32, rest float64) int {
-	nc, theta := 0, 0.0
+	nc, theta, lo := 0, 0.0, 0.0 // lo: below the least score listed
 	for _, d := range touched {
 		s := scores[d]
+		if s < lo {
+			continue
+		}
 		if s > 0 && s >= theta {
 			t.offer(candidate{int(d), s})
 			if len(t.h) == t.k {
 				theta = t.h[0].score
+				lo = theta/boundSlack - rest - theta*1e-9
 			}
 		}
 		cand[nc] = d
