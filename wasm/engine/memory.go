@@ -403,21 +403,35 @@ func (r *recallIndex) recall(sc *scratch, toks []queryToken) ([]vote, float64) {
 // read adds term q's impacts to the scores of its documents and marks them hit by it. With a
 // touched list, it lists there each document at its first posting (written at the list's end,
 // kept by advancing the count, as forward push keeps its queue) and returns the new count.
+// In WebAssembly the loops are kernels (packed_wasm.s): a branch per posting, the bounds
+// checks', goes through the function's block dispatcher there.
 func (r *recallIndex) read(q memTerm, scores []float64, hits []uint64, touched []int32, nt int) int {
 	docs, imps := r.doc[r.off[q.t]:r.off[q.t+1]], r.imp[r.off[q.t]:r.off[q.t+1]]
-	imps = imps[:len(docs)]
 	if touched == nil {
-		for i, d := range docs {
-			scores[d] += imps[i]
-			hits[d] |= q.bit
-		}
+		addPostings(scores, hits, docs, imps, q.bit)
 		return nt
 	}
+	return addPostingsTouched(scores, hits, docs, imps, touched, q.bit, nt)
+}
+
+// addPostingsGo adds imps[i] to scores[docs[i]] and bit to hits[docs[i]], each posting i.
+func addPostingsGo(scores []float64, hits []uint64, docs []int32, imps []float64, bit uint64) {
+	imps = imps[:len(docs)]
+	for i, d := range docs {
+		scores[d] += imps[i]
+		hits[d] |= bit
+	}
+}
+
+// addPostingsTouchedGo is addPostingsGo that writes each document at touched[nt] and keeps it
+// (nt+1) when nothing was added to it before (impacts are positive); it returns nt.
+func addPostingsTouchedGo(scores []float64, hits []uint64, docs []int32, imps []float64, touched []int32, bit uint64, nt int) int {
+	imps = imps[:len(docs)]
 	for i, d := range docs {
 		touched[nt] = d
-		nt += b2i(math.Float64bits(scores[d]) == 0) // not touched before: impacts are positive
+		nt += b2i(math.Float64bits(scores[d]) == 0)
 		scores[d] += imps[i]
-		hits[d] |= q.bit
+		hits[d] |= bit
 	}
 	return nt
 }
@@ -446,17 +460,15 @@ func (t *topCandidates) offerTouched(scores []float64, touched, cand []int32, re
 }
 
 // offerAll is offerTouched over every document (scores has a multiple of 4, those past the
-// documents 0), four at a time as offerPositive, with one branch for the four unless one of
-// them can enter or be listed.
+// documents 0), four at a time as offerPositive: nextAbove skips the fours none of which can
+// enter or be listed.
 func (t *topCandidates) offerAll(scores []float64, cand []int32, rest float64) int {
 	nc, theta, lo := 0, 0.0, uint64(1) // lo: the bits of the least score listed, positive
-	for d := 0; d+4 <= len(scores); d += 4 {
-		q := scores[d : d+4 : d+4]
-		if b2i(math.Float64bits(q[0]) >= lo)|b2i(math.Float64bits(q[1]) >= lo)|
-			b2i(math.Float64bits(q[2]) >= lo)|b2i(math.Float64bits(q[3]) >= lo) == 0 {
-			continue
+	for d := 0; ; d += 4 {
+		if d = nextAbove(scores, d, lo); d+4 > len(scores) {
+			return nc
 		}
-		for i, s := range q {
+		for i, s := range scores[d : d+4] {
 			if s > 0 && s >= theta {
 				t.offer(candidate{d + i, s})
 				if len(t.h) == t.k {
@@ -471,7 +483,19 @@ func (t *topCandidates) offerAll(scores []float64, cand []int32, rest float64) i
 			nc += b2i(s > 0) & b2i((s+rest)*boundSlack >= theta)
 		}
 	}
-	return nc
+}
+
+// nextAboveGo is the first d' ≥ d, d' ≡ d mod 4, whose four scores from d' hold one whose bits
+// are lo or more, or the first d' past len(scores) − 4: one branch for four scores.
+func nextAboveGo(scores []float64, d int, lo uint64) int {
+	for ; d+4 <= len(scores); d += 4 {
+		q := scores[d : d+4 : d+4]
+		if b2i(math.Float64bits(q[0]) >= lo)|b2i(math.Float64bits(q[1]) >= lo)|
+			b2i(math.Float64bits(q[2]) >= lo)|b2i(math.Float64bits(q[3]) >= lo) != 0 {
+			return d
+		}
+	}
+	return d
 }
 
 // clear zeroes the scores and matched terms of the documents recall touched, or of all.

@@ -41,3 +41,16 @@ const sortKernel = false
 
 // insertCandidates is insertCandidatesGo.
 func insertCandidates(cs []candidate) { insertCandidatesGo(cs) }
+
+// addPostings is addPostingsGo.
+func addPostings(scores []float64, hits []uint64, docs []int32, imps []float64, bit uint64) {
+	addPostingsGo(scores, hits, docs, imps, bit)
+}
+
+// addPostingsTouched is addPostingsTouchedGo.
+func addPostingsTouched(scores []float64, hits []uint64, docs []int32, imps []float64, touched []int32, bit uint64, nt int) int {
+	return addPostingsTouchedGo(scores, hits, docs, imps, touched, bit, nt)
+}
+
+// nextAbove is nextAboveGo.
+func nextAbove(scores []float64, d int, lo uint64) int { return nextAboveGo(scores, d, lo) }

@@ -35,3 +35,20 @@ const sortKernel = true
 //
 //go:noescape
 func insertCandidates(cs []candidate)
+
+// addPostings is addPostingsGo in WebAssembly (packed_wasm.s), for documents below len(scores)
+// and len(hits) and len(imps) at least len(docs): what recall's read passes.
+//
+//go:noescape
+func addPostings(scores []float64, hits []uint64, docs []int32, imps []float64, bit uint64)
+
+// addPostingsTouched is addPostingsTouchedGo in WebAssembly (packed_wasm.s), as addPostings,
+// with room for len(docs) more in touched past nt.
+//
+//go:noescape
+func addPostingsTouched(scores []float64, hits []uint64, docs []int32, imps []float64, touched []int32, bit uint64, nt int) int
+
+// nextAbove is nextAboveGo in WebAssembly (packed_wasm.s).
+//
+//go:noescape
+func nextAbove(scores []float64, d int, lo uint64) int

@@ -675,3 +675,259 @@ TEXT ·insertCandidates(SB), NOSPLIT, $0-24
 	End
 	End
 	RET
+
+// func addPostings(scores []float64, hits []uint64, docs []int32, imps []float64, bit uint64)
+//
+// addPostingsGo in WebAssembly: for each posting i, scores[docs[i]] += imps[i] and
+// hits[docs[i]] |= bit; every document below len(scores) and len(hits), len(imps) at least
+// len(docs) (recall's read passes a memory's validated postings).
+TEXT ·addPostings(SB), NOSPLIT, $0-104
+	I64Load scores_base+0(FP)
+	Set R0
+	I64Load hits_base+24(FP)
+	Set R1
+	I64Load docs_base+48(FP)
+	Set R2
+	I64Load imps_base+72(FP)
+	Set R3
+	I64Load bit+96(FP)
+	Set R4
+	// R5: the end of docs.
+	Get R2
+	I64Load docs_len+56(FP)
+	I64Const $2
+	I64Shl
+	I64Add
+	Set R5
+
+	Block
+	Loop
+		Get R2
+		Get R5
+		I64GeU
+		BrIf $1
+		// R6: the document's offset in scores and hits.
+		Get R2
+		I32WrapI64
+		I64Load32U $0
+		I64Const $3
+		I64Shl
+		Set R6
+		// scores[d] += imps[i]
+		Get R0
+		Get R6
+		I64Add
+		I32WrapI64
+		Get R0
+		Get R6
+		I64Add
+		I32WrapI64
+		F64Load $0
+		Get R3
+		I32WrapI64
+		F64Load $0
+		F64Add
+		F64Store $0
+		// hits[d] |= bit
+		Get R1
+		Get R6
+		I64Add
+		I32WrapI64
+		Get R1
+		Get R6
+		I64Add
+		I32WrapI64
+		I64Load $0
+		Get R4
+		I64Or
+		I64Store $0
+		Get R2
+		I64Const $4
+		I64Add
+		Set R2
+		Get R3
+		I64Const $8
+		I64Add
+		Set R3
+		Br $0
+	End
+	End
+	RET
+
+// func addPostingsTouched(scores []float64, hits []uint64, docs []int32, imps []float64, touched []int32, bit uint64, nt int) int
+//
+// addPostingsTouchedGo in WebAssembly: addPostings that also writes each document at
+// touched[nt] and counts it (nt+1) when its score was 0 before: returns the new count. touched
+// has room for len(docs) more.
+TEXT ·addPostingsTouched(SB), NOSPLIT, $0-144
+	I64Load scores_base+0(FP)
+	Set R0
+	I64Load hits_base+24(FP)
+	Set R1
+	I64Load docs_base+48(FP)
+	Set R2
+	I64Load imps_base+72(FP)
+	Set R3
+	I64Load bit+120(FP)
+	Set R4
+	Get R2
+	I64Load docs_len+56(FP)
+	I64Const $2
+	I64Shl
+	I64Add
+	Set R5
+	// R7: the place of touched[nt].
+	I64Load touched_base+96(FP)
+	I64Load nt+128(FP)
+	I64Const $2
+	I64Shl
+	I64Add
+	Set R7
+
+	Block
+	Loop
+		Get R2
+		Get R5
+		I64GeU
+		BrIf $1
+		// R8: the document; R6: its offset in scores and hits.
+		Get R2
+		I32WrapI64
+		I64Load32U $0
+		Tee R8
+		I64Const $3
+		I64Shl
+		Set R6
+		// touched[nt] = d; nt += scores[d] == 0 (as bits)
+		Get R7
+		I32WrapI64
+		Get R8
+		I64Store32 $0
+		Get R7
+		Get R0
+		Get R6
+		I64Add
+		I32WrapI64
+		I64Load $0
+		I64Eqz
+		I64ExtendI32U
+		I64Const $2
+		I64Shl
+		I64Add
+		Set R7
+		// scores[d] += imps[i]
+		Get R0
+		Get R6
+		I64Add
+		I32WrapI64
+		Get R0
+		Get R6
+		I64Add
+		I32WrapI64
+		F64Load $0
+		Get R3
+		I32WrapI64
+		F64Load $0
+		F64Add
+		F64Store $0
+		// hits[d] |= bit
+		Get R1
+		Get R6
+		I64Add
+		I32WrapI64
+		Get R1
+		Get R6
+		I64Add
+		I32WrapI64
+		I64Load $0
+		Get R4
+		I64Or
+		I64Store $0
+		Get R2
+		I64Const $4
+		I64Add
+		Set R2
+		Get R3
+		I64Const $8
+		I64Add
+		Set R3
+		Br $0
+	End
+	End
+
+	// return (R7 − &touched[0]) / 4
+	Get SP
+	Get R7
+	I64Load touched_base+96(FP)
+	I64Sub
+	I64Const $2
+	I64ShrU
+	I64Store ret+136(FP)
+	RET
+
+// func nextAbove(scores []float64, d int, lo uint64) int
+//
+// nextAboveGo in WebAssembly: the first d' ≥ d, d' ≡ d mod 4, whose four scores from d' hold
+// one whose bits are lo or more (unsigned), or the first d' past len(scores) − 4.
+TEXT ·nextAbove(SB), NOSPLIT, $0-48
+	I64Load scores_base+0(FP)
+	Set R0
+	I64Load d+24(FP)
+	Set R1
+	I64Load lo+32(FP)
+	Set R2
+	// R3: the last start of four: len(scores) − 4.
+	I64Load scores_len+8(FP)
+	I64Const $4
+	I64Sub
+	Set R3
+
+	Block
+	Loop
+		Get R1
+		Get R3
+		I64GtS
+		BrIf $1
+		// R4: the address of scores[d].
+		Get R0
+		Get R1
+		I64Const $3
+		I64Shl
+		I64Add
+		Set R4
+		Get R4
+		I32WrapI64
+		I64Load $0
+		Get R2
+		I64GeU
+		Get R4
+		I32WrapI64
+		I64Load $8
+		Get R2
+		I64GeU
+		I32Or
+		Get R4
+		I32WrapI64
+		I64Load $16
+		Get R2
+		I64GeU
+		I32Or
+		Get R4
+		I32WrapI64
+		I64Load $24
+		Get R2
+		I64GeU
+		I32Or
+		BrIf $1
+		Get R1
+		I64Const $4
+		I64Add
+		Set R1
+		Br $0
+	End
+	End
+
+	Get SP
+	Get R1
+	I64Store ret+40(FP)
+	RET

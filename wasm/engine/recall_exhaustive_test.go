@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -175,5 +176,74 @@ func TestRecallLongListDecides(t *testing.T) {
 	}
 	if got[0].id != 100 {
 		t.Fatalf("nearest %v, want the long list's documents 100 to 119", got)
+	}
+}
+
+// TestAddPostings holds addPostings and addPostingsTouched, in WebAssembly the kernels of
+// packed_wasm.s (GOOS=js GOARCH=wasm go test runs them there), to their Go counterparts: the
+// scores, marks and touched list after several lists, repeated documents among them.
+func TestAddPostings(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{1, 5, 64, 1000} {
+		type state struct {
+			scores  []float64
+			hits    []uint64
+			touched []int32
+			nt      int
+		}
+		newState := func() *state {
+			return &state{make([]float64, n+3), make([]uint64, n+3), make([]int32, 4*n), 0}
+		}
+		dense, denseGo, sparse, sparseGo := newState(), newState(), newState(), newState()
+		for list := range 4 {
+			var docs []int32
+			var imps []float64
+			for d := range n {
+				if rng.IntN(3) == 0 {
+					docs = append(docs, int32(d))
+					imps = append(imps, rng.Float64()+0.01)
+				}
+			}
+			bit := uint64(1) << (list * 9)
+			addPostings(dense.scores, dense.hits, docs, imps, bit)
+			addPostingsGo(denseGo.scores, denseGo.hits, docs, imps, bit)
+			sparse.nt = addPostingsTouched(sparse.scores, sparse.hits, docs, imps, sparse.touched, bit, sparse.nt)
+			sparseGo.nt = addPostingsTouchedGo(sparseGo.scores, sparseGo.hits, docs, imps, sparseGo.touched, bit, sparseGo.nt)
+		}
+		for name, got := range map[string]*state{"addPostings": dense, "addPostingsTouched": sparse, "addPostingsTouchedGo": sparseGo} {
+			if !slices.Equal(got.scores, denseGo.scores) || !slices.Equal(got.hits, denseGo.hits) {
+				t.Errorf("%d documents: %s scores or marks differ from addPostingsGo's", n, name)
+			}
+		}
+		if sparse.nt != sparseGo.nt || !slices.Equal(sparse.touched[:sparse.nt], sparseGo.touched[:sparseGo.nt]) {
+			t.Errorf("%d documents: touched %v, want %v", n, sparse.touched[:sparse.nt], sparseGo.touched[:sparseGo.nt])
+		}
+		listed := 0
+		for _, s := range denseGo.scores {
+			listed += b2i(s > 0)
+		}
+		if sparseGo.nt != listed {
+			t.Errorf("%d documents: %d touched, %d scored", n, sparseGo.nt, listed)
+		}
+	}
+}
+
+// TestNextAbove holds nextAbove, in WebAssembly the kernel of packed_wasm.s, to nextAboveGo and
+// to a scan, from every start, over scores with zeros, equal bits and the largest.
+func TestNextAbove(t *testing.T) {
+	scores := []float64{0, 0, 0, 0, 0.5, 0, 0, 0, 0, 0, 0, 2, 1, 1, 1, 1, math.MaxFloat64, 0, 0, 0}
+	for _, lo := range []float64{math.SmallestNonzeroFloat64, 0.5, 1, 1.5, 2, math.MaxFloat64} {
+		bits := math.Float64bits(lo)
+		for d := range len(scores) + 4 {
+			want := d
+			for ; want+4 <= len(scores); want += 4 {
+				if slices.ContainsFunc(scores[want:want+4], func(s float64) bool { return s >= lo }) {
+					break
+				}
+			}
+			if got, gotGo := nextAbove(scores, d, bits), nextAboveGo(scores, d, bits); got != want || gotGo != want {
+				t.Errorf("lo %v from %d: nextAbove %d, nextAboveGo %d, want %d", lo, d, got, gotGo, want)
+			}
+		}
 	}
 }
