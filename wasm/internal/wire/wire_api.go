@@ -67,6 +67,37 @@ func decodeStrings(d *jsontext.Decoder, v *[]string) error {
 	})
 }
 
+// decodeFloat32s decodes a JSON array of numbers into *v, as encoding/json does: null is nil, a
+// null element 0.
+func decodeFloat32s(d *jsontext.Decoder, v *[]float32) error {
+	if d.Null() {
+		*v = nil
+		return nil
+	}
+	*v = []float32{}
+	return d.Array(func(int) error {
+		var x float64
+		var err error
+		if !d.Null() {
+			x, err = d.Float(32)
+		}
+		if err == nil {
+			*v = append(*v, float32(x))
+		}
+		return err
+	})
+}
+
+// member is the place of key among names, or -1.
+func member(key string, names []string) int {
+	for i, name := range names {
+		if name == key {
+			return i
+		}
+	}
+	return -1
+}
+
 // decodeString, decodeBool, decodeInt and decodeFloat decode a value of their type into *v, as
 // encoding/json does: null leaves *v as it is. The generated code calls them for every field of
 // a plain type.

@@ -7,58 +7,43 @@ import (
 	"github.com/caskg/caskg/wasm/engine"
 )
 
+// decodeEngineRequestMembers are the names of the members decodeEngineRequest decodes.
+var decodeEngineRequestMembers = [...]string{"query", "k", "seeds", "gamma", "no_graph", "vector", "semantic_weight", "no_semantic", "no_lexical", "render", "skill_budget", "total_budget", "filter", "no_memory", "min_score"}
+
 // decodeEngineRequest decodes a JSON object into v; members it has no field for are errors.
 func decodeEngineRequest(d *jsontext.Decoder, v *engine.Request) error {
 	return d.Object(func(key string) error {
 		var err error
-		switch key {
-		case "query":
+		switch member(key, decodeEngineRequestMembers[:]) {
+		case 0:
 			err = decodeString(d, &v.Query)
-		case "k":
+		case 1:
 			err = decodeInt(d, &v.K)
-		case "seeds":
+		case 2:
 			err = decodeInt(d, &v.Seeds)
-		case "gamma":
+		case 3:
 			err = decodeFloat(d, &v.Gamma)
-		case "no_graph":
+		case 4:
 			err = decodeBool(d, &v.NoGraph)
-		case "vector":
-			if d.Null() {
-				v.Vector = nil
-			} else {
-				v.Vector = []float32{}
-				err = d.Array(func(int) error {
-					var x0 float32
-					var err error
-					if !d.Null() {
-						var x1 float64
-						if x1, err = d.Float(32); err == nil {
-							x0 = float32(x1)
-						}
-					}
-					if err == nil {
-						v.Vector = append(v.Vector, x0)
-					}
-					return err
-				})
-			}
-		case "semantic_weight":
+		case 5:
+			err = decodeFloat32s(d, &v.Vector)
+		case 6:
 			err = decodeFloat(d, &v.SemanticWeight)
-		case "no_semantic":
+		case 7:
 			err = decodeBool(d, &v.NoSemantic)
-		case "no_lexical":
+		case 8:
 			err = decodeBool(d, &v.NoLexical)
-		case "render":
+		case 9:
 			err = decodeBool(d, &v.Render)
-		case "skill_budget":
+		case 10:
 			err = decodeInt(d, &v.SkillBudget)
-		case "total_budget":
+		case 11:
 			err = decodeInt(d, &v.TotalBudget)
-		case "filter":
+		case 12:
 			err = decodeEngineFilter(d, &v.Filter)
-		case "no_memory":
+		case 13:
 			err = decodeBool(d, &v.NoMemory)
-		case "min_score":
+		case 14:
 			err = decodeFloat(d, &v.MinScore)
 		default:
 			err = d.UnknownField()
@@ -67,16 +52,19 @@ func decodeEngineRequest(d *jsontext.Decoder, v *engine.Request) error {
 	})
 }
 
+// decodeEngineFilterMembers are the names of the members decodeEngineFilter decodes.
+var decodeEngineFilterMembers = [...]string{"allow", "deny", "namespaces"}
+
 // decodeEngineFilter decodes a JSON object into v; members it has no field for are errors.
 func decodeEngineFilter(d *jsontext.Decoder, v *engine.Filter) error {
 	return d.Object(func(key string) error {
 		var err error
-		switch key {
-		case "allow":
+		switch member(key, decodeEngineFilterMembers[:]) {
+		case 0:
 			err = decodeStrings(d, &v.Allow)
-		case "deny":
+		case 1:
 			err = decodeStrings(d, &v.Deny)
-		case "namespaces":
+		case 2:
 			err = decodeStrings(d, &v.Namespaces)
 		default:
 			err = d.UnknownField()

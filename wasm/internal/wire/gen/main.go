@@ -168,11 +168,21 @@ func (g *wireGen) function(name string, t reflect.Type, write func(fs []wireFiel
 func (g *wireGen) decoder(t reflect.Type) string {
 	name := funcName("decode", t)
 	return g.function(name, t, func(fs []wireField) {
+		g.printf("\n// %sMembers are the names of the members %s decodes.\nvar %sMembers = [...]string{", name, name, name)
+		for i, f := range fs {
+			if i > 0 {
+				g.printf(", ")
+			}
+			g.printf("%q", f.name)
+		}
+		g.printf("}\n")
 		g.printf("\n// %s decodes a JSON object into v; members it has no field for are errors.\n", name)
 		g.printf("func %s(d *jsontext.Decoder, v *%s) error {\n", name, t)
-		g.printf("return d.Object(func(key string) error {\nvar err error\nswitch key {\n")
-		for _, f := range fs {
-			g.printf("case %q:\n", f.name)
+		// The members by their place in a list of the names: a switch on the names themselves
+		// compared strings in a tree of branches, a kilobyte more of the WebAssembly module.
+		g.printf("return d.Object(func(key string) error {\nvar err error\nswitch member(key, %sMembers[:]) {\n", name)
+		for i, f := range fs {
+			g.printf("case %d:\n", i)
 			g.decodeValue("v."+f.goName, f.t, 0)
 		}
 		g.printf("default:\nerr = d.UnknownField()\n}\nreturn err\n})\n}\n")
@@ -218,9 +228,9 @@ func (g *wireGen) decodeValue(dst string, t reflect.Type, depth int) {
 			g.fail(t, "byte slices are base64 in encoding/json and not supported")
 			return
 		}
-		if t == reflect.TypeFor[[]string]() {
-			// One decoder for every []string field, written by hand in wire_api.go.
-			g.printf("err = decodeStrings(d, &%s)\n", dst)
+		if t == reflect.TypeFor[[]string]() || t == reflect.TypeFor[[]float32]() {
+			// One decoder for every []string and []float32 field, written by hand in wire_api.go.
+			g.printf("err = decode%ss(d, &%s)\n", strings.ToUpper(t.Elem().Name()[:1])+t.Elem().Name()[1:], dst)
 			return
 		}
 		g.printf("if d.Null() {\n%s = nil\n} else {\n%s = %s{}\n", dst, dst, t)
