@@ -483,10 +483,19 @@ export class Caskg {
     for (const [field, max] of positive) {
       if (options[field] === 0) throw new CaskgError(`engine: field "${field}": 0 is outside [1, ${max}]`);
     }
-    const req = { ...options, query: text };
-    if (ArrayBuffer.isView(req.vector)) req.vector = Array.from(req.vector);
-    if (!this.inst?.x.tape) return answer(this.queryJSON(JSON.stringify(req))); // a module before tape
-    const n = this.inst.send(JSON.stringify(req));
+    let request;
+    if (options.constructor === Object && options.vector === undefined && !("query" in options)) {
+      // A plain object's members then the query, as JSON.stringify writes { ...options, query }
+      // but without the copy, which was a thirtieth of a short query.
+      const o = JSON.stringify(options);
+      request = (o.length > 2 ? o.slice(0, -1) + "," : "{") + '"query":' + JSON.stringify(text) + "}";
+    } else {
+      const req = { ...options, query: text };
+      if (ArrayBuffer.isView(req.vector)) req.vector = Array.from(req.vector);
+      request = JSON.stringify(req);
+    }
+    if (!this.inst?.x.tape) return answer(this.queryJSON(request)); // a module before tape
+    const n = this.inst.send(request);
     return this.inst.takeTape(this.inst.call("tape", this.handle, this.inst.req, n));
   }
 

@@ -73,6 +73,8 @@ for (const [text, options] of [
   ["purple elephant bicycle sandwich", {}],
   ["put a clean mug in the coffee machine", { k: 20, seeds: 3 }],
   ["egg", { k: 1, no_graph: true }],
+  ["egg", { query: "ignored: the text argument is the query", k: 2 }],
+  ["egg", Object.assign(Object.create(null), { k: 2 })],
 ]) {
   const value = engine.query(text, options);
   assert.equal(JSON.stringify(value), JSON.stringify(JSON.parse(engine.queryJSON(JSON.stringify({ ...options, query: text })))));
