@@ -286,6 +286,10 @@ func (g *wireGen) key(t reflect.Type, name string) string {
 	if string(jsontext.AppendString(nil, name)) != `"`+name+`"` || len(name) > 255 {
 		return g.fail(t, "member name "+strconv.Quote(name)+" needs escaping or is too long for the tape")
 	}
+	if name == "__proto__" {
+		// caskg.js sets members by assignment, which for this one name sets the prototype.
+		return g.fail(t, "member name __proto__ would not read back from the tape in JavaScript")
+	}
 	id, ok := g.keys[name]
 	if !ok {
 		id = len(g.keys)
