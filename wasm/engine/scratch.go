@@ -15,15 +15,15 @@ type scratch struct {
 	p, q   []float64 // PPR estimate; power iteration's next iterate or forward push's residual
 	mark   []uint32  // per-pass visit marks: a skill is visited in the pass whose stamp it holds
 	stamp  uint32
-	want   []int32   // the answer's skills whose reach Via asks for (viaSources)
-	count  []uint32  // name matching: the identifier's stamp << 8 | bigrams the name shares with it
-	nstamp uint32    // the last identifier's stamp (24 bits)
-	nodes  []int32   // forward push: every node whose residual became non-zero
-	queue  []int32   // forward push: the queue (any contents between queries)
-	sketch []int32   // semantic prefilter: every skill's sketch score, or nearest16's q̃·x (any values between queries)
-	cos    []float64 // exact semantic scan: every skill's approximate cosine (any values between queries)
-	sums   []int64   // exact semantic scan: q̃·x for each packed word (any values between queries)
-	pass   []int32   // exact semantic scan: the skills whose approximate cosine passes the cut
+	want   []int32     // the answer's skills whose reach Via asks for (viaSources)
+	count  []uint32    // name matching: the identifier's stamp << 8 | bigrams the name shares with it
+	nstamp uint32      // the last identifier's stamp (24 bits)
+	nodes  []int32     // forward push: every node whose residual became non-zero
+	queue  []int32     // forward push: the queue (any contents between queries)
+	sketch []int32     // semantic prefilter: every skill's sketch score, or nearest16's q̃·x (any values between queries)
+	cos    []float64   // exact semantic scan: every skill's approximate cosine (any values between queries)
+	sums   []int64     // exact semantic scan: q̃·x for each packed word (any values between queries)
+	near   []candidate // exact semantic scan: the skills whose approximate cosine passes the cut (any values between queries)
 
 	// Buffers reused from query to query (any contents between queries): a query at 100,000
 	// skills would otherwise allocate hundreds of KB in them, and in WebAssembly the garbage

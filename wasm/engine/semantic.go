@@ -233,8 +233,8 @@ func dotsPackedGo(w, q, out []int64) {
 // packStride is the dimensions of a packed block: dim rounded up to the scan's two a pass.
 func packStride(dim int) int { return (dim + 1) &^ 1 }
 
-// nearest adds to out the k skills with the highest cosine to the unit query vector q, as
-// offerCosine on every skill would, and returns it.
+// nearest returns the k skills with the highest cosine to the unit query vector q: the list
+// offerCosine on every skill makes of out, which is empty.
 //
 // Computing every cosine exactly was most of a query's time below LargeLibrary skills, and most
 // of it went to skills far from the top k. So q is first rounded to s·q̃ with integer q̃_j
@@ -295,14 +295,21 @@ func (e *Engine) nearest(sc *scratch, out []candidate, q []float32, k int) []can
 	// Every cosine is within slack of its approximation. So when k approximations are at least
 	// b/approxBuckets > 0, the k-th best cosine is at least that less slack, and a skill whose
 	// approximation is below that less 2·slack cannot reach it; otherwise any skill within slack
-	// of a positive cosine can.
+	// of a positive cosine can. The skills that pass get their exact cosine, and one sort of them
+	// (a few more than k) gives the list offerCosine would: inserting them one by one, each with
+	// a binary search and a shift of the list, cost twice the sort.
 	cut := cutOf(hist, k, dev+1e-4)
+	near := sc.near[:0]
 	for i, a := range approx {
 		if a >= cut {
-			out = e.offerCosine(out, q, i, k)
+			if c := e.cosine(q, i); c > 0 {
+				near = append(near, candidate{i, c})
+			}
 		}
 	}
-	return out
+	sc.near = near
+	sortCandidates(near)
+	return near[:min(k, len(near))]
 }
 
 // bucketOf is the bucket of nearest's histogram an approximate cosine a falls in:
@@ -329,9 +336,26 @@ func cutOf(hist []int32, k int, slack float64) float64 {
 // offerCosine adds skill i to out, the best k so far with the worst at the end, if its cosine to
 // q is positive and good enough.
 func (e *Engine) offerCosine(out []candidate, q []float32, i, k int) []candidate {
-	if e.invNorm[i] == 0 {
+	s := e.cosine(q, i)
+	if s <= 0 {
 		return out
 	}
+	c := candidate{i, s}
+	if len(out) == k && !better(c, out[len(out)-1]) {
+		return out
+	}
+	at := search(len(out), func(j int) bool { return better(c, out[j]) })
+	if len(out) < k {
+		out = append(out, candidate{})
+	}
+	copy(out[at+1:], out[at:len(out)-1])
+	out[at] = c
+	return out
+}
+
+// cosine is the cosine of skill i's vector to the unit query vector q, 0 for a skill without a
+// vector (whose invNorm is 0).
+func (e *Engine) cosine(q []float32, i int) float64 {
 	dim := e.g.VectorDim()
 	row := e.vecs[i*dim : (i+1)*dim : (i+1)*dim]
 	q = q[:dim]
@@ -374,21 +398,7 @@ func (e *Engine) offerCosine(out []candidate, q []float32, i, k int) []candidate
 		}
 		dot = (d0 + d1) + (d2 + d3)
 	}
-	s := float64(dot * e.invNorm[i])
-	if s <= 0 {
-		return out
-	}
-	c := candidate{i, s}
-	if len(out) == k && !better(c, out[len(out)-1]) {
-		return out
-	}
-	at := search(len(out), func(j int) bool { return better(c, out[j]) })
-	if len(out) < k {
-		out = append(out, candidate{})
-	}
-	copy(out[at+1:], out[at:len(out)-1])
-	out[at] = c
-	return out
+	return float64(dot * e.invNorm[i])
 }
 
 // ClusterPool is how many skills, at least, the vector clusters pass on to the exact cosine: the

@@ -63,6 +63,25 @@ const lexical = engine.query("heat some egg", { k: 3, no_graph: true });
 assert.equal(lexical.results.length, 3);
 assert.equal(lexical.results[0].seed_rank, 1);
 assert.deepEqual(JSON.parse(engine.queryJSON(JSON.stringify({ query: "heat some egg", k: 3, no_graph: true }))), lexical);
+// query builds its answer from the module's tape (wasm/internal/wire/tape.go), queryJSON returns
+// the JSON: the two give the same value, member for member in the same order, whatever an answer
+// holds (Via, a rendered bundle, a note).
+const held = new Set();
+for (const [text, options] of [
+  ["heat some egg and put it in the garbage can", { k: 10 }],
+  ["heat some egg", { k: 3, render: true }],
+  ["purple elephant bicycle sandwich", {}],
+  ["put a clean mug in the coffee machine", { k: 20, seeds: 3 }],
+  ["egg", { k: 1, no_graph: true }],
+  ["egg", { query: "ignored: the text argument is the query", k: 2 }],
+  ["egg", Object.assign(Object.create(null), { k: 2 })],
+]) {
+  const value = engine.query(text, options);
+  assert.equal(JSON.stringify(value), JSON.stringify(JSON.parse(engine.queryJSON(JSON.stringify({ ...options, query: text })))));
+  for (const k of Object.keys(value)) held.add(k);
+  for (const r of value.results) for (const k of Object.keys(r)) held.add(k);
+}
+for (const k of ["via", "rendered", "note", "seed_rank", "residual"]) assert.ok(held.has(k), `no answer held ${k}`);
 // A filter passes through to the engine: a denied skill is never returned.
 const filtered = engine.query("heat some egg", { k: 3, filter: { deny: ["heat-*"] } });
 assert.equal(filtered.results.length, 3);

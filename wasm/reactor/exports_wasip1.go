@@ -85,14 +85,19 @@ func load(ptr, n uint32) uint64 {
 }
 
 //go:wasmexport query
-func query(h, ptr, n uint32) uint64 {
+func query(h, ptr, n uint32) uint64 { return answer(h, ptr, n, false) }
+
+//go:wasmexport tape
+func tape(h, ptr, n uint32) uint64 { return answer(h, ptr, n, true) }
+
+func answer(h, ptr, n uint32, tape bool) uint64 {
 	req, ok := buffer(ptr, n)
 	if !ok {
 		return keep(errorJSON(errBuffer(ptr, n)))
 	}
 	buf := spare // freed, so neither the host's nor req, which buffer found among the kept
 	spare = nil
-	return keep(state.query(h, req, buf))
+	return keep(state.answer(h, req, buf, tape))
 }
 
 //go:wasmexport info

@@ -13,6 +13,7 @@
 //	load(ptr u32, len u32) u64          decodes the artifact in the buffer at ptr and keeps it:
 //	                                    < 1<<32: the handle; else packed {"error": "..."}
 //	query(handle u32, ptr, len u32) u64 packed response JSON for the request JSON at ptr
+//	tape(handle u32, ptr, len u32) u64  query's response as wire's tape, or query's {"error"}
 //	info(handle u32) u64                packed {"skills", "edges", "terms", "bytes", "format", "params", "learning"}
 //	unload(handle u32) u32              1 if the handle existed; releases it and its artifact
 //	version() u64                       packed {"version", "format", "go"}
@@ -23,7 +24,10 @@
 // the response engine.Response as JSON (the schema of `caskg query --json`) or {"error": "..."}.
 // Every failure, a panic included, comes back as such an error object, never as a trap; the one
 // exception is the Go runtime running out of memory (beyond the host's limit), which traps after
-// printing why to standard error. Results nobody frees stay allocated.
+// printing why to standard error. Results nobody frees stay allocated. tape answers as query
+// does, but with the response as the tokens of wasm/internal/wire's tape.go, from which a
+// JavaScript host builds the value of the JSON without text to format or parse (caskg.js); an
+// error stays the JSON object, told apart by its second byte, '"' where a tape has 'k'.
 //
 // A reactor is single-threaded: hosts serialize calls into one instance and run several
 // instances for concurrency.
@@ -96,9 +100,12 @@ func errHandle(h uint32) error {
 	return errors.New("reactor: no artifact loaded as handle " + strconv.FormatUint(uint64(h), 10))
 }
 
-// query answers the request JSON req with the artifact behind h, appending the response to
+// query answers the request JSON req with the artifact behind h, appending the response JSON to
 // buf (empty; a buffer the host freed, so that a query does not grow a new one from nothing).
-func (r *reactor) query(h uint32, req, buf []byte) (out []byte) {
+func (r *reactor) query(h uint32, req, buf []byte) []byte { return r.answer(h, req, buf, false) }
+
+// answer is query, with the response as wire's tape if tape is set.
+func (r *reactor) answer(h uint32, req, buf []byte, tape bool) (out []byte) {
 	defer guard(&out)
 	l := r.handles[h]
 	if l == nil {
@@ -112,7 +119,12 @@ func (r *reactor) query(h uint32, req, buf []byte) (out []byte) {
 	if err != nil {
 		return errorJSON(err)
 	}
-	b, err := wire.AppendResponse(buf[:0], &resp)
+	var b []byte
+	if tape {
+		b, err = wire.AppendResponseTape(buf[:0], &resp)
+	} else {
+		b, err = wire.AppendResponse(buf[:0], &resp)
+	}
 	if err != nil {
 		return errorJSON(errors.New("reactor: response: " + err.Error()))
 	}

@@ -3,130 +3,48 @@
 package wire
 
 import (
-	"strconv"
-
 	"github.com/caskg/caskg/graphs/jsontext"
 	"github.com/caskg/caskg/wasm/engine"
 )
+
+// decodeEngineRequestMembers are the names of the members decodeEngineRequest decodes.
+var decodeEngineRequestMembers = [...]string{"query", "k", "seeds", "gamma", "no_graph", "vector", "semantic_weight", "no_semantic", "no_lexical", "render", "skill_budget", "total_budget", "filter", "no_memory", "min_score"}
 
 // decodeEngineRequest decodes a JSON object into v; members it has no field for are errors.
 func decodeEngineRequest(d *jsontext.Decoder, v *engine.Request) error {
 	return d.Object(func(key string) error {
 		var err error
-		switch key {
-		case "query":
-			if !d.Null() {
-				var x0 string
-				if x0, err = d.String(); err == nil {
-					v.Query = x0
-				}
-			}
-		case "k":
-			if !d.Null() {
-				var x0 int64
-				if x0, err = d.Int(strconv.IntSize); err == nil {
-					v.K = int(x0)
-				}
-			}
-		case "seeds":
-			if !d.Null() {
-				var x0 int64
-				if x0, err = d.Int(strconv.IntSize); err == nil {
-					v.Seeds = int(x0)
-				}
-			}
-		case "gamma":
-			if !d.Null() {
-				var x0 float64
-				if x0, err = d.Float(64); err == nil {
-					v.Gamma = float64(x0)
-				}
-			}
-		case "no_graph":
-			if !d.Null() {
-				var x0 bool
-				if x0, err = d.Bool(); err == nil {
-					v.NoGraph = x0
-				}
-			}
-		case "vector":
-			if d.Null() {
-				v.Vector = nil
-			} else {
-				v.Vector = []float32{}
-				err = d.Array(func(int) error {
-					var x0 float32
-					var err error
-					if !d.Null() {
-						var x1 float64
-						if x1, err = d.Float(32); err == nil {
-							x0 = float32(x1)
-						}
-					}
-					if err == nil {
-						v.Vector = append(v.Vector, x0)
-					}
-					return err
-				})
-			}
-		case "semantic_weight":
-			if !d.Null() {
-				var x0 float64
-				if x0, err = d.Float(64); err == nil {
-					v.SemanticWeight = float64(x0)
-				}
-			}
-		case "no_semantic":
-			if !d.Null() {
-				var x0 bool
-				if x0, err = d.Bool(); err == nil {
-					v.NoSemantic = x0
-				}
-			}
-		case "no_lexical":
-			if !d.Null() {
-				var x0 bool
-				if x0, err = d.Bool(); err == nil {
-					v.NoLexical = x0
-				}
-			}
-		case "render":
-			if !d.Null() {
-				var x0 bool
-				if x0, err = d.Bool(); err == nil {
-					v.Render = x0
-				}
-			}
-		case "skill_budget":
-			if !d.Null() {
-				var x0 int64
-				if x0, err = d.Int(strconv.IntSize); err == nil {
-					v.SkillBudget = int(x0)
-				}
-			}
-		case "total_budget":
-			if !d.Null() {
-				var x0 int64
-				if x0, err = d.Int(strconv.IntSize); err == nil {
-					v.TotalBudget = int(x0)
-				}
-			}
-		case "filter":
+		switch member(key, decodeEngineRequestMembers[:]) {
+		case 0:
+			err = decodeString(d, &v.Query)
+		case 1:
+			err = decodeInt(d, &v.K)
+		case 2:
+			err = decodeInt(d, &v.Seeds)
+		case 3:
+			err = decodeFloat(d, &v.Gamma)
+		case 4:
+			err = decodeBool(d, &v.NoGraph)
+		case 5:
+			err = decodeFloat32s(d, &v.Vector)
+		case 6:
+			err = decodeFloat(d, &v.SemanticWeight)
+		case 7:
+			err = decodeBool(d, &v.NoSemantic)
+		case 8:
+			err = decodeBool(d, &v.NoLexical)
+		case 9:
+			err = decodeBool(d, &v.Render)
+		case 10:
+			err = decodeInt(d, &v.SkillBudget)
+		case 11:
+			err = decodeInt(d, &v.TotalBudget)
+		case 12:
 			err = decodeEngineFilter(d, &v.Filter)
-		case "no_memory":
-			if !d.Null() {
-				var x0 bool
-				if x0, err = d.Bool(); err == nil {
-					v.NoMemory = x0
-				}
-			}
-		case "min_score":
-			if !d.Null() {
-				var x0 float64
-				if x0, err = d.Float(64); err == nil {
-					v.MinScore = float64(x0)
-				}
-			}
+		case 13:
+			err = decodeBool(d, &v.NoMemory)
+		case 14:
+			err = decodeFloat(d, &v.MinScore)
 		default:
 			err = d.UnknownField()
 		}
@@ -134,16 +52,19 @@ func decodeEngineRequest(d *jsontext.Decoder, v *engine.Request) error {
 	})
 }
 
+// decodeEngineFilterMembers are the names of the members decodeEngineFilter decodes.
+var decodeEngineFilterMembers = [...]string{"allow", "deny", "namespaces"}
+
 // decodeEngineFilter decodes a JSON object into v; members it has no field for are errors.
 func decodeEngineFilter(d *jsontext.Decoder, v *engine.Filter) error {
 	return d.Object(func(key string) error {
 		var err error
-		switch key {
-		case "allow":
+		switch member(key, decodeEngineFilterMembers[:]) {
+		case 0:
 			err = decodeStrings(d, &v.Allow)
-		case "deny":
+		case 1:
 			err = decodeStrings(d, &v.Deny)
-		case "namespaces":
+		case 2:
 			err = decodeStrings(d, &v.Namespaces)
 		default:
 			err = d.UnknownField()
@@ -152,149 +73,103 @@ func decodeEngineFilter(d *jsontext.Decoder, v *engine.Filter) error {
 	})
 }
 
-// appendEngineResponse appends v as JSON, byte for byte as encoding/json.Marshal writes it.
-func appendEngineResponse(b []byte, v *engine.Response) ([]byte, error) {
-	var err error
-	b = append(b, '{')
-	b = jsontext.AppendKey(b, "\"results\":")
+// encodeEngineResponse writes key and v as encoding/json.Marshal writes v, or to the tape.
+func encodeEngineResponse(e *encoder, key string, v *engine.Response) {
+	e.tok(key, '{')
 	if v.Results == nil {
-		b = append(b, "null"...)
+		e.tok("k\x00\aresults", 'n')
 	} else {
-		b = append(b, '[')
+		e.tok("k\x00\aresults", '[')
 		for i0 := range v.Results {
-			if i0 > 0 {
-				b = append(b, ',')
-			}
-			if b, err = appendEngineResult(b, &v.Results[i0]); err != nil {
-				return b, err
-			}
+			encodeEngineResult(e, "", &v.Results[i0])
 		}
-		b = append(b, ']')
+		e.tok("", ']')
 	}
-	b = jsontext.AppendKey(b, "\"match\":")
-	if b, err = jsontext.AppendFloat(b, float64(v.Match), 64); err != nil {
-		return b, err
-	}
+	e.float("k\x01\x05match", float64(v.Match), 64)
 	if len(v.Note) != 0 {
-		b = jsontext.AppendKey(b, "\"note\":")
-		b = jsontext.AppendString(b, v.Note)
+		e.str("k\x02\x04note", v.Note)
 	}
 	if v.Iterations != 0 {
-		b = jsontext.AppendKey(b, "\"iterations\":")
-		b = strconv.AppendInt(b, int64(v.Iterations), 10)
+		e.int("k\x03\niterations", int64(v.Iterations))
 	}
 	if v.Pushes != 0 {
-		b = jsontext.AppendKey(b, "\"pushes\":")
-		b = strconv.AppendInt(b, int64(v.Pushes), 10)
+		e.int("k\x04\x06pushes", int64(v.Pushes))
 	}
 	if v.Residual != 0 {
-		b = jsontext.AppendKey(b, "\"residual\":")
-		if b, err = jsontext.AppendFloat(b, float64(v.Residual), 64); err != nil {
-			return b, err
-		}
+		e.float("k\x05\bresidual", float64(v.Residual), 64)
 	}
 	if len(v.Rendered) != 0 {
-		b = jsontext.AppendKey(b, "\"rendered\":")
-		b = jsontext.AppendString(b, v.Rendered)
+		e.str("k\x06\brendered", v.Rendered)
 	}
-	b = append(b, '}')
-	return b, err
+	e.tok("", '}')
 }
 
-// appendEngineResult appends v as JSON, byte for byte as encoding/json.Marshal writes it.
-func appendEngineResult(b []byte, v *engine.Result) ([]byte, error) {
-	var err error
-	b = append(b, '{')
-	b = jsontext.AppendKey(b, "\"name\":")
-	b = jsontext.AppendString(b, v.Name)
-	b = jsontext.AppendKey(b, "\"score\":")
-	if b, err = jsontext.AppendFloat(b, float64(v.Score), 64); err != nil {
-		return b, err
-	}
-	b = jsontext.AppendKey(b, "\"match\":")
-	if b, err = jsontext.AppendFloat(b, float64(v.Match), 64); err != nil {
-		return b, err
-	}
+// encodeEngineResult writes key and v as encoding/json.Marshal writes v, or to the tape.
+func encodeEngineResult(e *encoder, key string, v *engine.Result) {
+	e.tok(key, '{')
+	e.str("k\a\x04name", v.Name)
+	e.float("k\b\x05score", float64(v.Score), 64)
+	e.float("k\x01\x05match", float64(v.Match), 64)
 	if v.SeedRank != 0 {
-		b = jsontext.AppendKey(b, "\"seed_rank\":")
-		b = strconv.AppendInt(b, int64(v.SeedRank), 10)
+		e.int("k\t\tseed_rank", int64(v.SeedRank))
 	}
 	if v.Graph {
-		b = jsontext.AppendKey(b, "\"graph\":")
-		b = strconv.AppendBool(b, v.Graph)
+		if v.Graph {
+			e.tok("k\n\x05graph", 't')
+		} else {
+			e.tok("k\n\x05graph", 'f')
+		}
 	}
 	if len(v.Via) != 0 {
-		b = jsontext.AppendKey(b, "\"via\":")
 		if v.Via == nil {
-			b = append(b, "null"...)
+			e.tok("k\v\x03via", 'n')
 		} else {
-			b = append(b, '[')
+			e.tok("k\v\x03via", '[')
 			for i0 := range v.Via {
-				if i0 > 0 {
-					b = append(b, ',')
-				}
-				if b, err = appendEngineVia(b, &v.Via[i0]); err != nil {
-					return b, err
-				}
+				encodeEngineVia(e, "", &v.Via[i0])
 			}
-			b = append(b, ']')
+			e.tok("", ']')
 		}
 	}
 	if v.Recalled != nil {
-		b = jsontext.AppendKey(b, "\"recalled\":")
 		if v.Recalled == nil {
-			b = append(b, "null"...)
+			e.tok("k\f\brecalled", 'n')
 		} else {
-			if b, err = appendEngineRecall(b, &(*v.Recalled)); err != nil {
-				return b, err
-			}
+			encodeEngineRecall(e, "k\f\brecalled", &(*v.Recalled))
 		}
 	}
-	b = append(b, '}')
-	return b, err
+	e.tok("", '}')
 }
 
-// appendEngineVia appends v as JSON, byte for byte as encoding/json.Marshal writes it.
-func appendEngineVia(b []byte, v *engine.Via) ([]byte, error) {
-	var err error
-	b = append(b, '{')
-	b = jsontext.AppendKey(b, "\"from\":")
-	b = jsontext.AppendString(b, v.From)
-	b = jsontext.AppendKey(b, "\"state\":")
-	b = jsontext.AppendString(b, v.State)
-	b = jsontext.AppendKey(b, "\"weight\":")
-	if b, err = jsontext.AppendFloat(b, float64(v.Weight), 32); err != nil {
-		return b, err
-	}
-	b = jsontext.AppendKey(b, "\"type\":")
-	b = jsontext.AppendString(b, v.Type)
+// encodeEngineVia writes key and v as encoding/json.Marshal writes v, or to the tape.
+func encodeEngineVia(e *encoder, key string, v *engine.Via) {
+	e.tok(key, '{')
+	e.str("k\r\x04from", v.From)
+	e.str("k\x0e\x05state", v.State)
+	e.float("k\x0f\x06weight", float64(v.Weight), 32)
+	e.str("k\x10\x04type", v.Type)
 	if v.Reverse {
-		b = jsontext.AppendKey(b, "\"reverse\":")
-		b = strconv.AppendBool(b, v.Reverse)
+		if v.Reverse {
+			e.tok("k\x11\areverse", 't')
+		} else {
+			e.tok("k\x11\areverse", 'f')
+		}
 	}
-	b = append(b, '}')
-	return b, err
+	e.tok("", '}')
 }
 
-// appendEngineRecall appends v as JSON, byte for byte as encoding/json.Marshal writes it.
-func appendEngineRecall(b []byte, v *engine.Recall) ([]byte, error) {
-	var err error
-	b = append(b, '{')
-	b = jsontext.AppendKey(b, "\"runs\":")
-	b = strconv.AppendInt(b, int64(v.Runs), 10)
-	b = jsontext.AppendKey(b, "\"terms\":")
+// encodeEngineRecall writes key and v as encoding/json.Marshal writes v, or to the tape.
+func encodeEngineRecall(e *encoder, key string, v *engine.Recall) {
+	e.tok(key, '{')
+	e.int("k\x12\x04runs", int64(v.Runs))
 	if v.Terms == nil {
-		b = append(b, "null"...)
+		e.tok("k\x13\x05terms", 'n')
 	} else {
-		b = append(b, '[')
+		e.tok("k\x13\x05terms", '[')
 		for i0 := range v.Terms {
-			if i0 > 0 {
-				b = append(b, ',')
-			}
-			b = jsontext.AppendString(b, v.Terms[i0])
+			e.str("", v.Terms[i0])
 		}
-		b = append(b, ']')
+		e.tok("", ']')
 	}
-	b = append(b, '}')
-	return b, err
+	e.tok("", '}')
 }

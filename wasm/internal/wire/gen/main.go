@@ -1,7 +1,8 @@
-// Command gen writes wire_gen.go, the JSON decoder of engine.Request and the JSON encoder of
-// engine.Response that every WebAssembly entry point shares (see package wire). The code is
-// plain statements over the primitives of graphs/jsontext, generated from the types themselves
-// by reflection, so a field the engine adds reaches every host once the file is regenerated:
+// Command gen writes wire_gen.go, the JSON decoder of engine.Request and the encoder of
+// engine.Response (as JSON or as the tape of wire's tape.go) that every WebAssembly entry point
+// shares (see package wire). The code is plain statements over the primitives of
+// graphs/jsontext and tape.go, generated from the types themselves by reflection, so a field
+// the engine adds reaches every host once the file is regenerated:
 //
 //	go generate ./wasm/internal/wire
 //
@@ -38,7 +39,7 @@ func main() {
 // generate returns the source of wire_gen.go: the decoder of engine.Request and the encoder of
 // engine.Response.
 func generate() ([]byte, error) {
-	g := &wireGen{done: map[string]bool{}}
+	g := &wireGen{done: map[string]bool{}, keys: map[string]int{}}
 	g.decoder(reflect.TypeFor[engine.Request]())
 	g.encoder(reflect.TypeFor[engine.Response]())
 	if g.err != nil {
@@ -51,7 +52,9 @@ func generate() ([]byte, error) {
 	if strings.Contains(body, "strconv.") {
 		out.WriteString("\t\"strconv\"\n\n")
 	}
-	out.WriteString("\t\"github.com/caskg/caskg/graphs/jsontext\"\n")
+	if strings.Contains(body, "jsontext.") {
+		out.WriteString("\t\"github.com/caskg/caskg/graphs/jsontext\"\n")
+	}
 	out.WriteString("\t\"github.com/caskg/caskg/wasm/engine\"\n)\n")
 	out.WriteString(body)
 	return format.Source(out.Bytes())
@@ -60,6 +63,7 @@ func generate() ([]byte, error) {
 type wireGen struct {
 	body bytes.Buffer
 	done map[string]bool
+	keys map[string]int // the tape's id of each member name
 	todo []func()
 	err  error
 }
@@ -164,15 +168,33 @@ func (g *wireGen) function(name string, t reflect.Type, write func(fs []wireFiel
 func (g *wireGen) decoder(t reflect.Type) string {
 	name := funcName("decode", t)
 	return g.function(name, t, func(fs []wireField) {
+		g.printf("\n// %sMembers are the names of the members %s decodes.\nvar %sMembers = [...]string{", name, name, name)
+		for i, f := range fs {
+			if i > 0 {
+				g.printf(", ")
+			}
+			g.printf("%q", f.name)
+		}
+		g.printf("}\n")
 		g.printf("\n// %s decodes a JSON object into v; members it has no field for are errors.\n", name)
 		g.printf("func %s(d *jsontext.Decoder, v *%s) error {\n", name, t)
-		g.printf("return d.Object(func(key string) error {\nvar err error\nswitch key {\n")
-		for _, f := range fs {
-			g.printf("case %q:\n", f.name)
+		// The members by their place in a list of the names: a switch on the names themselves
+		// compared strings in a tree of branches, a kilobyte more of the WebAssembly module.
+		g.printf("return d.Object(func(key string) error {\nvar err error\nswitch member(key, %sMembers[:]) {\n", name)
+		for i, f := range fs {
+			g.printf("case %d:\n", i)
 			g.decodeValue("v."+f.goName, f.t, 0)
 		}
 		g.printf("default:\nerr = d.UnknownField()\n}\nreturn err\n})\n}\n")
 	})
+}
+
+// plainDecoders are wire_api.go's decoders of the plain types, by type.
+var plainDecoders = map[reflect.Type]string{
+	reflect.TypeFor[string]():  "decodeString",
+	reflect.TypeFor[bool]():    "decodeBool",
+	reflect.TypeFor[int]():     "decodeInt",
+	reflect.TypeFor[float64](): "decodeFloat",
 }
 
 // decodeValue writes statements that decode the next value into dst, setting err. null leaves
@@ -183,6 +205,12 @@ func (g *wireGen) decodeValue(dst string, t reflect.Type, depth int) {
 	scalar := func(typ, call, val string) {
 		g.printf("if !d.Null() {\nvar %s %s\nif %s, err = %s; err == nil {\n%s = %s\n}\n}\n",
 			x, typ, x, call, dst, val)
+	}
+	// A field of a plain type decodes through wire_api.go's function for the type: the
+	// statements below for every field cost the WebAssembly module 1 KB.
+	if fn := plainDecoders[t]; fn != "" && t.PkgPath() == "" && depth == 0 {
+		g.printf("err = %s(d, &%s)\n", fn, dst)
+		return
 	}
 	switch t.Kind() {
 	case reflect.String:
@@ -200,9 +228,9 @@ func (g *wireGen) decodeValue(dst string, t reflect.Type, depth int) {
 			g.fail(t, "byte slices are base64 in encoding/json and not supported")
 			return
 		}
-		if t == reflect.TypeFor[[]string]() {
-			// One decoder for every []string field, written by hand in wire_api.go.
-			g.printf("err = decodeStrings(d, &%s)\n", dst)
+		if t == reflect.TypeFor[[]string]() || t == reflect.TypeFor[[]float32]() {
+			// One decoder for every []string and []float32 field, written by hand in wire_api.go.
+			g.printf("err = decode%ss(d, &%s)\n", strings.ToUpper(t.Elem().Name()[:1])+t.Elem().Name()[1:], dst)
 			return
 		}
 		g.printf("if d.Null() {\n%s = nil\n} else {\n%s = %s{}\n", dst, dst, t)
@@ -221,12 +249,13 @@ func (g *wireGen) decodeValue(dst string, t reflect.Type, depth int) {
 	}
 }
 
-// encoder writes append<Pkg><Type>(b, v), which appends *v as encoding/json.Marshal writes it.
+// encoder writes encode<Pkg><Type>(e, key, v), which writes key and *v as encoding/json.Marshal
+// writes *v, or to the tape (wire's tape.go).
 func (g *wireGen) encoder(t reflect.Type) string {
-	name := funcName("append", t)
+	name := funcName("encode", t)
 	return g.function(name, t, func(fs []wireField) {
-		g.printf("\n// %s appends v as JSON, byte for byte as encoding/json.Marshal writes it.\n", name)
-		g.printf("func %s(b []byte, v *%s) ([]byte, error) {\nvar err error\nb = append(b, '{')\n", name, t)
+		g.printf("\n// %s writes key and v as encoding/json.Marshal writes v, or to the tape.\n", name)
+		g.printf("func %s(e *encoder, key string, v *%s) {\ne.tok(key, '{')\n", name, t)
 		for _, f := range fs {
 			src := "v." + f.goName
 			cond := ""
@@ -243,14 +272,33 @@ func (g *wireGen) encoder(t reflect.Type) string {
 			if cond != "" {
 				g.printf("if %s {\n", cond)
 			}
-			g.printf("b = jsontext.AppendKey(b, %q)\n", string(jsontext.AppendString(nil, f.name))+":")
-			g.encodeValue(src, f.t, 0)
+			g.encodeValue(fmt.Sprintf("%q", g.key(t, f.name)), src, f.t, 0)
 			if cond != "" {
 				g.printf("}\n")
 			}
 		}
-		g.printf("b = append(b, '}')\nreturn b, err\n}\n")
+		g.printf("e.tok(\"\", '}')\n}\n")
 	})
+}
+
+// key is the tape's token for the member name: k, the name's id, its length and the name.
+func (g *wireGen) key(t reflect.Type, name string) string {
+	if string(jsontext.AppendString(nil, name)) != `"`+name+`"` || len(name) > 255 {
+		return g.fail(t, "member name "+strconv.Quote(name)+" needs escaping or is too long for the tape")
+	}
+	if name == "__proto__" {
+		// caskg.js sets members by assignment, which for this one name sets the prototype.
+		return g.fail(t, "member name __proto__ would not read back from the tape in JavaScript")
+	}
+	id, ok := g.keys[name]
+	if !ok {
+		id = len(g.keys)
+		g.keys[name] = id
+	}
+	if id > 255 {
+		return g.fail(t, "more than 256 member names for the tape")
+	}
+	return "k" + string([]byte{byte(id), byte(len(name))}) + name
 }
 
 // emptyCheck is the condition under which omitempty writes a field, or "-" if unsupported.
@@ -283,36 +331,35 @@ func zeroCheck(t reflect.Type, src string) string {
 	return emptyCheck(t, src)
 }
 
-// encodeValue writes statements that append src as JSON to b.
-func (g *wireGen) encodeValue(src string, t reflect.Type, depth int) {
+// encodeValue writes statements that write src to the tape t after key, the Go expression of a
+// member's key token ("" in an array).
+func (g *wireGen) encodeValue(key, src string, t reflect.Type, depth int) {
 	switch t.Kind() {
 	case reflect.String:
-		g.printf("b = jsontext.AppendString(b, %s)\n", conv2(t, "string", src))
+		g.printf("e.str(%s, %s)\n", key, conv2(t, "string", src))
 	case reflect.Bool:
-		g.printf("b = strconv.AppendBool(b, %s)\n", conv2(t, "bool", src))
+		g.printf("if %s {\ne.tok(%s, 't')\n} else {\ne.tok(%s, 'f')\n}\n", src, key, key)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		g.printf("b = strconv.AppendInt(b, int64(%s), 10)\n", src)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		g.printf("b = strconv.AppendUint(b, uint64(%s), 10)\n", src)
+		g.printf("e.int(%s, int64(%s))\n", key, src)
 	case reflect.Float32, reflect.Float64:
-		g.printf("if b, err = jsontext.AppendFloat(b, float64(%s), %d); err != nil {\nreturn b, err\n}\n", src, t.Bits())
+		g.printf("e.float(%s, float64(%s), %d)\n", key, src, t.Bits())
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
 			g.fail(t, "byte slices are base64 in encoding/json and not supported")
 			return
 		}
 		i := "i" + strconv.Itoa(depth)
-		g.printf("if %s == nil {\nb = append(b, \"null\"...)\n} else {\nb = append(b, '[')\n", src)
-		g.printf("for %s := range %s {\nif %s > 0 {\nb = append(b, ',')\n}\n", i, src, i)
-		g.encodeValue(src+"["+i+"]", t.Elem(), depth+1)
-		g.printf("}\nb = append(b, ']')\n}\n")
+		g.printf("if %s == nil {\ne.tok(%s, 'n')\n} else {\ne.tok(%s, '[')\n", src, key, key)
+		g.printf("for %s := range %s {\n", i, src)
+		g.encodeValue(`""`, src+"["+i+"]", t.Elem(), depth+1)
+		g.printf("}\ne.tok(\"\", ']')\n}\n")
 	case reflect.Pointer:
-		g.printf("if %s == nil {\nb = append(b, \"null\"...)\n} else {\n", src)
-		g.encodeValue("(*"+src+")", t.Elem(), depth+1)
+		g.printf("if %s == nil {\ne.tok(%s, 'n')\n} else {\n", src, key)
+		g.encodeValue(key, "(*"+src+")", t.Elem(), depth+1)
 		g.printf("}\n")
 	case reflect.Struct:
 		g.todo = append(g.todo, func() { g.encoder(t) })
-		g.printf("if b, err = %s(b, &%s); err != nil {\nreturn b, err\n}\n", funcName("append", t), src)
+		g.printf("%s(e, %s, &%s)\n", funcName("encode", t), key, src)
 	default:
 		g.fail(t, "kind "+t.Kind().String()+" is not supported")
 	}
