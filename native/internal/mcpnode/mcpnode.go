@@ -24,9 +24,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/caskg/caskg/native/internal/syncio"
 )
 
 //go:embed mcpclient.mjs
@@ -198,7 +199,7 @@ type Client struct {
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
 	lines   *bufio.Scanner
-	stderr  *lockedBuffer
+	stderr  *syncio.Buffer
 	timeout time.Duration
 	waited  bool
 	// Connect is the answer to the connection: server info, capabilities, instructions and the
@@ -263,7 +264,7 @@ func (e Env) Start(tb testing.TB, t Target, timeout time.Duration) *Client {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	c := &Client{tb: tb, stderr: &lockedBuffer{}, timeout: timeout}
+	c := &Client{tb: tb, stderr: syncio.NewBuffer(), timeout: timeout}
 	c.cmd = exec.Command(e.Node, e.script(tb), string(target))
 	c.cmd.Env = append(os.Environ(), "CASKG_MCP_NPM="+e.NPM)
 	c.cmd.Stderr = c.stderr
@@ -409,22 +410,4 @@ func (e Env) Conformance(tb testing.TB, ctx context.Context, url, scenario strin
 		output = append(output, fmt.Sprintf("\n(exit: %v)", err)...)
 	}
 	return checks, strings.TrimSpace(string(output))
-}
-
-// lockedBuffer is a bytes.Buffer safe for a process's writes and a test's reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
