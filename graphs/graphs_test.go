@@ -435,6 +435,13 @@ func TestDecodeErrors(t *testing.T) {
 			return reseal(b)
 		})
 	}
+	// put8 is base with byte at of section tag set to v, resealed.
+	put8 := func(base []byte, tag string, at int, v byte) []byte {
+		return cloneOf(base, func(b []byte) []byte {
+			b[secOff(b, tag)+at] = v
+			return reseal(b)
+		})
+	}
 	// unlist is good with the tag of section record i overwritten: that section is missing.
 	unlist := func(i int) []byte {
 		return clone(func(b []byte) []byte {
@@ -467,7 +474,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"vector model past heap", put32(tagVecHdr, 8, 1<<30), ErrCorrupt},
 		{"vector scale infinite", put32(tagVecScale, 4, 0x7f800000), ErrCorrupt},
 		{"vector scale negative", put32(tagVecScale, 0, math.Float32bits(-1)), ErrCorrupt},
-		{"vector value -128", clone(func(b []byte) []byte { b[secOff(b, tagVecData)+1] = 0x80; return reseal(b) }), ErrCorrupt},
+		{"vector value -128", put8(good, tagVecData, 1, 0x80), ErrCorrupt},
 		{"vector header without data", unlist(len(sectionOrder2) + 2), ErrCorrupt},
 		{"encoder without vectors", unlist(len(sectionOrder2)), ErrCorrupt},
 		{"encoder dimension differs", put32(tagEncHdr, 0, 2), ErrCorrupt},
@@ -487,20 +494,14 @@ func TestDecodeErrors(t *testing.T) {
 			copy(b[o:], b[o+8:o+16])
 			return reseal(b)
 		}), ErrCorrupt},
-		{"1.1 encoder with 2.0 flags", cloneOf(legacy, func(b []byte) []byte {
-			b[secOff(b, tagEncHdr)+4] = encSharedTerms
-			return reseal(b)
-		}), ErrCorrupt},
+		{"1.1 encoder with 2.0 flags", put8(legacy, tagEncHdr, 4, encSharedTerms), ErrCorrupt},
 		{"encoder row out of range", put32(tagEncIndex, 4, 2), ErrCorrupt},
 		{"encoder row huge", put32(tagEncIndex, 0, 1<<31), ErrCorrupt},
 		{"encoder index missing", clone(func(b []byte) []byte {
 			copy(b[headerSize+sectionSize*(len(sectionOrder2)+len(vectorSections)+3):], "XXXX")
 			return reseal(b)
 		}), ErrCorrupt},
-		{"encoder terms beside the shared flag", cloneOf(own, func(b []byte) []byte {
-			b[secOff(b, tagEncHdr)+4] = encSharedTerms
-			return reseal(b)
-		}), ErrCorrupt},
+		{"encoder terms beside the shared flag", put8(own, tagEncHdr, 4, encSharedTerms), ErrCorrupt},
 		{"own terms without them", cloneOf(own, func(b []byte) []byte {
 			copy(b[headerSize+sectionSize*(len(sectionOrder2)+len(vectorSections)+1):], "XXXX")
 			return reseal(b)
@@ -513,15 +514,15 @@ func TestDecodeErrors(t *testing.T) {
 		}), ErrCorrupt},
 		{"encoder weight NaN", put32(tagEncWgt, 0, 0x7fc00000), ErrCorrupt},
 		{"encoder scale negative", put32(tagEncScale, 8, math.Float32bits(-0.5)), ErrCorrupt},
-		{"encoder value -128", clone(func(b []byte) []byte { b[secOff(b, tagEncData)+7] = 0x80; return reseal(b) }), ErrCorrupt},
+		{"encoder value -128", put8(good, tagEncData, 7, 0x80), ErrCorrupt},
 		{"postings offsets past the gaps", put32(tagLexPOff, 12, 99), ErrCorrupt},
 		{"postings offsets decrease", put32(tagLexPOff, 4, 5), ErrCorrupt},
 		{"postings offsets not from 0", put32(tagLexPOff, 0, 1), ErrCorrupt},
-		{"document gap past the skills", clone(func(b []byte) []byte { b[secOff(b, tagLexGaps)] = 3; return reseal(b) }), ErrCorrupt},
-		{"documents past the skills", clone(func(b []byte) []byte { b[secOff(b, tagLexGaps)+2] = 1; return reseal(b) }), ErrCorrupt},
-		{"document gap cut", clone(func(b []byte) []byte { b[secOff(b, tagLexGaps)+4] = 0x81; return reseal(b) }), ErrCorrupt},
-		{"frequency index past the values", clone(func(b []byte) []byte { b[secOff(b, tagLexTFIdx)+1] = 3; return reseal(b) }), ErrCorrupt},
-		{"frequency index overlong", clone(func(b []byte) []byte { b[secOff(b, tagLexTFIdx)+4] = 0x80; return reseal(b) }), ErrCorrupt},
+		{"document gap past the skills", put8(good, tagLexGaps, 0, 3), ErrCorrupt},
+		{"documents past the skills", put8(good, tagLexGaps, 2, 1), ErrCorrupt},
+		{"document gap cut", put8(good, tagLexGaps, 4, 0x81), ErrCorrupt},
+		{"frequency index past the values", put8(good, tagLexTFIdx, 1, 3), ErrCorrupt},
+		{"frequency index overlong", put8(good, tagLexTFIdx, 4, 0x80), ErrCorrupt},
 		{"frequency NaN", put32(tagLexTFVal, 4, 0x7fc00000), ErrCorrupt},
 		{"frequency negative", put32(tagLexTFVal, 0, math.Float32bits(-1)), ErrCorrupt},
 		{"bytes after the last posting", clone(func(b []byte) []byte {

@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"maps"
 	"path"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 // toolLayer is the one MCP tool layer: the tools' names, texts and schemas are declared there
@@ -148,26 +149,16 @@ func sdkServer(p sourcePkg) bool {
 func productSources(t *testing.T, fset *token.FileSet, root string) []sourcePkg {
 	t.Helper()
 	byDir := map[string]*sourcePkg{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			base := d.Name()
-			if rel != "." && (strings.HasPrefix(base, ".") || base == "testdata" || base == "node_modules" ||
-				rel == "native/lab" || rel == "native/internal/lab" || rel == "native/testlib") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
+	skip := func(rel, name string) bool {
+		return strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules" ||
+			rel == "native/lab" || rel == "native/internal/lab" || rel == "native/testlib"
+	}
+	keep := func(name string) bool { return strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") }
+	for _, rel := range fixture.Walk(t, root, skip, keep) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
 		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		dir := path.Dir(rel)
 		sp := byDir[dir]
@@ -180,10 +171,6 @@ func productSources(t *testing.T, fset *token.FileSet, root string) []sourcePkg 
 			byDir[dir] = sp
 		}
 		sp.files[p] = f
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	out := make([]sourcePkg, 0, len(byDir))
 	for _, sp := range byDir {

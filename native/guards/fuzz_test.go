@@ -6,9 +6,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +17,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 // A target is one fuzz target: the import path of its package and its name.
@@ -53,50 +55,37 @@ func fuzzFuncs(filename string, src []byte) ([]string, error) {
 
 // sourceFuzzTargets finds every func Fuzz in the _test.go files of the module at root, in the
 // directories ./... covers: not testdata, vendor, nested modules, or names starting with . or _.
-func sourceFuzzTargets(root string) ([]target, error) {
+func sourceFuzzTargets(t *testing.T, root string) ([]target, error) {
 	var out []target
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	skip := func(rel, name string) bool {
+		if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "vendor" {
+			return true
+		}
+		_, err := os.Stat(filepath.Join(root, rel, "go.mod"))
+		return err == nil
+	}
+	keep := func(name string) bool {
+		return strings.HasSuffix(name, "_test.go") && !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_")
+	}
+	for _, rel := range fixture.Walk(t, root, skip, keep) {
+		file := filepath.Join(root, filepath.FromSlash(rel))
+		src, err := os.ReadFile(file)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		name := d.Name()
-		if d.IsDir() {
-			if path == root {
-				return nil
-			}
-			if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "vendor" {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, "_test.go") || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
-			return nil
-		}
-		src, err := os.ReadFile(path)
+		names, err := fuzzFuncs(file, src)
 		if err != nil {
-			return err
-		}
-		names, err := fuzzFuncs(path, src)
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(root, filepath.Dir(path))
-		if err != nil {
-			return err
+			return nil, err
 		}
 		pkg := modulePath
-		if rel != "." {
-			pkg += "/" + filepath.ToSlash(rel)
+		if dir := path.Dir(rel); dir != "." {
+			pkg += "/" + dir
 		}
 		for _, n := range names {
 			out = append(out, target{pkg, n})
 		}
-		return nil
-	})
-	return out, err
+	}
+	return out, nil
 }
 
 // parseTargets reads the lines of make fuzz-list: "import/path FuzzName".
@@ -170,7 +159,7 @@ func TestMakeFuzzRunsEveryTarget(t *testing.T) {
 		t.Skip("no make command: ", err)
 	}
 	root := moduleRoot(t)
-	source, err := sourceFuzzTargets(root)
+	source, err := sourceFuzzTargets(t, root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,6 +115,10 @@ func TestRoomCrossings(t *testing.T) {
 		}
 		return pkg{ImportPath: modulePath + "/" + path, Module: &struct{ Path string }{modulePath}, Imports: imports}
 	}
+	// crossing is the line crossings gives for the import of to by from, why it is refused.
+	crossing := func(from, to, why string) string {
+		return modulePath + "/" + from + " → " + modulePath + "/" + to + ": " + why
+	}
 	lab, wasmNative, kit, builderEval, httpAPI, gatewayMCP := rooms[0], rooms[1], rooms[2], rooms[3], rooms[4], rooms[5]
 	tests := []struct {
 		name string
@@ -126,46 +130,46 @@ func TestRoomCrossings(t *testing.T) {
 			[]pkg{own("native/internal/builder"), own("native/lab/internal/harness", "native/internal/builder"), own("native/lab/cmd/caskg-learn", "native/internal/cli")}, nil},
 		{"the product imports the lab", lab,
 			[]pkg{own("native/lab/internal/harness"), own("native/internal/cli", "native/lab/internal/harness")},
-			[]string{modulePath + "/native/internal/cli → " + modulePath + "/native/lab/internal/harness: a product package imports the lab"}},
+			[]string{crossing("native/internal/cli", "native/lab/internal/harness", "a product package imports the lab")}},
 		{"the kit builds grown libraries", lab,
 			[]pkg{own("native/internal/lab/synth"), own("native/testlib", "native/internal/lab/synth")}, nil},
 		{"a product package imports the lab's libraries", lab,
 			[]pkg{own("native/internal/lab/catalogserver"), own("native/internal/gateway", "native/internal/lab/catalogserver")},
-			[]string{modulePath + "/native/internal/gateway → " + modulePath + "/native/internal/lab/catalogserver: a product package imports the lab"}},
+			[]string{crossing("native/internal/gateway", "native/internal/lab/catalogserver", "a product package imports the lab")}},
 		{"a product package outside native", lab,
 			[]pkg{own("native/internal/lab/synth"), own("wasm/engine", "native/internal/lab/synth")},
-			[]string{modulePath + "/wasm/engine → " + modulePath + "/native/internal/lab/synth: a product package imports the lab"}},
+			[]string{crossing("wasm/engine", "native/internal/lab/synth", "a product package imports the lab")}},
 		{"a prefix is a path, not a string", lab,
 			[]pkg{own("native/labels"), own("native/internal/cli", "native/labels")}, nil},
 		{"wasm imports the engine", wasmNative,
 			[]pkg{own("wasm/engine"), own("wasm/api", "wasm/engine")}, nil},
 		{"wasm imports the builder", wasmNative,
 			[]pkg{own("native/internal/builder"), own("wasm/testkit", "native/internal/builder")},
-			[]string{modulePath + "/wasm/testkit → " + modulePath + "/native/internal/builder: a wasm package imports the native side"}},
+			[]string{crossing("wasm/testkit", "native/internal/builder", "a wasm package imports the native side")}},
 		{"the kit imports the builder", kit,
 			[]pkg{own("native/internal/builder"), own("native/testlib", "native/internal/builder")}, nil},
 		{"a host links the kit", kit,
 			[]pkg{own("native/testlib"), own("native/serve", "native/testlib")},
-			[]string{modulePath + "/native/serve → " + modulePath + "/native/testlib: a package (not a _test.go file) imports the test kit"}},
+			[]string{crossing("native/serve", "native/testlib", "a package (not a _test.go file) imports the test kit")}},
 		{"the builder reads lines", builderEval,
 			[]pkg{own("native/internal/lines"), own("native/internal/builder", "native/internal/lines"), own("native/internal/eval", "native/internal/lines")}, nil},
 		{"the builder imports eval", builderEval,
 			[]pkg{own("native/internal/eval"), own("native/internal/builder/semantic", "native/internal/eval")},
-			[]string{modulePath + "/native/internal/builder/semantic → " + modulePath + "/native/internal/eval: the builder imports eval"}},
+			[]string{crossing("native/internal/builder/semantic", "native/internal/eval", "the builder imports eval")}},
 		{"the adapters and the layers below", httpAPI,
 			[]pkg{own("wasm/service"), own("wasm/api", "wasm/service"), own("native/serve", "wasm/api", "wasm/service"),
 				own("wasm/worker", "wasm/api", "wasm/mcpcore"), own("wasm/mcpcore", "wasm/service"), own("native/internal/cli", "native/serve", "wasm/service")}, nil},
 		{"the MCP tool layer on the HTTP API", httpAPI,
 			[]pkg{own("wasm/api"), own("wasm/mcpcore", "wasm/api"), own("native/internal/gateway/front", "wasm/api")},
 			[]string{
-				modulePath + "/native/internal/gateway/front → " + modulePath + "/wasm/api: a package other than an HTTP adapter imports wasm/api (wasm/service is the layer below the transports)",
-				modulePath + "/wasm/mcpcore → " + modulePath + "/wasm/api: a package other than an HTTP adapter imports wasm/api (wasm/service is the layer below the transports)",
+				crossing("native/internal/gateway/front", "wasm/api", "a package other than an HTTP adapter imports wasm/api (wasm/service is the layer below the transports)"),
+				crossing("wasm/mcpcore", "wasm/api", "a package other than an HTTP adapter imports wasm/api (wasm/service is the layer below the transports)"),
 			}},
 		{"the gateway and caskg mcp share the transport", gatewayMCP,
 			[]pkg{own("native/internal/mcptransport"), own("native/internal/gateway", "native/internal/mcptransport"), own("native/internal/mcpserver", "native/internal/mcptransport")}, nil},
 		{"the gateway imports caskg mcp's server", gatewayMCP,
 			[]pkg{own("native/internal/mcpserver"), own("native/internal/gateway", "native/internal/mcpserver")},
-			[]string{modulePath + "/native/internal/gateway → " + modulePath + "/native/internal/mcpserver: the gateway imports native/internal/mcpserver"}},
+			[]string{crossing("native/internal/gateway", "native/internal/mcpserver", "the gateway imports native/internal/mcpserver")}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

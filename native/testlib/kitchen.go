@@ -1,9 +1,8 @@
 package testlib
 
 import (
-	"testing"
-
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -34,12 +33,5 @@ func Encode(art *graphs.Artifact) []byte {
 }
 
 // Decode returns the graph of the artifact data (Sample's, Multilingual's, Encode's), failing
-// tb when it does not decode.
-func Decode(tb testing.TB, data []byte) *graphs.Graph {
-	tb.Helper()
-	g, err := graphs.Decode(data)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return g
-}
+// tb when it does not decode: fixture.Decode, which the builder's own tests use.
+var Decode = fixture.Decode

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/testlib/table"
 )
 
 // The gateway library: tools of two servers named SERVER__TOOL, a login every github tool
@@ -113,38 +114,32 @@ func TestFilterErrors(t *testing.T) {
 }
 
 func TestMatch(t *testing.T) {
-	tests := []struct {
-		glob, name string
-		want       bool
-	}{
-		{"*", "", true},
-		{"*", "anything/at__all", true},
-		{"", "", true},
-		{"", "a", false},
-		{"a", "a", true},
-		{"a", "ab", false},
-		{"ab", "a", false},
-		{"a*", "a", true},
-		{"a*c", "abbbc", true},
-		{"a*c", "abbbcd", false},
-		{"*c", "cccc", true},
-		{"a*b*c", "a-b-b-c", true},
-		{"a*b*c", "a-c-b", false},
-		{"?", "é", true},
-		{"??", "é", false},
-		{"caf?", "café", true},
-		{"*é", "caféé", true},
-		{"github__*", "github__create_issue", true},
-		{"github__*", "github_create", false},
-		{"*__list_*", "jira__list_issues", true},
-		{"?*?", "a", false},
-		{"**", "xy", true},
-	}
-	for _, tt := range tests {
-		if got := match(tt.glob, tt.name); got != tt.want {
-			t.Errorf("match(%q, %q) = %v, want %v", tt.glob, tt.name, got, tt.want)
-		}
-	}
+	type in struct{ glob, name string }
+	matches := func(c in) bool { return match(c.glob, c.name) }
+	table.Run(t, "match", matches, []table.Case[in, bool]{
+		{"star matches empty", in{"*", ""}, true},
+		{"star crosses separators", in{"*", "anything/at__all"}, true},
+		{"empty matches empty", in{"", ""}, true},
+		{"empty matches nothing else", in{"", "a"}, false},
+		{"literal", in{"a", "a"}, true},
+		{"literal is whole, not a prefix", in{"a", "ab"}, false},
+		{"name shorter than the literal", in{"ab", "a"}, false},
+		{"trailing star matches nothing more", in{"a*", "a"}, true},
+		{"inner star", in{"a*c", "abbbc"}, true},
+		{"inner star, text after the end", in{"a*c", "abbbcd"}, false},
+		{"leading star, repeated last letter", in{"*c", "cccc"}, true},
+		{"two stars", in{"a*b*c", "a-b-b-c"}, true},
+		{"two stars, out of order", in{"a*b*c", "a-c-b"}, false},
+		{"question mark is one character, not one byte", in{"?", "é"}, true},
+		{"two question marks, one character", in{"??", "é"}, false},
+		{"question mark for an accented letter", in{"caf?", "café"}, true},
+		{"star then an accented letter", in{"*é", "caféé"}, true},
+		{"namespace prefix", in{"github__*", "github__create_issue"}, true},
+		{"namespace prefix, one underscore", in{"github__*", "github_create"}, false},
+		{"inside a namespace", in{"*__list_*", "jira__list_issues"}, true},
+		{"two question marks around a star, one character", in{"?*?", "a"}, false},
+		{"two stars in a row", in{"**", "xy"}, true},
+	})
 }
 
 func FuzzMatch(f *testing.F) {

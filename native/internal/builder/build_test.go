@@ -15,6 +15,7 @@ import (
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/internal/eval"
 	"github.com/caskg/caskg/native/internal/ingest"
+	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -41,11 +42,7 @@ func buildGraph(t testing.TB, skills []ingest.Skill, opt Options) (*graphs.Graph
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := graphs.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g, data
+	return fixture.Decode(t, data), data
 }
 
 // fakeBuilder is a builder over n skills whose signals are given as tables.

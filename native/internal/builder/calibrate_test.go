@@ -4,32 +4,29 @@ import (
 	"math"
 	"testing"
 
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/internal/ingest"
+	"github.com/caskg/caskg/native/testlib/table"
 )
 
 func TestPosterior(t *testing.T) {
-	tests := []struct {
-		name        string
-		evidence    []float64
-		alpha, beta float64
-	}{
-		{"no evidence: the prior", nil, 1, 1},
-		{"three certain yes", []float64{1, 1, 1}, 4, 1},
-		{"three certain no", []float64{0, 0, 0}, 1, 4},
+	// post is posterior's α, β and mean for the evidence; want the same for α and β.
+	post := func(evidence []float64) [3]float64 {
+		a, b, c := posterior(evidence, 0.1)
+		return [3]float64{a, b, c}
+	}
+	want := func(alpha, beta float64) [3]float64 { return [3]float64{alpha, beta, alpha / (alpha + beta)} }
+	table.Run(t, "posterior", post, []table.Case[[]float64, [3]float64]{
+		{"no evidence: the prior", nil, want(1, 1)},
+		{"three certain yes", []float64{1, 1, 1}, want(4, 1)},
+		{"three certain no", []float64{0, 0, 0}, want(1, 4)},
 		// e = .9 → δ = .8 for; e = .3 → δ = .4 against; e = .5 → δ = ε_e = .1 against (z = [e > .5]).
-		{"mixed", []float64{0.9, 0.3, 0.5}, 1.8, 1.5},
+		{"mixed", []float64{0.9, 0.3, 0.5}, want(1.8, 1.5)},
 		// e = .52 → 2|e−.5| = .04 < ε_e, so δ = .1.
-		{"weak evidence gets ε_e", []float64{0.52}, 1.1, 1},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			a, b, c := posterior(tc.evidence, 0.1)
-			if math.Abs(a-tc.alpha) > 1e-12 || math.Abs(b-tc.beta) > 1e-12 || math.Abs(c-tc.alpha/(tc.alpha+tc.beta)) > 1e-12 {
-				t.Errorf("Posterior = %v, %v, %v; want α %v β %v", a, b, c, tc.alpha, tc.beta)
-			}
-		})
-	}
+		{"weak evidence gets ε_e", []float64{0.52}, want(1.1, 1)},
+	}, cmpopts.EquateApprox(0, 1e-12))
 }
 
 func TestStateOf(t *testing.T) {

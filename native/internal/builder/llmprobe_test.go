@@ -22,6 +22,7 @@ import (
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/internal/ingest"
 	"github.com/caskg/caskg/native/internal/llm"
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 // llmLib is a small, well-connected slice of the sample library for the LLM prober tests.
@@ -413,10 +414,7 @@ func checkCalibration(t *testing.T, data []byte, rep *Report, f *fakeLLM, opt Op
 		t.Errorf("the server was asked about %d edges, report.Frontier = %d", len(frontier), rep.Frontier)
 	}
 
-	g, err := graphs.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := fixture.Decode(t, data)
 	type pub struct {
 		state         graphs.State
 		weight, assoc float64
@@ -561,10 +559,7 @@ func TestLLMProberEndToEnd(t *testing.T) {
 	}
 
 	// The artifact records the prober and the judge.
-	g, err := graphs.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := fixture.Decode(t, data)
 	var params map[string]any
 	if err := json.Unmarshal(g.Params(), &params); err != nil {
 		t.Fatal(err)

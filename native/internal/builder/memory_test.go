@@ -15,6 +15,7 @@ import (
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/internal/ingest"
+	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/caskg/caskg/wasm/engine"
 )
 
@@ -53,11 +54,7 @@ func memBuild(t testing.TB, skills []ingest.Skill, runs []Trace, mod func(*Optio
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := graphs.Decode(res.Artifact)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.Artifact, g
+	return res.Artifact, fixture.Decode(t, res.Artifact)
 }
 
 // memoryOf is g's memory of past tasks with its fusion weight set to 0, nil without one.
@@ -247,13 +244,7 @@ func TestMemoryUpdateMatchesBuild(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			old, st := fullBuild(t, skills, tc.old)
-			enc, err := EncodeState(st)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st, err = DecodeState(enc); err != nil {
-				t.Fatal(err)
-			}
+			st = reread(t, st)
 			runs, err := st.Runs()
 			if err != nil {
 				t.Fatal(err)
@@ -284,10 +275,7 @@ func TestMemoryUpdateMatchesBuild(t *testing.T) {
 			if !bytes.Equal(got, res.Artifact) {
 				t.Fatalf("update gave %x (%d bytes), the full build %x (%d bytes)", sha256.Sum256(got), len(got), sha256.Sum256(res.Artifact), len(res.Artifact))
 			}
-			g, err := graphs.Decode(got)
-			if err != nil {
-				t.Fatal(err)
-			}
+			g := fixture.Decode(t, got)
 			if g.HasMemory() == full.NoTaskText {
 				t.Errorf("memory %v with NoTaskText %v", g.HasMemory(), full.NoTaskText)
 			}
@@ -404,13 +392,7 @@ func TestUpdatesInARow(t *testing.T) {
 				// Even rounds update from the state in memory, as a process that updates again
 				// without reading it back does: its run log then shares its records (runLog.head).
 				if round%2 == 1 {
-					enc, err := EncodeState(st)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if st, err = DecodeState(enc); err != nil {
-						t.Fatal(err)
-					}
+					st = reread(t, st)
 				}
 				fresh := batch(round)
 				if round == 3 {
@@ -438,12 +420,8 @@ func TestUpdatesInARow(t *testing.T) {
 				if d := stateDiff(gotState, full.State); d != "" {
 					t.Fatalf("round %d: the update's build state differs from the full build's: %s", round, d)
 				}
-				gotFile, err := EncodeState(gotState)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if wantFile, err := EncodeState(full.State); err != nil || !bytes.Equal(gotFile, wantFile) {
-					t.Fatalf("round %d: the update's build state file differs from the full build's (%v)", round, err)
+				if !sameStateFile(t, gotState, full.State) {
+					t.Fatalf("round %d: the update's build state file differs from the full build's", round)
 				}
 				if full.Report.Reported == nil || (full.Report.Memory == nil) != opt.NoTaskText || full.Report.TraceFailures == 0 {
 					t.Fatalf("round %d: the runs did not reach the build: reported %v, memory %v, failures %d",

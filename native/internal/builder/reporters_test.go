@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/internal/ingest"
 )
@@ -161,23 +163,21 @@ func TestLearnedFrom(t *testing.T) {
 	for _, name := range []string{"a", "b", "c"} {
 		st.Skills = append(st.Skills, ingest.Skill{Name: name})
 	}
-	got, err := LearnedFrom(st, func(s, d int) bool { return s < d })
+	evidence, err := LearnedFrom(st, func(s, d int) bool { return s < d })
 	if err != nil {
 		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range evidence {
+		got = append(got, fmt.Sprintf("%s→%s runs %d failed %d trusted %d reporters %v counted %v", ev.Source, ev.Target, ev.Runs, ev.Failed, ev.Trusted, ev.Reporters, ev.Counted))
 	}
 	want := []string{
 		"a→b runs 2 failed 1 trusted 1 reporters [token:x] counted true",
 		"a→c runs 1 failed 0 trusted 0 reporters [token:y] counted false",
 		"b→c runs 1 failed 0 trusted 0 reporters [token:x] counted false",
 	}
-	if len(got) != len(want) {
-		t.Fatalf("got %d pairs, want %d: %+v", len(got), len(want), got)
-	}
-	for k, ev := range got {
-		s := fmt.Sprintf("%s→%s runs %d failed %d trusted %d reporters %v counted %v", ev.Source, ev.Target, ev.Runs, ev.Failed, ev.Trusted, ev.Reporters, ev.Counted)
-		if s != want[k] {
-			t.Errorf("pair %d: %s, want %s", k, s, want[k])
-		}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the evidence per pair (-want +got):\n%s", diff)
 	}
 }
 

@@ -26,10 +26,7 @@ func withSemantic(t testing.TB, skills []ingest.Skill, emb func([]ingest.Skill) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := graphs.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := fixture.Decode(t, data)
 	sorted := append([]ingest.Skill(nil), skills...)
 	sort.Slice(sorted, func(a, b int) bool { return sorted[a].Name < sorted[b].Name })
 	for i, s := range sorted {
@@ -48,10 +45,7 @@ func withSemantic(t testing.TB, skills []ingest.Skill, emb func([]ingest.Skill) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g, err = graphs.Decode(data); err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return fixture.Decode(t, data)
 }
 
 func builtinFor(t testing.TB, opt embed.BuiltinOptions) func([]ingest.Skill) embed.Embedder {

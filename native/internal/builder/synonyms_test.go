@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/graphs"
+	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/caskg/caskg/native/testlib/table"
 	"github.com/caskg/caskg/wasm/engine"
 )
@@ -198,14 +198,7 @@ func TestSynonymsUpdate(t *testing.T) {
 		t.Fatalf("state options' synonyms %+v, want %+v", kept.Synonyms, s)
 	}
 	// Through the encoded state, as caskg update reads it.
-	enc, err := EncodeState(first.State)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := DecodeState(enc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := reread(t, first.State)
 	data, _, rep, err := updateOf(ctx, Input{Previous: st, Old: first.Artifact, Runs: runs[2:]}, st.Options())
 	if err != nil {
 		t.Fatal(err)
@@ -213,10 +206,7 @@ func TestSynonymsUpdate(t *testing.T) {
 	if rep.Update.Mode != "incremental" || !bytes.Equal(data, full.Artifact) {
 		t.Errorf("update with the state's synonyms: mode %s (%s), same bytes as a full build: %v", rep.Update.Mode, rep.Update.Reason, bytes.Equal(data, full.Artifact))
 	}
-	g, err := graphs.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := fixture.Decode(t, data)
 	if got := topNames(t, engine.New(g), "minikube file", 1); got[0] != "kubernetes-rollout" {
 		t.Errorf("after the update, minikube finds %v", got)
 	}

@@ -7,6 +7,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"encoding/gob"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
@@ -162,14 +163,7 @@ func TestUpdateMatchesBuild(t *testing.T) {
 			}
 
 			// Through the file format, as caskg update reads it.
-			enc, err := EncodeState(st)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, err = DecodeState(enc)
-			if err != nil {
-				t.Fatal(err)
-			}
+			st = reread(t, st)
 			opt := st.Options()
 			if tc.now != nil {
 				if opt.Embedder, err = BuiltinEmbedder(tc.now); err != nil {
@@ -194,15 +188,7 @@ func TestUpdateMatchesBuild(t *testing.T) {
 				t.Errorf("the update's build state differs from the full build's: %s", d)
 			}
 			// And so are its bytes, though an update writes the library's as it read them.
-			gotBytes, err := EncodeState(gotState)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantBytes, err := EncodeState(wantState)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(gotBytes, wantBytes) {
+			if !sameStateFile(t, gotState, wantState) {
 				t.Errorf("the update's build state file differs from the full build's")
 			}
 		})
@@ -503,4 +489,29 @@ func FuzzRunLog(f *testing.F) {
 			t.Errorf("runs %+v written and read again as %+v", runs, back)
 		}
 	})
+}
+
+// sameStateFile reports whether a and b encode to the same build state file; it fails t when
+// either does not encode.
+func sameStateFile(t testing.TB, a, b *State) bool {
+	t.Helper()
+	ea, errA := EncodeState(a)
+	eb, errB := EncodeState(b)
+	if err := errors.Join(errA, errB); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Equal(ea, eb)
+}
+
+// reread is st written to its file and read back, as caskg update reads it.
+func reread(t testing.TB, st *State) *State {
+	t.Helper()
+	enc, err := EncodeState(st)
+	if err == nil {
+		st, err = DecodeState(enc)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/caskg/caskg/native/internal/builder"
@@ -19,6 +17,7 @@ import (
 	"github.com/caskg/caskg/native/internal/gateway"
 	"github.com/caskg/caskg/native/internal/gateway/learn"
 	"github.com/caskg/caskg/native/internal/mcptransport"
+	"github.com/caskg/caskg/native/internal/syncio"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/service"
 )
@@ -40,7 +39,7 @@ func runGateway(c *ctx, args []string) error {
 	// Servers' stderr lines, the learning loop and the front all write status lines from
 	// their own goroutines.
 	locked := *c
-	locked.stderr = &lockedWriter{w: c.stderr}
+	locked.stderr = syncio.NewWriter(c.stderr)
 	c = &locked
 	fl := flag.NewFlagSet("gateway", flag.ContinueOnError)
 	config := fl.String("config", "", "the mcpServers `file` (the JSON Claude Desktop, Claude Code and Cursor read)")
@@ -190,18 +189,6 @@ func runGateway(c *ctx, args []string) error {
 	}
 	fmt.Fprintln(c.stderr, "caskg gateway: stopped")
 	return err
-}
-
-// lockedWriter serializes writes to w.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // openLearner opens the learning loop over the state folder (package learn), and returns it

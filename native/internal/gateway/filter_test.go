@@ -7,59 +7,47 @@ import (
 	"time"
 
 	"github.com/caskg/caskg/native/testlib"
+	"github.com/caskg/caskg/native/testlib/table"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The configuration's filters are the engine's matcher: '*' crosses '/', case does not count.
 func TestFiltersHold(t *testing.T) {
-	for _, tt := range []struct {
-		name        string
+	type in struct {
 		allow, deny []string
 		tool        string
-		want        bool
-	}{
-		{"star crosses slash", nil, []string{"*delete*"}, "admin/delete_user", false},
-		{"namespaced star crosses slash", nil, []string{"s2__*delete*"}, "s2__admin/delete_user", false},
-		{"case of the name", nil, []string{"*delete*"}, "Delete_All", false},
-		{"case of the pattern", nil, []string{"*DELETE*"}, "delete_all", false},
-		{"question mark crosses slash", nil, []string{"a?b"}, "a/b", false},
-		{"allow ignores case", []string{"Read*"}, nil, "read_file", true},
-		{"allow leaves others out", []string{"read*"}, nil, "write_file", false},
-		{"deny wins", []string{"*"}, []string{"*DROP*"}, "db.drop_table", false},
-		{"kept", nil, []string{"*delete*"}, "read_file", true},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := filtered(tt.allow, tt.deny, tt.tool); got != tt.want {
-				t.Errorf("allow %q deny %q keeps %q = %v, want %v", tt.allow, tt.deny, tt.tool, got, tt.want)
-			}
-		})
 	}
+	keeps := func(c in) bool { return filtered(c.allow, c.deny, c.tool) }
+	table.Run(t, "filtered", keeps, []table.Case[in, bool]{
+		{"star crosses slash", in{nil, []string{"*delete*"}, "admin/delete_user"}, false},
+		{"namespaced star crosses slash", in{nil, []string{"s2__*delete*"}, "s2__admin/delete_user"}, false},
+		{"case of the name", in{nil, []string{"*delete*"}, "Delete_All"}, false},
+		{"case of the pattern", in{nil, []string{"*DELETE*"}, "delete_all"}, false},
+		{"question mark crosses slash", in{nil, []string{"a?b"}, "a/b"}, false},
+		{"allow ignores case", in{[]string{"Read*"}, nil, "read_file"}, true},
+		{"allow leaves others out", in{[]string{"read*"}, nil, "write_file"}, false},
+		{"deny wins", in{[]string{"*"}, []string{"*DROP*"}, "db.drop_table"}, false},
+		{"kept", in{nil, []string{"*delete*"}, "read_file"}, true},
+	})
 }
 
 func TestValidToolName(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		want bool
-	}{
-		{"read_file", true},
-		{"s__DATA_EXPORT_v2", true},
-		{"admin.tools.list", true},
-		{"a-b", true},
-		{strings.Repeat("a", 128), true},
-		{strings.Repeat("a", 129), false},
-		{"", false},
-		{"admin/delete_user", false},
-		{"two words", false},
-		{"a,b", false},
-		{"caf\u00e9", false},
-		{"\u212Aill", false}, // the Kelvin sign, which folds to k
-		{"tab\t", false},
-	} {
-		if got := validToolName(tt.name); got != tt.want {
-			t.Errorf("validToolName(%q) = %v, want %v", tt.name, got, tt.want)
-		}
-	}
+	table.Run(t, "validToolName", validToolName, []table.Case[string, bool]{
+		{"letters and underscores", "read_file", true},
+		{"mixed case and digits", "s__DATA_EXPORT_v2", true},
+		{"dots", "admin.tools.list", true},
+		{"hyphen", "a-b", true},
+		{"128 characters", strings.Repeat("a", 128), true},
+		{"129 characters", strings.Repeat("a", 129), false},
+		{"empty", "", false},
+		{"slash", "admin/delete_user", false},
+		{"space", "two words", false},
+		{"comma", "a,b", false},
+		{"accented letter", "caf\u00e9", false},
+		{"the Kelvin sign, which folds to k", "\u212Aill", false},
+		{"tab", "tab\t", false},
+	})
 }
 
 // denyServer offers tools whose names try to slip past "*delete*": by case, by a '/', by a

@@ -24,9 +24,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/caskg/caskg/native/internal/syncio"
 )
 
 //go:embed mcpclient.mjs
@@ -198,7 +199,7 @@ type Client struct {
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
 	lines   *bufio.Scanner
-	stderr  *lockedBuffer
+	stderr  *syncio.Buffer
 	timeout time.Duration
 	waited  bool
 	// Connect is the answer to the connection: server info, capabilities, instructions and the
@@ -211,24 +212,14 @@ type Client struct {
 // longer than timeout.
 func (e Env) Run(tb testing.TB, t Target, timeout time.Duration, steps ...Step) []Answer {
 	tb.Helper()
-	target, err := json.Marshal(t)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	list, err := json.Marshal(steps)
-	if err != nil {
-		tb.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, e.Node, e.script(tb), string(target), string(list))
-	cmd.Env = append(os.Environ(), "CASKG_MCP_NPM="+e.NPM)
-	cmd.WaitDelay = 5 * time.Second
+	cmd := e.client(ctx, tb, t, steps)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		tb.Fatalf("mcpnode: the TypeScript client against %s: %v; its output:\n%s\nits stderr:\n%s", target, err, out, stderr.String())
+		tb.Fatalf("mcpnode: the TypeScript client against %s: %v; its output:\n%s\nits stderr:\n%s", cmd.Args[2], err, out, stderr.String())
 	}
 	var answers []Answer
 	for _, line := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
@@ -242,6 +233,24 @@ func (e Env) Run(tb testing.TB, t Target, timeout time.Duration, steps ...Step) 
 		tb.Fatalf("mcpnode: %d answers to %d steps and the connection; stderr:\n%s", len(answers), len(steps), stderr.String())
 	}
 	return answers
+}
+
+// client is the command that runs the driver with args, each as JSON: the target and, in batch
+// mode, the steps.
+func (e Env) client(ctx context.Context, tb testing.TB, args ...any) *exec.Cmd {
+	tb.Helper()
+	argv := []string{e.script(tb)}
+	for _, v := range args {
+		b, err := json.Marshal(v)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		argv = append(argv, string(b))
+	}
+	cmd := exec.CommandContext(ctx, e.Node, argv...)
+	cmd.Env = append(os.Environ(), "CASKG_MCP_NPM="+e.NPM)
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
 }
 
 // script writes the driver into a folder of tb's and returns its path.
@@ -259,15 +268,10 @@ func (e Env) script(tb testing.TB) string {
 // cleanup too) ends it.
 func (e Env) Start(tb testing.TB, t Target, timeout time.Duration) *Client {
 	tb.Helper()
-	target, err := json.Marshal(t)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	c := &Client{tb: tb, stderr: &lockedBuffer{}, timeout: timeout}
-	c.cmd = exec.Command(e.Node, e.script(tb), string(target))
-	c.cmd.Env = append(os.Environ(), "CASKG_MCP_NPM="+e.NPM)
+	c := &Client{tb: tb, stderr: syncio.NewBuffer(), timeout: timeout}
+	c.cmd = e.client(context.Background(), tb, t)
 	c.cmd.Stderr = c.stderr
-	c.cmd.WaitDelay = 5 * time.Second
+	var err error
 	if c.stdin, err = c.cmd.StdinPipe(); err != nil {
 		tb.Fatal(err)
 	}
@@ -283,7 +287,7 @@ func (e Env) Start(tb testing.TB, t Target, timeout time.Duration) *Client {
 	tb.Cleanup(c.Close)
 	c.Connect = c.read()
 	if !c.Connect.OK {
-		tb.Fatalf("mcpnode: connect to %s: %s; driver stderr:\n%s", target, c.Connect.Error, c.stderr)
+		tb.Fatalf("mcpnode: connect to %s: %s; driver stderr:\n%s", c.cmd.Args[2], c.Connect.Error, c.stderr)
 	}
 	return c
 }
@@ -409,22 +413,4 @@ func (e Env) Conformance(tb testing.TB, ctx context.Context, url, scenario strin
 		output = append(output, fmt.Sprintf("\n(exit: %v)", err)...)
 	}
 	return checks, strings.TrimSpace(string(output))
-}
-
-// lockedBuffer is a bytes.Buffer safe for a process's writes and a test's reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

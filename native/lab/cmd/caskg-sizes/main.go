@@ -49,10 +49,7 @@ func run(args []string) error {
 		figs, err = moduleFile(args[1])
 		docs = args[2:]
 	case "worker":
-		var s bundle
-		if s, err = readBundle(args[1]); err == nil {
-			figs, err = workerFigures(s)
-		}
+		figs, err = workerFigures(args[1])
 		docs = args[2:]
 	case "library":
 		if len(args) < 4 {
@@ -127,9 +124,14 @@ func readBundle(path string) (bundle, error) {
 	return s, nil
 }
 
-// workerFigures are the upload's sizes: the Go program, its JS and the one gzip stream
-// Cloudflare counts, without the artifact (a static asset), so the same for any library.
-func workerFigures(s bundle) (map[string]string, error) {
+// workerFigures are the upload's sizes from the bundle file of bundlesize -json: the Go
+// program, its JS and the one gzip stream Cloudflare counts, without the artifact (a static
+// asset), so the same for any library.
+func workerFigures(sizes string) (map[string]string, error) {
+	s, err := readBundle(sizes)
+	if err != nil {
+		return nil, err
+	}
 	if s.Asset == 0 {
 		return nil, errors.New("the worker figures are of a bundle with the artifact as a static asset, not embedded (make worker without WORKER_EMBED)")
 	}

@@ -71,11 +71,7 @@ func TestDocFigures(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("bundlesize: %v\n%s", err, out)
 	}
-	b, err := readBundle(sizes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	worker, err := workerFigures(b)
+	worker, err := workerFigures(sizes)
 	if err != nil {
 		t.Fatal(err)
 	}
