@@ -20,22 +20,32 @@ type MemoryCorpus struct {
 	prep *preparedMemory // Prepare's, until FitMemory takes it
 }
 
-// preparedMemory is the memory of every run of a corpus, made by Prepare for FitMemory.
+// preparedMemory is the memory of every run of a corpus and the calibration's votes, made by
+// Prepare for FitMemory.
 type preparedMemory struct {
 	opt  MemoryOptions
 	m    *graphs.Memory
 	st   MemoryStats
 	main *memBuild
+	plan *calPlan // nil when not made
 }
 
-// Prepare makes the memory of every run ahead of FitMemory (with the same options), which then
-// starts from it: it needs the corpus alone, so a builder makes it beside other work. The corpus
-// must not change in between (Add drops it).
-func (mc *MemoryCorpus) Prepare(opt MemoryOptions) {
+// Prepare makes ahead of FitMemory (with the same options) the memory of every run and, for a
+// library of skills skills, the half of its calibration that reads the memory alone: the
+// held-out runs (their task texts from taskOf, as FitMemory's) and each one's votes from the
+// memory of the runs outside its fold. FitMemory then starts from them: they need the corpus
+// and not the graph, so a builder makes them beside other work. The corpus must not change in
+// between (Add drops them).
+func (mc *MemoryCorpus) Prepare(opt MemoryOptions, skills int, taskOf func(run int) (string, error)) {
 	opt = opt.orDefaults()
 	mc.c.sort()
 	m, st, main := mc.c.buildAll(opt, nil, true)
-	mc.prep = &preparedMemory{opt, m, st, main}
+	p := &preparedMemory{opt: opt, m: m, st: st, main: main}
+	if m != nil && taskOf != nil {
+		// An error of taskOf is FitMemory's to report: it makes the plan again.
+		p.plan, _ = mc.c.calibration(opt, main, m, skills, taskOf)
+	}
+	mc.prep = p
 }
 
 // NewMemoryCorpus returns an empty corpus.
@@ -58,8 +68,9 @@ func (mc *MemoryCorpus) Add(r PastRun, run int, taskOf func(run int) (string, er
 // Runs is the number after the last run added: a run added next is numbered at least that.
 func (mc *MemoryCorpus) Runs() int { return mc.c.next }
 
-// corpusVersion starts a corpus's bytes: a corpus of another layout is not read.
-const corpusVersion = 1
+// corpusVersion starts a corpus's bytes: a corpus of another layout is not read. Version 2
+// added the memo.
+const corpusVersion = 2
 
 // AppendBinary appends the corpus's bytes to b. The layout, in uvarints (u) and little-endian
 // 64-bit hashes (h); a list is its length followed by its items:
@@ -70,6 +81,9 @@ const corpusVersion = 1
 //	texts: list of (h hash, u first run, list of u term)
 //	sets: list of (list of u skill, u failed, tasks: list of (u text, list of u run − previous
 //	      run), reporters: list of (u text, u reporter))
+//	memo: u 0 for none, or u 1, u MinRuns, u MinReporters, u PerSet, u terms, a bit per term
+//	      (kept, the lowest bit first, in whole bytes), then per set u 0 for no term
+//	      frequencies, or u 1 + the number of terms and, per term, u term, u frequency
 //
 // What a corpus read back (DecodeMemoryCorpus) held is copied as it was: its terms, reporters
 // and texts, and the bytes of each set no run was added to since.
@@ -139,6 +153,41 @@ func (mc *MemoryCorpus) AppendBinary(b []byte) []byte {
 		for k := range s.rep {
 			u(int(s.rep[k]))
 			u(int(s.repBy[k]))
+		}
+	}
+	return c.appendMemo(b)
+}
+
+// appendMemo appends the memo as AppendBinary lays it out.
+func (c *memCorpus) appendMemo(b []byte) []byte {
+	u := func(x int) { b = binary.AppendUvarint(b, uint64(x)) }
+	m := c.memo
+	if m == nil {
+		u(0)
+		return b
+	}
+	u(1)
+	u(m.opt.MinRuns)
+	u(m.opt.MinReporters)
+	u(m.opt.PerSet)
+	u(len(m.keep))
+	bits := make([]byte, (len(m.keep)+7)/8)
+	for term, kept := range m.keep {
+		if kept {
+			bits[term/8] |= 1 << (term % 8)
+		}
+	}
+	b = append(b, bits...)
+	for i := range c.sets {
+		s := &c.sets[i]
+		if !s.hasTF {
+			u(0)
+			continue
+		}
+		u(1 + len(s.tf.terms))
+		for x, term := range s.tf.terms {
+			u(int(term))
+			u(int(s.tf.vals[x]))
 		}
 	}
 	return b
@@ -224,7 +273,8 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 		if r.err != nil {
 			break
 		}
-		var s corpusSet
+		c.sets = c.sets[:len(c.sets)+1] // made in place: a set is large
+		s := &c.sets[len(c.sets)-1]
 		at := r.b
 		s.skills = make([]int, r.count(1))
 		for k := range s.skills {
@@ -260,8 +310,8 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 			s.repBy[k] = int32(r.n(len(c.reporter) - 1))
 		}
 		s.enc = spanOf(at, r.b)
-		c.sets = append(c.sets, s)
 	}
+	r.memo(c)
 	if r.err == nil && len(r.b) != 0 {
 		r.err = errCorpus
 	}
@@ -298,6 +348,48 @@ func (r *corpusReader) n(limit int) int {
 	}
 	r.b = r.b[k:]
 	return int(x)
+}
+
+// memo reads the memo of corpus c, whose terms and sets are read.
+func (r *corpusReader) memo(c *memCorpus) {
+	if r.n(1) == 0 || r.err != nil {
+		return
+	}
+	m := &corpusMemo{}
+	m.opt.MinRuns = r.n(math.MaxInt32)
+	m.opt.MinReporters = r.n(math.MaxInt32)
+	m.opt.PerSet = r.n(math.MaxInt32)
+	nt := r.n(len(c.vocab))
+	if r.err != nil || len(r.b) < (nt+7)/8 {
+		r.err = errCorpus
+		return
+	}
+	m.keep = make([]bool, nt)
+	for term := range m.keep {
+		m.keep[term] = r.b[term/8]>>(term%8)&1 != 0
+	}
+	r.b = r.b[(nt+7)/8:]
+	// The sets' term frequencies, in two arrays that they slice.
+	terms, vals := make([]int32, 0, len(r.b)/4), make([]float32, 0, len(r.b)/4)
+	for i := range c.sets {
+		n := r.n(len(r.b)/2 + 1) // 1 + its terms, each at least two bytes
+		if n == 0 || r.err != nil {
+			continue
+		}
+		from := len(terms)
+		for range n - 1 {
+			term, v := r.n(nt-1), r.n(1<<24) // a count a float32 holds exactly
+			if v == 0 && r.err == nil {
+				r.err = errCorpus
+			}
+			terms, vals = append(terms, int32(term)), append(vals, float32(v))
+		}
+		s := &c.sets[i]
+		s.tf, s.hasTF = tfSpan{terms[from:len(terms):len(terms)], vals[from:len(vals):len(vals)]}, true
+	}
+	if r.err == nil {
+		c.memo = m
+	}
 }
 
 // count reads the length of a list whose items take at least size bytes each, so that a corrupt

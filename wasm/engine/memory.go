@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/graphs/errtext"
@@ -435,15 +436,17 @@ func (m *memVotes) voters() []vote {
 // (as MemoryCorpus.Add numbered it), which a held-out run is asked with.
 //
 // g is art without a memory, decoded: the graph whose answers the memory's votes are added to.
-// A corpus prepared with the same options (MemoryCorpus.Prepare) is not built again.
+// A corpus prepared with the same options (MemoryCorpus.Prepare) is not built again, nor are
+// the folds' votes it made.
 func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, taskOf func(run int) (string, error), opt MemoryOptions) (*graphs.Memory, MemoryStats, error) {
 	opt = opt.orDefaults()
 	c := &corpus.c
 	var m *graphs.Memory
 	var st MemoryStats
 	var main *memBuild
+	var plan *calPlan
 	if p := corpus.prep; p != nil && p.opt == opt {
-		m, st, main = p.m, p.st, p.main // Prepare's
+		m, st, main, plan = p.m, p.st, p.main, p.plan // Prepare's
 		corpus.prep = nil
 	} else {
 		c.sort()
@@ -452,6 +455,69 @@ func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, task
 	if m == nil {
 		return nil, st, nil
 	}
+	if plan == nil || plan.skills != g.NumSkills() {
+		var err error
+		if plan, err = c.calibration(opt, main, m, g.NumSkills(), taskOf); err != nil {
+			return nil, st, err
+		}
+	}
+	// The held-out runs' asks of g's engine, on every core. Each worker adds up hits of its
+	// own, and the sums do not depend on which worker asked what.
+	e := New(g)
+	var next atomic.Int64
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(plan.runs)))
+	tallies := make([][]int, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		tallies[w] = make([]int, len(memWeights))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var t *calTally
+			for k := int(next.Add(1) - 1); k < len(plan.runs); k = int(next.Add(1) - 1) {
+				if !plan.asked[k] {
+					continue
+				}
+				if t == nil {
+					t = newCalTally(g.NumSkills())
+				}
+				e.calibrate(plan.votes[k], plan.norm[k], plan.runs[k], tallies[w], t)
+			}
+		}()
+	}
+	wg.Wait()
+	hits := make([]int, len(memWeights))
+	for _, t := range tallies {
+		for w := range hits {
+			hits[w] += t[w]
+		}
+	}
+	best := 0
+	for w := range hits {
+		if hits[w] > hits[best] {
+			best = w
+		}
+	}
+	m.Weight = float32(memWeights[best])
+	st.Weight, st.HeldOut, st.Hits, st.Weights = memWeights[best], len(plan.runs), hits, memWeights
+	return m, st, nil
+}
+
+// calPlan is the half of FitMemory's calibration that needs the corpus and not the graph: the
+// held-out runs and, for each, the votes of the memory of the runs outside its fold (recall).
+// A builder makes it with the memory of every run (MemoryCorpus.Prepare), beside the graph.
+type calPlan struct {
+	skills int // the library's size, which the votes' scratch was made for
+	runs   []PastRun
+	asked  []bool    // per held-out run: its fold has a memory to ask (else the run is not counted)
+	votes  [][]vote  // per held-out run, recall's answer of its fold's memory
+	norm   []float64 // per held-out run, the largest |score| of its votes
+}
+
+// calibration chooses the held-out runs of the corpus's memory m (main its record, opt its
+// options) and recalls each from its fold's memory, on every core, for a library of skills
+// skills.
+func (c *memCorpus) calibration(opt MemoryOptions, main *memBuild, m *graphs.Memory, skills int, taskOf func(run int) (string, error)) (*calPlan, error) {
 	// The candidates to hold out, in the order of the runs: the trusted runs of successful sets.
 	var cand []int32
 	setOf := make([]int32, c.next) // a candidate run → its set
@@ -472,39 +538,38 @@ func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, task
 	for k := 0; k < len(cand); k += step {
 		held = append(held, cand[k])
 	}
-	runs := make([]PastRun, len(held))
+	p := &calPlan{skills: skills, runs: make([]PastRun, len(held)), asked: make([]bool, len(held)),
+		votes: make([][]vote, len(held)), norm: make([]float64, len(held))}
 	for k, r := range held {
 		task, err := taskOf(int(r))
 		if err != nil {
-			return nil, st, err
+			return nil, err
 		}
-		runs[k] = PastRun{Task: task, Skills: c.sets[setOf[r]].skills}
+		p.runs[k] = PastRun{Task: task, Skills: c.sets[setOf[r]].skills}
 	}
-	// The terms each fold's held-out runs look up, as a query analyzes them: a fold's index
-	// holds those alone (memCorpus.foldIndex).
-	e := New(g)
+	// The terms each fold's held-out runs look up, as a query analyzes them (queryTerms): a
+	// fold's index holds those alone (memCorpus.foldIndex).
+	toks := make([][]queryToken, len(held))
 	need := make([][]int32, memFolds)
 	{
 		want := map[string][]int{}
-		sc := e.getScratch()
 		for k := range held {
-			for _, tk := range e.analyze(sc, runs[k].Task) {
+			toks[k] = queryTerms(p.runs[k].Task)
+			for _, tk := range toks[k] {
 				if f := k % memFolds; !slices.Contains(want[tk.text], f) {
 					want[tk.text] = append(want[tk.text], f)
 				}
 			}
 		}
-		e.putScratch(sc)
 		for id, w := range c.vocab {
 			for _, f := range want[w] {
 				need[f] = append(need[f], int32(id))
 			}
 		}
 	}
-	// The folds' indexes and the held-out runs' asks, on every core, from one queue: the
-	// folds first, then the asks fold by fold, each waiting for its fold's index, so that no
-	// core waits for the last fold before it asks. Each worker adds up hits of its own, and
-	// the sums do not depend on which worker asked what.
+	// The folds' indexes and the held-out runs' recalls, on every core, from one queue: the
+	// folds first, then the recalls fold by fold, each waiting for its fold's index, so that no
+	// core waits for the last fold before it recalls.
 	idx := make([]*recallIndex, memFolds)
 	ready := make([]chan struct{}, memFolds)
 	for f := range ready {
@@ -539,14 +604,12 @@ func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, task
 	}
 	close(work)
 	workers := min(runtime.GOMAXPROCS(0), memFolds+len(asks))
-	tallies := make([][]int, workers)
 	var wg sync.WaitGroup
-	for w := range workers {
-		tallies[w] = make([]int, len(memWeights))
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var t *calTally
+			var sc *scratch
 			for i := range work {
 				if i < memFolds {
 					idx[i] = fold(i)
@@ -558,29 +621,54 @@ func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, task
 				if idx[a.fold] == nil {
 					continue
 				}
-				if t == nil {
-					t = newCalTally(g.NumSkills())
+				if sc == nil {
+					sc = recallScratch(skills)
 				}
-				e.calibrate(idx[a.fold], runs[a.run], tallies[w], t)
+				p.asked[a.run] = true
+				p.votes[a.run], p.norm[a.run] = idx[a.fold].recall(sc, toks[a.run])
 			}
 		}()
 	}
 	wg.Wait()
-	hits := make([]int, len(memWeights))
-	for _, t := range tallies {
-		for w := range hits {
-			hits[w] += t[w]
+	return p, nil
+}
+
+// queryTerms are the distinct terms of text in the order first seen, as a query analyzes it
+// (Engine.analyze) and as recall reads them: by their text, whatever the library's vocabulary.
+func queryTerms(text string) []queryToken {
+	var out []queryToken
+	var at map[string]int // past maxScannedUnknown terms, each one's place in out
+	eachTerm(text, func(t string) {
+		if at != nil {
+			if i, ok := at[t]; ok {
+				out[i].count++
+				return
+			}
+			at[t] = len(out)
+		} else {
+			for i := range out {
+				if out[i].text == t {
+					out[i].count++
+					return
+				}
+			}
+			if len(out) == maxScannedUnknown {
+				at = make(map[string]int, 2*maxScannedUnknown)
+				for i := range out {
+					at[out[i].text] = i
+				}
+				at[t] = len(out)
+			}
 		}
-	}
-	best := 0
-	for w := range hits {
-		if hits[w] > hits[best] {
-			best = w
-		}
-	}
-	m.Weight = float32(memWeights[best])
-	st.Weight, st.HeldOut, st.Hits, st.Weights = memWeights[best], len(held), hits, memWeights
-	return m, st, nil
+		out = append(out, queryToken{text: t, vocab: -1, count: 1})
+	})
+	return out
+}
+
+// recallScratch is a scratch for recall alone, of a library of n skills: recall makes the
+// memory's arrays it reads on its first use.
+func recallScratch(n int) *scratch {
+	return &scratch{bm25: make([]float64, n)}
 }
 
 // recallIndexOf is memoryOf of an artifact whose memory is m, without encoding one: the same
@@ -638,8 +726,9 @@ func newCalTally(n int) *calTally {
 }
 
 // calibrate adds to hits[w], for each weight w of memWeights, whether run r's whole tool set is
-// in the first 10 of the engine's answer to its task fused with idx's votes at that weight.
-func (e *Engine) calibrate(idx *recallIndex, r PastRun, hits []int, t *calTally) {
+// in the first 10 of the engine's answer to its task fused at that weight with votes, its
+// fold's memory's (calPlan), whose largest |score| is norm.
+func (e *Engine) calibrate(votes []vote, norm float64, r PastRun, hits []int, t *calTally) {
 	req := Request{Query: r.Task, K: memCalibK, NoMemory: true}
 	if req.normalize() != nil {
 		return
@@ -648,9 +737,6 @@ func (e *Engine) calibrate(idx *recallIndex, r PastRun, hits []int, t *calTally)
 	if err != nil {
 		return
 	}
-	sc := e.getScratch()
-	votes, norm := idx.recall(sc, e.analyze(sc, r.Task))
-	e.putScratch(sc)
 	// The candidates: the engine's results and the voted skills, each once, in id order.
 	ids := t.ids[:0]
 	for _, res := range resp.Results {

@@ -48,6 +48,19 @@ type memCorpus struct {
 	// texts (corpusSet.enc keeps each set's).
 	vocabEnc, reporterEnc, textsEnc []byte
 	vocabHeld, reporterHeld         int
+	// memo is what the last memory of every run (buildAll) decided, which the next one of the
+	// same options reuses; nil for none.
+	memo *corpusMemo
+}
+
+// corpusMemo is what a memory of every run decided beside the term frequencies of each set's
+// document (corpusSet.tf): its options and which terms the privacy rule kept. A corpus read
+// back holds the memo of the build that wrote it, so that an update's memory counts the terms
+// again only of the documents of the sets it added runs to and of those holding a term the
+// rule now judges otherwise: a document's term frequencies depend on nothing else.
+type corpusMemo struct {
+	opt  MemoryOptions // with the defaults filled in
+	keep []bool        // by term id: the terms known then, and whether the rule kept each
 }
 
 // corpusSet is one tool set (failed runs apart) of a corpus; sets are in setKey order, the
@@ -61,6 +74,10 @@ type corpusSet struct {
 	// enc is the set's bytes as the corpus it was read back from held them (AppendBinary's
 	// layout), nil for a set made or changed since.
 	enc []byte
+	// tf is the term frequencies of the set's document in the memory the memo records, when
+	// hasTF: none for a set without a document then, or made or changed since.
+	tf    tfSpan
+	hasTF bool
 }
 
 // corpusTask is one distinct task text of a set and the (ascending) indices of the runs that
@@ -190,7 +207,7 @@ func (c *memCorpus) add(r PastRun, at int, taskOf func(run int) (string, error))
 		c.unsorted = true
 	}
 	s := &c.sets[k]
-	s.enc = nil // changed below
+	s.enc, s.tf, s.hasTF = nil, tfSpan{}, false // changed below
 	if r.Reporter != "" {
 		who, ok := c.repID[r.Reporter]
 		if !ok {
@@ -465,11 +482,33 @@ func (c *memCorpus) buildAll(opt MemoryOptions, out []bool, record bool) (*graph
 	}
 	st.TermsDropped = all - st.TermsKept
 
+	// Each document's term frequencies: the memo's where they cannot have changed, else
+	// counted (docTF).
+	var stale []bool
+	memo := out == nil && c.memo != nil && c.memo.opt == opt
+	if memo {
+		stale = c.staleTexts(mb.keep)
+	}
 	tf := make([]float32, nt)
 	mb.tfOff = make([]int32, 1, len(mb.docs)+1)
+	if memo {
+		n := 0 // the memo's frequencies, and an eighth more for the documents counted again
+		for i := range c.sets {
+			n += len(c.sets[i].tf.terms)
+		}
+		mb.tfTerm, mb.tfVal = make([]int32, 0, n+n/8), make([]float32, 0, n+n/8)
+	}
 	for k := range mb.docs {
-		mb.tfTerm, mb.tfVal = c.docTF(&mb.docs[k], mb.keep, tf, mb.tfTerm, mb.tfVal)
+		d := &mb.docs[k]
+		if s := &c.sets[d.set]; memo && s.hasTF && !d.holds(c, stale) {
+			mb.tfTerm, mb.tfVal = append(mb.tfTerm, s.tf.terms...), append(mb.tfVal, s.tf.vals...)
+		} else {
+			mb.tfTerm, mb.tfVal = c.docTF(d, mb.keep, tf, mb.tfTerm, mb.tfVal)
+		}
 		mb.tfOff = append(mb.tfOff, int32(len(mb.tfTerm)))
+	}
+	if out == nil {
+		c.remember(opt, mb)
 	}
 	m := mb.assemble(c, nt, func(k int) ([]int32, []float32) {
 		return mb.tfTerm[mb.tfOff[k]:mb.tfOff[k+1]], mb.tfVal[mb.tfOff[k]:mb.tfOff[k+1]]
@@ -482,6 +521,67 @@ func (c *memCorpus) buildAll(opt MemoryOptions, out []bool, record bool) (*graph
 		mb = nil
 	}
 	return m, st, mb
+}
+
+// staleTexts marks the texts holding a term whose privacy rule keep judges otherwise than the
+// memo did; nil when it judges every term alike. A term the memo did not know is in texts
+// added since, which only sets made or changed since hold.
+func (c *memCorpus) staleTexts(keep []bool) []bool {
+	var flipped []bool
+	for term, was := range c.memo.keep {
+		if was != keep[term] {
+			if flipped == nil {
+				flipped = make([]bool, len(keep))
+			}
+			flipped[term] = true
+		}
+	}
+	if flipped == nil {
+		return nil
+	}
+	stale := make([]bool, len(c.texts))
+	for t, terms := range c.uniq {
+		for _, term := range terms {
+			if flipped[term] {
+				stale[t] = true
+				break
+			}
+		}
+	}
+	return stale
+}
+
+// holds reports whether document d counts a text stale marks (nil: none).
+func (d *memDocBuild) holds(c *memCorpus, stale []bool) bool {
+	if stale == nil {
+		return false
+	}
+	for _, t := range d.tasks {
+		if stale[t.text] {
+			return true
+		}
+	}
+	if d.rep {
+		for _, t := range c.sets[d.set].rep {
+			if stale[t] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// remember makes mb, a memory of every run under opt, the corpus's memo.
+func (c *memCorpus) remember(opt MemoryOptions, mb *memBuild) {
+	c.memo = &corpusMemo{opt: opt, keep: mb.keep}
+	for i := range c.sets {
+		s := &c.sets[i]
+		s.tf, s.hasTF = tfSpan{}, false
+		if k := mb.docOf[i]; k >= 0 {
+			from, to := mb.tfOff[k], mb.tfOff[k+1]
+			s.tf, s.hasTF = tfSpan{mb.tfTerm[from:to:to], mb.tfVal[from:to:to]}, true
+		}
+	}
 }
 
 // kept reports whether term passes the privacy rule under the tallies of mb.
