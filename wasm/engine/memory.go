@@ -519,24 +519,32 @@ type calPlan struct {
 // skills.
 func (c *memCorpus) calibration(opt MemoryOptions, main *memBuild, m *graphs.Memory, skills int, taskOf func(run int) (string, error)) (*calPlan, error) {
 	// The candidates to hold out, in the order of the runs: the trusted runs of successful sets.
-	var cand []int32
-	setOf := make([]int32, c.next) // a candidate run → its set
+	setOf := make([]int32, c.next) // a candidate run → 1 + its set, 0 for a run not a candidate
+	cand := 0
 	for i := range c.sets {
 		if c.sets[i].failed {
 			continue
 		}
 		for _, t := range c.sets[i].tasks {
-			cand = append(cand, t.runs...)
+			cand += len(t.runs)
 			for _, r := range t.runs {
-				setOf[r] = int32(i)
+				setOf[r] = int32(i) + 1
 			}
 		}
 	}
-	slices.Sort(cand)
-	step := max(1, (len(cand)+memHeldOut-1)/memHeldOut)
+	step := max(1, (cand+memHeldOut-1)/memHeldOut)
 	var held []int32
-	for k := 0; k < len(cand); k += step {
-		held = append(held, cand[k])
+	k := 0 // the candidates passed
+	for r, s := range setOf {
+		if s > 0 {
+			if k%step == 0 {
+				held = append(held, int32(r))
+			}
+			k++
+		}
+	}
+	for r := range setOf {
+		setOf[r]-- // → its set
 	}
 	p := &calPlan{skills: skills, runs: make([]PastRun, len(held)), asked: make([]bool, len(held)),
 		votes: make([][]vote, len(held)), norm: make([]float64, len(held))}

@@ -795,19 +795,24 @@ func (c *memCorpus) foldIndex(opt MemoryOptions, main *memBuild, mainMem *graphs
 	if !ok {
 		return nil, false
 	}
+	isAgain := make([]bool, len(docs))
+	for k := range again {
+		isAgain[k] = true
+	}
 	// The fold's documents, in order: main's where not made again.
 	foldOf := make([]int32, len(docs)) // document k → its id in the fold, -1 when left out
-	var lens []float32
-	var runs []int32
-	var failed []bool
-	soff := []int32{0}
-	var skills []int32
+	lens := make([]float32, 0, len(docs))
+	runs := make([]int32, 0, len(docs))
+	failed := make([]bool, 0, len(docs))
+	soff := make([]int32, 1, len(docs)+1)
+	skills := make([]int32, 0, 4*len(docs))
 	var total float64
 	for k := range docs {
 		foldOf[k] = -1
 		d := &docs[k]
 		var length float32
-		if s, ok := again[int32(k)]; ok {
+		if isAgain[k] {
+			s := again[int32(k)]
 			if len(s.terms) == 0 || d.runs == 0 {
 				continue
 			}
@@ -868,10 +873,6 @@ func (c *memCorpus) foldIndex(opt MemoryOptions, main *memBuild, mainMem *graphs
 				extraOf[t] = append(extraOf[t], posting{foldOf[k], s.vals[x]})
 			}
 		}
-	}
-	isAgain := make([]bool, len(docs))
-	for k := range again {
-		isAgain[k] = true
 	}
 	mainOf := make([]int, len(terms)) // each asked term's postings in main's memory, -1 for none
 	size := 0
