@@ -843,12 +843,21 @@ func (c *memCorpus) foldIndex(opt MemoryOptions, main *memBuild, mainMem *graphs
 	avgdl := float32(total / float64(nd))
 	r := &recallIndex{depth: memDepth, runs: runs, failed: failed, soff: soff, skills: skills, off: []int32{0}}
 	k1, b, avg := float64(float32(1.2)), float64(float32(0.75)), max(float64(avgdl), 1e-9)
-	// main's documents by their id in main's memory
-	kOf := make([]int32, len(mainMem.Docs))
+	// main's documents by their id in main's memory: their id in the fold, -1 for one made
+	// again (its postings are the fold's own)
+	foldOfMain := make([]int32, len(mainMem.Docs))
 	for k, d := range main.memDocOf {
 		if d >= 0 {
-			kOf[d] = int32(k)
+			foldOfMain[d] = foldOf[k]
+			if isAgain[k] {
+				foldOfMain[d] = -1
+			}
 		}
+	}
+	// BM25's length normalization of each of the fold's documents
+	norms := make([]float64, nd)
+	for d, l := range lens {
+		norms[d] = k1 * (1 - b + b*float64(l)/avg)
 	}
 	terms := slices.Clone(need)
 	slices.Sort(terms)
@@ -896,11 +905,10 @@ func (c *memCorpus) foldIndex(opt MemoryOptions, main *memBuild, mainMem *graphs
 		x := 0
 		if t := mainOf[i]; t >= 0 {
 			for _, p := range mainMem.Postings[t] {
-				k := kOf[p.Doc]
-				if isAgain[k] {
+				d := foldOfMain[p.Doc]
+				if d < 0 {
 					continue
 				}
-				d := foldOf[k]
 				for x < len(extra) && extra[x].doc < d {
 					ps = append(ps, extra[x])
 					x++
@@ -917,9 +925,8 @@ func (c *memCorpus) foldIndex(opt MemoryOptions, main *memBuild, mainMem *graphs
 		idf := math.Log(1 + (float64(nd)-df+0.5)/(df+0.5))
 		for _, p := range ps {
 			tf := float64(p.tf)
-			norm := k1 * (1 - b + b*float64(lens[p.doc])/avg)
 			r.doc = append(r.doc, p.doc)
-			r.imp = append(r.imp, idf*tf*(k1+1)/(tf+norm))
+			r.imp = append(r.imp, idf*tf*(k1+1)/(tf+norms[p.doc]))
 		}
 		r.off = append(r.off, int32(len(r.doc)))
 	}
