@@ -83,7 +83,8 @@ const corpusVersion = 2
 //	      run), reporters: list of (u text, u reporter))
 //	memo: u 0 for none, or u 1, u MinRuns, u MinReporters, u PerSet, u terms, a bit per term
 //	      (kept, the lowest bit first, in whole bytes), then per set u 0 for no term
-//	      frequencies, or u 1 + the number of terms and, per term, u term, u frequency
+//	      frequencies, or u 1 + the number of terms, then the terms and then their
+//	      frequencies, each a little-endian 32-bit word (a frequency as float32 bits)
 //
 // What a corpus read back (DecodeMemoryCorpus) held is copied as it was: its terms, reporters
 // and texts, and the bytes of each set no run was added to since.
@@ -180,14 +181,19 @@ func (c *memCorpus) appendMemo(b []byte) []byte {
 	b = append(b, bits...)
 	for i := range c.sets {
 		s := &c.sets[i]
-		if !s.hasTF {
+		switch {
+		case s.tfEnc != nil:
+			b = append(b, s.tfEnc...)
+		case !s.hasTF:
 			u(0)
-			continue
-		}
-		u(1 + len(s.tf.terms))
-		for x, term := range s.tf.terms {
-			u(int(term))
-			u(int(s.tf.vals[x]))
+		default:
+			u(1 + len(s.tf.terms))
+			for _, term := range s.tf.terms {
+				b = binary.LittleEndian.AppendUint32(b, uint32(term))
+			}
+			for _, v := range s.tf.vals {
+				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+			}
 		}
 	}
 	return b
@@ -370,22 +376,32 @@ func (r *corpusReader) memo(c *memCorpus) {
 	}
 	r.b = r.b[(nt+7)/8:]
 	// The sets' term frequencies, in two arrays that they slice.
-	terms, vals := make([]int32, 0, len(r.b)/4), make([]float32, 0, len(r.b)/4)
+	terms, vals := make([]int32, 0, len(r.b)/8), make([]float32, 0, len(r.b)/8)
 	for i := range c.sets {
-		n := r.n(len(r.b)/2 + 1) // 1 + its terms, each at least two bytes
+		at := r.b
+		n := r.n(len(r.b)/8 + 1) // 1 + its terms, eight bytes each
 		if n == 0 || r.err != nil {
 			continue
 		}
-		from := len(terms)
-		for range n - 1 {
-			term, v := r.n(nt-1), r.n(1<<24) // a count a float32 holds exactly
-			if v == 0 && r.err == nil {
-				r.err = errCorpus
-			}
-			terms, vals = append(terms, int32(term)), append(vals, float32(v))
+		n--
+		if len(r.b) < 8*n {
+			r.err = errCorpus
+			return
 		}
+		from := len(terms)
+		for x := range n {
+			term := binary.LittleEndian.Uint32(r.b[4*x:])
+			v := math.Float32frombits(binary.LittleEndian.Uint32(r.b[4*(n+x):]))
+			if term >= uint32(nt) || !(v >= 1) {
+				r.err = errCorpus // a term the memo does not know, or no count
+				return
+			}
+			terms, vals = append(terms, int32(term)), append(vals, v)
+		}
+		r.b = r.b[8*n:]
 		s := &c.sets[i]
 		s.tf, s.hasTF = tfSpan{terms[from:len(terms):len(terms)], vals[from:len(vals):len(vals)]}, true
+		s.tfEnc = spanOf(at, r.b)
 	}
 	if r.err == nil {
 		c.memo = m

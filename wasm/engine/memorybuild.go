@@ -78,6 +78,9 @@ type corpusSet struct {
 	// hasTF: none for a set without a document then, or made or changed since.
 	tf    tfSpan
 	hasTF bool
+	// tfEnc is tf's bytes as the corpus it was read back from held them (AppendBinary's
+	// layout), nil when tf was counted since or is not the one read.
+	tfEnc []byte
 }
 
 // corpusTask is one distinct task text of a set and the (ascending) indices of the runs that
@@ -207,7 +210,7 @@ func (c *memCorpus) add(r PastRun, at int, taskOf func(run int) (string, error))
 		c.unsorted = true
 	}
 	s := &c.sets[k]
-	s.enc, s.tf, s.hasTF = nil, tfSpan{}, false // changed below
+	s.enc, s.tf, s.hasTF, s.tfEnc = nil, tfSpan{}, false, nil // changed below
 	if r.Reporter != "" {
 		who, ok := c.repID[r.Reporter]
 		if !ok {
@@ -498,17 +501,22 @@ func (c *memCorpus) buildAll(opt MemoryOptions, out []bool, record bool) (*graph
 		}
 		mb.tfTerm, mb.tfVal = make([]int32, 0, n+n/8), make([]float32, 0, n+n/8)
 	}
+	var same []bool // per set: its document's frequencies are the memo's
+	if out == nil {
+		same = make([]bool, len(c.sets))
+	}
 	for k := range mb.docs {
 		d := &mb.docs[k]
 		if s := &c.sets[d.set]; memo && s.hasTF && !d.holds(c, stale) {
 			mb.tfTerm, mb.tfVal = append(mb.tfTerm, s.tf.terms...), append(mb.tfVal, s.tf.vals...)
+			same[d.set] = true
 		} else {
 			mb.tfTerm, mb.tfVal = c.docTF(d, mb.keep, tf, mb.tfTerm, mb.tfVal)
 		}
 		mb.tfOff = append(mb.tfOff, int32(len(mb.tfTerm)))
 	}
 	if out == nil {
-		c.remember(opt, mb)
+		c.remember(opt, mb, same)
 	}
 	m := mb.assemble(c, nt, func(k int) ([]int32, []float32) {
 		return mb.tfTerm[mb.tfOff[k]:mb.tfOff[k+1]], mb.tfVal[mb.tfOff[k]:mb.tfOff[k+1]]
@@ -571,12 +579,16 @@ func (d *memDocBuild) holds(c *memCorpus, stale []bool) bool {
 	return false
 }
 
-// remember makes mb, a memory of every run under opt, the corpus's memo.
-func (c *memCorpus) remember(opt MemoryOptions, mb *memBuild) {
+// remember makes mb, a memory of every run under opt, the corpus's memo; same marks the sets
+// whose frequencies it copied from the memo before, whose bytes stay.
+func (c *memCorpus) remember(opt MemoryOptions, mb *memBuild, same []bool) {
 	c.memo = &corpusMemo{opt: opt, keep: mb.keep}
 	for i := range c.sets {
 		s := &c.sets[i]
 		s.tf, s.hasTF = tfSpan{}, false
+		if !same[i] {
+			s.tfEnc = nil
+		}
 		if k := mb.docOf[i]; k >= 0 {
 			from, to := mb.tfOff[k], mb.tfOff[k+1]
 			s.tf, s.hasTF = tfSpan{mb.tfTerm[from:to:to], mb.tfVal[from:to:to]}, true
