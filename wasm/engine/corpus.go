@@ -93,7 +93,8 @@ func (mc *MemoryCorpus) AppendBinary(b []byte) []byte {
 	c.sort()
 	size := len(c.vocabEnc) + len(c.reporterEnc) + len(c.textsEnc) + 64
 	for i := range c.sets {
-		size += len(c.sets[i].enc)
+		s := &c.sets[i]
+		size += len(s.enc) + len(s.tfEnc) + 8*len(s.tf.terms) // the set and its memo
 	}
 	b = slices.Grow(b, size+size/8)
 	u := func(x int) { b = binary.AppendUvarint(b, uint64(x)) }

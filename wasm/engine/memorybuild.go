@@ -366,13 +366,15 @@ func (c *memCorpus) choose(opt MemoryOptions, i int, out []bool, cand []keptTask
 	}
 	slices.SortFunc(cand, func(a, b keptTask) int { return int(b.last - a.last) })
 	d.set = int32(i)
+	if n := max(0, min(len(cand), opt.PerSet)); n > 0 {
+		d.tasks = slices.Clone(cand[:n]) // the newest PerSet, in one allocation
+	}
 	for j, t := range cand {
 		if j >= opt.PerSet {
 			capped += t.runs
-			continue
+		} else {
+			d.runs += t.runs
 		}
-		d.tasks = append(d.tasks, t)
-		d.runs += t.runs
 	}
 	if len(s.rep) >= opt.MinReporters {
 		d.rep = true
