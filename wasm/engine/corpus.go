@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/graphs/errtext"
 )
 
@@ -18,34 +17,6 @@ import (
 type MemoryCorpus struct {
 	c    memCorpus
 	prep *preparedMemory // Prepare's, until FitMemory takes it
-}
-
-// preparedMemory is the memory of every run of a corpus and the calibration's votes, made by
-// Prepare for FitMemory.
-type preparedMemory struct {
-	opt  MemoryOptions
-	m    *graphs.Memory
-	st   MemoryStats
-	main *memBuild
-	plan *calPlan // nil when not made
-}
-
-// Prepare makes ahead of FitMemory (with the same options) the memory of every run and, for a
-// library of skills skills, the half of its calibration that reads the memory alone: the
-// held-out runs (their task texts from taskOf, as FitMemory's) and each one's votes from the
-// memory of the runs outside its fold. FitMemory then starts from them: they need the corpus
-// and not the graph, so a builder makes them beside other work. The corpus must not change in
-// between (Add drops them).
-func (mc *MemoryCorpus) Prepare(opt MemoryOptions, skills int, taskOf func(run int) (string, error)) {
-	opt = opt.orDefaults()
-	mc.c.sort()
-	m, st, main := mc.c.buildAll(opt, nil, true)
-	p := &preparedMemory{opt: opt, m: m, st: st, main: main}
-	if m != nil && taskOf != nil {
-		// An error of taskOf is FitMemory's to report: it makes the plan again.
-		p.plan, _ = mc.c.calibration(opt, main, m, skills, taskOf)
-	}
-	mc.prep = p
 }
 
 // NewMemoryCorpus returns an empty corpus.

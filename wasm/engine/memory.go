@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/graphs/errtext"
@@ -464,7 +463,11 @@ func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, task
 	// The held-out runs' asks of g's engine, on every core. Each worker adds up hits of its
 	// own, and the sums do not depend on which worker asked what.
 	e := New(g)
-	var next atomic.Int64
+	work := make(chan int, len(plan.runs))
+	for k := range plan.runs {
+		work <- k
+	}
+	close(work)
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(plan.runs)))
 	tallies := make([][]int, workers)
 	var wg sync.WaitGroup
@@ -474,7 +477,7 @@ func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, task
 		go func() {
 			defer wg.Done()
 			var t *calTally
-			for k := int(next.Add(1) - 1); k < len(plan.runs); k = int(next.Add(1) - 1) {
+			for k := range work {
 				if !plan.asked[k] {
 					continue
 				}
@@ -501,182 +504,6 @@ func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, task
 	m.Weight = float32(memWeights[best])
 	st.Weight, st.HeldOut, st.Hits, st.Weights = memWeights[best], len(plan.runs), hits, memWeights
 	return m, st, nil
-}
-
-// calPlan is the half of FitMemory's calibration that needs the corpus and not the graph: the
-// held-out runs and, for each, the votes of the memory of the runs outside its fold (recall).
-// A builder makes it with the memory of every run (MemoryCorpus.Prepare), beside the graph.
-type calPlan struct {
-	skills int // the library's size, which the votes' scratch was made for
-	runs   []PastRun
-	asked  []bool    // per held-out run: its fold has a memory to ask (else the run is not counted)
-	votes  [][]vote  // per held-out run, recall's answer of its fold's memory
-	norm   []float64 // per held-out run, the largest |score| of its votes
-}
-
-// calibration chooses the held-out runs of the corpus's memory m (main its record, opt its
-// options) and recalls each from its fold's memory, on every core, for a library of skills
-// skills.
-func (c *memCorpus) calibration(opt MemoryOptions, main *memBuild, m *graphs.Memory, skills int, taskOf func(run int) (string, error)) (*calPlan, error) {
-	// The candidates to hold out, in the order of the runs: the trusted runs of successful sets.
-	setOf := make([]int32, c.next) // a candidate run → 1 + its set, 0 for a run not a candidate
-	cand := 0
-	for i := range c.sets {
-		if c.sets[i].failed {
-			continue
-		}
-		for _, t := range c.sets[i].tasks {
-			cand += len(t.runs)
-			for _, r := range t.runs {
-				setOf[r] = int32(i) + 1
-			}
-		}
-	}
-	step := max(1, (cand+memHeldOut-1)/memHeldOut)
-	var held []int32
-	k := 0 // the candidates passed
-	for r, s := range setOf {
-		if s > 0 {
-			if k%step == 0 {
-				held = append(held, int32(r))
-			}
-			k++
-		}
-	}
-	for r := range setOf {
-		setOf[r]-- // → its set
-	}
-	p := &calPlan{skills: skills, runs: make([]PastRun, len(held)), asked: make([]bool, len(held)),
-		votes: make([][]vote, len(held)), norm: make([]float64, len(held))}
-	for k, r := range held {
-		task, err := taskOf(int(r))
-		if err != nil {
-			return nil, err
-		}
-		p.runs[k] = PastRun{Task: task, Skills: c.sets[setOf[r]].skills}
-	}
-	// The terms each fold's held-out runs look up, as a query analyzes them (queryTerms): a
-	// fold's index holds those alone (memCorpus.foldIndex).
-	toks := make([][]queryToken, len(held))
-	need := make([][]int32, memFolds)
-	{
-		want := map[string][]int{}
-		for k := range held {
-			toks[k] = queryTerms(p.runs[k].Task)
-			for _, tk := range toks[k] {
-				if f := k % memFolds; !slices.Contains(want[tk.text], f) {
-					want[tk.text] = append(want[tk.text], f)
-				}
-			}
-		}
-		for id, w := range c.vocab {
-			for _, f := range want[w] {
-				need[f] = append(need[f], int32(id))
-			}
-		}
-	}
-	// The folds' indexes and the held-out runs' recalls, on every core, from one queue: the
-	// folds first, then the recalls fold by fold, each waiting for its fold's index, so that no
-	// core waits for the last fold before it recalls.
-	idx := make([]*recallIndex, memFolds)
-	ready := make([]chan struct{}, memFolds)
-	for f := range ready {
-		ready[f] = make(chan struct{})
-	}
-	fold := func(f int) *recallIndex {
-		out := make([]bool, c.next)
-		var affected []int32
-		for k := f; k < len(held); k += memFolds {
-			out[held[k]] = true
-			affected = append(affected, int32(setOf[held[k]]))
-		}
-		slices.Sort(affected)
-		fi, ok := c.foldIndex(opt, main, m, out, slices.Compact(affected), need[f])
-		if !ok {
-			if fm, _ := c.build(opt, out); fm != nil {
-				fi = recallIndexOf(fm)
-			}
-		}
-		return fi
-	}
-	type ask struct{ fold, run int }
-	asks := make([]ask, 0, len(held))
-	for f := range memFolds {
-		for k := f; k < len(held); k += memFolds {
-			asks = append(asks, ask{f, k})
-		}
-	}
-	work := make(chan int, memFolds+len(asks))
-	for i := range memFolds + len(asks) {
-		work <- i
-	}
-	close(work)
-	workers := min(runtime.GOMAXPROCS(0), memFolds+len(asks))
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var sc *scratch
-			for i := range work {
-				if i < memFolds {
-					idx[i] = fold(i)
-					close(ready[i])
-					continue
-				}
-				a := asks[i-memFolds]
-				<-ready[a.fold]
-				if idx[a.fold] == nil {
-					continue
-				}
-				if sc == nil {
-					sc = recallScratch(skills)
-				}
-				p.asked[a.run] = true
-				p.votes[a.run], p.norm[a.run] = idx[a.fold].recall(sc, toks[a.run])
-			}
-		}()
-	}
-	wg.Wait()
-	return p, nil
-}
-
-// queryTerms are the distinct terms of text in the order first seen, as a query analyzes it
-// (Engine.analyze) and as recall reads them: by their text, whatever the library's vocabulary.
-func queryTerms(text string) []queryToken {
-	var out []queryToken
-	var at map[string]int // past maxScannedUnknown terms, each one's place in out
-	eachTerm(text, func(t string) {
-		if at != nil {
-			if i, ok := at[t]; ok {
-				out[i].count++
-				return
-			}
-			at[t] = len(out)
-		} else {
-			for i := range out {
-				if out[i].text == t {
-					out[i].count++
-					return
-				}
-			}
-			if len(out) == maxScannedUnknown {
-				at = make(map[string]int, 2*maxScannedUnknown)
-				for i := range out {
-					at[out[i].text] = i
-				}
-				at[t] = len(out)
-			}
-		}
-		out = append(out, queryToken{text: t, vocab: -1, count: 1})
-	})
-	return out
-}
-
-// recallScratch is a scratch for recall alone, of a library of n skills: recall makes the
-// memory's arrays it reads on its first use.
-func recallScratch(n int) *scratch {
-	return &scratch{bm25: make([]float64, n)}
 }
 
 // recallIndexOf is memoryOf of an artifact whose memory is m, without encoding one: the same
