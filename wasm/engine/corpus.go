@@ -82,13 +82,13 @@ func (mc *MemoryCorpus) AppendBinary(b []byte) []byte {
 	u(c.noTask)
 	strs(c.vocab, c.vocabHeld, c.vocabEnc)
 	strs(c.reporter, c.reporterHeld, c.reporterEnc)
-	u(len(c.texts))
+	u(c.numTexts())
 	from := 0 // the first text to encode
 	if c.textsEnc != nil {
 		b, from = append(b, c.textsEnc...), c.held
 	}
-	for i := from; i < len(c.texts); i++ {
-		terms := c.texts[i]
+	for i := from; i < c.numTexts(); i++ {
+		terms := c.text(int32(i))
 		b = binary.LittleEndian.AppendUint64(b, c.hashes[i])
 		u(int(c.firstRun[i]))
 		u(len(terms))
@@ -197,14 +197,13 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 	textsAt := r.b
 	// The tables an update appends to have room for a few more, so that its first run does
 	// not copy them whole.
-	c.texts, c.uniq = make([][]int32, 0, room(nt)), make([][]int32, 0, room(nt))
+	c.textOff, c.uniqOff = make([]int, 1, room(nt)+1), make([]int, 1, room(nt)+1)
 	c.hashes, c.firstRun = make([]uint64, 0, room(nt)), make([]int32, 0, room(nt))
 	var seen []int32 // per term: the last text that held it, + 1
 	if r.err == nil {
 		seen = make([]int32, len(c.vocab))
 	}
-	// Every text's terms, and then its distinct ones, in two arrays that the texts slice: one
-	// allocation each rather than two a text.
+	// Every text's terms, and then its distinct ones, in the two arrays the offsets point into.
 	all, uniq := make([]int32, 0, len(r.b)/2), make([]int32, 0, len(r.b)/2)
 	for i := range nt {
 		if r.err != nil || len(r.b) < 8 {
@@ -215,7 +214,7 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 		r.b = r.b[8:]
 		c.firstRun = append(c.firstRun, int32(r.n(c.next-1)))
 		k := r.count(1)
-		from, ufrom := len(all), len(uniq)
+		from := len(all)
 		for range k {
 			t := int32(r.n(len(c.vocab) - 1))
 			if r.err != nil {
@@ -239,8 +238,9 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 				}
 			}
 		}
-		c.texts, c.uniq = append(c.texts, all[from:len(all):len(all)]), append(c.uniq, uniq[ufrom:len(uniq):len(uniq)])
+		c.textOff, c.uniqOff = append(c.textOff, len(all)), append(c.uniqOff, len(uniq))
 	}
+	c.terms, c.uniqTerms = all, uniq
 	c.textsEnc = spanOf(textsAt, r.b)
 	ns := r.count(4)
 	c.sets = make([]corpusSet, 0, room(ns))
@@ -265,7 +265,7 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 		s.tasks = make([]corpusTask, r.count(2))
 		for k := range s.tasks {
 			t := &s.tasks[k]
-			t.text = int32(r.n(len(c.texts) - 1))
+			t.text = int32(r.n(c.numTexts() - 1))
 			n := r.count(1)
 			if len(runs)+n <= cap(runs) {
 				t.runs, runs = runs[len(runs):len(runs)+n:len(runs)+n], runs[:len(runs)+n]
@@ -284,7 +284,7 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 		nr := r.count(2)
 		s.rep, s.repBy = make([]int32, nr), make([]int32, nr)
 		for k := range nr {
-			s.rep[k] = int32(r.n(len(c.texts) - 1))
+			s.rep[k] = int32(r.n(c.numTexts() - 1))
 			s.repBy[k] = int32(r.n(len(c.reporter) - 1))
 		}
 		s.enc = spanOf(at, r.b)
@@ -296,7 +296,7 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	c.held = len(c.texts)
+	c.held = c.numTexts()
 	keys := c.setKeys()
 	for i := 1; i < len(keys); i++ {
 		if strings.Compare(keys[i-1], keys[i]) >= 0 {

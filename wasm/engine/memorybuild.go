@@ -21,11 +21,15 @@ import (
 // state keeps it (MemoryCorpus), so that an update reads only its new runs.
 type memCorpus struct {
 	noTask int
-	vocab  []string  // term id → term, in the order first seen
-	texts  [][]int32 // text id → its term ids in order, repeats kept
-	uniq   [][]int32 // text id → its distinct term ids
-	sets   []corpusSet
-	next   int // the index of the next run: runs are numbered in the order they came
+	vocab  []string // term id → term, in the order first seen
+	// Text t's term ids in order, repeats kept, are terms[textOff[t]:textOff[t+1]], its
+	// distinct ones uniqTerms[uniqOff[t]:uniqOff[t+1]] (text, uniq): offsets into two arrays,
+	// not a slice a text, which at 100,000 texts the garbage collector read and a corpus read
+	// back made one by one.
+	terms, uniqTerms []int32
+	textOff, uniqOff []int
+	sets             []corpusSet
+	next             int // the index of the next run: runs are numbered in the order they came
 
 	// What Add needs to place a new run, made on its first call (index).
 	hashes   []uint64         // text id → textHash of the text
@@ -177,12 +181,14 @@ func (c *memCorpus) add(r PastRun, at int, taskOf func(run int) (string, error))
 		}
 	}
 	if t < 0 {
-		t = int32(len(c.texts))
+		t = int32(c.numTexts())
 		c.sameHash = append(c.sameHash, c.lastOfHash(h))
 		c.byHash[h] = t
 		c.hashes, c.firstRun = append(c.hashes, h), append(c.firstRun, int32(at))
 		c.strs = append(c.strs, task)
-		var terms, uniq []int32
+		if len(c.textOff) == 0 {
+			c.textOff, c.uniqOff = []int{0}, []int{0}
+		}
 		seen := map[int32]bool{}
 		eachTerm(task, func(w string) {
 			tid, ok := c.termID[w]
@@ -191,13 +197,13 @@ func (c *memCorpus) add(r PastRun, at int, taskOf func(run int) (string, error))
 				c.termID[w] = tid
 				c.vocab = append(c.vocab, w)
 			}
-			terms = append(terms, tid)
+			c.terms = append(c.terms, tid)
 			if !seen[tid] {
 				seen[tid] = true
-				uniq = append(uniq, tid)
+				c.uniqTerms = append(c.uniqTerms, tid)
 			}
 		})
-		c.texts, c.uniq = append(c.texts, terms), append(c.uniq, uniq)
+		c.textOff, c.uniqOff = append(c.textOff, len(c.terms)), append(c.uniqOff, len(c.uniqTerms))
 	}
 	ids := slices.Clone(r.Skills)
 	slices.Sort(ids)
@@ -236,6 +242,15 @@ func (c *memCorpus) add(r PastRun, at int, taskOf func(run int) (string, error))
 	s.tasks = append(s.tasks, corpusTask{text: t, runs: []int32{int32(at)}})
 	return nil
 }
+
+// numTexts is the number of distinct texts.
+func (c *memCorpus) numTexts() int { return max(0, len(c.textOff)-1) }
+
+// text is text t's term ids in order, repeats kept.
+func (c *memCorpus) text(t int32) []int32 { return c.terms[c.textOff[t]:c.textOff[t+1]] }
+
+// uniq is text t's distinct term ids, in the order first seen.
+func (c *memCorpus) uniq(t int32) []int32 { return c.uniqTerms[c.uniqOff[t]:c.uniqOff[t+1]] }
 
 // setKeys are the sets' setKeys, made once (in one allocation) and kept up to date.
 func (c *memCorpus) setKeys() []string {
@@ -398,7 +413,7 @@ func (c *memCorpus) docTF(d *memDocBuild, keep []bool, tf []float32, terms []int
 		tf[term]++
 	}
 	for _, t := range d.tasks {
-		for _, term := range c.texts[t.text] {
+		for _, term := range c.text(t.text) {
 			if keep[term] {
 				add(term)
 			}
@@ -406,7 +421,7 @@ func (c *memCorpus) docTF(d *memDocBuild, keep []bool, tf []float32, terms []int
 	}
 	if d.rep {
 		for _, t := range c.sets[d.set].rep {
-			for _, term := range c.uniq[t] {
+			for _, term := range c.uniq(t) {
 				if keep[term] {
 					add(term) // a reporter's task counts a term once
 				}
@@ -424,7 +439,7 @@ func (c *memCorpus) docTF(d *memDocBuild, keep []bool, tf []float32, terms []int
 func (c *memCorpus) buildAll(opt MemoryOptions, out []bool, record bool) (*graphs.Memory, MemoryStats, *memBuild) {
 	c.sort() // documents in setKey order
 	st := MemoryStats{NoTask: c.noTask}
-	mb := &memBuild{docOf: make([]int32, len(c.sets)), refs: make([]int32, len(c.texts))}
+	mb := &memBuild{docOf: make([]int32, len(c.sets)), refs: make([]int32, c.numTexts())}
 	var cand []keptTask
 	for i := range c.sets {
 		mb.docOf[i] = -1
@@ -448,7 +463,7 @@ func (c *memCorpus) buildAll(opt MemoryOptions, out []bool, record bool) (*graph
 	seen := make([]bool, nt) // the term is in a kept text or an admitted reporter's task
 	for t, refs := range mb.refs {
 		if refs > 0 {
-			for _, term := range c.uniq[t] {
+			for _, term := range c.uniq(int32(t)) {
 				mb.texts[term]++
 				seen[term] = true
 			}
@@ -466,7 +481,7 @@ func (c *memCorpus) buildAll(opt MemoryOptions, out []bool, record bool) (*graph
 		}
 		s := &c.sets[d.set]
 		for k, t := range s.rep {
-			for _, term := range c.uniq[t] {
+			for _, term := range c.uniq(t) {
 				seen[term] = true
 				if key := (termRep{term, s.repBy[k]}); !repSeen[key] {
 					repSeen[key] = true
@@ -551,9 +566,9 @@ func (c *memCorpus) staleTexts(keep []bool) []bool {
 	if flipped == nil {
 		return nil
 	}
-	stale := make([]bool, len(c.texts))
-	for t, terms := range c.uniq {
-		for _, term := range terms {
+	stale := make([]bool, c.numTexts())
+	for t := range stale {
+		for _, term := range c.uniq(int32(t)) {
 			if flipped[term] {
 				stale[t] = true
 				break
@@ -742,7 +757,7 @@ func (c *memCorpus) foldDocs(opt MemoryOptions, main *memBuild, out []bool, affe
 		if was == now {
 			continue
 		}
-		for _, term := range c.uniq[t] {
+		for _, term := range c.uniq(t) {
 			n, ok := texts[term]
 			if !ok {
 				n = main.texts[term]
