@@ -20,12 +20,12 @@ import (
 // P postings, S set members):
 //
 //	MHDR  32               BM25 k1 f32, b f32, average document length f32, fusion weight f32
-//	                       (finite, ≥ 0; 0: the memory is kept but does not speak), depth u32 (how
+//	                       (finite, ≥ 0, b ≤ 1; weight 0: the memory is kept but does not speak), depth u32 (how
 //	                       many nearest documents vote, ≥ 1), runs u32 (runs remembered), two
 //	                       reserved u32 (0)
 //	MTRM  M × 8            memory terms (string refs), strictly ascending byte order
 //	MPOF  (M+1) × u32      CSR offsets of each term's postings
-//	MPST  P × 8            postings: document u32 (strictly ascending per term), term frequency f32
+//	MPST  P × 8            postings: document u32 (strictly ascending per term), term frequency f32 (> 0)
 //	MDOC  D × 12           per document: length f32, runs u32 (≥ 1), flags u32 (bit 0: failed runs)
 //	MSOF  (D+1) × u32      CSR offsets of each document's tool set into MSKL
 //	MSKL  S × u32          skill ids, strictly ascending within a document, each below N
@@ -82,6 +82,9 @@ func (a *Artifact) checkMemory() error {
 			return errors.New("graphs: memory parameter " + errtext.Ftoa(f) + " is not a finite non-negative number")
 		}
 	}
+	if m.B > 1 {
+		return errors.New("graphs: memory parameter b " + errtext.Ftoa(m.B) + " is above 1")
+	}
 	if m.Depth < 1 || m.Depth > MaxMemoryDepth {
 		return errors.New("graphs: memory depth " + errtext.Itoa(m.Depth) + " outside [1, " + errtext.Itoa(MaxMemoryDepth) + "]")
 	}
@@ -108,7 +111,7 @@ func (a *Artifact) checkMemory() error {
 			return errors.New("graphs: memory terms not strictly ascending at " + strconv.Quote(term))
 		}
 		for i, p := range m.Postings[t] {
-			if int(p.Doc) >= len(m.Docs) || (i > 0 && p.Doc <= m.Postings[t][i-1].Doc) || !finite(p.TF) || p.TF < 0 {
+			if int(p.Doc) >= len(m.Docs) || (i > 0 && p.Doc <= m.Postings[t][i-1].Doc) || !finite(p.TF) || p.TF <= 0 {
 				return errors.New("graphs: memory postings of " + strconv.Quote(term) + " out of range, not ascending or with a bad frequency")
 			}
 		}
@@ -199,7 +202,7 @@ func (g *Graph) bindMemory() error {
 	}
 	mem.trm, mem.pof, mem.pst, mem.docs, mem.sof, mem.skl = body[1], body[2], body[3], body[4], body[5], body[6]
 	for i := range 4 {
-		if f := f32(hdr, i); !finite(f) || f < 0 {
+		if f := f32(hdr, i); !finite(f) || f < 0 || (i == 1 && f > 1) {
 			return memCorrupt(tagMemHdr, i)
 		}
 	}
@@ -247,7 +250,7 @@ func ascending(b []byte, stride, lo, hi, n int) bool {
 		if int(id) >= n || (k > lo && id <= u32(b, stride*(k-1))) {
 			return false
 		}
-		if f := f32(b, stride*k+stride-1); stride == 2 && (!finite(f) || f < 0) {
+		if f := f32(b, stride*k+stride-1); stride == 2 && (!finite(f) || f <= 0) {
 			return false
 		}
 	}

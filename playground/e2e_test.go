@@ -21,7 +21,6 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
-	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/serve"
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
@@ -71,10 +70,7 @@ func buildArtifact(t *testing.T, lib, out string) *engine.Engine {
 	if err := os.WriteFile(out, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	g, err := graphs.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := testlib.Decode(t, data)
 	return engine.New(g)
 }
 
@@ -469,10 +465,7 @@ func TestPlaygroundEndToEnd(t *testing.T) {
 	if err := os.WriteFile(memSkg, testlib.SampleMemory(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	memGraph, err := graphs.Decode(testlib.SampleMemory(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	memGraph := testlib.Decode(t, testlib.SampleMemory(t))
 	p.do("choosing the memory artifact", chromedp.SetUploadFiles("#file", []string{memSkg}))
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`document.getElementById("stats").dataset.skills === "%d"`, memGraph.NumSkills()),
 		chromedp.WithPollingTimeout(20*time.Second))); err != nil {

@@ -1,6 +1,8 @@
 package testlib
 
 import (
+	"testing"
+
 	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/wasm/engine"
 )
@@ -29,4 +31,15 @@ func Encode(art *graphs.Artifact) []byte {
 		panic(err)
 	}
 	return data
+}
+
+// Decode returns the graph of the artifact data (Sample's, Multilingual's, Encode's), failing
+// tb when it does not decode.
+func Decode(tb testing.TB, data []byte) *graphs.Graph {
+	tb.Helper()
+	g, err := graphs.Decode(data)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return g
 }

@@ -22,6 +22,16 @@ func ReadTasks(path string, requireGold bool) ([]Task, error) {
 	return eval.ReadTasks(path, requireGold)
 }
 
+// SampleGold is a gold edge set of the sample library: four of its dependencies, the first typed.
+func SampleGold() []eval.GoldEdge {
+	return []eval.GoldEdge{
+		{Source: "find-object", Target: "pick-up-object", Type: "dependency"},
+		{Source: "go-to-location", Target: "pick-up-object"},
+		{Source: "pick-up-object", Target: "heat-object-in-microwave"},
+		{Source: "pick-up-object", Target: "put-two-objects-in-receptacle"},
+	}
+}
+
 // BuildPlain returns the artifact of the library folder dir built with the default options and
 // no semantic model, as `caskg build --embedder none` writes it: of its first n skills when
 // n > 0, of all of them otherwise. Unlike Build it builds on every call and returns the error,

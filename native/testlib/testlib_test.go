@@ -59,10 +59,7 @@ func TestSampleFile(t *testing.T) {
 
 func TestSampleMemory(t *testing.T) {
 	data := SampleMemory(t) // fails on a silent memory
-	g, err := graphs.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := Decode(t, data)
 	resp, err := engine.New(g).Query(engine.Request{Query: MemoryQuery})
 	if err != nil {
 		t.Fatal(err)

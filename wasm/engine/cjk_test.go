@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/native/testlib/table"
 	"github.com/caskg/caskg/wasm/engine"
@@ -13,11 +12,7 @@ import (
 
 func engineOf(t *testing.T, artifact []byte) *engine.Engine {
 	t.Helper()
-	g, err := graphs.Decode(artifact)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return engine.New(g)
+	return engine.New(testlib.Decode(t, artifact))
 }
 
 // TestCJKQueries holds Tokenize's bigrams to what a user of a library in Chinese, Japanese or

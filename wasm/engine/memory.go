@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strings"
@@ -115,6 +116,10 @@ type recallIndex struct {
 	off    []int32   // postings of term t: [off[t], off[t+1])
 	doc    []int32   // per posting: its document
 	imp    []float64 // per posting: BM25's term-frequency factor times the term's idf
+	bound  []float64 // per term: its postings' largest impact, what it can add to a score
+	long   []int32   // per term: its place among the long lists (longList), -1 for a short one
+	lbits  []uint64  // per long list: a bitmap over the documents, 64 to a word
+	lrank  []int32   // per long list and word: the list's postings before the word's documents
 	runs   []int32   // per document
 	failed []bool    // per document
 	soff   []int32   // skills of document d: skills[soff[d]:soff[d+1]]
@@ -155,7 +160,48 @@ func memoryOf(g *graphs.Graph) *recallIndex {
 			r.imp = append(r.imp, idf*tf*(k1+1)/(tf+norm[d]))
 		}
 	}
+	return r.withBounds()
+}
+
+// withBounds sets each term's bound, its postings' largest impact, and the bitmaps of the long
+// lists (longList), and returns r.
+func (r *recallIndex) withBounds() *recallIndex {
+	nd, words, nl := len(r.runs), (len(r.runs)+63)/64, 0
+	r.bound, r.long = make([]float64, len(r.terms)), make([]int32, len(r.terms))
+	for t := range r.bound {
+		r.long[t] = -1
+		if int(r.off[t+1]-r.off[t])*longList >= nd {
+			r.long[t] = int32(nl)
+			nl++
+		}
+		for _, v := range r.imp[r.off[t]:r.off[t+1]] {
+			r.bound[t] = max(r.bound[t], v)
+		}
+	}
+	r.lbits, r.lrank = make([]uint64, nl*words), make([]int32, nl*words)
+	for t, k := range r.long {
+		if k < 0 {
+			continue
+		}
+		set, rank := r.bitsOf(int32(t))
+		for _, d := range r.doc[r.off[t]:r.off[t+1]] {
+			set[d>>6] |= 1 << (d & 63)
+		}
+		n := int32(0)
+		for w, x := range set {
+			rank[w] = n
+			n += int32(bits.OnesCount64(x))
+		}
+	}
 	return r
+}
+
+// bitsOf is long term t's bitmap over the documents and, per 64 of them, how many of its
+// postings come before.
+func (r *recallIndex) bitsOf(t int32) ([]uint64, []int32) {
+	words := (len(r.runs) + 63) / 64
+	k := int(r.long[t]) * words
+	return r.lbits[k : k+words], r.lrank[k : k+words]
 }
 
 // find returns the index of term s, or -1.
@@ -175,43 +221,58 @@ type vote struct {
 	terms uint64  // the query's tokens (by place, the first 64) those documents matched
 }
 
+// memTerm is a query term the memory holds, as recall visits it: its index, the query token's
+// bit (its place, the first 64), its postings' largest impact and whether its list is long.
+type memTerm struct {
+	_     [0]func() // not comparable: no equality function in the WebAssembly module
+	t     int32
+	long  bool
+	bit   uint64
+	bound float64
+}
+
+// before reports whether recall adds a's impacts before b's: short lists first, then by the
+// largest impact, highest first.
+func (a memTerm) before(b memTerm) bool {
+	if a.long != b.long {
+		return b.long
+	}
+	return a.bound > b.bound
+}
+
+// boundSlack widens a sum of impact bounds to cover the rounding of the sums it bounds, which
+// add the same or smaller impacts in another order: a document is dropped only when even the
+// widened bound cannot reach the threshold.
+const boundSlack = 1 + 1e-9
+
+// longList is how many times a term's postings must number fewer than the documents for recall
+// to read its list whole: a longer list (a word most tasks share) is looked up, a document at a
+// time, only for the documents that can still reach the nearest.
+const longList = 8
+
 // recall returns the votes of the depth nearest documents for the query's distinct terms toks,
 // in no particular order, with the largest |score|; nil when no document shares a term.
+//
+// A document's score is the sum of its terms' impacts, added in one order: the terms with
+// short lists first, then the long ones, each group by the term's largest impact, highest
+// first, then in the query's order. Recall prunes as MaxScore does. It reads the short lists
+// whole. When at least depth documents already score above what the long lists can add
+// together, no document only those reach can be among the nearest: the long lists (the common
+// words, most of a query's postings) are looked up through their bitmaps only for the
+// documents whose score with the most the unread terms add still reaches the depth-th, and
+// that set shrinks term by term. Otherwise they are read whole as well. Either way the sums
+// are bit for bit what adding every posting gives (TestRecallExhaustive), and the nearest are
+// the same as over every document.
 func (r *recallIndex) recall(sc *scratch, toks []queryToken) ([]vote, float64) {
-	if r == nil {
+	if r == nil || r.depth <= 0 {
 		return nil, 0
 	}
-	nd := len(r.runs)
-	if len(sc.memScore) < nd {
-		sc.memScore, sc.memHit = make([]float64, nd), make([]uint64, nd)
+	nd, nd4 := len(r.runs), (len(r.runs)+3)&^3
+	if len(sc.memScore) < nd4 {
+		sc.memScore, sc.memHit = make([]float64, nd4), make([]uint64, nd4)
 	}
-	// Term at a time, without a branch per posting. When the query's postings are few against
-	// the documents, a document joins the touched list at its first posting (written at the
-	// list's end, kept by advancing the count, as forward push keeps its queue) and only the
-	// touched ones are read back and cleared: the cost is the postings', not the memory's size.
-	// Otherwise every document's score is read back by one pass over the score array
-	// (offerPositive), cheaper than the list when the query's words are common ones that most
-	// tool sets share. Either way the heap's order is total (score, then id), so the nearest
-	// documents are the same (TestRecallExhaustive).
-	scores, hits := sc.memScore[:nd], sc.memHit[:nd]
-	np := 0
-	for _, tk := range toks {
-		if t := r.find(tk.text); t >= 0 {
-			np += int(r.off[t+1] - r.off[t])
-		}
-	}
-	if np == 0 {
-		return nil, 0
-	}
-	sparse := np*sparseRecall < nd
-	touched, nt := sc.memTouched[:0], 0
-	if sparse {
-		if cap(touched) < np {
-			touched = make([]int32, np)
-		}
-		touched = touched[:np]
-		sc.memTouched = touched
-	}
+	scores, hits := sc.memScore[:nd4], sc.memHit[:nd]
+	qs, np := sc.memTerms[:0], 0
 	for qi, tk := range toks {
 		t := r.find(tk.text)
 		if t < 0 {
@@ -221,37 +282,89 @@ func (r *recallIndex) recall(sc *scratch, toks []queryToken) ([]vote, float64) {
 		if qi < 64 {
 			bit = 1 << qi
 		}
-		docs, imps := r.doc[r.off[t]:r.off[t+1]], r.imp[r.off[t]:r.off[t+1]]
-		imps = imps[:len(docs)]
-		if sparse {
-			for i, d := range docs {
-				touched[nt] = d
-				nt += b2i(scores[d] == 0) & b2i(hits[d] == 0) // not touched before: nothing added yet
-				scores[d] += imps[i]
-				hits[d] |= bit
-			}
-			continue
-		}
-		for i, d := range docs {
-			scores[d] += imps[i]
-			hits[d] |= bit
+		qs = append(qs, memTerm{t: int32(t), long: r.long[t] >= 0, bit: bit, bound: r.bound[t]})
+		np += int(r.off[t+1] - r.off[t])
+	}
+	sc.memTerms = qs
+	if len(qs) == 0 {
+		return nil, 0
+	}
+	// Insertion sort, stable: a query's terms are few.
+	for i := 1; i < len(qs); i++ {
+		for k := i; k > 0 && qs[k].before(qs[k-1]); k-- {
+			qs[k], qs[k-1] = qs[k-1], qs[k]
 		}
 	}
+	if cap(sc.memRest) <= len(qs) {
+		sc.memRest = make([]float64, len(qs)+1)
+	}
+	rest := sc.memRest[:len(qs)+1] // rest[j]: Σ bound of qs[j:]
+	rest[len(qs)] = 0
+	for j := len(qs) - 1; j >= 0; j-- {
+		rest[j] = rest[j+1] + qs[j].bound
+	}
+	sc.memRest = rest
+	short := 0 // the short lists' postings
+	for _, q := range qs {
+		short += b2i(!q.long) * int(r.off[q.t+1]-r.off[q.t])
+	}
+	// Few postings against the documents: a document joins the touched list at its first
+	// posting (written at the list's end, kept by advancing the count, as forward push keeps its
+	// queue) and only the touched ones are read back and cleared. Otherwise every document is
+	// read back by one pass over the score array, cheaper when most are reached.
+	sparse := short*2 < nd
+	if cap(sc.memTouched) < np {
+		sc.memTouched = make([]int32, np)
+	}
+	if cap(sc.memCand) < max(np, nd4) {
+		sc.memCand = make([]int32, max(np, nd4))
+	}
+	touched, cand := sc.memTouched[:np], sc.memCand[:max(np, nd4)]
+	nt, nc, j := 0, 0, 0
+	if !sparse {
+		touched = nil // read adds to every document's score, offer reads them all back
+	}
 	top := topCandidates{k: r.depth, h: sc.memTop[:0]}
-	if sparse {
-		for _, d := range touched[:nt] {
-			if s := scores[d]; s > 0 {
-				top.offer(candidate{int(d), s})
-				scores[d] = -s // offered: a document listed twice is offered once
-			}
+	for pass := 0; pass < 2; pass++ {
+		// Pass 0 reads the short lists; pass 1, when fewer than depth documents stand above
+		// what the long lists add, the long ones too, whole.
+		for ; j < len(qs) && (pass == 1 || !qs[j].long); j++ {
+			nt = r.read(qs[j], scores, hits, touched, nt)
 		}
-	} else {
-		top.offerPositive(scores)
+		top.h = top.h[:0]
+		if sparse {
+			nc = top.offerTouched(scores, touched[:nt], cand, rest[j])
+		} else {
+			nc = top.offerAll(scores, cand, rest[j])
+		}
+		if j == len(qs) || (len(top.h) == top.k && top.h[0].score > rest[j]*boundSlack) {
+			break
+		}
+	}
+	for ; j < len(qs); j++ {
+		theta, k := top.h[0].score, 0
+		for _, d := range cand[:nc] {
+			cand[k] = d
+			k += b2i((scores[d]+rest[j])*boundSlack >= theta)
+		}
+		nc = k
+		q := qs[j]
+		base := r.off[q.t]
+		set, rank := r.bitsOf(q.t)
+		top.h = top.h[:0]
+		for _, d := range cand[:nc] {
+			w, b := d>>6, uint64(1)<<(d&63)
+			if set[w]&b != 0 {
+				scores[d] += r.imp[base+rank[w]+int32(bits.OnesCount64(set[w]&(b-1)))]
+				hits[d] |= q.bit
+			}
+			top.offer(candidate{int(d), scores[d]})
+		}
 	}
 	docs := top.sorted()
 	sc.memTop = docs
 	if len(docs) == 0 {
-		r.clear(scores, hits, touched[:nt], sparse)
+		r.clear(scores, hits, touched[:nt], !sparse)
 		return nil, 0
 	}
 	best := docs[0].score
@@ -279,7 +392,7 @@ func (r *recallIndex) recall(sc *scratch, toks []queryToken) ([]vote, float64) {
 			}
 		}
 	}
-	r.clear(scores, hits, touched[:nt], sparse)
+	r.clear(scores, hits, touched[:nt], !sparse)
 	var norm float64
 	for _, v := range votes {
 		norm = max(norm, math.Abs(v.score))
@@ -287,13 +400,83 @@ func (r *recallIndex) recall(sc *scratch, toks []queryToken) ([]vote, float64) {
 	return votes, norm
 }
 
-// sparseRecall is how many times the documents a query's postings must number fewer than, for
-// recall to keep a list of the documents they touch rather than pass over every document.
-const sparseRecall = 8
+// read adds term q's impacts to the scores of its documents and marks them hit by it. With a
+// touched list, it lists there each document at its first posting (written at the list's end,
+// kept by advancing the count, as forward push keeps its queue) and returns the new count.
+func (r *recallIndex) read(q memTerm, scores []float64, hits []uint64, touched []int32, nt int) int {
+	docs, imps := r.doc[r.off[q.t]:r.off[q.t+1]], r.imp[r.off[q.t]:r.off[q.t+1]]
+	imps = imps[:len(docs)]
+	if touched == nil {
+		for i, d := range docs {
+			scores[d] += imps[i]
+			hits[d] |= q.bit
+		}
+		return nt
+	}
+	for i, d := range docs {
+		touched[nt] = d
+		nt += b2i(math.Float64bits(scores[d]) == 0) // not touched before: impacts are positive
+		scores[d] += imps[i]
+		hits[d] |= q.bit
+	}
+	return nt
+}
 
-// clear zeroes the documents' scores and matched terms after recall: the touched ones, or all.
-func (r *recallIndex) clear(scores []float64, hits []uint64, touched []int32, sparse bool) {
-	if !sparse {
+// offerTouched offers t the touched documents' scores and lists in cand, returning how many,
+// those that with rest added reach the depth-th score so far: a superset of those that can reach
+// the final depth-th.
+func (t *topCandidates) offerTouched(scores []float64, touched, cand []int32, rest float64) int {
+	nc, theta, lo := 0, 0.0, 0.0 // lo: below the least score listed
+	for _, d := range touched {
+		s := scores[d]
+		if s < lo {
+			continue
+		}
+		if s > 0 && s >= theta {
+			t.offer(candidate{int(d), s})
+			if len(t.h) == t.k {
+				theta = t.h[0].score
+				lo = theta/boundSlack - rest - theta*1e-9
+			}
+		}
+		cand[nc] = d
+		nc += b2i(s > 0) & b2i((s+rest)*boundSlack >= theta)
+	}
+	return nc
+}
+
+// offerAll is offerTouched over every document (scores has a multiple of 4, those past the
+// documents 0), four at a time as offerPositive, with one branch for the four unless one of
+// them can enter or be listed.
+func (t *topCandidates) offerAll(scores []float64, cand []int32, rest float64) int {
+	nc, theta, lo := 0, 0.0, uint64(1) // lo: the bits of the least score listed, positive
+	for d := 0; d+4 <= len(scores); d += 4 {
+		q := scores[d : d+4 : d+4]
+		if b2i(math.Float64bits(q[0]) >= lo)|b2i(math.Float64bits(q[1]) >= lo)|
+			b2i(math.Float64bits(q[2]) >= lo)|b2i(math.Float64bits(q[3]) >= lo) == 0 {
+			continue
+		}
+		for i, s := range q {
+			if s > 0 && s >= theta {
+				t.offer(candidate{d + i, s})
+				if len(t.h) == t.k {
+					theta = t.h[0].score
+					// Below the least score listed by a margin far above the rounding of its test.
+					if v := theta/boundSlack - rest - theta*1e-9; v > 0 {
+						lo = math.Float64bits(v)
+					}
+				}
+			}
+			cand[nc] = int32(d + i)
+			nc += b2i(s > 0) & b2i((s+rest)*boundSlack >= theta)
+		}
+	}
+	return nc
+}
+
+// clear zeroes the scores and matched terms of the documents recall touched, or of all.
+func (r *recallIndex) clear(scores []float64, hits []uint64, touched []int32, all bool) {
+	if all {
 		clear(scores)
 		clear(hits)
 		return
@@ -545,7 +728,7 @@ func recallIndexOf(m *graphs.Memory) *recallIndex {
 			r.imp = append(r.imp, idf*tf*(k1+1)/(tf+norm[p.Doc]))
 		}
 	}
-	return r
+	return r.withBounds()
 }
 
 // calTally is one calibration worker's buffers, indexed by skill: each held-out run's

@@ -961,7 +961,7 @@ func (c *memCorpus) foldIndex(opt MemoryOptions, main *memBuild, mainMem *graphs
 		}
 		r.off = append(r.off, int32(len(r.doc)))
 	}
-	return r, true
+	return r.withBounds(), true
 }
 
 // preparedMemory is the memory of every run of a corpus and the calibration's votes, made by

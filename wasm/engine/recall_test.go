@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 )
@@ -31,10 +30,7 @@ func TestRecallEvidence(t *testing.T) {
 // raised has its recalled line under it, and the header explains the line; with NoMemory
 // neither appears.
 func TestRenderRecalled(t *testing.T) {
-	g, err := graphs.Decode(testlib.SampleMemory(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := testlib.Decode(t, testlib.SampleMemory(t))
 	e := engine.New(g)
 	for _, noMemory := range []bool{false, true} {
 		// With the memory, results it raised are recalled, and say so; without it none is.

@@ -63,12 +63,16 @@ type scratch struct {
 	vocabSeen slots
 
 	// The memory of past tasks (memory.go): per memory document its score and the query tokens
-	// it matched (zero between queries), the nearest documents, and per skill
-	// its place among the votes.
+	// it matched (zero between queries), the nearest documents, the query's terms in the order
+	// recall adds them and what the terms after each can add, the documents that can still
+	// reach the nearest, and per skill its place among the votes.
 	memScore   []float64
 	memHit     []uint64
 	memTop     []candidate
-	memTouched []int32 // the documents the query's postings reached, when few (any contents between queries)
+	memTouched []int32 // the documents the query's postings reached (any contents between queries)
+	memTerms   []memTerm
+	memRest    []float64
+	memCand    []int32
 	voted      slots
 }
 

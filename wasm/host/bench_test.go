@@ -102,10 +102,7 @@ func BenchmarkLoad(b *testing.B) {
 	b.Run("native", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			g, err := graphs.Decode(fx.artifact)
-			if err != nil {
-				b.Fatal(err)
-			}
+			g := testlib.Decode(b, fx.artifact)
 			engine.New(g)
 		}
 	})

@@ -50,10 +50,7 @@ func TestParitySample(t *testing.T) {
 // with NoMemory.
 func TestParityMemory(t *testing.T) {
 	data := testlib.SampleMemory(t)
-	g, err := graphs.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := testlib.Decode(t, data)
 	q := testlib.MemoryQuery
 	reqs := []engine.Request{
 		{Query: q},
@@ -262,10 +259,7 @@ func TestParityClusters(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := testlib.Encode(art)
-	g, err := graphs.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := testlib.Decode(t, data)
 	var reqs []engine.Request
 	for i := range 12 {
 		v := make([]float32, dim)

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/modbuild"
@@ -210,10 +209,7 @@ func TestPackageInstalls(t *testing.T) {
 		t.Errorf("the installed module says version %q, want %q", got.Version, engine.Version)
 	}
 
-	g, err := graphs.Decode(testlib.Sample(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := testlib.Decode(t, testlib.Sample(t))
 	res, err := engine.New(g).Query(engine.Request{Query: task, K: 6})
 	if err != nil {
 		t.Fatal(err)

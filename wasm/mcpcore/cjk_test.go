@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 )
@@ -13,11 +12,7 @@ import (
 // task finds the Chinese skill of the multilingual library, and a Korean task on the English
 // sample gets the engine's note in its structured content and its text, rendered or listed.
 func TestRetrieveCJK(t *testing.T) {
-	g, err := graphs.Decode(testlib.Multilingual(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	multi := New(engine.New(g), Options{Version: "test", Artifact: "multilingual.skg"})
+	multi := New(engine.New(testlib.Decode(t, testlib.Multilingual(t))), Options{Version: "test", Artifact: "multilingual.skg"})
 	english := handler(t)
 	const note = "no term of the query is in this library's index: 서울, 날씨, 알려, 려줘"
 	tests := []struct {

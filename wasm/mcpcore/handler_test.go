@@ -8,7 +8,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/caskg/caskg/wasm/service"
@@ -16,10 +15,7 @@ import (
 
 func handler(t testing.TB) *Handler {
 	t.Helper()
-	g, err := graphs.Decode(testlib.Sample(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := testlib.Decode(t, testlib.Sample(t))
 	return New(engine.New(g), Options{Version: "test", Artifact: "caskg.skg"})
 }
 

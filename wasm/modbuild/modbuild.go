@@ -13,10 +13,10 @@ import (
 	"os/exec"
 )
 
-// MaxGzip is the bar of the module's size: 733 KB gzipped at the highest level (docs/rationale.md
+// MaxGzip is the bar of the module's size: 740 KB gzipped at the highest level (docs/rationale.md
 // says why it moved from 700 KB). TestModuleSize holds the module to it and docs/wasm-npm.md
 // states it (make wasm writes the figure).
-const MaxGzip = 733_000
+const MaxGzip = 740_000
 
 // Gzip is the module's gzipped size as the budget and the docs count it: Go's compress/gzip
 // at level 9, about 1.4% more bytes than the gzip command's -9 and deterministic for one Go

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/native/testlib/mcphttp"
 	"github.com/caskg/caskg/wasm/api"
@@ -94,10 +93,7 @@ func TestWorkerd(t *testing.T) {
 	}
 
 	// The 40 sample tasks, by GET and POST: what `caskg query --json` prints, byte for byte.
-	g, err := graphs.Decode(testlib.Sample(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := testlib.Decode(t, testlib.Sample(t))
 	eng := engine.New(g)
 	t.Run("sample tasks", func(t *testing.T) {
 		for _, task := range sampleTasks(t) {
@@ -319,10 +315,7 @@ func startMCPHTTP(tb testing.TB, art string) string {
 			tb.Fatal(err)
 		}
 	}
-	g, err := graphs.Decode(data)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	g := testlib.Decode(tb, data)
 	return mcphttp.ServeGraph(tb, g, engine.Version)
 }
 

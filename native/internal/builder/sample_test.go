@@ -7,29 +7,23 @@ import (
 	"unicode/utf8"
 
 	"github.com/caskg/caskg/native/internal/ingest"
+	"github.com/caskg/caskg/native/testlib/table"
 )
 
 func TestSampleFields(t *testing.T) {
-	for _, c := range []struct {
-		desc string
-		want []string
-	}{
-		{"Retrieve a film.", nil},
-		{`Retrieve a film. Sample response: {"title": "Heat", "year": 1995}`, []string{"title", "year"}},
-		{`Sample: {"b": {"x": 1}, "a": [1, 2]} and more text after it`, []string{"a", "b"}}, // nested, sorted, text after
-		{`Fill in {name} first. Sample response: {"id": "r1"}`, []string{"id"}},             // a placeholder brace is skipped
-		{`{"a": 1, "a": 2}`, []string{"a"}},                                                 // a repeated key once
-		{`Returns {}.`, nil},                                                                // no field
-		{`Returns [{"a": 1}, {"b": 2}].`, []string{"a"}},                                    // an array: its first object
-		{`Returns {"a": 1`, nil},                                                            // cut short
-		{`Returns {" ": 1, "ok": true}`, []string{"ok"}},                                    // a blank key is no field
-		{`{x} {y} {z} {w} {"id": 1}`, nil},                                                  // past maxSampleTries
-		{`{x} {y} {z} {"id": 1}`, []string{"id"}},                                           // the last try
-	} {
-		if got := sampleFields(c.desc); !slices.Equal(got, c.want) {
-			t.Errorf("sampleFields(%q) = %q, want %q", c.desc, got, c.want)
-		}
-	}
+	table.Run(t, "sampleFields", sampleFields, []table.Case[string, []string]{
+		{"no sample", "Retrieve a film.", nil},
+		{"a sample response", `Retrieve a film. Sample response: {"title": "Heat", "year": 1995}`, []string{"title", "year"}},
+		{"nested, sorted, text after", `Sample: {"b": {"x": 1}, "a": [1, 2]} and more text after it`, []string{"a", "b"}},
+		{"a placeholder brace is skipped", `Fill in {name} first. Sample response: {"id": "r1"}`, []string{"id"}},
+		{"a repeated key once", `{"a": 1, "a": 2}`, []string{"a"}},
+		{"no field", `Returns {}.`, nil},
+		{"an array: its first object", `Returns [{"a": 1}, {"b": 2}].`, []string{"a"}},
+		{"cut short", `Returns {"a": 1`, nil},
+		{"a blank key is no field", `Returns {" ": 1, "ok": true}`, []string{"ok"}},
+		{"past maxSampleTries", `{x} {y} {z} {w} {"id": 1}`, nil},
+		{"the last try", `{x} {y} {z} {"id": 1}`, []string{"id"}},
+	})
 }
 
 // TestSampleOutputs checks that induction reads a JSON sample of the result as the result's

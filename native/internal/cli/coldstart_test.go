@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,12 +13,8 @@ import (
 // and how it learns when it has not.
 func TestInspectColdStart(t *testing.T) {
 	dir := t.TempDir()
-	traces := filepath.Join(dir, "runs.jsonl")
-	runs := `{"id":"t1","skills":["go-to-location","pick-up-object"]}` + "\n" +
-		`{"id":"t2","skills":["go-to-location","pick-up-object"]}` + "\n"
-	if err := os.WriteFile(traces, []byte(runs), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	traces := fixture.WriteFile(t, dir, "runs.jsonl", `{"id":"t1","skills":["go-to-location","pick-up-object"]}`+"\n"+
+		`{"id":"t2","skills":["go-to-location","pick-up-object"]}`+"\n")
 	learned := filepath.Join(dir, "learned.skg")
 	mustRun(t, "build", sampleLib, "--traces", traces, "-o", learned)
 	tests := []struct {

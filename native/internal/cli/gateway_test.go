@@ -5,18 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
 func TestGatewayUsage(t *testing.T) {
 	dir := t.TempDir()
-	bad := filepath.Join(dir, "servers.json")
-	if err := os.WriteFile(bad, []byte(`{"mcpServers": {"fs": {"command": "x", "args": [1]}}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	good := filepath.Join(dir, "good.json")
-	if err := os.WriteFile(good, []byte(`{"mcpServers": {"fs": {"command": "/nonexistent/mcp-server"}}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bad := fixture.WriteFile(t, dir, "servers.json", `{"mcpServers": {"fs": {"command": "x", "args": [1]}}}`)
+	good := fixture.WriteFile(t, dir, "good.json", `{"mcpServers": {"fs": {"command": "/nonexistent/mcp-server"}}}`)
 	weak := filepath.Join(dir, "weak.txt")
 	if err := os.WriteFile(weak, []byte("alice hunter2\n"), 0o600); err != nil {
 		t.Fatal(err)

@@ -62,10 +62,7 @@ func TestQueryRecalled(t *testing.T) {
 // the kept terms; an artifact without one says nothing of it.
 func TestInspectMemory(t *testing.T) {
 	art := testlib.SampleMemoryFile(t)
-	g, err := graphs.Decode(testlib.SampleMemory(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := testlib.Decode(t, testlib.SampleMemory(t))
 	var size int
 	for _, s := range g.Sections() {
 		if graphs.IsMemorySection(s.Tag) {

@@ -11,21 +11,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// sampleGold are dependencies of the sample library.
-var sampleGold = []eval.GoldEdge{
-	{Source: "find-object", Target: "pick-up-object", Type: "dependency"},
-	{Source: "go-to-location", Target: "pick-up-object"},
-	{Source: "pick-up-object", Target: "heat-object-in-microwave"},
-	{Source: "pick-up-object", Target: "put-two-objects-in-receptacle"},
-}
-
 // sampleEngine is an engine over the default artifact of the sample library.
 func sampleEngine(t *testing.T) *engine.Engine {
 	t.Helper()
-	g, err := graphs.Decode(testlib.Sample(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := testlib.Decode(t, testlib.Sample(t))
 	return engine.New(g)
 }
 
@@ -78,11 +67,13 @@ func TestScoreArtifact(t *testing.T) {
 
 func TestScoreGraphEdges(t *testing.T) {
 	g := sampleEngine(t).Graph()
-	gold := append(sampleGold, eval.GoldEdge{Source: "no-such-skill", Target: "pick-up-object"})
+	gold := testlib.SampleGold()
+	known := len(gold)
+	gold = append(gold, eval.GoldEdge{Source: "no-such-skill", Target: "pick-up-object"})
 	got := eval.ScoreGraphEdges(g, gold)
 	all := got["all"]
-	if all == nil || all.Published != g.NumEdges() || all.Gold != len(sampleGold) {
-		t.Fatalf("all: %+v; want %d published and %d gold edges (the unknown one left out)", all, g.NumEdges(), len(sampleGold))
+	if all == nil || all.Published != g.NumEdges() || all.Gold != known {
+		t.Fatalf("all: %+v; want %d published and %d gold edges (the unknown one left out)", all, g.NumEdges(), known)
 	}
 	var states []string
 	for _, s := range graphs.States() {

@@ -94,8 +94,7 @@ func TestResourcesAndPromptsAggregated(t *testing.T) {
 	var subs atomic.Int32
 	g := startGateway(t, docsConfig(), Options{dial: inMemory(t, map[string]func() *mcp.Server{"docs": docsServer(&subs), "alpha": alphaServer})})
 	cs, _ := connectListener(t, g)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := testContext(t, 20*time.Second)
 
 	caps := cs.InitializeResult().Capabilities
 	if caps.Resources == nil || !caps.Resources.Subscribe || caps.Prompts == nil || caps.Completions == nil || caps.Logging == nil {
@@ -212,8 +211,7 @@ func TestResourceSubscriptionsAndListChanged(t *testing.T) {
 	g := startGateway(t, docsConfig(), Options{dial: inMemory(t, map[string]func() *mcp.Server{"docs": docsServer(&subs), "alpha": alphaServer})})
 	a, la := connectListener(t, g)
 	b, lb := connectListener(t, g)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := testContext(t, 20*time.Second)
 	const uri = "docs__test://static/readme"
 	for _, cs := range []*mcp.ClientSession{a, b} {
 		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
@@ -277,8 +275,7 @@ func TestClientFilterHidesResourcesAndPrompts(t *testing.T) {
 	g := startGateway(t, cfg, Options{Tokens: testTokens(t),
 		dial: inMemory(t, map[string]func() *mcp.Server{"docs": docsServer(&subs), "alpha": alphaServer})})
 	front := serveFront(t, g)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := testContext(t, 20*time.Second)
 	tests := []struct {
 		client, token string
 		sees          bool
@@ -324,8 +321,7 @@ func TestUnprefixedNamesNeedOneServer(t *testing.T) {
 	}}
 	g := startGateway(t, cfg, Options{dial: inMemory(t, map[string]func() *mcp.Server{"docs": docsServer(&subs), "wiki": docsServer(&subs)})})
 	cs, _ := connectListener(t, g)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := testContext(t, 20*time.Second)
 	tests := []struct {
 		uri string
 		ok  bool

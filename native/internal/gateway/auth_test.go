@@ -283,8 +283,7 @@ func TestClientFilter(t *testing.T) {
 	g := startGateway(t, cfg, Options{Tokens: testTokens(t), Expose: 3, Learner: rec,
 		dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
 	front := serveFront(t, g)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := testContext(t, 20*time.Second)
 	tests := []struct {
 		client, token string
 		readable      bool
@@ -401,8 +400,7 @@ func TestForgedSessionsCannotSteer(t *testing.T) {
 		}
 		g := startGateway(t, cfg, opt)
 		front := serveFront(t, g)
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
+		ctx := testContext(t, 60*time.Second)
 		for i := range 40 {
 			cs, err := httpSession(ctx, front.URL, token)
 			if err != nil {

@@ -80,8 +80,7 @@ func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
 
 // benchCtx bounds a benchmark's setup and every call in it.
 func benchCtx(b *testing.B) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	b.Cleanup(cancel)
+	ctx := testContext(b, 10*time.Minute)
 	return ctx
 }
 

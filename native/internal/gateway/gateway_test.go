@@ -189,12 +189,18 @@ func startGateway(t *testing.T, cfg *Config, opt Options) *Gateway {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := testContext(t, 20*time.Second)
 	if err := g.WaitSettled(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// testContext is the context of a test's calls: it ends after d, or when the test does.
+func testContext(tb testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(tb.Context(), d)
+	tb.Cleanup(cancel)
+	return ctx
 }
 
 // serveFront serves g's HTTP front until the test ends (closing before g does).
@@ -236,8 +242,7 @@ func connect(t *testing.T, g *Gateway) *frontClient {
 
 func (fc *frontClient) call(t *testing.T, name string, args any) *mcp.CallToolResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := testContext(t, 20*time.Second)
 	res, err := fc.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
@@ -398,8 +403,7 @@ func TestCallPassthrough(t *testing.T) {
 		t.Errorf("oversize arguments: %v %q", res.IsError, testlib.ToolText(res))
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	ctx := testContext(t, 10*time.Second)
 	params := &mcp.CallToolParams{Name: callTool, Arguments: map[string]any{"name": "alpha__slow_count"}}
 	params.SetProgressToken("tok-7")
 	res, err := fc.cs.CallTool(ctx, params)
@@ -545,8 +549,7 @@ func TestHTTPDownstreamAndFront(t *testing.T) {
 	front := httptest.NewServer(g.Handler())
 	defer front.Close()
 	client := mcp.NewClient(&mcp.Implementation{Name: "agent"}, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := testContext(t, 20*time.Second)
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: front.URL + "/mcp"}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -84,8 +83,7 @@ func TestCallOfDownServerNamesIt(t *testing.T) {
 		})
 	}
 	release()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	ctx := testContext(t, 10*time.Second)
 	if err := g.WaitSettled(ctx); err != nil {
 		t.Fatal(err)
 	}

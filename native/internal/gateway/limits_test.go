@@ -146,8 +146,7 @@ func TestTraceRatePerClient(t *testing.T) {
 	g := startGateway(t, alphaConfig(), Options{Learner: rec, TraceRate: 1, Tokens: testTokens(t), now: clock.now,
 		afterFunc: clock.afterFunc, dial: inMemory(t, map[string]func() *mcp.Server{"alpha": alphaServer})})
 	front := serveFront(t, g)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := testContext(t, 20*time.Second)
 	task := func(cs *mcp.ClientSession, query string) {
 		t.Helper()
 		for _, p := range []*mcp.CallToolParams{

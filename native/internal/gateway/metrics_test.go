@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -87,8 +86,7 @@ func TestMetrics(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("scrape with alice's token: %d", code)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := testContext(t, 20*time.Second)
 	cs, err := httpSession(ctx, front.URL, aliceToken)
 	if err != nil {
 		t.Fatal(err)

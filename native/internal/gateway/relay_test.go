@@ -154,8 +154,7 @@ func connectClient(t *testing.T, g *Gateway, client *mcp.Client) *mcp.ClientSess
 
 func (ac *askClient) call(t *testing.T, name string) *mcp.CallToolResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := testContext(t, 20*time.Second)
 	res, err := ac.cs.CallTool(ctx, &mcp.CallToolParams{Name: callTool, Arguments: map[string]any{"name": name}})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
@@ -236,8 +235,7 @@ func TestLoggingRelayed(t *testing.T) {
 	g := askGateway(t, a)
 	c := connectAsk(t, g, false)
 	quiet := connectAsk(t, g, false)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	ctx := testContext(t, 10*time.Second)
 	if err := c.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/internal/mcpserver"
 	"github.com/caskg/caskg/native/testlib"
 )
@@ -13,11 +12,7 @@ import (
 // Chinese task finds the Chinese skill of the multilingual library, and a Korean task on the
 // English sample gets the engine's note, structured and in the text, rendered or listed.
 func TestRetrieveCJK(t *testing.T) {
-	mg, err := graphs.Decode(testlib.Multilingual(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	multi := connect(t, mg, mcpserver.Options{})
+	multi := connect(t, testlib.Decode(t, testlib.Multilingual(t)), mcpserver.Options{})
 	english := connect(t, sample(t), mcpserver.Options{})
 	const note = "no term of the query is in this library's index: 서울, 날씨, 알려, 려줘"
 

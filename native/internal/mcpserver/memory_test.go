@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/internal/mcpserver"
 	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/wasm/engine"
@@ -41,10 +40,7 @@ func workerCall(t *testing.T, h *mcpcore.Handler, tool string, args map[string]a
 // A surface that drops the field fails here, as the SDK fails caskg mcp when the declared
 // output schema lacks it.
 func TestMemoryParity(t *testing.T) {
-	g, err := graphs.Decode(testlib.SampleMemory(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := testlib.Decode(t, testlib.SampleMemory(t))
 	cs := connect(t, g, mcpserver.Options{Artifact: "caskg.skg", Version: engine.Version})
 	h := mcpcore.New(engine.New(g), mcpcore.Options{Artifact: "caskg.skg", Version: engine.Version})
 	q := testlib.MemoryQuery

@@ -12,7 +12,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/native/internal/mcpnode"
 	"github.com/caskg/caskg/native/internal/mcpserver"
 	"github.com/caskg/caskg/native/internal/mcptransport"
@@ -28,10 +27,7 @@ import (
 // startMCPNative serves the sample's tools as `caskg mcp --http` does, on a loopback port.
 func startMCPNative(tb *testing.T) string {
 	tb.Helper()
-	g, err := graphs.Decode(testlib.Sample(tb))
-	if err != nil {
-		tb.Fatal(err)
-	}
+	g := testlib.Decode(tb, testlib.Sample(tb))
 	srv, err := mcpserver.New(g, mcpserver.Options{Artifact: "caskg.skg", Version: engine.Version}) // as the worker names it
 	if err != nil {
 		tb.Fatal(err)

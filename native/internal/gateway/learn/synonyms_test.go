@@ -1,7 +1,6 @@
 package learn
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -13,11 +12,7 @@ import (
 // loop opened again without them rebuilds its graph without, though no trace is new.
 func TestSynonyms(t *testing.T) {
 	dir := t.TempDir()
-	file := filepath.Join(dir, "syn.txt")
-	if err := os.WriteFile(file, []byte("calendar, agenda\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	syn, err := builder.ReadSynonyms(file)
+	syn, err := builder.ReadSynonyms(fixture.WriteFile(t, dir, "syn.txt", "calendar, agenda\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func TestCompareAndOracleErrors(t *testing.T) {
 	other := write("other.jsonl", `{"source":"SearchHotel","target":"ReserveHotel"}`+"\n")
 	out := filepath.Join(dir, "x.skg")
 	build := func(flags ...string) []string {
-		return append([]string{"build", sampleLib, "-o", out, "--quiet"}, flags...)
+		return append([]string{"build", fixture.LabSampleLib, "-o", out, "--quiet"}, flags...)
 	}
 	tests := []struct {
 		name string
@@ -44,18 +44,18 @@ func TestCompareAndOracleErrors(t *testing.T) {
 		{"missing file", []string{"report", filepath.Join(dir, "nope.json")}, 1, "nope.json"},
 		{"README without markers", []string{"report", goodPath, "-o", filepath.Join(dir, "E.md"), "--readme", noMarkers},
 			1, "caskg-lab report: " + noMarkers + ": mdspan: marker <!-- eval:begin --> appears 0 times, want once"},
-		{"compare without tasks", []string{"compare", sampleLib}, 2, "caskg-lab compare: flag -tasks is required\nusage: caskg-lab compare LIBRARY..."},
-		{"compare without libraries", []string{"compare", "--tasks", sampleTasks}, 2, "compare needs at least one LIBRARY"},
-		{"compare with a typo", []string{"compare", sampleLib, "--tasks", sampleTasks, "--gold-edge", "x"}, 2, "; did you mean -gold-edges?"},
-		{"oracle without gold edges", []string{"compare", sampleLib, "--tasks", sampleTasks, "--oracle-errors", "0.1"}, 2,
+		{"compare without tasks", []string{"compare", fixture.LabSampleLib}, 2, "caskg-lab compare: flag -tasks is required\nusage: caskg-lab compare LIBRARY..."},
+		{"compare without libraries", []string{"compare", "--tasks", fixture.LabSampleTasks}, 2, "compare needs at least one LIBRARY"},
+		{"compare with a typo", []string{"compare", fixture.LabSampleLib, "--tasks", fixture.LabSampleTasks, "--gold-edge", "x"}, 2, "; did you mean -gold-edges?"},
+		{"oracle without gold edges", []string{"compare", fixture.LabSampleLib, "--tasks", fixture.LabSampleTasks, "--oracle-errors", "0.1"}, 2,
 			"flag -oracle-errors needs -gold-edges"},
-		{"oracle rate above 1", []string{"compare", sampleLib, "--tasks", sampleTasks, "--gold-edges", goodPath, "--oracle-errors", "0.1,2"}, 2,
+		{"oracle rate above 1", []string{"compare", fixture.LabSampleLib, "--tasks", fixture.LabSampleTasks, "--gold-edges", goodPath, "--oracle-errors", "0.1,2"}, 2,
 			`flag -oracle-errors: "2" is not an error rate in [0, 1]`},
-		{"oracle rate twice", []string{"compare", sampleLib, "--tasks", sampleTasks, "--gold-edges", goodPath, "--oracle-errors", "0.1,0.10"}, 2,
+		{"oracle rate twice", []string{"compare", fixture.LabSampleLib, "--tasks", fixture.LabSampleTasks, "--gold-edges", goodPath, "--oracle-errors", "0.1,0.10"}, 2,
 			"flag -oracle-errors: 0.1 given twice"},
-		{"compare with an unknown role", []string{"compare", sampleLib, "--tasks", sampleTasks, "--role", "dev"}, 2,
+		{"compare with an unknown role", []string{"compare", fixture.LabSampleLib, "--tasks", fixture.LabSampleTasks, "--role", "dev"}, 2,
 			`flag -role: "dev" is not tuning or check`},
-		{"compare with bad cutoffs", []string{"compare", sampleLib, "--tasks", sampleTasks, "--ks", "0"}, 2,
+		{"compare with bad cutoffs", []string{"compare", fixture.LabSampleLib, "--tasks", fixture.LabSampleTasks, "--ks", "0"}, 2,
 			`flag -ks: "0" is not a cutoff`},
 		{"unknown prober", build("--prober", "oracl"), 2, `caskg build: flag -prober: "oracl" is not contract, llm or oracle`},
 		{"oracle: no edge file", build("--prober", "oracle"), 2, "the oracle prober (evaluation only) needs -oracle-edges FILE"},

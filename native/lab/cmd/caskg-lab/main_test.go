@@ -12,13 +12,6 @@ import (
 	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
-// The sample library and its tasks from this package's folder, two levels deeper under native/
-// than the packages fixture's paths are written for.
-var (
-	sampleLib   = filepath.Join("..", fixture.SampleLib)
-	sampleTasks = filepath.Join("..", fixture.SampleTasks)
-)
-
 // sampleGoldEdges are dependencies of the sample library: a gold edge file for the oracle.
 const sampleGoldEdges = `{"source":"find-object","target":"pick-up-object","type":"dependency"}
 {"source":"go-to-location","target":"pick-up-object"}
@@ -78,7 +71,7 @@ func TestCompareAndReport(t *testing.T) {
 	traces := fixture.WriteFile(t, dir, "traces.jsonl", `{"id":"r1","skills":["go-to-location","find-object","pick-up-object","heat-object-in-microwave"]}`+"\n"+
 		`{"id":"r2","skills":["find-object","pick-up-object","put-two-objects-in-receptacle"]}`+"\n")
 	res := filepath.Join(dir, "sample.json")
-	flags := []string{"compare", sampleLib, "--tasks", sampleTasks, "--gold-edges", gold, "--traces", traces,
+	flags := []string{"compare", fixture.LabSampleLib, "--tasks", fixture.LabSampleTasks, "--gold-edges", gold, "--traces", traces,
 		"--oracle-errors", "0,0.3", "--role", "check", "--title", "Sample tasks", "--label", "sample"}
 	if out := mustRun(t, append(flags, "--json", "-o", res)...); out != "" {
 		t.Errorf("compare -o wrote to stdout: %q", out)
@@ -87,13 +80,13 @@ func TestCompareAndReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantCmd := "bin/caskg-lab compare " + sampleLib + " --tasks " + sampleTasks + " --gold-edges " + gold + " --traces " + traces +
+	wantCmd := "bin/caskg-lab compare " + fixture.LabSampleLib + " --tasks " + fixture.LabSampleTasks + " --gold-edges " + gold + " --traces " + traces +
 		" --oracle-errors 0,0.3 --role check --title 'Sample tasks'"
 	if got.Command != wantCmd {
 		t.Errorf("command %q, want %q", got.Command, wantCmd)
 	}
 	if got.Title != "Sample tasks" || got.Label != "sample" || got.Role != harness.RoleCheck || got.NumTasks != 40 ||
-		got.Skills != fixture.SampleCount || got.Tasks != sampleTasks || got.GoldEdges != gold || got.Traces != traces ||
+		got.Skills != fixture.SampleCount || got.Tasks != fixture.LabSampleTasks || got.GoldEdges != gold || got.Traces != traces ||
 		!slices.Equal(got.OracleErrors, []float64{0, 0.3}) || got.OracleSeed != 1 || !slices.Equal(got.Ks, []int{5, 10}) {
 		t.Errorf("result does not reflect the flags: %+v", got)
 	}

@@ -18,9 +18,9 @@ func TestBuildOracle(t *testing.T) {
 	dir := t.TempDir()
 	gold := fixture.WriteFile(t, dir, "gold.jsonl", sampleGoldEdges)
 	out := filepath.Join(dir, "oracle.skg")
-	prober, frontier, ran, failed := probeLine(t, mustRun(t, "build", sampleLib, "-o", out, "--prober", "oracle", "--oracle-edges", gold, "--quiet"))
+	prober, frontier, ran, failed := probeLine(t, mustRun(t, "build", fixture.LabSampleLib, "-o", out, "--prober", "oracle", "--oracle-edges", gold, "--quiet"))
 	c := regexp.MustCompile(`(?m)^frontier\s+(\d+) probed by (\S+):`).FindStringSubmatch(
-		mustRun(t, "build", sampleLib, "-o", filepath.Join(dir, "c.skg"), "--quiet"))
+		mustRun(t, "build", fixture.LabSampleLib, "-o", filepath.Join(dir, "c.skg"), "--quiet"))
 	if c == nil {
 		t.Fatal("no probes line in the contract build's summary")
 	}
@@ -32,7 +32,7 @@ func TestBuildOracle(t *testing.T) {
 	}
 	// A perfect oracle: every confirmed edge is gold, and the gold edges that were candidates are confirmed.
 	var ev bytes.Buffer
-	if code := cli.Run([]string{"eval", out, "--tasks", sampleTasks, "--gold-edges", gold, "--json"}, &ev, io.Discard); code != 0 {
+	if code := cli.Run([]string{"eval", out, "--tasks", fixture.LabSampleTasks, "--gold-edges", gold, "--json"}, &ev, io.Discard); code != 0 {
 		t.Fatalf("caskg eval: exit %d", code)
 	}
 	var rep eval.ArtifactScores
@@ -44,7 +44,7 @@ func TestBuildOracle(t *testing.T) {
 		t.Errorf("edges by state: %+v; want confirmed edges, all gold, and none uncertain", rep.Edges)
 	}
 	// A given budget is kept.
-	r := mustRun(t, "build", sampleLib, "-o", out, "--prober", "oracle", "--oracle-edges", gold, "--oracle-error", "0.3",
+	r := mustRun(t, "build", fixture.LabSampleLib, "-o", out, "--prober", "oracle", "--oracle-edges", gold, "--oracle-error", "0.3",
 		"--oracle-seed", "9", "--budget", "50", "--quiet")
 	if _, frontier, _, _ := probeLine(t, r); frontier != 50 {
 		t.Errorf("--budget 50: frontier %d", frontier)

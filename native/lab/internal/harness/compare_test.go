@@ -9,25 +9,11 @@ import (
 
 	"github.com/caskg/caskg/native/internal/builder"
 	"github.com/caskg/caskg/native/internal/eval"
+	"github.com/caskg/caskg/native/testlib"
 	"github.com/caskg/caskg/native/testlib/fixture"
 	"github.com/caskg/caskg/wasm/engine"
 	"github.com/google/go-cmp/cmp"
 )
-
-// The sample library and its tasks from this package's folder, one level deeper under native/
-// than the packages fixture's paths are written for.
-var (
-	sampleLib   = filepath.Join("..", fixture.SampleLib)
-	sampleTasks = filepath.Join("..", fixture.SampleTasks)
-)
-
-// sampleGold are dependencies of the sample library: gold edges for the edge scores and the oracle.
-var sampleGold = []eval.GoldEdge{
-	{Source: "find-object", Target: "pick-up-object", Type: "dependency"},
-	{Source: "go-to-location", Target: "pick-up-object"},
-	{Source: "pick-up-object", Target: "heat-object-in-microwave"},
-	{Source: "pick-up-object", Target: "put-two-objects-in-receptacle"},
-}
 
 // sampleTraces are two successful runs over the sample library.
 var sampleTraces = []builder.Trace{
@@ -37,7 +23,7 @@ var sampleTraces = []builder.Trace{
 
 func readSampleTasks(t *testing.T) []eval.Task {
 	t.Helper()
-	tasks, err := eval.ReadTasks(sampleTasks, true)
+	tasks, err := eval.ReadTasks(fixture.LabSampleTasks, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,10 +33,10 @@ func readSampleTasks(t *testing.T) []eval.Task {
 // sampleSpec compares the sample library with gold edges, traces and the oracle at error
 // rates 0 and 0.3.
 func sampleSpec(t *testing.T) Spec {
-	return Spec{Libraries: []string{sampleLib}, Tasks: readSampleTasks(t), Ks: []int{5, 10}, Options: builder.DefaultOptions(),
-		Traces: sampleTraces, Gold: sampleGold, OracleErrors: []float64{0, 0.3}, OracleSeed: 1,
+	return Spec{Libraries: []string{fixture.LabSampleLib}, Tasks: readSampleTasks(t), Ks: []int{5, 10}, Options: builder.DefaultOptions(),
+		Traces: sampleTraces, Gold: testlib.SampleGold(), OracleErrors: []float64{0, 0.3}, OracleSeed: 1,
 		Title: "Sample tasks", Label: "sample", Role: RoleCheck, Command: "bin/caskg-lab compare sample",
-		TasksFile: sampleTasks, GoldFile: "gold.jsonl", TracesFile: "traces.jsonl"}
+		TasksFile: fixture.LabSampleTasks, GoldFile: "gold.jsonl", TracesFile: "traces.jsonl"}
 }
 
 // TestCompare compares the sample library: every row, metrics in range, the perfect oracle
@@ -136,8 +122,8 @@ func withoutTimes(t *testing.T, r *Result) string {
 // TestCompareDefaults compares without gold edges, traces or a title: the fixed rows only, the
 // title naming the library and the tasks, the label the title, no oracle seed recorded.
 func TestCompareDefaults(t *testing.T) {
-	spec := Spec{Libraries: []string{sampleLib}, Tasks: readSampleTasks(t), Ks: []int{3}, Options: builder.DefaultOptions(),
-		OracleSeed: 7, TasksFile: sampleTasks}
+	spec := Spec{Libraries: []string{fixture.LabSampleLib}, Tasks: readSampleTasks(t), Ks: []int{3}, Options: builder.DefaultOptions(),
+		OracleSeed: 7, TasksFile: fixture.LabSampleTasks}
 	got, err := Compare(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +142,7 @@ func TestCompareDefaults(t *testing.T) {
 	if !cmp.Equal(names, want) {
 		t.Errorf("rows %q, want %q", names, want)
 	}
-	if title := sampleLib + " on " + sampleTasks; got.Title != title || got.Label != title || got.OracleSeed != 0 || got.Role != "" {
+	if title := fixture.LabSampleLib + " on " + fixture.LabSampleTasks; got.Title != title || got.Label != title || got.OracleSeed != 0 || got.Role != "" {
 		t.Errorf("title %q, label %q, oracle seed %d, role %q; want %q twice, 0 and none", got.Title, got.Label, got.OracleSeed,
 			got.Role, title)
 	}
@@ -165,7 +151,7 @@ func TestCompareDefaults(t *testing.T) {
 func TestCompareErrors(t *testing.T) {
 	empty := t.TempDir()
 	tasks := readSampleTasks(t)
-	base := Spec{Libraries: []string{sampleLib}, Tasks: tasks, Ks: []int{5, 10}, Options: builder.DefaultOptions()}
+	base := Spec{Libraries: []string{fixture.LabSampleLib}, Tasks: tasks, Ks: []int{5, 10}, Options: builder.DefaultOptions()}
 	tests := []struct {
 		name string
 		edit func(*Spec)

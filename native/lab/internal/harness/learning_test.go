@@ -6,7 +6,6 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -31,7 +30,7 @@ func caskg(args ...string) error {
 // update, a refused report (a skill the library does not have) counted apart, more complete
 // bundles with the runs than without, and the section and plot written from it.
 func TestLearn(t *testing.T) {
-	tasks, err := eval.ReadTasks(filepath.Join("..", fixture.SampleTasks), true)
+	tasks, err := eval.ReadTasks(fixture.LabSampleTasks, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +39,7 @@ func TestLearn(t *testing.T) {
 		runs = append(runs, builder.Trace{ID: tk.ID, Skills: tk.Gold})
 	}
 	runs = append(runs[:12], append([]builder.Trace{{ID: "bad", Skills: []string{"no-such-skill"}}}, runs[12:]...)...)
-	c, err := harness.Learn(context.Background(), harness.LearnSpec{Label: "sample", Library: filepath.Join("..", fixture.SampleLib),
+	c, err := harness.Learn(context.Background(), harness.LearnSpec{Label: "sample", Library: fixture.LabSampleLib,
 		Tasks: tasks, TasksFile: "sample-tasks.jsonl", Runs: runs, Steps: []int{0, 10, 500}, Dir: t.TempDir(), Caskg: caskg})
 	if err != nil {
 		t.Fatal(err)

@@ -17,10 +17,6 @@ import (
 	"github.com/caskg/caskg/native/testlib/fixture"
 )
 
-// The sample library from this package's folder, one level deeper under native/
-// than the packages fixture's paths are written for.
-var sampleLib = filepath.Join("..", fixture.SampleLib)
-
 func TestAnswer(t *testing.T) {
 	gold := []eval.GoldEdge{{Source: "a", Target: "b"}, {Source: "b", Target: "c"}, {Source: "c", Target: "c"}}
 	kinds := []builder.ProbeKind{0, 1, 2} // removal, substitution, reorder
@@ -208,7 +204,7 @@ func (r *recorder) Probe(ctx context.Context, skills []ingest.Skill, probes []bu
 // are no candidate at all. isGold holds the same edges as (source, target) pairs.
 func sampleGold(t *testing.T) (skills []ingest.Skill, gold []eval.GoldEdge, isGold map[[2]string]bool) {
 	t.Helper()
-	lib, err := ingest.Load(sampleLib)
+	lib, err := ingest.Load(fixture.LabSampleLib)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,10 +252,7 @@ func oracleBuild(t *testing.T, skills []ingest.Skill, gold []eval.GoldEdge, rate
 	if rep.Prober != name || rep.Frontier != len(rec.probed) {
 		t.Fatalf("report: prober %q, frontier %d; %d pairs probed", rep.Prober, rep.Frontier, len(rec.probed))
 	}
-	g, err := graphs.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := testlib.Decode(t, data)
 	states := map[[2]string]graphs.State{}
 	for u := range g.NumSkills() {
 		lo, hi := g.Out(u)
