@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/caskg/caskg/graphs"
 	"github.com/caskg/caskg/graphs/errtext"
 )
 
@@ -18,24 +17,6 @@ import (
 type MemoryCorpus struct {
 	c    memCorpus
 	prep *preparedMemory // Prepare's, until FitMemory takes it
-}
-
-// preparedMemory is the memory of every run of a corpus, made by Prepare for FitMemory.
-type preparedMemory struct {
-	opt  MemoryOptions
-	m    *graphs.Memory
-	st   MemoryStats
-	main *memBuild
-}
-
-// Prepare makes the memory of every run ahead of FitMemory (with the same options), which then
-// starts from it: it needs the corpus alone, so a builder makes it beside other work. The corpus
-// must not change in between (Add drops it).
-func (mc *MemoryCorpus) Prepare(opt MemoryOptions) {
-	opt = opt.orDefaults()
-	mc.c.sort()
-	m, st, main := mc.c.buildAll(opt, nil, true)
-	mc.prep = &preparedMemory{opt, m, st, main}
 }
 
 // NewMemoryCorpus returns an empty corpus.
@@ -58,8 +39,9 @@ func (mc *MemoryCorpus) Add(r PastRun, run int, taskOf func(run int) (string, er
 // Runs is the number after the last run added: a run added next is numbered at least that.
 func (mc *MemoryCorpus) Runs() int { return mc.c.next }
 
-// corpusVersion starts a corpus's bytes: a corpus of another layout is not read.
-const corpusVersion = 1
+// corpusVersion starts a corpus's bytes: a corpus of another layout is not read. Version 2
+// added the memo.
+const corpusVersion = 2
 
 // AppendBinary appends the corpus's bytes to b. The layout, in uvarints (u) and little-endian
 // 64-bit hashes (h); a list is its length followed by its items:
@@ -70,6 +52,10 @@ const corpusVersion = 1
 //	texts: list of (h hash, u first run, list of u term)
 //	sets: list of (list of u skill, u failed, tasks: list of (u text, list of u run − previous
 //	      run), reporters: list of (u text, u reporter))
+//	memo: u 0 for none, or u 1, u MinRuns, u MinReporters, u PerSet, u terms, a bit per term
+//	      (kept, the lowest bit first, in whole bytes), then per set u 0 for no term
+//	      frequencies, or u 1 + the number of terms, then the terms and then their
+//	      frequencies, each a little-endian 32-bit word (a frequency as float32 bits)
 //
 // What a corpus read back (DecodeMemoryCorpus) held is copied as it was: its terms, reporters
 // and texts, and the bytes of each set no run was added to since.
@@ -78,7 +64,8 @@ func (mc *MemoryCorpus) AppendBinary(b []byte) []byte {
 	c.sort()
 	size := len(c.vocabEnc) + len(c.reporterEnc) + len(c.textsEnc) + 64
 	for i := range c.sets {
-		size += len(c.sets[i].enc)
+		s := &c.sets[i]
+		size += len(s.enc) + len(s.tfEnc) + 8*len(s.tf.terms) // the set and its memo
 	}
 	b = slices.Grow(b, size+size/8)
 	u := func(x int) { b = binary.AppendUvarint(b, uint64(x)) }
@@ -95,13 +82,13 @@ func (mc *MemoryCorpus) AppendBinary(b []byte) []byte {
 	u(c.noTask)
 	strs(c.vocab, c.vocabHeld, c.vocabEnc)
 	strs(c.reporter, c.reporterHeld, c.reporterEnc)
-	u(len(c.texts))
+	u(c.numTexts())
 	from := 0 // the first text to encode
 	if c.textsEnc != nil {
 		b, from = append(b, c.textsEnc...), c.held
 	}
-	for i := from; i < len(c.texts); i++ {
-		terms := c.texts[i]
+	for i := from; i < c.numTexts(); i++ {
+		terms := c.text(int32(i))
 		b = binary.LittleEndian.AppendUint64(b, c.hashes[i])
 		u(int(c.firstRun[i]))
 		u(len(terms))
@@ -141,6 +128,46 @@ func (mc *MemoryCorpus) AppendBinary(b []byte) []byte {
 			u(int(s.repBy[k]))
 		}
 	}
+	return c.appendMemo(b)
+}
+
+// appendMemo appends the memo as AppendBinary lays it out.
+func (c *memCorpus) appendMemo(b []byte) []byte {
+	u := func(x int) { b = binary.AppendUvarint(b, uint64(x)) }
+	m := c.memo
+	if m == nil {
+		u(0)
+		return b
+	}
+	u(1)
+	u(m.opt.MinRuns)
+	u(m.opt.MinReporters)
+	u(m.opt.PerSet)
+	u(len(m.keep))
+	bits := make([]byte, (len(m.keep)+7)/8)
+	for term, kept := range m.keep {
+		if kept {
+			bits[term/8] |= 1 << (term % 8)
+		}
+	}
+	b = append(b, bits...)
+	for i := range c.sets {
+		s := &c.sets[i]
+		switch {
+		case s.tfEnc != nil:
+			b = append(b, s.tfEnc...)
+		case !s.hasTF:
+			u(0)
+		default:
+			u(1 + len(s.tf.terms))
+			for _, term := range s.tf.terms {
+				b = binary.LittleEndian.AppendUint32(b, uint32(term))
+			}
+			for _, v := range s.tf.vals {
+				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+			}
+		}
+	}
 	return b
 }
 
@@ -170,14 +197,13 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 	textsAt := r.b
 	// The tables an update appends to have room for a few more, so that its first run does
 	// not copy them whole.
-	c.texts, c.uniq = make([][]int32, 0, room(nt)), make([][]int32, 0, room(nt))
+	c.textOff, c.uniqOff = make([]int, 1, room(nt)+1), make([]int, 1, room(nt)+1)
 	c.hashes, c.firstRun = make([]uint64, 0, room(nt)), make([]int32, 0, room(nt))
 	var seen []int32 // per term: the last text that held it, + 1
 	if r.err == nil {
 		seen = make([]int32, len(c.vocab))
 	}
-	// Every text's terms, and then its distinct ones, in two arrays that the texts slice: one
-	// allocation each rather than two a text.
+	// Every text's terms, and then its distinct ones, in the two arrays the offsets point into.
 	all, uniq := make([]int32, 0, len(r.b)/2), make([]int32, 0, len(r.b)/2)
 	for i := range nt {
 		if r.err != nil || len(r.b) < 8 {
@@ -188,7 +214,7 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 		r.b = r.b[8:]
 		c.firstRun = append(c.firstRun, int32(r.n(c.next-1)))
 		k := r.count(1)
-		from, ufrom := len(all), len(uniq)
+		from := len(all)
 		for range k {
 			t := int32(r.n(len(c.vocab) - 1))
 			if r.err != nil {
@@ -212,8 +238,9 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 				}
 			}
 		}
-		c.texts, c.uniq = append(c.texts, all[from:len(all):len(all)]), append(c.uniq, uniq[ufrom:len(uniq):len(uniq)])
+		c.textOff, c.uniqOff = append(c.textOff, len(all)), append(c.uniqOff, len(uniq))
 	}
+	c.terms, c.uniqTerms = all, uniq
 	c.textsEnc = spanOf(textsAt, r.b)
 	ns := r.count(4)
 	c.sets = make([]corpusSet, 0, room(ns))
@@ -224,7 +251,8 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 		if r.err != nil {
 			break
 		}
-		var s corpusSet
+		c.sets = c.sets[:len(c.sets)+1] // made in place: a set is large
+		s := &c.sets[len(c.sets)-1]
 		at := r.b
 		s.skills = make([]int, r.count(1))
 		for k := range s.skills {
@@ -237,7 +265,7 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 		s.tasks = make([]corpusTask, r.count(2))
 		for k := range s.tasks {
 			t := &s.tasks[k]
-			t.text = int32(r.n(len(c.texts) - 1))
+			t.text = int32(r.n(c.numTexts() - 1))
 			n := r.count(1)
 			if len(runs)+n <= cap(runs) {
 				t.runs, runs = runs[len(runs):len(runs)+n:len(runs)+n], runs[:len(runs)+n]
@@ -256,19 +284,19 @@ func DecodeMemoryCorpus(data []byte, skills int) (*MemoryCorpus, error) {
 		nr := r.count(2)
 		s.rep, s.repBy = make([]int32, nr), make([]int32, nr)
 		for k := range nr {
-			s.rep[k] = int32(r.n(len(c.texts) - 1))
+			s.rep[k] = int32(r.n(c.numTexts() - 1))
 			s.repBy[k] = int32(r.n(len(c.reporter) - 1))
 		}
 		s.enc = spanOf(at, r.b)
-		c.sets = append(c.sets, s)
 	}
+	r.memo(c)
 	if r.err == nil && len(r.b) != 0 {
 		r.err = errCorpus
 	}
 	if r.err != nil {
 		return nil, r.err
 	}
-	c.held = len(c.texts)
+	c.held = c.numTexts()
 	keys := c.setKeys()
 	for i := 1; i < len(keys); i++ {
 		if strings.Compare(keys[i-1], keys[i]) >= 0 {
@@ -300,6 +328,58 @@ func (r *corpusReader) n(limit int) int {
 	return int(x)
 }
 
+// memo reads the memo of corpus c, whose terms and sets are read.
+func (r *corpusReader) memo(c *memCorpus) {
+	if r.n(1) == 0 || r.err != nil {
+		return
+	}
+	m := &corpusMemo{}
+	m.opt.MinRuns = r.n(math.MaxInt32)
+	m.opt.MinReporters = r.n(math.MaxInt32)
+	m.opt.PerSet = r.n(math.MaxInt32)
+	nt := r.n(len(c.vocab))
+	if r.err != nil || len(r.b) < (nt+7)/8 {
+		r.err = errCorpus
+		return
+	}
+	m.keep = make([]bool, nt)
+	for term := range m.keep {
+		m.keep[term] = r.b[term/8]>>(term%8)&1 != 0
+	}
+	r.b = r.b[(nt+7)/8:]
+	// The sets' term frequencies, in two arrays that they slice.
+	terms, vals := make([]int32, 0, len(r.b)/8), make([]float32, 0, len(r.b)/8)
+	for i := range c.sets {
+		at := r.b
+		n := r.n(len(r.b)/8 + 1) // 1 + its terms, eight bytes each
+		if n == 0 || r.err != nil {
+			continue
+		}
+		n--
+		if len(r.b) < 8*n {
+			r.err = errCorpus
+			return
+		}
+		from := len(terms)
+		for x := range n {
+			term := binary.LittleEndian.Uint32(r.b[4*x:])
+			v := math.Float32frombits(binary.LittleEndian.Uint32(r.b[4*(n+x):]))
+			if term >= uint32(nt) || !(v >= 1) {
+				r.err = errCorpus // a term the memo does not know, or no count
+				return
+			}
+			terms, vals = append(terms, int32(term)), append(vals, v)
+		}
+		r.b = r.b[8*n:]
+		s := &c.sets[i]
+		s.tf, s.hasTF = tfSpan{terms[from:len(terms):len(terms)], vals[from:len(vals):len(vals)]}, true
+		s.tfEnc = spanOf(at, r.b)
+	}
+	if r.err == nil {
+		c.memo = m
+	}
+}
+
 // count reads the length of a list whose items take at least size bytes each, so that a corrupt
 // length cannot make a large allocation.
 func (r *corpusReader) count(size int) int {
@@ -310,7 +390,10 @@ func (r *corpusReader) count(size int) int {
 func (r *corpusReader) strs() ([]string, []byte) {
 	k := r.count(1)
 	at := r.b
-	out := make([]string, 0, room(k))
+	// The items' bytes, then one string of them all that the items slice: one allocation
+	// rather than one an item.
+	ends := make([]int, 0, k)
+	var text []byte
 	for range k {
 		l := r.n(math.MaxInt32)
 		if r.err == nil && l > len(r.b) {
@@ -319,8 +402,14 @@ func (r *corpusReader) strs() ([]string, []byte) {
 		if r.err != nil {
 			return nil, nil
 		}
-		out = append(out, string(r.b[:l]))
+		text = append(text, r.b[:l]...)
+		ends = append(ends, len(text))
 		r.b = r.b[l:]
+	}
+	all, from := string(text), 0
+	out := make([]string, len(ends), room(k))
+	for i, end := range ends {
+		out[i], from = all[from:end], end
 	}
 	return out, spanOf(at, r.b)
 }

@@ -79,6 +79,8 @@ func FuzzDecodeMemoryCorpus(f *testing.F) {
 	good := mc.AppendBinary(nil)
 	f.Add(good)
 	f.Add(good[:len(good)/2])
+	mc.Prepare(MemoryOptions{}, 10, nil) // with the memo of its memory
+	f.Add(mc.AppendBinary(nil))
 	f.Add([]byte{1, 0, 0, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := DecodeMemoryCorpus(data, 10)
@@ -144,7 +146,7 @@ func TestPreparedFitMemory(t *testing.T) {
 				n++
 			}
 			mc := corpus(n)
-			mc.Prepare(tc.prepare)
+			mc.Prepare(tc.prepare, skills, taskOf)
 			if tc.addAfter {
 				if err := mc.Add(runs[n], n, nil); err != nil {
 					t.Fatal(err)

@@ -642,15 +642,17 @@ func (m *memVotes) voters() []vote {
 // (as MemoryCorpus.Add numbered it), which a held-out run is asked with.
 //
 // g is art without a memory, decoded: the graph whose answers the memory's votes are added to.
-// A corpus prepared with the same options (MemoryCorpus.Prepare) is not built again.
+// A corpus prepared with the same options (MemoryCorpus.Prepare) is not built again, nor are
+// the folds' votes it made.
 func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, taskOf func(run int) (string, error), opt MemoryOptions) (*graphs.Memory, MemoryStats, error) {
 	opt = opt.orDefaults()
 	c := &corpus.c
 	var m *graphs.Memory
 	var st MemoryStats
 	var main *memBuild
+	var plan *calPlan
 	if p := corpus.prep; p != nil && p.opt == opt {
-		m, st, main = p.m, p.st, p.main // Prepare's
+		m, st, main, plan = p.m, p.st, p.main, p.plan // Prepare's
 		corpus.prep = nil
 	} else {
 		c.sort()
@@ -659,93 +661,21 @@ func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, task
 	if m == nil {
 		return nil, st, nil
 	}
-	// The candidates to hold out, in the order of the runs: the trusted runs of successful sets.
-	var cand []int32
-	setOf := make([]int32, c.next) // a candidate run → its set
-	for i := range c.sets {
-		if c.sets[i].failed {
-			continue
-		}
-		for _, t := range c.sets[i].tasks {
-			cand = append(cand, t.runs...)
-			for _, r := range t.runs {
-				setOf[r] = int32(i)
-			}
-		}
-	}
-	slices.Sort(cand)
-	step := max(1, (len(cand)+memHeldOut-1)/memHeldOut)
-	var held []int32
-	for k := 0; k < len(cand); k += step {
-		held = append(held, cand[k])
-	}
-	runs := make([]PastRun, len(held))
-	for k, r := range held {
-		task, err := taskOf(int(r))
-		if err != nil {
+	if plan == nil || plan.skills != g.NumSkills() {
+		var err error
+		if plan, err = c.calibration(opt, main, m, g.NumSkills(), taskOf); err != nil {
 			return nil, st, err
 		}
-		runs[k] = PastRun{Task: task, Skills: c.sets[setOf[r]].skills}
 	}
-	// The terms each fold's held-out runs look up, as a query analyzes them: a fold's index
-	// holds those alone (memCorpus.foldIndex).
+	// The held-out runs' asks of g's engine, on every core. Each worker adds up hits of its
+	// own, and the sums do not depend on which worker asked what.
 	e := New(g)
-	need := make([][]int32, memFolds)
-	{
-		want := map[string][]int{}
-		sc := e.getScratch()
-		for k := range held {
-			for _, tk := range e.analyze(sc, runs[k].Task) {
-				if f := k % memFolds; !slices.Contains(want[tk.text], f) {
-					want[tk.text] = append(want[tk.text], f)
-				}
-			}
-		}
-		e.putScratch(sc)
-		for id, w := range c.vocab {
-			for _, f := range want[w] {
-				need[f] = append(need[f], int32(id))
-			}
-		}
-	}
-	// The folds' indexes and the held-out runs' asks, on every core, from one queue: the
-	// folds first, then the asks fold by fold, each waiting for its fold's index, so that no
-	// core waits for the last fold before it asks. Each worker adds up hits of its own, and
-	// the sums do not depend on which worker asked what.
-	idx := make([]*recallIndex, memFolds)
-	ready := make([]chan struct{}, memFolds)
-	for f := range ready {
-		ready[f] = make(chan struct{})
-	}
-	fold := func(f int) *recallIndex {
-		out := make([]bool, c.next)
-		var affected []int32
-		for k := f; k < len(held); k += memFolds {
-			out[held[k]] = true
-			affected = append(affected, int32(setOf[held[k]]))
-		}
-		slices.Sort(affected)
-		fi, ok := c.foldIndex(opt, main, m, out, slices.Compact(affected), need[f])
-		if !ok {
-			if fm, _ := c.build(opt, out); fm != nil {
-				fi = recallIndexOf(fm)
-			}
-		}
-		return fi
-	}
-	type ask struct{ fold, run int }
-	asks := make([]ask, 0, len(held))
-	for f := range memFolds {
-		for k := f; k < len(held); k += memFolds {
-			asks = append(asks, ask{f, k})
-		}
-	}
-	work := make(chan int, memFolds+len(asks))
-	for i := range memFolds + len(asks) {
-		work <- i
+	work := make(chan int, len(plan.runs))
+	for k := range plan.runs {
+		work <- k
 	}
 	close(work)
-	workers := min(runtime.GOMAXPROCS(0), memFolds+len(asks))
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(plan.runs)))
 	tallies := make([][]int, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -754,21 +684,14 @@ func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, task
 		go func() {
 			defer wg.Done()
 			var t *calTally
-			for i := range work {
-				if i < memFolds {
-					idx[i] = fold(i)
-					close(ready[i])
-					continue
-				}
-				a := asks[i-memFolds]
-				<-ready[a.fold]
-				if idx[a.fold] == nil {
+			for k := range work {
+				if !plan.asked[k] {
 					continue
 				}
 				if t == nil {
 					t = newCalTally(g.NumSkills())
 				}
-				e.calibrate(idx[a.fold], runs[a.run], tallies[w], t)
+				e.calibrate(plan.votes[k], plan.norm[k], plan.runs[k], tallies[w], t)
 			}
 		}()
 	}
@@ -786,7 +709,7 @@ func FitMemory(art *graphs.Artifact, g *graphs.Graph, corpus *MemoryCorpus, task
 		}
 	}
 	m.Weight = float32(memWeights[best])
-	st.Weight, st.HeldOut, st.Hits, st.Weights = memWeights[best], len(held), hits, memWeights
+	st.Weight, st.HeldOut, st.Hits, st.Weights = memWeights[best], len(plan.runs), hits, memWeights
 	return m, st, nil
 }
 
@@ -845,8 +768,9 @@ func newCalTally(n int) *calTally {
 }
 
 // calibrate adds to hits[w], for each weight w of memWeights, whether run r's whole tool set is
-// in the first 10 of the engine's answer to its task fused with idx's votes at that weight.
-func (e *Engine) calibrate(idx *recallIndex, r PastRun, hits []int, t *calTally) {
+// in the first 10 of the engine's answer to its task fused at that weight with votes, its
+// fold's memory's (calPlan), whose largest |score| is norm.
+func (e *Engine) calibrate(votes []vote, norm float64, r PastRun, hits []int, t *calTally) {
 	req := Request{Query: r.Task, K: memCalibK, NoMemory: true}
 	if req.normalize() != nil {
 		return
@@ -855,9 +779,6 @@ func (e *Engine) calibrate(idx *recallIndex, r PastRun, hits []int, t *calTally)
 	if err != nil {
 		return
 	}
-	sc := e.getScratch()
-	votes, norm := idx.recall(sc, e.analyze(sc, r.Task))
-	e.putScratch(sc)
 	// The candidates: the engine's results and the voted skills, each once, in id order.
 	ids := t.ids[:0]
 	for _, res := range resp.Results {

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/caskg/caskg/graphs"
 )
@@ -19,11 +21,15 @@ import (
 // state keeps it (MemoryCorpus), so that an update reads only its new runs.
 type memCorpus struct {
 	noTask int
-	vocab  []string  // term id → term, in the order first seen
-	texts  [][]int32 // text id → its term ids in order, repeats kept
-	uniq   [][]int32 // text id → its distinct term ids
-	sets   []corpusSet
-	next   int // the index of the next run: runs are numbered in the order they came
+	vocab  []string // term id → term, in the order first seen
+	// Text t's term ids in order, repeats kept, are terms[textOff[t]:textOff[t+1]], its
+	// distinct ones uniqTerms[uniqOff[t]:uniqOff[t+1]] (text, uniq): offsets into two arrays,
+	// not a slice a text, which at 100,000 texts the garbage collector read and a corpus read
+	// back made one by one.
+	terms, uniqTerms []int32
+	textOff, uniqOff []int
+	sets             []corpusSet
+	next             int // the index of the next run: runs are numbered in the order they came
 
 	// What Add needs to place a new run, made on its first call (index).
 	hashes   []uint64         // text id → textHash of the text
@@ -48,6 +54,19 @@ type memCorpus struct {
 	// texts (corpusSet.enc keeps each set's).
 	vocabEnc, reporterEnc, textsEnc []byte
 	vocabHeld, reporterHeld         int
+	// memo is what the last memory of every run (buildAll) decided, which the next one of the
+	// same options reuses; nil for none.
+	memo *corpusMemo
+}
+
+// corpusMemo is what a memory of every run decided beside the term frequencies of each set's
+// document (corpusSet.tf): its options and which terms the privacy rule kept. A corpus read
+// back holds the memo of the build that wrote it, so that an update's memory counts the terms
+// again only of the documents of the sets it added runs to and of those holding a term the
+// rule now judges otherwise: a document's term frequencies depend on nothing else.
+type corpusMemo struct {
+	opt  MemoryOptions // with the defaults filled in
+	keep []bool        // by term id: the terms known then, and whether the rule kept each
 }
 
 // corpusSet is one tool set (failed runs apart) of a corpus; sets are in setKey order, the
@@ -61,6 +80,13 @@ type corpusSet struct {
 	// enc is the set's bytes as the corpus it was read back from held them (AppendBinary's
 	// layout), nil for a set made or changed since.
 	enc []byte
+	// tf is the term frequencies of the set's document in the memory the memo records, when
+	// hasTF: none for a set without a document then, or made or changed since.
+	tf    tfSpan
+	hasTF bool
+	// tfEnc is tf's bytes as the corpus it was read back from held them (AppendBinary's
+	// layout), nil when tf was counted since or is not the one read.
+	tfEnc []byte
 }
 
 // corpusTask is one distinct task text of a set and the (ascending) indices of the runs that
@@ -155,12 +181,14 @@ func (c *memCorpus) add(r PastRun, at int, taskOf func(run int) (string, error))
 		}
 	}
 	if t < 0 {
-		t = int32(len(c.texts))
+		t = int32(c.numTexts())
 		c.sameHash = append(c.sameHash, c.lastOfHash(h))
 		c.byHash[h] = t
 		c.hashes, c.firstRun = append(c.hashes, h), append(c.firstRun, int32(at))
 		c.strs = append(c.strs, task)
-		var terms, uniq []int32
+		if len(c.textOff) == 0 {
+			c.textOff, c.uniqOff = []int{0}, []int{0}
+		}
 		seen := map[int32]bool{}
 		eachTerm(task, func(w string) {
 			tid, ok := c.termID[w]
@@ -169,13 +197,13 @@ func (c *memCorpus) add(r PastRun, at int, taskOf func(run int) (string, error))
 				c.termID[w] = tid
 				c.vocab = append(c.vocab, w)
 			}
-			terms = append(terms, tid)
+			c.terms = append(c.terms, tid)
 			if !seen[tid] {
 				seen[tid] = true
-				uniq = append(uniq, tid)
+				c.uniqTerms = append(c.uniqTerms, tid)
 			}
 		})
-		c.texts, c.uniq = append(c.texts, terms), append(c.uniq, uniq)
+		c.textOff, c.uniqOff = append(c.textOff, len(c.terms)), append(c.uniqOff, len(c.uniqTerms))
 	}
 	ids := slices.Clone(r.Skills)
 	slices.Sort(ids)
@@ -190,7 +218,7 @@ func (c *memCorpus) add(r PastRun, at int, taskOf func(run int) (string, error))
 		c.unsorted = true
 	}
 	s := &c.sets[k]
-	s.enc = nil // changed below
+	s.enc, s.tf, s.hasTF, s.tfEnc = nil, tfSpan{}, false, nil // changed below
 	if r.Reporter != "" {
 		who, ok := c.repID[r.Reporter]
 		if !ok {
@@ -214,6 +242,15 @@ func (c *memCorpus) add(r PastRun, at int, taskOf func(run int) (string, error))
 	s.tasks = append(s.tasks, corpusTask{text: t, runs: []int32{int32(at)}})
 	return nil
 }
+
+// numTexts is the number of distinct texts.
+func (c *memCorpus) numTexts() int { return max(0, len(c.textOff)-1) }
+
+// text is text t's term ids in order, repeats kept.
+func (c *memCorpus) text(t int32) []int32 { return c.terms[c.textOff[t]:c.textOff[t+1]] }
+
+// uniq is text t's distinct term ids, in the order first seen.
+func (c *memCorpus) uniq(t int32) []int32 { return c.uniqTerms[c.uniqOff[t]:c.uniqOff[t+1]] }
 
 // setKeys are the sets' setKeys, made once (in one allocation) and kept up to date.
 func (c *memCorpus) setKeys() []string {
@@ -346,13 +383,15 @@ func (c *memCorpus) choose(opt MemoryOptions, i int, out []bool, cand []keptTask
 	}
 	slices.SortFunc(cand, func(a, b keptTask) int { return int(b.last - a.last) })
 	d.set = int32(i)
+	if n := max(0, min(len(cand), opt.PerSet)); n > 0 {
+		d.tasks = slices.Clone(cand[:n]) // the newest PerSet, in one allocation
+	}
 	for j, t := range cand {
 		if j >= opt.PerSet {
 			capped += t.runs
-			continue
+		} else {
+			d.runs += t.runs
 		}
-		d.tasks = append(d.tasks, t)
-		d.runs += t.runs
 	}
 	if len(s.rep) >= opt.MinReporters {
 		d.rep = true
@@ -374,7 +413,7 @@ func (c *memCorpus) docTF(d *memDocBuild, keep []bool, tf []float32, terms []int
 		tf[term]++
 	}
 	for _, t := range d.tasks {
-		for _, term := range c.texts[t.text] {
+		for _, term := range c.text(t.text) {
 			if keep[term] {
 				add(term)
 			}
@@ -382,7 +421,7 @@ func (c *memCorpus) docTF(d *memDocBuild, keep []bool, tf []float32, terms []int
 	}
 	if d.rep {
 		for _, t := range c.sets[d.set].rep {
-			for _, term := range c.uniq[t] {
+			for _, term := range c.uniq(t) {
 				if keep[term] {
 					add(term) // a reporter's task counts a term once
 				}
@@ -400,7 +439,7 @@ func (c *memCorpus) docTF(d *memDocBuild, keep []bool, tf []float32, terms []int
 func (c *memCorpus) buildAll(opt MemoryOptions, out []bool, record bool) (*graphs.Memory, MemoryStats, *memBuild) {
 	c.sort() // documents in setKey order
 	st := MemoryStats{NoTask: c.noTask}
-	mb := &memBuild{docOf: make([]int32, len(c.sets)), refs: make([]int32, len(c.texts))}
+	mb := &memBuild{docOf: make([]int32, len(c.sets)), refs: make([]int32, c.numTexts())}
 	var cand []keptTask
 	for i := range c.sets {
 		mb.docOf[i] = -1
@@ -424,7 +463,7 @@ func (c *memCorpus) buildAll(opt MemoryOptions, out []bool, record bool) (*graph
 	seen := make([]bool, nt) // the term is in a kept text or an admitted reporter's task
 	for t, refs := range mb.refs {
 		if refs > 0 {
-			for _, term := range c.uniq[t] {
+			for _, term := range c.uniq(int32(t)) {
 				mb.texts[term]++
 				seen[term] = true
 			}
@@ -442,7 +481,7 @@ func (c *memCorpus) buildAll(opt MemoryOptions, out []bool, record bool) (*graph
 		}
 		s := &c.sets[d.set]
 		for k, t := range s.rep {
-			for _, term := range c.uniq[t] {
+			for _, term := range c.uniq(t) {
 				seen[term] = true
 				if key := (termRep{term, s.repBy[k]}); !repSeen[key] {
 					repSeen[key] = true
@@ -465,11 +504,38 @@ func (c *memCorpus) buildAll(opt MemoryOptions, out []bool, record bool) (*graph
 	}
 	st.TermsDropped = all - st.TermsKept
 
+	// Each document's term frequencies: the memo's where they cannot have changed, else
+	// counted (docTF).
+	var stale []bool
+	memo := out == nil && c.memo != nil && c.memo.opt == opt
+	if memo {
+		stale = c.staleTexts(mb.keep)
+	}
 	tf := make([]float32, nt)
 	mb.tfOff = make([]int32, 1, len(mb.docs)+1)
+	if memo {
+		n := 0 // the memo's frequencies, and an eighth more for the documents counted again
+		for i := range c.sets {
+			n += len(c.sets[i].tf.terms)
+		}
+		mb.tfTerm, mb.tfVal = make([]int32, 0, n+n/8), make([]float32, 0, n+n/8)
+	}
+	var same []bool // per set: its document's frequencies are the memo's
+	if out == nil {
+		same = make([]bool, len(c.sets))
+	}
 	for k := range mb.docs {
-		mb.tfTerm, mb.tfVal = c.docTF(&mb.docs[k], mb.keep, tf, mb.tfTerm, mb.tfVal)
+		d := &mb.docs[k]
+		if s := &c.sets[d.set]; memo && s.hasTF && !d.holds(c, stale) {
+			mb.tfTerm, mb.tfVal = append(mb.tfTerm, s.tf.terms...), append(mb.tfVal, s.tf.vals...)
+			same[d.set] = true
+		} else {
+			mb.tfTerm, mb.tfVal = c.docTF(d, mb.keep, tf, mb.tfTerm, mb.tfVal)
+		}
 		mb.tfOff = append(mb.tfOff, int32(len(mb.tfTerm)))
+	}
+	if out == nil {
+		c.remember(opt, mb, same)
 	}
 	m := mb.assemble(c, nt, func(k int) ([]int32, []float32) {
 		return mb.tfTerm[mb.tfOff[k]:mb.tfOff[k+1]], mb.tfVal[mb.tfOff[k]:mb.tfOff[k+1]]
@@ -482,6 +548,71 @@ func (c *memCorpus) buildAll(opt MemoryOptions, out []bool, record bool) (*graph
 		mb = nil
 	}
 	return m, st, mb
+}
+
+// staleTexts marks the texts holding a term whose privacy rule keep judges otherwise than the
+// memo did; nil when it judges every term alike. A term the memo did not know is in texts
+// added since, which only sets made or changed since hold.
+func (c *memCorpus) staleTexts(keep []bool) []bool {
+	var flipped []bool
+	for term, was := range c.memo.keep {
+		if was != keep[term] {
+			if flipped == nil {
+				flipped = make([]bool, len(keep))
+			}
+			flipped[term] = true
+		}
+	}
+	if flipped == nil {
+		return nil
+	}
+	stale := make([]bool, c.numTexts())
+	for t := range stale {
+		for _, term := range c.uniq(int32(t)) {
+			if flipped[term] {
+				stale[t] = true
+				break
+			}
+		}
+	}
+	return stale
+}
+
+// holds reports whether document d counts a text stale marks (nil: none).
+func (d *memDocBuild) holds(c *memCorpus, stale []bool) bool {
+	if stale == nil {
+		return false
+	}
+	for _, t := range d.tasks {
+		if stale[t.text] {
+			return true
+		}
+	}
+	if d.rep {
+		for _, t := range c.sets[d.set].rep {
+			if stale[t] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// remember makes mb, a memory of every run under opt, the corpus's memo; same marks the sets
+// whose frequencies it copied from the memo before, whose bytes stay.
+func (c *memCorpus) remember(opt MemoryOptions, mb *memBuild, same []bool) {
+	c.memo = &corpusMemo{opt: opt, keep: mb.keep}
+	for i := range c.sets {
+		s := &c.sets[i]
+		s.tf, s.hasTF = tfSpan{}, false
+		if !same[i] {
+			s.tfEnc = nil
+		}
+		if k := mb.docOf[i]; k >= 0 {
+			from, to := mb.tfOff[k], mb.tfOff[k+1]
+			s.tf, s.hasTF = tfSpan{mb.tfTerm[from:to:to], mb.tfVal[from:to:to]}, true
+		}
+	}
 }
 
 // kept reports whether term passes the privacy rule under the tallies of mb.
@@ -626,7 +757,7 @@ func (c *memCorpus) foldDocs(opt MemoryOptions, main *memBuild, out []bool, affe
 		if was == now {
 			continue
 		}
-		for _, term := range c.uniq[t] {
+		for _, term := range c.uniq(t) {
 			n, ok := texts[term]
 			if !ok {
 				n = main.texts[term]
@@ -695,19 +826,24 @@ func (c *memCorpus) foldIndex(opt MemoryOptions, main *memBuild, mainMem *graphs
 	if !ok {
 		return nil, false
 	}
+	isAgain := make([]bool, len(docs))
+	for k := range again {
+		isAgain[k] = true
+	}
 	// The fold's documents, in order: main's where not made again.
 	foldOf := make([]int32, len(docs)) // document k → its id in the fold, -1 when left out
-	var lens []float32
-	var runs []int32
-	var failed []bool
-	soff := []int32{0}
-	var skills []int32
+	lens := make([]float32, 0, len(docs))
+	runs := make([]int32, 0, len(docs))
+	failed := make([]bool, 0, len(docs))
+	soff := make([]int32, 1, len(docs)+1)
+	skills := make([]int32, 0, 4*len(docs))
 	var total float64
 	for k := range docs {
 		foldOf[k] = -1
 		d := &docs[k]
 		var length float32
-		if s, ok := again[int32(k)]; ok {
+		if isAgain[k] {
+			s := again[int32(k)]
 			if len(s.terms) == 0 || d.runs == 0 {
 				continue
 			}
@@ -738,12 +874,21 @@ func (c *memCorpus) foldIndex(opt MemoryOptions, main *memBuild, mainMem *graphs
 	avgdl := float32(total / float64(nd))
 	r := &recallIndex{depth: memDepth, runs: runs, failed: failed, soff: soff, skills: skills, off: []int32{0}}
 	k1, b, avg := float64(float32(1.2)), float64(float32(0.75)), max(float64(avgdl), 1e-9)
-	// main's documents by their id in main's memory
-	kOf := make([]int32, len(mainMem.Docs))
+	// main's documents by their id in main's memory: their id in the fold, -1 for one made
+	// again (its postings are the fold's own)
+	foldOfMain := make([]int32, len(mainMem.Docs))
 	for k, d := range main.memDocOf {
 		if d >= 0 {
-			kOf[d] = int32(k)
+			foldOfMain[d] = foldOf[k]
+			if isAgain[k] {
+				foldOfMain[d] = -1
+			}
 		}
+	}
+	// BM25's length normalization of each of the fold's documents
+	norms := make([]float64, nd)
+	for d, l := range lens {
+		norms[d] = k1 * (1 - b + b*float64(l)/avg)
 	}
 	terms := slices.Clone(need)
 	slices.Sort(terms)
@@ -769,10 +914,6 @@ func (c *memCorpus) foldIndex(opt MemoryOptions, main *memBuild, mainMem *graphs
 			}
 		}
 	}
-	isAgain := make([]bool, len(docs))
-	for k := range again {
-		isAgain[k] = true
-	}
 	mainOf := make([]int, len(terms)) // each asked term's postings in main's memory, -1 for none
 	size := 0
 	for i, term := range terms {
@@ -795,11 +936,10 @@ func (c *memCorpus) foldIndex(opt MemoryOptions, main *memBuild, mainMem *graphs
 		x := 0
 		if t := mainOf[i]; t >= 0 {
 			for _, p := range mainMem.Postings[t] {
-				k := kOf[p.Doc]
-				if isAgain[k] {
+				d := foldOfMain[p.Doc]
+				if d < 0 {
 					continue
 				}
-				d := foldOf[k]
 				for x < len(extra) && extra[x].doc < d {
 					ps = append(ps, extra[x])
 					x++
@@ -816,11 +956,214 @@ func (c *memCorpus) foldIndex(opt MemoryOptions, main *memBuild, mainMem *graphs
 		idf := math.Log(1 + (float64(nd)-df+0.5)/(df+0.5))
 		for _, p := range ps {
 			tf := float64(p.tf)
-			norm := k1 * (1 - b + b*float64(lens[p.doc])/avg)
 			r.doc = append(r.doc, p.doc)
-			r.imp = append(r.imp, idf*tf*(k1+1)/(tf+norm))
+			r.imp = append(r.imp, idf*tf*(k1+1)/(tf+norms[p.doc]))
 		}
 		r.off = append(r.off, int32(len(r.doc)))
 	}
 	return r.withBounds(), true
+}
+
+// preparedMemory is the memory of every run of a corpus and the calibration's votes, made by
+// Prepare for FitMemory.
+type preparedMemory struct {
+	opt  MemoryOptions
+	m    *graphs.Memory
+	st   MemoryStats
+	main *memBuild
+	plan *calPlan // nil when not made
+}
+
+// Prepare makes ahead of FitMemory (with the same options) the memory of every run and, for a
+// library of skills skills, the half of its calibration that reads the memory alone: the
+// held-out runs (their task texts from taskOf, as FitMemory's) and each one's votes from the
+// memory of the runs outside its fold. FitMemory then starts from them: they need the corpus
+// and not the graph, so a builder makes them beside other work. The corpus must not change in
+// between (Add drops them).
+func (mc *MemoryCorpus) Prepare(opt MemoryOptions, skills int, taskOf func(run int) (string, error)) {
+	opt = opt.orDefaults()
+	mc.c.sort()
+	m, st, main := mc.c.buildAll(opt, nil, true)
+	p := &preparedMemory{opt: opt, m: m, st: st, main: main}
+	if m != nil && taskOf != nil {
+		// An error of taskOf is FitMemory's to report: it makes the plan again.
+		p.plan, _ = mc.c.calibration(opt, main, m, skills, taskOf)
+	}
+	mc.prep = p
+}
+
+// calPlan is the half of FitMemory's calibration that needs the corpus and not the graph: the
+// held-out runs and, for each, the votes of the memory of the runs outside its fold (recall).
+// A builder makes it with the memory of every run (MemoryCorpus.Prepare), beside the graph.
+type calPlan struct {
+	skills int // the library's size, which the votes' scratch was made for
+	runs   []PastRun
+	asked  []bool    // per held-out run: its fold has a memory to ask (else the run is not counted)
+	votes  [][]vote  // per held-out run, recall's answer of its fold's memory
+	norm   []float64 // per held-out run, the largest |score| of its votes
+}
+
+// calibration chooses the held-out runs of the corpus's memory m (main its record, opt its
+// options) and recalls each from its fold's memory, on every core, for a library of skills
+// skills.
+func (c *memCorpus) calibration(opt MemoryOptions, main *memBuild, m *graphs.Memory, skills int, taskOf func(run int) (string, error)) (*calPlan, error) {
+	// The candidates to hold out, in the order of the runs: the trusted runs of successful sets.
+	setOf := make([]int32, c.next) // a candidate run → 1 + its set, 0 for a run not a candidate
+	cand := 0
+	for i := range c.sets {
+		if c.sets[i].failed {
+			continue
+		}
+		for _, t := range c.sets[i].tasks {
+			cand += len(t.runs)
+			for _, r := range t.runs {
+				setOf[r] = int32(i) + 1
+			}
+		}
+	}
+	step := max(1, (cand+memHeldOut-1)/memHeldOut)
+	var held []int32
+	k := 0 // the candidates passed
+	for r, s := range setOf {
+		if s > 0 {
+			if k%step == 0 {
+				held = append(held, int32(r))
+			}
+			k++
+		}
+	}
+	for r := range setOf {
+		setOf[r]-- // → its set
+	}
+	p := &calPlan{skills: skills, runs: make([]PastRun, len(held)), asked: make([]bool, len(held)),
+		votes: make([][]vote, len(held)), norm: make([]float64, len(held))}
+	for k, r := range held {
+		task, err := taskOf(int(r))
+		if err != nil {
+			return nil, err
+		}
+		p.runs[k] = PastRun{Task: task, Skills: c.sets[setOf[r]].skills}
+	}
+	// The terms each fold's held-out runs look up, as a query analyzes them (queryTerms): a
+	// fold's index holds those alone (memCorpus.foldIndex).
+	toks := make([][]queryToken, len(held))
+	need := make([][]int32, memFolds)
+	{
+		want := map[string][]int{}
+		for k := range held {
+			toks[k] = queryTerms(p.runs[k].Task)
+			for _, tk := range toks[k] {
+				if f := k % memFolds; !slices.Contains(want[tk.text], f) {
+					want[tk.text] = append(want[tk.text], f)
+				}
+			}
+		}
+		for id, w := range c.vocab {
+			for _, f := range want[w] {
+				need[f] = append(need[f], int32(id))
+			}
+		}
+	}
+	// The folds' indexes and the held-out runs' recalls, on every core, from one queue: the
+	// folds first, then the recalls fold by fold, each waiting for its fold's index, so that no
+	// core waits for the last fold before it recalls.
+	idx := make([]*recallIndex, memFolds)
+	ready := make([]chan struct{}, memFolds)
+	for f := range ready {
+		ready[f] = make(chan struct{})
+	}
+	fold := func(f int) *recallIndex {
+		out := make([]bool, c.next)
+		var affected []int32
+		for k := f; k < len(held); k += memFolds {
+			out[held[k]] = true
+			affected = append(affected, int32(setOf[held[k]]))
+		}
+		slices.Sort(affected)
+		fi, ok := c.foldIndex(opt, main, m, out, slices.Compact(affected), need[f])
+		if !ok {
+			if fm, _ := c.build(opt, out); fm != nil {
+				fi = recallIndexOf(fm)
+			}
+		}
+		return fi
+	}
+	type ask struct{ fold, run int }
+	asks := make([]ask, 0, len(held))
+	for f := range memFolds {
+		for k := f; k < len(held); k += memFolds {
+			asks = append(asks, ask{f, k})
+		}
+	}
+	work := make(chan int, memFolds+len(asks))
+	for i := range memFolds + len(asks) {
+		work <- i
+	}
+	close(work)
+	workers := min(runtime.GOMAXPROCS(0), memFolds+len(asks))
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var sc *scratch
+			for i := range work {
+				if i < memFolds {
+					idx[i] = fold(i)
+					close(ready[i])
+					continue
+				}
+				a := asks[i-memFolds]
+				<-ready[a.fold]
+				if idx[a.fold] == nil {
+					continue
+				}
+				if sc == nil {
+					sc = recallScratch(skills)
+				}
+				p.asked[a.run] = true
+				p.votes[a.run], p.norm[a.run] = idx[a.fold].recall(sc, toks[a.run])
+			}
+		}()
+	}
+	wg.Wait()
+	return p, nil
+}
+
+// queryTerms are the distinct terms of text in the order first seen, as a query analyzes it
+// (Engine.analyze) and as recall reads them: by their text, whatever the library's vocabulary.
+func queryTerms(text string) []queryToken {
+	var out []queryToken
+	var at map[string]int // past maxScannedUnknown terms, each one's place in out
+	eachTerm(text, func(t string) {
+		if at != nil {
+			if i, ok := at[t]; ok {
+				out[i].count++
+				return
+			}
+			at[t] = len(out)
+		} else {
+			for i := range out {
+				if out[i].text == t {
+					out[i].count++
+					return
+				}
+			}
+			if len(out) == maxScannedUnknown {
+				at = make(map[string]int, 2*maxScannedUnknown)
+				for i := range out {
+					at[out[i].text] = i
+				}
+				at[t] = len(out)
+			}
+		}
+		out = append(out, queryToken{text: t, vocab: -1, count: 1})
+	})
+	return out
+}
+
+// recallScratch is a scratch for recall alone, of a library of n skills: recall makes the
+// memory's arrays it reads on its first use.
+func recallScratch(n int) *scratch {
+	return &scratch{bm25: make([]float64, n)}
 }

@@ -313,8 +313,9 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		b.base = prev.log.len()
 	}
 	// The memory corpus is read (an update: the state's, with the new runs added), and the
-	// memory of every run made from it, beside everything up to the calibration: they need only
-	// the runs and the library's names.
+	// memory of every run and the calibration's votes of the held-out runs made from it
+	// (MemoryCorpus.Prepare), beside everything up to the calibration: they need only the runs
+	// and the library's names.
 	type corpusResult struct {
 		c       *engine.MemoryCorpus
 		encoded []byte // State.corpus, when recording
@@ -325,11 +326,11 @@ func build(ctx context.Context, skills []ingest.Skill, opt Options, prev *reuse,
 		go func() {
 			c, err := b.corpus()
 			var enc []byte
-			if c != nil && b.rec != nil {
-				enc = c.AppendBinary(nil) // sorts the corpus's sets: before FitMemory reads it
-			}
 			if c != nil {
-				c.Prepare(b.memoryOptions())
+				c.Prepare(b.memoryOptions(), len(b.skills), b.taskOf)
+			}
+			if c != nil && b.rec != nil {
+				enc = c.AppendBinary(nil) // with the memo Prepare made, which the next update reuses
 			}
 			corpusDone <- corpusResult{c, enc, err}
 		}()
