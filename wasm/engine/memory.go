@@ -231,15 +231,6 @@ type memTerm struct {
 	bound float64
 }
 
-// before reports whether recall adds a's impacts before b's: short lists first, then by the
-// largest impact, highest first.
-func (a memTerm) before(b memTerm) bool {
-	if a.long != b.long {
-		return b.long
-	}
-	return a.bound > b.bound
-}
-
 // boundSlack widens a sum of impact bounds to cover the rounding of the sums it bounds, which
 // add the same or smaller impacts in another order: a document is dropped only when even the
 // widened bound cannot reach the threshold.
@@ -254,8 +245,7 @@ const longList = 8
 // in no particular order, with the largest |score|; nil when no document shares a term.
 //
 // A document's score is the sum of its terms' impacts, added in one order: the terms with
-// short lists first, then the long ones, each group by the term's largest impact, highest
-// first, then in the query's order. Recall prunes as MaxScore does. It reads the short lists
+// short lists first, then the long ones, each group in the query's order. Recall prunes as MaxScore does. It reads the short lists
 // whole. When at least depth documents already score above what the long lists can add
 // together, no document only those reach can be among the nearest: the long lists (the common
 // words, most of a query's postings) are looked up through their bitmaps only for the
@@ -272,6 +262,8 @@ func (r *recallIndex) recall(sc *scratch, toks []queryToken) ([]vote, float64) {
 		sc.memScore, sc.memHit = make([]float64, nd4), make([]uint64, nd4)
 	}
 	scores, hits := sc.memScore[:nd4], sc.memHit[:nd]
+	// The query's terms the memory holds: those with short lists, then the long ones, each
+	// in the query's order (the long ones copied past the end, then moved up).
 	qs, np := sc.memTerms[:0], 0
 	for qi, tk := range toks {
 		t := r.find(tk.text)
@@ -285,15 +277,23 @@ func (r *recallIndex) recall(sc *scratch, toks []queryToken) ([]vote, float64) {
 		qs = append(qs, memTerm{t: int32(t), long: r.long[t] >= 0, bit: bit, bound: r.bound[t]})
 		np += int(r.off[t+1] - r.off[t])
 	}
+	n, k := len(qs), 0
+	for i := range n {
+		if qs[i].long {
+			qs = append(qs, qs[i])
+		}
+	}
+	for i := range n {
+		if !qs[i].long {
+			qs[k] = qs[i]
+			k++
+		}
+	}
+	k += copy(qs[k:], qs[n:])
+	qs = qs[:k]
 	sc.memTerms = qs
 	if len(qs) == 0 {
 		return nil, 0
-	}
-	// Insertion sort, stable: a query's terms are few.
-	for i := 1; i < len(qs); i++ {
-		for k := i; k > 0 && qs[k].before(qs[k-1]); k-- {
-			qs[k], qs[k-1] = qs[k-1], qs[k]
-		}
 	}
 	if cap(sc.memRest) <= len(qs) {
 		sc.memRest = make([]float64, len(qs)+1)
@@ -460,25 +460,23 @@ func (t *topCandidates) offerTouched(scores []float64, touched, cand []int32, re
 }
 
 // offerAll is offerTouched over every document (scores has a multiple of 4, those past the
-// documents 0), four at a time as offerPositive: nextAbove skips the fours none of which can
-// enter or be listed.
+// documents 0): offerPositive gives the depth best, then the documents that with rest added
+// reach the depth-th are listed, four at a time: nextAbove skips the fours none of which can.
 func (t *topCandidates) offerAll(scores []float64, cand []int32, rest float64) int {
-	nc, theta, lo := 0, 0.0, uint64(1) // lo: the bits of the least score listed, positive
+	t.offerPositive(scores)
+	if len(t.h) < t.k {
+		return 0 // recall reads the long lists whole, and offers again
+	}
+	// Below the least score listed by a margin far above the rounding of its test.
+	nc, theta, lo := 0, t.h[0].score, uint64(1)
+	if v := theta/boundSlack - rest - theta*1e-9; v > 0 {
+		lo = math.Float64bits(v)
+	}
 	for d := 0; ; d += 4 {
 		if d = nextAbove(scores, d, lo); d+4 > len(scores) {
 			return nc
 		}
 		for i, s := range scores[d : d+4] {
-			if s > 0 && s >= theta {
-				t.offer(candidate{d + i, s})
-				if len(t.h) == t.k {
-					theta = t.h[0].score
-					// Below the least score listed by a margin far above the rounding of its test.
-					if v := theta/boundSlack - rest - theta*1e-9; v > 0 {
-						lo = math.Float64bits(v)
-					}
-				}
-			}
 			cand[nc] = int32(d + i)
 			nc += b2i(s > 0) & b2i((s+rest)*boundSlack >= theta)
 		}

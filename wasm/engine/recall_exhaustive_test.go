@@ -13,8 +13,8 @@ import (
 
 // recallExhaustive is recall as a score over every document computes it: each document's
 // impacts summed over every posting of the query's terms, those of short lists first, then the
-// long ones (at least an eighth of the documents), each by its largest impact (highest first,
-// then in the query's order), the depth best (score, then id), and their votes.
+// long ones (at least an eighth of the documents), each group in the query's order, the depth
+// best (score, then id), and their votes.
 func recallExhaustive(r *recallIndex, toks []queryToken) ([]vote, float64) {
 	scores, hits := make([]float64, len(r.runs)), make([]uint64, len(r.runs))
 	type term struct {
@@ -43,20 +43,7 @@ func recallExhaustive(r *recallIndex, toks []queryToken) ([]vote, float64) {
 	if len(terms) == 0 {
 		return nil, 0
 	}
-	slices.SortStableFunc(terms, func(a, b term) int {
-		switch {
-		case a.long != b.long:
-			if b.long {
-				return -1
-			}
-			return 1
-		case a.bound > b.bound:
-			return -1
-		case a.bound < b.bound:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(terms, func(a, b term) int { return b2i(a.long) - b2i(b.long) })
 	for _, q := range terms {
 		for i := r.off[q.t]; i < r.off[q.t+1]; i++ {
 			scores[r.doc[i]] += r.imp[i]
