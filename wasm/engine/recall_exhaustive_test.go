@@ -18,10 +18,9 @@ import (
 func recallExhaustive(r *recallIndex, toks []queryToken) ([]vote, float64) {
 	scores, hits := make([]float64, len(r.runs)), make([]uint64, len(r.runs))
 	type term struct {
-		t     int
-		long  bool
-		bit   uint64
-		bound float64
+		t    int
+		long bool
+		bit  uint64
 	}
 	var terms []term
 	for qi, tk := range toks {
@@ -33,12 +32,8 @@ func recallExhaustive(r *recallIndex, toks []queryToken) ([]vote, float64) {
 		if qi < 64 {
 			bit = 1 << qi
 		}
-		bound := 0.0
-		for i := r.off[t]; i < r.off[t+1]; i++ {
-			bound = max(bound, r.imp[i])
-		}
 		n := int(r.off[t+1] - r.off[t])
-		terms = append(terms, term{t, n*8 >= len(r.runs), bit, bound})
+		terms = append(terms, term{t, n*longList >= len(r.runs), bit})
 	}
 	if len(terms) == 0 {
 		return nil, 0
